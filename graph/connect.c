@@ -1,0 +1,426 @@
+/* graph/connect.c: connections between plugs: type checks, cycle refusal, force, next
+ * available index, disconnection (the destination keeps its value) and listing.
+ *
+ * A connection is indexed twice: by destination (one source per destination) and by source
+ * (fan-out). Slots carry IN/OUT flags, and SUB_IN/SUB_OUT on their ancestors, so dirty
+ * propagation and pulls only look connections up where one exists. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph/internal.h"
+
+sinew__conn *sinew__conn_to(const sinew_graph_t *g, const sinew_plug_t *dst) {
+  sinew_plug_t key = sinew__plug_key(dst);
+  sinew__conn *c = NULL;
+  HASH_FIND(hh, g->conns_by_dst, &key, sizeof key, c);
+  return c;
+}
+
+static sinew__src_entry *src_entry(const sinew_graph_t *g, const sinew_plug_t *src) {
+  sinew_plug_t key = sinew__plug_key(src);
+  sinew__src_entry *e = NULL;
+  HASH_FIND(hh, g->conns_by_src, &key, sizeof key, e);
+  return e;
+}
+
+sinew__conn *sinew__conn_from(const sinew_graph_t *g, const sinew_plug_t *src) {
+  sinew__src_entry *e = src_entry(g, src);
+  return e ? e->head : NULL;
+}
+
+/* ---- type compatibility ------------------------------------------------------------------- */
+
+static bool compatible(const sinew_graph_t *g, sinew__node *sn, const sinew__attr *sa, bool swhole,
+                       sinew__node *dn, const sinew__attr *da, bool dwhole) {
+  if (swhole != dwhole) return false;
+  if (sinew_attr_type_is_numeric(sa->type) && sinew_attr_type_is_numeric(da->type)) return true;
+  if (sa->type != da->type) return false;
+  switch (sa->type) {
+    case SINEW_ATTR_COMPOUND:
+      if (sa->nchildren != da->nchildren) return false;
+      for (uint32_t i = 0; i < sa->nchildren; i++) {
+        const sinew__attr *sc = sinew__attr_get(g, sn, sa->children[i]);
+        const sinew__attr *dc = sinew__attr_get(g, dn, da->children[i]);
+        bool sarr = (sc->flags & SINEW_ATTR_ARRAY) != 0, darr = (dc->flags & SINEW_ATTR_ARRAY) != 0;
+        if (!compatible(g, sn, sc, sarr, dn, dc, darr)) return false;
+      }
+      return true;
+    case SINEW_ATTR_DATA:
+      return !sa->data_type || !da->data_type || sa->data_type == da->data_type;
+    default: return true;
+  }
+}
+
+/* ---- cycle check --------------------------------------------------------------------------- */
+
+typedef struct visit {
+  UT_hash_handle hh;
+  uint64_t key;
+} visit;
+
+typedef struct qitem {
+  sinew_node_t node;
+  uint32_t attr;
+  int32_t from; /* queue index of the item that led here, -1 for the start */
+} qitem;
+
+static bool family(const sinew_graph_t *g, const sinew__node *n, uint32_t a, uint32_t b) {
+  for (uint32_t x = a; x != SINEW__NO_ATTR; x = sinew__attr_get(g, n, x)->parent)
+    if (x == b) return true;
+  for (uint32_t x = b; x != SINEW__NO_ATTR; x = sinew__attr_get(g, n, x)->parent)
+    if (x == a) return true;
+  return false;
+}
+
+/* Would src -> dst close a cycle? Searches downstream of dst (through affects and connections,
+ * at attribute granularity) for src. On a cycle, writes the path into the graph error. */
+static int check_cycle(sinew_graph_t *g, const sinew_plug_t *src, const sinew_plug_t *dst,
+                       const char *what) {
+  qitem *q = NULL;
+  uint32_t n = 0, cap = 0;
+  visit *seen = NULL;
+  int rc = SINEW_OK;
+  int32_t hit = -1;
+  if (sinew__reserve((void **)&q, &cap, 16, sizeof *q)) return SINEW_ENOMEM;
+  q[n++] = (qitem){dst->node, dst->attr, -1};
+  for (uint32_t head = 0; head < n && hit < 0; head++) {
+    qitem it = q[head];
+    sinew__node *node = sinew__node_get(g, it.node);
+    uint64_t key = ((uint64_t)it.node.index << 32) | it.attr;
+    visit *v = NULL;
+    HASH_FIND(hh, seen, &key, sizeof key, v);
+    if (v) continue;
+    v = sinew__calloc(1, sizeof *v);
+    if (!v) { rc = SINEW_ENOMEM; break; }
+    v->key = key;
+    sinew__uthash_oom = 0;
+    HASH_ADD(hh, seen, key, sizeof key, v);
+    if (sinew__uthash_oom) { sinew__free(v); rc = SINEW_ENOMEM; break; }
+    if (it.node.index == src->node.index && family(g, node, it.attr, src->attr)) {
+      hit = (int32_t)head;
+      break;
+    }
+    const sinew__attr *a = sinew__attr_get(g, node, it.attr);
+    for (uint32_t k = 0; k < a->naffects; k++) {
+      if (sinew__reserve((void **)&q, &cap, n + 1, sizeof *q)) { rc = SINEW_ENOMEM; goto done; }
+      q[n++] = (qitem){it.node, a->affects[k], (int32_t)head};
+    }
+    for (uint32_t k = 0; k < node->nconns; k++) {
+      const sinew__conn *c = node->conns[k];
+      if (c->src.node.index != it.node.index || !family(g, node, c->src.attr, it.attr)) continue;
+      if (sinew__reserve((void **)&q, &cap, n + 1, sizeof *q)) { rc = SINEW_ENOMEM; goto done; }
+      q[n++] = (qitem){c->dst.node, c->dst.attr, (int32_t)head};
+    }
+  }
+done:
+  if (hit >= 0) {
+    /* Names along the path, from src's node back to dst's node. */
+    char path[512];
+    size_t used = 0;
+    for (int32_t i = hit; i >= 0 && used < sizeof path - 64; i = q[i].from) {
+      const char *name = sinew_node_name(g, q[i].node);
+      if (i != hit && q[i].node.index == q[hit].node.index && q[i].from >= 0) continue;
+      used += (size_t)snprintf(path + used, sizeof path - used, "%s%s", used ? " <- " : "", name);
+    }
+    char sb[256], db[256];
+    sinew__plug_str(g, src, sb, sizeof sb);
+    sinew__plug_str(g, dst, db, sizeof db);
+    rc = sinew_graph_set_error(g, SINEW_ECYCLE, "%s: %s -> %s: would create a cycle through %s",
+                               what, sb, db, path);
+  } else if (rc == SINEW_ENOMEM) {
+    sinew_graph_set_error(g, rc, "%s: out of memory", what);
+  }
+  visit *v, *tmp;
+  HASH_ITER(hh, seen, v, tmp) {
+    HASH_DELETE(hh, seen, v);
+    sinew__free(v);
+  }
+  sinew__free(q);
+  return rc;
+}
+
+/* ---- making and breaking ------------------------------------------------------------------ */
+
+static void set_conn_flags(sinew_graph_t *g, sinew__node *node, const sinew_plug_t *p, uint32_t bit,
+                           uint32_t sub_bit) {
+  sinew__slot_path path;
+  sinew__slot *s = sinew__slot_find(g, node, p, &path);
+  if (!s) return;
+  s->flags |= bit;
+  for (uint32_t i = 0; i + 1 < path.n; i++) path.slots[i]->flags |= sub_bit;
+}
+
+static void clear_conn_flag(sinew_graph_t *g, const sinew_plug_t *p, uint32_t bit) {
+  sinew__node *node = sinew__node_get(g, p->node);
+  sinew__slot *s = node ? sinew__slot_find(g, node, p, NULL) : NULL;
+  if (s) s->flags &= ~bit;
+}
+
+static void node_conn_remove(sinew__node *n, sinew__conn *c) {
+  for (uint32_t i = 0; i < n->nconns; i++)
+    if (n->conns[i] == c) {
+      memmove(&n->conns[i], &n->conns[i + 1], (n->nconns - i - 1) * sizeof *n->conns);
+      n->nconns--;
+      return;
+    }
+}
+
+void sinew__notify_connect(sinew_graph_t *g, const sinew_plug_t *s, const sinew_plug_t *d, bool on) {
+  for (uint32_t i = 0; i < g->nobservers; i++) {
+    sinew_observer_t *o = &g->observers[i].obs;
+    if (on && o->connected) o->connected(o->user_data, s, d);
+    if (!on && o->disconnected) o->disconnected(o->user_data, s, d);
+  }
+}
+
+/* Unlinks c from every index (no allocation, cannot fail). */
+static void unlink_conn(sinew_graph_t *g, sinew__conn *c) {
+  HASH_DELETE(hh, g->conns_by_dst, c);
+  sinew__src_entry *e = src_entry(g, &c->src);
+  if (e) {
+    for (sinew__conn **link = &e->head; *link; link = &(*link)->src_next)
+      if (*link == c) {
+        *link = c->src_next;
+        break;
+      }
+    if (!e->head) {
+      HASH_DELETE(hh, g->conns_by_src, e);
+      sinew__free(e);
+      clear_conn_flag(g, &c->src, SINEW__F_OUT);
+    }
+  }
+  if (c->prev) c->prev->next = c->next;
+  else g->conn_head = c->next;
+  if (c->next) c->next->prev = c->prev;
+  else g->conn_tail = c->prev;
+  sinew__node *sn = sinew__node_get(g, c->src.node), *dn = sinew__node_get(g, c->dst.node);
+  if (sn) node_conn_remove(sn, c);
+  if (dn && dn != sn) node_conn_remove(dn, c);
+  clear_conn_flag(g, &c->dst, SINEW__F_IN);
+  g->nconnections--;
+}
+
+int sinew__disconnect_conn(sinew_graph_t *g, sinew__conn *c, bool keep_value) {
+  sinew_plug_t src = c->src, dst = c->dst;
+  if (keep_value) sinew__pull(g, &dst); /* the destination keeps the value it had */
+  unlink_conn(g, c);
+  sinew__free(c);
+  sinew__notify_connect(g, &src, &dst, false);
+  if (!keep_value) return SINEW_OK;
+  sinew__node *dn = sinew__node_get(g, dst.node);
+  sinew__slot *s = dn ? sinew__slot_find(g, dn, &dst, NULL) : NULL;
+  if (s) s->flags |= SINEW__F_SET;
+  return sinew__changed(g, &dst);
+}
+
+/* Makes src -> dst, replacing an existing connection into dst. Everything that can fail is
+ * done before the graph changes. */
+int sinew__connect_raw(sinew_graph_t *g, const sinew_plug_t *src, const sinew_plug_t *dst,
+                       bool implicit, const char *what) {
+  sinew__node *sn = sinew__node_get(g, src->node), *dn = sinew__node_get(g, dst->node);
+  int rc = check_cycle(g, src, dst, what);
+  if (rc) return rc;
+  if (sinew__reserve_push(g)) return sinew_graph_set_error(g, SINEW_ENOMEM, "%s: out of memory", what);
+  sinew__created made = {.n = 0};
+  sinew__slot *tmp;
+  char buf[256];
+  rc = sinew__slot_ensure(g, dn, dst, &tmp, NULL, &made);
+  if (!rc) rc = sinew__slot_ensure(g, sn, src, &tmp, NULL, &made);
+  sinew__conn *c = rc ? NULL : sinew__calloc(1, sizeof *c);
+  sinew__src_entry *e = rc ? NULL : src_entry(g, src);
+  sinew__src_entry *fresh = NULL;
+  if (!rc && !c) rc = SINEW_ENOMEM;
+  if (!rc && !e && !(fresh = sinew__calloc(1, sizeof *fresh))) rc = SINEW_ENOMEM;
+  if (!rc && sinew__reserve((void **)&sn->conns, &sn->capconns, sn->nconns + 1, sizeof *sn->conns))
+    rc = SINEW_ENOMEM;
+  if (!rc && sinew__reserve((void **)&dn->conns, &dn->capconns, dn->nconns + 1, sizeof *dn->conns))
+    rc = SINEW_ENOMEM;
+  sinew__conn *old = rc ? NULL : sinew__conn_to(g, dst);
+  if (!rc) {
+    c->src = sinew__plug_key(src);
+    c->dst = sinew__plug_key(dst);
+    c->implicit = implicit;
+    if (old) HASH_DELETE(hh, g->conns_by_dst, old);
+    sinew__uthash_oom = 0;
+    HASH_ADD(hh, g->conns_by_dst, dst, sizeof c->dst, c);
+    if (sinew__uthash_oom) {
+      if (old) HASH_ADD(hh, g->conns_by_dst, dst, sizeof old->dst, old); /* table exists: cannot fail */
+      rc = SINEW_ENOMEM;
+    }
+  }
+  if (!rc && fresh) {
+    fresh->key = c->src;
+    sinew__uthash_oom = 0;
+    HASH_ADD(hh, g->conns_by_src, key, sizeof fresh->key, fresh);
+    if (sinew__uthash_oom) {
+      HASH_DELETE(hh, g->conns_by_dst, c);
+      if (old) HASH_ADD(hh, g->conns_by_dst, dst, sizeof old->dst, old);
+      rc = SINEW_ENOMEM;
+    } else {
+      e = fresh;
+      fresh = NULL;
+    }
+  }
+  if (rc) {
+    sinew__free(c);
+    sinew__free(fresh);
+    sinew__slot_unensure(g, dn, &made); /* made has dst's elements then src's; dst node first */
+    if (sn != dn) sinew__slot_unensure(g, sn, &made);
+    return sinew_graph_set_error(g, rc, "%s: %s: %s", what, sinew__plug_str(g, dst, buf, sizeof buf),
+                                 sinew_strerror(rc));
+  }
+  /* Nothing below can fail. */
+  if (old) { /* force: the old connection goes without a pull (the new source replaces it) */
+    HASH_ADD(hh, g->conns_by_dst, dst, sizeof c->dst, c); /* keep c indexed while unlinking old */
+    HASH_DELETE(hh, g->conns_by_dst, c);
+    HASH_ADD(hh, g->conns_by_dst, dst, sizeof old->dst, old);
+    sinew_plug_t os = old->src, od = old->dst;
+    unlink_conn(g, old);
+    sinew__free(old);
+    sinew__notify_connect(g, &os, &od, false);
+    HASH_ADD(hh, g->conns_by_dst, dst, sizeof c->dst, c);
+    e = src_entry(g, src);
+    if (!e) { /* old shared our source entry and freed it: the table has room, re-add */
+      e = sinew__calloc(1, sizeof *e);
+      if (e) {
+        e->key = c->src;
+        HASH_ADD(hh, g->conns_by_src, key, sizeof e->key, e);
+      }
+    }
+  }
+  c->src_next = e ? e->head : NULL;
+  if (e) e->head = c;
+  c->prev = g->conn_tail;
+  if (g->conn_tail) g->conn_tail->next = c;
+  else g->conn_head = c;
+  g->conn_tail = c;
+  sn->conns[sn->nconns++] = c;
+  if (dn != sn) dn->conns[dn->nconns++] = c;
+  g->nconnections++;
+  set_conn_flags(g, dn, dst, SINEW__F_IN, SINEW__F_SUB_IN);
+  set_conn_flags(g, sn, src, SINEW__F_OUT, SINEW__F_SUB_OUT);
+  sinew__notify_connect(g, src, dst, true);
+  return sinew__mark_dirty(g, dst);
+}
+
+int sinew_connect(sinew_graph_t *g, const sinew_plug_t *src_in, const sinew_plug_t *dst_in,
+                  uint32_t flags, sinew_plug_t *out_dst) {
+  sinew__node *sn, *dn;
+  int rc = sinew__plug_check(g, src_in, "connectAttr", &sn);
+  if (!rc) rc = sinew__plug_check(g, dst_in, "connectAttr", &dn);
+  if (rc) return rc;
+  sinew_plug_t src = sinew__plug_key(src_in), dst = sinew__plug_key(dst_in);
+  char sb[256], db[256];
+  if (flags & SINEW_CONNECT_NEXT_AVAILABLE) {
+    if (!sinew_plug_is_array(g, &dst))
+      return sinew_graph_set_error(g, SINEW_EINVAL, "connectAttr -nextAvailable: %s is not an array",
+                                   sinew__plug_str(g, &dst, db, sizeof db));
+    const sinew__attr *da = sinew__attr_get(g, dn, dst.attr);
+    (void)da; /* Maya requires indexMatters off; files also use -na on such arrays only */
+    dst.idx[dst.nidx] = sinew_plug_next_index(g, &dst);
+    dst.nidx++;
+  }
+  bool swhole = sinew_plug_is_array(g, &src), dwhole = sinew_plug_is_array(g, &dst);
+  if (swhole && !dwhole) { /* "joint1.wm" -> "skin.ma[0]" means wm[0], as Maya reads it */
+    src.idx[src.nidx++] = 0;
+    swhole = false;
+  }
+  const sinew__attr *sa = sinew__attr_get(g, sn, src.attr), *da = sinew__attr_get(g, dn, dst.attr);
+  sinew__plug_str(g, &src, sb, sizeof sb);
+  sinew__plug_str(g, &dst, db, sizeof db);
+  if (!(sa->flags & SINEW_ATTR_READABLE) || !(sa->flags & SINEW_ATTR_CONNECTABLE))
+    return sinew_graph_set_error(g, SINEW_EREADONLY, "connectAttr: %s -> %s: the source is not readable",
+                                 sb, db);
+  if (!(da->flags & SINEW_ATTR_WRITABLE) || !(da->flags & SINEW_ATTR_CONNECTABLE))
+    return sinew_graph_set_error(g, SINEW_EREADONLY,
+                                 "connectAttr: %s -> %s: the destination is not writable", sb, db);
+  if (!compatible(g, sn, sa, swhole, dn, da, dwhole))
+    return sinew_graph_set_error(g, SINEW_ETYPE, "connectAttr: %s (%s%s) -> %s (%s%s): incompatible types",
+                                 sb, sinew_attr_type_name(sa->type), swhole ? " array" : "", db,
+                                 sinew_attr_type_name(da->type), dwhole ? " array" : "");
+  if (sinew_plug_locked(g, &dst))
+    return sinew_graph_set_error(g, SINEW_ELOCKED, "connectAttr: %s -> %s: the destination is locked", sb, db);
+  sinew__conn *old = sinew__conn_to(g, &dst);
+  if (old && sinew_plug_equal(&old->src, &src)) { /* already so: nothing to do */
+    if (out_dst) *out_dst = dst;
+    return SINEW_OK;
+  }
+  if (old && old->implicit)
+    return sinew_graph_set_error(g, SINEW_ECONNECTED,
+                                 "connectAttr: %s -> %s: the destination carries the DAG parent", sb, db);
+  if (old && !(flags & SINEW_CONNECT_FORCE)) {
+    char ob[256];
+    return sinew_graph_set_error(g, SINEW_ECONNECTED,
+                                 "connectAttr: %s -> %s: the destination is already connected from %s (use force)",
+                                 sb, db, sinew__plug_str(g, &old->src, ob, sizeof ob));
+  }
+  rc = sinew__connect_raw(g, &src, &dst, false, "connectAttr");
+  if (rc) return rc;
+  if (flags & SINEW_CONNECT_LOCK) sinew_plug_set_locked(g, &dst, true);
+  if (out_dst) *out_dst = dst;
+  return SINEW_OK;
+}
+
+int sinew_disconnect(sinew_graph_t *g, const sinew_plug_t *src_in, const sinew_plug_t *dst_in) {
+  sinew__node *sn, *dn;
+  int rc = sinew__plug_check(g, src_in, "disconnectAttr", &sn);
+  if (!rc) rc = sinew__plug_check(g, dst_in, "disconnectAttr", &dn);
+  if (rc) return rc;
+  sinew_plug_t src = sinew__plug_key(src_in), dst = sinew__plug_key(dst_in);
+  if (sinew_plug_is_array(g, &src) && !sinew_plug_is_array(g, &dst)) src.idx[src.nidx++] = 0;
+  sinew__conn *c = sinew__conn_to(g, &dst);
+  char sb[256], db[256];
+  if (!c || !sinew_plug_equal(&c->src, &src))
+    return sinew_graph_set_error(g, SINEW_ENOTCONNECTED, "disconnectAttr: %s is not connected to %s",
+                                 sinew__plug_str(g, &src, sb, sizeof sb),
+                                 sinew__plug_str(g, &dst, db, sizeof db));
+  if (c->implicit)
+    return sinew_graph_set_error(g, SINEW_EINVAL,
+                                 "disconnectAttr: %s -> %s is the DAG parent link; use parent",
+                                 sinew__plug_str(g, &src, sb, sizeof sb),
+                                 sinew__plug_str(g, &dst, db, sizeof db));
+  return sinew__disconnect_conn(g, c, true);
+}
+
+bool sinew_plug_source(const sinew_graph_t *g, const sinew_plug_t *dst, sinew_plug_t *out) {
+  if (!g || !dst) return false;
+  sinew__conn *c = sinew__conn_to(g, dst);
+  if (!c) return false;
+  if (out) *out = c->src;
+  return true;
+}
+
+size_t sinew_plug_destinations(const sinew_graph_t *g, const sinew_plug_t *src, sinew_plug_t *out,
+                               size_t cap) {
+  if (!g || !src) return 0;
+  size_t n = 0;
+  /* the list is newest first; report in creation order */
+  for (sinew__conn *c = sinew__conn_from(g, src); c; c = c->src_next) n++;
+  size_t i = n;
+  for (sinew__conn *c = sinew__conn_from(g, src); c; c = c->src_next) {
+    i--;
+    if (i < cap) out[i] = c->dst;
+  }
+  return n;
+}
+
+void sinew_foreach_connection(const sinew_graph_t *g, sinew_node_t node, bool implicit,
+                              bool (*fn)(void *, const sinew_connection_t *), void *ud) {
+  if (!g || !fn) return;
+  if (node.gen == 0) {
+    for (sinew__conn *c = g->conn_head; c; c = c->next) {
+      if (c->implicit && !implicit) continue;
+      sinew_connection_t info = {c->src, c->dst, c->implicit};
+      if (!fn(ud, &info)) return;
+    }
+    return;
+  }
+  sinew__node *n = sinew__node_get(g, node);
+  if (!n) return;
+  for (uint32_t i = 0; i < n->nconns; i++) {
+    sinew__conn *c = n->conns[i];
+    if (c->implicit && !implicit) continue;
+    sinew_connection_t info = {c->src, c->dst, c->implicit};
+    if (!fn(ud, &info)) return;
+  }
+}

@@ -1,0 +1,1032 @@
+/* graph/eval.c: dirty propagation (push), lazy evaluation (pull), value setters and getters,
+ * and the compute context.
+ *
+ * Push: a change at plug P dirties the outputs its attribute affects (declared per type, not
+ * transitive) and the destinations of connections leaving P, a parent of P or a child of P;
+ * then the same from each newly dirtied plug. A plug is marked when it is queued, so each is
+ * queued once and propagation stops at plugs already dirty. The queue is reserved before the
+ * graph changes, so propagation itself never fails.
+ *
+ * Pull: an explicit stack (never the C stack), so a 100,000-node chain evaluates. A frame first
+ * pushes what its plug needs (its connection's source, or for a computed plug the dirty inputs
+ * its attribute depends on); when those are clean it copies or computes. A plug met again
+ * while it is being evaluated is a cycle: it keeps its stale value and a warning is logged. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph/internal.h"
+
+#define MAX_NESTED_PULLS 64
+
+struct sinew_compute {
+  sinew_graph_t *graph;
+  sinew_node_t node;
+  sinew__node *n;
+  const sinew_plug_t *plug;
+};
+
+/* ---- helpers --------------------------------------------------------------------------------- */
+
+static const sinew__attr *attr_of(sinew_graph_t *g, const sinew_plug_t *p, sinew__node **out) {
+  sinew__node *n = sinew__node_get(g, p->node);
+  if (out) *out = n;
+  return n ? sinew__attr_get(g, n, p->attr) : NULL;
+}
+
+static bool plug_whole(const sinew__attr *a, const sinew_plug_t *p) {
+  return (a->flags & SINEW_ATTR_ARRAY) && p->nidx + 1 == a->array_depth;
+}
+
+/* Calls fn for each plug of attribute `attr` on the node whose slot exists and passes `want`
+ * (NULL: all). Array levels above the attribute are enumerated; the attribute's own array
+ * level is reported as the whole-array plug. */
+typedef bool (*slot_filter)(const sinew__slot *s);
+typedef int (*plug_fn)(sinew_graph_t *g, const sinew_plug_t *p, void *ud);
+
+static int each_plug_rec(sinew_graph_t *g, sinew__node *n, const uint32_t *chain, uint32_t len,
+                         uint32_t level, sinew__slot *s, sinew_plug_t *p, slot_filter want,
+                         plug_fn fn, void *ud) {
+  if (want && !want(s)) return SINEW_OK;
+  const sinew__attr *a = sinew__attr_get(g, n, chain[level]);
+  bool last = level + 1 == len;
+  if (last) return fn(g, p, ud);
+  if (a->flags & SINEW_ATTR_ARRAY) {
+    sinew__multi *m = s->v.multi;
+    for (uint32_t i = 0; m && i < m->count; i++) {
+      p->idx[p->nidx++] = m->idx[i];
+      const sinew__attr *c = sinew__attr_get(g, n, chain[level + 1]);
+      int rc = m->elems[i].v.kids
+                   ? each_plug_rec(g, n, chain, len, level + 1, &m->elems[i].v.kids[c->slot_index],
+                                   p, want, fn, ud)
+                   : SINEW_OK;
+      p->nidx--;
+      if (rc) return rc;
+      m = s->v.multi; /* fn may not resize, but stay safe */
+    }
+    return SINEW_OK;
+  }
+  const sinew__attr *c = sinew__attr_get(g, n, chain[level + 1]);
+  if (!s->v.kids) return SINEW_OK;
+  return each_plug_rec(g, n, chain, len, level + 1, &s->v.kids[c->slot_index], p, want, fn, ud);
+}
+
+static int each_plug(sinew_graph_t *g, sinew_node_t node, uint32_t attr, slot_filter want,
+                     plug_fn fn, void *ud) {
+  sinew__node *n = sinew__node_get(g, node);
+  uint32_t chain[SINEW__MAX_DEPTH];
+  uint32_t len = sinew__attr_chain(g, n, attr, chain);
+  sinew_plug_t p = sinew_plug_make(node, attr, 0, NULL);
+  sinew__slot *top = &n->slots[sinew__attr_get(g, n, chain[0])->slot_index];
+  return each_plug_rec(g, n, chain, len, 0, top, &p, want, fn, ud);
+}
+
+/* ---- push ------------------------------------------------------------------------------------ */
+
+static void notify_dirty(sinew_graph_t *g, const sinew_plug_t *p) {
+  for (uint32_t i = 0; i < g->nobservers; i++) {
+    sinew_observer_t *o = &g->observers[i].obs;
+    if (o->plug_dirtied) o->plug_dirtied(o->user_data, p);
+  }
+}
+
+static void input_changed(sinew_graph_t *g, sinew__node *n, const sinew_plug_t *p) {
+  if (n->type->input_changed) n->type->input_changed(g, p->node, n->state, p);
+}
+
+typedef struct push_ctx {
+  sinew_plug_t *q;
+  uint32_t n, cap;
+  bool overflow;
+} push_ctx;
+
+/* Marks p dirty and queues it, unless it is dirty already or has no storage. */
+static int push_dirty(sinew_graph_t *g, const sinew_plug_t *p, void *ud) {
+  push_ctx *w = ud;
+  sinew__node *n;
+  const sinew__attr *a = attr_of(g, p, &n);
+  if (!a) return SINEW_OK;
+  sinew__slot_path path;
+  sinew__slot *s = sinew__slot_find(g, n, p, &path);
+  if (!s || (s->flags & SINEW__F_DIRTY)) return SINEW_OK;
+  if (w->n == w->cap) {
+    uint32_t cap = w->cap;
+    if (sinew__reserve((void **)&w->q, &cap, w->n + 1, sizeof *w->q)) {
+      w->overflow = true; /* cannot happen after the reservation; see reserve_push */
+      return SINEW_OK;
+    }
+    w->cap = cap;
+  }
+  sinew__slot_mark_dirty(g, n, a, !plug_whole(a, p), &path);
+  g->stats.dirtied++;
+  w->q[w->n++] = sinew__plug_key(p);
+  notify_dirty(g, p);
+  if (!a->computed) input_changed(g, n, p);
+  return SINEW_OK;
+}
+
+/* Dirties what depends on p (not p itself). */
+static void spread(sinew_graph_t *g, const sinew_plug_t *p, push_ctx *w) {
+  sinew__node *n;
+  const sinew__attr *a = attr_of(g, p, &n);
+  if (!a) return;
+  sinew_node_t node = p->node;
+  /* Outputs of the node that the attribute (or a parent or child of it) affects. */
+  for (uint32_t k = 0; k < a->naffects; k++) each_plug(g, node, a->affects[k], NULL, push_dirty, w);
+  /* Connections leaving p or one of its parents. */
+  sinew_plug_t cur = *p;
+  for (;;) {
+    sinew__slot *s = sinew__slot_find(g, n, &cur, NULL);
+    if (s && (s->flags & SINEW__F_OUT))
+      for (sinew__conn *c = sinew__conn_from(g, &cur); c; c = c->src_next) push_dirty(g, &c->dst, w);
+    sinew_plug_t up;
+    if (!sinew_plug_parent(g, &cur, &up)) break;
+    cur = up;
+  }
+  /* Connections leaving a child of p. */
+  sinew__slot *s = sinew__slot_find(g, n, p, NULL);
+  if (s && (s->flags & SINEW__F_SUB_OUT)) {
+    for (uint32_t i = 0; i < n->nconns; i++) {
+      sinew__conn *c = n->conns[i];
+      if (c->src.node.index != node.index || c->src.nidx < p->nidx) continue;
+      bool inside = c->src.attr != p->attr || c->src.nidx > p->nidx;
+      for (uint32_t j = 0; inside && j < p->nidx; j++) inside = c->src.idx[j] == p->idx[j];
+      uint32_t x = c->src.attr;
+      while (inside && x != p->attr && x != SINEW__NO_ATTR) x = sinew__attr_get(g, n, x)->parent;
+      if (inside && x == p->attr) push_dirty(g, &c->dst, w);
+      n = sinew__node_get(g, node); /* push_dirty never deletes; keep the pointer fresh anyway */
+    }
+  }
+}
+
+/* The most plugs one propagation can queue: every connection destination plus every computed
+ * plug of every node (each is queued at most once). Reserved before a change is made. */
+static int reserve_push(sinew_graph_t *g, push_ctx *w) {
+  size_t bound = g->nconnections + g->computed_plugs + 16;
+  if (bound > UINT32_MAX) bound = UINT32_MAX;
+  uint32_t cap = g->work_cap;
+  if (sinew__reserve((void **)&g->work, &cap, (uint32_t)bound, sizeof *g->work)) return SINEW_ENOMEM;
+  g->work_cap = cap;
+  w->q = g->work;
+  w->cap = cap;
+  w->n = 0;
+  w->overflow = false;
+  return SINEW_OK;
+}
+
+static void run_push(sinew_graph_t *g, push_ctx *w) {
+  for (uint32_t head = 0; head < w->n; head++) {
+    sinew_plug_t p = w->q[head];
+    spread(g, &p, w);
+  }
+  g->work = w->q; /* may have grown */
+  if (w->cap > g->work_cap) g->work_cap = w->cap;
+}
+
+int sinew__reserve_push(sinew_graph_t *g) {
+  push_ctx w;
+  return reserve_push(g, &w);
+}
+
+int sinew__changed(sinew_graph_t *g, const sinew_plug_t *p) {
+  push_ctx w;
+  if (reserve_push(g, &w)) { /* cannot queue: fall back to the plug's own dependents, unqueued */
+    return sinew_graph_set_error(g, SINEW_ENOMEM, "dirty propagation: out of memory");
+  }
+  sinew__node *n;
+  if (!attr_of(g, p, &n)) return SINEW_OK;
+  input_changed(g, n, p);
+  spread(g, p, &w);
+  run_push(g, &w);
+  return SINEW_OK;
+}
+
+int sinew__mark_dirty(sinew_graph_t *g, const sinew_plug_t *p) {
+  push_ctx w;
+  if (reserve_push(g, &w)) return sinew_graph_set_error(g, SINEW_ENOMEM, "dirty propagation: out of memory");
+  push_dirty(g, p, &w);
+  run_push(g, &w);
+  return SINEW_OK;
+}
+
+/* ---- pull ------------------------------------------------------------------------------------ */
+
+typedef struct frame {
+  sinew_plug_t plug;
+  int phase;
+} frame;
+
+typedef struct pull_ctx {
+  frame *st;
+  uint32_t n, cap;
+  frame local[32];
+} pull_ctx;
+
+static int frame_push(pull_ctx *c, const sinew_plug_t *p) {
+  if (c->n == c->cap) {
+    uint32_t ncap = c->cap * 2;
+    frame *f = c->st == c->local ? sinew__malloc(ncap * sizeof *f) : sinew__realloc(c->st, ncap * sizeof *f);
+    if (!f) return SINEW_ENOMEM;
+    if (c->st == c->local) memcpy(f, c->local, sizeof c->local);
+    c->st = f;
+    c->cap = ncap;
+  }
+  c->st[c->n++] = (frame){sinew__plug_key(p), 0};
+  return SINEW_OK;
+}
+
+static void warn_cycle(sinew_graph_t *g, sinew__slot *s, const sinew_plug_t *p) {
+  if (s->flags & SINEW__F_CYCLE_WARNED) return;
+  s->flags |= SINEW__F_CYCLE_WARNED;
+  char buf[256];
+  sinew_log(g, SINEW_LOG_WARNING, SINEW_LOG_EVAL_CYCLE, "Cycle on '%s' may not evaluate as expected",
+            sinew__plug_str(g, p, buf, sizeof buf));
+}
+
+/* Queues q as a dependency when it needs evaluation; reports a cycle when q is in progress. */
+static int need(sinew_graph_t *g, pull_ctx *c, const sinew_plug_t *q) {
+  sinew__node *n;
+  const sinew__attr *a = attr_of(g, q, &n);
+  if (!a) return SINEW_OK;
+  sinew__slot *s = sinew__slot_find(g, n, q, NULL);
+  if (!s) {
+    if (!a->computed && !sinew__conn_to(g, q)) return SINEW_OK; /* default value */
+    return frame_push(c, q);
+  }
+  if (s->flags & SINEW__F_BUSY) {
+    warn_cycle(g, s, q);
+    return SINEW_OK;
+  }
+  if (!sinew__slot_dirtyish(s)) return SINEW_OK;
+  return frame_push(c, q);
+}
+
+typedef struct need_ctx {
+  pull_ctx *pc;
+  int rc;
+} need_ctx;
+
+static bool want_dirtyish(const sinew__slot *s) { return sinew__slot_dirtyish(s); }
+
+static int need_cb(sinew_graph_t *g, const sinew_plug_t *p, void *ud) {
+  need_ctx *nc = ud;
+  int rc = need(g, nc->pc, p);
+  if (rc) nc->rc = rc;
+  return rc;
+}
+
+/* The nearest plug at or above p that is a connection destination, if any. */
+static sinew__conn *feeding(sinew_graph_t *g, sinew__node *n, const sinew_plug_t *p, sinew_plug_t *dst) {
+  sinew__slot_path path;
+  if (!sinew__slot_find(g, n, p, &path)) return NULL;
+  bool any = false;
+  for (uint32_t i = 0; i < path.n; i++) any |= (path.slots[i]->flags & SINEW__F_IN) != 0;
+  if (!any) return NULL;
+  sinew_plug_t cur = *p;
+  for (;;) {
+    sinew__conn *c = sinew__conn_to(g, &cur);
+    if (c) {
+      *dst = cur;
+      return c;
+    }
+    sinew_plug_t up;
+    if (!sinew_plug_parent(g, &cur, &up)) return NULL;
+    cur = up;
+  }
+}
+
+/* Children (or elements) of p that are dirty, queued as dependencies. */
+static int need_children(sinew_graph_t *g, pull_ctx *pc, sinew__node *n, const sinew__attr *a,
+                         const sinew_plug_t *p, sinew__slot *s) {
+  if (plug_whole(a, p)) {
+    sinew__multi *m = s->v.multi;
+    uint32_t count = m ? m->count : 0;
+    for (uint32_t i = 0; i < count; i++) {
+      m = sinew__slot_find(g, n, p, NULL)->v.multi;
+      if (!sinew__slot_dirtyish(&m->elems[i])) continue;
+      sinew_plug_t e;
+      sinew_plug_element(g, p, m->idx[i], &e);
+      int rc = need(g, pc, &e);
+      if (rc) return rc;
+    }
+    return SINEW_OK;
+  }
+  if (a->type != SINEW_ATTR_COMPOUND) return SINEW_OK;
+  for (uint32_t i = 0; i < a->nchildren; i++) {
+    sinew_plug_t ch;
+    sinew_plug_child(g, p, a->children[i], &ch);
+    sinew__slot *cs = sinew__slot_find(g, n, &ch, NULL);
+    if (cs && sinew__slot_dirtyish(cs)) {
+      int rc = need(g, pc, &ch);
+      if (rc) return rc;
+    }
+  }
+  return SINEW_OK;
+}
+
+static void set_busy(sinew_graph_t *g, const sinew_plug_t *p, bool on) {
+  sinew__node *n = sinew__node_get(g, p->node);
+  sinew__slot *s = n ? sinew__slot_find(g, n, p, NULL) : NULL;
+  if (!s) return;
+  if (on) s->flags |= SINEW__F_BUSY;
+  else s->flags &= ~(uint32_t)SINEW__F_BUSY;
+}
+
+static void mark_clean(sinew_graph_t *g, const sinew_plug_t *p) {
+  sinew__node *n;
+  const sinew__attr *a = attr_of(g, p, &n);
+  sinew__slot_path path;
+  if (a && sinew__slot_find(g, n, p, &path)) sinew__slot_mark_clean(g, n, a, !plug_whole(a, p), &path);
+}
+
+/* Copies the source's value into the destination and marks it clean. */
+static int pull_copy(sinew_graph_t *g, const sinew_plug_t *src, const sinew_plug_t *dst) {
+  sinew__node *sn, *dn;
+  const sinew__attr *sa = attr_of(g, src, &sn), *da = attr_of(g, dst, &dn);
+  if (!sa || !da) return SINEW_OK;
+  sinew__slot *ds;
+  int rc = sinew__slot_ensure(g, dn, dst, &ds, NULL, NULL);
+  if (rc) return rc;
+  sinew__slot *ss = sinew__slot_find(g, sn, src, NULL);
+  if (ss) {
+    rc = sinew__slot_copy(g, dn, da, !plug_whole(da, dst), ds, sn, sa, !plug_whole(sa, src), ss);
+  } else { /* the source element does not exist: the destination takes the default */
+    sinew__slot fresh;
+    rc = sinew__slot_init(g, sn, sa, !plug_whole(sa, src), &fresh);
+    if (!rc) rc = sinew__slot_copy(g, dn, da, !plug_whole(da, dst), ds, sn, sa, !plug_whole(sa, src), &fresh);
+    sinew__slot_release(g, sn, sa, !plug_whole(sa, src), &fresh);
+  }
+  g->stats.copies++;
+  mark_clean(g, dst);
+  return rc;
+}
+
+static int run_compute(sinew_graph_t *g, const sinew_plug_t *p) {
+  sinew__node *n = sinew__node_get(g, p->node);
+  sinew_compute_t ctx = {g, p->node, n, p};
+  int rc = SINEW_EUNKNOWN_PLUG;
+  sinew_compute_fn last = NULL;
+  for (const sinew_node_type_t *t = n->type; t && rc == SINEW_EUNKNOWN_PLUG; t = t->parent) {
+    if (!t->compute || t->compute == last) continue;
+    last = t->compute;
+    g->stats.computes++;
+    rc = t->compute(&ctx, p);
+    n = sinew__node_get(g, p->node);
+    if (!n) return SINEW_OK; /* a misbehaving compute deleted its node */
+  }
+  char buf[256];
+  sinew__slot *s = sinew__slot_find(g, n, p, NULL);
+  bool still = s && sinew__slot_dirtyish(s);
+  if (rc == SINEW_EUNKNOWN_PLUG) {
+    sinew_log(g, SINEW_LOG_WARNING, SINEW_LOG_COMPUTE_UNKNOWN_PLUG,
+              "no compute of %s handles %s; it keeps its value", n->type->name,
+              sinew__plug_str(g, p, buf, sizeof buf));
+  } else if (rc) {
+    sinew_log(g, SINEW_LOG_WARNING, SINEW_LOG_COMPUTE_FAILED, "compute of %s failed (%s)",
+              sinew__plug_str(g, p, buf, sizeof buf), sinew_err_name(rc));
+  } else if (still) {
+    sinew_log(g, SINEW_LOG_WARNING, SINEW_LOG_COMPUTE_NOT_SET,
+              "compute of %s returned without setting it", sinew__plug_str(g, p, buf, sizeof buf));
+  }
+  if (still) mark_clean(g, p);
+  return SINEW_OK;
+}
+
+/* Phase 0 of a frame: queue what the plug needs. Returns 1 when the frame is already done. */
+static int expand(sinew_graph_t *g, pull_ctx *pc, frame *f) {
+  sinew_plug_t p = f->plug;
+  sinew__node *n;
+  const sinew__attr *a = attr_of(g, &p, &n);
+  if (!a) return 1;
+  sinew__slot *s = sinew__slot_find(g, n, &p, NULL);
+  if (!s) {
+    sinew__slot *made;
+    if (sinew__slot_ensure(g, n, &p, &made, NULL, NULL)) return -1;
+    s = made;
+  }
+  if (!sinew__slot_dirtyish(s)) return 1;
+  if (s->flags & SINEW__F_BUSY) return 1;
+  s->flags |= SINEW__F_BUSY;
+  sinew_plug_t dst;
+  sinew__conn *c = feeding(g, n, &p, &dst);
+  if (c) {
+    if (!sinew_plug_equal(&dst, &p)) { /* fed through a parent: pull the whole destination */
+      s->flags &= ~(uint32_t)SINEW__F_BUSY;
+      f->plug = dst;
+      return expand(g, pc, f);
+    }
+    f->phase = 1;
+    return need(g, pc, &c->src) ? -1 : 0;
+  }
+  f->phase = 1;
+  if (a->computed) {
+    need_ctx nc = {pc, SINEW_OK};
+    for (uint32_t k = 0; k < a->ninputs && !nc.rc; k++)
+      each_plug(g, p.node, a->inputs[k], want_dirtyish, need_cb, &nc);
+    return nc.rc ? -1 : 0;
+  }
+  return need_children(g, pc, n, a, &p, s) ? -1 : 0;
+}
+
+/* Phase 1: dependencies are clean; produce the value. */
+static int finish(sinew_graph_t *g, const sinew_plug_t *p) {
+  sinew__node *n;
+  const sinew__attr *a = attr_of(g, p, &n);
+  if (!a) return SINEW_OK;
+  set_busy(g, p, false);
+  sinew__slot *s = sinew__slot_find(g, n, p, NULL);
+  if (!s || !sinew__slot_dirtyish(s)) return SINEW_OK;
+  sinew_plug_t dst;
+  sinew__conn *c = feeding(g, n, p, &dst);
+  if (c && sinew_plug_equal(&dst, p)) {
+    sinew_plug_t src = c->src;
+    return pull_copy(g, &src, p);
+  }
+  if (a->computed) {
+    set_busy(g, p, true);
+    int rc = run_compute(g, p);
+    set_busy(g, p, false);
+    return rc;
+  }
+  mark_clean(g, p); /* an input dirtied by hand, or a compound whose dirty parts are now clean */
+  return SINEW_OK;
+}
+
+int sinew__pull(sinew_graph_t *g, const sinew_plug_t *p) {
+  sinew__node *n;
+  const sinew__attr *a = attr_of(g, p, &n);
+  if (!a) return SINEW_OK;
+  sinew__slot *s = sinew__slot_find(g, n, p, NULL);
+  if (s && !sinew__slot_dirtyish(s)) return SINEW_OK; /* the common case: clean */
+  if (!s && !a->computed && !feeding(g, n, p, &(sinew_plug_t){0})) {
+    /* an element never set: default value, unless a parent is fed */
+    sinew_plug_t up = *p, tmp;
+    bool fed = false;
+    while (!fed && sinew_plug_parent(g, &up, &tmp)) {
+      up = tmp;
+      fed = sinew__conn_to(g, &up) != NULL;
+    }
+    if (!fed) return SINEW_OK;
+  }
+  if (s && (s->flags & SINEW__F_BUSY)) {
+    warn_cycle(g, s, p);
+    return SINEW_OK;
+  }
+  if (g->eval_depth >= MAX_NESTED_PULLS) {
+    char buf[256];
+    sinew_log(g, SINEW_LOG_WARNING, SINEW_LOG_EVAL_DEPTH, "evaluation of %s nested too deeply",
+              sinew__plug_str(g, p, buf, sizeof buf));
+    return SINEW_OK;
+  }
+  g->eval_depth++;
+  pull_ctx pc = {.st = NULL, .n = 0, .cap = 32};
+  pc.st = pc.local;
+  int rc = frame_push(&pc, p);
+  while (!rc && pc.n) {
+    frame *f = &pc.st[pc.n - 1];
+    if (f->phase == 0) {
+      uint32_t before = pc.n;
+      int r = expand(g, &pc, &pc.st[before - 1]);
+      if (r < 0) rc = SINEW_ENOMEM;
+      else if (r == 1) {
+        memmove(&pc.st[before - 1], &pc.st[before], (pc.n - before) * sizeof *pc.st);
+        pc.n--;
+      }
+      continue;
+    }
+    sinew_plug_t done = f->plug;
+    pc.n--;
+    rc = finish(g, &done);
+  }
+  /* On failure, release the in-progress marks left on the stack. */
+  for (uint32_t i = 0; i < pc.n; i++) set_busy(g, &pc.st[i].plug, false);
+  if (pc.st != pc.local) sinew__free(pc.st);
+  g->eval_depth--;
+  if (rc) {
+    char buf[256];
+    return sinew_graph_set_error(g, rc, "evaluating %s: %s", sinew__plug_str(g, p, buf, sizeof buf),
+                                 sinew_strerror(rc));
+  }
+  return SINEW_OK;
+}
+
+int sinew_evaluate(sinew_graph_t *g, const sinew_plug_t *p) {
+  int rc = sinew__plug_check(g, p, "evaluate", NULL);
+  return rc ? rc : sinew__pull(g, p);
+}
+
+int sinew_dirty(sinew_graph_t *g, const sinew_plug_t *p) {
+  int rc = sinew__plug_check(g, p, "dgdirty", NULL);
+  return rc ? rc : sinew__mark_dirty(g, p);
+}
+
+/* ---- setters --------------------------------------------------------------------------------- */
+
+typedef enum want_kind { WANT_NUMBER, WANT_NUMBERS, WANT_MATRIX, WANT_STRING, WANT_DATA } want_kind;
+
+static bool numeric_compound(sinew_graph_t *g, sinew__node *n, const sinew__attr *a) {
+  if (a->type != SINEW_ATTR_COMPOUND || !a->nchildren) return false;
+  for (uint32_t i = 0; i < a->nchildren; i++) {
+    const sinew__attr *c = sinew__attr_get(g, n, a->children[i]);
+    if (!sinew_attr_type_is_numeric(c->type) || (c->flags & SINEW_ATTR_ARRAY)) return false;
+  }
+  return true;
+}
+
+static bool kind_ok(sinew_graph_t *g, sinew__node *n, const sinew__attr *a, want_kind k) {
+  switch (k) {
+    case WANT_NUMBER: return sinew_attr_type_is_numeric(a->type);
+    case WANT_NUMBERS: return numeric_compound(g, n, a) || sinew_attr_type_is_numeric(a->type);
+    case WANT_MATRIX: return a->type == SINEW_ATTR_MATRIX;
+    case WANT_STRING: return a->type == SINEW_ATTR_STRING;
+    case WANT_DATA: return a->type == SINEW_ATTR_DATA;
+  }
+  return false;
+}
+
+static const char *kind_name(want_kind k) {
+  static const char *names[] = {"a number", "numbers", "a matrix", "a string", "data"};
+  return names[k];
+}
+
+/* Common checks for setting an input; ensures its slot. */
+static int begin_set(sinew_graph_t *g, const sinew_plug_t *p, want_kind k, sinew__node **out_n,
+                     const sinew__attr **out_a, sinew__slot **out_s, sinew__created *made) {
+  sinew__node *n;
+  int rc = sinew__plug_check(g, p, "setAttr", &n);
+  if (rc) return rc;
+  const sinew__attr *a = sinew__attr_get(g, n, p->attr);
+  char buf[256];
+  sinew__plug_str(g, p, buf, sizeof buf);
+  if (plug_whole(a, p))
+    return sinew_graph_set_error(g, SINEW_EINVAL, "setAttr: %s is an array; give an index", buf);
+  if (!kind_ok(g, n, a, k))
+    return sinew_graph_set_error(g, SINEW_ETYPE, "setAttr: %s is of type %s, not %s", buf,
+                                 sinew_attr_type_name(a->type), kind_name(k));
+  if (!(a->flags & SINEW_ATTR_WRITABLE))
+    return sinew_graph_set_error(g, SINEW_EREADONLY, "setAttr: %s is an output and cannot be set", buf);
+  if (sinew_plug_locked(g, p))
+    return sinew_graph_set_error(g, SINEW_ELOCKED, "setAttr: %s is locked", buf);
+  sinew_plug_t dst;
+  if (feeding(g, n, p, &dst)) {
+    char sb[256];
+    sinew_plug_t src;
+    sinew_plug_source(g, &dst, &src);
+    return sinew_graph_set_error(g, SINEW_ECONNECTED, "setAttr: %s is connected from %s and cannot be set",
+                                 buf, sinew__plug_str(g, &src, sb, sizeof sb));
+  }
+  if (sinew__reserve_push(g))
+    return sinew_graph_set_error(g, SINEW_ENOMEM, "setAttr %s: out of memory", buf);
+  rc = sinew__slot_ensure(g, n, p, out_s, NULL, made);
+  if (rc) return sinew_graph_set_error(g, rc, "setAttr %s: out of memory", buf);
+  *out_n = n;
+  *out_a = a;
+  return SINEW_OK;
+}
+
+static int check_range(sinew_graph_t *g, const sinew__attr *a, const sinew_plug_t *p, double v) {
+  char buf[256];
+  if (!isfinite(v) && a->type != SINEW_ATTR_DOUBLE && a->type != SINEW_ATTR_FLOAT &&
+      a->type != SINEW_ATTR_DISTANCE && a->type != SINEW_ATTR_ANGLE && a->type != SINEW_ATTR_TIME)
+    return sinew_graph_set_error(g, SINEW_ERANGE, "setAttr: %s: %g is not a valid %s",
+                                 sinew__plug_str(g, p, buf, sizeof buf), v, sinew_attr_type_name(a->type));
+  if ((a->has_min && v < a->min_value) || (a->has_max && v > a->max_value))
+    return sinew_graph_set_error(g, SINEW_ERANGE, "setAttr: %s: %g is outside [%g, %g]",
+                                 sinew__plug_str(g, p, buf, sizeof buf), v,
+                                 a->has_min ? a->min_value : -INFINITY, a->has_max ? a->max_value : INFINITY);
+  return SINEW_OK;
+}
+
+static double normalise(const sinew__attr *a, double v) {
+  switch (a->type) {
+    case SINEW_ATTR_BOOL: return v != 0.0 ? 1.0 : 0.0;
+    case SINEW_ATTR_INT:
+    case SINEW_ATTR_ENUM: return nearbyint(v);
+    case SINEW_ATTR_FLOAT: return (double)(float)v;
+    default: return v;
+  }
+}
+
+int sinew_set_double(sinew_graph_t *g, const sinew_plug_t *p, double v) {
+  sinew__node *n;
+  const sinew__attr *a;
+  sinew__slot *s;
+  if (g && p) {
+    sinew__node *pn = sinew__node_get(g, p->node);
+    if (pn && p->attr < sinew__node_nattrs(pn)) {
+      const sinew__attr *pa = sinew__attr_get(g, pn, p->attr);
+      if (sinew_attr_type_is_numeric(pa->type)) {
+        int rc = check_range(g, pa, p, v);
+        if (rc) return rc;
+      }
+    }
+  }
+  sinew__created made = {.n = 0};
+  int rc = begin_set(g, p, WANT_NUMBER, &n, &a, &s, &made);
+  if (rc) return rc;
+  s->v.d = normalise(a, v);
+  s->flags |= SINEW__F_SET;
+  return sinew__changed(g, p);
+}
+
+int sinew_set_int(sinew_graph_t *g, const sinew_plug_t *p, int64_t v) {
+  return sinew_set_double(g, p, (double)v);
+}
+
+int sinew_set_bool(sinew_graph_t *g, const sinew_plug_t *p, bool v) {
+  return sinew_set_double(g, p, v ? 1.0 : 0.0);
+}
+
+int sinew_set_doubles(sinew_graph_t *g, const sinew_plug_t *p, const double *values, size_t count) {
+  sinew__node *n;
+  const sinew__attr *a;
+  sinew__slot *s;
+  if (!values) return SINEW_EINVAL;
+  sinew__created made = {.n = 0};
+  int rc = begin_set(g, p, WANT_NUMBERS, &n, &a, &s, &made);
+  if (rc) return rc;
+  if (a->type != SINEW_ATTR_COMPOUND) {
+    if (count < 1) return SINEW_EINVAL;
+    if ((rc = check_range(g, a, p, values[0]))) return rc;
+    s->v.d = normalise(a, values[0]);
+    s->flags |= SINEW__F_SET;
+    return sinew__changed(g, p);
+  }
+  size_t k = count < a->nchildren ? count : a->nchildren;
+  for (size_t i = 0; i < k; i++) {
+    const sinew__attr *c = sinew__attr_get(g, n, a->children[i]);
+    if ((rc = check_range(g, c, p, values[i]))) return rc;
+    /* a child that is itself locked or connected refuses the whole set */
+    sinew_plug_t cp;
+    sinew_plug_child(g, p, c->id, &cp);
+    char buf[256];
+    if (sinew_plug_locked(g, &cp))
+      return sinew_graph_set_error(g, SINEW_ELOCKED, "setAttr: %s is locked", sinew__plug_str(g, &cp, buf, sizeof buf));
+    if (sinew__conn_to(g, &cp))
+      return sinew_graph_set_error(g, SINEW_ECONNECTED, "setAttr: %s is connected and cannot be set",
+                                   sinew__plug_str(g, &cp, buf, sizeof buf));
+  }
+  for (size_t i = 0; i < k; i++) {
+    const sinew__attr *c = sinew__attr_get(g, n, a->children[i]);
+    s->v.kids[i].v.d = normalise(c, values[i]);
+    s->v.kids[i].flags |= SINEW__F_SET;
+  }
+  return sinew__changed(g, p);
+}
+
+int sinew_set_matrix(sinew_graph_t *g, const sinew_plug_t *p, const sinew_mat4_t *m) {
+  sinew__node *n;
+  const sinew__attr *a;
+  sinew__slot *s;
+  if (!m) return SINEW_EINVAL;
+  sinew__created made = {.n = 0};
+  int rc = begin_set(g, p, WANT_MATRIX, &n, &a, &s, &made);
+  if (rc) return rc;
+  if (!s->v.m && !(s->v.m = sinew__malloc(sizeof *s->v.m))) {
+    sinew__slot_unensure(g, n, &made);
+    return sinew_graph_set_error(g, SINEW_ENOMEM, "setAttr: out of memory");
+  }
+  *s->v.m = *m;
+  s->flags |= SINEW__F_SET;
+  return sinew__changed(g, p);
+}
+
+int sinew_set_string(sinew_graph_t *g, const sinew_plug_t *p, const char *v) {
+  sinew__node *n;
+  const sinew__attr *a;
+  sinew__slot *s;
+  sinew__created made = {.n = 0};
+  int rc = begin_set(g, p, WANT_STRING, &n, &a, &s, &made);
+  if (rc) return rc;
+  char *copy = v ? sinew__strdup(v) : NULL;
+  if (v && !copy) {
+    sinew__slot_unensure(g, n, &made);
+    return sinew_graph_set_error(g, SINEW_ENOMEM, "setAttr: out of memory");
+  }
+  sinew__free(s->v.s);
+  s->v.s = copy;
+  s->flags |= SINEW__F_SET;
+  return sinew__changed(g, p);
+}
+
+int sinew_set_data(sinew_graph_t *g, const sinew_plug_t *p, sinew_data_t *d) {
+  sinew__node *n;
+  const sinew__attr *a;
+  sinew__slot *s;
+  if (g && p) {
+    sinew__node *pn = sinew__node_get(g, p->node);
+    if (pn && p->attr < sinew__node_nattrs(pn) && d) {
+      const sinew__attr *pa = sinew__attr_get(g, pn, p->attr);
+      if (pa->type == SINEW_ATTR_DATA && pa->data_type && pa->data_type != sinew_data_type(d)) {
+        char buf[256];
+        return sinew_graph_set_error(g, SINEW_ETYPE, "setAttr: %s holds %s data, not %s",
+                                     sinew__plug_str(g, p, buf, sizeof buf), pa->data_type->name,
+                                     sinew_data_type(d)->name);
+      }
+    }
+  }
+  sinew__created made = {.n = 0};
+  int rc = begin_set(g, p, WANT_DATA, &n, &a, &s, &made);
+  if (rc) return rc;
+  sinew_data_t *ref = d ? sinew_data_ref(d) : NULL;
+  sinew_data_unref(s->v.data);
+  s->v.data = ref;
+  s->flags |= SINEW__F_SET;
+  return sinew__changed(g, p);
+}
+
+int sinew_set_double_elements(sinew_graph_t *g, const sinew_plug_t *arr, const int32_t *idx,
+                              const double *values, size_t count) {
+  sinew__node *n;
+  int rc = sinew__plug_check(g, arr, "setAttr", &n);
+  if (rc) return rc;
+  const sinew__attr *a = sinew__attr_get(g, n, arr->attr);
+  char buf[256];
+  sinew__plug_str(g, arr, buf, sizeof buf);
+  if (!plug_whole(a, arr) || !sinew_attr_type_is_numeric(a->type))
+    return sinew_graph_set_error(g, SINEW_ETYPE, "setAttr: %s is not a numeric array", buf);
+  if (!(a->flags & SINEW_ATTR_WRITABLE))
+    return sinew_graph_set_error(g, SINEW_EREADONLY, "setAttr: %s is an output and cannot be set", buf);
+  if (sinew_plug_locked(g, arr)) return sinew_graph_set_error(g, SINEW_ELOCKED, "setAttr: %s is locked", buf);
+  sinew_plug_t fed;
+  if (feeding(g, n, arr, &fed))
+    return sinew_graph_set_error(g, SINEW_ECONNECTED, "setAttr: %s is connected and cannot be set", buf);
+  for (size_t i = 0; i < count; i++) {
+    if (idx[i] < 0) return sinew_graph_set_error(g, SINEW_ERANGE, "setAttr: %s: negative index %d", buf, idx[i]);
+    sinew_plug_t e;
+    sinew_plug_element(g, arr, idx[i], &e);
+    if ((rc = check_range(g, a, &e, values[i]))) return rc;
+    if (sinew__conn_to(g, &e))
+      return sinew_graph_set_error(g, SINEW_ECONNECTED, "setAttr: %s[%d] is connected and cannot be set",
+                                   buf, idx[i]);
+  }
+  if (sinew__reserve_push(g)) return sinew_graph_set_error(g, SINEW_ENOMEM, "setAttr %s: out of memory", buf);
+  /* Make every element first, remembering which are new, so a failure changes nothing. */
+  bool *fresh = sinew__calloc(count ? count : 1, sizeof *fresh);
+  if (!fresh) return sinew_graph_set_error(g, SINEW_ENOMEM, "setAttr %s: out of memory", buf);
+  sinew__slot *s;
+  for (size_t i = 0; i < count && !rc; i++) {
+    sinew_plug_t e;
+    sinew_plug_element(g, arr, idx[i], &e);
+    if (sinew__slot_find(g, n, &e, NULL)) continue;
+    rc = sinew__slot_ensure(g, n, &e, &s, NULL, NULL);
+    fresh[i] = rc == SINEW_OK;
+  }
+  if (rc) {
+    for (size_t i = 0; i < count; i++) {
+      if (!fresh[i]) continue;
+      sinew_plug_t e;
+      sinew_plug_element(g, arr, idx[i], &e);
+      sinew__created one = {.elems = {e}, .n = 1};
+      sinew__slot_unensure(g, n, &one);
+    }
+    sinew__free(fresh);
+    return sinew_graph_set_error(g, rc, "setAttr %s: out of memory", buf);
+  }
+  sinew__free(fresh);
+  for (size_t i = 0; i < count; i++) {
+    sinew_plug_t e;
+    sinew_plug_element(g, arr, idx[i], &e);
+    s = sinew__slot_find(g, n, &e, NULL);
+    s->v.d = normalise(a, values[i]);
+    s->flags |= SINEW__F_SET;
+  }
+  return sinew__changed(g, arr);
+}
+
+/* ---- getters --------------------------------------------------------------------------------- */
+
+static int begin_get(sinew_graph_t *g, const sinew_plug_t *p, want_kind k, sinew__node **out_n,
+                     const sinew__attr **out_a, sinew__slot **out_s) {
+  sinew__node *n;
+  int rc = sinew__plug_check(g, p, "getAttr", &n);
+  if (rc) return rc;
+  const sinew__attr *a = sinew__attr_get(g, n, p->attr);
+  char buf[256];
+  if (plug_whole(a, p) && k != WANT_NUMBERS)
+    return sinew_graph_set_error(g, SINEW_EINVAL, "getAttr: %s is an array; give an index",
+                                 sinew__plug_str(g, p, buf, sizeof buf));
+  if (!kind_ok(g, n, a, k))
+    return sinew_graph_set_error(g, SINEW_ETYPE, "getAttr: %s is of type %s, not %s",
+                                 sinew__plug_str(g, p, buf, sizeof buf), sinew_attr_type_name(a->type),
+                                 kind_name(k));
+  rc = sinew__pull(g, p);
+  if (rc) return rc;
+  n = sinew__node_get(g, p->node);
+  if (!n) return sinew_graph_set_error(g, SINEW_ESTALE, "getAttr: the node was deleted during evaluation");
+  *out_n = n;
+  *out_a = sinew__attr_get(g, n, p->attr);
+  *out_s = sinew__slot_find(g, n, p, NULL);
+  return SINEW_OK;
+}
+
+int sinew_get_double(sinew_graph_t *g, const sinew_plug_t *p, double *out) {
+  sinew__node *n;
+  const sinew__attr *a;
+  sinew__slot *s;
+  int rc = begin_get(g, p, WANT_NUMBER, &n, &a, &s);
+  if (rc) return rc;
+  if (out) *out = s ? s->v.d : a->dflt;
+  return SINEW_OK;
+}
+
+int sinew_get_int(sinew_graph_t *g, const sinew_plug_t *p, int64_t *out) {
+  double d;
+  int rc = sinew_get_double(g, p, &d);
+  if (!rc && out) *out = (int64_t)llround(d);
+  return rc;
+}
+
+int sinew_get_bool(sinew_graph_t *g, const sinew_plug_t *p, bool *out) {
+  double d;
+  int rc = sinew_get_double(g, p, &d);
+  if (!rc && out) *out = d != 0.0;
+  return rc;
+}
+
+int sinew_get_doubles(sinew_graph_t *g, const sinew_plug_t *p, double *out, size_t count,
+                      size_t *out_n) {
+  sinew__node *n;
+  const sinew__attr *a;
+  sinew__slot *s;
+  int rc = begin_get(g, p, WANT_NUMBERS, &n, &a, &s);
+  if (rc) return rc;
+  if (a->type != SINEW_ATTR_COMPOUND) {
+    if (count && out) out[0] = s ? s->v.d : a->dflt;
+    if (out_n) *out_n = 1;
+    return SINEW_OK;
+  }
+  for (uint32_t i = 0; i < a->nchildren && i < count; i++) {
+    const sinew__attr *c = sinew__attr_get(g, n, a->children[i]);
+    out[i] = s && s->v.kids ? s->v.kids[i].v.d : c->dflt;
+  }
+  if (out_n) *out_n = a->nchildren;
+  return SINEW_OK;
+}
+
+int sinew_get_matrix(sinew_graph_t *g, const sinew_plug_t *p, sinew_mat4_t *out) {
+  sinew__node *n;
+  const sinew__attr *a;
+  sinew__slot *s;
+  int rc = begin_get(g, p, WANT_MATRIX, &n, &a, &s);
+  if (rc) return rc;
+  if (out) {
+    if (s && s->v.m) *out = *s->v.m;
+    else sinew_mat4_identity(out);
+  }
+  return SINEW_OK;
+}
+
+int sinew_get_string(sinew_graph_t *g, const sinew_plug_t *p, const char **out) {
+  sinew__node *n;
+  const sinew__attr *a;
+  sinew__slot *s;
+  int rc = begin_get(g, p, WANT_STRING, &n, &a, &s);
+  if (rc) return rc;
+  if (out) *out = s && s->v.s ? s->v.s : "";
+  return SINEW_OK;
+}
+
+int sinew_get_data(sinew_graph_t *g, const sinew_plug_t *p, sinew_data_t **out) {
+  sinew__node *n;
+  const sinew__attr *a;
+  sinew__slot *s;
+  int rc = begin_get(g, p, WANT_DATA, &n, &a, &s);
+  if (rc) return rc;
+  if (out) *out = s && s->v.data ? sinew_data_ref(s->v.data) : NULL;
+  return SINEW_OK;
+}
+
+int sinew_get_double_elements(sinew_graph_t *g, const sinew_plug_t *arr, int32_t *idx, double *values,
+                              size_t cap, size_t *out_count) {
+  sinew__node *n;
+  int rc = sinew__plug_check(g, arr, "getAttr", &n);
+  if (rc) return rc;
+  const sinew__attr *a = sinew__attr_get(g, n, arr->attr);
+  char buf[256];
+  if (!plug_whole(a, arr) || !sinew_attr_type_is_numeric(a->type))
+    return sinew_graph_set_error(g, SINEW_ETYPE, "getAttr: %s is not a numeric array",
+                                 sinew__plug_str(g, arr, buf, sizeof buf));
+  if ((rc = sinew__pull(g, arr))) return rc;
+  n = sinew__node_get(g, arr->node);
+  sinew__slot *s = sinew__slot_find(g, n, arr, NULL);
+  const sinew__multi *m = s ? s->v.multi : NULL;
+  uint32_t count = m ? m->count : 0;
+  for (uint32_t i = 0; i < count && i < cap; i++) {
+    if (idx) idx[i] = m->idx[i];
+    if (values) values[i] = m->elems[i].v.d;
+  }
+  if (out_count) *out_count = count;
+  return SINEW_OK;
+}
+
+/* ---- compute context ------------------------------------------------------------------------- */
+
+sinew_graph_t *sinew_compute_graph(sinew_compute_t *ctx) { return ctx ? ctx->graph : NULL; }
+sinew_node_t sinew_compute_node(sinew_compute_t *ctx) { return ctx ? ctx->node : (sinew_node_t){0, 0}; }
+void *sinew_compute_state(sinew_compute_t *ctx) {
+  return ctx ? sinew_node_state(ctx->graph, ctx->node) : NULL;
+}
+
+/* Checks an output write from a compute and ensures the slot. */
+static int begin_out(sinew_compute_t *ctx, const sinew_plug_t *p, want_kind k, sinew__node **out_n,
+                     const sinew__attr **out_a, sinew__slot **out_s) {
+  sinew_graph_t *g = ctx->graph;
+  sinew__node *n;
+  int rc = sinew__plug_check(g, p, "compute", &n);
+  if (rc) return rc;
+  char buf[256];
+  if (p->node.index != ctx->node.index || p->node.gen != ctx->node.gen)
+    return sinew_graph_set_error(g, SINEW_EINVAL, "compute of %s: may not write %s on another node",
+                                 sinew_node_name(g, ctx->node), sinew__plug_str(g, p, buf, sizeof buf));
+  const sinew__attr *a = sinew__attr_get(g, n, p->attr);
+  if (!kind_ok(g, n, a, k) || plug_whole(a, p))
+    return sinew_graph_set_error(g, SINEW_ETYPE, "compute: %s is of type %s, not %s",
+                                 sinew__plug_str(g, p, buf, sizeof buf), sinew_attr_type_name(a->type),
+                                 kind_name(k));
+  if (!a->computed)
+    return sinew_graph_set_error(g, SINEW_EREADONLY, "compute: %s is an input, not an output",
+                                 sinew__plug_str(g, p, buf, sizeof buf));
+  rc = sinew__slot_ensure(g, n, p, out_s, NULL, NULL);
+  if (rc) return sinew_graph_set_error(g, rc, "compute %s: out of memory", sinew__plug_str(g, p, buf, sizeof buf));
+  *out_n = n;
+  *out_a = a;
+  return SINEW_OK;
+}
+
+int sinew_compute_set_double(sinew_compute_t *ctx, const sinew_plug_t *p, double v) {
+  sinew__node *n;
+  const sinew__attr *a;
+  sinew__slot *s;
+  int rc = begin_out(ctx, p, WANT_NUMBER, &n, &a, &s);
+  if (rc) return rc;
+  s->v.d = normalise(a, v);
+  mark_clean(ctx->graph, p);
+  return SINEW_OK;
+}
+
+int sinew_compute_set_doubles(sinew_compute_t *ctx, const sinew_plug_t *p, const double *values,
+                              size_t count) {
+  sinew__node *n;
+  const sinew__attr *a;
+  sinew__slot *s;
+  int rc = begin_out(ctx, p, WANT_NUMBERS, &n, &a, &s);
+  if (rc) return rc;
+  if (a->type != SINEW_ATTR_COMPOUND) {
+    if (count) s->v.d = normalise(a, values[0]);
+  } else {
+    for (uint32_t i = 0; i < a->nchildren && i < count; i++)
+      s->v.kids[i].v.d = normalise(sinew__attr_get(ctx->graph, n, a->children[i]), values[i]);
+  }
+  mark_clean(ctx->graph, p);
+  return SINEW_OK;
+}
+
+int sinew_compute_set_matrix(sinew_compute_t *ctx, const sinew_plug_t *p, const sinew_mat4_t *m) {
+  sinew__node *n;
+  const sinew__attr *a;
+  sinew__slot *s;
+  int rc = begin_out(ctx, p, WANT_MATRIX, &n, &a, &s);
+  if (rc) return rc;
+  if (!s->v.m && !(s->v.m = sinew__malloc(sizeof *s->v.m)))
+    return sinew_graph_set_error(ctx->graph, SINEW_ENOMEM, "compute: out of memory");
+  *s->v.m = *m;
+  mark_clean(ctx->graph, p);
+  return SINEW_OK;
+}
+
+int sinew_compute_set_string(sinew_compute_t *ctx, const sinew_plug_t *p, const char *v) {
+  sinew__node *n;
+  const sinew__attr *a;
+  sinew__slot *s;
+  int rc = begin_out(ctx, p, WANT_STRING, &n, &a, &s);
+  if (rc) return rc;
+  char *copy = v ? sinew__strdup(v) : NULL;
+  if (v && !copy) return sinew_graph_set_error(ctx->graph, SINEW_ENOMEM, "compute: out of memory");
+  sinew__free(s->v.s);
+  s->v.s = copy;
+  mark_clean(ctx->graph, p);
+  return SINEW_OK;
+}
+
+int sinew_compute_set_data(sinew_compute_t *ctx, const sinew_plug_t *p, sinew_data_t *d) {
+  sinew__node *n;
+  const sinew__attr *a;
+  sinew__slot *s;
+  int rc = begin_out(ctx, p, WANT_DATA, &n, &a, &s);
+  if (rc) return rc;
+  sinew_data_t *ref = d ? sinew_data_ref(d) : NULL;
+  sinew_data_unref(s->v.data);
+  s->v.data = ref;
+  mark_clean(ctx->graph, p);
+  return SINEW_OK;
+}
+
+int sinew_compute_set_clean(sinew_compute_t *ctx, const sinew_plug_t *p) {
+  sinew_graph_t *g = ctx->graph;
+  int rc = sinew__plug_check(g, p, "compute", NULL);
+  if (rc) return rc;
+  if (p->node.index != ctx->node.index) return SINEW_EINVAL;
+  mark_clean(g, p);
+  return SINEW_OK;
+}

@@ -1,0 +1,286 @@
+/* graph/internal.h: structures and helpers shared by the graph core's files (sinew__ tier).
+ * Nothing here is part of the public API. */
+#ifndef SINEW_GRAPH_INTERNAL_H
+#define SINEW_GRAPH_INTERNAL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sinew/graph.h"
+
+/* ---- memory funnel (graph/alloc.c) ------------------------------------------------------- */
+void *sinew__malloc(size_t size);
+void *sinew__calloc(size_t count, size_t size);
+void *sinew__realloc(void *ptr, size_t size);
+void sinew__free(void *ptr);
+char *sinew__strdup(const char *s);
+/* Grows *ptr (an array of elem-sized items with capacity *cap) to hold at least need items. */
+int sinew__reserve(void **ptr, uint32_t *cap, uint32_t need, size_t elem);
+
+/* uthash goes through the funnel and never exits the host: a failed add leaves the element out
+ * and sets sinew__uthash_oom, which callers check. */
+extern _Thread_local int sinew__uthash_oom;
+#define uthash_malloc(sz) sinew__malloc(sz)
+#define uthash_free(ptr, sz) sinew__free(ptr)
+#define HASH_NONFATAL_OOM 1
+#define uthash_nonfatal_oom(obj) (sinew__uthash_oom = 1)
+#include <uthash.h>
+
+/* ---- attributes --------------------------------------------------------------------------- */
+#define SINEW__NO_ATTR UINT32_MAX
+#define SINEW__MAX_DEPTH 8 /* nesting of compounds/arrays in one attribute path */
+
+typedef struct sinew__enum_field {
+  char *name;
+  int value;
+} sinew__enum_field;
+
+typedef struct sinew__attr {
+  char *name;
+  char *short_name;
+  sinew_attr_type_t type;
+  uint32_t flags;
+  uint32_t id;
+  uint32_t parent;      /* SINEW__NO_ATTR at top level */
+  uint32_t slot_index;  /* index among the parent's children, or among the node's top slots */
+  uint32_t nchildren;
+  uint32_t *children;
+  uint32_t depth;       /* 0 at top level */
+  uint32_t array_depth; /* array attributes on the path, this one included */
+  double dflt;
+  bool has_min, has_max;
+  double min_value, max_value;
+  char *enum_text;
+  sinew__enum_field *enums;
+  uint32_t nenums;
+  const sinew_data_type_t *data_type;
+  bool computed;        /* some attribute of the node affects it */
+  uint32_t *affects;    /* outputs dirtied when this attribute, a parent or a child changes */
+  uint32_t naffects;
+  uint32_t *inputs;     /* attributes declared to affect this one or a parent/child of it */
+  uint32_t ninputs;
+} sinew__attr;
+
+typedef struct sinew__name_id {
+  UT_hash_handle hh;
+  const char *key;
+  uint32_t id;
+} sinew__name_id;
+
+struct sinew_node_type {
+  char *name;
+  const sinew_node_type_t *parent;
+  uint32_t flags;
+  sinew__attr *attrs;
+  uint32_t nattrs;
+  uint32_t ntop;          /* top-level attributes, in slot order */
+  uint32_t *pairs;        /* declared affects, (input, output) flattened, inherited first */
+  uint32_t ncomputed;     /* attributes some input affects */
+  uint32_t npairs;
+  sinew__name_id *names;  /* long and short names -> id */
+  sinew_compute_fn compute;
+  void (*input_changed)(sinew_graph_t *, sinew_node_t, void *, const sinew_plug_t *);
+  size_t state_size;
+  int (*init)(sinew_graph_t *, sinew_node_t, void *);
+  void (*destroy)(sinew_graph_t *, sinew_node_t, void *);
+  char *dag_parent_output;
+  char *dag_child_input;
+  void *user_data;
+  sinew_node_type_t *next; /* registration order */
+  UT_hash_handle hh;
+};
+
+/* ---- value slots --------------------------------------------------------------------------- */
+enum {
+  SINEW__F_DIRTY = 1u << 0,   /* value stale (and everything inside it) */
+  SINEW__F_SET = 1u << 1,     /* a value was stored (not the default) */
+  SINEW__F_LOCKED = 1u << 2,
+  SINEW__F_IN = 1u << 3,      /* this exact plug is a connection destination */
+  SINEW__F_OUT = 1u << 4,     /* this exact plug is a connection source */
+  SINEW__F_SUB_IN = 1u << 5,  /* some plug inside is a destination (not cleared on disconnect) */
+  SINEW__F_SUB_OUT = 1u << 6, /* some plug inside is a source (not cleared on disconnect) */
+  SINEW__F_BUSY = 1u << 7,    /* being evaluated (cycle guard) */
+  SINEW__F_KEY_ON = 1u << 8,
+  SINEW__F_KEY_OFF = 1u << 9,
+  SINEW__F_CB_ON = 1u << 10,
+  SINEW__F_CB_OFF = 1u << 11,
+  SINEW__F_CYCLE_WARNED = 1u << 12,
+  SINEW__F_ELEMENT = 1u << 13 /* the slot is an element of an array (not the array itself) */
+};
+
+typedef struct sinew__multi sinew__multi;
+
+typedef struct sinew__slot {
+  union {
+    double d;
+    sinew_mat4_t *m;
+    char *s;
+    sinew_data_t *data;
+    struct sinew__slot *kids;
+    sinew__multi *multi;
+  } v;
+  uint32_t flags;
+  uint32_t below; /* direct children/elements that are dirty or have dirt below */
+} sinew__slot;
+
+struct sinew__multi {
+  uint32_t count, cap;
+  int32_t *idx;        /* ascending logical indices */
+  sinew__slot *elems;  /* parallel to idx */
+};
+
+/* ---- nodes ------------------------------------------------------------------------------- */
+typedef struct sinew__conn sinew__conn;
+
+typedef struct sinew__node {
+  uint32_t gen;
+  bool live;
+  bool locked;
+  char *name;
+  const sinew_node_type_t *type;
+  sinew__slot *slots;      /* top-level slots: type's top attributes, then dynamic ones */
+  uint32_t nslots;
+  sinew__attr *dyn;        /* dynamic attributes, ids type->nattrs + k */
+  uint32_t ndyn;
+  void *state;
+  void *user_data;
+  sinew_node_t parent;     /* DAG parent, zero under the world */
+  sinew_node_t *children;
+  uint32_t nchildren, capchildren;
+  sinew__conn **conns;     /* every connection touching the node */
+  uint32_t nconns, capconns;
+  uint32_t name_next;      /* next node with the same name, index + 1 */
+  uint32_t order_prev, order_next; /* creation order list, index + 1 */
+} sinew__node;
+
+typedef struct sinew__name_entry {
+  UT_hash_handle hh;
+  char *name;
+  uint32_t first; /* node index + 1 */
+} sinew__name_entry;
+
+struct sinew__conn {
+  sinew_plug_t src, dst;
+  bool implicit;
+  sinew__conn *prev, *next;    /* graph-wide creation order */
+  sinew__conn *src_next;       /* same source plug */
+  UT_hash_handle hh;           /* keyed by dst */
+};
+
+typedef struct sinew__src_entry {
+  UT_hash_handle hh;
+  sinew_plug_t key;
+  sinew__conn *head;
+} sinew__src_entry;
+
+typedef struct sinew__observer_entry {
+  sinew_observer_t obs;
+  int id;
+} sinew__observer_entry;
+
+struct sinew_graph {
+  sinew__node **nodes;
+  uint32_t nnodes, capnodes;
+  uint32_t *free_slots;
+  uint32_t nfree, capfree;
+  uint32_t order_head, order_tail; /* index + 1 */
+  size_t live_nodes;
+  sinew__name_entry *names;
+  sinew_node_type_t *types;        /* hash by name */
+  sinew_node_type_t *types_first, *types_last;
+  sinew__conn *conns_by_dst;       /* hash */
+  sinew__src_entry *conns_by_src;  /* hash */
+  sinew__conn *conn_head, *conn_tail;
+  size_t nconnections;
+  sinew__observer_entry *observers;
+  uint32_t nobservers, capobservers;
+  int next_observer_id;
+  sinew_log_fn logger;
+  void *logger_data;
+  void *user_data;
+  int errcode;
+  char errmsg[1024];
+  sinew_graph_stats_t stats;
+  int eval_depth;                  /* nested pulls from inside computes */
+  sinew_plug_t *work;              /* dirty-propagation queue, reserved before changes */
+  uint32_t work_cap;
+  size_t computed_plugs;           /* computed attributes over all live nodes (queue bound) */
+};
+
+/* ---- helpers shared across files ---------------------------------------------------------- */
+sinew__node *sinew__node_get(const sinew_graph_t *g, sinew_node_t n);
+const sinew__attr *sinew__attr_get(const sinew_graph_t *g, const sinew__node *node, uint32_t id);
+uint32_t sinew__node_nattrs(const sinew__node *node);
+/* The chain of attribute ids from the top-level ancestor down to attr (inclusive). */
+uint32_t sinew__attr_chain(const sinew_graph_t *g, const sinew__node *node, uint32_t attr,
+                           uint32_t chain[SINEW__MAX_DEPTH]);
+/* Validates a plug against its node; sets the graph error (with `what` as prefix) on failure. */
+int sinew__plug_check(sinew_graph_t *g, const sinew_plug_t *p, const char *what,
+                      sinew__node **out_node);
+/* Normalises a plug for use as a hash key (zeroes unused indices). */
+sinew_plug_t sinew__plug_key(const sinew_plug_t *p);
+/* The plug as text for messages, into a caller buffer. */
+const char *sinew__plug_str(const sinew_graph_t *g, const sinew_plug_t *p, char *buf, size_t n);
+
+/* Slots (graph/slot.c). find never allocates; ensure creates the path, reporting the array
+ * elements it created so a failing caller can take them back with sinew__slot_unensure. */
+typedef struct sinew__slot_path {
+  sinew__slot *slots[SINEW__MAX_DEPTH * 2 + 1];
+  uint32_t n;
+} sinew__slot_path;
+
+typedef struct sinew__created {
+  sinew_plug_t elems[SINEW_PLUG_MAX_INDICES * 2]; /* room for two plugs (a connection) */
+  uint32_t n;
+} sinew__created;
+
+sinew__slot *sinew__slot_find(const sinew_graph_t *g, sinew__node *node, const sinew_plug_t *p,
+                              sinew__slot_path *path);
+int sinew__slot_ensure(sinew_graph_t *g, sinew__node *node, const sinew_plug_t *p,
+                       sinew__slot **out, sinew__slot_path *path, sinew__created *created);
+void sinew__slot_unensure(sinew_graph_t *g, sinew__node *node, const sinew__created *created);
+/* Initialises a slot for an attribute (the array level when `element` is false). */
+int sinew__slot_init(const sinew_graph_t *g, const sinew__node *node, const sinew__attr *a,
+                     bool element, sinew__slot *s);
+void sinew__slot_release(const sinew_graph_t *g, const sinew__node *node, const sinew__attr *a,
+                         bool element, sinew__slot *s);
+/* Deep copy of a value subtree from src (attribute sa) into dst (attribute da); shapes were
+ * checked at connect time. Elements missing in dst are created. */
+int sinew__slot_copy(sinew_graph_t *g, sinew__node *dn, const sinew__attr *da, bool delem,
+                     sinew__slot *dst, sinew__node *sn, const sinew__attr *sa, bool selem,
+                     const sinew__slot *src);
+/* Dirty bookkeeping: dirty-ish = DIRTY flag or dirt below. Updates ancestor counts via path. */
+bool sinew__slot_dirtyish(const sinew__slot *s);
+void sinew__slot_mark_dirty(const sinew_graph_t *g, const sinew__node *node, const sinew__attr *a,
+                            bool element, sinew__slot_path *path);
+void sinew__slot_mark_clean(const sinew_graph_t *g, const sinew__node *node, const sinew__attr *a,
+                            bool element, sinew__slot_path *path);
+/* Index of a logical index in a multi, or -1. */
+int64_t sinew__multi_find(const sinew__multi *m, int32_t index);
+/* Removes the element at position pos (releasing it) and fixes dirty counts via path. */
+void sinew__multi_remove(const sinew_graph_t *g, const sinew__node *node, const sinew__attr *a,
+                         sinew__slot_path *path, uint32_t pos);
+
+/* Connections (graph/connect.c). */
+sinew__conn *sinew__conn_to(const sinew_graph_t *g, const sinew_plug_t *dst);
+sinew__conn *sinew__conn_from(const sinew_graph_t *g, const sinew_plug_t *src);
+int sinew__disconnect_conn(sinew_graph_t *g, sinew__conn *c, bool keep_value);
+int sinew__connect_raw(sinew_graph_t *g, const sinew_plug_t *src, const sinew_plug_t *dst,
+                       bool implicit, const char *what);
+
+/* Dirt and evaluation (graph/eval.c). reserve_push makes room for one propagation; call it
+ * before changing the graph so that the propagation after the change cannot fail. */
+int sinew__reserve_push(sinew_graph_t *g);
+int sinew__changed(sinew_graph_t *g, const sinew_plug_t *p);
+int sinew__mark_dirty(sinew_graph_t *g, const sinew_plug_t *p);
+int sinew__pull(sinew_graph_t *g, const sinew_plug_t *p);
+
+/* Observers. */
+void sinew__notify_connect(sinew_graph_t *g, const sinew_plug_t *s, const sinew_plug_t *d, bool on);
+
+/* Error helper that formats a plug into the message. */
+int sinew__errorv(sinew_graph_t *g, int status, const char *fmt, va_list ap);
+
+#endif

@@ -1,0 +1,917 @@
+/* graph/node.c: graphs and nodes: creation and deletion, Maya-style naming, lookup by name or
+ * DAG path, the DAG hierarchy, dynamic attributes and attribute introspection. */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph/internal.h"
+
+void sinew__types_destroy(sinew_graph_t *g);
+int sinew__build_dynamic(sinew_graph_t *g, const sinew_node_type_t *t, sinew__attr *existing,
+                         uint32_t nexisting, const sinew_attr_desc_t *descs, size_t count,
+                         sinew__attr **out, uint32_t *ntop_inout);
+void sinew__attrs_free(sinew__attr *attrs, uint32_t n);
+
+#define ATTR_REMOVED (1u << 31) /* tombstone for a removed dynamic attribute (ids stay stable) */
+
+/* ---- graph ------------------------------------------------------------------------------- */
+
+static const sinew_attr_desc_t base_attrs[] = {
+    {.name = "message", .short_name = "msg", .type = SINEW_ATTR_MESSAGE,
+     .flags = SINEW_ATTR_READABLE | SINEW_ATTR_WRITABLE | SINEW_ATTR_CONNECTABLE | SINEW_ATTR_HIDDEN},
+    {.name = "caching", .short_name = "cch", .type = SINEW_ATTR_BOOL,
+     .flags = SINEW_ATTR_INPUT | SINEW_ATTR_HIDDEN},
+    {.name = "frozen", .short_name = "fzn", .type = SINEW_ATTR_BOOL,
+     .flags = SINEW_ATTR_INPUT | SINEW_ATTR_HIDDEN},
+    {.name = "isHistoricallyInteresting", .short_name = "ihi", .type = SINEW_ATTR_INT,
+     .default_value = 2, .flags = SINEW_ATTR_INPUT | SINEW_ATTR_HIDDEN},
+    {.name = "nodeState", .short_name = "nds", .type = SINEW_ATTR_ENUM,
+     .enum_fields = "Normal:HasNoEffect:Blocking:Waiting-Normal:Waiting-HasNoEffect:Waiting-Blocking",
+     .flags = SINEW_ATTR_INPUT},
+    {.name = "binMembership", .short_name = "bnm", .type = SINEW_ATTR_MESSAGE,
+     .flags = SINEW_ATTR_INPUT | SINEW_ATTR_HIDDEN}};
+
+int sinew_graph_create(const sinew_graph_desc_t *desc, sinew_graph_t **out) {
+  if (!out) return SINEW_EINVAL;
+  sinew_graph_t *g = sinew__calloc(1, sizeof *g);
+  if (!g) return SINEW_ENOMEM;
+  if (desc) {
+    g->logger = desc->logger;
+    g->logger_data = desc->logger_data;
+    g->user_data = desc->user_data;
+  }
+  g->next_observer_id = 1;
+  sinew_node_type_desc_t base = {.name = "node", .flags = SINEW_NODE_TYPE_ABSTRACT,
+                                 .attrs = base_attrs,
+                                 .attr_count = sizeof base_attrs / sizeof base_attrs[0]};
+  int rc = sinew_register_node_type(g, &base, NULL);
+  if (rc) {
+    sinew__types_destroy(g);
+    sinew__free(g);
+    return rc;
+  }
+  *out = g;
+  return SINEW_OK;
+}
+
+static void node_free(sinew_graph_t *g, sinew__node *n) {
+  if (n->slots) {
+    for (uint32_t id = 0; id < sinew__node_nattrs(n); id++) {
+      const sinew__attr *a = sinew__attr_get(g, n, id);
+      if (a->parent == SINEW__NO_ATTR && !(a->flags & ATTR_REMOVED) && a->slot_index < n->nslots)
+        sinew__slot_release(g, n, a, false, &n->slots[a->slot_index]);
+    }
+  }
+  sinew__free(n->slots);
+  sinew__attrs_free(n->dyn, n->ndyn);
+  sinew__free(n->state);
+  sinew__free(n->name);
+  sinew__free(n->children);
+  sinew__free(n->conns);
+  sinew__free(n);
+}
+
+void sinew_graph_destroy(sinew_graph_t *g) {
+  if (!g) return;
+  for (uint32_t i = 0; i < g->nnodes; i++) {
+    sinew__node *n = g->nodes[i];
+    if (!n) continue;
+    if (n->live && n->type->destroy)
+      n->type->destroy(g, (sinew_node_t){i, n->gen}, n->state);
+  }
+  for (uint32_t i = 0; i < g->nnodes; i++)
+    if (g->nodes[i]) node_free(g, g->nodes[i]);
+  sinew__free(g->nodes);
+  sinew__free(g->free_slots);
+  sinew__name_entry *e, *etmp;
+  HASH_ITER(hh, g->names, e, etmp) {
+    HASH_DELETE(hh, g->names, e);
+    sinew__free(e->name);
+    sinew__free(e);
+  }
+  HASH_CLEAR(hh, g->conns_by_dst);
+  sinew__src_entry *s, *stmp;
+  HASH_ITER(hh, g->conns_by_src, s, stmp) {
+    HASH_DELETE(hh, g->conns_by_src, s);
+    sinew__free(s);
+  }
+  for (sinew__conn *c = g->conn_head, *next; c; c = next) {
+    next = c->next;
+    sinew__free(c);
+  }
+  sinew__free(g->observers);
+  sinew__free(g->work);
+  sinew__types_destroy(g);
+  sinew__free(g);
+}
+
+void *sinew_graph_user_data(const sinew_graph_t *g) { return g ? g->user_data : NULL; }
+void sinew_graph_set_user_data(sinew_graph_t *g, void *ud) {
+  if (g) g->user_data = ud;
+}
+
+void sinew_graph_stats(const sinew_graph_t *g, sinew_graph_stats_t *out) {
+  if (!g || !out) return;
+  *out = g->stats;
+  out->nodes = g->live_nodes;
+  out->connections = g->nconnections;
+}
+
+void sinew_graph_reset_stats(sinew_graph_t *g) {
+  if (g) memset(&g->stats, 0, sizeof g->stats);
+}
+
+int sinew_graph_add_observer(sinew_graph_t *g, const sinew_observer_t *obs, int *out_id) {
+  if (!g || !obs) return SINEW_EINVAL;
+  if (sinew__reserve((void **)&g->observers, &g->capobservers, g->nobservers + 1,
+                     sizeof *g->observers))
+    return SINEW_ENOMEM;
+  sinew__observer_entry *e = &g->observers[g->nobservers++];
+  e->obs = *obs;
+  e->id = g->next_observer_id++;
+  if (out_id) *out_id = e->id;
+  return SINEW_OK;
+}
+
+int sinew_graph_remove_observer(sinew_graph_t *g, int id) {
+  if (!g) return SINEW_EINVAL;
+  for (uint32_t i = 0; i < g->nobservers; i++)
+    if (g->observers[i].id == id) {
+      memmove(&g->observers[i], &g->observers[i + 1],
+              (g->nobservers - i - 1) * sizeof *g->observers);
+      g->nobservers--;
+      return SINEW_OK;
+    }
+  return SINEW_ENOTFOUND;
+}
+
+/* ---- node access --------------------------------------------------------------------------- */
+
+sinew__node *sinew__node_get(const sinew_graph_t *g, sinew_node_t n) {
+  if (!g || n.gen == 0 || n.index >= g->nnodes) return NULL;
+  sinew__node *node = g->nodes[n.index];
+  if (!node || !node->live || node->gen != n.gen) return NULL;
+  return node;
+}
+
+static sinew_node_t handle_of(const sinew_graph_t *g, uint32_t index) {
+  return (sinew_node_t){index, g->nodes[index]->gen};
+}
+
+uint32_t sinew__node_nattrs(const sinew__node *node) { return node->type->nattrs + node->ndyn; }
+
+const sinew__attr *sinew__attr_get(const sinew_graph_t *g, const sinew__node *node, uint32_t id) {
+  (void)g;
+  if (id < node->type->nattrs) return &node->type->attrs[id];
+  return &node->dyn[id - node->type->nattrs];
+}
+
+uint32_t sinew__attr_chain(const sinew_graph_t *g, const sinew__node *node, uint32_t attr,
+                           uint32_t chain[SINEW__MAX_DEPTH]) {
+  const sinew__attr *a = sinew__attr_get(g, node, attr);
+  uint32_t len = a->depth + 1;
+  for (uint32_t i = len; i-- > 0;) {
+    chain[i] = a->id;
+    if (a->parent != SINEW__NO_ATTR) a = sinew__attr_get(g, node, a->parent);
+  }
+  return len;
+}
+
+bool sinew_node_valid(const sinew_graph_t *g, sinew_node_t n) { return sinew__node_get(g, n) != NULL; }
+
+const char *sinew_node_name(const sinew_graph_t *g, sinew_node_t n) {
+  sinew__node *node = sinew__node_get(g, n);
+  return node ? node->name : NULL;
+}
+
+const sinew_node_type_t *sinew_node_type(const sinew_graph_t *g, sinew_node_t n) {
+  sinew__node *node = sinew__node_get(g, n);
+  return node ? node->type : NULL;
+}
+
+void *sinew_node_state(const sinew_graph_t *g, sinew_node_t n) {
+  sinew__node *node = sinew__node_get(g, n);
+  return node ? node->state : NULL;
+}
+
+void *sinew_node_user_data(const sinew_graph_t *g, sinew_node_t n) {
+  sinew__node *node = sinew__node_get(g, n);
+  return node ? node->user_data : NULL;
+}
+
+void sinew_node_set_user_data(sinew_graph_t *g, sinew_node_t n, void *ud) {
+  sinew__node *node = sinew__node_get(g, n);
+  if (node) node->user_data = ud;
+}
+
+size_t sinew_node_count(const sinew_graph_t *g) { return g ? g->live_nodes : 0; }
+
+bool sinew_node_next(const sinew_graph_t *g, sinew_node_t *iter) {
+  if (!g || !iter) return false;
+  uint32_t next;
+  if (iter->gen == 0) {
+    next = g->order_head;
+  } else {
+    sinew__node *cur = sinew__node_get(g, *iter);
+    if (!cur) return false;
+    next = cur->order_next;
+  }
+  if (!next) return false;
+  *iter = handle_of(g, next - 1);
+  return true;
+}
+
+char *sinew_node_path(const sinew_graph_t *g, sinew_node_t n) {
+  sinew__node *node = sinew__node_get(g, n);
+  if (!node) return NULL;
+  if (!(node->type->flags & SINEW_NODE_TYPE_DAG)) return sinew__strdup(node->name);
+  size_t len = 0;
+  for (sinew__node *x = node; x; x = sinew__node_get(g, x->parent)) len += strlen(x->name) + 1;
+  char *out = sinew__malloc(len + 1);
+  if (!out) return NULL;
+  out[len] = 0;
+  size_t end = len;
+  for (sinew__node *x = node; x; x = sinew__node_get(g, x->parent)) {
+    size_t l = strlen(x->name);
+    end -= l;
+    memcpy(out + end, x->name, l);
+    out[--end] = '|';
+  }
+  return out;
+}
+
+/* ---- names ------------------------------------------------------------------------------- */
+
+static bool is_dag(const sinew__node *n) { return (n->type->flags & SINEW_NODE_TYPE_DAG) != 0; }
+
+static bool valid_name(const char *s) {
+  if (!s || !*s || isdigit((unsigned char)*s)) return false;
+  for (; *s; s++)
+    if (!isalnum((unsigned char)*s) && *s != '_' && *s != ':') return false;
+  return true;
+}
+
+static sinew__name_entry *name_entry(const sinew_graph_t *g, const char *name) {
+  sinew__name_entry *e = NULL;
+  HASH_FIND_STR(g->names, name, e);
+  return e;
+}
+
+/* A name is taken for a new or renamed node when a DG node has it, or (for a DAG node) a
+ * sibling under the same parent has it; automatic names avoid every node. */
+static bool name_taken(const sinew_graph_t *g, const char *name, bool dag, sinew_node_t parent,
+                       bool automatic, const sinew__node *self) {
+  sinew__name_entry *e = name_entry(g, name);
+  if (!e) return false;
+  for (uint32_t i = e->first; i; i = g->nodes[i - 1]->name_next) {
+    const sinew__node *x = g->nodes[i - 1];
+    if (x == self) continue;
+    if (!dag || !is_dag(x) || automatic) return true;
+    if (x->parent.index == parent.index && x->parent.gen == parent.gen) return true;
+  }
+  return false;
+}
+
+/* Chooses the name for a node: Maya's rules (see sinew_node_create). Caller frees. */
+static char *unique_name(const sinew_graph_t *g, const char *wanted, const char *type_name,
+                         bool dag, sinew_node_t parent, const sinew__node *self) {
+  size_t wl = wanted ? strlen(wanted) : 0;
+  bool automatic = wl == 0 || wanted[wl - 1] == '#';
+  char base[256];
+  unsigned long n = 1;
+  if (automatic) {
+    const char *b = wl ? wanted : type_name;
+    size_t bl = wl ? wl - 1 : strlen(type_name);
+    if (bl >= sizeof base - 24) bl = sizeof base - 24;
+    memcpy(base, b, bl);
+    base[bl] = 0;
+    if (!bl || !valid_name(base)) return NULL;
+  } else {
+    if (wl >= sizeof base - 24 || !valid_name(wanted)) return NULL;
+    if (!name_taken(g, wanted, dag, parent, false, self)) return sinew__strdup(wanted);
+    size_t bl = wl;
+    while (bl > 0 && isdigit((unsigned char)wanted[bl - 1])) bl--;
+    if (bl < wl) n = strtoul(wanted + bl, NULL, 10) + 1;
+    memcpy(base, wanted, bl);
+    base[bl] = 0;
+  }
+  char cand[288];
+  for (;; n++) {
+    snprintf(cand, sizeof cand, "%s%lu", base, n);
+    if (!name_taken(g, cand, dag, parent, automatic, self)) return sinew__strdup(cand);
+  }
+}
+
+static int name_link(sinew_graph_t *g, uint32_t index) {
+  sinew__node *n = g->nodes[index];
+  sinew__name_entry *e = name_entry(g, n->name);
+  if (!e) {
+    e = sinew__calloc(1, sizeof *e);
+    if (!e) return SINEW_ENOMEM;
+    e->name = sinew__strdup(n->name);
+    if (!e->name) {
+      sinew__free(e);
+      return SINEW_ENOMEM;
+    }
+    sinew__uthash_oom = 0;
+    HASH_ADD_KEYPTR(hh, g->names, e->name, strlen(e->name), e);
+    if (sinew__uthash_oom) {
+      sinew__free(e->name);
+      sinew__free(e);
+      return SINEW_ENOMEM;
+    }
+  }
+  n->name_next = e->first;
+  e->first = index + 1;
+  return SINEW_OK;
+}
+
+static void name_unlink(sinew_graph_t *g, uint32_t index) {
+  sinew__node *n = g->nodes[index];
+  sinew__name_entry *e = name_entry(g, n->name);
+  if (!e) return;
+  for (uint32_t *link = &e->first; *link; link = &g->nodes[*link - 1]->name_next)
+    if (*link == index + 1) {
+      *link = n->name_next;
+      break;
+    }
+  n->name_next = 0;
+  if (!e->first) {
+    HASH_DELETE(hh, g->names, e);
+    sinew__free(e->name);
+    sinew__free(e);
+  }
+}
+
+/* Does node x's ancestry match the path components comps[0..n) (last = x)? */
+static bool path_matches(const sinew_graph_t *g, const sinew__node *x, char **comps, int n,
+                         bool absolute) {
+  for (int i = n - 1; i >= 0; i--) {
+    if (!x || strcmp(x->name, comps[i]) != 0) return false;
+    x = sinew__node_get(g, x->parent);
+  }
+  return !absolute || x == NULL;
+}
+
+int sinew_node_find(const sinew_graph_t *g, const char *name, sinew_node_t *out) {
+  if (!g || !name || !out) return SINEW_EINVAL;
+  while (*name == ':') name++;
+  bool absolute = *name == '|';
+  char buf[1024];
+  size_t len = strlen(name);
+  if (len >= sizeof buf) return SINEW_ENOTFOUND;
+  memcpy(buf, name, len + 1);
+  char *comps[128];
+  int nc = 0;
+  char *save = NULL;
+  for (char *tok = strtok_r(buf, "|", &save); tok && nc < 128; tok = strtok_r(NULL, "|", &save))
+    comps[nc++] = tok[0] == ':' ? tok + 1 : tok;
+  if (nc == 0) return SINEW_ENOTFOUND;
+  sinew__name_entry *e = name_entry(g, comps[nc - 1]);
+  if (!e) return SINEW_ENOTFOUND;
+  uint32_t found = 0, count = 0;
+  for (uint32_t i = e->first; i; i = g->nodes[i - 1]->name_next)
+    if (path_matches(g, g->nodes[i - 1], comps, nc, absolute)) {
+      found = i;
+      count++;
+    }
+  if (count == 0) return SINEW_ENOTFOUND;
+  if (count > 1) return SINEW_EAMBIGUOUS;
+  *out = handle_of(g, found - 1);
+  return SINEW_OK;
+}
+
+/* ---- hierarchy ------------------------------------------------------------------------------ */
+
+static int child_add(sinew_graph_t *g, sinew__node *parent, sinew_node_t child) {
+  if (sinew__reserve((void **)&parent->children, &parent->capchildren, parent->nchildren + 1,
+                     sizeof *parent->children))
+    return SINEW_ENOMEM;
+  parent->children[parent->nchildren++] = child;
+  return SINEW_OK;
+}
+
+static void child_remove(sinew__node *parent, sinew_node_t child) {
+  for (uint32_t i = 0; i < parent->nchildren; i++)
+    if (parent->children[i].index == child.index) {
+      memmove(&parent->children[i], &parent->children[i + 1],
+              (parent->nchildren - i - 1) * sizeof *parent->children);
+      parent->nchildren--;
+      return;
+    }
+}
+
+/* The implicit parent.out -> child.in plugs of a DAG link, if the type declares one. */
+static bool dag_link_plugs(sinew_graph_t *g, sinew_node_t child, sinew_node_t parent,
+                           sinew_plug_t *src, sinew_plug_t *dst) {
+  sinew__node *c = sinew__node_get(g, child), *p = sinew__node_get(g, parent);
+  if (!c || !p || !c->type->dag_child_input || !p->type->dag_parent_output) return false;
+  if (sinew_plug_parse_attr(g, parent, p->type->dag_parent_output, src)) return false;
+  if (sinew_plug_parse_attr(g, child, c->type->dag_child_input, dst)) return false;
+  return true;
+}
+
+static void dag_unlink(sinew_graph_t *g, sinew_node_t child) {
+  sinew__node *c = sinew__node_get(g, child);
+  sinew_plug_t src, dst;
+  if (!c || !sinew__node_get(g, c->parent)) return;
+  if (dag_link_plugs(g, child, c->parent, &src, &dst)) {
+    sinew__conn *conn = sinew__conn_to(g, &dst);
+    if (conn && conn->implicit) sinew__disconnect_conn(g, conn, true);
+  }
+}
+
+static int dag_link(sinew_graph_t *g, sinew_node_t child, sinew_node_t parent) {
+  sinew_plug_t src, dst;
+  if (!dag_link_plugs(g, child, parent, &src, &dst)) return SINEW_OK;
+  return sinew__connect_raw(g, &src, &dst, true, "parent");
+}
+
+sinew_node_t sinew_node_parent(const sinew_graph_t *g, sinew_node_t n) {
+  sinew__node *node = sinew__node_get(g, n);
+  if (!node || !sinew__node_get(g, node->parent)) return (sinew_node_t){0, 0};
+  return node->parent;
+}
+
+size_t sinew_node_children(const sinew_graph_t *g, sinew_node_t n, sinew_node_t *out, size_t cap) {
+  sinew__node *node = sinew__node_get(g, n);
+  if (!node) return 0;
+  for (uint32_t i = 0; i < node->nchildren && i < cap; i++) out[i] = node->children[i];
+  return node->nchildren;
+}
+
+int sinew_node_set_parent(sinew_graph_t *g, sinew_node_t n, sinew_node_t parent) {
+  sinew__node *node = sinew__node_get(g, n);
+  if (!node) return sinew_graph_set_error(g, SINEW_ESTALE, "parent: invalid node handle");
+  if (!is_dag(node))
+    return sinew_graph_set_error(g, SINEW_ETYPE, "parent: %s is not a DAG node", node->name);
+  sinew__node *p = NULL;
+  if (parent.gen) {
+    p = sinew__node_get(g, parent);
+    if (!p) return sinew_graph_set_error(g, SINEW_ESTALE, "parent: invalid parent handle");
+    if (!is_dag(p))
+      return sinew_graph_set_error(g, SINEW_ETYPE, "parent: %s is not a DAG node", p->name);
+    for (sinew__node *x = p; x; x = sinew__node_get(g, x->parent))
+      if (x == node)
+        return sinew_graph_set_error(g, SINEW_ECYCLE, "parent: %s cannot be parented under %s, its own %s",
+                                     node->name, p->name, x == p ? "self" : "descendant");
+  }
+  sinew_node_t old = sinew_node_parent(g, n);
+  if (old.gen == parent.gen && old.index == parent.index) return SINEW_OK;
+  /* Reserve and check everything that can fail before changing anything. */
+  if (p && sinew__reserve((void **)&p->children, &p->capchildren, p->nchildren + 1,
+                          sizeof *p->children))
+    return sinew_graph_set_error(g, SINEW_ENOMEM, "parent: out of memory");
+  char *newname = NULL;
+  if (name_taken(g, node->name, true, parent, false, node)) {
+    newname = unique_name(g, node->name, node->type->name, true, parent, node);
+    if (!newname) return sinew_graph_set_error(g, SINEW_ENOMEM, "parent: out of memory");
+  }
+  sinew__node *oldp = sinew__node_get(g, old);
+  dag_unlink(g, n);
+  if (oldp) child_remove(oldp, n);
+  node->parent = p ? parent : (sinew_node_t){0, 0};
+  if (p) child_add(g, p, n); /* reserved above: cannot fail */
+  int rc = p ? dag_link(g, n, parent) : SINEW_OK;
+  if (rc) { /* put it back as it was */
+    char msg[sizeof g->errmsg];
+    memcpy(msg, g->errmsg, sizeof msg);
+    if (p) child_remove(p, n);
+    node->parent = oldp ? old : (sinew_node_t){0, 0};
+    if (oldp) {
+      child_add(g, oldp, n);
+      dag_link(g, n, old);
+    }
+    sinew__free(newname);
+    sinew_graph_set_error(g, rc, "%s", msg);
+    return rc;
+  }
+  if (newname) {
+    name_unlink(g, n.index);
+    sinew__free(node->name);
+    node->name = newname;
+    if (name_link(g, n.index)) { /* cannot keep the name indexed: fall back is impossible */
+      return sinew_graph_set_error(g, SINEW_ENOMEM, "parent: out of memory renaming %s", newname);
+    }
+  }
+  return SINEW_OK;
+}
+
+/* ---- create / delete / rename ---------------------------------------------------------- */
+
+static int slots_init(sinew_graph_t *g, sinew__node *node) {
+  const sinew_node_type_t *t = node->type;
+  node->slots = sinew__calloc(t->ntop ? t->ntop : 1, sizeof *node->slots);
+  if (!node->slots) return SINEW_ENOMEM;
+  node->nslots = t->ntop;
+  for (uint32_t id = 0; id < t->nattrs; id++) {
+    const sinew__attr *a = &t->attrs[id];
+    if (a->parent != SINEW__NO_ATTR) continue;
+    int rc = sinew__slot_init(g, node, a, false, &node->slots[a->slot_index]);
+    if (rc) {
+      for (uint32_t j = 0; j < id; j++)
+        if (t->attrs[j].parent == SINEW__NO_ATTR)
+          sinew__slot_release(g, node, &t->attrs[j], false, &node->slots[t->attrs[j].slot_index]);
+      sinew__free(node->slots);
+      node->slots = NULL;
+      return rc;
+    }
+  }
+  return SINEW_OK;
+}
+
+static int index_alloc(sinew_graph_t *g, uint32_t *out) {
+  if (g->nfree) {
+    *out = g->free_slots[--g->nfree];
+    return SINEW_OK;
+  }
+  if (sinew__reserve((void **)&g->nodes, &g->capnodes, g->nnodes + 1, sizeof *g->nodes))
+    return SINEW_ENOMEM;
+  if (sinew__reserve((void **)&g->free_slots, &g->capfree, g->nnodes + 1, sizeof *g->free_slots))
+    return SINEW_ENOMEM; /* so deletion never needs to allocate */
+  g->nodes[g->nnodes] = NULL;
+  *out = g->nnodes++;
+  return SINEW_OK;
+}
+
+static void order_unlink(sinew_graph_t *g, uint32_t index) {
+  sinew__node *n = g->nodes[index];
+  if (n->order_prev) g->nodes[n->order_prev - 1]->order_next = n->order_next;
+  else g->order_head = n->order_next;
+  if (n->order_next) g->nodes[n->order_next - 1]->order_prev = n->order_prev;
+  else g->order_tail = n->order_prev;
+  n->order_prev = n->order_next = 0;
+}
+
+static void notify_node(sinew_graph_t *g, sinew_node_t n, bool added) {
+  for (uint32_t i = 0; i < g->nobservers; i++) {
+    sinew_observer_t *o = &g->observers[i].obs;
+    if (added && o->node_added) o->node_added(o->user_data, n);
+    if (!added && o->node_removed) o->node_removed(o->user_data, n);
+  }
+}
+
+int sinew_node_create(sinew_graph_t *g, const char *type, const char *name, sinew_node_t *out) {
+  return sinew_node_create_under(g, type, name, (sinew_node_t){0, 0}, out);
+}
+
+int sinew_node_create_under(sinew_graph_t *g, const char *type, const char *name,
+                            sinew_node_t parent, sinew_node_t *out) {
+  if (!g || !type) return SINEW_EINVAL;
+  const sinew_node_type_t *t = sinew_find_node_type(g, type);
+  if (!t) return sinew_graph_set_error(g, SINEW_ENOTFOUND, "createNode: unknown node type '%s'", type);
+  if (t->flags & SINEW_NODE_TYPE_ABSTRACT)
+    return sinew_graph_set_error(g, SINEW_EINVAL, "createNode: %s is an abstract type", type);
+  bool dag = (t->flags & SINEW_NODE_TYPE_DAG) != 0;
+  sinew__node *p = NULL;
+  if (parent.gen) {
+    p = sinew__node_get(g, parent);
+    if (!p) return sinew_graph_set_error(g, SINEW_ESTALE, "createNode: invalid parent handle");
+    if (!dag || !is_dag(p))
+      return sinew_graph_set_error(g, SINEW_ETYPE, "createNode: %s cannot be parented under %s",
+                                   type, p->name);
+  }
+  if (name && *name && name[strlen(name) - 1] != '#' && !valid_name(name))
+    return sinew_graph_set_error(g, SINEW_EINVAL, "createNode: invalid node name '%s'", name);
+  sinew__node *node = sinew__calloc(1, sizeof *node);
+  if (!node) return sinew_graph_set_error(g, SINEW_ENOMEM, "createNode %s: out of memory", type);
+  node->type = t;
+  node->name = unique_name(g, name, t->name, dag, parent, NULL);
+  int rc = node->name ? SINEW_OK : SINEW_ENOMEM;
+  if (!rc) rc = slots_init(g, node);
+  if (!rc && t->state_size && !(node->state = sinew__calloc(1, t->state_size))) rc = SINEW_ENOMEM;
+  if (!rc && p && sinew__reserve((void **)&p->children, &p->capchildren, p->nchildren + 1,
+                                 sizeof *p->children))
+    rc = SINEW_ENOMEM;
+  uint32_t index = 0;
+  if (!rc) rc = index_alloc(g, &index);
+  if (rc) {
+    node_free(g, node);
+    return sinew_graph_set_error(g, rc, "createNode %s: out of memory", type);
+  }
+  sinew__node *old = g->nodes[index]; /* a freed slot keeps its generation counter */
+  node->gen = old ? old->gen + 1 : 1;
+  if (node->gen == 0) node->gen = 1;
+  if (old) sinew__free(old);
+  g->nodes[index] = node;
+  node->live = true;
+  sinew_node_t h = {index, node->gen};
+  rc = name_link(g, index);
+  if (!rc && p) {
+    node->parent = parent;
+    child_add(g, p, h);
+    rc = dag_link(g, h, parent);
+    if (rc) {
+      child_remove(p, h);
+      node->parent = (sinew_node_t){0, 0};
+    }
+  }
+  if (!rc && t->init) rc = t->init(g, h, node->state);
+  if (rc) {
+    char msg[sizeof g->errmsg];
+    snprintf(msg, sizeof msg, "createNode %s: %s", type,
+             g->errcode == rc ? g->errmsg : sinew_strerror(rc));
+    if (p) {
+      dag_unlink(g, h);
+      child_remove(p, h);
+    }
+    name_unlink(g, index);
+    node->live = false;
+    g->nodes[index] = NULL;
+    uint32_t gen = node->gen;
+    node_free(g, node);
+    /* keep the generation so stale handles stay stale */
+    sinew__node *tomb = sinew__calloc(1, sizeof *tomb);
+    if (tomb) {
+      tomb->gen = gen;
+      g->nodes[index] = tomb;
+    }
+    g->free_slots[g->nfree++] = index;
+    return sinew_graph_set_error(g, rc, "%s", msg);
+  }
+  node->order_prev = g->order_tail;
+  if (g->order_tail) g->nodes[g->order_tail - 1]->order_next = index + 1;
+  else g->order_head = index + 1;
+  g->order_tail = index + 1;
+  g->live_nodes++;
+  g->computed_plugs += t->ncomputed;
+  notify_node(g, h, true);
+  if (out) *out = h;
+  return SINEW_OK;
+}
+
+/* Deletes one node whose DAG children are already gone. */
+static void delete_one(sinew_graph_t *g, sinew_node_t h) {
+  sinew__node *node = sinew__node_get(g, h);
+  notify_node(g, h, false);
+  /* Destinations on other nodes keep the last value they had from this one. */
+  while (node->nconns) {
+    sinew__conn *c = node->conns[node->nconns - 1];
+    sinew__disconnect_conn(g, c, sinew__node_get(g, c->dst.node) != node);
+  }
+  if (node->type->destroy) node->type->destroy(g, h, node->state);
+  sinew__node *p = sinew__node_get(g, node->parent);
+  if (p) child_remove(p, h);
+  name_unlink(g, h.index);
+  order_unlink(g, h.index);
+  node->live = false;
+  g->live_nodes--;
+  g->computed_plugs -= node->type->ncomputed;
+  uint32_t gen = node->gen;
+  /* Release the storage but keep a tombstone with the generation for stale-handle checks. */
+  sinew__node tomb = {.gen = gen};
+  node_free(g, node);
+  sinew__node *t = sinew__calloc(1, sizeof *t);
+  g->nodes[h.index] = t;
+  if (t) *t = tomb;
+  else g->nodes[h.index] = NULL; /* generation lost: the slot is not reused (see index_alloc) */
+  if (t) g->free_slots[g->nfree++] = h.index;
+}
+
+int sinew_node_delete(sinew_graph_t *g, sinew_node_t n) {
+  sinew__node *node = sinew__node_get(g, n);
+  if (!node) return sinew_graph_set_error(g, SINEW_ESTALE, "delete: invalid node handle");
+  /* Collect the subtree depth-first; refuse if any node in it is locked. */
+  uint32_t cap = 16, count = 0;
+  sinew_node_t *list = sinew__malloc(cap * sizeof *list);
+  if (!list) return sinew_graph_set_error(g, SINEW_ENOMEM, "delete %s: out of memory", node->name);
+  list[count++] = n;
+  for (uint32_t i = 0; i < count; i++) {
+    sinew__node *x = sinew__node_get(g, list[i]);
+    if (x->locked) {
+      sinew__free(list);
+      return sinew_graph_set_error(g, SINEW_ELOCKED, "delete: node %s is locked", x->name);
+    }
+    if (sinew__reserve((void **)&list, &cap, count + x->nchildren, sizeof *list)) {
+      sinew__free(list);
+      return sinew_graph_set_error(g, SINEW_ENOMEM, "delete %s: out of memory", node->name);
+    }
+    for (uint32_t k = 0; k < x->nchildren; k++) list[count++] = x->children[k];
+  }
+  for (uint32_t i = count; i-- > 0;) delete_one(g, list[i]);
+  sinew__free(list);
+  return SINEW_OK;
+}
+
+int sinew_node_rename(sinew_graph_t *g, sinew_node_t n, const char *name) {
+  sinew__node *node = sinew__node_get(g, n);
+  if (!node) return sinew_graph_set_error(g, SINEW_ESTALE, "rename: invalid node handle");
+  if (node->locked) return sinew_graph_set_error(g, SINEW_ELOCKED, "rename: node %s is locked", node->name);
+  if (!name || !*name || (name[strlen(name) - 1] != '#' && !valid_name(name)))
+    return sinew_graph_set_error(g, SINEW_EINVAL, "rename %s: invalid name '%s'", node->name,
+                                 name ? name : "");
+  if (strcmp(name, node->name) == 0) return SINEW_OK;
+  char *newname = unique_name(g, name, node->type->name, is_dag(node), node->parent, node);
+  if (!newname) return sinew_graph_set_error(g, SINEW_ENOMEM, "rename %s: out of memory", node->name);
+  char *oldname = node->name;
+  name_unlink(g, n.index);
+  node->name = newname;
+  if (name_link(g, n.index)) {
+    node->name = oldname;
+    sinew__free(newname);
+    name_link(g, n.index); /* the old entry may need re-creating; try to restore */
+    return sinew_graph_set_error(g, SINEW_ENOMEM, "rename %s: out of memory", oldname);
+  }
+  sinew__free(oldname);
+  return SINEW_OK;
+}
+
+int sinew_node_set_locked(sinew_graph_t *g, sinew_node_t n, bool locked) {
+  sinew__node *node = sinew__node_get(g, n);
+  if (!node) return sinew_graph_set_error(g, SINEW_ESTALE, "lockNode: invalid node handle");
+  node->locked = locked;
+  return SINEW_OK;
+}
+
+bool sinew_node_locked(const sinew_graph_t *g, sinew_node_t n) {
+  sinew__node *node = sinew__node_get(g, n);
+  return node && node->locked;
+}
+
+/* ---- attributes ---------------------------------------------------------------------------- */
+
+uint32_t sinew_node_attr_count(const sinew_graph_t *g, sinew_node_t n) {
+  sinew__node *node = sinew__node_get(g, n);
+  return node ? sinew__node_nattrs(node) : 0;
+}
+
+uint32_t sinew_node_attr(const sinew_graph_t *g, sinew_node_t n, const char *name) {
+  sinew__node *node = sinew__node_get(g, n);
+  if (!node || !name) return SINEW__NO_ATTR;
+  uint32_t id = sinew_node_type_attr(node->type, name);
+  if (id != SINEW__NO_ATTR) return id;
+  for (uint32_t i = 0; i < node->ndyn; i++) {
+    const sinew__attr *a = &node->dyn[i];
+    if (a->flags & ATTR_REMOVED) continue;
+    if (strcmp(a->name, name) == 0 || (a->short_name && strcmp(a->short_name, name) == 0))
+      return a->id;
+  }
+  return SINEW__NO_ATTR;
+}
+
+int sinew_node_attr_info(const sinew_graph_t *g, sinew_node_t n, uint32_t attr,
+                         sinew_attr_info_t *out) {
+  sinew__node *node = sinew__node_get(g, n);
+  if (!node || !out) return SINEW_EINVAL;
+  if (attr >= sinew__node_nattrs(node)) return SINEW_ENOTFOUND;
+  const sinew__attr *a = sinew__attr_get(g, node, attr);
+  if (a->flags & ATTR_REMOVED) return SINEW_ENOTFOUND;
+  *out = (sinew_attr_info_t){
+      .name = a->name, .short_name = a->short_name, .type = a->type, .flags = a->flags,
+      .parent = a->parent, .child_count = a->nchildren, .children = a->children,
+      .default_value = a->dflt, .has_min = a->has_min, .has_max = a->has_max,
+      .min_value = a->min_value, .max_value = a->max_value, .enum_fields = a->enum_text,
+      .data_type = a->data_type, .computed = a->computed};
+  return SINEW_OK;
+}
+
+int sinew_attr_enum_value(const sinew_graph_t *g, sinew_node_t n, uint32_t attr,
+                          const char *field, int *out) {
+  sinew__node *node = sinew__node_get(g, n);
+  if (!node || !field || attr >= sinew__node_nattrs(node)) return SINEW_EINVAL;
+  const sinew__attr *a = sinew__attr_get(g, node, attr);
+  for (uint32_t i = 0; i < a->nenums; i++)
+    if (strcmp(a->enums[i].name, field) == 0) {
+      if (out) *out = a->enums[i].value;
+      return SINEW_OK;
+    }
+  return SINEW_ENOTFOUND;
+}
+
+const char *sinew_attr_enum_name(const sinew_graph_t *g, sinew_node_t n, uint32_t attr, int value) {
+  sinew__node *node = sinew__node_get(g, n);
+  if (!node || attr >= sinew__node_nattrs(node)) return NULL;
+  const sinew__attr *a = sinew__attr_get(g, node, attr);
+  for (uint32_t i = 0; i < a->nenums; i++)
+    if (a->enums[i].value == value) return a->enums[i].name;
+  return NULL;
+}
+
+static bool has_connections_in(const sinew_graph_t *g, sinew__node *node, uint32_t attr) {
+  for (uint32_t i = 0; i < node->nconns; i++) {
+    const sinew__conn *c = node->conns[i];
+    const sinew_plug_t *ps[2] = {&c->src, &c->dst};
+    for (int k = 0; k < 2; k++) {
+      if (sinew__node_get(g, ps[k]->node) != node) continue;
+      for (uint32_t x = ps[k]->attr; x != SINEW__NO_ATTR; x = sinew__attr_get(g, node, x)->parent)
+        if (x == attr) return true;
+    }
+  }
+  return false;
+}
+
+int sinew_node_add_attr(sinew_graph_t *g, sinew_node_t n, const sinew_attr_desc_t *descs,
+                        size_t count) {
+  sinew__node *node = sinew__node_get(g, n);
+  if (!node) return sinew_graph_set_error(g, SINEW_ESTALE, "addAttr: invalid node handle");
+  if (!descs || !count) return sinew_graph_set_error(g, SINEW_EINVAL, "addAttr: nothing to add");
+  for (size_t i = 0; i < count; i++)
+    if (descs[i].name && sinew_node_attr(g, n, descs[i].name) != SINEW__NO_ATTR)
+      return sinew_graph_set_error(g, SINEW_EEXISTS, "addAttr: %s already has an attribute named '%s'",
+                                   node->name, descs[i].name);
+  uint32_t ntop = node->nslots;
+  sinew__attr *all = NULL;
+  int rc = sinew__build_dynamic(g, node->type, node->dyn, node->ndyn, descs, count, &all, &ntop);
+  if (rc) {
+    if (rc == SINEW_ENOMEM) sinew_graph_set_error(g, rc, "addAttr on %s: out of memory", node->name);
+    else {
+      char msg[sizeof g->errmsg];
+      memcpy(msg, g->errmsg, sizeof msg);
+      sinew_graph_set_error(g, rc, "addAttr on %s: %s", node->name, msg);
+    }
+    return rc;
+  }
+  uint32_t nall = node->ndyn + (uint32_t)count;
+  /* Compounds that gained children re-create their slots (they hold no connections). */
+  uint32_t base = node->type->nattrs;
+  for (uint32_t i = node->ndyn; i < nall; i++) {
+    uint32_t p = all[i].parent;
+    if (p == SINEW__NO_ATTR || p - base >= node->ndyn) continue;
+    if (has_connections_in(g, node, p)) {
+      sinew__attrs_free(all, nall);
+      return sinew_graph_set_error(g, SINEW_ECONNECTED,
+                                   "addAttr on %s: cannot add a child to a connected compound",
+                                   node->name);
+    }
+  }
+  sinew__slot *slots = sinew__realloc(node->slots, (ntop ? ntop : 1) * sizeof *slots);
+  if (!slots) {
+    sinew__attrs_free(all, nall);
+    return sinew_graph_set_error(g, SINEW_ENOMEM, "addAttr on %s: out of memory", node->name);
+  }
+  node->slots = slots;
+  /* Build the new slots aside, then swap tables. */
+  sinew__attr *olddyn = node->dyn;
+  uint32_t oldndyn = node->ndyn, oldnslots = node->nslots;
+  node->dyn = all;
+  node->ndyn = nall;
+  sinew__slot fresh[64];
+  uint32_t tops[64], nfresh = 0;
+  for (uint32_t i = 0; i < nall && !rc; i++) {
+    const sinew__attr *a = &all[i];
+    if (a->parent != SINEW__NO_ATTR) continue;
+    bool is_new = i >= oldndyn;
+    bool grown = false;
+    for (uint32_t j = oldndyn; j < nall; j++)
+      for (uint32_t x = all[j].parent; x != SINEW__NO_ATTR; x = all[x - base].parent)
+        if (x == a->id) grown = true;
+    if (!is_new && !grown) continue;
+    if (nfresh == 64) {
+      rc = SINEW_ERANGE;
+      break;
+    }
+    rc = sinew__slot_init(g, node, a, false, &fresh[nfresh]);
+    if (!rc) tops[nfresh++] = i;
+  }
+  if (rc) {
+    for (uint32_t k = 0; k < nfresh; k++) sinew__slot_release(g, node, &all[tops[k]], false, &fresh[k]);
+    node->dyn = olddyn;
+    node->ndyn = oldndyn;
+    sinew__attrs_free(all, nall);
+    return sinew_graph_set_error(g, rc, "addAttr on %s: %s", node->name, sinew_strerror(rc));
+  }
+  for (uint32_t k = 0; k < nfresh; k++) {
+    const sinew__attr *a = &all[tops[k]];
+    if (a->slot_index < oldnslots) { /* an existing compound that grew: old value dropped */
+      sinew__slot_release(g, node, &olddyn[tops[k]], false, &node->slots[a->slot_index]);
+    }
+    node->slots[a->slot_index] = fresh[k];
+  }
+  node->nslots = ntop;
+  sinew__attrs_free(olddyn, oldndyn);
+  return SINEW_OK;
+}
+
+int sinew_node_remove_attr(sinew_graph_t *g, sinew_node_t n, uint32_t attr) {
+  sinew__node *node = sinew__node_get(g, n);
+  if (!node) return sinew_graph_set_error(g, SINEW_ESTALE, "deleteAttr: invalid node handle");
+  if (attr < node->type->nattrs || attr >= sinew__node_nattrs(node))
+    return sinew_graph_set_error(g, SINEW_EINVAL, "deleteAttr: %s: only dynamic attributes can be removed",
+                                 node->name);
+  sinew__attr *a = &node->dyn[attr - node->type->nattrs];
+  if (a->flags & ATTR_REMOVED) return SINEW_ENOTFOUND;
+  if (a->parent != SINEW__NO_ATTR)
+    return sinew_graph_set_error(g, SINEW_EINVAL, "deleteAttr: %s.%s is a child; remove its parent",
+                                 node->name, a->name);
+  /* Break every connection inside it, then release its slot and tombstone the ids. */
+  for (uint32_t i = node->nconns; i-- > 0;) {
+    sinew__conn *c = node->conns[i];
+    const sinew_plug_t *mine = sinew__node_get(g, c->src.node) == node ? &c->src : &c->dst;
+    for (uint32_t x = mine->attr; x != SINEW__NO_ATTR; x = sinew__attr_get(g, node, x)->parent)
+      if (x == attr) {
+        sinew__disconnect_conn(g, c, true);
+        break;
+      }
+  }
+  sinew__slot_release(g, node, a, false, &node->slots[a->slot_index]);
+  memset(&node->slots[a->slot_index], 0, sizeof node->slots[0]);
+  uint32_t base = node->type->nattrs;
+  for (uint32_t i = 0; i < node->ndyn; i++)
+    for (uint32_t x = node->dyn[i].id; x != SINEW__NO_ATTR; x = node->dyn[x - base].parent)
+      if (x == attr) {
+        node->dyn[i].flags |= ATTR_REMOVED;
+        break;
+      }
+  return SINEW_OK;
+}

@@ -1,0 +1,390 @@
+/* graph/plug.c: plugs: validation, parsing and printing of "node.attr[3].child" names,
+ * navigation (parent, child, element), sparse index queries and per-plug flags. */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph/internal.h"
+
+sinew_plug_t sinew_plug_make(sinew_node_t node, uint32_t attr, uint32_t nidx, const int32_t *idx) {
+  sinew_plug_t p;
+  memset(&p, 0, sizeof p);
+  p.node = node;
+  p.attr = attr;
+  p.nidx = nidx > SINEW_PLUG_MAX_INDICES ? SINEW_PLUG_MAX_INDICES : nidx;
+  for (uint32_t i = 0; i < p.nidx && idx; i++) p.idx[i] = idx[i];
+  return p;
+}
+
+sinew_plug_t sinew__plug_key(const sinew_plug_t *p) {
+  return sinew_plug_make(p->node, p->attr, p->nidx, p->idx);
+}
+
+bool sinew_plug_equal(const sinew_plug_t *a, const sinew_plug_t *b) {
+  if (a->node.index != b->node.index || a->node.gen != b->node.gen || a->attr != b->attr ||
+      a->nidx != b->nidx)
+    return false;
+  for (uint32_t i = 0; i < a->nidx; i++)
+    if (a->idx[i] != b->idx[i]) return false;
+  return true;
+}
+
+static bool attr_removed(const sinew__attr *a) { return (a->flags & (1u << 31)) != 0; }
+
+int sinew__plug_check(sinew_graph_t *g, const sinew_plug_t *p, const char *what,
+                      sinew__node **out_node) {
+  if (!g) return SINEW_EINVAL;
+  if (!p) return sinew_graph_set_error(g, SINEW_EINVAL, "%s: no plug given", what);
+  sinew__node *node = sinew__node_get(g, p->node);
+  if (!node) return sinew_graph_set_error(g, SINEW_ESTALE, "%s: the plug's node was deleted or never existed", what);
+  if (p->attr >= sinew__node_nattrs(node) || attr_removed(sinew__attr_get(g, node, p->attr)))
+    return sinew_graph_set_error(g, SINEW_ENOTFOUND, "%s: %s has no attribute #%u", what,
+                                 node->name, p->attr);
+  const sinew__attr *a = sinew__attr_get(g, node, p->attr);
+  bool whole = (a->flags & SINEW_ATTR_ARRAY) && p->nidx + 1 == a->array_depth;
+  if (p->nidx != a->array_depth && !whole)
+    return sinew_graph_set_error(g, SINEW_EINVAL, "%s: %s.%s needs %u index(es), got %u", what,
+                                 node->name, a->name, a->array_depth, p->nidx);
+  for (uint32_t i = 0; i < p->nidx; i++)
+    if (p->idx[i] < 0)
+      return sinew_graph_set_error(g, SINEW_ERANGE, "%s: %s.%s: negative index %d", what,
+                                   node->name, a->name, p->idx[i]);
+  if (out_node) *out_node = node;
+  return SINEW_OK;
+}
+
+bool sinew_plug_is_array(const sinew_graph_t *g, const sinew_plug_t *p) {
+  sinew__node *node = sinew__node_get(g, p->node);
+  if (!node || p->attr >= sinew__node_nattrs(node)) return false;
+  const sinew__attr *a = sinew__attr_get(g, node, p->attr);
+  return (a->flags & SINEW_ATTR_ARRAY) && p->nidx + 1 == a->array_depth;
+}
+
+/* ---- printing ------------------------------------------------------------------------------ */
+
+size_t sinew_plug_format_attr(const sinew_graph_t *g, const sinew_plug_t *p, bool short_names,
+                              char *buf, size_t size) {
+  sinew__node *node = sinew__node_get(g, p->node);
+  if (!node || p->attr >= sinew__node_nattrs(node)) return (size_t)snprintf(buf, size, "?");
+  uint32_t chain[SINEW__MAX_DEPTH];
+  uint32_t len = sinew__attr_chain(g, node, p->attr, chain);
+  size_t used = 0, k = 0;
+  char tmp[64];
+  for (uint32_t i = 0; i < len; i++) {
+    const sinew__attr *a = sinew__attr_get(g, node, chain[i]);
+    const char *name = short_names && a->short_name ? a->short_name : a->name;
+    int n = snprintf(buf ? buf + (used < size ? used : size) : NULL,
+                     used < size ? size - used : 0, "%s%s", i ? "." : "", name);
+    used += (size_t)n;
+    if ((a->flags & SINEW_ATTR_ARRAY) && k < p->nidx) {
+      snprintf(tmp, sizeof tmp, "[%d]", p->idx[k++]);
+      n = snprintf(buf ? buf + (used < size ? used : size) : NULL, used < size ? size - used : 0,
+                   "%s", tmp);
+      used += (size_t)n;
+    }
+  }
+  return used;
+}
+
+/* A name that finds the node: its short name, or its full path when the name is shared. */
+static const char *node_label(const sinew_graph_t *g, sinew__node *node, char *buf, size_t n) {
+  sinew_node_t found;
+  int rc = sinew_node_find(g, node->name, &found);
+  if (rc == SINEW_OK) return node->name;
+  /* Shared short name: the full path, built by walking parents (no allocation). */
+  size_t len = 0;
+  for (sinew__node *x = node; x; x = sinew__node_get(g, x->parent)) len += strlen(x->name) + 1;
+  if (len >= n) return node->name;
+  buf[len] = 0;
+  size_t end = len;
+  for (sinew__node *x = node; x; x = sinew__node_get(g, x->parent)) {
+    size_t l = strlen(x->name);
+    end -= l;
+    memcpy(buf + end, x->name, l);
+    buf[--end] = '|';
+  }
+  return buf;
+}
+
+size_t sinew_plug_format(const sinew_graph_t *g, const sinew_plug_t *p, bool short_names,
+                         char *buf, size_t size) {
+  sinew__node *node = sinew__node_get(g, p->node);
+  char label[512];
+  const char *name = node ? node_label(g, node, label, sizeof label) : "<deleted>";
+  int n = snprintf(buf, size, "%s.", name);
+  size_t used = (size_t)n;
+  used += sinew_plug_format_attr(g, p, short_names, buf ? buf + (used < size ? used : size) : NULL,
+                                 used < size ? size - used : 0);
+  return used;
+}
+
+const char *sinew__plug_str(const sinew_graph_t *g, const sinew_plug_t *p, char *buf, size_t n) {
+  sinew_plug_format(g, p, false, buf, n);
+  return buf;
+}
+
+/* ---- parsing ------------------------------------------------------------------------------- */
+
+typedef struct component {
+  uint32_t attr;
+  bool has_index;
+  int32_t index;
+} component;
+
+int sinew_plug_parse_attr(sinew_graph_t *g, sinew_node_t n, const char *text, sinew_plug_t *out) {
+  sinew__node *node = sinew__node_get(g, n);
+  if (!node) return sinew_graph_set_error(g, SINEW_ESTALE, "plug: invalid node handle");
+  if (!text || !*text) return sinew_graph_set_error(g, SINEW_ESYNTAX, "plug %s.: no attribute name", node->name);
+  component comps[SINEW__MAX_DEPTH];
+  uint32_t nc = 0;
+  const char *s = text;
+  while (*s) {
+    if (nc == SINEW__MAX_DEPTH)
+      return sinew_graph_set_error(g, SINEW_ESYNTAX, "plug %s.%s: too many components", node->name, text);
+    char name[256];
+    size_t len = 0;
+    while (*s && *s != '.' && *s != '[') {
+      if (len + 1 >= sizeof name)
+        return sinew_graph_set_error(g, SINEW_ESYNTAX, "plug %s.%s: name too long", node->name, text);
+      name[len++] = *s++;
+    }
+    name[len] = 0;
+    if (!len) return sinew_graph_set_error(g, SINEW_ESYNTAX, "plug %s.%s: empty attribute name", node->name, text);
+    uint32_t id = sinew_node_attr(g, n, name);
+    if (id == SINEW__NO_ATTR)
+      return sinew_graph_set_error(g, SINEW_ENOTFOUND, "plug %s.%s: %s (a %s) has no attribute '%s'",
+                                   node->name, text, node->name, node->type->name, name);
+    comps[nc] = (component){.attr = id};
+    if (*s == '[') {
+      s++;
+      char *end = NULL;
+      errno = 0;
+      long v = strtol(s, &end, 10);
+      if (end == s || *end != ']' || errno || v < 0 || v > INT32_MAX || !isdigit((unsigned char)*s))
+        return sinew_graph_set_error(g, SINEW_ESYNTAX, "plug %s.%s: bad index in '%s'", node->name,
+                                     text, name);
+      comps[nc].has_index = true;
+      comps[nc].index = (int32_t)v;
+      s = end + 1;
+    }
+    nc++;
+    if (*s == '.') {
+      s++;
+      if (!*s) return sinew_graph_set_error(g, SINEW_ESYNTAX, "plug %s.%s: trailing '.'", node->name, text);
+    } else if (*s) {
+      return sinew_graph_set_error(g, SINEW_ESYNTAX, "plug %s.%s: unexpected '%c'", node->name, text, *s);
+    }
+  }
+  /* The named components must lie on the last one's attribute path, in order. */
+  uint32_t chain[SINEW__MAX_DEPTH];
+  uint32_t len = sinew__attr_chain(g, node, comps[nc - 1].attr, chain);
+  sinew_plug_t p = sinew_plug_make(n, comps[nc - 1].attr, 0, NULL);
+  uint32_t ci = 0;
+  for (uint32_t i = 0; i < len; i++) {
+    const sinew__attr *a = sinew__attr_get(g, node, chain[i]);
+    bool named = ci < nc && comps[ci].attr == chain[i];
+    const component *c = named ? &comps[ci++] : NULL;
+    if (c && c->has_index && !(a->flags & SINEW_ATTR_ARRAY))
+      return sinew_graph_set_error(g, SINEW_ESYNTAX, "plug %s.%s: %s is not an array", node->name,
+                                   text, a->name);
+    if (!(a->flags & SINEW_ATTR_ARRAY)) continue;
+    bool last = i + 1 == len;
+    if (c && c->has_index) p.idx[p.nidx++] = c->index;
+    else if (!last) p.idx[p.nidx++] = 0; /* Maya reads "iog.og[0]" as "iog[0].og[0]" */
+  }
+  if (ci != nc)
+    return sinew_graph_set_error(g, SINEW_ENOTFOUND, "plug %s.%s: the attributes do not nest that way",
+                                 node->name, text);
+  *out = p;
+  return SINEW_OK;
+}
+
+int sinew_plug_parse(sinew_graph_t *g, const char *text, sinew_node_t current, sinew_plug_t *out) {
+  if (!g || !text || !out) return SINEW_EINVAL;
+  const char *dot = strchr(text, '.');
+  if (!dot) return sinew_graph_set_error(g, SINEW_ESYNTAX, "plug '%s': expected node.attribute", text);
+  sinew_node_t n = current;
+  if (dot != text) {
+    char name[1024];
+    size_t len = (size_t)(dot - text);
+    if (len >= sizeof name) return sinew_graph_set_error(g, SINEW_ESYNTAX, "plug '%s': name too long", text);
+    memcpy(name, text, len);
+    name[len] = 0;
+    int rc = sinew_node_find(g, name, &n);
+    if (rc == SINEW_EAMBIGUOUS)
+      return sinew_graph_set_error(g, rc, "plug '%s': more than one node is named '%s'", text, name);
+    if (rc) return sinew_graph_set_error(g, SINEW_ENOTFOUND, "plug '%s': no node named '%s'", text, name);
+  } else if (!sinew__node_get(g, current)) {
+    return sinew_graph_set_error(g, SINEW_EINVAL, "plug '%s': no current node for a relative name", text);
+  }
+  return sinew_plug_parse_attr(g, n, dot + 1, out);
+}
+
+/* ---- navigation ---------------------------------------------------------------------------- */
+
+bool sinew_plug_parent(const sinew_graph_t *g, const sinew_plug_t *p, sinew_plug_t *out) {
+  sinew__node *node = sinew__node_get(g, p->node);
+  if (!node || p->attr >= sinew__node_nattrs(node)) return false;
+  const sinew__attr *a = sinew__attr_get(g, node, p->attr);
+  if ((a->flags & SINEW_ATTR_ARRAY) && p->nidx == a->array_depth) {
+    *out = sinew_plug_make(p->node, p->attr, p->nidx - 1, p->idx);
+    return true;
+  }
+  if (a->parent == SINEW__NO_ATTR) return false;
+  const sinew__attr *pa = sinew__attr_get(g, node, a->parent);
+  *out = sinew_plug_make(p->node, pa->id, pa->array_depth, p->idx);
+  return true;
+}
+
+int sinew_plug_child(const sinew_graph_t *g, const sinew_plug_t *p, uint32_t child, sinew_plug_t *out) {
+  sinew__node *node = sinew__node_get(g, p->node);
+  if (!node || p->attr >= sinew__node_nattrs(node) || child >= sinew__node_nattrs(node))
+    return SINEW_EINVAL;
+  const sinew__attr *c = sinew__attr_get(g, node, child);
+  const sinew__attr *a = sinew__attr_get(g, node, p->attr);
+  if (c->parent != p->attr || p->nidx != a->array_depth) return SINEW_EINVAL;
+  *out = sinew_plug_make(p->node, child, p->nidx, p->idx);
+  return SINEW_OK;
+}
+
+int sinew_plug_element(const sinew_graph_t *g, const sinew_plug_t *p, int32_t index, sinew_plug_t *out) {
+  if (index < 0 || !sinew_plug_is_array(g, p)) return SINEW_EINVAL;
+  *out = sinew_plug_make(p->node, p->attr, p->nidx, p->idx);
+  out->idx[out->nidx++] = index;
+  return SINEW_OK;
+}
+
+size_t sinew_plug_indices(const sinew_graph_t *g, const sinew_plug_t *p, int32_t *out, size_t cap) {
+  if (!sinew_plug_is_array(g, p)) return 0;
+  sinew__node *node = sinew__node_get(g, p->node);
+  sinew__slot *s = sinew__slot_find(g, node, p, NULL);
+  if (!s || !s->v.multi) return 0;
+  const sinew__multi *m = s->v.multi;
+  for (uint32_t i = 0; i < m->count && i < cap; i++) out[i] = m->idx[i];
+  return m->count;
+}
+
+int32_t sinew_plug_next_index(const sinew_graph_t *g, const sinew_plug_t *p) {
+  if (!sinew_plug_is_array(g, p)) return -1;
+  sinew__node *node = sinew__node_get(g, p->node);
+  sinew__slot *s = sinew__slot_find(g, node, p, NULL);
+  if (!s || !s->v.multi) return 0;
+  const sinew__multi *m = s->v.multi;
+  int32_t want = 0;
+  for (uint32_t i = 0; i < m->count; i++) {
+    if (m->idx[i] > want) return want;
+    if (!(m->elems[i].flags & (SINEW__F_IN | SINEW__F_SUB_IN | SINEW__F_SET))) return m->idx[i];
+    want = m->idx[i] + 1;
+  }
+  return want;
+}
+
+int sinew_plug_remove_element(sinew_graph_t *g, const sinew_plug_t *e) {
+  sinew__node *node;
+  int rc = sinew__plug_check(g, e, "removeMultiInstance", &node);
+  if (rc) return rc;
+  const sinew__attr *a = sinew__attr_get(g, node, e->attr);
+  if (!(a->flags & SINEW_ATTR_ARRAY) || e->nidx != a->array_depth)
+    return sinew_graph_set_error(g, SINEW_EINVAL, "removeMultiInstance: %s.%s is not an array element",
+                                 node->name, a->name);
+  char buf[512];
+  if (!sinew__slot_find(g, node, e, NULL))
+    return sinew_graph_set_error(g, SINEW_ENOTFOUND, "removeMultiInstance: %s does not exist",
+                                 sinew__plug_str(g, e, buf, sizeof buf));
+  /* Break connections at or inside the element first. */
+  for (uint32_t i = node->nconns; i-- > 0;) {
+    sinew__conn *c = node->conns[i];
+    const sinew_plug_t *ps[2] = {&c->src, &c->dst};
+    for (int k = 0; k < 2; k++) {
+      const sinew_plug_t *q = ps[k];
+      if (sinew__node_get(g, q->node) != node || q->nidx < e->nidx) continue;
+      bool inside = true;
+      for (uint32_t j = 0; j < e->nidx; j++) inside &= q->idx[j] == e->idx[j];
+      for (uint32_t x = q->attr; inside && x != e->attr; x = sinew__attr_get(g, node, x)->parent)
+        if (x == SINEW__NO_ATTR) inside = false;
+      if (inside) {
+        sinew__disconnect_conn(g, c, false);
+        break;
+      }
+    }
+  }
+  sinew_plug_t arr = sinew_plug_make(e->node, e->attr, e->nidx - 1, e->idx);
+  sinew__slot_path path;
+  sinew__slot *container = sinew__slot_find(g, node, &arr, &path);
+  int64_t pos = container ? sinew__multi_find(container->v.multi, e->idx[e->nidx - 1]) : -1;
+  if (pos >= 0) sinew__multi_remove(g, node, a, &path, (uint32_t)pos);
+  return sinew__changed(g, &arr);
+}
+
+/* ---- per-plug flags ------------------------------------------------------------------------- */
+
+static int set_flag(sinew_graph_t *g, const sinew_plug_t *p, const char *what, uint32_t on_bit,
+                    uint32_t off_bit, bool on) {
+  sinew__node *node;
+  int rc = sinew__plug_check(g, p, what, &node);
+  if (rc) return rc;
+  sinew__slot *s;
+  rc = sinew__slot_ensure(g, node, p, &s, NULL, NULL);
+  if (rc) return sinew_graph_set_error(g, rc, "%s: out of memory", what);
+  s->flags &= ~(on_bit | off_bit);
+  s->flags |= on ? on_bit : off_bit;
+  return SINEW_OK;
+}
+
+int sinew_plug_set_locked(sinew_graph_t *g, const sinew_plug_t *p, bool locked) {
+  return set_flag(g, p, "setAttr -lock", SINEW__F_LOCKED, 0, locked);
+}
+
+bool sinew_plug_locked(const sinew_graph_t *g, const sinew_plug_t *p) {
+  sinew__node *node = sinew__node_get(g, p->node);
+  if (!node || p->attr >= sinew__node_nattrs(node)) return false;
+  sinew__slot_path path;
+  sinew__slot *s = sinew__slot_find(g, node, p, &path);
+  if (!s) return false;
+  for (uint32_t i = 0; i < path.n; i++) /* locking a parent locks its children */
+    if (path.slots[i]->flags & SINEW__F_LOCKED) return true;
+  return false;
+}
+
+int sinew_plug_set_keyable(sinew_graph_t *g, const sinew_plug_t *p, bool on) {
+  return set_flag(g, p, "setAttr -keyable", SINEW__F_KEY_ON, SINEW__F_KEY_OFF, on);
+}
+
+int sinew_plug_set_channel_box(sinew_graph_t *g, const sinew_plug_t *p, bool on) {
+  return set_flag(g, p, "setAttr -channelBox", SINEW__F_CB_ON, SINEW__F_CB_OFF, on);
+}
+
+static bool subtree_has_value(const sinew_graph_t *g, sinew__node *node, const sinew__attr *a,
+                              bool element, const sinew__slot *s) {
+  if (s->flags & SINEW__F_SET) return true;
+  if ((a->flags & SINEW_ATTR_ARRAY) && !element) {
+    const sinew__multi *m = s->v.multi;
+    for (uint32_t i = 0; m && i < m->count; i++)
+      if (subtree_has_value(g, node, a, true, &m->elems[i])) return true;
+    return false;
+  }
+  if (a->type == SINEW_ATTR_COMPOUND && s->v.kids)
+    for (uint32_t i = 0; i < a->nchildren; i++)
+      if (subtree_has_value(g, node, sinew__attr_get(g, node, a->children[i]), false, &s->v.kids[i]))
+        return true;
+  return false;
+}
+
+bool sinew_plug_has_value(const sinew_graph_t *g, const sinew_plug_t *p) {
+  sinew__node *node = sinew__node_get(g, p->node);
+  if (!node || p->attr >= sinew__node_nattrs(node)) return false;
+  sinew__slot *s = sinew__slot_find(g, node, p, NULL);
+  if (!s) return false;
+  const sinew__attr *a = sinew__attr_get(g, node, p->attr);
+  return subtree_has_value(g, node, a, !sinew_plug_is_array(g, p), s);
+}
+
+bool sinew_plug_is_dirty(const sinew_graph_t *g, const sinew_plug_t *p) {
+  sinew__node *node = sinew__node_get(g, p->node);
+  if (!node || p->attr >= sinew__node_nattrs(node)) return false;
+  sinew__slot *s = sinew__slot_find(g, node, p, NULL);
+  if (!s) return sinew__attr_get(g, node, p->attr)->computed;
+  return sinew__slot_dirtyish(s);
+}

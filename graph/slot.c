@@ -1,0 +1,391 @@
+/* graph/slot.c: value storage for plugs, sparse multis and dirty-state bookkeeping.
+ *
+ * Every node has one slot per top-level attribute. A compound slot owns an array of child
+ * slots; an array (multi) slot owns a sorted table of (logical index, element slot) created on
+ * first use, so weights[999999] costs one element, not a million. Dirty state:
+ *   DIRTY  - the slot's value is stale. Invariant: a DIRTY slot's existing descendants are DIRTY.
+ *   below  - how many direct children/elements are DIRTY or have dirt below them, so asking
+ *            "is anything inside this compound dirty?" is O(1) whatever the size of a multi.
+ * Marking dirty pushes DIRTY down the subtree; cleaning clears the subtree and the DIRTY flag of
+ * every ancestor (an ancestor stays "dirty-ish" only through its count). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph/internal.h"
+
+bool sinew__slot_dirtyish(const sinew__slot *s) {
+  return (s->flags & SINEW__F_DIRTY) || s->below > 0;
+}
+
+static bool is_container(const sinew__attr *a, bool element) {
+  return (a->flags & SINEW_ATTR_ARRAY) && !element;
+}
+
+int sinew__slot_init(const sinew_graph_t *g, const sinew__node *node, const sinew__attr *a,
+                     bool element, sinew__slot *s) {
+  memset(s, 0, sizeof *s);
+  if (element) s->flags |= SINEW__F_ELEMENT;
+  if (a->computed) s->flags |= SINEW__F_DIRTY;
+  if (is_container(a, element)) return SINEW_OK; /* multi table made on first element */
+  if (a->type == SINEW_ATTR_COMPOUND) {
+    if (!a->nchildren) return SINEW_OK;
+    s->v.kids = sinew__calloc(a->nchildren, sizeof *s->v.kids);
+    if (!s->v.kids) return SINEW_ENOMEM;
+    for (uint32_t i = 0; i < a->nchildren; i++) {
+      const sinew__attr *c = sinew__attr_get(g, node, a->children[i]);
+      int rc = sinew__slot_init(g, node, c, false, &s->v.kids[i]);
+      if (rc) {
+        for (uint32_t j = 0; j < i; j++) sinew__slot_release(g, node, sinew__attr_get(g, node, a->children[j]), false, &s->v.kids[j]);
+        sinew__free(s->v.kids);
+        s->v.kids = NULL;
+        return rc;
+      }
+      if (sinew__slot_dirtyish(&s->v.kids[i])) s->below++;
+    }
+    return SINEW_OK;
+  }
+  if (sinew_attr_type_is_numeric(a->type)) s->v.d = a->dflt;
+  return SINEW_OK;
+}
+
+void sinew__slot_release(const sinew_graph_t *g, const sinew__node *node, const sinew__attr *a,
+                         bool element, sinew__slot *s) {
+  if (is_container(a, element)) {
+    sinew__multi *m = s->v.multi;
+    if (!m) return;
+    for (uint32_t i = 0; i < m->count; i++) sinew__slot_release(g, node, a, true, &m->elems[i]);
+    sinew__free(m->idx);
+    sinew__free(m->elems);
+    sinew__free(m);
+    s->v.multi = NULL;
+    return;
+  }
+  switch (a->type) {
+    case SINEW_ATTR_COMPOUND:
+      if (s->v.kids)
+        for (uint32_t i = 0; i < a->nchildren; i++)
+          sinew__slot_release(g, node, sinew__attr_get(g, node, a->children[i]), false,
+                              &s->v.kids[i]);
+      sinew__free(s->v.kids);
+      s->v.kids = NULL;
+      break;
+    case SINEW_ATTR_MATRIX: sinew__free(s->v.m); s->v.m = NULL; break;
+    case SINEW_ATTR_STRING: sinew__free(s->v.s); s->v.s = NULL; break;
+    case SINEW_ATTR_DATA: sinew_data_unref(s->v.data); s->v.data = NULL; break;
+    default: break;
+  }
+}
+
+int64_t sinew__multi_find(const sinew__multi *m, int32_t index) {
+  if (!m || !m->count) return -1;
+  if (m->idx[m->count - 1] == index) return m->count - 1;
+  if (m->idx[m->count - 1] < index) return -1;
+  uint32_t lo = 0, hi = m->count;
+  while (lo < hi) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    if (m->idx[mid] < index) lo = mid + 1;
+    else hi = mid;
+  }
+  return (lo < m->count && m->idx[lo] == index) ? (int64_t)lo : -1;
+}
+
+/* Position where index would be inserted (first idx >= index). */
+static uint32_t multi_lower(const sinew__multi *m, int32_t index) {
+  if (!m->count || m->idx[m->count - 1] < index) return m->count;
+  uint32_t lo = 0, hi = m->count;
+  while (lo < hi) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    if (m->idx[mid] < index) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/* Inserts a new element; returns its position or -1 on out-of-memory (nothing changed). The
+ * element is born dirty when the attribute is computed or the container is dirty, unless
+ * born_clean. The container's count is updated; the caller fixes ancestors above it. */
+static int64_t multi_insert(const sinew_graph_t *g, const sinew__node *node, const sinew__attr *a,
+                            sinew__slot *container, int32_t index, bool born_clean) {
+  sinew__multi *m = container->v.multi;
+  bool made = false;
+  if (!m) {
+    m = sinew__calloc(1, sizeof *m);
+    if (!m) return -1;
+    made = true;
+  }
+  uint32_t need = m->count + 1;
+  if (need > m->cap) {
+    uint32_t ncap = m->cap ? m->cap * 2 : 2;
+    if (ncap < need || ncap > (UINT32_MAX >> 1)) ncap = need;
+    int32_t *ni = sinew__realloc(m->idx, ncap * sizeof *ni);
+    if (!ni) goto oom;
+    m->idx = ni;
+    sinew__slot *ne = sinew__realloc(m->elems, ncap * sizeof *ne);
+    if (!ne) goto oom; /* idx grew, which is harmless */
+    m->elems = ne;
+    m->cap = ncap;
+  }
+  sinew__slot fresh;
+  if (sinew__slot_init(g, node, a, true, &fresh)) goto oom;
+  if (born_clean) {
+    fresh.flags &= ~(uint32_t)SINEW__F_DIRTY;
+    if (fresh.below) { /* a compound element of a computed array: clean it all */
+      sinew__slot_path p = {.slots = {&fresh}, .n = 1};
+      sinew__slot_mark_clean(g, node, a, true, &p);
+    }
+  } else if (container->flags & SINEW__F_DIRTY) {
+    sinew__slot_path p = {.slots = {&fresh}, .n = 1};
+    sinew__slot_mark_dirty(g, node, a, true, &p);
+  }
+  uint32_t pos = multi_lower(m, index);
+  memmove(m->idx + pos + 1, m->idx + pos, (m->count - pos) * sizeof *m->idx);
+  memmove(m->elems + pos + 1, m->elems + pos, (m->count - pos) * sizeof *m->elems);
+  m->idx[pos] = index;
+  m->elems[pos] = fresh;
+  m->count++;
+  container->v.multi = m;
+  if (sinew__slot_dirtyish(&fresh)) container->below++;
+  return pos;
+oom:
+  if (made) {
+    sinew__free(m->idx);
+    sinew__free(m);
+  }
+  return -1;
+}
+
+/* Applies a change of a child's dirty-ish state (was -> now) to the ancestors in path, the
+ * child being path->slots[level]. */
+static void fix_counts(sinew__slot_path *path, uint32_t level, bool was, bool now,
+                       bool clear_dirty) {
+  for (uint32_t i = level; i > 0; i--) {
+    sinew__slot *par = path->slots[i - 1];
+    bool pwas = sinew__slot_dirtyish(par);
+    bool had_dirty = (par->flags & SINEW__F_DIRTY) != 0;
+    if (was && !now) par->below--;
+    else if (!was && now) par->below++;
+    if (clear_dirty) par->flags &= ~(uint32_t)SINEW__F_DIRTY;
+    bool pnow = sinew__slot_dirtyish(par);
+    if (pwas == pnow && !(clear_dirty && had_dirty)) break;
+    was = pwas;
+    now = pnow;
+  }
+}
+
+void sinew__multi_remove(const sinew_graph_t *g, const sinew__node *node, const sinew__attr *a,
+                         sinew__slot_path *path, uint32_t pos) {
+  sinew__slot *container = path->slots[path->n - 1];
+  sinew__multi *m = container->v.multi;
+  bool was = sinew__slot_dirtyish(container);
+  if (sinew__slot_dirtyish(&m->elems[pos])) container->below--;
+  sinew__slot_release(g, node, a, true, &m->elems[pos]);
+  memmove(m->idx + pos, m->idx + pos + 1, (m->count - pos - 1) * sizeof *m->idx);
+  memmove(m->elems + pos, m->elems + pos + 1, (m->count - pos - 1) * sizeof *m->elems);
+  m->count--;
+  fix_counts(path, path->n - 1, was, sinew__slot_dirtyish(container), false);
+}
+
+/* Walks the plug's path. With `create`, missing array elements are made and recorded. */
+static int walk(sinew_graph_t *g, sinew__node *node, const sinew_plug_t *p, bool create,
+                sinew__slot **out, sinew__slot_path *path, sinew__created *created) {
+  uint32_t chain[SINEW__MAX_DEPTH];
+  uint32_t len = sinew__attr_chain(g, node, p->attr, chain);
+  const sinew__attr *top = sinew__attr_get(g, node, chain[0]);
+  sinew__slot *s = &node->slots[top->slot_index];
+  path->n = 0;
+  path->slots[path->n++] = s;
+  uint32_t k = 0;
+  for (uint32_t i = 0; i < len; i++) {
+    const sinew__attr *a = sinew__attr_get(g, node, chain[i]);
+    if (a->flags & SINEW_ATTR_ARRAY) {
+      if (k >= p->nidx) break; /* the whole array (only possible for the last attribute) */
+      int32_t index = p->idx[k++];
+      int64_t pos = sinew__multi_find(s->v.multi, index);
+      if (pos < 0) {
+        if (!create) return SINEW_ENOTFOUND;
+        bool was = sinew__slot_dirtyish(s);
+        pos = multi_insert(g, node, a, s, index, false);
+        if (pos < 0) return SINEW_ENOMEM;
+        fix_counts(path, path->n - 1, was, sinew__slot_dirtyish(s), false);
+        if (created) {
+          sinew_plug_t e = *p;
+          e.attr = a->id;
+          e.nidx = k;
+          created->elems[created->n++] = e;
+        }
+      }
+      s = &s->v.multi->elems[pos];
+      path->slots[path->n++] = s;
+    }
+    if (i + 1 < len) {
+      const sinew__attr *c = sinew__attr_get(g, node, chain[i + 1]);
+      s = &s->v.kids[c->slot_index];
+      path->slots[path->n++] = s;
+    }
+  }
+  *out = s;
+  return SINEW_OK;
+}
+
+sinew__slot *sinew__slot_find(const sinew_graph_t *g, sinew__node *node, const sinew_plug_t *p,
+                              sinew__slot_path *path) {
+  sinew__slot_path local;
+  sinew__slot *s = NULL;
+  if (walk((sinew_graph_t *)g, node, p, false, &s, path ? path : &local, NULL)) return NULL;
+  return s;
+}
+
+int sinew__slot_ensure(sinew_graph_t *g, sinew__node *node, const sinew_plug_t *p,
+                       sinew__slot **out, sinew__slot_path *path, sinew__created *created) {
+  sinew__slot_path local;
+  sinew__created mine = {.n = 0};
+  int rc = walk(g, node, p, true, out, path ? path : &local, &mine);
+  if (rc) {
+    sinew__slot_unensure(g, node, &mine);
+    return rc;
+  }
+  if (created)
+    for (uint32_t i = 0; i < mine.n; i++) created->elems[created->n++] = mine.elems[i];
+  return SINEW_OK;
+}
+
+void sinew__slot_unensure(sinew_graph_t *g, sinew__node *node, const sinew__created *created) {
+  /* Elements are recorded outermost first; once an outer one is removed, the ones made inside
+   * it are gone too and are simply not found. */
+  for (uint32_t i = 0; i < created->n; i++) {
+    sinew_plug_t arr = created->elems[i];
+    int32_t index = arr.idx[arr.nidx - 1];
+    arr.nidx--;
+    sinew__slot_path path;
+    sinew__slot *container = sinew__slot_find(g, node, &arr, &path);
+    if (!container) continue;
+    int64_t pos = sinew__multi_find(container->v.multi, index);
+    if (pos >= 0) {
+      sinew__multi_remove(g, node, sinew__attr_get(g, node, arr.attr), &path, (uint32_t)pos);
+    }
+  }
+}
+
+/* Marks a subtree DIRTY; returns nothing (counts inside are set exactly). */
+static void dirty_subtree(const sinew_graph_t *g, const sinew__node *node, const sinew__attr *a,
+                          bool element, sinew__slot *s) {
+  s->flags |= SINEW__F_DIRTY;
+  if (is_container(a, element)) {
+    sinew__multi *m = s->v.multi;
+    s->below = m ? m->count : 0;
+    for (uint32_t i = 0; m && i < m->count; i++) dirty_subtree(g, node, a, true, &m->elems[i]);
+  } else if (a->type == SINEW_ATTR_COMPOUND && s->v.kids) {
+    s->below = a->nchildren;
+    for (uint32_t i = 0; i < a->nchildren; i++)
+      dirty_subtree(g, node, sinew__attr_get(g, node, a->children[i]), false, &s->v.kids[i]);
+  }
+}
+
+static void clean_subtree(const sinew_graph_t *g, const sinew__node *node, const sinew__attr *a,
+                          bool element, sinew__slot *s) {
+  if (!sinew__slot_dirtyish(s)) return;
+  s->flags &= ~(uint32_t)SINEW__F_DIRTY;
+  if (s->below) {
+    if (is_container(a, element)) {
+      sinew__multi *m = s->v.multi;
+      for (uint32_t i = 0; m && i < m->count; i++) clean_subtree(g, node, a, true, &m->elems[i]);
+    } else if (a->type == SINEW_ATTR_COMPOUND && s->v.kids) {
+      for (uint32_t i = 0; i < a->nchildren; i++)
+        clean_subtree(g, node, sinew__attr_get(g, node, a->children[i]), false, &s->v.kids[i]);
+    }
+  }
+  s->below = 0;
+}
+
+void sinew__slot_mark_dirty(const sinew_graph_t *g, const sinew__node *node, const sinew__attr *a,
+                            bool element, sinew__slot_path *path) {
+  sinew__slot *s = path->slots[path->n - 1];
+  bool was = sinew__slot_dirtyish(s);
+  dirty_subtree(g, node, a, element, s);
+  fix_counts(path, path->n - 1, was, true, false);
+}
+
+void sinew__slot_mark_clean(const sinew_graph_t *g, const sinew__node *node, const sinew__attr *a,
+                            bool element, sinew__slot_path *path) {
+  sinew__slot *s = path->slots[path->n - 1];
+  bool was = sinew__slot_dirtyish(s);
+  clean_subtree(g, node, a, element, s);
+  fix_counts(path, path->n - 1, was, false, true);
+}
+
+/* Copies one value (not a container) of matching kinds. */
+static int copy_value(sinew_graph_t *g, sinew__node *dn, const sinew__attr *da, sinew__slot *d,
+                      sinew__node *sn, const sinew__attr *sa, const sinew__slot *s) {
+  if (da->type == SINEW_ATTR_COMPOUND) {
+    if (!d->v.kids || !s->v.kids) return SINEW_OK;
+    uint32_t n = da->nchildren < sa->nchildren ? da->nchildren : sa->nchildren;
+    for (uint32_t i = 0; i < n; i++) {
+      const sinew__attr *dc = sinew__attr_get(g, dn, da->children[i]);
+      const sinew__attr *sc = sinew__attr_get(g, sn, sa->children[i]);
+      int rc = sinew__slot_copy(g, dn, dc, false, &d->v.kids[i], sn, sc, false, &s->v.kids[i]);
+      if (rc) return rc;
+    }
+    return SINEW_OK;
+  }
+  if (sinew_attr_type_is_numeric(da->type)) {
+    d->v.d = sinew_attr_type_is_numeric(sa->type) ? s->v.d : 0.0;
+    return SINEW_OK;
+  }
+  switch (da->type) {
+    case SINEW_ATTR_MATRIX:
+      if (sa->type != SINEW_ATTR_MATRIX || !s->v.m) {
+        sinew__free(d->v.m);
+        d->v.m = NULL;
+      } else {
+        if (!d->v.m && !(d->v.m = sinew__malloc(sizeof *d->v.m))) return SINEW_ENOMEM;
+        *d->v.m = *s->v.m;
+      }
+      return SINEW_OK;
+    case SINEW_ATTR_STRING: {
+      char *copy = NULL;
+      if (sa->type == SINEW_ATTR_STRING && s->v.s && !(copy = sinew__strdup(s->v.s)))
+        return SINEW_ENOMEM;
+      sinew__free(d->v.s);
+      d->v.s = copy;
+      return SINEW_OK;
+    }
+    case SINEW_ATTR_DATA: {
+      sinew_data_t *ref = sa->type == SINEW_ATTR_DATA && s->v.data ? sinew_data_ref(s->v.data) : NULL;
+      sinew_data_unref(d->v.data);
+      d->v.data = ref;
+      return SINEW_OK;
+    }
+    default: return SINEW_OK;
+  }
+}
+
+int sinew__slot_copy(sinew_graph_t *g, sinew__node *dn, const sinew__attr *da, bool delem,
+                     sinew__slot *dst, sinew__node *sn, const sinew__attr *sa, bool selem,
+                     const sinew__slot *src) {
+  bool dcont = is_container(da, delem), scont = is_container(sa, selem);
+  if (!dcont && !scont) return copy_value(g, dn, da, dst, sn, sa, src);
+  if (!dcont || !scont) return SINEW_ETYPE;
+  /* Array to array: the destination mirrors the source's elements. Elements are created clean;
+   * the caller cleans the whole destination afterwards. */
+  const sinew__multi *sm = src->v.multi;
+  uint32_t scount = sm ? sm->count : 0;
+  for (uint32_t i = 0; i < scount; i++) {
+    int64_t pos = sinew__multi_find(dst->v.multi, sm->idx[i]);
+    if (pos < 0 && (pos = multi_insert(g, dn, da, dst, sm->idx[i], true)) < 0) return SINEW_ENOMEM;
+    int rc = sinew__slot_copy(g, dn, da, true, &dst->v.multi->elems[pos], sn, sa, true, &sm->elems[i]);
+    if (rc) return rc;
+  }
+  sinew__multi *dm = dst->v.multi;
+  for (uint32_t i = 0; dm && i < dm->count;) {
+    if (sinew__multi_find(sm, dm->idx[i]) >= 0 || (dm->elems[i].flags & (SINEW__F_IN | SINEW__F_SUB_IN))) {
+      i++;
+      continue;
+    }
+    if (sinew__slot_dirtyish(&dm->elems[i])) dst->below--;
+    sinew__slot_release(g, dn, da, true, &dm->elems[i]);
+    memmove(dm->idx + i, dm->idx + i + 1, (dm->count - i - 1) * sizeof *dm->idx);
+    memmove(dm->elems + i, dm->elems + i + 1, (dm->count - i - 1) * sizeof *dm->elems);
+    dm->count--;
+  }
+  return SINEW_OK;
+}

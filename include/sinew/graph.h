@@ -1,0 +1,608 @@
+/* sinew/graph.h: the dependency-graph core.
+ *
+ * Graphs, node types registered at run time, nodes, attributes, plugs, connections, dirty
+ * propagation (push) and lazy evaluation (pull). This layer knows no node type by name: every
+ * type, built-in or a host's own, is registered through sinew_register_node_type().
+ *
+ * Conventions used throughout:
+ * - Functions return 0 (SINEW_OK) or a negative SINEW_E* code. On failure, out-parameters are
+ *   left untouched, the graph is as it was, and sinew_graph_errmsg() names the node, plug and
+ *   the reason.
+ * - A graph is not thread-safe: one thread at a time may call into it. Node computes may use
+ *   worker threads internally.
+ * - Values use Maya's internal units: distance in centimetres, angles in radians, time in
+ *   seconds. Matrices use Maya's row-vector convention (p' = p * M).
+ */
+#ifndef SINEW_GRAPH_H
+#define SINEW_GRAPH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "sinew/math.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#ifndef SINEW_API
+#define SINEW_API extern
+#endif
+
+/* ---------------------------------------------------------------------------------------------
+ * Status codes. Names and messages come from this one list (sinew_err_name, sinew_strerror).
+ */
+#define SINEW_ERRNO_MAP(XX)                                                 \
+  XX(INVAL, -1, "invalid argument")                                         \
+  XX(NOMEM, -2, "out of memory")                                            \
+  XX(NOTFOUND, -3, "no such node, attribute or plug")                       \
+  XX(EXISTS, -4, "already exists")                                          \
+  XX(TYPE, -5, "type mismatch")                                             \
+  XX(CYCLE, -6, "would create a cycle")                                     \
+  XX(CONNECTED, -7, "destination already has an incoming connection")      \
+  XX(NOTCONNECTED, -8, "plugs are not connected")                           \
+  XX(LOCKED, -9, "plug or node is locked")                                  \
+  XX(READONLY, -10, "attribute is not writable")                            \
+  XX(STALE, -11, "node handle refers to a deleted node")                    \
+  XX(UNKNOWN_PLUG, -12, "compute does not handle this plug")                \
+  XX(AMBIGUOUS, -13, "more than one node matches the name")                 \
+  XX(SYNTAX, -14, "syntax error")                                           \
+  XX(RANGE, -15, "value or index out of range")                             \
+  XX(IO, -16, "input/output error")                                         \
+  XX(UNSUPPORTED, -17, "not supported")                                     \
+  XX(COMPUTE, -18, "compute failed")                                        \
+  XX(RUNTIME, -19, "runtime error")
+
+typedef enum sinew_status {
+  SINEW_OK = 0,
+#define SINEW__ERR_ENUM(name, code, msg) SINEW_E##name = (code),
+  SINEW_ERRNO_MAP(SINEW__ERR_ENUM)
+#undef SINEW__ERR_ENUM
+  SINEW_ERRNO_MIN = -20
+} sinew_status_t;
+
+/* "SINEW_ECYCLE" style name of a status code; "SINEW_UNKNOWN" for codes not in the list. */
+SINEW_API const char *sinew_err_name(int status);
+/* Human-readable message for a status code. */
+SINEW_API const char *sinew_strerror(int status);
+
+/* ---------------------------------------------------------------------------------------------
+ * Memory. One process-wide allocator funnel; every allocation of the library (uthash tables
+ * included) goes through it, and out-of-memory is returned as SINEW_ENOMEM.
+ * Set it before creating any graph or data block; all four functions or none (NULL restores
+ * the C library's). realloc(p, 0) is never called; free(NULL) may be.
+ */
+typedef struct sinew_allocator {
+  void *(*malloc_fn)(size_t size);
+  void *(*realloc_fn)(void *ptr, size_t size);
+  void *(*calloc_fn)(size_t count, size_t size);
+  void (*free_fn)(void *ptr);
+} sinew_allocator_t;
+
+SINEW_API int sinew_set_allocator(const sinew_allocator_t *allocator);
+/* Frees memory the library handed to the caller (lists, DOT text, plug strings). */
+SINEW_API void sinew_free(void *ptr);
+
+/* ---------------------------------------------------------------------------------------------
+ * Logging. Silent unless a logger is set. Tests and hosts should match on the id, not the text.
+ */
+typedef enum sinew_log_level {
+  SINEW_LOG_DEBUG = 0,
+  SINEW_LOG_INFO,
+  SINEW_LOG_WARNING,
+  SINEW_LOG_ERROR,
+  SINEW_LOG_LEVEL_MAX
+} sinew_log_level_t;
+
+#define SINEW_LOG_ID_MAP(XX)                                                          \
+  XX(NONE, "no message")                                                              \
+  XX(EVAL_CYCLE, "cycle during evaluation; the plug keeps its stale value")           \
+  XX(COMPUTE_UNKNOWN_PLUG, "no compute handles the plug; it keeps its value")        \
+  XX(COMPUTE_NOT_SET, "compute returned without setting the requested plug")         \
+  XX(COMPUTE_FAILED, "compute failed; the plug keeps its last value")                \
+  XX(EVAL_DEPTH, "evaluation nested too deeply; the plug keeps its stale value")     \
+  XX(UNKNOWN_NODE_TYPE, "unknown node type; a placeholder node keeps its data")      \
+  XX(UNKNOWN_COMMAND, "unknown command ignored")                                     \
+  XX(UNKNOWN_ATTR, "unknown attribute")                                              \
+  XX(FILE_WARNING, "file warning")                                                   \
+  XX(EXPR_RUNTIME, "expression runtime fault; a defined value was used")             \
+  XX(SCRIPT_PRINT, "script output")                                                  \
+  XX(GENERIC, "message")
+
+typedef enum sinew_log_id {
+#define SINEW__LOG_ENUM(name, text) SINEW_LOG_##name,
+  SINEW_LOG_ID_MAP(SINEW__LOG_ENUM)
+#undef SINEW__LOG_ENUM
+  SINEW_LOG_ID_MAX
+} sinew_log_id_t;
+
+typedef void (*sinew_log_fn)(void *user_data, sinew_log_level_t level, sinew_log_id_t id,
+                             const char *message);
+
+/* Stable name of a log id, e.g. "EVAL_CYCLE". */
+SINEW_API const char *sinew_log_id_name(sinew_log_id_t id);
+
+/* ---------------------------------------------------------------------------------------------
+ * Attribute types and flags.
+ */
+typedef enum sinew_attr_type {
+  SINEW_ATTR_INVALID = 0,
+  SINEW_ATTR_BOOL,
+  SINEW_ATTR_INT,
+  SINEW_ATTR_ENUM,     /* an integer with field names */
+  SINEW_ATTR_FLOAT,    /* stored as double, written as float */
+  SINEW_ATTR_DOUBLE,
+  SINEW_ATTR_DISTANCE, /* doubleLinear, centimetres */
+  SINEW_ATTR_ANGLE,    /* doubleAngle, radians */
+  SINEW_ATTR_TIME,     /* seconds */
+  SINEW_ATTR_MATRIX,   /* 4x4 doubles, identity by default */
+  SINEW_ATTR_STRING,
+  SINEW_ATTR_MESSAGE,  /* carries no data, only relationships */
+  SINEW_ATTR_COMPOUND, /* a parent of named children; numeric compounds are compounds of numbers */
+  SINEW_ATTR_DATA,     /* a reference-counted, copy-on-write data block (meshes, arrays) */
+  SINEW_ATTR_TYPE_MAX
+} sinew_attr_type_t;
+
+/* Name of an attribute type ("double", "doubleAngle", "matrix", ...). */
+SINEW_API const char *sinew_attr_type_name(sinew_attr_type_t type);
+/* True for bool, int, enum, float, double, distance, angle and time. */
+SINEW_API bool sinew_attr_type_is_numeric(sinew_attr_type_t type);
+
+enum sinew_attr_flags {
+  SINEW_ATTR_READABLE = 1u << 0,
+  SINEW_ATTR_WRITABLE = 1u << 1,    /* setAttr may set it; outputs are not writable */
+  SINEW_ATTR_STORABLE = 1u << 2,    /* written to files */
+  SINEW_ATTR_CONNECTABLE = 1u << 3,
+  SINEW_ATTR_KEYABLE = 1u << 4,
+  SINEW_ATTR_HIDDEN = 1u << 5,
+  SINEW_ATTR_ARRAY = 1u << 6,       /* a sparse multi keyed by logical index */
+  SINEW_ATTR_INDEX_MATTERS = 1u << 7, /* clear: connectAttr -na may pick the index */
+  SINEW_ATTR_DYNAMIC = 1u << 8,     /* added to one node with sinew_node_add_attr (read only) */
+  /* Descriptor shorthands. A zero flags field in a descriptor means SINEW_ATTR_INPUT. */
+  SINEW_ATTR_INPUT = (1u << 0) | (1u << 1) | (1u << 2) | (1u << 3) | (1u << 7),
+  SINEW_ATTR_OUTPUT = (1u << 0) | (1u << 3) | (1u << 7)
+};
+
+/* One attribute in a node type (or a dynamic attribute). Zero fields mean defaults. */
+typedef struct sinew_attr_desc {
+  const char *name;           /* long name, required, unique within the node */
+  const char *short_name;     /* optional, unique within the node */
+  sinew_attr_type_t type;
+  uint32_t flags;             /* sinew_attr_flags; 0 = SINEW_ATTR_INPUT */
+  const char *parent;         /* long name of the compound parent (declared earlier); NULL = top */
+  double default_value;       /* numeric types */
+  const char *enum_fields;    /* enum: Maya addAttr -en syntax, "xyz:yzx:zxy" or "Bone=0:None=2" */
+  bool has_min, has_max;
+  double min_value, max_value;
+  const struct sinew_data_type *data_type; /* SINEW_ATTR_DATA: required type, NULL = any */
+} sinew_attr_desc_t;
+
+/* "input affects output" inside one node type (not transitive, as in Maya). */
+typedef struct sinew_affects {
+  const char *input;
+  const char *output;
+} sinew_affects_t;
+
+/* ---------------------------------------------------------------------------------------------
+ * Opaque objects and handles.
+ */
+typedef struct sinew_graph sinew_graph_t;
+typedef struct sinew_node_type sinew_node_type_t;
+typedef struct sinew_compute sinew_compute_t; /* the context passed to compute */
+typedef struct sinew_data sinew_data_t;
+
+/* A node handle: slot index plus generation. A handle to a deleted node is detected
+ * (SINEW_ESTALE); the zero handle is never valid. */
+typedef struct sinew_node {
+  uint32_t index;
+  uint32_t gen;
+} sinew_node_t;
+
+#define SINEW_PLUG_MAX_INDICES 4
+
+/* A plug: an attribute of one node, with the logical indices of every array attribute on its
+ * path (outermost first). weightList[5].weights[2] has attr = weights, nidx = 2, idx = {5, 2}.
+ * When the attribute itself is an array, leaving its index out (nidx one less) names the whole
+ * array ("skin.matrix"). */
+typedef struct sinew_plug {
+  sinew_node_t node;
+  uint32_t attr;
+  uint32_t nidx;
+  int32_t idx[SINEW_PLUG_MAX_INDICES];
+} sinew_plug_t;
+
+/* ---------------------------------------------------------------------------------------------
+ * Node types.
+ */
+typedef int (*sinew_compute_fn)(sinew_compute_t *ctx, const sinew_plug_t *plug);
+
+enum sinew_node_type_flags {
+  SINEW_NODE_TYPE_DAG = 1u << 0,      /* takes part in the parent/child hierarchy */
+  SINEW_NODE_TYPE_ABSTRACT = 1u << 1, /* a base type that cannot be created */
+  SINEW_NODE_TYPE_PLACEHOLDER = 1u << 2 /* stands in for an unknown type read from a file */
+};
+
+typedef struct sinew_node_type_desc {
+  const char *name;                /* Maya's type name: "transform", "skinCluster" */
+  const char *parent_type;         /* inherits attributes, affects and compute (joint: transform) */
+  uint32_t flags;                  /* sinew_node_type_flags; DAG is inherited */
+  const sinew_attr_desc_t *attrs;
+  size_t attr_count;
+  const sinew_affects_t *affects;
+  size_t affects_count;
+  /* Called for an output plug that is dirty and was asked for. Return SINEW_OK after setting
+   * it with sinew_compute_set_*, SINEW_EUNKNOWN_PLUG for plugs the type does not compute
+   * (the parent type's compute is tried next), or another error. */
+  sinew_compute_fn compute;
+  /* Called when an input plug of the node was set, connected, disconnected or dirtied, before
+   * anything is computed (Maya's setDependentsDirty). Lets a node note which input changed. */
+  void (*input_changed)(sinew_graph_t *graph, sinew_node_t node, void *state,
+                        const sinew_plug_t *plug);
+  size_t state_size;               /* zeroed per-node state of this size, 0 for none */
+  int (*init)(sinew_graph_t *graph, sinew_node_t node, void *state);     /* after creation */
+  void (*destroy)(sinew_graph_t *graph, sinew_node_t node, void *state); /* before deletion */
+  /* DAG nodes: an implicit connection parent.<dag_parent_output> -> child.<dag_child_input> is
+   * made while the node has a DAG parent (e.g. "worldMatrix[0]" -> "parentWorld"). Both NULL
+   * when parenting carries no data. */
+  const char *dag_parent_output;
+  const char *dag_child_input;
+  void *user_data;
+} sinew_node_type_desc_t;
+
+/* Registers a node type in the graph. Fails with SINEW_EEXISTS for a known name and
+ * SINEW_EINVAL (message names the attribute) for a bad descriptor. The descriptor's strings
+ * are copied. */
+SINEW_API int sinew_register_node_type(sinew_graph_t *graph, const sinew_node_type_desc_t *desc,
+                                       const sinew_node_type_t **out_type);
+SINEW_API const sinew_node_type_t *sinew_find_node_type(const sinew_graph_t *graph,
+                                                        const char *name);
+SINEW_API const char *sinew_node_type_name(const sinew_node_type_t *type);
+SINEW_API const sinew_node_type_t *sinew_node_type_parent(const sinew_node_type_t *type);
+SINEW_API uint32_t sinew_node_type_flags(const sinew_node_type_t *type);
+SINEW_API void *sinew_node_type_user_data(const sinew_node_type_t *type);
+/* True when type is base or derives from it. */
+SINEW_API bool sinew_node_type_is_a(const sinew_node_type_t *type, const char *base);
+/* Attribute id by long or short name in a type (including inherited and base attributes);
+ * UINT32_MAX when unknown. Ids are stable for the type's lifetime: look them up once. */
+SINEW_API uint32_t sinew_node_type_attr(const sinew_node_type_t *type, const char *name);
+/* Iterates registered types in registration order: pass NULL first; NULL at the end. */
+SINEW_API const sinew_node_type_t *sinew_node_type_next(const sinew_graph_t *graph,
+                                                        const sinew_node_type_t *prev);
+
+/* ---------------------------------------------------------------------------------------------
+ * Graphs.
+ */
+typedef struct sinew_graph_desc {
+  sinew_log_fn logger;      /* NULL = silent */
+  void *logger_data;
+  void *user_data;
+} sinew_graph_desc_t;
+
+/* Creates an empty graph with only the abstract base type "node" registered. The desc may be
+ * NULL. */
+SINEW_API int sinew_graph_create(const sinew_graph_desc_t *desc, sinew_graph_t **out_graph);
+/* Destroys the graph and every node in it; NULL is accepted. */
+SINEW_API void sinew_graph_destroy(sinew_graph_t *graph);
+SINEW_API void *sinew_graph_user_data(const sinew_graph_t *graph);
+SINEW_API void sinew_graph_set_user_data(sinew_graph_t *graph, void *user_data);
+SINEW_API void sinew_graph_set_logger(sinew_graph_t *graph, sinew_log_fn fn, void *user_data);
+/* Sends a message through the graph's logger (used by every layer). printf-style. */
+SINEW_API void sinew_log(sinew_graph_t *graph, sinew_log_level_t level, sinew_log_id_t id,
+                         const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+/* The last error's code and message in this graph: "connectAttr: a.wm[0] -> b.ma[2]: would
+ * create a cycle through b -> a". Valid until the next failing call. */
+SINEW_API int sinew_graph_errcode(const sinew_graph_t *graph);
+SINEW_API const char *sinew_graph_errmsg(const sinew_graph_t *graph);
+/* Sets the last error (used by the node, language and command layers); returns status. */
+SINEW_API int sinew_graph_set_error(sinew_graph_t *graph, int status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* Observers for hosts. Every field may be NULL. Called after the change is made. */
+typedef struct sinew_observer {
+  void (*node_added)(void *user_data, sinew_node_t node);
+  void (*node_removed)(void *user_data, sinew_node_t node); /* called before the node goes */
+  void (*connected)(void *user_data, const sinew_plug_t *src, const sinew_plug_t *dst);
+  void (*disconnected)(void *user_data, const sinew_plug_t *src, const sinew_plug_t *dst);
+  void (*plug_dirtied)(void *user_data, const sinew_plug_t *plug);
+  void *user_data;
+} sinew_observer_t;
+
+/* Adds an observer (copied); returns an id > 0 in *out_id for sinew_graph_remove_observer. */
+SINEW_API int sinew_graph_add_observer(sinew_graph_t *graph, const sinew_observer_t *observer,
+                                       int *out_id);
+SINEW_API int sinew_graph_remove_observer(sinew_graph_t *graph, int id);
+
+/* Counters for tests and profiling. */
+typedef struct sinew_graph_stats {
+  uint64_t computes;      /* compute callbacks made */
+  uint64_t dirtied;       /* plugs marked dirty */
+  uint64_t copies;        /* values pulled along connections */
+  size_t nodes;
+  size_t connections;
+} sinew_graph_stats_t;
+SINEW_API void sinew_graph_stats(const sinew_graph_t *graph, sinew_graph_stats_t *out);
+SINEW_API void sinew_graph_reset_stats(sinew_graph_t *graph);
+
+/* ---------------------------------------------------------------------------------------------
+ * Nodes.
+ */
+/* Creates a node of the named type. name NULL, "" or ending in '#' gives Maya-style automatic
+ * naming (type name + the first free number: joint1, joint2). A taken name gets its trailing
+ * number increased. DAG nodes need a unique name only among their siblings when named
+ * explicitly. */
+SINEW_API int sinew_node_create(sinew_graph_t *graph, const char *type, const char *name,
+                                sinew_node_t *out_node);
+/* The same, created directly under a DAG parent (createNode -p), so the name only needs to be
+ * unique among that parent's children. */
+SINEW_API int sinew_node_create_under(sinew_graph_t *graph, const char *type, const char *name,
+                                      sinew_node_t parent, sinew_node_t *out_node);
+/* Deletes the node: breaks its connections, reparents nothing (its DAG children are deleted
+ * with it, as Maya does), and invalidates every handle to it. */
+SINEW_API int sinew_node_delete(sinew_graph_t *graph, sinew_node_t node);
+/* Renames; a taken name gets a number as in create. The resulting name is node_name(). */
+SINEW_API int sinew_node_rename(sinew_graph_t *graph, sinew_node_t node, const char *name);
+SINEW_API bool sinew_node_valid(const sinew_graph_t *graph, sinew_node_t node);
+/* Short name, valid until the node is renamed or deleted. NULL for an invalid handle. */
+SINEW_API const char *sinew_node_name(const sinew_graph_t *graph, sinew_node_t node);
+/* Full DAG path "|group1|joint1" of a DAG node, or its name for a DG node. Caller frees with
+ * sinew_free. */
+SINEW_API char *sinew_node_path(const sinew_graph_t *graph, sinew_node_t node);
+SINEW_API const sinew_node_type_t *sinew_node_type(const sinew_graph_t *graph, sinew_node_t node);
+SINEW_API void *sinew_node_state(const sinew_graph_t *graph, sinew_node_t node);
+SINEW_API void *sinew_node_user_data(const sinew_graph_t *graph, sinew_node_t node);
+SINEW_API void sinew_node_set_user_data(sinew_graph_t *graph, sinew_node_t node, void *ud);
+/* Finds a node by name: "joint1", a DAG path "|root|joint1" or a unique tail "root|joint1".
+ * A leading ':' (root namespace) is ignored. SINEW_EAMBIGUOUS when several match. */
+SINEW_API int sinew_node_find(const sinew_graph_t *graph, const char *name, sinew_node_t *out);
+/* Iterates live nodes in creation order: start with the zero handle; false at the end. */
+SINEW_API bool sinew_node_next(const sinew_graph_t *graph, sinew_node_t *iter);
+SINEW_API size_t sinew_node_count(const sinew_graph_t *graph);
+/* Locks the node against deletion and renaming (lockNode). */
+SINEW_API int sinew_node_set_locked(sinew_graph_t *graph, sinew_node_t node, bool locked);
+SINEW_API bool sinew_node_locked(const sinew_graph_t *graph, sinew_node_t node);
+
+/* DAG hierarchy (DAG node types only). parent = zero handle puts the node under the world.
+ * Refuses to make a node its own ancestor. */
+SINEW_API int sinew_node_set_parent(sinew_graph_t *graph, sinew_node_t node, sinew_node_t parent);
+/* The DAG parent, or the zero handle under the world. */
+SINEW_API sinew_node_t sinew_node_parent(const sinew_graph_t *graph, sinew_node_t node);
+/* DAG children in order: fills up to cap handles, returns the total count. */
+SINEW_API size_t sinew_node_children(const sinew_graph_t *graph, sinew_node_t node,
+                                     sinew_node_t *out, size_t cap);
+
+/* ---------------------------------------------------------------------------------------------
+ * Attributes of a node (type attributes first, then dynamic ones).
+ */
+typedef struct sinew_attr_info {
+  const char *name;
+  const char *short_name;
+  sinew_attr_type_t type;
+  uint32_t flags;
+  uint32_t parent;        /* UINT32_MAX at top level */
+  uint32_t child_count;
+  const uint32_t *children;
+  double default_value;
+  bool has_min, has_max;
+  double min_value, max_value;
+  const char *enum_fields; /* "xyz=0:yzx=1:..." normalised, NULL for non-enum */
+  const struct sinew_data_type *data_type;
+  bool computed;          /* some input of the node affects it */
+} sinew_attr_info_t;
+
+SINEW_API uint32_t sinew_node_attr_count(const sinew_graph_t *graph, sinew_node_t node);
+SINEW_API int sinew_node_attr_info(const sinew_graph_t *graph, sinew_node_t node, uint32_t attr,
+                                   sinew_attr_info_t *out);
+/* Attribute id by long or short name; UINT32_MAX when the node has none. */
+SINEW_API uint32_t sinew_node_attr(const sinew_graph_t *graph, sinew_node_t node,
+                                   const char *name);
+/* Adds dynamic attributes (addAttr): one, or a compound followed by its children (whose
+ * .parent names it). Fails with SINEW_EEXISTS when a name is taken. */
+SINEW_API int sinew_node_add_attr(sinew_graph_t *graph, sinew_node_t node,
+                                  const sinew_attr_desc_t *descs, size_t count);
+/* Removes a dynamic attribute (and its children), breaking its connections. */
+SINEW_API int sinew_node_remove_attr(sinew_graph_t *graph, sinew_node_t node, uint32_t attr);
+/* Enum field value by name; SINEW_ENOTFOUND when the attribute has no such field. */
+SINEW_API int sinew_attr_enum_value(const sinew_graph_t *graph, sinew_node_t node, uint32_t attr,
+                                    const char *field, int *out);
+/* Enum field name for a value, NULL when none. */
+SINEW_API const char *sinew_attr_enum_name(const sinew_graph_t *graph, sinew_node_t node,
+                                           uint32_t attr, int value);
+
+/* ---------------------------------------------------------------------------------------------
+ * Plugs.
+ */
+/* A plug on a node's attribute with the given logical indices. */
+SINEW_API sinew_plug_t sinew_plug_make(sinew_node_t node, uint32_t attr, uint32_t nidx,
+                                       const int32_t *idx);
+/* Parses "node.attr", "node.multi[3].child[7]", "node.t.tx" or ".attr" (relative to
+ * current_node, as in .ma files), long or short names. */
+SINEW_API int sinew_plug_parse(sinew_graph_t *graph, const char *text, sinew_node_t current_node,
+                               sinew_plug_t *out);
+/* Parses only the attribute part ("wl[3].w[2]") on a known node. */
+SINEW_API int sinew_plug_parse_attr(sinew_graph_t *graph, sinew_node_t node, const char *text,
+                                    sinew_plug_t *out);
+/* Writes "node.attr[3].child" into buf (snprintf semantics: returns the length it needs).
+ * Long names unless short is true. */
+SINEW_API size_t sinew_plug_format(const sinew_graph_t *graph, const sinew_plug_t *plug,
+                                   bool short_names, char *buf, size_t size);
+/* Attribute part only: "weightList[5].weights[2]". */
+SINEW_API size_t sinew_plug_format_attr(const sinew_graph_t *graph, const sinew_plug_t *plug,
+                                        bool short_names, char *buf, size_t size);
+SINEW_API bool sinew_plug_equal(const sinew_plug_t *a, const sinew_plug_t *b);
+/* True when the plug names a whole array ("skin.matrix"), false for elements and scalars. */
+SINEW_API bool sinew_plug_is_array(const sinew_graph_t *graph, const sinew_plug_t *plug);
+/* The plug's parent: the compound parent or the array for an element. false at the top. */
+SINEW_API bool sinew_plug_parent(const sinew_graph_t *graph, const sinew_plug_t *plug,
+                                 sinew_plug_t *out);
+/* The plug for child attribute `child` (an attribute id) of a compound plug. */
+SINEW_API int sinew_plug_child(const sinew_graph_t *graph, const sinew_plug_t *plug,
+                               uint32_t child, sinew_plug_t *out);
+/* Element `index` of an array plug. */
+SINEW_API int sinew_plug_element(const sinew_graph_t *graph, const sinew_plug_t *plug,
+                                 int32_t index, sinew_plug_t *out);
+/* Logical indices present in an array plug, ascending: fills up to cap, returns the count.
+ * Only elements that were set, connected or computed exist. */
+SINEW_API size_t sinew_plug_indices(const sinew_graph_t *graph, const sinew_plug_t *plug,
+                                    int32_t *out, size_t cap);
+/* The next free logical index of an array plug (no value and no incoming connection). */
+SINEW_API int32_t sinew_plug_next_index(const sinew_graph_t *graph, const sinew_plug_t *plug);
+/* Removes element(s) of an array plug (removeMultiInstance -b): breaks their connections. */
+SINEW_API int sinew_plug_remove_element(sinew_graph_t *graph, const sinew_plug_t *element);
+
+/* Per-plug state: lock (setAttr -l), keyable and channel-box overrides (-k, -cb). */
+SINEW_API int sinew_plug_set_locked(sinew_graph_t *graph, const sinew_plug_t *plug, bool locked);
+SINEW_API bool sinew_plug_locked(const sinew_graph_t *graph, const sinew_plug_t *plug);
+SINEW_API int sinew_plug_set_keyable(sinew_graph_t *graph, const sinew_plug_t *plug, bool on);
+SINEW_API int sinew_plug_set_channel_box(sinew_graph_t *graph, const sinew_plug_t *plug, bool on);
+/* True when a value was set on the plug or inside it (it differs from "never set"). */
+SINEW_API bool sinew_plug_has_value(const sinew_graph_t *graph, const sinew_plug_t *plug);
+/* True when the plug would be computed or pulled when read. */
+SINEW_API bool sinew_plug_is_dirty(const sinew_graph_t *graph, const sinew_plug_t *plug);
+
+/* ---------------------------------------------------------------------------------------------
+ * Values. Setting a value stores it and pushes dirt downstream; nothing is computed. Getting a
+ * value pulls: a dirty plug is computed (and everything dirty upstream of it, each once).
+ * Setters refuse outputs (SINEW_EREADONLY), locked plugs (SINEW_ELOCKED) and connected
+ * destinations (SINEW_ECONNECTED).
+ */
+SINEW_API int sinew_set_double(sinew_graph_t *graph, const sinew_plug_t *plug, double value);
+SINEW_API int sinew_set_int(sinew_graph_t *graph, const sinew_plug_t *plug, int64_t value);
+SINEW_API int sinew_set_bool(sinew_graph_t *graph, const sinew_plug_t *plug, bool value);
+/* Numeric compounds: sets the first n children. */
+SINEW_API int sinew_set_doubles(sinew_graph_t *graph, const sinew_plug_t *plug,
+                                const double *values, size_t n);
+SINEW_API int sinew_set_matrix(sinew_graph_t *graph, const sinew_plug_t *plug,
+                               const sinew_mat4_t *value);
+SINEW_API int sinew_set_string(sinew_graph_t *graph, const sinew_plug_t *plug, const char *value);
+/* Stores a new reference to data (the caller keeps its own); NULL clears. */
+SINEW_API int sinew_set_data(sinew_graph_t *graph, const sinew_plug_t *plug, sinew_data_t *data);
+/* Sets many elements of a numeric array (or numeric children of an array of compounds) at
+ * once: element idx[k] gets values[k]. The fast path for weight tables. */
+SINEW_API int sinew_set_double_elements(sinew_graph_t *graph, const sinew_plug_t *array,
+                                        const int32_t *idx, const double *values, size_t n);
+
+SINEW_API int sinew_get_double(sinew_graph_t *graph, const sinew_plug_t *plug, double *out);
+SINEW_API int sinew_get_int(sinew_graph_t *graph, const sinew_plug_t *plug, int64_t *out);
+SINEW_API int sinew_get_bool(sinew_graph_t *graph, const sinew_plug_t *plug, bool *out);
+/* Numeric compounds: reads up to n children; returns the child count in *out_n if non-NULL. */
+SINEW_API int sinew_get_doubles(sinew_graph_t *graph, const sinew_plug_t *plug, double *out,
+                                size_t n, size_t *out_n);
+SINEW_API int sinew_get_matrix(sinew_graph_t *graph, const sinew_plug_t *plug, sinew_mat4_t *out);
+/* The string stays valid until the plug is next set, computed or deleted. "" when unset. */
+SINEW_API int sinew_get_string(sinew_graph_t *graph, const sinew_plug_t *plug, const char **out);
+/* A new reference (release with sinew_data_unref), or NULL when the plug holds none. */
+SINEW_API int sinew_get_data(sinew_graph_t *graph, const sinew_plug_t *plug, sinew_data_t **out);
+/* Reads every element of a numeric array: logical indices and values, ascending. Fills up to
+ * cap; *out_count is the total. */
+SINEW_API int sinew_get_double_elements(sinew_graph_t *graph, const sinew_plug_t *array,
+                                        int32_t *idx, double *values, size_t cap,
+                                        size_t *out_count);
+/* Brings the plug (and everything it depends on) up to date without reading it. */
+SINEW_API int sinew_evaluate(sinew_graph_t *graph, const sinew_plug_t *plug);
+/* Marks a plug dirty and pushes dirt downstream as if it had changed (dgdirty). */
+SINEW_API int sinew_dirty(sinew_graph_t *graph, const sinew_plug_t *plug);
+
+/* ---------------------------------------------------------------------------------------------
+ * Compute context: how a compute callback reads and writes. Inputs are read with the ordinary
+ * sinew_get_* calls (they pull upstream first); outputs are written with these, which mark
+ * them clean. Writing an input or another node's plug is refused.
+ */
+SINEW_API sinew_graph_t *sinew_compute_graph(sinew_compute_t *ctx);
+SINEW_API sinew_node_t sinew_compute_node(sinew_compute_t *ctx);
+SINEW_API void *sinew_compute_state(sinew_compute_t *ctx);
+SINEW_API int sinew_compute_set_double(sinew_compute_t *ctx, const sinew_plug_t *plug, double v);
+SINEW_API int sinew_compute_set_doubles(sinew_compute_t *ctx, const sinew_plug_t *plug,
+                                        const double *values, size_t n);
+SINEW_API int sinew_compute_set_matrix(sinew_compute_t *ctx, const sinew_plug_t *plug,
+                                       const sinew_mat4_t *value);
+SINEW_API int sinew_compute_set_string(sinew_compute_t *ctx, const sinew_plug_t *plug,
+                                       const char *value);
+SINEW_API int sinew_compute_set_data(sinew_compute_t *ctx, const sinew_plug_t *plug,
+                                     sinew_data_t *data);
+/* Marks an output clean keeping its value (a compute that decides nothing changed). */
+SINEW_API int sinew_compute_set_clean(sinew_compute_t *ctx, const sinew_plug_t *plug);
+
+/* ---------------------------------------------------------------------------------------------
+ * Connections.
+ */
+enum sinew_connect_flags {
+  SINEW_CONNECT_FORCE = 1u << 0,          /* replace an existing incoming connection */
+  SINEW_CONNECT_NEXT_AVAILABLE = 1u << 1, /* dst is an array: use its next free index */
+  SINEW_CONNECT_LOCK = 1u << 2            /* lock the destination afterwards */
+};
+
+/* Connects src -> dst (source first, as connectAttr). Types must be compatible; a connection
+ * that would close a cycle is refused with the path in the message. With NEXT_AVAILABLE the
+ * chosen destination is returned in *out_dst (may be NULL). */
+SINEW_API int sinew_connect(sinew_graph_t *graph, const sinew_plug_t *src,
+                            const sinew_plug_t *dst, uint32_t flags, sinew_plug_t *out_dst);
+/* Breaks src -> dst. The destination keeps its last value as a stored value. */
+SINEW_API int sinew_disconnect(sinew_graph_t *graph, const sinew_plug_t *src,
+                               const sinew_plug_t *dst);
+/* The source feeding dst (exactly this plug; not its parent's). false when none. */
+SINEW_API bool sinew_plug_source(const sinew_graph_t *graph, const sinew_plug_t *dst,
+                                 sinew_plug_t *out_src);
+/* Destinations fed by exactly this plug: fills up to cap, returns the total. */
+SINEW_API size_t sinew_plug_destinations(const sinew_graph_t *graph, const sinew_plug_t *src,
+                                         sinew_plug_t *out, size_t cap);
+
+typedef struct sinew_connection {
+  sinew_plug_t src;
+  sinew_plug_t dst;
+  bool implicit; /* made by DAG parenting, not by connectAttr; not saved to files */
+} sinew_connection_t;
+
+/* Calls fn for each connection touching node (as source or destination); for every connection
+ * of the graph when node is the zero handle. Order: creation order. Implicit DAG connections
+ * are included only when include_implicit is true. Stop early by returning false. */
+SINEW_API void sinew_foreach_connection(const sinew_graph_t *graph, sinew_node_t node,
+                                        bool include_implicit,
+                                        bool (*fn)(void *ud, const sinew_connection_t *c),
+                                        void *user_data);
+
+/* ---------------------------------------------------------------------------------------------
+ * Data blocks: reference-counted, copy-on-write payloads for large values. Passing one along
+ * a connection copies nothing; writing to one shared by several holders copies it first.
+ * Reference counts are atomic, so blocks may be read from several threads.
+ */
+typedef struct sinew_data_type {
+  const char *name;                              /* "mesh", "doubleArray" */
+  /* Deep copy of the payload into dst (same size, zeroed); NULL = memcpy. */
+  int (*copy)(void *dst, const void *src, size_t size);
+  /* Releases what the payload owns (not the payload itself); NULL = nothing. */
+  void (*destroy)(void *payload, size_t size);
+} sinew_data_type_t;
+
+/* A new block with a zeroed payload of `size` bytes and one reference. */
+SINEW_API int sinew_data_create(const sinew_data_type_t *type, size_t size, sinew_data_t **out);
+SINEW_API sinew_data_t *sinew_data_ref(sinew_data_t *data);
+SINEW_API void sinew_data_unref(sinew_data_t *data);
+SINEW_API const sinew_data_type_t *sinew_data_type(const sinew_data_t *data);
+SINEW_API const void *sinew_data_get(const sinew_data_t *data);
+SINEW_API size_t sinew_data_size(const sinew_data_t *data);
+SINEW_API unsigned sinew_data_refcount(const sinew_data_t *data);
+/* Makes *data exclusively owned (copying it if shared) and returns its writable payload;
+ * NULL on out-of-memory (then *data is unchanged). */
+SINEW_API void *sinew_data_mutable(sinew_data_t **data);
+
+/* ---------------------------------------------------------------------------------------------
+ * Introspection.
+ */
+/* Writes the graph (nodes with their connected plugs, connections, DAG parenting as dashed
+ * edges) in Graphviz DOT form. */
+SINEW_API int sinew_graph_write_dot(sinew_graph_t *graph, FILE *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* SINEW_GRAPH_H */

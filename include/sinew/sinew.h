@@ -1,0 +1,12 @@
+/* sinew/sinew.h: the umbrella header. Include this one. */
+#ifndef SINEW_SINEW_H
+#define SINEW_SINEW_H
+
+#include "sinew/math.h"
+#include "sinew/graph.h"
+
+#define SINEW_VERSION_MAJOR 0
+#define SINEW_VERSION_MINOR 1
+#define SINEW_VERSION_PATCH 0
+
+#endif
