@@ -81,7 +81,8 @@ static int check_cycle(sinew_graph_t *g, const sinew_plug_t *src, const sinew_pl
   visit *seen = NULL;
   int rc = SINEW_OK;
   int32_t hit = -1;
-  if (sinew__reserve((void **)&q, &cap, 16, sizeof *q)) return SINEW_ENOMEM;
+  if (sinew__reserve((void **)&q, &cap, 16, sizeof *q))
+    return sinew_graph_set_error(g, SINEW_ENOMEM, "%s: out of memory", what);
   q[n++] = (qitem){dst->node, dst->attr, -1};
   for (uint32_t head = 0; head < n && hit < 0; head++) {
     qitem it = q[head];

@@ -1,23 +1,28 @@
 /* graph/data.c: reference-counted, copy-on-write data blocks for large values (meshes,
  * arrays). Counts are atomic so evaluated blocks can be read from worker threads. */
-#include <stdalign.h>
 #include <stdatomic.h>
 #include <string.h>
 
 #include "graph/internal.h"
 
+/* The header and the payload share one allocation; the payload starts on a 64-byte boundary
+ * (cache line, and any SIMD width) whatever alignment the host's allocator gives. */
 struct sinew_data {
   atomic_uint refs;
   const sinew_data_type_t *type;
   size_t size;
-  alignas(64) unsigned char payload[]; /* cache-line aligned for SIMD kernels */
+  unsigned char *payload;
 };
+
+#define PAYLOAD_ALIGN 64
 
 int sinew_data_create(const sinew_data_type_t *type, size_t size, sinew_data_t **out) {
   if (!type || !out) return SINEW_EINVAL;
-  if (size > SIZE_MAX - sizeof(sinew_data_t) - 64) return SINEW_ENOMEM;
-  sinew_data_t *d = sinew__calloc(1, sizeof *d + size);
+  if (size > SIZE_MAX - sizeof(sinew_data_t) - PAYLOAD_ALIGN) return SINEW_ENOMEM;
+  sinew_data_t *d = sinew__calloc(1, sizeof *d + size + PAYLOAD_ALIGN);
   if (!d) return SINEW_ENOMEM;
+  uintptr_t start = (uintptr_t)(d + 1);
+  d->payload = (unsigned char *)((start + PAYLOAD_ALIGN - 1) & ~(uintptr_t)(PAYLOAD_ALIGN - 1));
   atomic_init(&d->refs, 1);
   d->type = type;
   d->size = size;

@@ -155,6 +155,14 @@ typedef struct sinew__node {
   uint32_t order_prev, order_next; /* creation order list, index + 1 */
 } sinew__node;
 
+/* The next number to try for automatic names of one base ("joint" -> 12), so creating many
+ * nodes is not quadratic. Lowered again when a node with a smaller number goes. */
+typedef struct sinew__name_hint {
+  UT_hash_handle hh;
+  char *base;
+  unsigned long next;
+} sinew__name_hint;
+
 typedef struct sinew__name_entry {
   UT_hash_handle hh;
   char *name;
@@ -188,6 +196,7 @@ struct sinew_graph {
   uint32_t order_head, order_tail; /* index + 1 */
   size_t live_nodes;
   sinew__name_entry *names;
+  sinew__name_hint *hints;
   sinew_node_type_t *types;        /* hash by name */
   sinew_node_type_t *types_first, *types_last;
   sinew__conn *conns_by_dst;       /* hash */

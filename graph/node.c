@@ -90,6 +90,12 @@ void sinew_graph_destroy(sinew_graph_t *g) {
     sinew__free(e->name);
     sinew__free(e);
   }
+  sinew__name_hint *nh, *nhtmp;
+  HASH_ITER(hh, g->hints, nh, nhtmp) {
+    HASH_DELETE(hh, g->hints, nh);
+    sinew__free(nh->base);
+    sinew__free(nh);
+  }
   HASH_CLEAR(hh, g->conns_by_dst);
   sinew__src_entry *s, *stmp;
   HASH_ITER(hh, g->conns_by_src, s, stmp) {
@@ -273,8 +279,49 @@ static bool name_taken(const sinew_graph_t *g, const char *name, bool dag, sinew
   return false;
 }
 
+static sinew__name_hint *hint_find(const sinew_graph_t *g, const char *base) {
+  sinew__name_hint *h = NULL;
+  HASH_FIND_STR(g->hints, base, h);
+  return h;
+}
+
+/* Remembers that numbers below `next` are taken for base (best effort: no memory, no hint). */
+static void hint_store(sinew_graph_t *g, const char *base, unsigned long next) {
+  sinew__name_hint *h = hint_find(g, base);
+  if (!h) {
+    h = sinew__calloc(1, sizeof *h);
+    if (!h) return;
+    h->base = sinew__strdup(base);
+    if (!h->base) {
+      sinew__free(h);
+      return;
+    }
+    sinew__uthash_oom = 0;
+    HASH_ADD_KEYPTR(hh, g->hints, h->base, strlen(h->base), h);
+    if (sinew__uthash_oom) {
+      sinew__free(h->base);
+      sinew__free(h);
+      return;
+    }
+  }
+  h->next = next;
+}
+
+/* A name "base12" is free again: the hint for base may not skip 12 any more. */
+static void hint_release(sinew_graph_t *g, const char *name) {
+  size_t len = strlen(name), bl = len;
+  while (bl > 0 && isdigit((unsigned char)name[bl - 1])) bl--;
+  if (bl == len || bl == 0 || bl >= 256) return;
+  char base[256];
+  memcpy(base, name, bl);
+  base[bl] = 0;
+  sinew__name_hint *h = hint_find(g, base);
+  unsigned long n = strtoul(name + bl, NULL, 10);
+  if (h && n >= 1 && n < h->next) h->next = n;
+}
+
 /* Chooses the name for a node: Maya's rules (see sinew_node_create). Caller frees. */
-static char *unique_name(const sinew_graph_t *g, const char *wanted, const char *type_name,
+static char *unique_name(sinew_graph_t *g, const char *wanted, const char *type_name,
                          bool dag, sinew_node_t parent, const sinew__node *self) {
   size_t wl = wanted ? strlen(wanted) : 0;
   bool automatic = wl == 0 || wanted[wl - 1] == '#';
@@ -287,6 +334,8 @@ static char *unique_name(const sinew_graph_t *g, const char *wanted, const char 
     memcpy(base, b, bl);
     base[bl] = 0;
     if (!bl || !valid_name(base)) return NULL;
+    sinew__name_hint *h = hint_find(g, base);
+    if (h && h->next > n) n = h->next;
   } else {
     if (wl >= sizeof base - 24 || !valid_name(wanted)) return NULL;
     if (!name_taken(g, wanted, dag, parent, false, self)) return sinew__strdup(wanted);
@@ -299,7 +348,10 @@ static char *unique_name(const sinew_graph_t *g, const char *wanted, const char 
   char cand[288];
   for (;; n++) {
     snprintf(cand, sizeof cand, "%s%lu", base, n);
-    if (!name_taken(g, cand, dag, parent, automatic, self)) return sinew__strdup(cand);
+    if (!name_taken(g, cand, dag, parent, automatic, self)) {
+      if (automatic) hint_store(g, base, n + 1);
+      return sinew__strdup(cand);
+    }
   }
 }
 
@@ -653,6 +705,7 @@ static void delete_one(sinew_graph_t *g, sinew_node_t h) {
   if (node->type->destroy) node->type->destroy(g, h, node->state);
   sinew__node *p = sinew__node_get(g, node->parent);
   if (p) child_remove(p, h);
+  hint_release(g, node->name);
   name_unlink(g, h.index);
   order_unlink(g, h.index);
   node->live = false;

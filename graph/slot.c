@@ -146,9 +146,10 @@ static int64_t multi_insert(const sinew_graph_t *g, const sinew__node *node, con
   container->v.multi = m;
   if (sinew__slot_dirtyish(&fresh)) container->below++;
   return pos;
-oom:
+oom: /* a table made here goes again; an existing one may keep its grown capacity */
   if (made) {
     sinew__free(m->idx);
+    sinew__free(m->elems);
     sinew__free(m);
   }
   return -1;

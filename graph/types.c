@@ -343,9 +343,12 @@ int sinew_register_node_type(sinew_graph_t *g, const sinew_node_type_desc_t *d,
     t->flags = d->flags | (parent ? (parent->flags & SINEW_NODE_TYPE_DAG) : 0);
     t->compute = d->compute;
     t->input_changed = d->input_changed ? d->input_changed : (parent ? parent->input_changed : NULL);
+    /* A derived type's state starts with its parent's (it may be larger); lifecycle callbacks
+     * not given are the parent's. */
     t->state_size = d->state_size;
-    t->init = d->init;
-    t->destroy = d->destroy;
+    if (parent && parent->state_size > t->state_size) t->state_size = parent->state_size;
+    t->init = d->init ? d->init : (parent ? parent->init : NULL);
+    t->destroy = d->destroy ? d->destroy : (parent ? parent->destroy : NULL);
     t->user_data = d->user_data;
     const char *po = d->dag_parent_output ? d->dag_parent_output
                                           : (parent ? parent->dag_parent_output : NULL);

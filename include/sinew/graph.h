@@ -240,7 +240,10 @@ typedef struct sinew_node_type_desc {
    * anything is computed (Maya's setDependentsDirty). Lets a node note which input changed. */
   void (*input_changed)(sinew_graph_t *graph, sinew_node_t node, void *state,
                         const sinew_plug_t *plug);
-  size_t state_size;               /* zeroed per-node state of this size, 0 for none */
+  /* Zeroed per-node state of this size, 0 for none. A derived type's state begins with its
+   * parent type's state and is at least as large; init, destroy and input_changed left NULL are
+   * inherited from the parent type. */
+  size_t state_size;
   int (*init)(sinew_graph_t *graph, sinew_node_t node, void *state);     /* after creation */
   void (*destroy)(sinew_graph_t *graph, sinew_node_t node, void *state); /* before deletion */
   /* DAG nodes: an implicit connection parent.<dag_parent_output> -> child.<dag_child_input> is
