@@ -4,6 +4,7 @@
 
 #include "sinew/math.h"
 #include "sinew/graph.h"
+#include "sinew/nodes.h"
 
 #define SINEW_VERSION_MAJOR 0
 #define SINEW_VERSION_MINOR 1

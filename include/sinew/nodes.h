@@ -1,0 +1,85 @@
+/* sinew/nodes.h: the built-in node types (transform, joint, time, unitConversion, ...) and the
+ * operations on them that are more than a setAttr: DAG parenting with Maya's joint rules,
+ * scene time.
+ *
+ * Every built-in type is registered through the same public API (sinew_register_node_type)
+ * that a host uses for its own nodes. */
+#ifndef SINEW_NODES_H
+#define SINEW_NODES_H
+
+#include "sinew/graph.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Registers every built-in node type in the graph. Idempotent per graph. */
+SINEW_API int sinew_nodes_register(sinew_graph_t *graph);
+
+/* Creates a graph with the built-in types registered and Maya's default nodes present
+ * (time1, of type time). The desc may be NULL. */
+SINEW_API int sinew_scene_create(const sinew_graph_desc_t *desc, sinew_graph_t **out_graph);
+
+/* ---- time ------------------------------------------------------------------------------------ */
+
+/* Maya's time units (currentUnit -t) and their frames per second. */
+typedef enum sinew_time_unit {
+  SINEW_TIME_INVALID = 0,
+  SINEW_TIME_GAME,  /* 15 fps */
+  SINEW_TIME_FILM,  /* 24 fps, the default */
+  SINEW_TIME_PAL,   /* 25 fps */
+  SINEW_TIME_NTSC,  /* 30 fps */
+  SINEW_TIME_SHOW,  /* 48 fps */
+  SINEW_TIME_PALF,  /* 50 fps */
+  SINEW_TIME_NTSCF, /* 60 fps */
+  SINEW_TIME_UNIT_MAX
+} sinew_time_unit_t;
+
+/* "film" -> SINEW_TIME_FILM; SINEW_TIME_INVALID for unknown names. */
+SINEW_API sinew_time_unit_t sinew_time_unit_from_name(const char *name);
+SINEW_API const char *sinew_time_unit_name(sinew_time_unit_t unit);
+SINEW_API double sinew_time_unit_fps(sinew_time_unit_t unit);
+
+/* The graph's time node (time1), created on demand. */
+SINEW_API int sinew_time_node(sinew_graph_t *graph, sinew_node_t *out);
+/* The scene's frame rate, kept on time1 (film by default). */
+SINEW_API int sinew_time_set_unit(sinew_graph_t *graph, sinew_time_unit_t unit);
+SINEW_API sinew_time_unit_t sinew_time_get_unit(sinew_graph_t *graph);
+/* Current time in seconds (time1.outTime) and in frames at the scene's rate. Setting it
+ * dirties only what depends on time. */
+SINEW_API int sinew_time_set_seconds(sinew_graph_t *graph, double seconds);
+SINEW_API int sinew_time_get_seconds(sinew_graph_t *graph, double *out);
+SINEW_API int sinew_time_set_frame(sinew_graph_t *graph, double frame);
+SINEW_API int sinew_time_get_frame(sinew_graph_t *graph, double *out);
+
+/* ---- DAG --------------------------------------------------------------------------------- */
+
+enum sinew_parent_flags {
+  /* Keep the node's world position (parent -a, the default of Maya's parent command): its
+   * local values are solved again under the new parent. Without it the local values are kept
+   * (parent -r) and the node moves with its new parent. */
+  SINEW_PARENT_KEEP_WORLD = 1u << 0
+};
+
+/* Parents node under parent (the zero handle: under the world), as Maya's parent command:
+ * a joint parented under a joint gets parent.scale -> child.inverseScale connected (and the
+ * old one broken). With KEEP_WORLD, translate/rotate/scale/shear are solved so the world
+ * matrix stays; for a joint, scale, rotateAxis and jointOrient are kept and the rotation goes
+ * into rotate. Fails, leaving everything as it was, when the world matrix cannot be kept
+ * (a singular parent). */
+SINEW_API int sinew_dag_parent(sinew_graph_t *graph, sinew_node_t node, sinew_node_t parent,
+                               uint32_t flags);
+
+/* Reads a transform's world matrix (worldMatrix[0]), evaluating as needed. */
+SINEW_API int sinew_dag_world_matrix(sinew_graph_t *graph, sinew_node_t node, sinew_mat4_t *out);
+
+/* Writes translate/rotate/scale/shear of a transform or joint so that its local matrix becomes
+ * `local` (pivots, rotateAxis, jointOrient and inverseScale are kept). SINEW_ERANGE when the
+ * matrix cannot be decomposed. */
+SINEW_API int sinew_dag_set_local_matrix(sinew_graph_t *graph, sinew_node_t node,
+                                         const sinew_mat4_t *local);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,182 @@
+/* nodes/nodes.c: registration of the built-in types, scene creation, and DAG operations that
+ * follow Maya's parent command (joint inverseScale links, keeping the world position). */
+#include <math.h>
+#include <string.h>
+
+#include "nodes/nodes_internal.h"
+
+int sinew_nodes_register(sinew_graph_t *g) {
+  if (!g) return SINEW_EINVAL;
+  if (sinew_find_node_type(g, "transform")) return SINEW_OK;
+  int rc = sinew__register_dag_types(g);
+  if (!rc) rc = sinew__register_time_types(g);
+  return rc;
+}
+
+int sinew_scene_create(const sinew_graph_desc_t *desc, sinew_graph_t **out) {
+  if (!out) return SINEW_EINVAL;
+  sinew_graph_t *g;
+  int rc = sinew_graph_create(desc, &g);
+  if (rc) return rc;
+  sinew_node_t t;
+  if ((rc = sinew_nodes_register(g)) || (rc = sinew_time_node(g, &t))) {
+    sinew_graph_destroy(g);
+    return rc;
+  }
+  *out = g;
+  return SINEW_OK;
+}
+
+static bool is_type(sinew_graph_t *g, sinew_node_t n, const char *type) {
+  return sinew_node_type_is_a(sinew_node_type(g, n), type);
+}
+
+int sinew_dag_world_matrix(sinew_graph_t *g, sinew_node_t n, sinew_mat4_t *out) {
+  if (!is_type(g, n, "dagNode"))
+    return sinew_graph_set_error(g, SINEW_ETYPE, "%s is not a DAG node",
+                                 sinew_node_name(g, n) ? sinew_node_name(g, n) : "(invalid node)");
+  sinew_plug_t p = sinew_plug_make(n, sinew__dag.world_matrix, 1, (int32_t[]){0});
+  return sinew_get_matrix(g, &p, out);
+}
+
+/* True when setting attr on n would be refused (locked, connected). */
+static int check_settable(sinew_graph_t *g, sinew_node_t n, uint32_t attr, const char *what) {
+  sinew_plug_t p = sinew_plug_make(n, attr, 0, NULL);
+  char buf[256];
+  sinew_plug_format(g, &p, false, buf, sizeof buf);
+  if (sinew_plug_locked(g, &p)) return sinew_graph_set_error(g, SINEW_ELOCKED, "%s: %s is locked", what, buf);
+  sinew_attr_info_t info;
+  sinew_node_attr_info(g, n, attr, &info);
+  for (uint32_t i = 0; i <= info.child_count; i++) {
+    sinew_plug_t q = p;
+    if (i > 0) sinew_plug_child(g, &p, info.children[i - 1], &q);
+    if (sinew_plug_source(g, &q, NULL) || (i > 0 && sinew_plug_locked(g, &q))) {
+      sinew_plug_format(g, &q, false, buf, sizeof buf);
+      return sinew_graph_set_error(g, SINEW_ECONNECTED, "%s: %s is connected or locked", what, buf);
+    }
+  }
+  return SINEW_OK;
+}
+
+static int set3(sinew_graph_t *g, sinew_node_t n, uint32_t attr, sinew_vec3_t v) {
+  sinew_plug_t p = sinew_plug_make(n, attr, 0, NULL);
+  double d[3] = {v.x, v.y, v.z};
+  return sinew_set_doubles(g, &p, d, 3);
+}
+
+static sinew_vec3_t mul3(sinew_vec3_t a, sinew_vec3_t b) { return (sinew_vec3_t){a.x * b.x, a.y * b.y, a.z * b.z}; }
+
+int sinew_dag_set_local_matrix(sinew_graph_t *g, sinew_node_t n, const sinew_mat4_t *L) {
+  const char *what = "set local matrix";
+  if (!L || !is_type(g, n, "transform"))
+    return sinew_graph_set_error(g, SINEW_ETYPE, "%s: not a transform", what);
+  if (!sinew_mat4_is_finite(L)) return sinew_graph_set_error(g, SINEW_ERANGE, "%s: matrix is not finite", what);
+  bool joint = is_type(g, n, "joint");
+  sinew__local_inputs in;
+  sinew__read_local_inputs(g, n, joint, &in);
+  sinew_vec3_t t, r, s, sh = {0, 0, 0};
+  sinew_mat4_t ra, rai, linear = *L, tmp;
+  linear.m[3][0] = linear.m[3][1] = linear.m[3][2] = 0;
+  sinew_mat4_euler(in.ra, SINEW_ROTATE_XYZ, &ra);
+  sinew_mat4_transpose(&ra, &rai); /* a rotation's inverse */
+  if (joint) {
+    /* linear = S * RA * R * JO * IS: keep S, RA, JO, IS; solve R (and any leftover scale). */
+    sinew_mat4_t si, post_inv, jo_is;
+    sinew_vec3_t inv_s = {in.s.x ? 1 / in.s.x : 1, in.s.y ? 1 / in.s.y : 1, in.s.z ? 1 / in.s.z : 1};
+    sinew_mat4_scale(inv_s, &si);
+    sinew_mat4_euler(in.jo, SINEW_ROTATE_XYZ, &jo_is);
+    if (in.ssc) {
+      sinew_vec3_t isv = {in.is.x ? 1 / in.is.x : 1, in.is.y ? 1 / in.is.y : 1, in.is.z ? 1 / in.is.z : 1};
+      sinew_mat4_scale(isv, &tmp);
+      sinew_mat4_mul(&jo_is, &tmp, &jo_is);
+    }
+    if (!sinew_mat4_inverse(&jo_is, &post_inv)) return sinew_graph_set_error(g, SINEW_ERANGE, "%s: singular inverseScale", what);
+    sinew_mat4_mul(&si, &linear, &tmp);
+    sinew_mat4_mul(&rai, &tmp, &tmp);
+    sinew_mat4_mul(&tmp, &post_inv, &tmp);
+    sinew_vec3_t s2;
+    if (!sinew_mat4_decompose(&tmp, in.order, NULL, &r, &s2, NULL))
+      return sinew_graph_set_error(g, SINEW_ERANGE, "%s: matrix cannot be decomposed", what);
+    s = mul3(in.s, s2);
+    t = (sinew_vec3_t){L->m[3][0], L->m[3][1], L->m[3][2]};
+  } else {
+    /* linear = S * SH * RA * R: decompose into S, SH and a rotation, then take RA out. */
+    sinew_mat4_t rot;
+    sinew_vec3_t rtot;
+    if (!sinew_mat4_decompose(&linear, in.order, NULL, &rtot, &s, &sh))
+      return sinew_graph_set_error(g, SINEW_ERANGE, "%s: matrix cannot be decomposed", what);
+    sinew_mat4_euler(rtot, in.order, &rot);
+    sinew_mat4_mul(&rai, &rot, &tmp);
+    sinew_euler_from_mat4(&tmp, in.order, &r);
+    /* translate: what is left once the pivots' contribution is known */
+    sinew__local_inputs z = in;
+    z.t = (sinew_vec3_t){0, 0, 0};
+    z.r = r;
+    z.s = s;
+    z.sh = sh;
+    sinew_mat4_t m0;
+    sinew__transform_local(&z, &m0);
+    t = (sinew_vec3_t){L->m[3][0] - m0.m[3][0], L->m[3][1] - m0.m[3][1], L->m[3][2] - m0.m[3][2]};
+  }
+  int rc = check_settable(g, n, sinew__dag.translate, what);
+  if (!rc) rc = check_settable(g, n, sinew__dag.rotate, what);
+  if (!rc) rc = check_settable(g, n, sinew__dag.scale, what);
+  if (!rc && !joint) rc = check_settable(g, n, sinew__dag.shear, what);
+  if (rc) return rc;
+  if ((rc = set3(g, n, sinew__dag.translate, t)) || (rc = set3(g, n, sinew__dag.rotate, r)) ||
+      (rc = set3(g, n, sinew__dag.scale, s)))
+    return rc;
+  if (!joint) rc = set3(g, n, sinew__dag.shear, sh);
+  return rc;
+}
+
+/* The connection parent.scale -> joint.inverseScale, if any: its source node. */
+static bool inverse_scale_source(sinew_graph_t *g, sinew_node_t n, sinew_plug_t *src) {
+  sinew_plug_t is = sinew_plug_make(n, sinew__dag.inverse_scale, 0, NULL);
+  return sinew_plug_source(g, &is, src);
+}
+
+int sinew_dag_parent(sinew_graph_t *g, sinew_node_t n, sinew_node_t parent, uint32_t flags) {
+  if (!is_type(g, n, "dagNode")) return sinew_graph_set_error(g, SINEW_ETYPE, "parent: not a DAG node");
+  if (parent.gen && !is_type(g, parent, "dagNode"))
+    return sinew_graph_set_error(g, SINEW_ETYPE, "parent: %s is not a DAG node",
+                                 sinew_node_name(g, parent) ? sinew_node_name(g, parent) : "(invalid node)");
+  bool keep = (flags & SINEW_PARENT_KEEP_WORLD) && is_type(g, n, "transform");
+  sinew_mat4_t world, pworld, opm, target, inv;
+  if (keep) {
+    /* Everything that can fail is worked out before the hierarchy changes. */
+    int rc = sinew_dag_world_matrix(g, n, &world);
+    if (rc) return rc;
+    sinew_mat4_identity(&pworld);
+    if (parent.gen && (rc = sinew_dag_world_matrix(g, parent, &pworld))) return rc;
+    sinew_plug_t po = sinew_plug_make(n, sinew__dag.offset_parent_matrix, 0, NULL);
+    sinew_plug_t pit = sinew_plug_make(n, sinew__dag.inherits_transform, 0, NULL);
+    bool inherits = true;
+    sinew_get_matrix(g, &po, &opm);
+    sinew_get_bool(g, &pit, &inherits);
+    if (!inherits) sinew_mat4_identity(&pworld);
+    sinew_mat4_mul(&opm, &pworld, &pworld);
+    if (!sinew_mat4_inverse(&pworld, &inv))
+      return sinew_graph_set_error(g, SINEW_ERANGE, "parent: %s: the new parent's world matrix is singular",
+                                   sinew_node_name(g, n));
+    sinew_mat4_mul(&world, &inv, &target);
+  }
+  bool joint = is_type(g, n, "joint");
+  bool parent_joint = parent.gen && is_type(g, parent, "joint");
+  int rc = sinew_node_set_parent(g, n, parent);
+  if (rc) return rc;
+  if (joint) {
+    sinew_plug_t src, is = sinew_plug_make(n, sinew__dag.inverse_scale, 0, NULL);
+    if (inverse_scale_source(g, n, &src)) sinew_disconnect(g, &src, &is);
+    if (parent_joint) {
+      sinew_plug_t ps = sinew_plug_make(parent, sinew__dag.scale, 0, NULL);
+      if ((rc = sinew_connect(g, &ps, &is, SINEW_CONNECT_FORCE, NULL))) return rc;
+    } else {
+      double one[3] = {1, 1, 1};
+      sinew_set_doubles(g, &is, one, 3);
+    }
+  }
+  /* set_local_matrix reads the (new) inverseScale, so joints are solved under their new parent */
+  if (keep) return sinew_dag_set_local_matrix(g, n, &target);
+  return SINEW_OK;
+}

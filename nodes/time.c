@@ -1,0 +1,147 @@
+/* nodes/time.c: the time node (time1.outTime, the scene's current time in seconds, and the
+ * frame rate it is shown in) and unitConversion (output = input * conversionFactor, which Maya
+ * files put between angles and plain doubles). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nodes/nodes_internal.h"
+
+typedef struct time_state {
+  sinew_time_unit_t unit;
+} time_state;
+
+static const struct {
+  const char *name;
+  double fps;
+} units[SINEW_TIME_UNIT_MAX] = {
+    {"", 0}, {"game", 15}, {"film", 24}, {"pal", 25}, {"ntsc", 30}, {"show", 48}, {"palf", 50}, {"ntscf", 60}};
+
+sinew_time_unit_t sinew_time_unit_from_name(const char *name) {
+  if (!name) return SINEW_TIME_INVALID;
+  for (int u = 1; u < SINEW_TIME_UNIT_MAX; u++)
+    if (strcmp(units[u].name, name) == 0) return (sinew_time_unit_t)u;
+  /* Maya also accepts "24fps" style names for the same rates */
+  char *end = NULL;
+  double fps = strtod(name, &end);
+  if (end && strcmp(end, "fps") == 0)
+    for (int u = 1; u < SINEW_TIME_UNIT_MAX; u++)
+      if (units[u].fps == fps) return (sinew_time_unit_t)u;
+  return SINEW_TIME_INVALID;
+}
+
+const char *sinew_time_unit_name(sinew_time_unit_t u) {
+  return (u > 0 && u < SINEW_TIME_UNIT_MAX) ? units[u].name : NULL;
+}
+
+double sinew_time_unit_fps(sinew_time_unit_t u) {
+  return (u > 0 && u < SINEW_TIME_UNIT_MAX) ? units[u].fps : 0.0;
+}
+
+static uint32_t OUT_TIME;
+
+static int time_init(sinew_graph_t *g, sinew_node_t n, void *state) {
+  ((time_state *)state)->unit = SINEW_TIME_FILM;
+  return SINEW_OK;
+}
+
+static const sinew_attr_desc_t time_attrs[] = {
+    {.name = "outTime", .short_name = "o", .type = SINEW_ATTR_TIME,
+     .flags = SINEW_ATTR_INPUT | SINEW_ATTR_KEYABLE},
+    {.name = "enableTimewarp", .short_name = "etw", .type = SINEW_ATTR_BOOL}};
+
+static uint32_t UC_IN, UC_OUT, UC_CF;
+
+static int unit_conversion_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
+  if (plug->attr != UC_OUT) return SINEW_EUNKNOWN_PLUG;
+  sinew_graph_t *g = sinew_compute_graph(ctx);
+  sinew_node_t n = sinew_compute_node(ctx);
+  double in = 0, cf = 1;
+  sinew_plug_t pi = sinew_plug_make(n, UC_IN, 0, NULL), pc = sinew_plug_make(n, UC_CF, 0, NULL);
+  sinew_get_double(g, &pi, &in);
+  sinew_get_double(g, &pc, &cf);
+  return sinew_compute_set_double(ctx, plug, in * cf);
+}
+
+static const sinew_attr_desc_t uc_attrs[] = {
+    {.name = "input", .short_name = "i", .type = SINEW_ATTR_DOUBLE},
+    {.name = "output", .short_name = "o", .type = SINEW_ATTR_DOUBLE, .flags = SINEW_ATTR_OUTPUT},
+    {.name = "conversionFactor", .short_name = "cf", .type = SINEW_ATTR_DOUBLE, .default_value = 1}};
+static const sinew_affects_t uc_affects[] = {{"input", "output"}, {"conversionFactor", "output"}};
+
+int sinew__register_time_types(sinew_graph_t *g) {
+  const sinew_node_type_t *t;
+  sinew_node_type_desc_t td = {.name = "time", .attrs = time_attrs, .attr_count = 2,
+                               .state_size = sizeof(time_state), .init = time_init};
+  int rc = sinew_register_node_type(g, &td, &t);
+  if (rc) return rc;
+  OUT_TIME = sinew_node_type_attr(t, "outTime");
+  sinew_node_type_desc_t ud = {.name = "unitConversion", .attrs = uc_attrs, .attr_count = 3,
+                               .affects = uc_affects, .affects_count = 2, .compute = unit_conversion_compute};
+  if ((rc = sinew_register_node_type(g, &ud, &t))) return rc;
+  UC_IN = sinew_node_type_attr(t, "input");
+  UC_OUT = sinew_node_type_attr(t, "output");
+  UC_CF = sinew_node_type_attr(t, "conversionFactor");
+  return SINEW_OK;
+}
+
+int sinew_time_node(sinew_graph_t *g, sinew_node_t *out) {
+  if (!g || !out) return SINEW_EINVAL;
+  sinew_node_t n;
+  if (sinew_node_find(g, "time1", &n) == SINEW_OK &&
+      sinew_node_type_is_a(sinew_node_type(g, n), "time")) {
+    *out = n;
+    return SINEW_OK;
+  }
+  int rc = sinew_node_create(g, "time", "time1", &n);
+  if (rc) return rc;
+  *out = n;
+  return SINEW_OK;
+}
+
+int sinew_time_set_unit(sinew_graph_t *g, sinew_time_unit_t unit) {
+  if (unit <= SINEW_TIME_INVALID || unit >= SINEW_TIME_UNIT_MAX)
+    return sinew_graph_set_error(g, SINEW_EINVAL, "currentUnit: invalid time unit");
+  sinew_node_t n;
+  int rc = sinew_time_node(g, &n);
+  if (rc) return rc;
+  ((time_state *)sinew_node_state(g, n))->unit = unit;
+  return SINEW_OK;
+}
+
+sinew_time_unit_t sinew_time_get_unit(sinew_graph_t *g) {
+  sinew_node_t n;
+  if (sinew_time_node(g, &n)) return SINEW_TIME_FILM;
+  return ((time_state *)sinew_node_state(g, n))->unit;
+}
+
+int sinew_time_set_seconds(sinew_graph_t *g, double seconds) {
+  if (!isfinite(seconds)) return sinew_graph_set_error(g, SINEW_ERANGE, "currentTime: not a finite time");
+  sinew_node_t n;
+  int rc = sinew_time_node(g, &n);
+  if (rc) return rc;
+  sinew_plug_t p = sinew_plug_make(n, OUT_TIME, 0, NULL);
+  double now;
+  if (sinew_get_double(g, &p, &now) == SINEW_OK && now == seconds && sinew_plug_has_value(g, &p))
+    return SINEW_OK; /* the same time: nothing is dirtied */
+  return sinew_set_double(g, &p, seconds);
+}
+
+int sinew_time_get_seconds(sinew_graph_t *g, double *out) {
+  sinew_node_t n;
+  int rc = sinew_time_node(g, &n);
+  if (rc) return rc;
+  sinew_plug_t p = sinew_plug_make(n, OUT_TIME, 0, NULL);
+  return sinew_get_double(g, &p, out);
+}
+
+int sinew_time_set_frame(sinew_graph_t *g, double frame) {
+  return sinew_time_set_seconds(g, frame / sinew_time_unit_fps(sinew_time_get_unit(g)));
+}
+
+int sinew_time_get_frame(sinew_graph_t *g, double *out) {
+  double s;
+  int rc = sinew_time_get_seconds(g, &s);
+  if (!rc && out) *out = s * sinew_time_unit_fps(sinew_time_get_unit(g));
+  return rc;
+}
