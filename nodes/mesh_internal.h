@@ -1,0 +1,39 @@
+/* nodes/mesh_internal.h: what the mesh files (mesh.c, mesh_prim.c, mesh_obj.c, mesh_node.c)
+ * share: building a topology in place, and growable scratch arrays. Every byte lives in a data
+ * block, so all memory goes through the library's allocator funnel. */
+#ifndef SINEW_MESH_INTERNAL_H
+#define SINEW_MESH_INTERNAL_H
+
+#include "sinew/mesh.h"
+
+/* A new topology block for nfaces faces with nface_verts face-vertices, arrays left zeroed for
+ * the caller to fill through *counts and *verts; then sinew__topology_finish. */
+int sinew__topology_new(uint32_t npoints, uint32_t nfaces, uint64_t nface_verts, sinew_data_t **out,
+                        uint32_t **counts, uint32_t **verts);
+/* Computes the face offsets and checks the filled arrays: every face has at least 3 vertices
+ * (SINEW_EINVAL), the counts add up (SINEW_EINVAL) and indices are < npoints (SINEW_ERANGE). */
+int sinew__topology_finish(sinew_data_t *topo);
+/* A mesh block of npoints zeroed points (and zeroed normals when normals is true) over topo.
+ * Takes over the caller's reference to topo, also on failure. */
+int sinew__mesh_new(sinew_data_t *topo, uint32_t npoints, bool normals, sinew_data_t **out);
+/* The topology block a mesh block refers to (borrowed). */
+sinew_data_t *sinew__mesh_topology_block(const sinew_data_t *mesh);
+
+/* A growable byte array in a data block. Zero-initialise; release with sinew__mesh_buf_free. */
+typedef struct sinew__mesh_buf {
+  sinew_data_t *block;
+  unsigned char *ptr;
+  size_t len, cap; /* bytes */
+} sinew__mesh_buf;
+
+/* Makes room for `more` bytes after len (contents kept); SINEW_ENOMEM leaves b as it was. */
+int sinew__mesh_buf_reserve(sinew__mesh_buf *b, size_t more);
+/* Appends n bytes. */
+int sinew__mesh_buf_append(sinew__mesh_buf *b, const void *data, size_t n);
+void sinew__mesh_buf_free(sinew__mesh_buf *b);
+
+/* A scratch area of at least `bytes` in *block, grown (contents dropped) when too small, so a
+ * node can keep it between evaluations and allocate nothing in steady state. NULL on failure. */
+void *sinew__mesh_scratch(sinew_data_t **block, size_t bytes);
+
+#endif
