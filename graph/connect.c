@@ -118,10 +118,12 @@ done:
     /* Names along the path, from src's node back to dst's node. */
     char path[512];
     size_t used = 0;
+    uint32_t last = UINT32_MAX;
     for (int32_t i = hit; i >= 0 && used < sizeof path - 64; i = q[i].from) {
-      const char *name = sinew_node_name(g, q[i].node);
-      if (i != hit && q[i].node.index == q[hit].node.index && q[i].from >= 0) continue;
-      used += (size_t)snprintf(path + used, sizeof path - used, "%s%s", used ? " <- " : "", name);
+      if (q[i].node.index == last) continue; /* each node once per visit: "c <- b <- a" */
+      last = q[i].node.index;
+      used += (size_t)snprintf(path + used, sizeof path - used, "%s%s", used ? " <- " : "",
+                               sinew_node_name(g, q[i].node));
     }
     char sb[256], db[256];
     sinew__plug_str(g, src, sb, sizeof sb);
@@ -174,9 +176,10 @@ void sinew__notify_connect(sinew_graph_t *g, const sinew_plug_t *s, const sinew_
   }
 }
 
-/* Unlinks c from every index (no allocation, cannot fail). */
-static void unlink_conn(sinew_graph_t *g, sinew__conn *c) {
-  HASH_DELETE(hh, g->conns_by_dst, c);
+/* Unlinks c from every index (no allocation, cannot fail). by_dst is false when c has already
+ * left the destination index (a connection being replaced). */
+static void unlink_conn(sinew_graph_t *g, sinew__conn *c, bool by_dst) {
+  if (by_dst) HASH_DELETE(hh, g->conns_by_dst, c);
   sinew__src_entry *e = src_entry(g, &c->src);
   if (e) {
     for (sinew__conn **link = &e->head; *link; link = &(*link)->src_next)
@@ -204,7 +207,7 @@ static void unlink_conn(sinew_graph_t *g, sinew__conn *c) {
 int sinew__disconnect_conn(sinew_graph_t *g, sinew__conn *c, bool keep_value) {
   sinew_plug_t src = c->src, dst = c->dst;
   if (keep_value) sinew__pull(g, &dst); /* the destination keeps the value it had */
-  unlink_conn(g, c);
+  unlink_conn(g, c, true);
   sinew__free(c);
   sinew__notify_connect(g, &src, &dst, false);
   if (!keep_value) return SINEW_OK;
@@ -241,11 +244,13 @@ int sinew__connect_raw(sinew_graph_t *g, const sinew_plug_t *src, const sinew_pl
     c->src = sinew__plug_key(src);
     c->dst = sinew__plug_key(dst);
     c->implicit = implicit;
+    /* c takes old's place in the destination index: same key, same bucket, so the add only
+     * restores the bucket's count and cannot need to grow the table. */
     if (old) HASH_DELETE(hh, g->conns_by_dst, old);
     sinew__uthash_oom = 0;
     HASH_ADD(hh, g->conns_by_dst, dst, sizeof c->dst, c);
     if (sinew__uthash_oom) {
-      if (old) HASH_ADD(hh, g->conns_by_dst, dst, sizeof old->dst, old); /* table exists: cannot fail */
+      if (old) HASH_ADD(hh, g->conns_by_dst, dst, sizeof old->dst, old);
       rc = SINEW_ENOMEM;
     }
   }
@@ -265,32 +270,15 @@ int sinew__connect_raw(sinew_graph_t *g, const sinew_plug_t *src, const sinew_pl
   if (rc) {
     sinew__free(c);
     sinew__free(fresh);
-    sinew__slot_unensure(g, dn, &made); /* made has dst's elements then src's; dst node first */
+    sinew__slot_unensure(g, dn, &made); /* made holds both plugs' elements; each node takes its own */
     if (sn != dn) sinew__slot_unensure(g, sn, &made);
     return sinew_graph_set_error(g, rc, "%s: %s: %s", what, sinew__plug_str(g, dst, buf, sizeof buf),
                                  sinew_strerror(rc));
   }
-  /* Nothing below can fail. */
-  if (old) { /* force: the old connection goes without a pull (the new source replaces it) */
-    HASH_ADD(hh, g->conns_by_dst, dst, sizeof c->dst, c); /* keep c indexed while unlinking old */
-    HASH_DELETE(hh, g->conns_by_dst, c);
-    HASH_ADD(hh, g->conns_by_dst, dst, sizeof old->dst, old);
-    sinew_plug_t os = old->src, od = old->dst;
-    unlink_conn(g, old);
-    sinew__free(old);
-    sinew__notify_connect(g, &os, &od, false);
-    HASH_ADD(hh, g->conns_by_dst, dst, sizeof c->dst, c);
-    e = src_entry(g, src);
-    if (!e) { /* old shared our source entry and freed it: the table has room, re-add */
-      e = sinew__calloc(1, sizeof *e);
-      if (e) {
-        e->key = c->src;
-        HASH_ADD(hh, g->conns_by_src, key, sizeof e->key, e);
-      }
-    }
-  }
-  c->src_next = e ? e->head : NULL;
-  if (e) e->head = c;
+  /* Nothing below can fail. c joins its source's list before old leaves it, so a shared source
+   * entry never empties on the way. */
+  c->src_next = e->head;
+  e->head = c;
   c->prev = g->conn_tail;
   if (g->conn_tail) g->conn_tail->next = c;
   else g->conn_head = c;
@@ -298,10 +286,63 @@ int sinew__connect_raw(sinew_graph_t *g, const sinew_plug_t *src, const sinew_pl
   sn->conns[sn->nconns++] = c;
   if (dn != sn) dn->conns[dn->nconns++] = c;
   g->nconnections++;
+  if (old) { /* force: the old connection goes without a pull (the new source replaces it) */
+    sinew_plug_t os = old->src, od = old->dst;
+    unlink_conn(g, old, false);
+    sinew__free(old);
+    sinew__notify_connect(g, &os, &od, false);
+  }
   set_conn_flags(g, dn, dst, SINEW__F_IN, SINEW__F_SUB_IN);
   set_conn_flags(g, sn, src, SINEW__F_OUT, SINEW__F_SUB_OUT);
   sinew__notify_connect(g, src, dst, true);
   return sinew__mark_dirty(g, dst);
+}
+
+/* The connections into a plug above dst or inside it (dst's own excluded). With one of them in
+ * place beside a connection into dst, dst's value would depend on which plug is read first, so
+ * a destination's ancestors and descendants are never destinations too. Calls fn for each
+ * (from the last, so fn may break it) until fn returns false; returns how many were seen. */
+static uint32_t each_related_input(sinew_graph_t *g, sinew__node *dn, const sinew_plug_t *dst,
+                                   bool (*fn)(sinew_graph_t *, sinew__conn *, void *), void *ud) {
+  uint32_t n = 0;
+  sinew_plug_t cur = *dst, up;
+  while (sinew_plug_parent(g, &cur, &up)) {
+    cur = up;
+    sinew__conn *c = sinew__conn_to(g, &cur);
+    if (c && (n++, !fn(g, c, ud))) return n;
+  }
+  sinew__slot *s = sinew__slot_find(g, dn, dst, NULL);
+  if (!s || !(s->flags & SINEW__F_SUB_IN)) return n;
+  for (uint32_t i = dn->nconns; i-- > 0;) {
+    if (i >= dn->nconns) continue;
+    sinew__conn *c = dn->conns[i];
+    if (sinew_plug_equal(&c->dst, dst) || !sinew__plug_within(g, dn, &c->dst, dst)) continue;
+    n++;
+    if (!fn(g, c, ud)) return n;
+  }
+  return n;
+}
+
+static bool first_related(sinew_graph_t *g, sinew__conn *c, void *ud) {
+  *(sinew__conn **)ud = c;
+  return false;
+}
+
+static bool pull_related(sinew_graph_t *g, sinew__conn *c, void *ud) {
+  sinew__pull(g, &c->dst); /* a failure leaves the stale value, as a failed read would */
+  return true;
+}
+
+/* Breaks a connection whose destination was brought up to date beforehand: it keeps that value. */
+static bool drop_related(sinew_graph_t *g, sinew__conn *c, void *ud) {
+  sinew_plug_t src = c->src, dst = c->dst;
+  unlink_conn(g, c, true);
+  sinew__free(c);
+  sinew__notify_connect(g, &src, &dst, false);
+  sinew__node *dn = sinew__node_get(g, dst.node);
+  sinew__slot *s = dn ? sinew__slot_find(g, dn, &dst, NULL) : NULL;
+  if (s) s->flags |= SINEW__F_SET;
+  return true;
 }
 
 int sinew_connect(sinew_graph_t *g, const sinew_plug_t *src_in, const sinew_plug_t *dst_in,
@@ -355,8 +396,21 @@ int sinew_connect(sinew_graph_t *g, const sinew_plug_t *src_in, const sinew_plug
                                  "connectAttr: %s -> %s: the destination is already connected from %s (use force)",
                                  sb, db, sinew__plug_str(g, &old->src, ob, sizeof ob));
   }
+  sinew__conn *related = NULL;
+  if (each_related_input(g, dn, &dst, first_related, &related)) {
+    char rs[256], rd[256];
+    sinew__plug_str(g, &related->src, rs, sizeof rs);
+    sinew__plug_str(g, &related->dst, rd, sizeof rd);
+    if (related->implicit || !(flags & SINEW_CONNECT_FORCE))
+      return sinew_graph_set_error(g, SINEW_ECONNECTED,
+                                   "connectAttr: %s -> %s: %s is already connected from %s%s", sb, db, rd,
+                                   rs, related->implicit ? " (the DAG parent)" : " (use force)");
+    /* force: the plugs fed now keep their values when their connections break below */
+    each_related_input(g, dn, &dst, pull_related, NULL);
+  }
   rc = sinew__connect_raw(g, &src, &dst, false, "connectAttr");
   if (rc) return rc;
+  if (related) each_related_input(g, dn, &dst, drop_related, NULL);
   if (flags & SINEW_CONNECT_LOCK) sinew_plug_set_locked(g, &dst, true);
   if (out_dst) *out_dst = dst;
   return SINEW_OK;
@@ -380,6 +434,14 @@ int sinew_disconnect(sinew_graph_t *g, const sinew_plug_t *src_in, const sinew_p
                                  "disconnectAttr: %s -> %s is the DAG parent link; use parent",
                                  sinew__plug_str(g, &src, sb, sizeof sb),
                                  sinew__plug_str(g, &dst, db, sizeof db));
+  /* The destination keeps its value: bring it up to date and make room for the dirt the cut
+   * pushes first, so that a failure leaves the connection in place. */
+  if ((rc = sinew__pull(g, &dst))) return rc;
+  if (sinew__reserve_push(g))
+    return sinew_graph_set_error(g, SINEW_ENOMEM, "disconnectAttr: %s: out of memory",
+                                 sinew__plug_str(g, &dst, db, sizeof db));
+  c = sinew__conn_to(g, &dst); /* a compute run by the pull cannot have moved it, but look again */
+  if (!c || !sinew_plug_equal(&c->src, &src)) return SINEW_OK;
   return sinew__disconnect_conn(g, c, true);
 }
 
@@ -400,7 +462,7 @@ size_t sinew_plug_destinations(const sinew_graph_t *g, const sinew_plug_t *src, 
   size_t i = n;
   for (sinew__conn *c = sinew__conn_from(g, src); c; c = c->src_next) {
     i--;
-    if (i < cap) out[i] = c->dst;
+    if (out && i < cap) out[i] = c->dst;
   }
   return n;
 }

@@ -243,6 +243,8 @@ static void warn_cycle(sinew_graph_t *g, sinew__slot *s, const sinew_plug_t *p) 
             sinew__plug_str(g, p, buf, sizeof buf));
 }
 
+static sinew__conn *feeding(sinew_graph_t *g, sinew__node *n, const sinew_plug_t *p, sinew_plug_t *dst);
+
 /* Queues q as a dependency when it needs evaluation; reports a cycle when q is in progress. */
 static int need(sinew_graph_t *g, pull_ctx *c, const sinew_plug_t *q) {
   sinew__node *n;
@@ -250,7 +252,7 @@ static int need(sinew_graph_t *g, pull_ctx *c, const sinew_plug_t *q) {
   if (!a) return SINEW_OK;
   sinew__slot *s = sinew__slot_find(g, n, q, NULL);
   if (!s) {
-    if (!a->computed && !sinew__conn_to(g, q)) return SINEW_OK; /* default value */
+    if (!a->computed && !feeding(g, n, q, &(sinew_plug_t){0})) return SINEW_OK; /* default value */
     return frame_push(c, q);
   }
   if (s->flags & SINEW__F_BUSY) {
@@ -275,14 +277,19 @@ static int need_cb(sinew_graph_t *g, const sinew_plug_t *p, void *ud) {
   return rc;
 }
 
-/* The nearest plug at or above p that is a connection destination, if any. */
+/* The nearest plug at or above p that is a connection destination, if any. An element that
+ * does not exist yet is still fed when an array above it is. */
 static sinew__conn *feeding(sinew_graph_t *g, sinew__node *n, const sinew_plug_t *p, sinew_plug_t *dst) {
   sinew__slot_path path;
-  if (!sinew__slot_find(g, n, p, &path)) return NULL;
+  sinew_plug_t cur = *p;
+  while (!sinew__slot_find(g, n, &cur, &path)) { /* the nearest existing plug decides */
+    sinew_plug_t up;
+    if (!sinew_plug_parent(g, &cur, &up)) return NULL;
+    cur = up;
+  }
   bool any = false;
   for (uint32_t i = 0; i < path.n; i++) any |= (path.slots[i]->flags & SINEW__F_IN) != 0;
   if (!any) return NULL;
-  sinew_plug_t cur = *p;
   for (;;) {
     sinew__conn *c = sinew__conn_to(g, &cur);
     if (c) {
@@ -419,7 +426,9 @@ static int expand(sinew_graph_t *g, pull_ctx *pc, frame *f) {
     return need(g, pc, &c->src) ? -1 : 0;
   }
   f->phase = 1;
-  if (a->computed) {
+  /* A whole computed array is brought up to date element by element (below, as children):
+   * compute always sees element plugs, which is what it can write. */
+  if (a->computed && !plug_whole(a, &p)) {
     need_ctx nc = {pc, SINEW_OK};
     for (uint32_t k = 0; k < a->ninputs && !nc.rc; k++)
       each_plug(g, p.node, a->inputs[k], want_dirtyish, need_cb, &nc);
@@ -442,13 +451,13 @@ static int finish(sinew_graph_t *g, const sinew_plug_t *p) {
     sinew_plug_t src = c->src;
     return pull_copy(g, &src, p);
   }
-  if (a->computed) {
+  if (a->computed && !plug_whole(a, p)) {
     set_busy(g, p, true);
     int rc = run_compute(g, p);
     set_busy(g, p, false);
     return rc;
   }
-  mark_clean(g, p); /* an input dirtied by hand, or a compound whose dirty parts are now clean */
+  mark_clean(g, p); /* an input dirtied by hand, or a compound or array whose parts are now clean */
   return SINEW_OK;
 }
 
@@ -458,16 +467,8 @@ int sinew__pull(sinew_graph_t *g, const sinew_plug_t *p) {
   if (!a) return SINEW_OK;
   sinew__slot *s = sinew__slot_find(g, n, p, NULL);
   if (s && !sinew__slot_dirtyish(s)) return SINEW_OK; /* the common case: clean */
-  if (!s && !a->computed && !feeding(g, n, p, &(sinew_plug_t){0})) {
-    /* an element never set: default value, unless a parent is fed */
-    sinew_plug_t up = *p, tmp;
-    bool fed = false;
-    while (!fed && sinew_plug_parent(g, &up, &tmp)) {
-      up = tmp;
-      fed = sinew__conn_to(g, &up) != NULL;
-    }
-    if (!fed) return SINEW_OK;
-  }
+  if (!s && !a->computed && !feeding(g, n, p, &(sinew_plug_t){0}))
+    return SINEW_OK; /* an element never set and not fed through an array above: the default */
   if (s && (s->flags & SINEW__F_BUSY)) {
     warn_cycle(g, s, p);
     return SINEW_OK;
@@ -608,9 +609,9 @@ static double normalise(const sinew__attr *a, double v) {
 }
 
 int sinew_set_double(sinew_graph_t *g, const sinew_plug_t *p, double v) {
-  sinew__node *n;
-  const sinew__attr *a;
-  sinew__slot *s;
+  sinew__node *n = NULL;
+  const sinew__attr *a = NULL;
+  sinew__slot *s = NULL;
   if (g && p) {
     sinew__node *pn = sinew__node_get(g, p->node);
     if (pn && p->attr < sinew__node_nattrs(pn)) {
@@ -638,33 +639,43 @@ int sinew_set_bool(sinew_graph_t *g, const sinew_plug_t *p, bool v) {
 }
 
 int sinew_set_doubles(sinew_graph_t *g, const sinew_plug_t *p, const double *values, size_t count) {
-  sinew__node *n;
-  const sinew__attr *a;
-  sinew__slot *s;
+  sinew__node *n = NULL;
+  const sinew__attr *a = NULL;
+  sinew__slot *s = NULL;
   if (!values) return SINEW_EINVAL;
   sinew__created made = {.n = 0};
   int rc = begin_set(g, p, WANT_NUMBERS, &n, &a, &s, &made);
   if (rc) return rc;
-  if (a->type != SINEW_ATTR_COMPOUND) {
-    if (count < 1) return SINEW_EINVAL;
-    if ((rc = check_range(g, a, p, values[0]))) return rc;
-    s->v.d = normalise(a, values[0]);
-    s->flags |= SINEW__F_SET;
-    return sinew__changed(g, p);
-  }
-  size_t k = count < a->nchildren ? count : a->nchildren;
-  for (size_t i = 0; i < k; i++) {
+  /* Everything is checked before anything is stored; a refusal takes back the element the
+   * set would have made. */
+  size_t k = a->type != SINEW_ATTR_COMPOUND ? 1 : (count < a->nchildren ? count : a->nchildren);
+  char buf[256];
+  if (count < 1) rc = sinew_graph_set_error(g, SINEW_EINVAL, "setAttr %s: no values given",
+                                            sinew__plug_str(g, p, buf, sizeof buf));
+  for (size_t i = 0; !rc && i < k; i++) {
+    if (a->type != SINEW_ATTR_COMPOUND) {
+      rc = check_range(g, a, p, values[0]);
+      break;
+    }
     const sinew__attr *c = sinew__attr_get(g, n, a->children[i]);
-    if ((rc = check_range(g, c, p, values[i]))) return rc;
+    if ((rc = check_range(g, c, p, values[i]))) break;
     /* a child that is itself locked or connected refuses the whole set */
     sinew_plug_t cp;
     sinew_plug_child(g, p, c->id, &cp);
-    char buf[256];
     if (sinew_plug_locked(g, &cp))
-      return sinew_graph_set_error(g, SINEW_ELOCKED, "setAttr: %s is locked", sinew__plug_str(g, &cp, buf, sizeof buf));
-    if (sinew__conn_to(g, &cp))
-      return sinew_graph_set_error(g, SINEW_ECONNECTED, "setAttr: %s is connected and cannot be set",
-                                   sinew__plug_str(g, &cp, buf, sizeof buf));
+      rc = sinew_graph_set_error(g, SINEW_ELOCKED, "setAttr: %s is locked", sinew__plug_str(g, &cp, buf, sizeof buf));
+    else if (sinew__conn_to(g, &cp))
+      rc = sinew_graph_set_error(g, SINEW_ECONNECTED, "setAttr: %s is connected and cannot be set",
+                                 sinew__plug_str(g, &cp, buf, sizeof buf));
+  }
+  if (rc) {
+    sinew__slot_unensure(g, n, &made);
+    return rc;
+  }
+  if (a->type != SINEW_ATTR_COMPOUND) {
+    s->v.d = normalise(a, values[0]);
+    s->flags |= SINEW__F_SET;
+    return sinew__changed(g, p);
   }
   for (size_t i = 0; i < k; i++) {
     const sinew__attr *c = sinew__attr_get(g, n, a->children[i]);
@@ -675,9 +686,9 @@ int sinew_set_doubles(sinew_graph_t *g, const sinew_plug_t *p, const double *val
 }
 
 int sinew_set_matrix(sinew_graph_t *g, const sinew_plug_t *p, const sinew_mat4_t *m) {
-  sinew__node *n;
-  const sinew__attr *a;
-  sinew__slot *s;
+  sinew__node *n = NULL;
+  const sinew__attr *a = NULL;
+  sinew__slot *s = NULL;
   if (!m) return SINEW_EINVAL;
   sinew__created made = {.n = 0};
   int rc = begin_set(g, p, WANT_MATRIX, &n, &a, &s, &made);
@@ -692,9 +703,9 @@ int sinew_set_matrix(sinew_graph_t *g, const sinew_plug_t *p, const sinew_mat4_t
 }
 
 int sinew_set_string(sinew_graph_t *g, const sinew_plug_t *p, const char *v) {
-  sinew__node *n;
-  const sinew__attr *a;
-  sinew__slot *s;
+  sinew__node *n = NULL;
+  const sinew__attr *a = NULL;
+  sinew__slot *s = NULL;
   sinew__created made = {.n = 0};
   int rc = begin_set(g, p, WANT_STRING, &n, &a, &s, &made);
   if (rc) return rc;
@@ -710,9 +721,9 @@ int sinew_set_string(sinew_graph_t *g, const sinew_plug_t *p, const char *v) {
 }
 
 int sinew_set_data(sinew_graph_t *g, const sinew_plug_t *p, sinew_data_t *d) {
-  sinew__node *n;
-  const sinew__attr *a;
-  sinew__slot *s;
+  sinew__node *n = NULL;
+  const sinew__attr *a = NULL;
+  sinew__slot *s = NULL;
   if (g && p) {
     sinew__node *pn = sinew__node_get(g, p->node);
     if (pn && p->attr < sinew__node_nattrs(pn) && d) {
@@ -740,6 +751,7 @@ int sinew_set_double_elements(sinew_graph_t *g, const sinew_plug_t *arr, const i
   sinew__node *n;
   int rc = sinew__plug_check(g, arr, "setAttr", &n);
   if (rc) return rc;
+  if (count && (!idx || !values)) return sinew_graph_set_error(g, SINEW_EINVAL, "setAttr: no values given");
   const sinew__attr *a = sinew__attr_get(g, n, arr->attr);
   char buf[256];
   sinew__plug_str(g, arr, buf, sizeof buf);
@@ -756,34 +768,37 @@ int sinew_set_double_elements(sinew_graph_t *g, const sinew_plug_t *arr, const i
     sinew_plug_t e;
     sinew_plug_element(g, arr, idx[i], &e);
     if ((rc = check_range(g, a, &e, values[i]))) return rc;
+    if (sinew_plug_locked(g, &e)) /* an element locked on its own */
+      return sinew_graph_set_error(g, SINEW_ELOCKED, "setAttr: %s[%d] is locked", buf, idx[i]);
     if (sinew__conn_to(g, &e))
       return sinew_graph_set_error(g, SINEW_ECONNECTED, "setAttr: %s[%d] is connected and cannot be set",
                                    buf, idx[i]);
   }
   if (sinew__reserve_push(g)) return sinew_graph_set_error(g, SINEW_ENOMEM, "setAttr %s: out of memory", buf);
-  /* Make every element first, remembering which are new, so a failure changes nothing. */
-  bool *fresh = sinew__calloc(count ? count : 1, sizeof *fresh);
-  if (!fresh) return sinew_graph_set_error(g, SINEW_ENOMEM, "setAttr %s: out of memory", buf);
+  /* Make every element first, remembering each one made (the arrays above the elements too,
+   * "wl[v]" for "wl[v].w"), so that a failure changes nothing. */
+  size_t cap = count + SINEW_PLUG_MAX_INDICES;
+  sinew_plug_t *made = sinew__malloc(cap * sizeof *made);
+  if (!made) return sinew_graph_set_error(g, SINEW_ENOMEM, "setAttr %s: out of memory", buf);
+  size_t nmade = 0;
   sinew__slot *s;
   for (size_t i = 0; i < count && !rc; i++) {
     sinew_plug_t e;
     sinew_plug_element(g, arr, idx[i], &e);
     if (sinew__slot_find(g, n, &e, NULL)) continue;
-    rc = sinew__slot_ensure(g, n, &e, &s, NULL, NULL);
-    fresh[i] = rc == SINEW_OK;
+    sinew__created one = {.n = 0};
+    rc = sinew__slot_ensure(g, n, &e, &s, NULL, &one);
+    for (uint32_t k = 0; k < one.n && nmade < cap; k++) made[nmade++] = one.elems[k];
   }
   if (rc) {
-    for (size_t i = 0; i < count; i++) {
-      if (!fresh[i]) continue;
-      sinew_plug_t e;
-      sinew_plug_element(g, arr, idx[i], &e);
-      sinew__created one = {.elems = {e}, .n = 1};
+    for (size_t i = nmade; i-- > 0;) { /* innermost last made, so first taken back */
+      sinew__created one = {.elems = {made[i]}, .n = 1};
       sinew__slot_unensure(g, n, &one);
     }
-    sinew__free(fresh);
+    sinew__free(made);
     return sinew_graph_set_error(g, rc, "setAttr %s: out of memory", buf);
   }
-  sinew__free(fresh);
+  sinew__free(made);
   for (size_t i = 0; i < count; i++) {
     sinew_plug_t e;
     sinew_plug_element(g, arr, idx[i], &e);
@@ -821,9 +836,9 @@ static int begin_get(sinew_graph_t *g, const sinew_plug_t *p, want_kind k, sinew
 }
 
 int sinew_get_double(sinew_graph_t *g, const sinew_plug_t *p, double *out) {
-  sinew__node *n;
-  const sinew__attr *a;
-  sinew__slot *s;
+  sinew__node *n = NULL;
+  const sinew__attr *a = NULL;
+  sinew__slot *s = NULL;
   int rc = begin_get(g, p, WANT_NUMBER, &n, &a, &s);
   if (rc) return rc;
   if (out) *out = s ? s->v.d : a->dflt;
@@ -846,9 +861,9 @@ int sinew_get_bool(sinew_graph_t *g, const sinew_plug_t *p, bool *out) {
 
 int sinew_get_doubles(sinew_graph_t *g, const sinew_plug_t *p, double *out, size_t count,
                       size_t *out_n) {
-  sinew__node *n;
-  const sinew__attr *a;
-  sinew__slot *s;
+  sinew__node *n = NULL;
+  const sinew__attr *a = NULL;
+  sinew__slot *s = NULL;
   int rc = begin_get(g, p, WANT_NUMBERS, &n, &a, &s);
   if (rc) return rc;
   if (a->type != SINEW_ATTR_COMPOUND) {
@@ -856,7 +871,7 @@ int sinew_get_doubles(sinew_graph_t *g, const sinew_plug_t *p, double *out, size
     if (out_n) *out_n = 1;
     return SINEW_OK;
   }
-  for (uint32_t i = 0; i < a->nchildren && i < count; i++) {
+  for (uint32_t i = 0; out && i < a->nchildren && i < count; i++) {
     const sinew__attr *c = sinew__attr_get(g, n, a->children[i]);
     out[i] = s && s->v.kids ? s->v.kids[i].v.d : c->dflt;
   }
@@ -865,9 +880,9 @@ int sinew_get_doubles(sinew_graph_t *g, const sinew_plug_t *p, double *out, size
 }
 
 int sinew_get_matrix(sinew_graph_t *g, const sinew_plug_t *p, sinew_mat4_t *out) {
-  sinew__node *n;
-  const sinew__attr *a;
-  sinew__slot *s;
+  sinew__node *n = NULL;
+  const sinew__attr *a = NULL;
+  sinew__slot *s = NULL;
   int rc = begin_get(g, p, WANT_MATRIX, &n, &a, &s);
   if (rc) return rc;
   if (out) {
@@ -878,9 +893,9 @@ int sinew_get_matrix(sinew_graph_t *g, const sinew_plug_t *p, sinew_mat4_t *out)
 }
 
 int sinew_get_string(sinew_graph_t *g, const sinew_plug_t *p, const char **out) {
-  sinew__node *n;
-  const sinew__attr *a;
-  sinew__slot *s;
+  sinew__node *n = NULL;
+  const sinew__attr *a = NULL;
+  sinew__slot *s = NULL;
   int rc = begin_get(g, p, WANT_STRING, &n, &a, &s);
   if (rc) return rc;
   if (out) *out = s && s->v.s ? s->v.s : "";
@@ -888,9 +903,9 @@ int sinew_get_string(sinew_graph_t *g, const sinew_plug_t *p, const char **out) 
 }
 
 int sinew_get_data(sinew_graph_t *g, const sinew_plug_t *p, sinew_data_t **out) {
-  sinew__node *n;
-  const sinew__attr *a;
-  sinew__slot *s;
+  sinew__node *n = NULL;
+  const sinew__attr *a = NULL;
+  sinew__slot *s = NULL;
   int rc = begin_get(g, p, WANT_DATA, &n, &a, &s);
   if (rc) return rc;
   if (out) *out = s && s->v.data ? sinew_data_ref(s->v.data) : NULL;
@@ -931,6 +946,7 @@ void *sinew_compute_state(sinew_compute_t *ctx) {
 /* Checks an output write from a compute and ensures the slot. */
 static int begin_out(sinew_compute_t *ctx, const sinew_plug_t *p, want_kind k, sinew__node **out_n,
                      const sinew__attr **out_a, sinew__slot **out_s) {
+  if (!ctx) return SINEW_EINVAL;
   sinew_graph_t *g = ctx->graph;
   sinew__node *n;
   int rc = sinew__plug_check(g, p, "compute", &n);
@@ -955,9 +971,9 @@ static int begin_out(sinew_compute_t *ctx, const sinew_plug_t *p, want_kind k, s
 }
 
 int sinew_compute_set_double(sinew_compute_t *ctx, const sinew_plug_t *p, double v) {
-  sinew__node *n;
-  const sinew__attr *a;
-  sinew__slot *s;
+  sinew__node *n = NULL;
+  const sinew__attr *a = NULL;
+  sinew__slot *s = NULL;
   int rc = begin_out(ctx, p, WANT_NUMBER, &n, &a, &s);
   if (rc) return rc;
   s->v.d = normalise(a, v);
@@ -967,9 +983,10 @@ int sinew_compute_set_double(sinew_compute_t *ctx, const sinew_plug_t *p, double
 
 int sinew_compute_set_doubles(sinew_compute_t *ctx, const sinew_plug_t *p, const double *values,
                               size_t count) {
-  sinew__node *n;
-  const sinew__attr *a;
-  sinew__slot *s;
+  sinew__node *n = NULL;
+  const sinew__attr *a = NULL;
+  sinew__slot *s = NULL;
+  if (!values && count) return SINEW_EINVAL;
   int rc = begin_out(ctx, p, WANT_NUMBERS, &n, &a, &s);
   if (rc) return rc;
   if (a->type != SINEW_ATTR_COMPOUND) {
@@ -983,9 +1000,10 @@ int sinew_compute_set_doubles(sinew_compute_t *ctx, const sinew_plug_t *p, const
 }
 
 int sinew_compute_set_matrix(sinew_compute_t *ctx, const sinew_plug_t *p, const sinew_mat4_t *m) {
-  sinew__node *n;
-  const sinew__attr *a;
-  sinew__slot *s;
+  sinew__node *n = NULL;
+  const sinew__attr *a = NULL;
+  sinew__slot *s = NULL;
+  if (!m) return SINEW_EINVAL;
   int rc = begin_out(ctx, p, WANT_MATRIX, &n, &a, &s);
   if (rc) return rc;
   if (!s->v.m && !(s->v.m = sinew__malloc(sizeof *s->v.m)))
@@ -996,9 +1014,9 @@ int sinew_compute_set_matrix(sinew_compute_t *ctx, const sinew_plug_t *p, const 
 }
 
 int sinew_compute_set_string(sinew_compute_t *ctx, const sinew_plug_t *p, const char *v) {
-  sinew__node *n;
-  const sinew__attr *a;
-  sinew__slot *s;
+  sinew__node *n = NULL;
+  const sinew__attr *a = NULL;
+  sinew__slot *s = NULL;
   int rc = begin_out(ctx, p, WANT_STRING, &n, &a, &s);
   if (rc) return rc;
   char *copy = v ? sinew__strdup(v) : NULL;
@@ -1010,9 +1028,9 @@ int sinew_compute_set_string(sinew_compute_t *ctx, const sinew_plug_t *p, const 
 }
 
 int sinew_compute_set_data(sinew_compute_t *ctx, const sinew_plug_t *p, sinew_data_t *d) {
-  sinew__node *n;
-  const sinew__attr *a;
-  sinew__slot *s;
+  sinew__node *n = NULL;
+  const sinew__attr *a = NULL;
+  sinew__slot *s = NULL;
   int rc = begin_out(ctx, p, WANT_DATA, &n, &a, &s);
   if (rc) return rc;
   sinew_data_t *ref = d ? sinew_data_ref(d) : NULL;
@@ -1023,6 +1041,7 @@ int sinew_compute_set_data(sinew_compute_t *ctx, const sinew_plug_t *p, sinew_da
 }
 
 int sinew_compute_set_clean(sinew_compute_t *ctx, const sinew_plug_t *p) {
+  if (!ctx) return SINEW_EINVAL;
   sinew_graph_t *g = ctx->graph;
   int rc = sinew__plug_check(g, p, "compute", NULL);
   if (rc) return rc;

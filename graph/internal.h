@@ -30,6 +30,8 @@ extern _Thread_local int sinew__uthash_oom;
 
 /* ---- attributes --------------------------------------------------------------------------- */
 #define SINEW__NO_ATTR UINT32_MAX
+/* Flag of a removed dynamic attribute: a tombstone, so that attribute ids stay stable. */
+#define SINEW__ATTR_REMOVED (1u << 31)
 #define SINEW__MAX_DEPTH 8 /* nesting of compounds/arrays in one attribute path */
 
 typedef struct sinew__enum_field {
@@ -228,6 +230,13 @@ uint32_t sinew__attr_chain(const sinew_graph_t *g, const sinew__node *node, uint
 /* Validates a plug against its node; sets the graph error (with `what` as prefix) on failure. */
 int sinew__plug_check(sinew_graph_t *g, const sinew_plug_t *p, const char *what,
                       sinew__node **out_node);
+/* The plug's node when g and p are given, the node is live and the plug names an existing
+ * attribute with no more indices than it has array levels; NULL otherwise. For the query
+ * functions that answer "no" instead of reporting an error. */
+sinew__node *sinew__plug_node(const sinew_graph_t *g, const sinew_plug_t *p);
+/* True when plug q (on node) is e or lies inside it: a child, an element, or deeper. */
+bool sinew__plug_within(const sinew_graph_t *g, const sinew__node *node, const sinew_plug_t *q,
+                        const sinew_plug_t *e);
 /* Normalises a plug for use as a hash key (zeroes unused indices). */
 sinew_plug_t sinew__plug_key(const sinew_plug_t *p);
 /* The plug as text for messages, into a caller buffer. */

@@ -13,8 +13,6 @@ int sinew__build_dynamic(sinew_graph_t *g, const sinew_node_type_t *t, sinew__at
                          sinew__attr **out, uint32_t *ntop_inout);
 void sinew__attrs_free(sinew__attr *attrs, uint32_t n);
 
-#define ATTR_REMOVED (1u << 31) /* tombstone for a removed dynamic attribute (ids stay stable) */
-
 /* ---- graph ------------------------------------------------------------------------------- */
 
 static const sinew_attr_desc_t base_attrs[] = {
@@ -55,11 +53,13 @@ int sinew_graph_create(const sinew_graph_desc_t *desc, sinew_graph_t **out) {
   return SINEW_OK;
 }
 
-static void node_free(sinew_graph_t *g, sinew__node *n) {
+/* Releases what a node owns and leaves a tombstone that keeps only the generation, so stale
+ * handles stay stale and the slot can be reused; needs no allocation. */
+static void node_release(sinew_graph_t *g, sinew__node *n) {
   if (n->slots) {
     for (uint32_t id = 0; id < sinew__node_nattrs(n); id++) {
       const sinew__attr *a = sinew__attr_get(g, n, id);
-      if (a->parent == SINEW__NO_ATTR && !(a->flags & ATTR_REMOVED) && a->slot_index < n->nslots)
+      if (a->parent == SINEW__NO_ATTR && !(a->flags & SINEW__ATTR_REMOVED) && a->slot_index < n->nslots)
         sinew__slot_release(g, n, a, false, &n->slots[a->slot_index]);
     }
   }
@@ -69,6 +69,11 @@ static void node_free(sinew_graph_t *g, sinew__node *n) {
   sinew__free(n->name);
   sinew__free(n->children);
   sinew__free(n->conns);
+  *n = (sinew__node){.gen = n->gen};
+}
+
+static void node_free(sinew_graph_t *g, sinew__node *n) {
+  node_release(g, n);
   sinew__free(n);
 }
 
@@ -396,6 +401,49 @@ static void name_unlink(sinew_graph_t *g, uint32_t index) {
   }
 }
 
+/* Makes sure name has an index entry, so that a later name_link of it cannot fail: renaming
+ * reserves the new name before it lets the old one go. */
+static int name_reserve(sinew_graph_t *g, const char *name) {
+  if (name_entry(g, name)) return SINEW_OK;
+  sinew__name_entry *e = sinew__calloc(1, sizeof *e);
+  if (!e) return SINEW_ENOMEM;
+  e->name = sinew__strdup(name);
+  if (!e->name) {
+    sinew__free(e);
+    return SINEW_ENOMEM;
+  }
+  sinew__uthash_oom = 0;
+  HASH_ADD_KEYPTR(hh, g->names, e->name, strlen(e->name), e);
+  if (sinew__uthash_oom) {
+    sinew__free(e->name);
+    sinew__free(e);
+    return SINEW_ENOMEM;
+  }
+  return SINEW_OK;
+}
+
+/* Drops a reserved entry that no node took. */
+static void name_unreserve(sinew_graph_t *g, const char *name) {
+  sinew__name_entry *e = name_entry(g, name);
+  if (!e || e->first) return;
+  HASH_DELETE(hh, g->names, e);
+  sinew__free(e->name);
+  sinew__free(e);
+}
+
+/* Gives node index the name newname (owned by the caller until it succeeds). */
+static int name_change(sinew_graph_t *g, uint32_t index, char *newname) {
+  sinew__node *n = g->nodes[index];
+  if (name_reserve(g, newname)) return SINEW_ENOMEM;
+  char *oldname = n->name;
+  name_unlink(g, index);
+  n->name = newname;
+  name_link(g, index); /* the entry exists: cannot fail */
+  hint_release(g, oldname); /* "add1" renamed away is the first free number again */
+  sinew__free(oldname);
+  return SINEW_OK;
+}
+
 /* Does node x's ancestry match the path components comps[0..n) (last = x)? */
 static bool path_matches(const sinew_graph_t *g, const sinew__node *x, char **comps, int n,
                          bool absolute) {
@@ -489,7 +537,7 @@ sinew_node_t sinew_node_parent(const sinew_graph_t *g, sinew_node_t n) {
 size_t sinew_node_children(const sinew_graph_t *g, sinew_node_t n, sinew_node_t *out, size_t cap) {
   sinew__node *node = sinew__node_get(g, n);
   if (!node) return 0;
-  for (uint32_t i = 0; i < node->nchildren && i < cap; i++) out[i] = node->children[i];
+  for (uint32_t i = 0; out && i < node->nchildren && i < cap; i++) out[i] = node->children[i];
   return node->nchildren;
 }
 
@@ -518,35 +566,36 @@ int sinew_node_set_parent(sinew_graph_t *g, sinew_node_t n, sinew_node_t parent)
   char *newname = NULL;
   if (name_taken(g, node->name, true, parent, false, node)) {
     newname = unique_name(g, node->name, node->type->name, true, parent, node);
-    if (!newname) return sinew_graph_set_error(g, SINEW_ENOMEM, "parent: out of memory");
+    if (!newname || name_reserve(g, newname)) {
+      sinew__free(newname);
+      return sinew_graph_set_error(g, SINEW_ENOMEM, "parent: out of memory");
+    }
+  }
+  /* The implicit link: a link to the new parent replaces the old one in one step (nothing
+   * changes if it fails); without a new one, the old one is cut and the child input keeps its
+   * value, pulled first so that the cut itself cannot fail. */
+  sinew_plug_t src, dst;
+  int rc = SINEW_OK;
+  if (p && dag_link_plugs(g, n, parent, &src, &dst)) {
+    rc = sinew__connect_raw(g, &src, &dst, true, "parent");
+  } else if (dag_link_plugs(g, n, old, &src, &dst) && sinew__conn_to(g, &dst)) {
+    rc = sinew__pull(g, &dst);
+    if (!rc && sinew__reserve_push(g))
+      rc = sinew_graph_set_error(g, SINEW_ENOMEM, "parent: out of memory");
+    if (!rc) dag_unlink(g, n);
+  }
+  if (rc) {
+    if (newname) {
+      name_unreserve(g, newname);
+      sinew__free(newname);
+    }
+    return rc;
   }
   sinew__node *oldp = sinew__node_get(g, old);
-  dag_unlink(g, n);
   if (oldp) child_remove(oldp, n);
   node->parent = p ? parent : (sinew_node_t){0, 0};
   if (p) child_add(g, p, n); /* reserved above: cannot fail */
-  int rc = p ? dag_link(g, n, parent) : SINEW_OK;
-  if (rc) { /* put it back as it was */
-    char msg[sizeof g->errmsg];
-    memcpy(msg, g->errmsg, sizeof msg);
-    if (p) child_remove(p, n);
-    node->parent = oldp ? old : (sinew_node_t){0, 0};
-    if (oldp) {
-      child_add(g, oldp, n);
-      dag_link(g, n, old);
-    }
-    sinew__free(newname);
-    sinew_graph_set_error(g, rc, "%s", msg);
-    return rc;
-  }
-  if (newname) {
-    name_unlink(g, n.index);
-    sinew__free(node->name);
-    node->name = newname;
-    if (name_link(g, n.index)) { /* cannot keep the name indexed: fall back is impossible */
-      return sinew_graph_set_error(g, SINEW_ENOMEM, "parent: out of memory renaming %s", newname);
-    }
-  }
+  if (newname) name_change(g, n.index, newname); /* reserved above: cannot fail */
   return SINEW_OK;
 }
 
@@ -664,21 +713,13 @@ int sinew_node_create_under(sinew_graph_t *g, const char *type, const char *name
     char msg[sizeof g->errmsg];
     snprintf(msg, sizeof msg, "createNode %s: %s", type,
              g->errcode == rc ? g->errmsg : sinew_strerror(rc));
-    if (p) {
-      dag_unlink(g, h);
-      child_remove(p, h);
-    }
+    /* Whatever init connected goes with the node (nothing keeps a value from a node that never
+     * was), the DAG link included. */
+    while (node->nconns) sinew__disconnect_conn(g, node->conns[node->nconns - 1], false);
+    if (p) child_remove(p, h);
     name_unlink(g, index);
     node->live = false;
-    g->nodes[index] = NULL;
-    uint32_t gen = node->gen;
-    node_free(g, node);
-    /* keep the generation so stale handles stay stale */
-    sinew__node *tomb = sinew__calloc(1, sizeof *tomb);
-    if (tomb) {
-      tomb->gen = gen;
-      g->nodes[index] = tomb;
-    }
+    node_release(g, node); /* the tombstone keeps the generation */
     g->free_slots[g->nfree++] = index;
     return sinew_graph_set_error(g, rc, "%s", msg);
   }
@@ -711,15 +752,8 @@ static void delete_one(sinew_graph_t *g, sinew_node_t h) {
   node->live = false;
   g->live_nodes--;
   g->computed_plugs -= node->type->ncomputed;
-  uint32_t gen = node->gen;
-  /* Release the storage but keep a tombstone with the generation for stale-handle checks. */
-  sinew__node tomb = {.gen = gen};
-  node_free(g, node);
-  sinew__node *t = sinew__calloc(1, sizeof *t);
-  g->nodes[h.index] = t;
-  if (t) *t = tomb;
-  else g->nodes[h.index] = NULL; /* generation lost: the slot is not reused (see index_alloc) */
-  if (t) g->free_slots[g->nfree++] = h.index;
+  node_release(g, node); /* the tombstone keeps the generation for stale-handle checks */
+  g->free_slots[g->nfree++] = h.index;
 }
 
 int sinew_node_delete(sinew_graph_t *g, sinew_node_t n) {
@@ -742,6 +776,27 @@ int sinew_node_delete(sinew_graph_t *g, sinew_node_t n) {
     }
     for (uint32_t k = 0; k < x->nchildren; k++) list[count++] = x->children[k];
   }
+  /* Destinations on other nodes keep the value they have from the subtree: bring them up to
+   * date, and make room for the dirt their cutting pushes, before anything goes, so that the
+   * deletion cannot fail half-way. */
+  for (uint32_t i = 0; i < count; i++) {
+    sinew__node *x = sinew__node_get(g, list[i]);
+    for (uint32_t k = 0; k < x->nconns; k++) {
+      const sinew__conn *c = x->conns[k];
+      if (c->dst.node.index == list[i].index) continue;
+      sinew_plug_t dst = c->dst;
+      int rc = sinew__pull(g, &dst);
+      if (!rc && sinew__reserve_push(g)) rc = sinew_graph_set_error(g, SINEW_ENOMEM, "out of memory");
+      if (rc) {
+        sinew__free(list);
+        char msg[sizeof g->errmsg];
+        memcpy(msg, g->errmsg, sizeof msg);
+        return sinew_graph_set_error(g, rc, "delete %s: %s", node->name, msg);
+      }
+      x = sinew__node_get(g, list[i]); /* a compute cannot delete it, but stay safe */
+      if (!x) break;
+    }
+  }
   for (uint32_t i = count; i-- > 0;) delete_one(g, list[i]);
   sinew__free(list);
   return SINEW_OK;
@@ -757,16 +812,14 @@ int sinew_node_rename(sinew_graph_t *g, sinew_node_t n, const char *name) {
   if (strcmp(name, node->name) == 0) return SINEW_OK;
   char *newname = unique_name(g, name, node->type->name, is_dag(node), node->parent, node);
   if (!newname) return sinew_graph_set_error(g, SINEW_ENOMEM, "rename %s: out of memory", node->name);
-  char *oldname = node->name;
-  name_unlink(g, n.index);
-  node->name = newname;
-  if (name_link(g, n.index)) {
-    node->name = oldname;
+  if (strcmp(newname, node->name) == 0) { /* "j" for a "j1" whose sibling is "j": stays "j1" */
     sinew__free(newname);
-    name_link(g, n.index); /* the old entry may need re-creating; try to restore */
-    return sinew_graph_set_error(g, SINEW_ENOMEM, "rename %s: out of memory", oldname);
+    return SINEW_OK;
   }
-  sinew__free(oldname);
+  if (name_change(g, n.index, newname)) {
+    sinew__free(newname);
+    return sinew_graph_set_error(g, SINEW_ENOMEM, "rename %s: out of memory", node->name);
+  }
   return SINEW_OK;
 }
 
@@ -796,7 +849,7 @@ uint32_t sinew_node_attr(const sinew_graph_t *g, sinew_node_t n, const char *nam
   if (id != SINEW__NO_ATTR) return id;
   for (uint32_t i = 0; i < node->ndyn; i++) {
     const sinew__attr *a = &node->dyn[i];
-    if (a->flags & ATTR_REMOVED) continue;
+    if (a->flags & SINEW__ATTR_REMOVED) continue;
     if (strcmp(a->name, name) == 0 || (a->short_name && strcmp(a->short_name, name) == 0))
       return a->id;
   }
@@ -809,7 +862,7 @@ int sinew_node_attr_info(const sinew_graph_t *g, sinew_node_t n, uint32_t attr,
   if (!node || !out) return SINEW_EINVAL;
   if (attr >= sinew__node_nattrs(node)) return SINEW_ENOTFOUND;
   const sinew__attr *a = sinew__attr_get(g, node, attr);
-  if (a->flags & ATTR_REMOVED) return SINEW_ENOTFOUND;
+  if (a->flags & SINEW__ATTR_REMOVED) return SINEW_ENOTFOUND;
   *out = (sinew_attr_info_t){
       .name = a->name, .short_name = a->short_name, .type = a->type, .flags = a->flags,
       .parent = a->parent, .child_count = a->nchildren, .children = a->children,
@@ -943,19 +996,18 @@ int sinew_node_remove_attr(sinew_graph_t *g, sinew_node_t n, uint32_t attr) {
     return sinew_graph_set_error(g, SINEW_EINVAL, "deleteAttr: %s: only dynamic attributes can be removed",
                                  node->name);
   sinew__attr *a = &node->dyn[attr - node->type->nattrs];
-  if (a->flags & ATTR_REMOVED) return SINEW_ENOTFOUND;
+  if (a->flags & SINEW__ATTR_REMOVED) return SINEW_ENOTFOUND;
   if (a->parent != SINEW__NO_ATTR)
     return sinew_graph_set_error(g, SINEW_EINVAL, "deleteAttr: %s.%s is a child; remove its parent",
                                  node->name, a->name);
   /* Break every connection inside it, then release its slot and tombstone the ids. */
+  /* Either end may be inside it (both, for a connection from the node to itself). */
+  sinew_plug_t whole = sinew_plug_make(n, attr, 0, NULL);
   for (uint32_t i = node->nconns; i-- > 0;) {
+    if (i >= node->nconns) continue; /* a disconnection shortened the list */
     sinew__conn *c = node->conns[i];
-    const sinew_plug_t *mine = sinew__node_get(g, c->src.node) == node ? &c->src : &c->dst;
-    for (uint32_t x = mine->attr; x != SINEW__NO_ATTR; x = sinew__attr_get(g, node, x)->parent)
-      if (x == attr) {
-        sinew__disconnect_conn(g, c, true);
-        break;
-      }
+    if (sinew__plug_within(g, node, &c->src, &whole) || sinew__plug_within(g, node, &c->dst, &whole))
+      sinew__disconnect_conn(g, c, true);
   }
   sinew__slot_release(g, node, a, false, &node->slots[a->slot_index]);
   memset(&node->slots[a->slot_index], 0, sizeof node->slots[0]);
@@ -963,7 +1015,7 @@ int sinew_node_remove_attr(sinew_graph_t *g, sinew_node_t n, uint32_t attr) {
   for (uint32_t i = 0; i < node->ndyn; i++)
     for (uint32_t x = node->dyn[i].id; x != SINEW__NO_ATTR; x = node->dyn[x - base].parent)
       if (x == attr) {
-        node->dyn[i].flags |= ATTR_REMOVED;
+        node->dyn[i].flags |= SINEW__ATTR_REMOVED;
         break;
       }
   return SINEW_OK;

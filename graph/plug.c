@@ -23,6 +23,7 @@ sinew_plug_t sinew__plug_key(const sinew_plug_t *p) {
 }
 
 bool sinew_plug_equal(const sinew_plug_t *a, const sinew_plug_t *b) {
+  if (!a || !b || a->nidx > SINEW_PLUG_MAX_INDICES || b->nidx > SINEW_PLUG_MAX_INDICES) return false;
   if (a->node.index != b->node.index || a->node.gen != b->node.gen || a->attr != b->attr ||
       a->nidx != b->nidx)
     return false;
@@ -31,7 +32,26 @@ bool sinew_plug_equal(const sinew_plug_t *a, const sinew_plug_t *b) {
   return true;
 }
 
-static bool attr_removed(const sinew__attr *a) { return (a->flags & (1u << 31)) != 0; }
+static bool attr_removed(const sinew__attr *a) { return (a->flags & SINEW__ATTR_REMOVED) != 0; }
+
+bool sinew__plug_within(const sinew_graph_t *g, const sinew__node *node, const sinew_plug_t *q,
+                        const sinew_plug_t *e) {
+  if (sinew__node_get(g, q->node) != node || q->nidx < e->nidx) return false;
+  for (uint32_t j = 0; j < e->nidx; j++)
+    if (q->idx[j] != e->idx[j]) return false;
+  for (uint32_t x = q->attr; x != SINEW__NO_ATTR; x = sinew__attr_get(g, node, x)->parent)
+    if (x == e->attr) return true;
+  return false;
+}
+
+sinew__node *sinew__plug_node(const sinew_graph_t *g, const sinew_plug_t *p) {
+  if (!g || !p) return NULL;
+  sinew__node *node = sinew__node_get(g, p->node);
+  if (!node || p->attr >= sinew__node_nattrs(node)) return NULL;
+  const sinew__attr *a = sinew__attr_get(g, node, p->attr);
+  if (attr_removed(a) || p->nidx > a->array_depth) return NULL;
+  return node;
+}
 
 int sinew__plug_check(sinew_graph_t *g, const sinew_plug_t *p, const char *what,
                       sinew__node **out_node) {
@@ -56,8 +76,8 @@ int sinew__plug_check(sinew_graph_t *g, const sinew_plug_t *p, const char *what,
 }
 
 bool sinew_plug_is_array(const sinew_graph_t *g, const sinew_plug_t *p) {
-  sinew__node *node = sinew__node_get(g, p->node);
-  if (!node || p->attr >= sinew__node_nattrs(node)) return false;
+  sinew__node *node = sinew__plug_node(g, p);
+  if (!node) return false;
   const sinew__attr *a = sinew__attr_get(g, node, p->attr);
   return (a->flags & SINEW_ATTR_ARRAY) && p->nidx + 1 == a->array_depth;
 }
@@ -66,22 +86,27 @@ bool sinew_plug_is_array(const sinew_graph_t *g, const sinew_plug_t *p) {
 
 size_t sinew_plug_format_attr(const sinew_graph_t *g, const sinew_plug_t *p, bool short_names,
                               char *buf, size_t size) {
-  sinew__node *node = sinew__node_get(g, p->node);
-  if (!node || p->attr >= sinew__node_nattrs(node)) return (size_t)snprintf(buf, size, "?");
+  if (!buf) size = 0;
+  sinew__node *node = sinew__plug_node(g, p);
+  if (!node) return (size_t)snprintf(buf, size, "?");
   uint32_t chain[SINEW__MAX_DEPTH];
   uint32_t len = sinew__attr_chain(g, node, p->attr, chain);
   size_t used = 0, k = 0;
-  char tmp[64];
+  bool first = true;
   for (uint32_t i = 0; i < len; i++) {
     const sinew__attr *a = sinew__attr_get(g, node, chain[i]);
+    bool indexed = (a->flags & SINEW_ATTR_ARRAY) && k < p->nidx;
+    /* As Maya writes names: a compound parent appears only when it carries an index
+     * ("t.translateX", "skin.weightList[5].weights[2]"); the leaf name says the rest. */
+    if (i + 1 < len && !indexed) continue;
     const char *name = short_names && a->short_name ? a->short_name : a->name;
-    int n = snprintf(buf ? buf + (used < size ? used : size) : NULL,
-                     used < size ? size - used : 0, "%s%s", i ? "." : "", name);
+    int n = snprintf(buf ? buf + (used < size ? used : size) : NULL, used < size ? size - used : 0,
+                     "%s%s", first ? "" : ".", name);
     used += (size_t)n;
-    if ((a->flags & SINEW_ATTR_ARRAY) && k < p->nidx) {
-      snprintf(tmp, sizeof tmp, "[%d]", p->idx[k++]);
+    first = false;
+    if (indexed) {
       n = snprintf(buf ? buf + (used < size ? used : size) : NULL, used < size ? size - used : 0,
-                   "%s", tmp);
+                   "[%d]", p->idx[k++]);
       used += (size_t)n;
     }
   }
@@ -110,7 +135,8 @@ static const char *node_label(const sinew_graph_t *g, sinew__node *node, char *b
 
 size_t sinew_plug_format(const sinew_graph_t *g, const sinew_plug_t *p, bool short_names,
                          char *buf, size_t size) {
-  sinew__node *node = sinew__node_get(g, p->node);
+  if (!buf) size = 0;
+  sinew__node *node = p ? sinew__node_get(g, p->node) : NULL;
   char label[512];
   const char *name = node ? node_label(g, node, label, sizeof label) : "<deleted>";
   int n = snprintf(buf, size, "%s.", name);
@@ -134,6 +160,7 @@ typedef struct component {
 } component;
 
 int sinew_plug_parse_attr(sinew_graph_t *g, sinew_node_t n, const char *text, sinew_plug_t *out) {
+  if (!g || !out) return SINEW_EINVAL;
   sinew__node *node = sinew__node_get(g, n);
   if (!node) return sinew_graph_set_error(g, SINEW_ESTALE, "plug: invalid node handle");
   if (!text || !*text) return sinew_graph_set_error(g, SINEW_ESYNTAX, "plug %s.: no attribute name", node->name);
@@ -225,8 +252,8 @@ int sinew_plug_parse(sinew_graph_t *g, const char *text, sinew_node_t current, s
 /* ---- navigation ---------------------------------------------------------------------------- */
 
 bool sinew_plug_parent(const sinew_graph_t *g, const sinew_plug_t *p, sinew_plug_t *out) {
-  sinew__node *node = sinew__node_get(g, p->node);
-  if (!node || p->attr >= sinew__node_nattrs(node)) return false;
+  sinew__node *node = sinew__plug_node(g, p);
+  if (!node || !out) return false;
   const sinew__attr *a = sinew__attr_get(g, node, p->attr);
   if ((a->flags & SINEW_ATTR_ARRAY) && p->nidx == a->array_depth) {
     *out = sinew_plug_make(p->node, p->attr, p->nidx - 1, p->idx);
@@ -239,9 +266,8 @@ bool sinew_plug_parent(const sinew_graph_t *g, const sinew_plug_t *p, sinew_plug
 }
 
 int sinew_plug_child(const sinew_graph_t *g, const sinew_plug_t *p, uint32_t child, sinew_plug_t *out) {
-  sinew__node *node = sinew__node_get(g, p->node);
-  if (!node || p->attr >= sinew__node_nattrs(node) || child >= sinew__node_nattrs(node))
-    return SINEW_EINVAL;
+  sinew__node *node = sinew__plug_node(g, p);
+  if (!node || !out || child >= sinew__node_nattrs(node)) return SINEW_EINVAL;
   const sinew__attr *c = sinew__attr_get(g, node, child);
   const sinew__attr *a = sinew__attr_get(g, node, p->attr);
   if (c->parent != p->attr || p->nidx != a->array_depth) return SINEW_EINVAL;
@@ -250,7 +276,7 @@ int sinew_plug_child(const sinew_graph_t *g, const sinew_plug_t *p, uint32_t chi
 }
 
 int sinew_plug_element(const sinew_graph_t *g, const sinew_plug_t *p, int32_t index, sinew_plug_t *out) {
-  if (index < 0 || !sinew_plug_is_array(g, p)) return SINEW_EINVAL;
+  if (index < 0 || !out || !sinew_plug_is_array(g, p)) return SINEW_EINVAL;
   *out = sinew_plug_make(p->node, p->attr, p->nidx, p->idx);
   out->idx[out->nidx++] = index;
   return SINEW_OK;
@@ -262,7 +288,7 @@ size_t sinew_plug_indices(const sinew_graph_t *g, const sinew_plug_t *p, int32_t
   sinew__slot *s = sinew__slot_find(g, node, p, NULL);
   if (!s || !s->v.multi) return 0;
   const sinew__multi *m = s->v.multi;
-  for (uint32_t i = 0; i < m->count && i < cap; i++) out[i] = m->idx[i];
+  for (uint32_t i = 0; out && i < m->count && i < cap; i++) out[i] = m->idx[i];
   return m->count;
 }
 
@@ -293,21 +319,15 @@ int sinew_plug_remove_element(sinew_graph_t *g, const sinew_plug_t *e) {
   if (!sinew__slot_find(g, node, e, NULL))
     return sinew_graph_set_error(g, SINEW_ENOTFOUND, "removeMultiInstance: %s does not exist",
                                  sinew__plug_str(g, e, buf, sizeof buf));
-  /* Break connections at or inside the element first. */
-  for (uint32_t i = node->nconns; i-- > 0;) {
-    sinew__conn *c = node->conns[i];
-    const sinew_plug_t *ps[2] = {&c->src, &c->dst};
-    for (int k = 0; k < 2; k++) {
-      const sinew_plug_t *q = ps[k];
-      if (sinew__node_get(g, q->node) != node || q->nidx < e->nidx) continue;
-      bool inside = true;
-      for (uint32_t j = 0; j < e->nidx; j++) inside &= q->idx[j] == e->idx[j];
-      for (uint32_t x = q->attr; inside && x != e->attr; x = sinew__attr_get(g, node, x)->parent)
-        if (x == SINEW__NO_ATTR) inside = false;
-      if (inside) {
-        sinew__disconnect_conn(g, c, false);
-        break;
-      }
+  /* Break connections at or inside the element. Those leaving it go first, while it still has
+   * its own source, so that their destinations keep the value it had (as on disconnect). */
+  for (int pass = 0; pass < 2; pass++) {
+    for (uint32_t i = node->nconns; i-- > 0;) {
+      if (i >= node->nconns) continue; /* a disconnection shortened the list */
+      sinew__conn *c = node->conns[i];
+      bool src_in = sinew__plug_within(g, node, &c->src, e), dst_in = sinew__plug_within(g, node, &c->dst, e);
+      if (pass == 0 && src_in && !dst_in) sinew__disconnect_conn(g, c, true);
+      else if (pass == 1 && (src_in || dst_in)) sinew__disconnect_conn(g, c, false);
     }
   }
   sinew_plug_t arr = sinew_plug_make(e->node, e->attr, e->nidx - 1, e->idx);
@@ -338,8 +358,8 @@ int sinew_plug_set_locked(sinew_graph_t *g, const sinew_plug_t *p, bool locked) 
 }
 
 bool sinew_plug_locked(const sinew_graph_t *g, const sinew_plug_t *p) {
-  sinew__node *node = sinew__node_get(g, p->node);
-  if (!node || p->attr >= sinew__node_nattrs(node)) return false;
+  sinew__node *node = sinew__plug_node(g, p);
+  if (!node) return false;
   sinew__slot_path path;
   sinew__slot *s = sinew__slot_find(g, node, p, &path);
   if (!s) return false;
@@ -373,8 +393,8 @@ static bool subtree_has_value(const sinew_graph_t *g, sinew__node *node, const s
 }
 
 bool sinew_plug_has_value(const sinew_graph_t *g, const sinew_plug_t *p) {
-  sinew__node *node = sinew__node_get(g, p->node);
-  if (!node || p->attr >= sinew__node_nattrs(node)) return false;
+  sinew__node *node = sinew__plug_node(g, p);
+  if (!node) return false;
   sinew__slot *s = sinew__slot_find(g, node, p, NULL);
   if (!s) return false;
   const sinew__attr *a = sinew__attr_get(g, node, p->attr);
@@ -382,8 +402,8 @@ bool sinew_plug_has_value(const sinew_graph_t *g, const sinew_plug_t *p) {
 }
 
 bool sinew_plug_is_dirty(const sinew_graph_t *g, const sinew_plug_t *p) {
-  sinew__node *node = sinew__node_get(g, p->node);
-  if (!node || p->attr >= sinew__node_nattrs(node)) return false;
+  sinew__node *node = sinew__plug_node(g, p);
+  if (!node) return false;
   sinew__slot *s = sinew__slot_find(g, node, p, NULL);
   if (!s) return sinew__attr_get(g, node, p->attr)->computed;
   return sinew__slot_dirtyish(s);

@@ -252,9 +252,10 @@ int sinew__slot_ensure(sinew_graph_t *g, sinew__node *node, const sinew_plug_t *
 
 void sinew__slot_unensure(sinew_graph_t *g, sinew__node *node, const sinew__created *created) {
   /* Elements are recorded outermost first; once an outer one is removed, the ones made inside
-   * it are gone too and are simply not found. */
+   * it are gone too and are simply not found. The list may hold other nodes' plugs too. */
   for (uint32_t i = 0; i < created->n; i++) {
     sinew_plug_t arr = created->elems[i];
+    if (sinew__node_get(g, arr.node) != node) continue; /* another node's (a connection's other end) */
     int32_t index = arr.idx[arr.nidx - 1];
     arr.nidx--;
     sinew__slot_path path;
@@ -378,7 +379,19 @@ int sinew__slot_copy(sinew_graph_t *g, sinew__node *dn, const sinew__attr *da, b
   }
   sinew__multi *dm = dst->v.multi;
   for (uint32_t i = 0; dm && i < dm->count;) {
-    if (sinew__multi_find(sm, dm->idx[i]) >= 0 || (dm->elems[i].flags & (SINEW__F_IN | SINEW__F_SUB_IN))) {
+    if (sinew__multi_find(sm, dm->idx[i]) >= 0 || (dm->elems[i].flags & SINEW__F_IN)) {
+      i++;
+      continue;
+    }
+    if (dm->elems[i].flags & (SINEW__F_SUB_IN | SINEW__F_OUT | SINEW__F_SUB_OUT)) {
+      /* A connection touches it, so the plug stays (its flags with it); it takes the default
+       * value, as the source has no such element. */
+      sinew__slot fresh;
+      int rc = sinew__slot_init(g, dn, da, true, &fresh);
+      if (rc) return rc;
+      rc = sinew__slot_copy(g, dn, da, true, &dm->elems[i], dn, da, true, &fresh);
+      sinew__slot_release(g, dn, da, true, &fresh);
+      if (rc) return rc;
       i++;
       continue;
     }

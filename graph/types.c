@@ -90,9 +90,11 @@ static int copy_attr(sinew__attr *dst, const sinew__attr *src) {
   return SINEW_OK;
 }
 
-/* Looks a name up among attrs[0..n) (linear: used while building tables). */
+/* Looks a name up among attrs[0..n) (linear: used while building tables). Removed dynamic
+ * attributes no longer hold their names. */
 static uint32_t find_in(const sinew__attr *attrs, uint32_t n, const char *name) {
   for (uint32_t i = 0; i < n; i++) {
+    if (attrs[i].flags & SINEW__ATTR_REMOVED) continue;
     if (strcmp(attrs[i].name, name) == 0) return i;
     if (attrs[i].short_name && strcmp(attrs[i].short_name, name) == 0) return i;
   }

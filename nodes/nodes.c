@@ -10,6 +10,9 @@ int sinew_nodes_register(sinew_graph_t *g) {
   if (sinew_find_node_type(g, "transform")) return SINEW_OK;
   int rc = sinew__register_dag_types(g);
   if (!rc) rc = sinew__register_time_types(g);
+  if (!rc) rc = sinew__register_mesh_types(g);
+  if (!rc) rc = sinew__register_skin_types(g);
+  if (!rc) rc = sinew__register_pose_types(g);
   return rc;
 }
 
@@ -39,23 +42,34 @@ int sinew_dag_world_matrix(sinew_graph_t *g, sinew_node_t n, sinew_mat4_t *out) 
   return sinew_get_matrix(g, &p, out);
 }
 
-/* True when setting attr on n would be refused (locked, connected). */
+/* Refuses (with the plug's name) when attr on n, or one of its children, is locked or connected:
+ * writing it would fail. */
 static int check_settable(sinew_graph_t *g, sinew_node_t n, uint32_t attr, const char *what) {
   sinew_plug_t p = sinew_plug_make(n, attr, 0, NULL);
-  char buf[256];
-  sinew_plug_format(g, &p, false, buf, sizeof buf);
-  if (sinew_plug_locked(g, &p)) return sinew_graph_set_error(g, SINEW_ELOCKED, "%s: %s is locked", what, buf);
   sinew_attr_info_t info;
-  sinew_node_attr_info(g, n, attr, &info);
+  if (sinew_node_attr_info(g, n, attr, &info)) return sinew_graph_errcode(g);
+  char buf[256];
   for (uint32_t i = 0; i <= info.child_count; i++) {
     sinew_plug_t q = p;
     if (i > 0) sinew_plug_child(g, &p, info.children[i - 1], &q);
-    if (sinew_plug_source(g, &q, NULL) || (i > 0 && sinew_plug_locked(g, &q))) {
+    if (sinew_plug_locked(g, &q)) {
       sinew_plug_format(g, &q, false, buf, sizeof buf);
-      return sinew_graph_set_error(g, SINEW_ECONNECTED, "%s: %s is connected or locked", what, buf);
+      return sinew_graph_set_error(g, SINEW_ELOCKED, "%s: %s is locked", what, buf);
+    }
+    if (sinew_plug_source(g, &q, NULL)) {
+      sinew_plug_format(g, &q, false, buf, sizeof buf);
+      return sinew_graph_set_error(g, SINEW_ECONNECTED, "%s: %s is connected", what, buf);
     }
   }
   return SINEW_OK;
+}
+
+static int check_local_settable(sinew_graph_t *g, sinew_node_t n, bool joint, const char *what) {
+  int rc = check_settable(g, n, sinew__dag.translate, what);
+  if (!rc) rc = check_settable(g, n, sinew__dag.rotate, what);
+  if (!rc) rc = check_settable(g, n, sinew__dag.scale, what);
+  if (!rc && !joint) rc = check_settable(g, n, sinew__dag.shear, what);
+  return rc;
 }
 
 static int set3(sinew_graph_t *g, sinew_node_t n, uint32_t attr, sinew_vec3_t v) {
@@ -66,50 +80,52 @@ static int set3(sinew_graph_t *g, sinew_node_t n, uint32_t attr, sinew_vec3_t v)
 
 static sinew_vec3_t mul3(sinew_vec3_t a, sinew_vec3_t b) { return (sinew_vec3_t){a.x * b.x, a.y * b.y, a.z * b.z}; }
 
-int sinew_dag_set_local_matrix(sinew_graph_t *g, sinew_node_t n, const sinew_mat4_t *L) {
-  const char *what = "set local matrix";
-  if (!L || !is_type(g, n, "transform"))
-    return sinew_graph_set_error(g, SINEW_ETYPE, "%s: not a transform", what);
+/* The translate/rotate/scale/shear that give local matrix L with the other inputs as in `in`. */
+typedef struct local_solution {
+  sinew_vec3_t t, r, s, sh;
+} local_solution;
+
+static int solve_local(sinew_graph_t *g, bool joint, const sinew__local_inputs *in, const sinew_mat4_t *L,
+                       const char *what, local_solution *out) {
   if (!sinew_mat4_is_finite(L)) return sinew_graph_set_error(g, SINEW_ERANGE, "%s: matrix is not finite", what);
-  bool joint = is_type(g, n, "joint");
-  sinew__local_inputs in;
-  sinew__read_local_inputs(g, n, joint, &in);
   sinew_vec3_t t, r, s, sh = {0, 0, 0};
   sinew_mat4_t ra, rai, linear = *L, tmp;
   linear.m[3][0] = linear.m[3][1] = linear.m[3][2] = 0;
-  sinew_mat4_euler(in.ra, SINEW_ROTATE_XYZ, &ra);
+  sinew_mat4_euler(in->ra, SINEW_ROTATE_XYZ, &ra);
   sinew_mat4_transpose(&ra, &rai); /* a rotation's inverse */
   if (joint) {
     /* linear = S * RA * R * JO * IS: keep S, RA, JO, IS; solve R (and any leftover scale). */
     sinew_mat4_t si, post_inv, jo_is;
-    sinew_vec3_t inv_s = {in.s.x ? 1 / in.s.x : 1, in.s.y ? 1 / in.s.y : 1, in.s.z ? 1 / in.s.z : 1};
+    sinew_vec3_t inv_s = {in->s.x ? 1 / in->s.x : 1, in->s.y ? 1 / in->s.y : 1, in->s.z ? 1 / in->s.z : 1};
     sinew_mat4_scale(inv_s, &si);
-    sinew_mat4_euler(in.jo, SINEW_ROTATE_XYZ, &jo_is);
-    if (in.ssc) {
-      sinew_vec3_t isv = {in.is.x ? 1 / in.is.x : 1, in.is.y ? 1 / in.is.y : 1, in.is.z ? 1 / in.is.z : 1};
+    sinew_mat4_euler(in->jo, SINEW_ROTATE_XYZ, &jo_is);
+    if (in->ssc) {
+      sinew_vec3_t isv = {in->is.x ? 1 / in->is.x : 1, in->is.y ? 1 / in->is.y : 1,
+                          in->is.z ? 1 / in->is.z : 1};
       sinew_mat4_scale(isv, &tmp);
       sinew_mat4_mul(&jo_is, &tmp, &jo_is);
     }
-    if (!sinew_mat4_inverse(&jo_is, &post_inv)) return sinew_graph_set_error(g, SINEW_ERANGE, "%s: singular inverseScale", what);
+    if (!sinew_mat4_inverse(&jo_is, &post_inv))
+      return sinew_graph_set_error(g, SINEW_ERANGE, "%s: singular inverseScale", what);
     sinew_mat4_mul(&si, &linear, &tmp);
     sinew_mat4_mul(&rai, &tmp, &tmp);
     sinew_mat4_mul(&tmp, &post_inv, &tmp);
     sinew_vec3_t s2;
-    if (!sinew_mat4_decompose(&tmp, in.order, NULL, &r, &s2, NULL))
+    if (!sinew_mat4_decompose(&tmp, in->order, NULL, &r, &s2, NULL))
       return sinew_graph_set_error(g, SINEW_ERANGE, "%s: matrix cannot be decomposed", what);
-    s = mul3(in.s, s2);
+    s = mul3(in->s, s2);
     t = (sinew_vec3_t){L->m[3][0], L->m[3][1], L->m[3][2]};
   } else {
     /* linear = S * SH * RA * R: decompose into S, SH and a rotation, then take RA out. */
     sinew_mat4_t rot;
     sinew_vec3_t rtot;
-    if (!sinew_mat4_decompose(&linear, in.order, NULL, &rtot, &s, &sh))
+    if (!sinew_mat4_decompose(&linear, in->order, NULL, &rtot, &s, &sh))
       return sinew_graph_set_error(g, SINEW_ERANGE, "%s: matrix cannot be decomposed", what);
-    sinew_mat4_euler(rtot, in.order, &rot);
+    sinew_mat4_euler(rtot, in->order, &rot);
     sinew_mat4_mul(&rai, &rot, &tmp);
-    sinew_euler_from_mat4(&tmp, in.order, &r);
+    sinew_euler_from_mat4(&tmp, in->order, &r);
     /* translate: what is left once the pivots' contribution is known */
-    sinew__local_inputs z = in;
+    sinew__local_inputs z = *in;
     z.t = (sinew_vec3_t){0, 0, 0};
     z.r = r;
     z.s = s;
@@ -118,15 +134,33 @@ int sinew_dag_set_local_matrix(sinew_graph_t *g, sinew_node_t n, const sinew_mat
     sinew__transform_local(&z, &m0);
     t = (sinew_vec3_t){L->m[3][0] - m0.m[3][0], L->m[3][1] - m0.m[3][1], L->m[3][2] - m0.m[3][2]};
   }
-  int rc = check_settable(g, n, sinew__dag.translate, what);
-  if (!rc) rc = check_settable(g, n, sinew__dag.rotate, what);
-  if (!rc) rc = check_settable(g, n, sinew__dag.scale, what);
-  if (!rc && !joint) rc = check_settable(g, n, sinew__dag.shear, what);
-  if (rc) return rc;
-  if ((rc = set3(g, n, sinew__dag.translate, t)) || (rc = set3(g, n, sinew__dag.rotate, r)) ||
-      (rc = set3(g, n, sinew__dag.scale, s)))
+  *out = (local_solution){t, r, s, sh};
+  return SINEW_OK;
+}
+
+/* Writes a solution checked settable beforehand (so this does not fail half way). */
+static int write_local(sinew_graph_t *g, sinew_node_t n, bool joint, const local_solution *sol) {
+  int rc;
+  if ((rc = set3(g, n, sinew__dag.translate, sol->t)) || (rc = set3(g, n, sinew__dag.rotate, sol->r)) ||
+      (rc = set3(g, n, sinew__dag.scale, sol->s)))
     return rc;
-  if (!joint) rc = set3(g, n, sinew__dag.shear, sh);
+  if (!joint) rc = set3(g, n, sinew__dag.shear, sol->sh);
+  return rc;
+}
+
+int sinew_dag_set_local_matrix(sinew_graph_t *g, sinew_node_t n, const sinew_mat4_t *L) {
+  const char *what = "set local matrix";
+  if (!L) return sinew_graph_set_error(g, SINEW_EINVAL, "%s: no matrix", what);
+  if (!is_type(g, n, "transform"))
+    return sinew_graph_set_error(g, SINEW_ETYPE, "%s: %s is not a transform", what,
+                                 sinew_node_name(g, n) ? sinew_node_name(g, n) : "(invalid node)");
+  bool joint = is_type(g, n, "joint");
+  sinew__local_inputs in;
+  sinew__read_local_inputs(g, n, joint, &in);
+  local_solution sol;
+  int rc = solve_local(g, joint, &in, L, what, &sol);
+  if (!rc) rc = check_local_settable(g, n, joint, what);
+  if (!rc) rc = write_local(g, n, joint, &sol);
   return rc;
 }
 
@@ -142,11 +176,28 @@ int sinew_dag_parent(sinew_graph_t *g, sinew_node_t n, sinew_node_t parent, uint
     return sinew_graph_set_error(g, SINEW_ETYPE, "parent: %s is not a DAG node",
                                  sinew_node_name(g, parent) ? sinew_node_name(g, parent) : "(invalid node)");
   bool keep = (flags & SINEW_PARENT_KEEP_WORLD) && is_type(g, n, "transform");
-  sinew_mat4_t world, pworld, opm, target, inv;
+  bool joint = is_type(g, n, "joint");
+  bool parent_joint = parent.gen && is_type(g, parent, "joint");
+  sinew_plug_t is = sinew_plug_make(n, sinew__dag.inverse_scale, 0, NULL);
+  local_solution sol;
+  int rc;
+  /* Everything that can fail is worked out before the hierarchy changes. */
+  if (joint) {
+    sinew_attr_info_t info;
+    sinew_node_attr_info(g, n, sinew__dag.inverse_scale, &info);
+    for (uint32_t i = 0; i <= info.child_count; i++) {
+      sinew_plug_t q = is;
+      if (i > 0) sinew_plug_child(g, &is, info.children[i - 1], &q);
+      if (sinew_plug_locked(g, &q)) {
+        char buf[256];
+        sinew_plug_format(g, &q, false, buf, sizeof buf);
+        return sinew_graph_set_error(g, SINEW_ELOCKED, "parent: %s is locked", buf);
+      }
+    }
+  }
   if (keep) {
-    /* Everything that can fail is worked out before the hierarchy changes. */
-    int rc = sinew_dag_world_matrix(g, n, &world);
-    if (rc) return rc;
+    sinew_mat4_t world, pworld, opm, target, inv;
+    if ((rc = sinew_dag_world_matrix(g, n, &world))) return rc;
     sinew_mat4_identity(&pworld);
     if (parent.gen && (rc = sinew_dag_world_matrix(g, parent, &pworld))) return rc;
     sinew_plug_t po = sinew_plug_make(n, sinew__dag.offset_parent_matrix, 0, NULL);
@@ -160,13 +211,24 @@ int sinew_dag_parent(sinew_graph_t *g, sinew_node_t n, sinew_node_t parent, uint
       return sinew_graph_set_error(g, SINEW_ERANGE, "parent: %s: the new parent's world matrix is singular",
                                    sinew_node_name(g, n));
     sinew_mat4_mul(&world, &inv, &target);
+    /* solved with the inverseScale the joint will have under its new parent */
+    sinew__local_inputs in;
+    sinew__read_local_inputs(g, n, joint, &in);
+    if (joint) {
+      in.is = (sinew_vec3_t){1, 1, 1};
+      if (parent_joint) {
+        double v[3] = {1, 1, 1};
+        sinew_plug_t ps = sinew_plug_make(parent, sinew__dag.scale, 0, NULL);
+        sinew_get_doubles(g, &ps, v, 3, NULL);
+        in.is = (sinew_vec3_t){v[0], v[1], v[2]};
+      }
+    }
+    if ((rc = solve_local(g, joint, &in, &target, "parent", &sol))) return rc;
+    if ((rc = check_local_settable(g, n, joint, "parent"))) return rc;
   }
-  bool joint = is_type(g, n, "joint");
-  bool parent_joint = parent.gen && is_type(g, parent, "joint");
-  int rc = sinew_node_set_parent(g, n, parent);
-  if (rc) return rc;
+  if ((rc = sinew_node_set_parent(g, n, parent))) return rc;
   if (joint) {
-    sinew_plug_t src, is = sinew_plug_make(n, sinew__dag.inverse_scale, 0, NULL);
+    sinew_plug_t src;
     if (inverse_scale_source(g, n, &src)) sinew_disconnect(g, &src, &is);
     if (parent_joint) {
       sinew_plug_t ps = sinew_plug_make(parent, sinew__dag.scale, 0, NULL);
@@ -176,7 +238,6 @@ int sinew_dag_parent(sinew_graph_t *g, sinew_node_t n, sinew_node_t parent, uint
       sinew_set_doubles(g, &is, one, 3);
     }
   }
-  /* set_local_matrix reads the (new) inverseScale, so joints are solved under their new parent */
-  if (keep) return sinew_dag_set_local_matrix(g, n, &target);
+  if (keep) return write_local(g, n, joint, &sol);
   return SINEW_OK;
 }

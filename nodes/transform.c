@@ -256,8 +256,11 @@ static void local_matrix(sinew_graph_t *g, sinew_node_t n, local_kind kind, sine
   else sinew__transform_local(&in, out);
 }
 
+/* The parent's world matrix. Under the world it is the identity whatever sinewParentMatrix holds:
+ * breaking the implicit link leaves the old parent's last world matrix stored there. */
 static void parent_matrix(sinew_graph_t *g, sinew_node_t n, local_kind kind, sinew_mat4_t *out) {
-  if (kind != LOCAL_IDENTITY && get1(g, n, sinew__dag.inherits_transform) == 0) {
+  if (!sinew_node_parent(g, n).gen ||
+      (kind != LOCAL_IDENTITY && get1(g, n, sinew__dag.inherits_transform) == 0)) {
     sinew_mat4_identity(out);
     return;
   }
@@ -344,7 +347,10 @@ int sinew__register_dag_types(sinew_graph_t *g) {
   int rc = sinew_register_node_type(g, &d, &dag);
   if (rc) return rc;
   sinew_affects_t aff[128];
-  size_t na = build_affects(aff, (const char *const[]){"offsetParentMatrix"}, 1);
+  size_t na = build_affects(aff, NULL, 0);
+  /* offsetParentMatrix sits between the local and parent matrices: only the world ones */
+  aff[na++] = (sinew_affects_t){"offsetParentMatrix", "worldMatrix"};
+  aff[na++] = (sinew_affects_t){"offsetParentMatrix", "worldInverseMatrix"};
   const char *parent_outs[] = {"parentMatrix", "parentInverseMatrix", "worldMatrix", "worldInverseMatrix"};
   for (size_t o = 0; o < 4; o++) aff[na++] = (sinew_affects_t){"inheritsTransform", parent_outs[o]};
   sinew_node_type_desc_t t = {.name = "transform", .parent_type = "dagNode", .attrs = transform_attrs,

@@ -13,6 +13,9 @@
 #include "sinew/sinew.h"
 #include "tests/support.h"
 
+/* The consistency checker walks the internal slot trees and connection indexes. */
+#include "graph/internal.h"
+
 /* ---- test node types ------------------------------------------------------------------------ */
 
 /* "add": out = in + bias; counts computes in its state. */
@@ -764,7 +767,7 @@ static void test_connect_rules(void **state) {
   assert_true(getd(g, "t.ins[2]") == 10.0);
   assert_int_equal(sinew_disconnect(g, &same, &chosen), SINEW_ENOTCONNECTED);
   /* an unindexed array source means element 0 (Maya's "joint1.wm" -> "skin.ma[0]") */
-  sinew_plug_t souts = P(g, "s.outs"), tin = P(g, "t.vx");
+  sinew_plug_t souts = P(g, "s.outs"), tin = P(g, "t.ins[9]");
   assert_int_equal(sinew_connect(g, &souts, &tin, 0, NULL), 0);
   assert_true(sinew_plug_source(g, &tin, &got));
   assert_int_equal(got.nidx, 1);
@@ -1119,6 +1122,1143 @@ static void test_alloc_failure_atomic_steps(void **state) {
   test_alloc_uninstall();
 }
 
+/* ---- internal consistency ---------------------------------------------------------------- */
+
+/* Checks one slot subtree against the dirty invariants: a DIRTY slot's existing descendants are
+ * DIRTY, and `below` counts exactly the direct children/elements that are dirty-ish. Returns
+ * whether the slot is dirty-ish. */
+static bool check_slot(const sinew_graph_t *g, const sinew__node *n, const sinew__attr *a, bool element,
+                       const sinew__slot *s, bool parent_dirty, const char *where) {
+  if (parent_dirty && !(s->flags & SINEW__F_DIRTY))
+    fail_msg("%s.%s: clean slot under a DIRTY parent", where, a->name);
+  bool dirty = (s->flags & SINEW__F_DIRTY) != 0;
+  uint32_t count = 0;
+  if ((a->flags & SINEW_ATTR_ARRAY) && !element) {
+    const sinew__multi *m = s->v.multi;
+    for (uint32_t i = 0; m && i < m->count; i++) {
+      if (i && m->idx[i - 1] >= m->idx[i]) fail_msg("%s.%s: indices not ascending", where, a->name);
+      count += check_slot(g, n, a, true, &m->elems[i], dirty, where);
+    }
+  } else if (a->type == SINEW_ATTR_COMPOUND && s->v.kids) {
+    for (uint32_t i = 0; i < a->nchildren; i++)
+      count += check_slot(g, n, sinew__attr_get(g, n, a->children[i]), false, &s->v.kids[i], dirty, where);
+  }
+  if (s->flags & SINEW__F_BUSY) fail_msg("%s.%s: BUSY left behind", where, a->name);
+  if (count != s->below)
+    fail_msg("%s.%s%s: below is %u, %u children are dirty", where, a->name, element ? "[]" : "",
+             s->below, count);
+  return dirty || count > 0;
+}
+
+static void check_conn_slot(const sinew_graph_t *g, const sinew_plug_t *p, uint32_t bit, uint32_t sub_bit) {
+  sinew__node *n = sinew__node_get(g, p->node);
+  char buf[256];
+  sinew_plug_format(g, p, false, buf, sizeof buf);
+  if (!n) fail_msg("connection end %s on a dead node", buf);
+  if (p->attr >= sinew__node_nattrs(n) || (sinew__attr_get(g, n, p->attr)->flags & SINEW__ATTR_REMOVED))
+    fail_msg("connection end %s on a removed attribute", buf);
+  sinew__slot_path path;
+  sinew__slot *s = sinew__slot_find(g, n, p, &path);
+  if (!s) fail_msg("connection end %s has no slot", buf);
+  if (!(s->flags & bit)) fail_msg("connection end %s lacks its IN/OUT flag", buf);
+  for (uint32_t i = 0; i + 1 < path.n; i++)
+    if (!(path.slots[i]->flags & sub_bit)) fail_msg("an ancestor of %s lacks SUB_IN/SUB_OUT", buf);
+}
+
+/* Walks every slot of every live node and every connection index. */
+static void check_graph(const sinew_graph_t *g) {
+  size_t live = 0;
+  for (uint32_t i = 0; i < g->nnodes; i++) {
+    const sinew__node *n = g->nodes[i];
+    if (!n || !n->live) continue;
+    live++;
+    sinew_node_t h = {i, n->gen}, found;
+    /* the name index holds the node */
+    bool named = false;
+    sinew__name_entry *e = NULL;
+    HASH_FIND_STR(g->names, n->name, e);
+    for (uint32_t k = e ? e->first : 0; k; k = g->nodes[k - 1]->name_next) named |= k == i + 1;
+    if (!named) fail_msg("node %s is missing from the name index", n->name);
+    char *path = sinew_node_path(g, h);
+    assert_int_equal(sinew_node_find(g, path, &found), 0);
+    assert_int_equal(found.index, i);
+    sinew_free(path);
+    for (uint32_t id = 0; id < sinew__node_nattrs(n); id++) {
+      const sinew__attr *a = sinew__attr_get(g, n, id);
+      if (a->parent != SINEW__NO_ATTR || (a->flags & SINEW__ATTR_REMOVED)) continue;
+      check_slot(g, n, a, false, &n->slots[a->slot_index], false, n->name);
+    }
+    for (uint32_t k = 0; k < n->nconns; k++) {
+      const sinew__conn *c = n->conns[k];
+      if (c->src.node.index != i && c->dst.node.index != i) fail_msg("%s lists a foreign connection", n->name);
+    }
+  }
+  assert_int_equal(live, g->live_nodes);
+  size_t nc = 0;
+  for (const sinew__conn *c = g->conn_head; c; c = c->next, nc++) {
+    if (sinew__conn_to(g, &c->dst) != c) fail_msg("a connection is not indexed by its destination");
+    bool indexed = false;
+    for (const sinew__conn *x = sinew__conn_from(g, &c->src); x; x = x->src_next) indexed |= x == c;
+    if (!indexed) fail_msg("a connection is not indexed by its source");
+    check_conn_slot(g, &c->dst, SINEW__F_IN, SINEW__F_SUB_IN);
+    check_conn_slot(g, &c->src, SINEW__F_OUT, SINEW__F_SUB_OUT);
+    /* both nodes list it */
+    const sinew__node *ends[2] = {sinew__node_get(g, c->src.node), sinew__node_get(g, c->dst.node)};
+    for (int k = 0; k < 2; k++) {
+      bool has = false;
+      for (uint32_t j = 0; j < ends[k]->nconns; j++) has |= ends[k]->conns[j] == c;
+      if (!has) fail_msg("a node does not list its connection");
+    }
+  }
+  assert_int_equal(nc, g->nconnections);
+  assert_int_equal(HASH_COUNT(g->conns_by_dst), g->nconnections);
+  size_t by_src = 0;
+  for (const sinew__src_entry *e = g->conns_by_src; e; e = e->hh.next)
+    for (const sinew__conn *c = e->head; c; c = c->src_next) by_src++;
+  assert_int_equal(by_src, g->nconnections);
+}
+
+/* ---- compounds, arrays and their connections ------------------------------------------------ */
+
+static void getv(sinew_graph_t *g, const char *text, double out[3]) {
+  sinew_plug_t p = P(g, text);
+  size_t n = 0;
+  assert_int_equal(sinew_get_doubles(g, &p, out, 3, &n), 0);
+  assert_int_equal(n, 3);
+}
+
+static bool dirty(sinew_graph_t *g, const char *text) {
+  sinew_plug_t p = P(g, text);
+  return sinew_plug_is_dirty(g, &p);
+}
+
+static void test_compound_connections(void **state) {
+  sinew_graph_t *g = *state;
+  mk(g, "add", "a");
+  mk(g, "add", "b");
+  mk(g, "sum", "s");
+  mk(g, "sum", "t");
+  mk(g, "sum", "u");
+  double v[3];
+  /* parent to parent, read a child */
+  sinew_plug_t svec = P(g, "s.vec");
+  assert_int_equal(sinew_set_doubles(g, &svec, (double[]){1, 2, 3}, 3), 0);
+  conn(g, "s.vec", "t.vec");
+  assert_true(getd(g, "t.vy") == 2.0);
+  check_graph(g);
+  setd(g, "s.vz", 4); /* a child of the source dirties the destination parent and its children */
+  assert_true(dirty(g, "t.vec"));
+  assert_true(dirty(g, "t.vz"));
+  assert_true(dirty(g, "t.len"));
+  check_graph(g);
+  assert_true(getd(g, "t.vz") == 4.0);
+  assert_true(fabs(getd(g, "t.len") - sqrt(1 + 4 + 16)) < 1e-12);
+  check_graph(g);
+  /* a child of a connected destination, used as a source itself */
+  conn(g, "t.vx", "b.in");
+  assert_true(getd(g, "b.out") == 1.0);
+  assert_int_equal(sinew_set_doubles(g, &svec, (double[]){5, 6, 7}, 3), 0);
+  assert_true(dirty(g, "b.out"));
+  check_graph(g);
+  assert_true(getd(g, "b.out") == 5.0);
+  /* child to child only, read the parent */
+  conn(g, "a.out", "u.vx");
+  setd(g, "a.in", 3);
+  assert_true(dirty(g, "u.vec"));
+  getv(g, "u.vec", v);
+  assert_true(v[0] == 3.0 && v[1] == 0.0 && v[2] == 1.0);
+  assert_false(dirty(g, "u.vec"));
+  check_graph(g);
+  setd(g, "a.in", 4);
+  assert_true(dirty(g, "u.vec"));
+  assert_true(dirty(g, "u.len"));
+  assert_true(getd(g, "u.len") == sqrt(16 + 1));
+  check_graph(g);
+  /* setAttr on a compound with a connected child is refused, and changes nothing */
+  sinew_plug_t uvec = P(g, "u.vec");
+  assert_int_equal(sinew_set_doubles(g, &uvec, (double[]){9, 9, 9}, 3), SINEW_ECONNECTED);
+  assert_non_null(strstr(sinew_graph_errmsg(g), "u.vectorX"));
+  getv(g, "u.vec", v);
+  assert_true(v[0] == 4.0 && v[1] == 0.0 && v[2] == 1.0);
+  /* a locked parent locks its children, for setAttr and connectAttr */
+  sinew_plug_t tvec = P(g, "u.vec"), uvz = P(g, "u.vz"), aout = P(g, "a.out2");
+  assert_int_equal(sinew_plug_set_locked(g, &tvec, true), 0);
+  assert_true(sinew_plug_locked(g, &uvz));
+  assert_int_equal(sinew_set_double(g, &uvz, 1), SINEW_ELOCKED);
+  assert_int_equal(sinew_connect(g, &aout, &uvz, 0, NULL), SINEW_ELOCKED);
+  assert_int_equal(sinew_plug_set_locked(g, &tvec, false), 0);
+  check_graph(g);
+}
+
+/* A destination is fed by one connection: a plug under a connected parent, or a parent with a
+ * connected child, cannot take a second one without force (the value would otherwise depend
+ * on which of the two plugs was read first). */
+static void test_parent_child_destinations(void **state) {
+  sinew_graph_t *g = *state;
+  mk(g, "add", "a");
+  mk(g, "sum", "s");
+  mk(g, "sum", "t");
+  sinew_plug_t svec = P(g, "s.vec");
+  assert_int_equal(sinew_set_doubles(g, &svec, (double[]){1, 2, 3}, 3), 0);
+  setd(g, "a.in", 10);
+  conn(g, "s.vec", "t.vec");
+  sinew_plug_t aout = P(g, "a.out"), tvx = P(g, "t.vx"), tvec = P(g, "t.vec");
+  assert_int_equal(sinew_connect(g, &aout, &tvx, 0, NULL), SINEW_ECONNECTED);
+  assert_non_null(strstr(sinew_graph_errmsg(g), "t.vector"));
+  assert_true(getd(g, "t.vx") == 1.0);
+  /* force breaks the parent's connection; the other children keep their values */
+  assert_int_equal(sinew_connect(g, &aout, &tvx, SINEW_CONNECT_FORCE, NULL), 0);
+  assert_false(sinew_plug_source(g, &tvec, NULL));
+  double v[3];
+  getv(g, "t.vec", v);
+  assert_true(v[0] == 10.0 && v[1] == 2.0 && v[2] == 3.0);
+  check_graph(g);
+  /* and the other way round: the parent cannot be connected while a child is */
+  assert_int_equal(sinew_connect(g, &svec, &tvec, 0, NULL), SINEW_ECONNECTED);
+  assert_true(getd(g, "t.vx") == 10.0);
+  assert_int_equal(sinew_connect(g, &svec, &tvec, SINEW_CONNECT_FORCE, NULL), 0);
+  assert_false(sinew_plug_source(g, &tvx, NULL));
+  /* reading order does not matter */
+  getv(g, "t.vec", v);
+  assert_true(v[0] == 1.0 && getd(g, "t.vx") == 1.0);
+  check_graph(g);
+  /* the same for whole arrays and their elements */
+  sinew_plug_t sins = P(g, "s.ins"), tins = P(g, "t.ins"), t3 = P(g, "t.ins[3]");
+  assert_int_equal(sinew_connect(g, &sins, &tins, 0, NULL), 0);
+  assert_int_equal(sinew_connect(g, &aout, &t3, 0, NULL), SINEW_ECONNECTED);
+  check_graph(g);
+}
+
+static void test_whole_array_connections(void **state) {
+  sinew_graph_t *g = *state;
+  mk(g, "add", "a");
+  mk(g, "sum", "s");
+  mk(g, "sum", "t");
+  mk(g, "sum", "u");
+  setd(g, "s.ins[0]", 1);
+  setd(g, "s.ins[5]", 2);
+  conn(g, "s.ins", "t.ins");
+  assert_true(getd(g, "t.sum") == 3.0);
+  sinew_plug_t tins = P(g, "t.ins");
+  int32_t idx[8];
+  assert_int_equal(sinew_plug_indices(g, &tins, idx, 8), 2);
+  assert_int_equal(idx[1], 5);
+  check_graph(g);
+  /* an element of the fed array cannot be set */
+  sinew_plug_t t3 = P(g, "t.ins[3]");
+  assert_int_equal(sinew_set_double(g, &t3, 1), SINEW_ECONNECTED);
+  assert_int_equal(sinew_set_double_elements(g, &tins, (int32_t[]){3}, (double[]){1}, 1), SINEW_ECONNECTED);
+  /* the destination mirrors removals too */
+  sinew_plug_t s5 = P(g, "s.ins[5]");
+  assert_int_equal(sinew_plug_remove_element(g, &s5), 0);
+  assert_true(getd(g, "t.sum") == 1.0);
+  assert_int_equal(sinew_plug_indices(g, &tins, idx, 8), 1);
+  check_graph(g);
+  /* reading one element of the fed array pulls through the array connection */
+  setd(g, "s.ins[2]", 7);
+  assert_true(getd(g, "t.ins[2]") == 7.0);
+  check_graph(g);
+  /* a fed element that is a source itself stays (a connected plug exists), at its default */
+  conn(g, "t.ins[2]", "a.in");
+  assert_true(getd(g, "a.out") == 7.0);
+  sinew_plug_t s2 = P(g, "s.ins[2]");
+  assert_int_equal(sinew_plug_remove_element(g, &s2), 0);
+  assert_true(getd(g, "t.sum") == 1.0);
+  assert_int_equal(sinew_plug_indices(g, &tins, idx, 8), 2);
+  assert_true(getd(g, "a.out") == 0.0);
+  check_graph(g);
+  setd(g, "s.ins[2]", 8);
+  assert_true(dirty(g, "a.out"));
+  assert_true(getd(g, "a.out") == 8.0);
+  check_graph(g);
+  /* computed arrays read whole: each existing element is computed as an element */
+  setd(g, "s.ins[1]", 1);
+  assert_true(getd(g, "s.outs[1]") == 11.0);
+  assert_true(getd(g, "s.outs[2]") == 28.0);
+  setd(g, "s.ins[1]", 2); /* every existing element is dirtied */
+  assert_true(dirty(g, "s.outs[1]"));
+  assert_true(dirty(g, "s.outs[2]"));
+  sinew_plug_t souts = P(g, "s.outs");
+  double vals[8];
+  size_t n = 0;
+  assert_int_equal(sinew_get_double_elements(g, &souts, idx, vals, 8, &n), 0);
+  assert_int_equal(n, 2);
+  assert_true(vals[0] == 12.0 && vals[1] == 28.0);
+  check_graph(g);
+  conn(g, "s.outs", "u.ins");
+  assert_true(getd(g, "u.sum") == 40.0);
+  setd(g, "s.ins[2]", 9);
+  assert_true(getd(g, "u.sum") == 12.0 + 29.0);
+  assert_true(getd(g, "s.outs[7]") == 70.0); /* a new element is born dirty and computed */
+  setd(g, "s.ins[7]", 1);
+  assert_true(getd(g, "u.sum") == 12.0 + 29.0 + 71.0);
+  check_graph(g);
+}
+
+static void test_multi_of_compounds(void **state) {
+  sinew_graph_t *g = *state;
+  mk(g, "add", "a");
+  mk(g, "sum", "s");
+  mk(g, "sum", "t");
+  setd(g, "a.in", 0.5);
+  conn(g, "a.out", "s.wl[3].w[2]");
+  sinew_plug_t w = P(g, "s.wl[3].w");
+  double vals[4];
+  int32_t idx[4];
+  size_t n = 0;
+  assert_int_equal(sinew_get_double_elements(g, &w, idx, vals, 4, &n), 0);
+  assert_int_equal(n, 1);
+  assert_true(idx[0] == 2 && vals[0] == 0.5);
+  setd(g, "a.in", 0.75);
+  assert_true(dirty(g, "s.wl[3].w[2]"));
+  assert_true(dirty(g, "s.wl"));
+  assert_true(getd(g, "s.wl[3].w[2]") == 0.75);
+  check_graph(g);
+  /* a whole inner array as a destination */
+  setd(g, "t.wl[1].w[4]", 2);
+  conn(g, "t.wl[1].w", "s.wl[7].w");
+  assert_true(getd(g, "s.wl[7].w[4]") == 2.0);
+  setd(g, "t.wl[1].w[4]", 3);
+  assert_true(dirty(g, "s.wl[7].w[4]"));
+  assert_true(getd(g, "s.wl[7].w[4]") == 3.0);
+  check_graph(g);
+  /* the element with a connection inside goes; its connection breaks */
+  sinew_plug_t e = P(g, "s.wl[3]"), aout = P(g, "a.out");
+  assert_int_equal(sinew_plug_remove_element(g, &e), 0);
+  assert_int_equal(sinew_plug_destinations(g, &aout, NULL, 0), 0);
+  sinew_plug_t wl = P(g, "s.wl");
+  assert_int_equal(sinew_plug_indices(g, &wl, idx, 4), 1);
+  assert_true(getd(g, "s.wl[3].w[2]") == 0.0);
+  check_graph(g);
+}
+
+static void test_remove_element_connections(void **state) {
+  sinew_graph_t *g = *state;
+  mk(g, "add", "a");
+  mk(g, "add", "b");
+  mk(g, "sum", "s");
+  setd(g, "s.ins[0]", 1);
+  setd(g, "s.ins[1]", 2);
+  conn(g, "a.out", "s.ins[2]");
+  setd(g, "a.in", 5);
+  assert_true(getd(g, "s.sum") == 8.0);
+  sinew_plug_t arr = P(g, "s.ins"), e2 = P(g, "s.ins[2]"), aout = P(g, "a.out");
+  assert_int_equal(sinew_plug_remove_element(g, &e2), 0);
+  assert_false(sinew_plug_source(g, &e2, NULL));
+  assert_int_equal(sinew_plug_destinations(g, &aout, NULL, 0), 0);
+  assert_true(dirty(g, "s.sum"));
+  assert_true(getd(g, "s.sum") == 3.0);
+  assert_true(getd(g, "s.ins[2]") == 0.0);
+  assert_int_equal(sinew_plug_next_index(g, &arr), 2);
+  check_graph(g);
+  /* an element that is a source: the destination keeps the last value it had from it */
+  setd(g, "s.ins[3]", 1);
+  conn(g, "s.outs[3]", "b.in");
+  assert_true(getd(g, "b.out") == 31.0);
+  setd(g, "s.ins[3]", 4); /* b.in is dirty, not pulled, when the element goes */
+  sinew_plug_t o3 = P(g, "s.outs[3]");
+  assert_int_equal(sinew_plug_remove_element(g, &o3), 0);
+  assert_true(getd(g, "b.in") == 34.0);
+  assert_true(getd(g, "b.out") == 34.0);
+  check_graph(g);
+  /* next available index after removals */
+  sinew_plug_t e0 = P(g, "s.ins[0]");
+  assert_int_equal(sinew_plug_remove_element(g, &e0), 0);
+  assert_int_equal(sinew_plug_next_index(g, &arr), 0);
+  sinew_plug_t chosen;
+  assert_int_equal(sinew_connect(g, &aout, &arr, SINEW_CONNECT_NEXT_AVAILABLE, &chosen), 0);
+  assert_int_equal(chosen.idx[0], 0);
+  assert_int_equal(sinew_plug_next_index(g, &arr), 2);
+  check_graph(g);
+}
+
+/* ---- hierarchy, names ------------------------------------------------------------------------ */
+
+static void test_reparent_and_names(void **state) {
+  sinew_graph_t *g = *state;
+  sinew_node_t r1 = mk(g, "xform", "r1"), r2 = mk(g, "xform", "r2"), j1, j2, found;
+  assert_int_equal(sinew_node_create_under(g, "xform", "j", r1, &j1), 0);
+  assert_int_equal(sinew_node_create_under(g, "xform", "j", r2, &j2), 0);
+  setd(g, "r1.lv", 1);
+  setd(g, "r2.lv", 2);
+  setd(g, "r2|j.lv", 10);
+  sinew_plug_t w2 = sinew_plug_make(j2, X_WORLD, 1, (int32_t[]){0});
+  double v;
+  assert_int_equal(sinew_get_double(g, &w2, &v), 0);
+  assert_true(v == 12.0);
+  /* a plug on a node whose short name is shared prints a path that finds it */
+  char buf[128];
+  sinew_plug_format(g, &w2, false, buf, sizeof buf);
+  assert_string_equal(buf, "|r2|j.worldValue[0]");
+  sinew_plug_t back = P(g, buf);
+  assert_true(sinew_plug_equal(&back, &w2));
+  /* reparenting next to a sibling of the same name renames, keeps values, moves the link */
+  assert_int_equal(sinew_node_set_parent(g, j2, r1), 0);
+  assert_string_equal(sinew_node_name(g, j2), "j1");
+  assert_int_equal(sinew_node_find(g, "r1|j1", &found), 0);
+  assert_int_equal(found.index, j2.index);
+  assert_true(getd(g, "j1.lv") == 10.0);
+  assert_int_equal(sinew_get_double(g, &w2, &v), 0);
+  assert_true(v == 11.0);
+  setd(g, "r2.lv", 5);
+  assert_false(sinew_plug_is_dirty(g, &w2));
+  setd(g, "r1.lv", 3);
+  assert_int_equal(sinew_get_double(g, &w2, &v), 0);
+  assert_true(v == 13.0);
+  check_graph(g);
+  sinew_node_t kids[4];
+  assert_int_equal(sinew_node_children(g, r1, kids, 4), 2);
+  assert_int_equal(sinew_node_children(g, r2, kids, 4), 0);
+  /* renaming: a taken name gets a number; a DAG node needs a unique name among siblings only */
+  assert_int_equal(sinew_node_rename(g, j2, "j"), 0);
+  assert_string_equal(sinew_node_name(g, j2), "j1"); /* its own name is not taken */
+  assert_int_equal(sinew_node_rename(g, j2, "j9"), 0);
+  assert_int_equal(sinew_node_rename(g, j2, "j"), 0);
+  assert_string_equal(sinew_node_name(g, j2), "j1");
+  sinew_node_t k;
+  assert_int_equal(sinew_node_create_under(g, "xform", "k", r2, &k), 0);
+  assert_int_equal(sinew_node_rename(g, k, "j"), 0);
+  assert_string_equal(sinew_node_name(g, k), "j");
+  assert_int_equal(sinew_node_rename(g, k, "r1"), 0); /* a root node is a sibling of nobody here */
+  assert_string_equal(sinew_node_name(g, k), "r1");
+  assert_int_equal(sinew_node_find(g, "r1", &found), SINEW_EAMBIGUOUS);
+  sinew_plug_t kl = sinew_plug_make(k, X_LOCAL, 0, NULL);
+  sinew_plug_format(g, &kl, true, buf, sizeof buf);
+  assert_string_equal(buf, "|r2|r1.lv");
+  check_graph(g);
+  /* a name freed by renaming is the first free number again */
+  sinew_node_t a1 = mk(g, "add", NULL), a2 = mk(g, "add", NULL);
+  assert_string_equal(sinew_node_name(g, a2), "add2");
+  assert_int_equal(sinew_node_rename(g, a1, "first"), 0);
+  sinew_node_t a3 = mk(g, "add", NULL);
+  assert_string_equal(sinew_node_name(g, a3), "add1");
+  check_graph(g);
+}
+
+/* ---- misuse ------------------------------------------------------------------------------------ */
+
+static void test_null_and_stale_arguments(void **state) {
+  sinew_graph_t *g = *state;
+  sinew_node_t a = mk(g, "add", "a"), dead = mk(g, "add", "dead"), none = {0, 0}, bogus = {9999, 1};
+  assert_int_equal(sinew_node_delete(g, dead), 0);
+  sinew_plug_t ok = sinew_plug_make(a, A_IN, 0, NULL), stale = sinew_plug_make(dead, A_IN, 0, NULL);
+  sinew_plug_t badattr = sinew_plug_make(a, 9999, 0, NULL), far = sinew_plug_make(bogus, 0, 0, NULL);
+  sinew_plug_t huge = ok;
+  huge.nidx = 1000; /* a corrupt plug: more indices than any attribute has */
+  const sinew_plug_t *bad[] = {NULL, &stale, &badattr, &far, &huge};
+  double d = 0;
+  int64_t i64 = 0;
+  bool b = false;
+  sinew_mat4_t m;
+  sinew_mat4_identity(&m);
+  const char *str = NULL;
+  sinew_data_t *data = NULL;
+  char buf[64];
+  int32_t idx[2] = {0, 1};
+  double vals[2] = {0, 0};
+  size_t n = 0;
+  for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+    const sinew_plug_t *p = bad[k];
+    sinew_graph_t *gs[2] = {NULL, g};
+    for (int j = 0; j < 2; j++) {
+      sinew_graph_t *gg = gs[j];
+      assert_true(sinew_set_double(gg, p, 1) < 0);
+      assert_true(sinew_set_int(gg, p, 1) < 0);
+      assert_true(sinew_set_bool(gg, p, 1) < 0);
+      assert_true(sinew_set_doubles(gg, p, vals, 2) < 0);
+      assert_true(sinew_set_matrix(gg, p, &m) < 0);
+      assert_true(sinew_set_string(gg, p, "x") < 0);
+      assert_true(sinew_set_data(gg, p, NULL) < 0);
+      assert_true(sinew_set_double_elements(gg, p, idx, vals, 2) < 0);
+      assert_true(sinew_get_double(gg, p, &d) < 0);
+      assert_true(sinew_get_int(gg, p, &i64) < 0);
+      assert_true(sinew_get_bool(gg, p, &b) < 0);
+      assert_true(sinew_get_doubles(gg, p, vals, 2, &n) < 0);
+      assert_true(sinew_get_matrix(gg, p, &m) < 0);
+      assert_true(sinew_get_string(gg, p, &str) < 0);
+      assert_true(sinew_get_data(gg, p, &data) < 0);
+      assert_true(sinew_get_double_elements(gg, p, idx, vals, 2, &n) < 0);
+      assert_true(sinew_evaluate(gg, p) < 0);
+      assert_true(sinew_dirty(gg, p) < 0);
+      assert_true(sinew_connect(gg, p, &ok, 0, NULL) < 0);
+      assert_true(sinew_connect(gg, &ok, p, 0, NULL) < 0);
+      assert_true(sinew_disconnect(gg, p, &ok) < 0);
+      assert_true(sinew_disconnect(gg, &ok, p) < 0);
+      assert_true(sinew_plug_remove_element(gg, p) < 0);
+      assert_true(sinew_plug_set_locked(gg, p, true) < 0);
+      assert_true(sinew_plug_set_keyable(gg, p, true) < 0);
+      assert_true(sinew_plug_set_channel_box(gg, p, true) < 0);
+      assert_false(sinew_plug_locked(gg, p));
+      assert_false(sinew_plug_has_value(gg, p));
+      assert_false(sinew_plug_is_dirty(gg, p));
+      assert_false(sinew_plug_is_array(gg, p));
+      assert_false(sinew_plug_source(gg, p, NULL));
+      assert_int_equal(sinew_plug_destinations(gg, p, NULL, 0), 0);
+      assert_int_equal(sinew_plug_indices(gg, p, idx, 2), 0);
+      assert_true(sinew_plug_next_index(gg, p) < 0);
+      sinew_plug_t out;
+      assert_false(sinew_plug_parent(gg, p, &out));
+      assert_true(sinew_plug_child(gg, p, 0, &out) < 0);
+      assert_true(sinew_plug_element(gg, p, 0, &out) < 0);
+      sinew_plug_format(gg, p, false, buf, sizeof buf);
+      sinew_plug_format_attr(gg, p, false, buf, sizeof buf);
+      assert_false(sinew_plug_equal(p, &ok));
+      assert_false(sinew_plug_equal(&ok, p));
+    }
+  }
+  /* NULL graph and bad node handles */
+  sinew_node_t nodes[3] = {none, dead, bogus};
+  for (int k = 0; k < 3; k++) {
+    sinew_node_t h = nodes[k], out;
+    sinew_graph_t *gs[2] = {NULL, g};
+    for (int j = 0; j < 2; j++) {
+      sinew_graph_t *gg = gs[j];
+      assert_true(sinew_node_delete(gg, h) < 0);
+      assert_true(sinew_node_rename(gg, h, "x") < 0);
+      assert_false(sinew_node_valid(gg, h));
+      assert_null(sinew_node_name(gg, h));
+      assert_null(sinew_node_path(gg, h));
+      assert_null(sinew_node_type(gg, h));
+      assert_null(sinew_node_state(gg, h));
+      assert_null(sinew_node_user_data(gg, h));
+      sinew_node_set_user_data(gg, h, NULL);
+      assert_true(sinew_node_set_locked(gg, h, true) < 0);
+      assert_false(sinew_node_locked(gg, h));
+      assert_true(sinew_node_set_parent(gg, h, none) < 0);
+      assert_int_equal(sinew_node_parent(gg, h).gen, 0);
+      assert_int_equal(sinew_node_children(gg, h, NULL, 0), 0);
+      assert_int_equal(sinew_node_attr_count(gg, h), 0);
+      sinew_attr_info_t info;
+      assert_true(sinew_node_attr_info(gg, h, 0, &info) < 0);
+      assert_int_equal(sinew_node_attr(gg, h, "in"), UINT32_MAX);
+      sinew_attr_desc_t dd = {.name = "zz", .type = SINEW_ATTR_DOUBLE};
+      assert_true(sinew_node_add_attr(gg, h, &dd, 1) < 0);
+      assert_true(sinew_node_remove_attr(gg, h, 0) < 0);
+      assert_true(sinew_attr_enum_value(gg, h, 0, "x", NULL) < 0);
+      assert_null(sinew_attr_enum_name(gg, h, 0, 0));
+      assert_true(sinew_plug_parse(gg, ".in", h, &ok) < 0);
+      assert_true(sinew_node_create_under(gg, "xform", "x", h.gen ? h : bogus, &out) < 0);
+      sinew_foreach_connection(gg, h, true, count_conn, &(listed){0});
+    }
+  }
+  ok = sinew_plug_make(a, A_IN, 0, NULL);
+  /* NULL everything else */
+  assert_true(sinew_node_create(NULL, "add", "x", NULL) < 0);
+  assert_true(sinew_node_create(g, NULL, "x", NULL) < 0);
+  assert_true(sinew_node_find(NULL, "a", NULL) < 0);
+  assert_true(sinew_node_find(g, NULL, NULL) < 0);
+  assert_false(sinew_node_next(NULL, NULL));
+  assert_int_equal(sinew_node_count(NULL), 0);
+  assert_true(sinew_register_node_type(NULL, NULL, NULL) < 0);
+  assert_true(sinew_register_node_type(g, NULL, NULL) < 0);
+  assert_null(sinew_find_node_type(NULL, "add"));
+  assert_null(sinew_node_type_next(NULL, NULL));
+  assert_int_equal(sinew_node_type_attr(NULL, "in"), UINT32_MAX);
+  assert_true(sinew_graph_add_observer(NULL, NULL, NULL) < 0);
+  assert_true(sinew_graph_add_observer(g, NULL, NULL) < 0);
+  assert_true(sinew_graph_remove_observer(NULL, 1) < 0);
+  assert_true(sinew_graph_write_dot(NULL, stdout) < 0);
+  assert_true(sinew_graph_write_dot(g, NULL) < 0);
+  assert_true(sinew_plug_parse(g, NULL, a, &ok) < 0);
+  assert_true(sinew_plug_parse(g, "a.in", a, NULL) < 0);
+  assert_true(sinew_plug_parse_attr(g, a, NULL, &ok) < 0);
+  assert_true(sinew_plug_parse_attr(g, a, "in", NULL) < 0);
+  assert_true(sinew_plug_parse_attr(NULL, a, "in", &ok) < 0);
+  assert_true(sinew_graph_errcode(NULL) < 0);
+  assert_non_null(sinew_graph_errmsg(NULL));
+  sinew_graph_stats(NULL, NULL);
+  sinew_graph_reset_stats(NULL);
+  sinew_graph_set_logger(NULL, NULL, NULL);
+  sinew_log(NULL, SINEW_LOG_ERROR, SINEW_LOG_GENERIC, "x");
+  sinew_foreach_connection(NULL, none, true, count_conn, NULL);
+  sinew_foreach_connection(g, none, true, NULL, NULL);
+  assert_true(sinew_data_create(NULL, 4, &data) < 0);
+  assert_true(sinew_data_create(&blob, 4, NULL) < 0);
+  assert_null(sinew_data_mutable(NULL));
+  /* NULL value pointers */
+  assert_true(sinew_set_doubles(g, &ok, NULL, 1) < 0);
+  assert_true(sinew_set_matrix(g, &ok, NULL) < 0);
+  mk(g, "sum", "s");
+  sinew_plug_t ins = P(g, "s.ins");
+  assert_true(sinew_set_double_elements(g, &ins, NULL, NULL, 1) < 0);
+  assert_true(sinew_set_double_elements(g, &ins, idx, NULL, 1) < 0);
+  assert_int_equal(sinew_plug_indices(g, &ins, NULL, 4), 0);
+  assert_int_equal(sinew_plug_destinations(g, &ok, NULL, 4), 0);
+  assert_false(sinew_plug_equal(NULL, NULL));
+  sinew_plug_t outp = sinew_plug_make(a, A_OUT, 0, NULL);
+  assert_true(sinew_compute_set_double(NULL, &outp, 1) < 0);
+  assert_true(sinew_compute_set_doubles(NULL, &outp, vals, 1) < 0);
+  assert_true(sinew_compute_set_matrix(NULL, &outp, &m) < 0);
+  assert_true(sinew_compute_set_string(NULL, &outp, "x") < 0);
+  assert_true(sinew_compute_set_data(NULL, &outp, NULL) < 0);
+  assert_true(sinew_compute_set_clean(NULL, &outp) < 0);
+  assert_null(sinew_compute_graph(NULL));
+  assert_null(sinew_compute_state(NULL));
+  assert_int_equal(sinew_get_double(g, &ok, NULL), 0);
+  assert_int_equal(sinew_get_doubles(g, &ok, NULL, 3, NULL), 0);
+  assert_true(sinew_node_add_attr(g, a, NULL, 1) < 0);
+  assert_int_equal(sinew_node_children(g, a, NULL, 5), 0);
+  /* the graph still works */
+  setd(g, "a.in", 2);
+  assert_true(getd(g, "a.out") == 2.0);
+  check_graph(g);
+}
+
+/* ---- dynamic attributes, again ------------------------------------------------------------- */
+
+static void test_dynamic_attrs_lifecycle(void **state) {
+  sinew_graph_t *g = *state;
+  sinew_node_t a = mk(g, "add", "a");
+  mk(g, "add", "b");
+  sinew_attr_desc_t rate = {.name = "rate", .short_name = "rt", .type = SINEW_ATTR_DOUBLE};
+  assert_int_equal(sinew_node_add_attr(g, a, &rate, 1), 0);
+  uint32_t id = sinew_node_attr(g, a, "rate");
+  /* a connection from the node into its own dynamic attribute breaks when it goes */
+  conn(g, "a.out", "a.rate");
+  conn(g, "a.rate", "b.in");
+  setd(g, "a.in", 3);
+  assert_true(getd(g, "b.out") == 3.0);
+  assert_int_equal(sinew_node_remove_attr(g, a, id), 0);
+  sinew_graph_stats_t st;
+  sinew_graph_stats(g, &st);
+  assert_int_equal(st.connections, 0);
+  check_graph(g);
+  assert_true(getd(g, "b.in") == 3.0);
+  /* the name can be used again */
+  assert_int_equal(sinew_node_add_attr(g, a, &rate, 1), 0);
+  assert_true(getd(g, "a.rt") == 0.0);
+  setd(g, "a.rate", 4);
+  assert_true(getd(g, "a.rate") == 4.0);
+  /* dynamic compound arrays */
+  sinew_attr_desc_t pts[] = {
+      {.name = "points", .short_name = "pts", .type = SINEW_ATTR_COMPOUND, .flags = SINEW_ATTR_INPUT | SINEW_ATTR_ARRAY},
+      {.name = "px", .type = SINEW_ATTR_DOUBLE, .parent = "points"},
+      {.name = "py", .type = SINEW_ATTR_DOUBLE, .parent = "points", .has_min = true, .min_value = 0},
+      {.name = "pz", .type = SINEW_ATTR_DOUBLE, .parent = "points"}};
+  assert_int_equal(sinew_node_add_attr(g, a, pts, 4), 0);
+  sinew_plug_t p4 = P(g, "a.pts[4]"), arr = P(g, "a.pts");
+  /* a refused setAttr leaves no element behind */
+  assert_int_equal(sinew_set_doubles(g, &p4, (double[]){1, -1, 1}, 3), SINEW_ERANGE);
+  assert_int_equal(sinew_plug_indices(g, &arr, NULL, 0), 0);
+  sinew_plug_t px = P(g, "a.pts[4].px");
+  assert_int_equal(sinew_plug_set_locked(g, &px, true), 0);
+  sinew_plug_t p5 = P(g, "a.pts[5]");
+  assert_int_equal(sinew_set_doubles(g, &p5, (double[]){1, 2, 3}, 3), 0);
+  assert_int_equal(sinew_set_doubles(g, &p4, (double[]){1, 2, 3}, 3), SINEW_ELOCKED);
+  assert_true(getd(g, "a.pts[4].py") == 0.0);
+  assert_int_equal(sinew_plug_indices(g, &arr, NULL, 0), 2);
+  sinew_plug_t ins = sinew_plug_make(a, A_IN, 0, NULL);
+  assert_int_equal(sinew_set_doubles(g, &ins, NULL, 0), SINEW_EINVAL);
+  sinew_node_t s = mk(g, "sum", "s");
+  sinew_plug_t s7 = sinew_plug_make(s, S_INS, 1, (int32_t[]){7}), sarr = P(g, "s.ins");
+  assert_int_equal(sinew_set_doubles(g, &s7, (double[]){1}, 0), SINEW_EINVAL);
+  assert_int_equal(sinew_plug_indices(g, &sarr, NULL, 0), 0);
+  /* setting many elements honours a locked element */
+  setd(g, "s.ins[2]", 1);
+  sinew_plug_t s2 = P(g, "s.ins[2]");
+  assert_int_equal(sinew_plug_set_locked(g, &s2, true), 0);
+  assert_int_equal(sinew_set_double_elements(g, &sarr, (int32_t[]){1, 2}, (double[]){5, 5}, 2), SINEW_ELOCKED);
+  assert_true(getd(g, "s.ins[2]") == 1.0);
+  assert_int_equal(sinew_plug_indices(g, &sarr, NULL, 0), 1);
+  check_graph(g);
+}
+
+/* ---- force, and the connection indexes --------------------------------------------------------- */
+
+static void test_force_keeps_indexes(void **state) {
+  sinew_graph_t *g = *state;
+  mk(g, "add", "a");
+  mk(g, "add", "b");
+  mk(g, "sum", "s");
+  sinew_plug_t aout = P(g, "a.out"), bout = P(g, "b.out");
+  char buf[32];
+  for (int i = 0; i < 200; i++) {
+    snprintf(buf, sizeof buf, "s.ins[%d]", i);
+    sinew_plug_t d = P(g, buf);
+    assert_int_equal(sinew_connect(g, &aout, &d, 0, NULL), 0);
+    assert_int_equal(sinew_connect(g, &bout, &d, SINEW_CONNECT_FORCE, NULL), 0);
+    if (i % 3 == 0) assert_int_equal(sinew_connect(g, &aout, &d, SINEW_CONNECT_FORCE, NULL), 0);
+  }
+  check_graph(g);
+  for (int i = 0; i < 200; i++) {
+    snprintf(buf, sizeof buf, "s.ins[%d]", i);
+    sinew_plug_t d = P(g, buf), src;
+    assert_true(sinew_plug_source(g, &d, &src));
+    assert_true(sinew_plug_equal(&src, i % 3 == 0 ? &aout : &bout));
+  }
+  assert_int_equal(sinew_plug_destinations(g, &aout, NULL, 0), 67);
+  assert_int_equal(sinew_plug_destinations(g, &bout, NULL, 0), 133);
+  setd(g, "a.in", 1);
+  setd(g, "b.in", 2);
+  sinew_plug_t sins = P(g, "s.ins");
+  double vals[200];
+  size_t n = 0;
+  assert_int_equal(sinew_get_double_elements(g, &sins, NULL, vals, 200, &n), 0);
+  assert_int_equal(n, 200);
+  for (int i = 0; i < 200; i++) assert_true(vals[i] == (i % 3 == 0 ? 1.0 : 2.0));
+  for (int i = 0; i < 200; i += 2) {
+    snprintf(buf, sizeof buf, "s.ins[%d]", i);
+    sinew_plug_t d = P(g, buf);
+    assert_int_equal(sinew_disconnect(g, i % 3 == 0 ? &aout : &bout, &d), 0);
+  }
+  check_graph(g);
+}
+
+/* ---- node init that fails after making connections ------------------------------------------- */
+
+static int init_connects_then_fails(sinew_graph_t *g, sinew_node_t n, void *state) {
+  sinew_node_t a;
+  if (sinew_node_find(g, "a", &a)) return SINEW_OK;
+  sinew_plug_t src = sinew_plug_make(a, A_OUT, 0, NULL), dst = sinew_plug_make(n, A_IN, 0, NULL);
+  sinew_plug_t src2 = sinew_plug_make(n, A_OUT, 0, NULL), dst2 = sinew_plug_make(a, A_BIAS, 0, NULL);
+  assert_int_equal(sinew_connect(g, &src, &dst, 0, NULL), 0);
+  assert_int_equal(sinew_connect(g, &src2, &dst2, 0, NULL), SINEW_ECYCLE);
+  sinew_plug_t other = sinew_plug_make(n, A_OUT2, 0, NULL), bin;
+  sinew_node_t b;
+  assert_int_equal(sinew_node_find(g, "b", &b), 0);
+  bin = sinew_plug_make(b, A_IN, 0, NULL);
+  assert_int_equal(sinew_connect(g, &other, &bin, 0, NULL), 0);
+  return sinew_graph_set_error(g, SINEW_ERUNTIME, "init refused");
+}
+
+static void test_failed_init_breaks_connections(void **state) {
+  sinew_graph_t *g = *state;
+  sinew_node_type_desc_t d = {.name = "badInit", .parent_type = "add", .init = init_connects_then_fails};
+  assert_int_equal(sinew_register_node_type(g, &d, NULL), 0);
+  mk(g, "add", "a");
+  mk(g, "add", "b");
+  sinew_node_t n;
+  assert_int_equal(sinew_node_create(g, "badInit", "x", &n), SINEW_ERUNTIME);
+  assert_non_null(strstr(sinew_graph_errmsg(g), "init refused"));
+  sinew_graph_stats_t st;
+  sinew_graph_stats(g, &st);
+  assert_int_equal(st.connections, 0);
+  assert_int_equal(st.nodes, 2);
+  check_graph(g);
+  setd(g, "a.in", 1);
+  assert_true(getd(g, "a.out") == 1.0);
+  assert_true(getd(g, "b.out") == 0.0);
+}
+
+/* ---- allocation failure in every mutating call ------------------------------------------------ */
+
+typedef struct dump_buf {
+  char text[8192];
+  size_t used;
+} dump_buf;
+
+static void dump_add(dump_buf *d, const char *s) {
+  size_t n = strlen(s);
+  assert_true(d->used + n + 2 < sizeof d->text);
+  memcpy(d->text + d->used, s, n);
+  d->used += n;
+  d->text[d->used++] = '\n';
+  d->text[d->used] = 0;
+}
+
+static bool dump_conn(void *ud, const sinew_connection_t *c) {
+  sinew_graph_t **gp = ((void **)ud)[0];
+  dump_buf *d = ((void **)ud)[1];
+  char s[128], t[128], line[300];
+  sinew_plug_format(*gp, &c->src, false, s, sizeof s);
+  sinew_plug_format(*gp, &c->dst, false, t, sizeof t);
+  snprintf(line, sizeof line, "%s -> %s%s", s, t, c->implicit ? " (implicit)" : "");
+  dump_add(d, line);
+  return true;
+}
+
+/* The graph's structure as text: nodes, paths, attributes, array indices, connections. */
+static void dump_graph(sinew_graph_t *g, dump_buf *d) {
+  d->used = 0;
+  d->text[0] = 0;
+  char line[512];
+  for (sinew_node_t it = {0, 0}; sinew_node_next(g, &it);) {
+    char *path = sinew_node_path(g, it);
+    snprintf(line, sizeof line, "%s (%s) attrs %u", path, sinew_node_type_name(sinew_node_type(g, it)),
+             sinew_node_attr_count(g, it));
+    sinew_free(path);
+    dump_add(d, line);
+    for (uint32_t id = 0; id < sinew_node_attr_count(g, it); id++) {
+      sinew_attr_info_t info;
+      if (sinew_node_attr_info(g, it, id, &info)) continue;
+      if (info.flags & SINEW_ATTR_DYNAMIC) {
+        snprintf(line, sizeof line, "  dyn %s children %u", info.name, info.child_count);
+        dump_add(d, line);
+      }
+      if (!(info.flags & SINEW_ATTR_ARRAY) || info.parent != UINT32_MAX) continue;
+      sinew_plug_t arr = sinew_plug_make(it, id, 0, NULL);
+      int32_t idx[16];
+      size_t n = sinew_plug_indices(g, &arr, idx, 16);
+      int used = snprintf(line, sizeof line, "  %s:", info.name);
+      for (size_t k = 0; k < n && k < 16; k++) used += snprintf(line + used, sizeof line - (size_t)used, " %d", idx[k]);
+      dump_add(d, line);
+    }
+  }
+  sinew_graph_t *gp = g;
+  void *ud[2] = {&gp, d};
+  sinew_foreach_connection(g, (sinew_node_t){0, 0}, true, dump_conn, ud);
+}
+
+static void fault_build(sinew_graph_t *g) {
+  sinew_node_t a, r1, r2, j;
+  assert_int_equal(sinew_node_create(g, "add", "a", &a), 0);
+  mk(g, "add", "b");
+  mk(g, "sum", "s");
+  assert_int_equal(sinew_node_create(g, "xform", "r1", &r1), 0);
+  assert_int_equal(sinew_node_create(g, "xform", "r2", &r2), 0);
+  assert_int_equal(sinew_node_create_under(g, "xform", "j", r1, &j), 0);
+  assert_int_equal(sinew_node_create_under(g, "xform", "j", r2, &j), 0);
+  assert_int_equal(sinew_node_create_under(g, "xform", "leaf", j, &j), 0);
+  conn(g, "a.out", "b.in");
+  conn(g, "b.out", "s.ins[5]");
+  conn(g, "a.out2", "s.wl[2].w[1]");
+  conn(g, "|r2|j|leaf.wv[0]", "s.ins[6]");
+  sinew_attr_desc_t aim[] = {{.name = "aim", .type = SINEW_ATTR_COMPOUND},
+                             {.name = "aimX", .type = SINEW_ATTR_DOUBLE, .parent = "aim"}};
+  assert_int_equal(sinew_node_add_attr(g, a, aim, 2), 0);
+  setd(g, "s.ins[1]", 1);
+  setd(g, "a.in", 2);
+  setd(g, "r2.lv", 1);
+  getd(g, "s.sum");
+  setd(g, "a.in", 3); /* leave things dirty, so that operations have something to pull */
+}
+
+static sinew_node_t nodeh(sinew_graph_t *g, const char *name) {
+  sinew_node_t n;
+  assert_int_equal(sinew_node_find(g, name, &n), 0);
+  return n;
+}
+
+static int op_add_attr(sinew_graph_t *g) {
+  sinew_attr_desc_t more[] = {{.name = "aimY", .type = SINEW_ATTR_DOUBLE, .parent = "aim"},
+                              {.name = "arr", .type = SINEW_ATTR_COMPOUND, .flags = SINEW_ATTR_INPUT | SINEW_ATTR_ARRAY},
+                              {.name = "arrX", .type = SINEW_ATTR_DOUBLE, .parent = "arr"},
+                              {.name = "mode2", .type = SINEW_ATTR_ENUM, .enum_fields = "a:b=4:c"}};
+  return sinew_node_add_attr(g, nodeh(g, "a"), more, 4);
+}
+static int op_reparent(sinew_graph_t *g) { return sinew_node_set_parent(g, nodeh(g, "|r2|j"), nodeh(g, "r1")); }
+static int op_unparent(sinew_graph_t *g) { return sinew_node_set_parent(g, nodeh(g, "leaf"), (sinew_node_t){0, 0}); }
+static int op_rename(sinew_graph_t *g) { return sinew_node_rename(g, nodeh(g, "b"), "a"); }
+static int op_rename_dag(sinew_graph_t *g) { return sinew_node_rename(g, nodeh(g, "|r1|j"), "r2"); }
+static int op_disconnect(sinew_graph_t *g) {
+  sinew_plug_t s = P(g, "a.out"), d = P(g, "b.in");
+  return sinew_disconnect(g, &s, &d);
+}
+static int op_delete(sinew_graph_t *g) { return sinew_node_delete(g, nodeh(g, "a")); }
+static int op_delete_dag(sinew_graph_t *g) { return sinew_node_delete(g, nodeh(g, "r2")); }
+static int op_get_new_element(sinew_graph_t *g) {
+  sinew_plug_t p = P(g, "s.outs[999]");
+  double v;
+  return sinew_get_double(g, &p, &v);
+}
+static void prep_get_elements(sinew_graph_t *g) {
+  getd(g, "s.outs[3]");
+  getd(g, "s.outs[4]");
+  setd(g, "s.ins[2]", 2);
+}
+static int op_get_elements(sinew_graph_t *g) {
+  sinew_plug_t p = P(g, "s.outs");
+  return sinew_get_double_elements(g, &p, NULL, NULL, 0, NULL);
+}
+static int op_set_elements(sinew_graph_t *g) {
+  sinew_plug_t w = P(g, "s.wl[100000].w");
+  return sinew_set_double_elements(g, &w, (int32_t[]){0, 3, 7, 9, 11}, (double[]){.5, .25, .25, 1, 1}, 5);
+}
+static int op_connect_new_source(sinew_graph_t *g) {
+  sinew_plug_t s = P(g, "s.outs[2]"), d = P(g, "|r1|j.lv");
+  return sinew_connect(g, &s, &d, 0, NULL);
+}
+static int op_connect_force(sinew_graph_t *g) {
+  sinew_plug_t s = P(g, "a.out2"), d = P(g, "s.ins[5]");
+  return sinew_connect(g, &s, &d, SINEW_CONNECT_FORCE, NULL);
+}
+static int op_connect_na(sinew_graph_t *g) {
+  sinew_plug_t s = P(g, "a.out"), d = P(g, "s.wl[9].w");
+  return sinew_connect(g, &s, &d, SINEW_CONNECT_NEXT_AVAILABLE, NULL);
+}
+static int op_remove_element(sinew_graph_t *g) {
+  sinew_plug_t e = P(g, "s.wl[2]");
+  return sinew_plug_remove_element(g, &e);
+}
+static void prep_remove_attr(sinew_graph_t *g) { conn(g, "a.aimX", "s.ins[9]"); }
+static int op_remove_attr(sinew_graph_t *g) {
+  sinew_node_t a = nodeh(g, "a");
+  return sinew_node_remove_attr(g, a, sinew_node_attr(g, a, "aim"));
+}
+static int op_set_string(sinew_graph_t *g) {
+  sinew_plug_t p = P(g, "s.lb");
+  return sinew_set_string(g, &p, "a label");
+}
+static int op_create_under(sinew_graph_t *g) {
+  sinew_node_t n;
+  return sinew_node_create_under(g, "xform", "j", nodeh(g, "r1"), &n);
+}
+
+typedef struct fault_case {
+  const char *name;
+  int (*op)(sinew_graph_t *g);
+  void (*prep)(sinew_graph_t *g); /* setup after the common build, not failed */
+} fault_case;
+
+static void test_alloc_failure_everywhere(void **state) {
+  (void)state;
+  const fault_case cases[] = {
+      {"add_attr", op_add_attr, NULL},       {"reparent", op_reparent, NULL},
+      {"unparent", op_unparent, NULL},       {"rename", op_rename, NULL},
+      {"rename_dag", op_rename_dag, NULL},   {"disconnect", op_disconnect, NULL},
+      {"delete", op_delete, NULL},           {"delete_dag", op_delete_dag, NULL},
+      {"get_new_element", op_get_new_element, NULL}, {"get_elements", op_get_elements, prep_get_elements},
+      {"set_elements", op_set_elements, NULL}, {"connect_new_source", op_connect_new_source, NULL},
+      {"connect_force", op_connect_force, NULL}, {"connect_na", op_connect_na, NULL},
+      {"remove_element", op_remove_element, NULL}, {"remove_attr", op_remove_attr, prep_remove_attr},
+      {"set_string", op_set_string, NULL},   {"create_under", op_create_under, NULL}};
+  test_alloc_install();
+  static dump_buf before, after;
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    for (long k = 1;; k++) {
+      sinew_graph_t *g;
+      test_alloc_reset();
+      assert_int_equal(sinew_graph_create(NULL, &g), 0);
+      assert_int_equal(register_types(g), 0);
+      fault_build(g);
+      if (cases[c].prep) cases[c].prep(g);
+      dump_graph(g, &before);
+      long start = test_alloc_count();
+      test_alloc_fail_at(start + k);
+      int rc = cases[c].op(g);
+      long used = test_alloc_count() - start;
+      test_alloc_fail_at(0);
+      if (rc && rc != SINEW_ENOMEM)
+        fail_msg("%s, allocation %ld: %s (%s)", cases[c].name, k, sinew_err_name(rc), sinew_graph_errmsg(g));
+      check_graph(g);
+      if (rc) {
+        if (sinew_graph_errcode(g) != SINEW_ENOMEM) fail_msg("%s: no error message", cases[c].name);
+        dump_graph(g, &after);
+        if (strcmp(before.text, after.text) != 0)
+          fail_msg("%s, allocation %ld changed the graph:\n--- before\n%s--- after\n%s", cases[c].name, k,
+                   before.text, after.text);
+      }
+      /* the graph still works */
+      setd(g, "s.ins[1]", 10);
+      assert_true(isfinite(getd(g, "s.sum")));
+      sinew_node_t n;
+      assert_int_equal(sinew_node_create(g, "add", NULL, &n), 0);
+      check_graph(g);
+      sinew_graph_destroy(g);
+      if (test_alloc_live() != 0) fail_msg("%s, allocation %ld: %ld blocks leaked", cases[c].name, k, test_alloc_live());
+      if (!rc && used < k) break; /* past every allocation of the call */
+    }
+  }
+  test_alloc_uninstall();
+}
+
+/* ---- randomised operations against a reference model ---------------------------------------- */
+
+/* Plugs of the model graph: three "add" nodes a, b, c (in, bias, out, out2) and two "sum" nodes
+ * s, t (ins[0..2], vx, vy, vz, sum, len, outs[0..2]). Connections only run from a node to a later
+ * one, so the model never has a cycle. */
+enum { M_ADD = 4, M_SUM = 11, M_NPLUGS = 3 * M_ADD + 2 * M_SUM };
+static const char *m_nodes[] = {"a", "b", "c", "s", "t"};
+static const char *m_add_attrs[] = {"in", "bias", "out", "out2"};
+static const char *m_sum_attrs[] = {"ins[0]", "ins[1]", "ins[2]", "vx", "vy", "vz", "sum", "len",
+                                    "outs[0]", "outs[1]", "outs[2]"};
+
+static int m_node_of(int id) { return id < 3 * M_ADD ? id / M_ADD : 3 + (id - 3 * M_ADD) / M_SUM; }
+static int m_local(int id) { return id < 3 * M_ADD ? id % M_ADD : (id - 3 * M_ADD) % M_SUM; }
+static int m_id(int node, int local) { return node < 3 ? node * M_ADD + local : 3 * M_ADD + (node - 3) * M_SUM + local; }
+static bool m_is_output(int id) {
+  int l = m_local(id);
+  return m_node_of(id) < 3 ? l >= 2 : l >= 6;
+}
+static void m_name(int id, char *buf, size_t n) {
+  int node = m_node_of(id), l = m_local(id);
+  snprintf(buf, n, "%s.%s", m_nodes[node], node < 3 ? m_add_attrs[l] : m_sum_attrs[l]);
+}
+
+typedef struct model {
+  double stored[M_NPLUGS];
+  int src[M_NPLUGS];
+  bool vec_conn; /* s.vec -> t.vec */
+} model;
+
+static double m_eval(const model *m, int id) {
+  int node = m_node_of(id), l = m_local(id);
+  if (!m_is_output(id)) {
+    if (m->src[id] >= 0) return m_eval(m, m->src[id]);
+    if (node == 4 && l >= 3 && l <= 5 && m->vec_conn) return m_eval(m, m_id(3, l));
+    return m->stored[id];
+  }
+  if (node < 3) {
+    double v = m_eval(m, m_id(node, 0)) + m_eval(m, m_id(node, 1));
+    return l == 2 ? v : 2 * v;
+  }
+  if (l == 6) return m_eval(m, m_id(node, 0)) + m_eval(m, m_id(node, 1)) + m_eval(m, m_id(node, 2));
+  if (l == 7) {
+    double x = m_eval(m, m_id(node, 3)), y = m_eval(m, m_id(node, 4)), z = m_eval(m, m_id(node, 5));
+    return sqrt(x * x + y * y + z * z);
+  }
+  return 10.0 * (l - 8) + m_eval(m, m_id(node, l - 8));
+}
+
+static uint64_t lcg_state;
+static uint32_t lcg(uint32_t n) {
+  lcg_state = lcg_state * 6364136223846793005ull + 1442695040888963407ull;
+  return (uint32_t)(lcg_state >> 33) % n;
+}
+
+static void m_check_value(sinew_graph_t *g, const model *m, int id, int step) {
+  char name[64];
+  m_name(id, name, sizeof name);
+  double want = m_eval(m, id), got = getd(g, name);
+  if (fabs(got - want) > 1e-9 * (1 + fabs(want)))
+    fail_msg("step %d: %s is %g, the model says %g", step, name, got, want);
+  sinew_plug_t p = P(g, name);
+  if (sinew_plug_is_dirty(g, &p)) fail_msg("step %d: %s still dirty after a read", step, name);
+}
+
+/* Breaks the connection into dst in the model; the destination keeps the value it had. */
+static void m_disconnect(model *m, int dst) {
+  m->stored[dst] = m_eval(m, dst);
+  m->src[dst] = -1;
+}
+
+static void m_disconnect_vec(model *m) {
+  for (int k = 3; k <= 5; k++) m->stored[m_id(4, k)] = m_eval(m, m_id(3, k));
+  m->vec_conn = false;
+}
+
+static void test_random_against_model(void **state) {
+  sinew_graph_t *g = *state;
+  for (int i = 0; i < 3; i++) mk(g, "add", m_nodes[i]);
+  mk(g, "sum", "s");
+  mk(g, "sum", "t");
+  static model m;
+  for (int i = 0; i < M_NPLUGS; i++) {
+    m.src[i] = -1;
+    m.stored[i] = m_node_of(i) >= 3 && m_local(i) == 5 ? 1.0 : 0.0; /* vz defaults to 1 */
+  }
+  m.vec_conn = false;
+  lcg_state = 12345;
+  char sb[64], db[64];
+  for (int step = 0; step < 3000; step++) {
+    uint32_t op = lcg(100);
+    if (op < 25) { /* set an input */
+      int id;
+      do id = (int)lcg(M_NPLUGS); while (m_is_output(id));
+      double v = (double)lcg(9) - 3;
+      m_name(id, db, sizeof db);
+      sinew_plug_t p = P(g, db);
+      int rc = sinew_set_double(g, &p, v);
+      bool fed = m.src[id] >= 0 || (m_node_of(id) == 4 && m_local(id) >= 3 && m_local(id) <= 5 && m.vec_conn);
+      if (fed) {
+        if (rc != SINEW_ECONNECTED) fail_msg("step %d: set %s: %s, expected ECONNECTED", step, db, sinew_err_name(rc));
+      } else {
+        if (rc) fail_msg("step %d: set %s: %s", step, db, sinew_graph_errmsg(g));
+        m.stored[id] = v;
+      }
+    } else if (op < 30) { /* set a whole vector */
+      int node = 3 + (int)lcg(2);
+      double v[3] = {(double)lcg(5), (double)lcg(5), (double)lcg(5)};
+      snprintf(db, sizeof db, "%s.vec", m_nodes[node]);
+      sinew_plug_t p = P(g, db);
+      int rc = sinew_set_doubles(g, &p, v, 3);
+      bool fed = node == 4 && m.vec_conn;
+      for (int k = 3; k <= 5; k++) fed |= m.src[m_id(node, k)] >= 0;
+      if (fed) {
+        if (rc != SINEW_ECONNECTED) fail_msg("step %d: set %s: %s, expected ECONNECTED", step, db, sinew_err_name(rc));
+      } else {
+        if (rc) fail_msg("step %d: set %s: %s", step, db, sinew_graph_errmsg(g));
+        for (int k = 0; k < 3; k++) m.stored[m_id(node, 3 + k)] = v[k];
+      }
+    } else if (op < 50) { /* connect */
+      int src, dst;
+      do {
+        src = (int)lcg(M_NPLUGS);
+        dst = (int)lcg(M_NPLUGS);
+      } while (m_is_output(dst) || m_node_of(src) >= m_node_of(dst));
+      bool force = lcg(2);
+      m_name(src, sb, sizeof sb);
+      m_name(dst, db, sizeof db);
+      sinew_plug_t ps = P(g, sb), pd = P(g, db);
+      int rc = sinew_connect(g, &ps, &pd, force ? SINEW_CONNECT_FORCE : 0, NULL);
+      bool under_vec = m_node_of(dst) == 4 && m_local(dst) >= 3 && m_local(dst) <= 5 && m.vec_conn;
+      if (m.src[dst] == src) {
+        if (rc) fail_msg("step %d: reconnect %s -> %s: %s", step, sb, db, sinew_graph_errmsg(g));
+      } else if ((m.src[dst] >= 0 || under_vec) && !force) {
+        if (rc != SINEW_ECONNECTED) fail_msg("step %d: connect %s -> %s: %s, expected ECONNECTED", step, sb, db, sinew_err_name(rc));
+      } else {
+        if (rc) fail_msg("step %d: connect %s -> %s: %s", step, sb, db, sinew_graph_errmsg(g));
+        if (under_vec) m_disconnect_vec(&m);
+        m.src[dst] = src;
+      }
+    } else if (op < 55) { /* connect the vectors */
+      bool force = lcg(2);
+      sinew_plug_t ps = P(g, "s.vec"), pd = P(g, "t.vec");
+      int rc = sinew_connect(g, &ps, &pd, force ? SINEW_CONNECT_FORCE : 0, NULL);
+      bool kids = false;
+      for (int k = 3; k <= 5; k++) kids |= m.src[m_id(4, k)] >= 0;
+      if (m.vec_conn) {
+        if (rc) fail_msg("step %d: reconnect vec: %s", step, sinew_graph_errmsg(g));
+      } else if (kids && !force) {
+        if (rc != SINEW_ECONNECTED) fail_msg("step %d: connect vec: %s, expected ECONNECTED", step, sinew_err_name(rc));
+      } else {
+        if (rc) fail_msg("step %d: connect vec: %s", step, sinew_graph_errmsg(g));
+        for (int k = 3; k <= 5; k++)
+          if (m.src[m_id(4, k)] >= 0) m_disconnect(&m, m_id(4, k));
+        m.vec_conn = true;
+      }
+    } else if (op < 65) { /* disconnect something */
+      if (m.vec_conn && lcg(4) == 0) {
+        sinew_plug_t ps = P(g, "s.vec"), pd = P(g, "t.vec");
+        assert_int_equal(sinew_disconnect(g, &ps, &pd), 0);
+        m_disconnect_vec(&m);
+      } else {
+        int dst = (int)lcg(M_NPLUGS);
+        if (m_is_output(dst)) continue;
+        int src = m.src[dst] >= 0 ? m.src[dst] : (int)lcg(M_NPLUGS);
+        m_name(src, sb, sizeof sb);
+        m_name(dst, db, sizeof db);
+        sinew_plug_t ps = P(g, sb), pd = P(g, db);
+        int rc = sinew_disconnect(g, &ps, &pd);
+        if (m.src[dst] == src) {
+          if (rc) fail_msg("step %d: disconnect %s -> %s: %s", step, sb, db, sinew_graph_errmsg(g));
+          m_disconnect(&m, dst);
+        } else if (rc != SINEW_ENOTCONNECTED) {
+          fail_msg("step %d: disconnect %s -> %s: %s, expected ENOTCONNECTED", step, sb, db, sinew_err_name(rc));
+        }
+      }
+    } else if (op < 70) { /* remove an element of ins */
+      int node = 3 + (int)lcg(2), id = m_id(node, (int)lcg(3));
+      m_name(id, db, sizeof db);
+      sinew_plug_t p = P(g, db);
+      int rc = sinew_plug_remove_element(g, &p);
+      if (rc && rc != SINEW_ENOTFOUND) fail_msg("step %d: remove %s: %s", step, db, sinew_graph_errmsg(g));
+      for (int d = 0; d < M_NPLUGS; d++)
+        if (m.src[d] == id) m_disconnect(&m, d);
+      m.src[id] = -1;
+      m.stored[id] = 0;
+    } else if (op < 75) { /* dgdirty */
+      int id = (int)lcg(M_NPLUGS);
+      m_name(id, db, sizeof db);
+      sinew_plug_t p = P(g, db);
+      assert_int_equal(sinew_dirty(g, &p), 0);
+    } else if (op < 80) { /* read a vector whole */
+      int node = 3 + (int)lcg(2);
+      snprintf(db, sizeof db, "%s.vec", m_nodes[node]);
+      double v[3];
+      getv(g, db, v);
+      for (int k = 0; k < 3; k++)
+        if (v[k] != m_eval(&m, m_id(node, 3 + k)))
+          fail_msg("step %d: %s[%d] is %g, the model says %g", step, db, k, v[k], m_eval(&m, m_id(node, 3 + k)));
+    } else { /* read one plug */
+      m_check_value(g, &m, (int)lcg(M_NPLUGS), step);
+    }
+    check_graph(g);
+    if (step % 500 == 499)
+      for (int id = 0; id < M_NPLUGS; id++) m_check_value(g, &m, id, step);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_status_names),
@@ -1144,6 +2284,18 @@ int main(void) {
       cmocka_unit_test(test_data_blocks),
       cmocka_unit_test(test_alloc_failures),
       cmocka_unit_test(test_alloc_failure_atomic_steps),
+      cmocka_unit_test_setup_teardown(test_compound_connections, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_parent_child_destinations, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_whole_array_connections, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_multi_of_compounds, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_remove_element_connections, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_reparent_and_names, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_null_and_stale_arguments, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_dynamic_attrs_lifecycle, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_force_keeps_indexes, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_failed_init_breaks_connections, setup, teardown),
+      cmocka_unit_test(test_alloc_failure_everywhere),
+      cmocka_unit_test_setup_teardown(test_random_against_model, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -435,7 +435,9 @@ SINEW_API int sinew_plug_parse(sinew_graph_t *graph, const char *text, sinew_nod
 SINEW_API int sinew_plug_parse_attr(sinew_graph_t *graph, sinew_node_t node, const char *text,
                                     sinew_plug_t *out);
 /* Writes "node.attr[3].child" into buf (snprintf semantics: returns the length it needs).
- * Long names unless short is true. */
+ * Long names unless short is true. Names are written as Maya writes them: a compound parent
+ * only when it carries an index ("t.translateX", "skin.weightList[5].weights[2]"), and the
+ * node's DAG path when its short name is shared. buf may be NULL when size is 0. */
 SINEW_API size_t sinew_plug_format(const sinew_graph_t *graph, const sinew_plug_t *plug,
                                    bool short_names, char *buf, size_t size);
 /* Attribute part only: "weightList[5].weights[2]". */
@@ -519,6 +521,8 @@ SINEW_API int sinew_dirty(sinew_graph_t *graph, const sinew_plug_t *plug);
  * Compute context: how a compute callback reads and writes. Inputs are read with the ordinary
  * sinew_get_* calls (they pull upstream first); outputs are written with these, which mark
  * them clean. Writing an input or another node's plug is refused.
+ * compute is called with the plug being read; for an output array it is always an element
+ * ("outs[3]"): reading the whole array computes each of its dirty elements in turn.
  */
 SINEW_API sinew_graph_t *sinew_compute_graph(sinew_compute_t *ctx);
 SINEW_API sinew_node_t sinew_compute_node(sinew_compute_t *ctx);

@@ -5,6 +5,9 @@
 #include "sinew/math.h"
 #include "sinew/graph.h"
 #include "sinew/nodes.h"
+#include "sinew/mesh.h"
+#include "sinew/skin.h"
+#include "sinew/pool.h"
 
 #define SINEW_VERSION_MAJOR 0
 #define SINEW_VERSION_MINOR 1
