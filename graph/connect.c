@@ -53,10 +53,44 @@ static bool compatible(const sinew_graph_t *g, sinew__node *sn, const sinew__att
 
 /* ---- cycle check --------------------------------------------------------------------------- */
 
-typedef struct visit {
-  UT_hash_handle hh;
-  uint64_t key;
-} visit;
+/* The (node index, attribute) pairs a cycle search has visited: open addressing in one block,
+ * so that a search costs a few allocations rather than one per visited plug (connecting is
+ * on the path of every rig build). */
+typedef struct visit_set {
+  uint64_t *keys; /* VISIT_EMPTY where free */
+  uint32_t cap, n;
+} visit_set;
+
+#define VISIT_EMPTY UINT64_MAX
+
+static uint32_t visit_slot(const visit_set *v, uint64_t key) {
+  uint64_t h = key * 0x9E3779B97F4A7C15ull; /* Fibonacci hashing: spreads consecutive indices */
+  uint32_t i = (uint32_t)(h >> 32) & (v->cap - 1);
+  while (v->keys[i] != VISIT_EMPTY && v->keys[i] != key) i = (i + 1) & (v->cap - 1);
+  return i;
+}
+
+/* Adds key; *fresh tells whether it was new. SINEW_ENOMEM leaves the set as it was. */
+static int visit_add(visit_set *v, uint64_t key, bool *fresh) {
+  if ((v->n + 1) * 2 > v->cap) { /* keep it at most half full */
+    uint32_t ncap = v->cap ? v->cap * 2 : 64;
+    uint64_t *keys = sinew__malloc(ncap * sizeof *keys);
+    if (!keys) return SINEW_ENOMEM;
+    for (uint32_t i = 0; i < ncap; i++) keys[i] = VISIT_EMPTY;
+    visit_set bigger = {keys, ncap, v->n};
+    for (uint32_t i = 0; i < v->cap; i++)
+      if (v->keys[i] != VISIT_EMPTY) keys[visit_slot(&bigger, v->keys[i])] = v->keys[i];
+    sinew__free(v->keys);
+    *v = bigger;
+  }
+  uint32_t i = visit_slot(v, key);
+  *fresh = v->keys[i] == VISIT_EMPTY;
+  if (*fresh) {
+    v->keys[i] = key;
+    v->n++;
+  }
+  return SINEW_OK;
+}
 
 typedef struct qitem {
   sinew_node_t node;
@@ -78,7 +112,7 @@ static int check_cycle(sinew_graph_t *g, const sinew_plug_t *src, const sinew_pl
                        const char *what) {
   qitem *q = NULL;
   uint32_t n = 0, cap = 0;
-  visit *seen = NULL;
+  visit_set seen = {NULL, 0, 0};
   int rc = SINEW_OK;
   int32_t hit = -1;
   if (sinew__reserve((void **)&q, &cap, 16, sizeof *q))
@@ -88,15 +122,9 @@ static int check_cycle(sinew_graph_t *g, const sinew_plug_t *src, const sinew_pl
     qitem it = q[head];
     sinew__node *node = sinew__node_get(g, it.node);
     uint64_t key = ((uint64_t)it.node.index << 32) | it.attr;
-    visit *v = NULL;
-    HASH_FIND(hh, seen, &key, sizeof key, v);
-    if (v) continue;
-    v = sinew__calloc(1, sizeof *v);
-    if (!v) { rc = SINEW_ENOMEM; break; }
-    v->key = key;
-    sinew__uthash_oom = 0;
-    HASH_ADD(hh, seen, key, sizeof key, v);
-    if (sinew__uthash_oom) { sinew__free(v); rc = SINEW_ENOMEM; break; }
+    bool fresh;
+    if (visit_add(&seen, key, &fresh)) { rc = SINEW_ENOMEM; break; }
+    if (!fresh) continue;
     if (it.node.index == src->node.index && family(g, node, it.attr, src->attr)) {
       hit = (int32_t)head;
       break;
@@ -133,11 +161,7 @@ done:
   } else if (rc == SINEW_ENOMEM) {
     sinew_graph_set_error(g, rc, "%s: out of memory", what);
   }
-  visit *v, *tmp;
-  HASH_ITER(hh, seen, v, tmp) {
-    HASH_DELETE(hh, seen, v);
-    sinew__free(v);
-  }
+  sinew__free(seen.keys);
   sinew__free(q);
   return rc;
 }
@@ -350,6 +374,7 @@ int sinew_connect(sinew_graph_t *g, const sinew_plug_t *src_in, const sinew_plug
   sinew__node *sn, *dn;
   int rc = sinew__plug_check(g, src_in, "connectAttr", &sn);
   if (!rc) rc = sinew__plug_check(g, dst_in, "connectAttr", &dn);
+  if (!rc) rc = sinew__check_mutable(g, "connectAttr");
   if (rc) return rc;
   sinew_plug_t src = sinew__plug_key(src_in), dst = sinew__plug_key(dst_in);
   char sb[256], db[256];
@@ -420,6 +445,7 @@ int sinew_disconnect(sinew_graph_t *g, const sinew_plug_t *src_in, const sinew_p
   sinew__node *sn, *dn;
   int rc = sinew__plug_check(g, src_in, "disconnectAttr", &sn);
   if (!rc) rc = sinew__plug_check(g, dst_in, "disconnectAttr", &dn);
+  if (!rc) rc = sinew__check_mutable(g, "disconnectAttr");
   if (rc) return rc;
   sinew_plug_t src = sinew__plug_key(src_in), dst = sinew__plug_key(dst_in);
   if (sinew_plug_is_array(g, &src) && !sinew_plug_is_array(g, &dst)) src.idx[src.nidx++] = 0;

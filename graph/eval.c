@@ -188,24 +188,34 @@ int sinew__reserve_push(sinew_graph_t *g) {
   return reserve_push(g, &w);
 }
 
+int sinew__check_mutable(sinew_graph_t *g, const char *what) {
+  if (g && g->pushing)
+    return sinew_graph_set_error(g, SINEW_EINVAL,
+                                 "%s: the graph cannot change while dirt is being propagated "
+                                 "(called from an observer or an input_changed hook)", what);
+  return SINEW_OK;
+}
+
 int sinew__changed(sinew_graph_t *g, const sinew_plug_t *p) {
   push_ctx w;
-  if (reserve_push(g, &w)) { /* cannot queue: fall back to the plug's own dependents, unqueued */
-    return sinew_graph_set_error(g, SINEW_ENOMEM, "dirty propagation: out of memory");
-  }
+  if (reserve_push(g, &w)) return sinew_graph_set_error(g, SINEW_ENOMEM, "dirty propagation: out of memory");
   sinew__node *n;
   if (!attr_of(g, p, &n)) return SINEW_OK;
+  g->pushing++;
   input_changed(g, n, p);
   spread(g, p, &w);
   run_push(g, &w);
+  g->pushing--;
   return SINEW_OK;
 }
 
 int sinew__mark_dirty(sinew_graph_t *g, const sinew_plug_t *p) {
   push_ctx w;
   if (reserve_push(g, &w)) return sinew_graph_set_error(g, SINEW_ENOMEM, "dirty propagation: out of memory");
+  g->pushing++;
   push_dirty(g, p, &w);
   run_push(g, &w);
+  g->pushing--;
   return SINEW_OK;
 }
 
@@ -352,8 +362,12 @@ static int pull_copy(sinew_graph_t *g, const sinew_plug_t *src, const sinew_plug
   const sinew__attr *sa = attr_of(g, src, &sn), *da = attr_of(g, dst, &dn);
   if (!sa || !da) return SINEW_OK;
   sinew__slot *ds;
-  int rc = sinew__slot_ensure(g, dn, dst, &ds, NULL, NULL);
+  sinew__slot_path path;
+  int rc = sinew__slot_ensure(g, dn, dst, &ds, &path, NULL);
   if (rc) return rc;
+  /* The copy may drop dirty elements the source lacks; with the destination DIRTY throughout,
+   * the clean below settles the counts of everything above it in one go. */
+  if (!(ds->flags & SINEW__F_DIRTY)) sinew__slot_mark_dirty(g, dn, da, !plug_whole(da, dst), &path);
   sinew__slot *ss = sinew__slot_find(g, sn, src, NULL);
   if (ss) {
     rc = sinew__slot_copy(g, dn, da, !plug_whole(da, dst), ds, sn, sa, !plug_whole(sa, src), ss);
@@ -363,9 +377,10 @@ static int pull_copy(sinew_graph_t *g, const sinew_plug_t *src, const sinew_plug
     if (!rc) rc = sinew__slot_copy(g, dn, da, !plug_whole(da, dst), ds, sn, sa, !plug_whole(sa, src), &fresh);
     sinew__slot_release(g, sn, sa, !plug_whole(sa, src), &fresh);
   }
+  if (rc) return rc; /* a copy cut short stays dirty, to be made again on the next read */
   g->stats.copies++;
   mark_clean(g, dst);
-  return rc;
+  return SINEW_OK;
 }
 
 static int run_compute(sinew_graph_t *g, const sinew_plug_t *p) {
@@ -406,7 +421,15 @@ static int expand(sinew_graph_t *g, pull_ctx *pc, frame *f) {
   const sinew__attr *a = attr_of(g, &p, &n);
   if (!a) return 1;
   sinew__slot *s = sinew__slot_find(g, n, &p, NULL);
-  if (!s) {
+  if (!s && !a->computed) {
+    /* An input element that does not exist yet, under a fed array: evaluating the array
+     * brings it if the source has it (reading it does not make it). */
+    sinew_plug_t dst;
+    if (!feeding(g, n, &p, &dst)) return 1;
+    f->plug = dst;
+    return expand(g, pc, f);
+  }
+  if (!s) { /* an output element asked for is made, born dirty */
     sinew__slot *made;
     if (sinew__slot_ensure(g, n, &p, &made, NULL, NULL)) return -1;
     s = made;
@@ -518,6 +541,7 @@ int sinew_evaluate(sinew_graph_t *g, const sinew_plug_t *p) {
 
 int sinew_dirty(sinew_graph_t *g, const sinew_plug_t *p) {
   int rc = sinew__plug_check(g, p, "dgdirty", NULL);
+  if (!rc) rc = sinew__check_mutable(g, "dgdirty");
   return rc ? rc : sinew__mark_dirty(g, p);
 }
 
@@ -555,6 +579,7 @@ static int begin_set(sinew_graph_t *g, const sinew_plug_t *p, want_kind k, sinew
                      const sinew__attr **out_a, sinew__slot **out_s, sinew__created *made) {
   sinew__node *n;
   int rc = sinew__plug_check(g, p, "setAttr", &n);
+  if (!rc) rc = sinew__check_mutable(g, "setAttr");
   if (rc) return rc;
   const sinew__attr *a = sinew__attr_get(g, n, p->attr);
   char buf[256];
@@ -750,6 +775,7 @@ int sinew_set_double_elements(sinew_graph_t *g, const sinew_plug_t *arr, const i
                               const double *values, size_t count) {
   sinew__node *n;
   int rc = sinew__plug_check(g, arr, "setAttr", &n);
+  if (!rc) rc = sinew__check_mutable(g, "setAttr");
   if (rc) return rc;
   if (count && (!idx || !values)) return sinew_graph_set_error(g, SINEW_EINVAL, "setAttr: no values given");
   const sinew__attr *a = sinew__attr_get(g, n, arr->attr);

@@ -218,6 +218,7 @@ struct sinew_graph {
   sinew_plug_t *work;              /* dirty-propagation queue, reserved before changes */
   uint32_t work_cap;
   size_t computed_plugs;           /* computed attributes over all live nodes (queue bound) */
+  int pushing;                     /* dirt is being propagated: hooks are running */
 };
 
 /* ---- helpers shared across files ---------------------------------------------------------- */
@@ -291,6 +292,10 @@ int sinew__connect_raw(sinew_graph_t *g, const sinew_plug_t *src, const sinew_pl
 /* Dirt and evaluation (graph/eval.c). reserve_push makes room for one propagation; call it
  * before changing the graph so that the propagation after the change cannot fail. */
 int sinew__reserve_push(sinew_graph_t *g);
+/* Refuses (SINEW_EINVAL) a change of the graph requested while dirt is being propagated, from
+ * an observer or an input_changed hook: the propagation walks the very lists a change would
+ * rewrite. Called first by every call that changes values or structure. */
+int sinew__check_mutable(sinew_graph_t *g, const char *what);
 int sinew__changed(sinew_graph_t *g, const sinew_plug_t *p);
 int sinew__mark_dirty(sinew_graph_t *g, const sinew_plug_t *p);
 int sinew__pull(sinew_graph_t *g, const sinew_plug_t *p);

@@ -354,8 +354,9 @@ static char *unique_name(sinew_graph_t *g, const char *wanted, const char *type_
   for (;; n++) {
     snprintf(cand, sizeof cand, "%s%lu", base, n);
     if (!name_taken(g, cand, dag, parent, automatic, self)) {
-      if (automatic) hint_store(g, base, n + 1);
-      return sinew__strdup(cand);
+      char *out = sinew__strdup(cand);
+      if (out && automatic) hint_store(g, base, n + 1); /* only once the name is really taken */
+      return out;
     }
   }
 }
@@ -544,6 +545,7 @@ size_t sinew_node_children(const sinew_graph_t *g, sinew_node_t n, sinew_node_t 
 int sinew_node_set_parent(sinew_graph_t *g, sinew_node_t n, sinew_node_t parent) {
   sinew__node *node = sinew__node_get(g, n);
   if (!node) return sinew_graph_set_error(g, SINEW_ESTALE, "parent: invalid node handle");
+  if (sinew__check_mutable(g, "parent")) return SINEW_EINVAL;
   if (!is_dag(node))
     return sinew_graph_set_error(g, SINEW_ETYPE, "parent: %s is not a DAG node", node->name);
   sinew__node *p = NULL;
@@ -660,6 +662,7 @@ int sinew_node_create(sinew_graph_t *g, const char *type, const char *name, sine
 int sinew_node_create_under(sinew_graph_t *g, const char *type, const char *name,
                             sinew_node_t parent, sinew_node_t *out) {
   if (!g || !type) return SINEW_EINVAL;
+  if (sinew__check_mutable(g, "createNode")) return SINEW_EINVAL;
   const sinew_node_type_t *t = sinew_find_node_type(g, type);
   if (!t) return sinew_graph_set_error(g, SINEW_ENOTFOUND, "createNode: unknown node type '%s'", type);
   if (t->flags & SINEW_NODE_TYPE_ABSTRACT)
@@ -688,6 +691,7 @@ int sinew_node_create_under(sinew_graph_t *g, const char *type, const char *name
   uint32_t index = 0;
   if (!rc) rc = index_alloc(g, &index);
   if (rc) {
+    if (node->name) hint_release(g, node->name); /* an automatic number it took is free again */
     node_free(g, node);
     return sinew_graph_set_error(g, rc, "createNode %s: out of memory", type);
   }
@@ -717,6 +721,7 @@ int sinew_node_create_under(sinew_graph_t *g, const char *type, const char *name
      * was), the DAG link included. */
     while (node->nconns) sinew__disconnect_conn(g, node->conns[node->nconns - 1], false);
     if (p) child_remove(p, h);
+    hint_release(g, node->name);
     name_unlink(g, index);
     node->live = false;
     node_release(g, node); /* the tombstone keeps the generation */
@@ -759,6 +764,7 @@ static void delete_one(sinew_graph_t *g, sinew_node_t h) {
 int sinew_node_delete(sinew_graph_t *g, sinew_node_t n) {
   sinew__node *node = sinew__node_get(g, n);
   if (!node) return sinew_graph_set_error(g, SINEW_ESTALE, "delete: invalid node handle");
+  if (sinew__check_mutable(g, "delete")) return SINEW_EINVAL;
   /* Collect the subtree depth-first; refuse if any node in it is locked. */
   uint32_t cap = 16, count = 0;
   sinew_node_t *list = sinew__malloc(cap * sizeof *list);
@@ -911,6 +917,7 @@ int sinew_node_add_attr(sinew_graph_t *g, sinew_node_t n, const sinew_attr_desc_
                         size_t count) {
   sinew__node *node = sinew__node_get(g, n);
   if (!node) return sinew_graph_set_error(g, SINEW_ESTALE, "addAttr: invalid node handle");
+  if (sinew__check_mutable(g, "addAttr")) return SINEW_EINVAL;
   if (!descs || !count) return sinew_graph_set_error(g, SINEW_EINVAL, "addAttr: nothing to add");
   for (size_t i = 0; i < count; i++)
     if (descs[i].name && sinew_node_attr(g, n, descs[i].name) != SINEW__NO_ATTR)
@@ -952,8 +959,13 @@ int sinew_node_add_attr(sinew_graph_t *g, sinew_node_t n, const sinew_attr_desc_
   uint32_t oldndyn = node->ndyn, oldnslots = node->nslots;
   node->dyn = all;
   node->ndyn = nall;
-  sinew__slot fresh[64];
-  uint32_t tops[64], nfresh = 0;
+  /* One fresh slot per new or grown top-level attribute (at most nall of them). */
+  struct fresh_slot {
+    sinew__slot slot;
+    uint32_t top;
+  } *fresh = sinew__malloc(nall * sizeof *fresh);
+  uint32_t nfresh = 0;
+  if (!fresh) rc = SINEW_ENOMEM;
   for (uint32_t i = 0; i < nall && !rc; i++) {
     const sinew__attr *a = &all[i];
     if (a->parent != SINEW__NO_ATTR) continue;
@@ -963,27 +975,25 @@ int sinew_node_add_attr(sinew_graph_t *g, sinew_node_t n, const sinew_attr_desc_
       for (uint32_t x = all[j].parent; x != SINEW__NO_ATTR; x = all[x - base].parent)
         if (x == a->id) grown = true;
     if (!is_new && !grown) continue;
-    if (nfresh == 64) {
-      rc = SINEW_ERANGE;
-      break;
-    }
-    rc = sinew__slot_init(g, node, a, false, &fresh[nfresh]);
-    if (!rc) tops[nfresh++] = i;
+    rc = sinew__slot_init(g, node, a, false, &fresh[nfresh].slot);
+    if (!rc) fresh[nfresh++].top = i;
   }
   if (rc) {
-    for (uint32_t k = 0; k < nfresh; k++) sinew__slot_release(g, node, &all[tops[k]], false, &fresh[k]);
+    for (uint32_t k = 0; k < nfresh; k++) sinew__slot_release(g, node, &all[fresh[k].top], false, &fresh[k].slot);
+    sinew__free(fresh);
     node->dyn = olddyn;
     node->ndyn = oldndyn;
     sinew__attrs_free(all, nall);
     return sinew_graph_set_error(g, rc, "addAttr on %s: %s", node->name, sinew_strerror(rc));
   }
   for (uint32_t k = 0; k < nfresh; k++) {
-    const sinew__attr *a = &all[tops[k]];
+    const sinew__attr *a = &all[fresh[k].top];
     if (a->slot_index < oldnslots) { /* an existing compound that grew: old value dropped */
-      sinew__slot_release(g, node, &olddyn[tops[k]], false, &node->slots[a->slot_index]);
+      sinew__slot_release(g, node, &olddyn[fresh[k].top], false, &node->slots[a->slot_index]);
     }
-    node->slots[a->slot_index] = fresh[k];
+    node->slots[a->slot_index] = fresh[k].slot;
   }
+  sinew__free(fresh);
   node->nslots = ntop;
   sinew__attrs_free(olddyn, oldndyn);
   return SINEW_OK;
@@ -992,6 +1002,7 @@ int sinew_node_add_attr(sinew_graph_t *g, sinew_node_t n, const sinew_attr_desc_
 int sinew_node_remove_attr(sinew_graph_t *g, sinew_node_t n, uint32_t attr) {
   sinew__node *node = sinew__node_get(g, n);
   if (!node) return sinew_graph_set_error(g, SINEW_ESTALE, "deleteAttr: invalid node handle");
+  if (sinew__check_mutable(g, "deleteAttr")) return SINEW_EINVAL;
   if (attr < node->type->nattrs || attr >= sinew__node_nattrs(node))
     return sinew_graph_set_error(g, SINEW_EINVAL, "deleteAttr: %s: only dynamic attributes can be removed",
                                  node->name);

@@ -310,17 +310,38 @@ int32_t sinew_plug_next_index(const sinew_graph_t *g, const sinew_plug_t *p) {
 int sinew_plug_remove_element(sinew_graph_t *g, const sinew_plug_t *e) {
   sinew__node *node;
   int rc = sinew__plug_check(g, e, "removeMultiInstance", &node);
+  if (!rc) rc = sinew__check_mutable(g, "removeMultiInstance");
   if (rc) return rc;
   const sinew__attr *a = sinew__attr_get(g, node, e->attr);
   if (!(a->flags & SINEW_ATTR_ARRAY) || e->nidx != a->array_depth)
     return sinew_graph_set_error(g, SINEW_EINVAL, "removeMultiInstance: %s.%s is not an array element",
                                  node->name, a->name);
   char buf[512];
+  /* An element of an array fed as a whole comes from the source's elements: it cannot go on
+   * its own (the next evaluation would bring it back). */
+  for (sinew_plug_t cur = *e, up; sinew_plug_parent(g, &cur, &up); cur = up) {
+    sinew__conn *c = sinew__conn_to(g, &up);
+    if (!c) continue;
+    char ub[256], sb[256];
+    return sinew_graph_set_error(g, SINEW_ECONNECTED, "removeMultiInstance: %s: %s is connected from %s",
+                                 sinew__plug_str(g, e, buf, sizeof buf), sinew__plug_str(g, &up, ub, sizeof ub),
+                                 sinew__plug_str(g, &c->src, sb, sizeof sb));
+  }
   if (!sinew__slot_find(g, node, e, NULL))
     return sinew_graph_set_error(g, SINEW_ENOTFOUND, "removeMultiInstance: %s does not exist",
                                  sinew__plug_str(g, e, buf, sizeof buf));
   /* Break connections at or inside the element. Those leaving it go first, while it still has
-   * its own source, so that their destinations keep the value it had (as on disconnect). */
+   * its own source, so that their destinations keep the value it had (as on disconnect); they
+   * are brought up to date, and room made for the dirt pushed, before anything changes. */
+  for (uint32_t i = 0; i < node->nconns; i++) {
+    sinew__conn *c = node->conns[i];
+    if (!sinew__plug_within(g, node, &c->src, e) || sinew__plug_within(g, node, &c->dst, e)) continue;
+    sinew_plug_t dst = c->dst;
+    if ((rc = sinew__pull(g, &dst))) return rc;
+  }
+  if (sinew__reserve_push(g))
+    return sinew_graph_set_error(g, SINEW_ENOMEM, "removeMultiInstance %s: out of memory",
+                                 sinew__plug_str(g, e, buf, sizeof buf));
   for (int pass = 0; pass < 2; pass++) {
     for (uint32_t i = node->nconns; i-- > 0;) {
       if (i >= node->nconns) continue; /* a disconnection shortened the list */
@@ -361,8 +382,11 @@ bool sinew_plug_locked(const sinew_graph_t *g, const sinew_plug_t *p) {
   sinew__node *node = sinew__plug_node(g, p);
   if (!node) return false;
   sinew__slot_path path;
-  sinew__slot *s = sinew__slot_find(g, node, p, &path);
-  if (!s) return false;
+  sinew_plug_t cur = *p, up;
+  while (!sinew__slot_find(g, node, &cur, &path)) { /* an element not made yet: its array decides */
+    if (!sinew_plug_parent(g, &cur, &up)) return false;
+    cur = up;
+  }
   for (uint32_t i = 0; i < path.n; i++) /* locking a parent locks its children */
     if (path.slots[i]->flags & SINEW__F_LOCKED) return true;
   return false;

@@ -102,10 +102,11 @@ static uint32_t multi_lower(const sinew__multi *m, int32_t index) {
 }
 
 /* Inserts a new element; returns its position or -1 on out-of-memory (nothing changed). The
- * element is born dirty when the attribute is computed or the container is dirty, unless
- * born_clean. The container's count is updated; the caller fixes ancestors above it. */
+ * element is born dirty when the attribute is computed or the container is DIRTY (a DIRTY
+ * slot's descendants are DIRTY). The container's count is updated; the caller fixes ancestors
+ * above it. */
 static int64_t multi_insert(const sinew_graph_t *g, const sinew__node *node, const sinew__attr *a,
-                            sinew__slot *container, int32_t index, bool born_clean) {
+                            sinew__slot *container, int32_t index) {
   sinew__multi *m = container->v.multi;
   bool made = false;
   if (!m) {
@@ -127,13 +128,7 @@ static int64_t multi_insert(const sinew_graph_t *g, const sinew__node *node, con
   }
   sinew__slot fresh;
   if (sinew__slot_init(g, node, a, true, &fresh)) goto oom;
-  if (born_clean) {
-    fresh.flags &= ~(uint32_t)SINEW__F_DIRTY;
-    if (fresh.below) { /* a compound element of a computed array: clean it all */
-      sinew__slot_path p = {.slots = {&fresh}, .n = 1};
-      sinew__slot_mark_clean(g, node, a, true, &p);
-    }
-  } else if (container->flags & SINEW__F_DIRTY) {
+  if (container->flags & SINEW__F_DIRTY) {
     sinew__slot_path p = {.slots = {&fresh}, .n = 1};
     sinew__slot_mark_dirty(g, node, a, true, &p);
   }
@@ -205,7 +200,7 @@ static int walk(sinew_graph_t *g, sinew__node *node, const sinew_plug_t *p, bool
       if (pos < 0) {
         if (!create) return SINEW_ENOTFOUND;
         bool was = sinew__slot_dirtyish(s);
-        pos = multi_insert(g, node, a, s, index, false);
+        pos = multi_insert(g, node, a, s, index);
         if (pos < 0) return SINEW_ENOMEM;
         fix_counts(path, path->n - 1, was, sinew__slot_dirtyish(s), false);
         if (created) {
@@ -367,13 +362,15 @@ int sinew__slot_copy(sinew_graph_t *g, sinew__node *dn, const sinew__attr *da, b
   bool dcont = is_container(da, delem), scont = is_container(sa, selem);
   if (!dcont && !scont) return copy_value(g, dn, da, dst, sn, sa, src);
   if (!dcont || !scont) return SINEW_ETYPE;
-  /* Array to array: the destination mirrors the source's elements. Elements are created clean;
-   * the caller cleans the whole destination afterwards. */
+  /* Array to array: the destination mirrors the source's elements. The caller has marked the
+   * destination DIRTY, so new elements are born dirty like their container, and a copy cut
+   * short by out-of-memory leaves everything consistently dirty; the caller cleans the whole
+   * destination after a complete copy. */
   const sinew__multi *sm = src->v.multi;
   uint32_t scount = sm ? sm->count : 0;
   for (uint32_t i = 0; i < scount; i++) {
     int64_t pos = sinew__multi_find(dst->v.multi, sm->idx[i]);
-    if (pos < 0 && (pos = multi_insert(g, dn, da, dst, sm->idx[i], true)) < 0) return SINEW_ENOMEM;
+    if (pos < 0 && (pos = multi_insert(g, dn, da, dst, sm->idx[i])) < 0) return SINEW_ENOMEM;
     int rc = sinew__slot_copy(g, dn, da, true, &dst->v.multi->elems[pos], sn, sa, true, &sm->elems[i]);
     if (rc) return rc;
   }

@@ -27,7 +27,7 @@ void *sinew__scratch(size_t bytes, sinew_data_t **holder) {
   return sinew_data_mutable(holder);
 }
 
-enum { U_CONNECT, U_DISCONNECT, U_MATRIX, U_DOUBLE, U_DATA, U_NODE, U_ATTR, U_ELEMENTS };
+enum { U_CONNECT, U_DISCONNECT, U_MATRIX, U_DOUBLE, U_DATA, U_NODE, U_ATTR };
 
 struct sinew__undo_op {
   int kind;
@@ -133,32 +133,6 @@ int sinew__undo_set_data(sinew_graph_t *g, sinew__undo *u, const sinew_plug_t *p
   return SINEW_OK;
 }
 
-int sinew__undo_set_elements(sinew_graph_t *g, sinew__undo *u, const sinew_plug_t *arr, const int32_t *idx,
-                              const double *values, size_t n) {
-  if (!n) return SINEW_OK;
-  if (undo_reserve(u, 1)) return oom(g, "setAttr");
-  sinew_data_t *block;
-  double *old = sinew__scratch(n * (sizeof(int32_t) + sizeof(double)), &block);
-  if (!old) return oom(g, "setAttr");
-  int32_t *oidx = (int32_t *)(old + n);
-  for (size_t i = 0; i < n; i++) {
-    sinew_plug_t e;
-    oidx[i] = idx[i];
-    old[i] = 0;
-    if (!sinew_plug_element(g, arr, idx[i], &e)) sinew_get_double(g, &e, &old[i]);
-  }
-  int rc = sinew_set_double_elements(g, arr, idx, values, n);
-  if (rc) {
-    sinew_data_unref(block);
-    return rc;
-  }
-  sinew__undo_op *op = undo_push(u, U_ELEMENTS);
-  op->a = *arr;
-  op->data = block;
-  op->attr = (uint32_t)n;
-  return SINEW_OK;
-}
-
 int sinew__undo_create_node(sinew_graph_t *g, sinew__undo *u, const char *type, const char *name,
                             sinew_node_t parent, sinew_node_t *out) {
   if (undo_reserve(u, 1)) return oom(g, "createNode");
@@ -196,13 +170,6 @@ void sinew__undo_revert(sinew_graph_t *g, sinew__undo *u) {
         break;
       case U_NODE: sinew_node_delete(g, op->node); break;
       case U_ATTR: sinew_node_remove_attr(g, op->node, op->attr); break;
-      case U_ELEMENTS: {
-        size_t n = op->attr;
-        const double *old = sinew_data_get(op->data);
-        sinew_set_double_elements(g, &op->a, (const int32_t *)(old + n), old, n);
-        sinew_data_unref(op->data);
-        break;
-      }
       default: break;
     }
   }
@@ -211,7 +178,7 @@ void sinew__undo_revert(sinew_graph_t *g, sinew__undo *u) {
 
 void sinew__undo_free(sinew__undo *u) {
   for (size_t i = 0; i < u->n; i++)
-    if (u->ops[i].kind == U_DATA || u->ops[i].kind == U_ELEMENTS) sinew_data_unref(u->ops[i].data);
+    if (u->ops[i].kind == U_DATA) sinew_data_unref(u->ops[i].data);
   sinew_data_unref(u->block);
   memset(u, 0, sizeof *u);
 }
@@ -246,12 +213,9 @@ void sinew_xform_to_values(const sinew_xform_t *x, double v[SINEW_XFORM_VALUES])
   v[n++] = x->segment_scale_compensate ? 1 : 0;
 }
 
-static bool quat_normalise(double q[4]) {
+static bool quat_ok(const double q[4]) {
   double len = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-  if (!(len > 0) || !isfinite(len)) return false;
-  if (fabs(len - 1) > 1e-15)
-    for (int k = 0; k < 4; k++) q[k] /= len;
-  return true;
+  return len > 0 && isfinite(len);
 }
 
 int sinew_xform_from_values(const double v[SINEW_XFORM_VALUES], sinew_xform_t *out) {
@@ -260,6 +224,7 @@ int sinew_xform_from_values(const double v[SINEW_XFORM_VALUES], sinew_xform_t *o
     if (!isfinite(v[i])) return SINEW_EINVAL;
   if (v[6] < 0 || v[6] > 5 || v[6] != floor(v[6])) return SINEW_EINVAL;
   sinew_xform_t x;
+  memset(&x, 0, sizeof x); /* padding too: blocks are compared and copied as bytes */
   size_t n = 0;
 #define GET(arr, cnt) for (int k = 0; k < (cnt); k++) (arr)[k] = v[n++]
   GET(x.scale, 3);
@@ -276,7 +241,7 @@ int sinew_xform_from_values(const double v[SINEW_XFORM_VALUES], sinew_xform_t *o
   GET(x.inverse_scale, 3);
 #undef GET
   x.segment_scale_compensate = v[n] != 0;
-  if (!quat_normalise(x.rotate_axis) || !quat_normalise(x.joint_orient)) return SINEW_EINVAL;
+  if (!quat_ok(x.rotate_axis) || !quat_ok(x.joint_orient)) return SINEW_EINVAL;
   *out = x;
   return SINEW_OK;
 }
@@ -359,7 +324,12 @@ size_t sinew_xform_format(const sinew_xform_t *x, char *buf, size_t size) {
 }
 
 static sinew_vec3_t v3(const double a[3]) { return (sinew_vec3_t){a[0], a[1], a[2]}; }
-static sinew_quat_t q4(const double a[4]) { return (sinew_quat_t){a[0], a[1], a[2], a[3]}; }
+/* The unit quaternion of stored values (files hold them rounded, so they are normalised on use). */
+static sinew_quat_t q4(const double a[4]) {
+  sinew_quat_t q = {a[0], a[1], a[2], a[3]};
+  sinew_quat_normalize(q, &q);
+  return q;
+}
 
 void sinew_xform_matrix(const sinew_xform_t *x, bool joint, sinew_mat4_t *out) {
   sinew__local_inputs in;
@@ -929,7 +899,8 @@ int sinew_pose_reset(sinew_graph_t *g, sinew_node_t pose) {
   bool bind = pose_is_bind(g, pose);
   sinew__undo u = {0};
   int rc = SINEW_OK;
-  for (size_t i = 0; i < n && !rc; i++) rc = store_member(g, &u, pose, &ms[i], bind);
+  for (size_t i = 0; i < n && !rc; i++)
+    if (is_a(g, ms[i].node, "transform")) rc = store_member(g, &u, pose, &ms[i], bind);
   for (size_t i = 0; i < n && !rc; i++) rc = link_parent(g, &u, pose, ms, n, &ms[i]);
   if (rc) sinew__undo_revert(g, &u);
   sinew__undo_free(&u);
@@ -974,6 +945,7 @@ static void above_local(sinew_graph_t *g, sinew_node_t n, sinew_mat4_t *out) {
 
 static int restore_member(sinew_graph_t *g, sinew_node_t pose, const member *m, uint32_t flags) {
   const char *what = "dagPose -restore";
+  if (!is_a(g, m->node, "transform")) return SINEW_OK; /* only transforms carry a pose */
   bool joint = is_a(g, m->node, "joint");
   sinew_data_t *xd = saved_xform(g, pose, m->index);
   const sinew_xform_t *x = sinew_xform_get(xd);
@@ -1013,7 +985,8 @@ int sinew_pose_restore(sinew_graph_t *g, sinew_node_t pose, uint32_t flags) {
     return oom(g, "dagPose -restore");
   }
   qsort(ms, n, sizeof *ms, by_depth);
-  for (size_t i = 0; i < n; i++) raw_read(g, ms[i].node, is_a(g, ms[i].node, "joint"), &snap[i]);
+  for (size_t i = 0; i < n; i++)
+    if (is_a(g, ms[i].node, "transform")) raw_read(g, ms[i].node, is_a(g, ms[i].node, "joint"), &snap[i]);
   int rc = SINEW_OK;
   size_t done = 0;
   for (; done < n && !rc; done++) rc = restore_member(g, pose, &ms[done], flags);
@@ -1022,6 +995,7 @@ int sinew_pose_restore(sinew_graph_t *g, sinew_node_t pose, uint32_t flags) {
     char msg[512];
     snprintf(msg, sizeof msg, "%s", sinew_graph_errmsg(g));
     while (done-- > 0) {
+      if (!is_a(g, ms[done].node, "transform")) continue;
       bool joint = is_a(g, ms[done].node, "joint");
       raw_local now;
       raw_read(g, ms[done].node, joint, &now);
@@ -1075,6 +1049,7 @@ int sinew_pose_not_at_pose(sinew_graph_t *g, sinew_node_t pose, uint32_t flags, 
   int rc = SINEW_OK;
   for (size_t i = 0; i < n && !rc; i++) {
     bool at = true;
+    if (!is_a(g, ms[i].node, "transform")) continue;
     if (member_global(g, pose, ms[i].index, flags)) {
       sinew_mat4_t wm, world;
       saved_world(g, pose, ms[i].index, &wm);

@@ -61,9 +61,6 @@ int sinew__undo_set_matrix(sinew_graph_t *g, sinew__undo *u, const sinew_plug_t 
 int sinew__undo_set_double(sinew_graph_t *g, sinew__undo *u, const sinew_plug_t *p, double v);
 int sinew__undo_set_data(sinew_graph_t *g, sinew__undo *u, const sinew_plug_t *p,
                          sinew_data_t *data);
-/* Sets elements idx[k] of a numeric array (or array-of-compound child) to values[k]. */
-int sinew__undo_set_elements(sinew_graph_t *g, sinew__undo *u, const sinew_plug_t *arr, const int32_t *idx,
-                             const double *values, size_t n);
 int sinew__undo_create_node(sinew_graph_t *g, sinew__undo *u, const char *type, const char *name,
                             sinew_node_t parent, sinew_node_t *out);
 int sinew__undo_add_attr(sinew_graph_t *g, sinew__undo *u, sinew_node_t node,

@@ -1344,6 +1344,8 @@ static void test_whole_array_connections(void **state) {
   assert_int_equal(sinew_plug_indices(g, &tins, idx, 8), 2);
   assert_int_equal(idx[1], 5);
   check_graph(g);
+  assert_true(getd(g, "t.ins[3]") == 0.0); /* reading an element the source lacks makes none */
+  assert_int_equal(sinew_plug_indices(g, &tins, idx, 8), 2);
   /* an element of the fed array cannot be set */
   sinew_plug_t t3 = P(g, "t.ins[3]");
   assert_int_equal(sinew_set_double(g, &t3, 1), SINEW_ECONNECTED);
@@ -1422,6 +1424,17 @@ static void test_multi_of_compounds(void **state) {
   assert_true(dirty(g, "s.wl[7].w[4]"));
   assert_true(getd(g, "s.wl[7].w[4]") == 3.0);
   check_graph(g);
+  /* an element the source lacks (made by a lock), dirtied by hand, goes when the array is read;
+   * the counts above it follow */
+  sinew_plug_t w9 = P(g, "s.wl[7].w[9]"), w7 = P(g, "s.wl[7].w");
+  assert_int_equal(sinew_plug_set_locked(g, &w9, true), 0);
+  assert_int_equal(sinew_dirty(g, &w9), 0);
+  check_graph(g);
+  assert_true(dirty(g, "s.wl"));
+  assert_int_equal(sinew_get_double_elements(g, &w7, idx, vals, 4, &n), 0);
+  assert_int_equal(n, 1);
+  check_graph(g);
+  assert_false(dirty(g, "s.wl[7]"));
   /* the element with a connection inside goes; its connection breaks */
   sinew_plug_t e = P(g, "s.wl[3]"), aout = P(g, "a.out");
   assert_int_equal(sinew_plug_remove_element(g, &e), 0);
@@ -1672,6 +1685,23 @@ static void test_null_and_stale_arguments(void **state) {
   sinew_log(NULL, SINEW_LOG_ERROR, SINEW_LOG_GENERIC, "x");
   sinew_foreach_connection(NULL, none, true, count_conn, NULL);
   sinew_foreach_connection(g, none, true, NULL, NULL);
+  assert_null(sinew_graph_user_data(NULL));
+  sinew_graph_set_user_data(NULL, NULL);
+  sinew_graph_destroy(NULL);
+  assert_true(sinew_graph_create(NULL, NULL) < 0);
+  assert_null(sinew_node_type_name(NULL));
+  assert_null(sinew_node_type_parent(NULL));
+  assert_int_equal(sinew_node_type_flags(NULL), 0);
+  assert_null(sinew_node_type_user_data(NULL));
+  assert_false(sinew_node_type_is_a(NULL, "node"));
+  assert_false(sinew_node_type_is_a(sinew_find_node_type(g, "add"), NULL));
+  assert_null(sinew_data_ref(NULL));
+  sinew_data_unref(NULL);
+  assert_null(sinew_data_type(NULL));
+  assert_null(sinew_data_get(NULL));
+  assert_int_equal(sinew_data_size(NULL), 0);
+  assert_int_equal(sinew_data_refcount(NULL), 0);
+  assert_true(sinew_plug_parse(NULL, "a.in", a, &ok) < 0);
   assert_true(sinew_data_create(NULL, 4, &data) < 0);
   assert_true(sinew_data_create(&blob, 4, NULL) < 0);
   assert_null(sinew_data_mutable(NULL));
@@ -1729,6 +1759,15 @@ static void test_dynamic_attrs_lifecycle(void **state) {
   assert_true(getd(g, "a.rt") == 0.0);
   setd(g, "a.rate", 4);
   assert_true(getd(g, "a.rate") == 4.0);
+  /* many at once */
+  sinew_attr_desc_t many[100];
+  char names[100][16];
+  for (int i = 0; i < 100; i++) {
+    snprintf(names[i], sizeof names[i], "many%d", i);
+    many[i] = (sinew_attr_desc_t){.name = names[i], .type = SINEW_ATTR_DOUBLE, .default_value = i};
+  }
+  assert_int_equal(sinew_node_add_attr(g, a, many, 100), 0);
+  assert_true(getd(g, "a.many99") == 99.0);
   /* dynamic compound arrays */
   sinew_attr_desc_t pts[] = {
       {.name = "points", .short_name = "pts", .type = SINEW_ATTR_COMPOUND, .flags = SINEW_ATTR_INPUT | SINEW_ATTR_ARRAY},
@@ -1759,6 +1798,13 @@ static void test_dynamic_attrs_lifecycle(void **state) {
   assert_int_equal(sinew_plug_set_locked(g, &s2, true), 0);
   assert_int_equal(sinew_set_double_elements(g, &sarr, (int32_t[]){1, 2}, (double[]){5, 5}, 2), SINEW_ELOCKED);
   assert_true(getd(g, "s.ins[2]") == 1.0);
+  assert_int_equal(sinew_plug_indices(g, &sarr, NULL, 0), 1);
+  /* a locked array locks the elements it does not have yet */
+  assert_int_equal(sinew_plug_set_locked(g, &sarr, true), 0);
+  sinew_plug_t s9 = P(g, "s.ins[9]"), aout = P(g, "a.out");
+  assert_true(sinew_plug_locked(g, &s9));
+  assert_int_equal(sinew_set_double(g, &s9, 1), SINEW_ELOCKED);
+  assert_int_equal(sinew_connect(g, &aout, &s9, 0, NULL), SINEW_ELOCKED);
   assert_int_equal(sinew_plug_indices(g, &sarr, NULL, 0), 1);
   check_graph(g);
 }
@@ -1801,6 +1847,60 @@ static void test_force_keeps_indexes(void **state) {
     sinew_plug_t d = P(g, buf);
     assert_int_equal(sinew_disconnect(g, i % 3 == 0 ? &aout : &bout, &d), 0);
   }
+  check_graph(g);
+}
+
+/* ---- hooks that try to change the graph while dirt is being propagated ------------------------ */
+
+typedef struct meddler {
+  sinew_graph_t *g;
+  int calls, refused;
+} meddler;
+
+static void meddle(void *ud, const sinew_plug_t *p) {
+  meddler *m = ud;
+  m->calls++;
+  sinew_graph_t *g = m->g;
+  sinew_node_t a, b, n;
+  if (sinew_node_find(g, "a", &a) || sinew_node_find(g, "b", &b)) return;
+  sinew_plug_t ain = sinew_plug_make(a, A_IN, 0, NULL), bbias = sinew_plug_make(b, A_BIAS, 0, NULL);
+  sinew_plug_t aout2 = sinew_plug_make(a, A_OUT2, 0, NULL), bin = sinew_plug_make(b, A_IN, 0, NULL);
+  sinew_plug_t aout = sinew_plug_make(a, A_OUT, 0, NULL);
+  m->refused += sinew_set_double(g, &bbias, 5) == SINEW_EINVAL;
+  m->refused += sinew_connect(g, &aout2, &bbias, 0, NULL) == SINEW_EINVAL;
+  m->refused += sinew_disconnect(g, &aout, &bin) == SINEW_EINVAL;
+  m->refused += sinew_dirty(g, &ain) == SINEW_EINVAL;
+  m->refused += sinew_node_create(g, "add", NULL, &n) == SINEW_EINVAL;
+  m->refused += sinew_node_delete(g, b) == SINEW_EINVAL;
+  double v;
+  sinew_get_double(g, &ain, &v); /* reading is allowed */
+}
+
+static void meddle_input(sinew_graph_t *g, sinew_node_t n, void *state, const sinew_plug_t *p) {
+  sinew_plug_t out = sinew_plug_make(n, A_BIAS, 0, NULL);
+  assert_int_equal(sinew_set_double(g, &out, 1), SINEW_EINVAL);
+}
+
+static void test_hooks_cannot_change_the_graph(void **state) {
+  sinew_graph_t *g = *state;
+  sinew_node_type_desc_t d = {.name = "meddling", .parent_type = "add", .input_changed = meddle_input};
+  assert_int_equal(sinew_register_node_type(g, &d, NULL), 0);
+  mk(g, "add", "a");
+  mk(g, "add", "b");
+  mk(g, "meddling", "c");
+  conn(g, "a.out", "b.in");
+  conn(g, "b.out", "c.in");
+  getd(g, "c.out");
+  meddler m = {g, 0, 0};
+  sinew_observer_t obs = {.plug_dirtied = meddle, .user_data = &m};
+  int id;
+  assert_int_equal(sinew_graph_add_observer(g, &obs, &id), 0);
+  setd(g, "a.in", 2);
+  assert_true(m.calls > 0);
+  assert_int_equal(m.refused, 6 * m.calls);
+  assert_int_equal(sinew_graph_remove_observer(g, id), 0);
+  assert_true(getd(g, "c.out") == 2.0);
+  assert_int_equal(sinew_node_count(g), 3);
   check_graph(g);
 }
 
@@ -1887,6 +1987,8 @@ static void dump_graph(sinew_graph_t *g, dump_buf *d) {
       }
       if (!(info.flags & SINEW_ATTR_ARRAY) || info.parent != UINT32_MAX) continue;
       sinew_plug_t arr = sinew_plug_make(it, id, 0, NULL);
+      /* the elements of outputs and of fed arrays are made by evaluation, which may have run */
+      if (info.computed || sinew_plug_source(g, &arr, NULL)) continue;
       int32_t idx[16];
       size_t n = sinew_plug_indices(g, &arr, idx, 16);
       int used = snprintf(line, sizeof line, "  %s:", info.name);
@@ -1985,9 +2087,33 @@ static int op_remove_attr(sinew_graph_t *g) {
   sinew_node_t a = nodeh(g, "a");
   return sinew_node_remove_attr(g, a, sinew_node_attr(g, a, "aim"));
 }
+/* Operations whose kept values need a pull that makes new elements (so it allocates). */
+static void prep_array_dest(sinew_graph_t *g) {
+  mk(g, "sum", "u");
+  conn(g, "s.ins", "u.ins");
+  conn(g, "s.wl[2].w", "u.wl[0].w");
+  getd(g, "u.ins[1]");
+  setd(g, "s.ins[7]", 7);
+  setd(g, "s.ins[8]", 8);
+  setd(g, "s.wl[2].w[5]", 5);
+  setd(g, "s.wl[2].w[6]", 6);
+}
+static int op_disconnect_array(sinew_graph_t *g) {
+  sinew_plug_t s = P(g, "s.ins"), d = P(g, "u.ins");
+  return sinew_disconnect(g, &s, &d);
+}
+static int op_remove_source_element(sinew_graph_t *g) {
+  sinew_plug_t e = P(g, "s.wl[2]");
+  return sinew_plug_remove_element(g, &e);
+}
+static int op_delete_source(sinew_graph_t *g) { return sinew_node_delete(g, nodeh(g, "s")); }
 static int op_set_string(sinew_graph_t *g) {
   sinew_plug_t p = P(g, "s.lb");
   return sinew_set_string(g, &p, "a label");
+}
+static int op_create_auto(sinew_graph_t *g) {
+  sinew_node_t n;
+  return sinew_node_create(g, "add", NULL, &n);
 }
 static int op_create_under(sinew_graph_t *g) {
   sinew_node_t n;
@@ -2011,7 +2137,11 @@ static void test_alloc_failure_everywhere(void **state) {
       {"set_elements", op_set_elements, NULL}, {"connect_new_source", op_connect_new_source, NULL},
       {"connect_force", op_connect_force, NULL}, {"connect_na", op_connect_na, NULL},
       {"remove_element", op_remove_element, NULL}, {"remove_attr", op_remove_attr, prep_remove_attr},
-      {"set_string", op_set_string, NULL},   {"create_under", op_create_under, NULL}};
+      {"set_string", op_set_string, NULL},
+      {"disconnect_array", op_disconnect_array, prep_array_dest},
+      {"remove_source_element", op_remove_source_element, prep_array_dest},
+      {"delete_source", op_delete_source, prep_array_dest},   {"create_under", op_create_under, NULL},
+      {"create_auto", op_create_auto, NULL}};
   test_alloc_install();
   static dump_buf before, after;
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
@@ -2038,11 +2168,24 @@ static void test_alloc_failure_everywhere(void **state) {
           fail_msg("%s, allocation %ld changed the graph:\n--- before\n%s--- after\n%s", cases[c].name, k,
                    before.text, after.text);
       }
-      /* the graph still works */
-      setd(g, "s.ins[1]", 10);
-      assert_true(isfinite(getd(g, "s.sum")));
-      sinew_node_t n;
+      /* the graph still works: everything evaluates, and new nodes connect */
+      for (sinew_node_t it = {0, 0}; sinew_node_next(g, &it);)
+        for (uint32_t id = 0; id < sinew_node_attr_count(g, it); id++) {
+          sinew_plug_t p = sinew_plug_make(it, id, 0, NULL);
+          double v;
+          if (!sinew_plug_is_array(g, &p) && sinew_get_double(g, &p, &v) == 0) assert_true(isfinite(v));
+        }
+      sinew_node_t n, m2;
       assert_int_equal(sinew_node_create(g, "add", NULL, &n), 0);
+      if (rc) assert_string_equal(sinew_node_name(g, n), "add1"); /* no number was used up */
+      assert_int_equal(sinew_node_create(g, "sum", NULL, &m2), 0);
+      sinew_plug_t no = sinew_plug_make(n, A_OUT, 0, NULL), ni = sinew_plug_make(n, A_IN, 0, NULL);
+      sinew_plug_t mi = sinew_plug_make(m2, S_INS, 1, (int32_t[]){3}), ms = sinew_plug_make(m2, S_SUM, 0, NULL);
+      assert_int_equal(sinew_connect(g, &no, &mi, 0, NULL), 0);
+      assert_int_equal(sinew_set_double(g, &ni, 4), 0);
+      double v;
+      assert_int_equal(sinew_get_double(g, &ms, &v), 0);
+      assert_true(v == 4.0);
       check_graph(g);
       sinew_graph_destroy(g);
       if (test_alloc_live() != 0) fail_msg("%s, allocation %ld: %ld blocks leaked", cases[c].name, k, test_alloc_live());
@@ -2079,13 +2222,21 @@ typedef struct model {
   double stored[M_NPLUGS];
   int src[M_NPLUGS];
   bool vec_conn; /* s.vec -> t.vec */
+  bool arr_conn; /* s.ins -> t.ins, whole arrays */
 } model;
+
+/* Is t's plug fed through a connected parent (t.vec or the whole t.ins)? */
+static bool m_under(const model *m, int id) {
+  int l = m_local(id);
+  if (m_node_of(id) != 4) return false;
+  return (l >= 3 && l <= 5 && m->vec_conn) || (l <= 2 && m->arr_conn);
+}
 
 static double m_eval(const model *m, int id) {
   int node = m_node_of(id), l = m_local(id);
   if (!m_is_output(id)) {
     if (m->src[id] >= 0) return m_eval(m, m->src[id]);
-    if (node == 4 && l >= 3 && l <= 5 && m->vec_conn) return m_eval(m, m_id(3, l));
+    if (m_under(m, id)) return m_eval(m, m_id(3, l));
     return m->stored[id];
   }
   if (node < 3) {
@@ -2127,6 +2278,11 @@ static void m_disconnect_vec(model *m) {
   m->vec_conn = false;
 }
 
+static void m_disconnect_arr(model *m) {
+  for (int k = 0; k <= 2; k++) m->stored[m_id(4, k)] = m_eval(m, m_id(3, k));
+  m->arr_conn = false;
+}
+
 static void test_random_against_model(void **state) {
   sinew_graph_t *g = *state;
   for (int i = 0; i < 3; i++) mk(g, "add", m_nodes[i]);
@@ -2137,7 +2293,7 @@ static void test_random_against_model(void **state) {
     m.src[i] = -1;
     m.stored[i] = m_node_of(i) >= 3 && m_local(i) == 5 ? 1.0 : 0.0; /* vz defaults to 1 */
   }
-  m.vec_conn = false;
+  m.vec_conn = m.arr_conn = false;
   lcg_state = 12345;
   char sb[64], db[64];
   for (int step = 0; step < 3000; step++) {
@@ -2149,7 +2305,7 @@ static void test_random_against_model(void **state) {
       m_name(id, db, sizeof db);
       sinew_plug_t p = P(g, db);
       int rc = sinew_set_double(g, &p, v);
-      bool fed = m.src[id] >= 0 || (m_node_of(id) == 4 && m_local(id) >= 3 && m_local(id) <= 5 && m.vec_conn);
+      bool fed = m.src[id] >= 0 || m_under(&m, id);
       if (fed) {
         if (rc != SINEW_ECONNECTED) fail_msg("step %d: set %s: %s, expected ECONNECTED", step, db, sinew_err_name(rc));
       } else {
@@ -2181,37 +2337,43 @@ static void test_random_against_model(void **state) {
       m_name(dst, db, sizeof db);
       sinew_plug_t ps = P(g, sb), pd = P(g, db);
       int rc = sinew_connect(g, &ps, &pd, force ? SINEW_CONNECT_FORCE : 0, NULL);
-      bool under_vec = m_node_of(dst) == 4 && m_local(dst) >= 3 && m_local(dst) <= 5 && m.vec_conn;
+      bool under = m_under(&m, dst);
       if (m.src[dst] == src) {
         if (rc) fail_msg("step %d: reconnect %s -> %s: %s", step, sb, db, sinew_graph_errmsg(g));
-      } else if ((m.src[dst] >= 0 || under_vec) && !force) {
+      } else if ((m.src[dst] >= 0 || under) && !force) {
         if (rc != SINEW_ECONNECTED) fail_msg("step %d: connect %s -> %s: %s, expected ECONNECTED", step, sb, db, sinew_err_name(rc));
       } else {
         if (rc) fail_msg("step %d: connect %s -> %s: %s", step, sb, db, sinew_graph_errmsg(g));
-        if (under_vec) m_disconnect_vec(&m);
+        if (under && m_local(dst) >= 3) m_disconnect_vec(&m);
+        if (under && m_local(dst) <= 2) m_disconnect_arr(&m);
         m.src[dst] = src;
       }
-    } else if (op < 55) { /* connect the vectors */
-      bool force = lcg(2);
-      sinew_plug_t ps = P(g, "s.vec"), pd = P(g, "t.vec");
+    } else if (op < 55) { /* connect the vectors, or the whole arrays */
+      bool force = lcg(2), arrays = lcg(2);
+      sinew_plug_t ps = P(g, arrays ? "s.ins" : "s.vec"), pd = P(g, arrays ? "t.ins" : "t.vec");
       int rc = sinew_connect(g, &ps, &pd, force ? SINEW_CONNECT_FORCE : 0, NULL);
-      bool kids = false;
-      for (int k = 3; k <= 5; k++) kids |= m.src[m_id(4, k)] >= 0;
-      if (m.vec_conn) {
-        if (rc) fail_msg("step %d: reconnect vec: %s", step, sinew_graph_errmsg(g));
+      int first = arrays ? 0 : 3;
+      bool kids = false, *flag = arrays ? &m.arr_conn : &m.vec_conn;
+      for (int k = first; k < first + 3; k++) kids |= m.src[m_id(4, k)] >= 0;
+      if (*flag) {
+        if (rc) fail_msg("step %d: reconnect %d: %s", step, arrays, sinew_graph_errmsg(g));
       } else if (kids && !force) {
-        if (rc != SINEW_ECONNECTED) fail_msg("step %d: connect vec: %s, expected ECONNECTED", step, sinew_err_name(rc));
+        if (rc != SINEW_ECONNECTED) fail_msg("step %d: connect %d: %s, expected ECONNECTED", step, arrays, sinew_err_name(rc));
       } else {
-        if (rc) fail_msg("step %d: connect vec: %s", step, sinew_graph_errmsg(g));
-        for (int k = 3; k <= 5; k++)
+        if (rc) fail_msg("step %d: connect %d: %s", step, arrays, sinew_graph_errmsg(g));
+        for (int k = first; k < first + 3; k++)
           if (m.src[m_id(4, k)] >= 0) m_disconnect(&m, m_id(4, k));
-        m.vec_conn = true;
+        *flag = true;
       }
     } else if (op < 65) { /* disconnect something */
       if (m.vec_conn && lcg(4) == 0) {
         sinew_plug_t ps = P(g, "s.vec"), pd = P(g, "t.vec");
         assert_int_equal(sinew_disconnect(g, &ps, &pd), 0);
         m_disconnect_vec(&m);
+      } else if (m.arr_conn && lcg(4) == 0) {
+        sinew_plug_t ps = P(g, "s.ins"), pd = P(g, "t.ins");
+        assert_int_equal(sinew_disconnect(g, &ps, &pd), 0);
+        m_disconnect_arr(&m);
       } else {
         int dst = (int)lcg(M_NPLUGS);
         if (m_is_output(dst)) continue;
@@ -2232,6 +2394,10 @@ static void test_random_against_model(void **state) {
       m_name(id, db, sizeof db);
       sinew_plug_t p = P(g, db);
       int rc = sinew_plug_remove_element(g, &p);
+      if (m_under(&m, id)) {
+        if (rc != SINEW_ECONNECTED) fail_msg("step %d: remove %s: %s, expected ECONNECTED", step, db, sinew_err_name(rc));
+        continue;
+      }
       if (rc && rc != SINEW_ENOTFOUND) fail_msg("step %d: remove %s: %s", step, db, sinew_graph_errmsg(g));
       for (int d = 0; d < M_NPLUGS; d++)
         if (m.src[d] == id) m_disconnect(&m, d);
@@ -2242,6 +2408,19 @@ static void test_random_against_model(void **state) {
       m_name(id, db, sizeof db);
       sinew_plug_t p = P(g, db);
       assert_int_equal(sinew_dirty(g, &p), 0);
+    } else if (op < 78) { /* read a whole array: inputs (maybe fed) or computed outputs */
+      int node = 3 + (int)lcg(2), first = lcg(2) ? 0 : 8;
+      snprintf(db, sizeof db, "%s.%s", m_nodes[node], first ? "outs" : "ins");
+      sinew_plug_t arr = P(g, db);
+      int32_t idx[8];
+      double vals[8];
+      size_t n = 0;
+      assert_int_equal(sinew_get_double_elements(g, &arr, idx, vals, 8, &n), 0);
+      for (size_t k = 0; k < n && k < 8; k++) {
+        assert_true(idx[k] >= 0 && idx[k] <= 2);
+        double want = m_eval(&m, m_id(node, first + idx[k]));
+        if (vals[k] != want) fail_msg("step %d: %s[%d] is %g, the model says %g", step, db, idx[k], vals[k], want);
+      }
     } else if (op < 80) { /* read a vector whole */
       int node = 3 + (int)lcg(2);
       snprintf(db, sizeof db, "%s.vec", m_nodes[node]);
@@ -2260,6 +2439,8 @@ static void test_random_against_model(void **state) {
 }
 
 int main(void) {
+  /* TEST_FILTER=test_random_against_model runs one test (a cmocka glob pattern). */
+  if (getenv("TEST_FILTER")) cmocka_set_test_filter(getenv("TEST_FILTER"));
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_status_names),
       cmocka_unit_test_setup_teardown(test_register_errors, setup, teardown),
@@ -2294,6 +2475,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_dynamic_attrs_lifecycle, setup, teardown),
       cmocka_unit_test_setup_teardown(test_force_keeps_indexes, setup, teardown),
       cmocka_unit_test_setup_teardown(test_failed_init_breaks_connections, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_hooks_cannot_change_the_graph, setup, teardown),
       cmocka_unit_test(test_alloc_failure_everywhere),
       cmocka_unit_test_setup_teardown(test_random_against_model, setup, teardown),
   };

@@ -237,7 +237,8 @@ typedef struct sinew_node_type_desc {
    * (the parent type's compute is tried next), or another error. */
   sinew_compute_fn compute;
   /* Called when an input plug of the node was set, connected, disconnected or dirtied, before
-   * anything is computed (Maya's setDependentsDirty). Lets a node note which input changed. */
+   * anything is computed (Maya's setDependentsDirty). Lets a node note which input changed;
+   * it runs during dirty propagation, so it must not change the graph (see observers). */
   void (*input_changed)(sinew_graph_t *graph, sinew_node_t node, void *state,
                         const sinew_plug_t *plug);
   /* Zeroed per-node state of this size, 0 for none. A derived type's state begins with its
@@ -320,7 +321,9 @@ typedef struct sinew_observer {
   void *user_data;
 } sinew_observer_t;
 
-/* Adds an observer (copied); returns an id > 0 in *out_id for sinew_graph_remove_observer. */
+/* Adds an observer (copied); returns an id > 0 in *out_id for sinew_graph_remove_observer.
+ * Observers (and input_changed hooks) may read values but not change the graph: a set,
+ * connection, deletion and the like made from plug_dirtied fails with SINEW_EINVAL. */
 SINEW_API int sinew_graph_add_observer(sinew_graph_t *graph, const sinew_observer_t *observer,
                                        int *out_id);
 SINEW_API int sinew_graph_remove_observer(sinew_graph_t *graph, int id);
@@ -350,7 +353,9 @@ SINEW_API int sinew_node_create(sinew_graph_t *graph, const char *type, const ch
 SINEW_API int sinew_node_create_under(sinew_graph_t *graph, const char *type, const char *name,
                                       sinew_node_t parent, sinew_node_t *out_node);
 /* Deletes the node: breaks its connections, reparents nothing (its DAG children are deleted
- * with it, as Maya does), and invalidates every handle to it. */
+ * with it, as Maya does), and invalidates every handle to it. Destinations on other nodes keep
+ * the value they had from it; they are brought up to date before anything goes, so a failure
+ * (SINEW_ENOMEM) leaves every node in place. */
 SINEW_API int sinew_node_delete(sinew_graph_t *graph, sinew_node_t node);
 /* Renames; a taken name gets a number as in create. The resulting name is node_name(). */
 SINEW_API int sinew_node_rename(sinew_graph_t *graph, sinew_node_t node, const char *name);
@@ -461,7 +466,9 @@ SINEW_API size_t sinew_plug_indices(const sinew_graph_t *graph, const sinew_plug
                                     int32_t *out, size_t cap);
 /* The next free logical index of an array plug (no value and no incoming connection). */
 SINEW_API int32_t sinew_plug_next_index(const sinew_graph_t *graph, const sinew_plug_t *plug);
-/* Removes element(s) of an array plug (removeMultiInstance -b): breaks their connections. */
+/* Removes element(s) of an array plug (removeMultiInstance -b): breaks their connections;
+ * destinations fed from inside the element keep the value they had. An element of an array
+ * fed as a whole cannot be removed on its own (SINEW_ECONNECTED). */
 SINEW_API int sinew_plug_remove_element(sinew_graph_t *graph, const sinew_plug_t *element);
 
 /* Per-plug state: lock (setAttr -l), keyable and channel-box overrides (-k, -cb). */
@@ -550,10 +557,15 @@ enum sinew_connect_flags {
 
 /* Connects src -> dst (source first, as connectAttr). Types must be compatible; a connection
  * that would close a cycle is refused with the path in the message. With NEXT_AVAILABLE the
- * chosen destination is returned in *out_dst (may be NULL). */
+ * chosen destination is returned in *out_dst (may be NULL).
+ * One connection feeds a plug: besides dst itself, a plug above dst ("t" for "t.tx", the whole
+ * array for an element) or inside it must not be a destination already. Either way the
+ * call fails with SINEW_ECONNECTED, unless FORCE is given: then those connections break (their
+ * destinations keep their values, as on disconnect) and the new one is made. */
 SINEW_API int sinew_connect(sinew_graph_t *graph, const sinew_plug_t *src,
                             const sinew_plug_t *dst, uint32_t flags, sinew_plug_t *out_dst);
-/* Breaks src -> dst. The destination keeps its last value as a stored value. */
+/* Breaks src -> dst. The destination keeps its last value as a stored value (it is brought up
+ * to date first; if that fails, the connection stays). */
 SINEW_API int sinew_disconnect(sinew_graph_t *graph, const sinew_plug_t *src,
                                const sinew_plug_t *dst);
 /* The source feeding dst (exactly this plug; not its parent's). false when none. */

@@ -50,8 +50,9 @@ SINEW_API const sinew_data_type_t sinew_xform_data_type;
 SINEW_API void sinew_xform_identity(sinew_xform_t *out);
 /* The 37 numbers in file order; the last is 1 or 0 (yes/no). */
 SINEW_API void sinew_xform_to_values(const sinew_xform_t *x, double out[SINEW_XFORM_VALUES]);
-/* From the 37 numbers. SINEW_EINVAL for a non-finite value or a rotate order outside 0..5;
- * the quaternions are normalised (a zero quaternion is refused). */
+/* From the 37 numbers. SINEW_EINVAL for a non-finite value, a rotate order outside 0..5 or a
+ * zero quaternion. The quaternions are kept as written (so formatting gives the same text) and
+ * normalised where they are used. */
 SINEW_API int sinew_xform_from_values(const double values[SINEW_XFORM_VALUES], sinew_xform_t *out);
 /* Parses the text after `-type "matrix"`: an optional `"xform"` (or xform) word, then 36
  * numbers and a boolean (yes/no, on/off, true/false, 1/0), separated by any white space
