@@ -32,6 +32,9 @@ void sinew__free(void *ptr) {
 }
 
 void sinew_free(void *ptr) { sinew__free(ptr); }
+void *sinew_malloc(size_t size) { return sinew__malloc(size); }
+void *sinew_calloc(size_t count, size_t size) { return sinew__calloc(count, size); }
+void *sinew_realloc(void *ptr, size_t size) { return sinew__realloc(ptr, size); }
 
 char *sinew__strdup(const char *s) {
   size_t n = strlen(s) + 1;

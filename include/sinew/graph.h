@@ -84,6 +84,11 @@ typedef struct sinew_allocator {
 SINEW_API int sinew_set_allocator(const sinew_allocator_t *allocator);
 /* Frees memory the library handed to the caller (lists, DOT text, plug strings). */
 SINEW_API void sinew_free(void *ptr);
+/* Allocates through the funnel, for the library's upper layers and for hosts that hand memory
+ * to the library to free with sinew_free. A size of 0 allocates 1 byte; NULL on failure. */
+SINEW_API void *sinew_malloc(size_t size);
+SINEW_API void *sinew_calloc(size_t count, size_t size);
+SINEW_API void *sinew_realloc(void *ptr, size_t size);
 
 /* ---------------------------------------------------------------------------------------------
  * Logging. Silent unless a logger is set. Tests and hosts should match on the id, not the text.
