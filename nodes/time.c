@@ -9,7 +9,61 @@
 
 typedef struct time_state {
   sinew_time_unit_t unit;
+  sinew_linear_unit_t linear;
+  sinew_angle_unit_t angle;
 } time_state;
+
+/* ---- linear and angle units (currentUnit -l / -a) --------------------------------------------- */
+
+static const struct {
+  const char *name, *alias;
+  double cm;
+} linear_units[SINEW_LINEAR_UNIT_MAX] = {
+    {"", "", 0},          {"millimeter", "mm", 0.1}, {"centimeter", "cm", 1.0},
+    {"meter", "m", 100.0}, {"kilometer", "km", 100000.0}, {"inch", "in", 2.54},
+    {"foot", "ft", 30.48}, {"yard", "yd", 91.44}, {"mile", "mi", 160934.4}};
+
+static const struct {
+  const char *name, *alias;
+  double rad;
+} angle_units[SINEW_ANGLE_UNIT_MAX] = {
+    {"", "", 0},
+    {"degree", "deg", 3.14159265358979323846 / 180.0},
+    {"radian", "rad", 1.0},
+    {"angMinute", "min", 3.14159265358979323846 / 10800.0},
+    {"angSecond", "sec", 3.14159265358979323846 / 648000.0}};
+
+sinew_linear_unit_t sinew_linear_unit_from_name(const char *name) {
+  if (!name) return SINEW_LINEAR_INVALID;
+  for (int u = 1; u < SINEW_LINEAR_UNIT_MAX; u++)
+    if (strcmp(linear_units[u].name, name) == 0 || strcmp(linear_units[u].alias, name) == 0)
+      return (sinew_linear_unit_t)u;
+  return SINEW_LINEAR_INVALID;
+}
+
+const char *sinew_linear_unit_name(sinew_linear_unit_t u) {
+  return (u > 0 && u < SINEW_LINEAR_UNIT_MAX) ? linear_units[u].name : NULL;
+}
+
+double sinew_linear_unit_cm(sinew_linear_unit_t u) {
+  return (u > 0 && u < SINEW_LINEAR_UNIT_MAX) ? linear_units[u].cm : 0.0;
+}
+
+sinew_angle_unit_t sinew_angle_unit_from_name(const char *name) {
+  if (!name) return SINEW_ANGLE_INVALID;
+  for (int u = 1; u < SINEW_ANGLE_UNIT_MAX; u++)
+    if (strcmp(angle_units[u].name, name) == 0 || strcmp(angle_units[u].alias, name) == 0)
+      return (sinew_angle_unit_t)u;
+  return SINEW_ANGLE_INVALID;
+}
+
+const char *sinew_angle_unit_name(sinew_angle_unit_t u) {
+  return (u > 0 && u < SINEW_ANGLE_UNIT_MAX) ? angle_units[u].name : NULL;
+}
+
+double sinew_angle_unit_radians(sinew_angle_unit_t u) {
+  return (u > 0 && u < SINEW_ANGLE_UNIT_MAX) ? angle_units[u].rad : 0.0;
+}
 
 static const struct {
   const char *name;
@@ -41,7 +95,10 @@ double sinew_time_unit_fps(sinew_time_unit_t u) {
 static uint32_t OUT_TIME;
 
 static int time_init(sinew_graph_t *g, sinew_node_t n, void *state) {
-  ((time_state *)state)->unit = SINEW_TIME_FILM;
+  time_state *ts = state;
+  ts->unit = SINEW_TIME_FILM;
+  ts->linear = SINEW_LINEAR_CM;
+  ts->angle = SINEW_ANGLE_DEG;
   return SINEW_OK;
 }
 
@@ -113,6 +170,38 @@ sinew_time_unit_t sinew_time_get_unit(sinew_graph_t *g) {
   sinew_node_t n;
   if (sinew_time_node(g, &n)) return SINEW_TIME_FILM;
   return ((time_state *)sinew_node_state(g, n))->unit;
+}
+
+int sinew_scene_set_linear_unit(sinew_graph_t *g, sinew_linear_unit_t unit) {
+  if (unit <= SINEW_LINEAR_INVALID || unit >= SINEW_LINEAR_UNIT_MAX)
+    return sinew_graph_set_error(g, SINEW_EINVAL, "currentUnit: invalid linear unit");
+  sinew_node_t n;
+  int rc = sinew_time_node(g, &n);
+  if (rc) return rc;
+  ((time_state *)sinew_node_state(g, n))->linear = unit;
+  return SINEW_OK;
+}
+
+sinew_linear_unit_t sinew_scene_linear_unit(sinew_graph_t *g) {
+  sinew_node_t n;
+  if (!g || sinew_time_node(g, &n)) return SINEW_LINEAR_CM;
+  return ((time_state *)sinew_node_state(g, n))->linear;
+}
+
+int sinew_scene_set_angle_unit(sinew_graph_t *g, sinew_angle_unit_t unit) {
+  if (unit <= SINEW_ANGLE_INVALID || unit >= SINEW_ANGLE_UNIT_MAX)
+    return sinew_graph_set_error(g, SINEW_EINVAL, "currentUnit: invalid angle unit");
+  sinew_node_t n;
+  int rc = sinew_time_node(g, &n);
+  if (rc) return rc;
+  ((time_state *)sinew_node_state(g, n))->angle = unit;
+  return SINEW_OK;
+}
+
+sinew_angle_unit_t sinew_scene_angle_unit(sinew_graph_t *g) {
+  sinew_node_t n;
+  if (!g || sinew_time_node(g, &n)) return SINEW_ANGLE_DEG;
+  return ((time_state *)sinew_node_state(g, n))->angle;
 }
 
 int sinew_time_set_seconds(sinew_graph_t *g, double seconds) {

@@ -52,6 +52,45 @@ SINEW_API int sinew_time_get_seconds(sinew_graph_t *graph, double *out);
 SINEW_API int sinew_time_set_frame(sinew_graph_t *graph, double frame);
 SINEW_API int sinew_time_get_frame(sinew_graph_t *graph, double *out);
 
+/* ---- linear and angle units (currentUnit -l / -a) ------------------------------------------
+ * Values are always stored in centimetres and radians; the scene's units say how commands,
+ * files and expressions read and write numbers (degrees and centimetres by default). Kept on
+ * time1 with the time unit. */
+typedef enum sinew_linear_unit {
+  SINEW_LINEAR_INVALID = 0,
+  SINEW_LINEAR_MM,
+  SINEW_LINEAR_CM, /* the default */
+  SINEW_LINEAR_M,
+  SINEW_LINEAR_KM,
+  SINEW_LINEAR_IN,
+  SINEW_LINEAR_FT,
+  SINEW_LINEAR_YD,
+  SINEW_LINEAR_MI,
+  SINEW_LINEAR_UNIT_MAX
+} sinew_linear_unit_t;
+
+typedef enum sinew_angle_unit {
+  SINEW_ANGLE_INVALID = 0,
+  SINEW_ANGLE_DEG, /* the default */
+  SINEW_ANGLE_RAD,
+  SINEW_ANGLE_MIN, /* minutes of arc */
+  SINEW_ANGLE_SEC, /* seconds of arc */
+  SINEW_ANGLE_UNIT_MAX
+} sinew_angle_unit_t;
+
+/* "centimeter" or "cm" -> SINEW_LINEAR_CM; INVALID for unknown names. */
+SINEW_API sinew_linear_unit_t sinew_linear_unit_from_name(const char *name);
+SINEW_API const char *sinew_linear_unit_name(sinew_linear_unit_t unit); /* "centimeter" */
+SINEW_API double sinew_linear_unit_cm(sinew_linear_unit_t unit);      /* centimetres per unit */
+/* "degree" or "deg" -> SINEW_ANGLE_DEG. */
+SINEW_API sinew_angle_unit_t sinew_angle_unit_from_name(const char *name);
+SINEW_API const char *sinew_angle_unit_name(sinew_angle_unit_t unit); /* "degree" */
+SINEW_API double sinew_angle_unit_radians(sinew_angle_unit_t unit);   /* radians per unit */
+SINEW_API int sinew_scene_set_linear_unit(sinew_graph_t *graph, sinew_linear_unit_t unit);
+SINEW_API sinew_linear_unit_t sinew_scene_linear_unit(sinew_graph_t *graph);
+SINEW_API int sinew_scene_set_angle_unit(sinew_graph_t *graph, sinew_angle_unit_t unit);
+SINEW_API sinew_angle_unit_t sinew_scene_angle_unit(sinew_graph_t *graph);
+
 /* ---- DAG --------------------------------------------------------------------------------- */
 
 enum sinew_parent_flags {
