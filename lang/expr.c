@@ -1,0 +1,164 @@
+/* lang/expr.c: expression mode: compiling an expression's text once (references numbered as
+ * inputs and outputs, the internal .I[n] / .O[n] text), and evaluating it with variables that
+ * keep their values between evaluations. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lang/lang_internal.h"
+
+typedef struct ref_span {
+  uint32_t pos, len;
+  uint32_t ref; /* index into refs */
+} ref_span;
+
+struct sinew_expr {
+  chunk code;
+  expr_refs refs;
+  sinew_expr_ref_t *pub;
+  sinew_value_t *locals;
+  bool *written;
+  uint64_t rand_state;
+  char *src;
+  ref_span *spans;
+  uint32_t nspans;
+};
+
+static int collect_spans(sinew_expr_t *E, const ast *a, uint32_t *cap) {
+  for (; a; a = a->next) {
+    if (a->kind == A_ATTR) {
+      if (E->nspans == *cap) {
+        uint32_t nc = *cap ? *cap * 2 : 8;
+        ref_span *s = sinew_realloc(E->spans, nc * sizeof *s);
+        if (!s) return SINEW_ENOMEM;
+        E->spans = s;
+        *cap = nc;
+      }
+      uint32_t r = 0;
+      while (r < E->refs.n && strcmp(E->refs.text[r], a->v.str.s) != 0) r++;
+      E->spans[E->nspans++] = (ref_span){a->src_pos, a->src_len, r};
+    }
+    if ((a->a && collect_spans(E, a->a, cap)) || (a->b && collect_spans(E, a->b, cap)) ||
+        (a->c && collect_spans(E, a->c, cap)) || (a->d && collect_spans(E, a->d, cap)))
+      return SINEW_ENOMEM;
+  }
+  return SINEW_OK;
+}
+
+static int cmp_span(const void *x, const void *y) {
+  const ref_span *a = x, *b = y;
+  return a->pos < b->pos ? -1 : a->pos > b->pos;
+}
+
+int sinew_expr_compile(const char *text, sinew_expr_t **out, char *errbuf, size_t errlen) {
+  if (!text || !out) return SINEW_EINVAL;
+  char dummy[8];
+  if (!errbuf || !errlen) {
+    errbuf = dummy;
+    errlen = sizeof dummy;
+  }
+  errbuf[0] = 0;
+  sinew_expr_t *E = sinew_calloc(1, sizeof *E);
+  if (!E) return SINEW_ENOMEM;
+  size_t len = strlen(text);
+  E->src = sinew_malloc(len + 1);
+  if (!E->src) {
+    sinew_free(E);
+    return SINEW_ENOMEM;
+  }
+  memcpy(E->src, text, len + 1);
+  E->rand_state = 0x2545F4914F6CDD1Dull;
+  sinew__parse p;
+  memset(&p, 0, sizeof p);
+  ast *prog = NULL;
+  int rc = sinew__parse_program(&p, E->src, len, true, &prog);
+  if (rc) {
+    snprintf(errbuf, errlen, "%s", p.err);
+  } else {
+    rc = sinew__compile(NULL, prog, true, &E->refs, &E->code, errbuf, errlen);
+    uint32_t cap = 0;
+    if (!rc && collect_spans(E, prog, &cap)) rc = SINEW_ENOMEM;
+  }
+  sinew__parse_free(&p);
+  if (!rc && E->nspans) qsort(E->spans, E->nspans, sizeof *E->spans, cmp_span);
+  if (!rc) {
+    E->locals = sinew_calloc(E->code.nlocals ? E->code.nlocals : 1, sizeof *E->locals);
+    E->pub = sinew_calloc(E->refs.n ? E->refs.n : 1, sizeof *E->pub);
+    E->written = sinew_calloc(E->refs.nout ? E->refs.nout : 1, sizeof *E->written);
+    if (!E->locals || !E->pub || !E->written) rc = SINEW_ENOMEM;
+  }
+  if (rc) {
+    if (rc == SINEW_ENOMEM && !errbuf[0]) snprintf(errbuf, errlen, "out of memory");
+    sinew_expr_destroy(E);
+    return rc;
+  }
+  for (uint32_t i = 0; i < E->refs.n; i++) {
+    E->pub[i].text = E->refs.text[i];
+    E->pub[i].written = E->refs.written[i];
+    E->pub[i].index = E->refs.id[i];
+  }
+  *out = E;
+  return SINEW_OK;
+}
+
+void sinew_expr_destroy(sinew_expr_t *E) {
+  if (!E) return;
+  if (E->locals)
+    for (uint32_t i = 0; i < E->code.nlocals; i++) lv_release(&E->locals[i]);
+  sinew_free(E->locals);
+  sinew__chunk_free(&E->code);
+  for (uint32_t i = 0; i < E->refs.n; i++) sinew_free(E->refs.text[i]);
+  sinew_free(E->refs.text);
+  sinew_free(E->refs.written);
+  sinew_free(E->refs.id);
+  sinew_free(E->pub);
+  sinew_free(E->written);
+  sinew_free(E->spans);
+  sinew_free(E->src);
+  sinew_free(E);
+}
+
+size_t sinew_expr_ref_count(const sinew_expr_t *E) { return E ? E->refs.n : 0; }
+const sinew_expr_ref_t *sinew_expr_ref(const sinew_expr_t *E, size_t i) {
+  return E && i < E->refs.n ? &E->pub[i] : NULL;
+}
+size_t sinew_expr_input_count(const sinew_expr_t *E) { return E ? E->refs.nin : 0; }
+size_t sinew_expr_output_count(const sinew_expr_t *E) { return E ? E->refs.nout : 0; }
+bool sinew_expr_uses_time(const sinew_expr_t *E) { return E && E->refs.uses_time; }
+
+char *sinew_expr_internal_text(const sinew_expr_t *E) {
+  if (!E) return NULL;
+  size_t len = strlen(E->src), cap = len + 16 * (size_t)E->nspans + 1;
+  char *out = sinew_malloc(cap);
+  if (!out) return NULL;
+  size_t o = 0, at = 0;
+  for (uint32_t k = 0; k < E->nspans; k++) {
+    const ref_span *s = &E->spans[k];
+    memcpy(out + o, E->src + at, s->pos - at);
+    o += s->pos - at;
+    uint32_t r = s->ref;
+    o += (size_t)snprintf(out + o, cap - o, ".%c[%d]", E->refs.written[r] ? 'O' : 'I', E->refs.id[r]);
+    at = s->pos + s->len;
+  }
+  memcpy(out + o, E->src + at, len - at);
+  o += len - at;
+  out[o] = 0;
+  return out;
+}
+
+int sinew_expr_eval(sinew_expr_t *E, const sinew_expr_io_t *io, unsigned *out_faults,
+                    char *faultbuf, size_t faultlen) {
+  if (!E || !io) return SINEW_EINVAL;
+  vm_expr_ctx ex;
+  memset(&ex, 0, sizeof ex);
+  ex.io = io;
+  ex.written = NULL;
+  ex.rand_state = &E->rand_state;
+  ex.faultbuf = faultbuf;
+  ex.faultlen = faultlen;
+  if (faultbuf && faultlen) faultbuf[0] = 0;
+  int rc = sinew__vm_run(NULL, &E->code, E->locals, &ex, NULL);
+  if (rc) ex.faults++;
+  if (out_faults) *out_faults = ex.faults;
+  return rc;
+}

@@ -1,0 +1,214 @@
+/* lang/lang.c: language contexts: creation, running scripts (parse everything, compile, then
+ * execute), errors naming the file and line, and global variables. */
+#include <stdio.h>
+#include <string.h>
+
+#include "lang/lang_internal.h"
+
+#define MAX_NESTING 32 /* scripts running scripts (source, eval, file -import) */
+
+int sinew__lang_error(sinew_lang_t *L, int status, const char *fmt, ...) {
+  if (!L) return status;
+  char msg[sizeof L->errmsg];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  L->errcode = status;
+  memcpy(L->errmsg, msg, sizeof msg);
+  return status;
+}
+
+int sinew_lang_create(sinew_graph_t *g, const sinew_lang_desc_t *desc, sinew_lang_t **out) {
+  if (!g || !out) return SINEW_EINVAL;
+  sinew_lang_t *L = sinew_calloc(1, sizeof *L);
+  if (!L) return SINEW_ENOMEM;
+  L->graph = g;
+  if (desc) L->desc = *desc;
+  L->rand_state = 0x853C49E6748FEA9Bull;
+  *out = L;
+  return SINEW_OK;
+}
+
+void sinew_lang_destroy(sinew_lang_t *L) {
+  if (!L) return;
+  cmd_entry *ce, *ctmp;
+  HASH_ITER(hh, L->cmds, ce, ctmp) {
+    HASH_DEL(L->cmds, ce);
+    sinew_free(ce->name);
+    sinew_free(ce);
+  }
+  proc_def *pd, *ptmp;
+  HASH_ITER(hh, L->procs, pd, ptmp) {
+    HASH_DEL(L->procs, pd);
+    sinew__chunk_free(&pd->code);
+    sinew_free(pd->param_kinds);
+    sinew_free(pd->name);
+    sinew_free(pd);
+  }
+  sinew_free(L->proc_list);
+  for (uint32_t i = 0; i < L->nretired; i++) {
+    sinew__chunk_free(L->retired[i]);
+    sinew_free(L->retired[i]);
+  }
+  sinew_free(L->retired);
+  global_var *gv, *gtmp;
+  HASH_ITER(hh, L->globals, gv, gtmp) {
+    HASH_DEL(L->globals, gv);
+    sinew_free(gv->name);
+    sinew_free(gv);
+  }
+  for (uint32_t i = 0; i < L->nglobals; i++) lv_release(&L->gvals[i]);
+  sinew_free(L->gvals);
+  sinew_free(L->gkinds);
+  sinew_free(L);
+}
+
+sinew_graph_t *sinew_lang_graph(const sinew_lang_t *L) { return L ? L->graph : NULL; }
+void sinew_lang_set_graph(sinew_lang_t *L, sinew_graph_t *g) {
+  if (L && g) L->graph = g;
+}
+void *sinew_lang_user_data(const sinew_lang_t *L) { return L ? L->desc.user_data : NULL; }
+const char *sinew_lang_errmsg(const sinew_lang_t *L) {
+  return !L ? "no language context" : L->errcode ? L->errmsg : "no error";
+}
+int sinew_lang_errcode(const sinew_lang_t *L) { return L ? L->errcode : SINEW_EINVAL; }
+const char *sinew_lang_current_file(const sinew_lang_t *L) { return L ? L->cur_file : NULL; }
+uint32_t sinew_lang_current_line(const sinew_lang_t *L) { return L ? L->cur_line : 0; }
+
+/* "line L, column C: text" -> "name:L:C: text" */
+static void located_error(sinew_lang_t *L, int status, const char *name, const char *err) {
+  unsigned line = 0, col = 0;
+  int off = 0;
+  if (sscanf(err, "line %u, column %u: %n", &line, &col, &off) >= 2 && off > 0)
+    sinew__lang_error(L, status, "%s:%u:%u: %s", name, line, col, err + off);
+  else
+    sinew__lang_error(L, status, "%s: %s", name, err);
+}
+
+int sinew_lang_run(sinew_lang_t *L, const char *source, size_t len, const char *name,
+                   sinew_value_t *result) {
+  if (!L || (!source && len)) return SINEW_EINVAL;
+  if (!name) name = "script";
+  if (L->depth >= MAX_NESTING)
+    return sinew__lang_error(L, SINEW_ERANGE, "%s: scripts nested too deeply", name);
+  /* a private, NUL-terminated copy: numbers are read with strtod */
+  char *src = sinew_malloc(len + 1);
+  if (!src) return sinew__lang_error(L, SINEW_ENOMEM, "%s: out of memory", name);
+  if (len) memcpy(src, source, len);
+  src[len] = 0;
+  sinew__parse p;
+  memset(&p, 0, sizeof p);
+  ast *prog = NULL;
+  chunk main;
+  memset(&main, 0, sizeof main);
+  int rc = sinew__parse_program(&p, src, len, false, &prog);
+  if (rc) {
+    located_error(L, rc, name, p.err);
+  } else {
+    char err[512];
+    rc = sinew__compile(L, prog, false, NULL, &main, err, sizeof err);
+    if (rc) located_error(L, rc, name, err);
+  }
+  sinew__parse_free(&p);
+  if (!rc) {
+    sinew_value_t *locals = sinew_calloc(main.nlocals ? main.nlocals : 1, sizeof *locals);
+    if (!locals) {
+      rc = sinew__lang_error(L, SINEW_ENOMEM, "%s: out of memory", name);
+    } else {
+      const char *saved_file = L->cur_file;
+      uint32_t saved_line = L->cur_line;
+      L->cur_file = name;
+      L->depth++;
+      rc = sinew__vm_run(L, &main, locals, NULL, result);
+      L->depth--;
+      L->cur_file = saved_file;
+      L->cur_line = saved_line;
+      for (uint32_t i = 0; i < main.nlocals; i++) lv_release(&locals[i]);
+      sinew_free(locals);
+    }
+  }
+  sinew__chunk_free(&main);
+  sinew_free(src);
+  return rc;
+}
+
+int sinew_lang_run_file(sinew_lang_t *L, const char *path, sinew_value_t *result) {
+  if (!L || !path) return SINEW_EINVAL;
+  FILE *f = fopen(path, "rb");
+  if (!f) return sinew__lang_error(L, SINEW_EIO, "%s: cannot open the file", path);
+  char *buf = NULL;
+  size_t n = 0, cap = 0;
+  for (;;) {
+    if (n + 65536 > cap) {
+      size_t nc = cap ? cap * 2 : 65536 * 2;
+      char *b = sinew_realloc(buf, nc);
+      if (!b) {
+        sinew_free(buf);
+        fclose(f);
+        return sinew__lang_error(L, SINEW_ENOMEM, "%s: out of memory", path);
+      }
+      buf = b;
+      cap = nc;
+    }
+    size_t r = fread(buf + n, 1, cap - n, f);
+    n += r;
+    if (r == 0) break;
+  }
+  bool bad = ferror(f) != 0;
+  fclose(f);
+  if (bad) {
+    sinew_free(buf);
+    return sinew__lang_error(L, SINEW_EIO, "%s: read error", path);
+  }
+  if (memchr(buf, 0, n)) {
+    sinew_free(buf);
+    return sinew__lang_error(L, SINEW_ESYNTAX, "%s: not a text file (it contains NUL bytes)", path);
+  }
+  int rc = sinew_lang_run(L, buf, n, path, result);
+  sinew_free(buf);
+  return rc;
+}
+
+static const char *strip_dollar(const char *name) { return name[0] == '$' ? name + 1 : name; }
+
+int sinew_lang_set_global(sinew_lang_t *L, const char *name, const sinew_value_t *v) {
+  if (!L || !name || !v) return SINEW_EINVAL;
+  name = strip_dollar(name);
+  global_var *g = NULL;
+  HASH_FIND_STR(L->globals, name, g);
+  if (!g) {
+    /* declare it through a tiny script: one path for globals */
+    char src[300];
+    const char *kind = v->kind == SINEW_VALUE_MATRIX ? NULL : sinew_value_kind_name(v->kind);
+    if (!kind || v->kind == SINEW_VALUE_NONE || strlen(name) > 200) return SINEW_EINVAL;
+    size_t kl = strlen(kind);
+    bool arr = kind[kl - 1] == ']';
+    snprintf(src, sizeof src, "global %.*s $%s%s;", (int)(arr ? kl - 2 : kl), kind, name,
+             arr ? "[]" : "");
+    int rc = sinew_lang_run(L, src, strlen(src), "global", NULL);
+    if (rc) return rc;
+    HASH_FIND_STR(L->globals, name, g);
+    if (!g) return SINEW_ENOTFOUND;
+  }
+  sinew_value_t c;
+  sinew_value_copy(&c, v);
+  c.flag = c.word = 0;
+  if (L->gkinds[g->slot] && sinew__convert(&c, L->gkinds[g->slot])) {
+    lv_release(&c);
+    return SINEW_ETYPE;
+  }
+  lv_release(&L->gvals[g->slot]);
+  L->gvals[g->slot] = c;
+  return SINEW_OK;
+}
+
+int sinew_lang_get_global(sinew_lang_t *L, const char *name, sinew_value_t *out) {
+  if (!L || !name || !out) return SINEW_EINVAL;
+  name = strip_dollar(name);
+  global_var *g = NULL;
+  HASH_FIND_STR(L->globals, name, g);
+  if (!g) return SINEW_ENOTFOUND;
+  sinew_value_copy(out, &L->gvals[g->slot]);
+  return SINEW_OK;
+}

@@ -1,0 +1,350 @@
+/* lang/lang_internal.h: what the language's files share (sinew__ tier): value objects, the
+ * lexer and parser (AST), the bytecode and the VM. Uses only the public headers. */
+#ifndef SINEW_LANG_INTERNAL_H
+#define SINEW_LANG_INTERNAL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sinew/graph.h"
+#include "sinew/lang.h"
+#include "sinew/nodes.h"
+
+/* uthash through the library's allocator; a failed add sets sinew__lang_oom. */
+extern _Thread_local int sinew__lang_oom;
+#define uthash_malloc(sz) sinew_malloc(sz)
+#define uthash_free(ptr, sz) sinew_free(ptr)
+#define HASH_NONFATAL_OOM 1
+#define uthash_nonfatal_oom(obj) (sinew__lang_oom = 1)
+#include <uthash.h>
+
+/* ---- value objects (lang/value.c) ----------------------------------------------------------- */
+
+struct sinew_lang_obj {
+  uint32_t refs;
+  uint8_t kind;  /* SINEW_VALUE_STRING, _MATRIX or an array kind */
+  uint32_t len;  /* string bytes, array elements, matrix rows */
+  uint32_t cap;  /* array capacity, matrix columns */
+  union {
+    char *s;                    /* inline after the header, NUL-terminated */
+    int64_t *i;
+    double *f;                  /* float arrays; vector arrays (3 per element); matrices */
+    sinew_lang_obj_t **str;     /* string arrays: string objects */
+  } d;
+};
+
+#define LV_NONE ((sinew_value_t){0})
+static inline sinew_value_t lv_int(int64_t i) {
+  sinew_value_t v = {0};
+  v.kind = SINEW_VALUE_INT;
+  v.as.i = i;
+  return v;
+}
+static inline sinew_value_t lv_float(double f) {
+  sinew_value_t v = {0};
+  v.kind = SINEW_VALUE_FLOAT;
+  v.as.f = f;
+  return v;
+}
+static inline sinew_value_t lv_vec(double x, double y, double z) {
+  sinew_value_t v = {0};
+  v.kind = SINEW_VALUE_VECTOR;
+  v.as.v[0] = x;
+  v.as.v[1] = y;
+  v.as.v[2] = z;
+  return v;
+}
+static inline bool lv_is_obj(const sinew_value_t *v) {
+  return v->kind == SINEW_VALUE_STRING || v->kind >= SINEW_VALUE_MATRIX;
+}
+static inline bool lv_is_array(uint8_t kind) { return kind >= SINEW_VALUE_INT_ARRAY; }
+static inline bool lv_is_num(uint8_t kind) {
+  return kind == SINEW_VALUE_INT || kind == SINEW_VALUE_FLOAT;
+}
+static inline void lv_retain(const sinew_value_t *v) {
+  if (lv_is_obj(v) && v->as.obj) v->as.obj->refs++;
+}
+void sinew__obj_release(sinew_lang_obj_t *o);
+static inline void lv_release(sinew_value_t *v) {
+  if (lv_is_obj(v) && v->as.obj) sinew__obj_release(v->as.obj);
+  v->kind = SINEW_VALUE_NONE;
+}
+
+/* New objects with one reference; NULL-object values on out-of-memory are reported as
+ * SINEW_ENOMEM by the callers. */
+int sinew__str_new(const char *s, size_t len, sinew_value_t *out);
+int sinew__str_cat(const sinew_value_t *a, const sinew_value_t *b, sinew_value_t *out);
+static inline const char *lv_str(const sinew_value_t *v) {
+  return v->kind == SINEW_VALUE_STRING && v->as.obj ? v->as.obj->d.s : "";
+}
+static inline size_t lv_strlen(const sinew_value_t *v) {
+  return v->kind == SINEW_VALUE_STRING && v->as.obj ? v->as.obj->len : 0;
+}
+int sinew__array_new(uint8_t kind, uint32_t len, sinew_value_t *out);
+int sinew__matrix_new(uint32_t rows, uint32_t cols, sinew_value_t *out);
+/* Makes the array/matrix object exclusively owned (copying it when shared). */
+int sinew__obj_unshare(sinew_value_t *v);
+/* Grows an exclusively owned array to at least len elements (new ones zero / ""). */
+int sinew__array_resize(sinew_value_t *v, uint32_t len);
+int sinew__array_push(sinew_value_t *arr, const sinew_value_t *elem);
+/* Element i of an array as a value (a new reference for strings). */
+int sinew__array_get(const sinew_value_t *arr, uint32_t i, sinew_value_t *out);
+/* Stores elem (converted to the array's element type) at i, growing the array. */
+int sinew__array_set(sinew_value_t *arr, uint32_t i, const sinew_value_t *elem);
+uint8_t sinew__array_elem_kind(uint8_t array_kind);
+uint8_t sinew__array_kind_of(uint8_t elem_kind);
+
+/* Converts v (consumed) to kind, MEL's rules (docs/lang.md): float -> int truncates, vector ->
+ * number is its magnitude, number -> vector fills all three, anything -> string formats,
+ * string -> number parses, scalars -> arrays of one. */
+int sinew__convert(sinew_value_t *v, uint8_t kind);
+/* Formats a number as MEL prints it (integers without a decimal point, %.*g otherwise). */
+size_t sinew__fmt_double(double d, char *buf, size_t size);
+/* The text of any value as a new string value. */
+int sinew__to_string(const sinew_value_t *v, sinew_value_t *out);
+bool sinew__truthy(const sinew_value_t *v);
+
+/* ---- lexer and parser (lang/parse.c) --------------------------------------------------------- */
+
+typedef enum ast_kind {
+  /* expressions */
+  A_INT, A_FLOAT, A_STRING, A_WORD, A_FLAG, A_VECTOR, A_ARRAY, A_VAR, A_INDEX, A_COMPONENT,
+  A_ATTR, A_TIME, A_FRAME, A_UNARY, A_BINARY, A_LOGIC, A_TERNARY, A_ASSIGN, A_INCDEC, A_CALL,
+  A_CMD, A_CAST,
+  /* statements */
+  A_EXPR_STMT, A_DECL, A_BLOCK, A_IF, A_WHILE, A_DO, A_FOR, A_FOR_IN, A_SWITCH, A_CASE,
+  A_BREAK, A_CONTINUE, A_RETURN, A_PROC, A_EMPTY
+} ast_kind;
+
+typedef struct ast ast;
+struct ast {
+  uint8_t kind;
+  uint8_t op;       /* operator token, declared type, increment flags */
+  uint8_t flag;     /* A_DECL: global; A_PROC: global; A_INCDEC: postfix; A_CASE: default */
+  uint8_t is_array; /* declarations: [] */
+  uint32_t line, col;
+  union {
+    int64_t i;
+    double f;
+    struct { const char *s; size_t len; } str;  /* strings, words, names, attribute text */
+  } v;
+  ast *a, *b, *c, *d;  /* children (meaning depends on kind) */
+  ast *next;           /* sibling list (statements, arguments, declarators) */
+  int32_t slot;        /* resolved by the compiler */
+  int32_t count;       /* A_CALL, A_CMD: arguments; A_PROC: parameters */
+  uint32_t src_pos, src_len; /* A_ATTR: where the reference is in the source */
+};
+
+typedef struct sinew__parse {
+  const char *src;
+  size_t len, pos;
+  uint32_t line, col_base; /* col_base = offset of the line start */
+  bool expr_mode;
+  /* arena */
+  void *arena;
+  char err[256];
+  int status;
+} sinew__parse;
+
+/* Parses a whole program (script or expression mode) into *out (a statement list). On error
+ * returns SINEW_ESYNTAX/ENOMEM with "line L, column C: message" in p->err. The AST lives in
+ * p's arena until sinew__parse_free. */
+int sinew__parse_program(sinew__parse *p, const char *src, size_t len, bool expr_mode, ast **out);
+void sinew__parse_free(sinew__parse *p);
+
+/* Operator tokens stored in ast.op. */
+enum {
+  OP_ADD = 1, OP_SUB, OP_MUL, OP_DIV, OP_MOD, OP_CROSS, OP_EQ, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE,
+  OP_AND, OP_OR, OP_NOT, OP_NEG, OP_PLUS, OP_ASSIGN, OP_INC, OP_DEC
+};
+
+/* ---- bytecode (lang/compile.c, lang/vm.c) ----------------------------------------------------- */
+
+typedef enum opcode {
+  OPC_NOP,
+  OPC_CONST,      /* a: constant index */
+  OPC_INT,        /* a: signed immediate */
+  OPC_POP,
+  OPC_DUP,
+  OPC_LOAD,       /* a: local slot */
+  OPC_STORE,      /* a: local slot; value stays on the stack */
+  OPC_GLOAD,      /* a: global slot */
+  OPC_GSTORE,
+  OPC_DECL,       /* a: local slot, b: kind: (re)initialise to the zero value of kind */
+  OPC_GDECL,      /* a: global slot, b: kind: declare (keeps an existing value of that kind) */
+  OPC_INDEX,      /* [arr idx] -> elem */
+  OPC_SETINDEX,   /* a: slot, b: 1 = global: [idx value] -> value */
+  OPC_COMP,       /* a: 0..2: [vec] -> component */
+  OPC_SETCOMP,    /* a: slot, b: (global << 2) | component: [value] -> value */
+  OPC_IN,         /* a: input number (expression mode) */
+  OPC_OUT,        /* a: output number: [value] -> value */
+  OPC_OUTLOAD,    /* a: output number: the value last written */
+  OPC_TIME,
+  OPC_FRAME,
+  OPC_NEG, OPC_NOT, OPC_ADD, OPC_SUB, OPC_MUL, OPC_DIV, OPC_MOD, OPC_CROSS,
+  OPC_EQ, OPC_NE, OPC_LT, OPC_LE, OPC_GT, OPC_GE,
+  OPC_JMP,        /* a: target */
+  OPC_JF,         /* a: target; pops */
+  OPC_JT,         /* a: target; pops */
+  OPC_JFK,        /* a: target; keeps the value when jumping (&&), pops otherwise */
+  OPC_JTK,        /* (||) */
+  OPC_TRUTH,      /* [v] -> int 0/1 */
+  OPC_VEC,        /* [x y z] -> vector */
+  OPC_ARRAY,      /* a: count: [e...] -> array */
+  OPC_CAST,       /* a: kind */
+  OPC_BUILTIN,    /* a: builtin id, b: argc */
+  OPC_CALL,       /* a: procedure index, b: argc */
+  OPC_CMD,        /* a: command-name constant, b: argc */
+  OPC_FLAG,       /* a: constant (flag name): pushes a flag value */
+  OPC_RET,        /* [v] */
+  OPC_RETNONE,
+  OPC_SETLAST,    /* [v] -> (the run's result) */
+  OPC_HALT
+} opcode;
+
+typedef struct insn {
+  uint8_t op;
+  uint8_t b8;   /* small operand (a kind, a count of indices) */
+  uint16_t pad_;
+  int32_t a;
+  int32_t b;    /* second operand (argument counts) */
+  uint32_t line;
+} insn;
+
+typedef struct chunk {
+  insn *code;
+  uint32_t n, cap;
+  sinew_value_t *consts;
+  uint32_t nconsts, cconsts;
+  uint32_t nlocals;
+  uint8_t *local_kinds; /* declared kinds (0 = decided by the first assignment) */
+} chunk;
+
+typedef struct proc_def {
+  char *name;
+  chunk code;
+  uint32_t nparams;
+  uint8_t *param_kinds;
+  uint8_t ret_kind; /* SINEW_VALUE_NONE for void */
+  bool defined;
+  UT_hash_handle hh;
+  uint32_t index;
+} proc_def;
+
+typedef struct global_var {
+  char *name; /* without '$' */
+  uint32_t slot;
+  UT_hash_handle hh;
+} global_var;
+
+typedef struct cmd_entry {
+  char *name;
+  sinew_cmd_desc_t desc;
+  UT_hash_handle hh;
+} cmd_entry;
+
+/* Expression-mode hooks: how attribute references are numbered while compiling. */
+typedef struct expr_refs {
+  char **text;   /* normalised reference text */
+  bool *written;
+  int32_t *id;   /* input or output number */
+  uint32_t n, cap;
+  uint32_t nin, nout;
+  bool uses_time;
+} expr_refs;
+
+typedef struct sinew__compiler sinew__compiler;
+
+struct sinew_lang {
+  sinew_graph_t *graph;
+  sinew_lang_desc_t desc;
+  cmd_entry *cmds;
+  proc_def *procs;       /* by name */
+  proc_def **proc_list;  /* by index */
+  uint32_t nprocs, cprocs;
+  global_var *globals;
+  sinew_value_t *gvals;
+  uint8_t *gkinds;
+  uint32_t nglobals, cglobals;
+  /* error */
+  int errcode;
+  char errmsg[1024];
+  /* execution */
+  const char *cur_file;
+  uint32_t cur_line;
+  int depth;              /* nested runs */
+  uint64_t rand_state;
+  chunk **retired;        /* replaced procedure bodies, kept until destroy (a running frame
+                             may still use one) */
+  uint32_t nretired, cretired;
+  sinew_cmd_fn fallback;  /* called for unknown commands; NULL = error */
+  void *fallback_data;
+};
+
+/* Compiles a parsed program into main (and procedures into lang). expr: expression mode with
+ * references collected into refs. On error: status with "line L, column C: ..." in err. */
+int sinew__compile(sinew_lang_t *lang, ast *prog, bool expr_mode, expr_refs *refs, chunk *main,
+                   char *err, size_t errlen);
+void sinew__chunk_free(chunk *c);
+
+/* Expression evaluation context used by OPC_IN / OPC_OUT / OPC_TIME. */
+typedef struct vm_expr_ctx {
+  const sinew_expr_io_t *io;
+  bool *written;  /* per output */
+  unsigned faults;
+  uint64_t *rand_state; /* the expression's own random sequence */
+  char *faultbuf;
+  size_t faultlen;
+} vm_expr_ctx;
+
+/* Runs a chunk. locals: nlocals values (persistent for expressions, fresh for scripts).
+ * result (may be NULL) gets the last SETLAST value. */
+int sinew__vm_run(sinew_lang_t *lang, const chunk *c, sinew_value_t *locals, vm_expr_ctx *ex,
+                  sinew_value_t *result);
+
+/* Errors */
+int sinew__lang_error(sinew_lang_t *lang, int status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* ---- built-in functions (lang/builtins.c) ---------------------------------------------------- */
+
+typedef struct builtin_call {
+  sinew_lang_t *lang;          /* NULL in expression evaluation without a context */
+  vm_expr_ctx *ex;
+  uint64_t *rand_state;
+  uint32_t line;
+} builtin_call;
+
+typedef int (*builtin_fn)(builtin_call *bc, sinew_value_t *args, int argc, sinew_value_t *out);
+
+typedef struct builtin_def {
+  const char *name;
+  builtin_fn fn;
+  int8_t min_args, max_args; /* -1 max: any */
+  bool expr_ok;              /* allowed in expression mode */
+} builtin_def;
+
+/* Index of a built-in function, -1 when none. */
+int sinew__builtin_find(const char *name);
+const builtin_def *sinew__builtin(int id);
+/* Reports a runtime fault in expression mode (counted, first text kept) or returns an error
+ * in script mode. */
+int sinew__fault(builtin_call *bc, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* ---- commands (lang/cmd.c) -------------------------------------------------------------------- */
+
+/* Splits argv into flags and positional arguments and calls the command. */
+int sinew__cmd_invoke(sinew_lang_t *lang, const cmd_entry *ce, const sinew_value_t *argv,
+                      size_t argc, sinew_value_t *result);
+cmd_entry *sinew__cmd_find(const sinew_lang_t *lang, const char *name);
+
+#endif

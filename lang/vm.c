@@ -1,0 +1,773 @@
+/* lang/vm.c: the stack VM that runs scripts and expressions. Procedure calls use frames on an
+ * explicit stack (no C recursion), commands are called through lang/cmd.c, and MEL's typing
+ * rules for operators live here. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "lang/lang_internal.h"
+
+#define MAX_FRAMES 1000
+
+typedef struct frame {
+  const chunk *ch;
+  const insn *code;
+  uint32_t pc;
+  uint32_t base;          /* locals start on the value stack (procedures) */
+  sinew_value_t *ext;     /* external locals (the main chunk) */
+} frame;
+
+typedef struct vm {
+  sinew_lang_t *L;
+  vm_expr_ctx *ex;
+  sinew_value_t *stack;
+  uint32_t sp, cap;
+  frame *frames;
+  uint32_t nframes, cframes;
+  uint32_t line;
+  builtin_call bc;
+} vm;
+
+static int vm_error(vm *V, int status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+static int vm_error(vm *V, int status, const char *fmt, ...) {
+  char msg[768];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  if (V->L)
+    sinew__lang_error(V->L, status, "%s:%u: %s", V->L->cur_file ? V->L->cur_file : "expression",
+                      V->line, msg);
+  else if (V->ex && V->ex->faultbuf && V->ex->faultlen)
+    snprintf(V->ex->faultbuf, V->ex->faultlen, "line %u: %s", V->line, msg);
+  return status;
+}
+
+int sinew__fault(builtin_call *bc, const char *fmt, ...) {
+  char msg[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  if (bc->ex) {
+    if (bc->ex->faults++ == 0 && bc->ex->faultbuf && bc->ex->faultlen)
+      snprintf(bc->ex->faultbuf, bc->ex->faultlen, "line %u: %s", bc->line, msg);
+  } else if (bc->lang) {
+    sinew_log(bc->lang->graph, SINEW_LOG_WARNING, SINEW_LOG_EXPR_RUNTIME, "%s:%u: %s",
+              bc->lang->cur_file ? bc->lang->cur_file : "script", bc->line, msg);
+  }
+  return SINEW_OK;
+}
+
+static int reserve(vm *V, uint32_t n) {
+  if (V->sp + n <= V->cap) return SINEW_OK;
+  uint32_t nc = V->cap ? V->cap : 64;
+  while (nc < V->sp + n) nc *= 2;
+  sinew_value_t *s = sinew_realloc(V->stack, (size_t)nc * sizeof *s);
+  if (!s) return vm_error(V, SINEW_ENOMEM, "out of memory");
+  V->stack = s;
+  V->cap = nc;
+  return SINEW_OK;
+}
+
+static inline sinew_value_t *locals_of(vm *V, frame *f) {
+  return f->ext ? f->ext : V->stack + f->base;
+}
+
+/* ---- zero values ------------------------------------------------------------------------------- */
+
+static int zero_value(uint8_t kind, int32_t d1, int32_t d2, sinew_value_t *out) {
+  switch (kind) {
+    case SINEW_VALUE_INT: *out = lv_int(0); return SINEW_OK;
+    case SINEW_VALUE_FLOAT: *out = lv_float(0); return SINEW_OK;
+    case SINEW_VALUE_VECTOR: *out = lv_vec(0, 0, 0); return SINEW_OK;
+    case SINEW_VALUE_STRING: return sinew__str_new("", 0, out);
+    case SINEW_VALUE_MATRIX:
+      return sinew__matrix_new(d1 > 0 ? (uint32_t)d1 : 1, d2 > 0 ? (uint32_t)d2 : 1, out);
+    case SINEW_VALUE_NONE: *out = LV_NONE; return SINEW_OK;
+    default:
+      if (d1 < 0 || d1 > (1 << 24)) return SINEW_ERANGE;
+      return sinew__array_new(kind, (uint32_t)d1, out);
+  }
+}
+
+/* ---- operators ------------------------------------------------------------------------------------- */
+
+static bool is_vec(const sinew_value_t *v) { return v->kind == SINEW_VALUE_VECTOR; }
+
+static void vec_of(const sinew_value_t *v, double out[3]) {
+  if (is_vec(v)) {
+    memcpy(out, v->as.v, sizeof v->as.v);
+  } else {
+    double d = sinew_value_to_double(v);
+    out[0] = out[1] = out[2] = d;
+  }
+}
+
+static double num_op(vm *V, uint8_t op, double a, double b) {
+  switch (op) {
+    case OPC_ADD: return a + b;
+    case OPC_SUB: return a - b;
+    case OPC_MUL: return a * b;
+    case OPC_DIV:
+      if (b == 0) {
+        sinew__fault(&V->bc, "division by zero");
+        return 0;
+      }
+      return a / b;
+    case OPC_MOD:
+      if (b == 0) {
+        sinew__fault(&V->bc, "modulus by zero");
+        return 0;
+      }
+      return fmod(a, b);
+    default: return 0;
+  }
+}
+
+static int matrix_mul(vm *V, const sinew_value_t *a, const sinew_value_t *b, sinew_value_t *out) {
+  const sinew_lang_obj_t *A = a->as.obj, *B = b->as.obj;
+  if (A->cap != B->len)
+    return vm_error(V, SINEW_ETYPE, "matrix sizes do not match (%ux%u * %ux%u)", A->len, A->cap,
+                    B->len, B->cap);
+  int rc = sinew__matrix_new(A->len, B->cap, out);
+  if (rc) return vm_error(V, rc, "out of memory");
+  for (uint32_t r = 0; r < A->len; r++)
+    for (uint32_t c = 0; c < B->cap; c++) {
+      double s = 0;
+      for (uint32_t k = 0; k < A->cap; k++) s += A->d.f[r * A->cap + k] * B->d.f[k * B->cap + c];
+      out->as.obj->d.f[r * B->cap + c] = s;
+    }
+  return SINEW_OK;
+}
+
+/* vector * matrix: the point (x y z 1) times a 4x4 (or 3x3) matrix, row-vector convention. */
+static int vec_times_matrix(vm *V, const double v[3], const sinew_value_t *m, sinew_value_t *out) {
+  const sinew_lang_obj_t *M = m->as.obj;
+  if (!((M->len == 4 && M->cap == 4) || (M->len == 3 && M->cap == 3)))
+    return vm_error(V, SINEW_ETYPE, "a vector multiplies a 3x3 or 4x4 matrix, not %ux%u", M->len,
+                    M->cap);
+  double r[3];
+  for (uint32_t c = 0; c < 3; c++) {
+    double s = 0;
+    for (uint32_t k = 0; k < 3; k++) s += v[k] * M->d.f[k * M->cap + c];
+    if (M->len == 4) s += M->d.f[3 * 4 + c];
+    r[c] = s;
+  }
+  *out = lv_vec(r[0], r[1], r[2]);
+  return SINEW_OK;
+}
+
+static int compare(vm *V, uint8_t op, const sinew_value_t *a, const sinew_value_t *b, int *out) {
+  int c;
+  if (a->kind == SINEW_VALUE_STRING && b->kind == SINEW_VALUE_STRING) {
+    c = strcmp(lv_str(a), lv_str(b));
+  } else if (is_vec(a) || is_vec(b)) {
+    double x[3], y[3];
+    vec_of(a, x);
+    vec_of(b, y);
+    bool eq = x[0] == y[0] && x[1] == y[1] && x[2] == y[2];
+    if (op == OPC_EQ || op == OPC_NE) {
+      *out = (op == OPC_EQ) == eq;
+      return SINEW_OK;
+    }
+    /* ordering of vectors compares magnitudes, as MEL converts them to floats */
+    double ma = sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
+    double mb = sqrt(y[0] * y[0] + y[1] * y[1] + y[2] * y[2]);
+    c = ma < mb ? -1 : ma > mb;
+  } else if (a->kind == SINEW_VALUE_INT && b->kind == SINEW_VALUE_INT) {
+    c = a->as.i < b->as.i ? -1 : a->as.i > b->as.i;
+  } else if ((lv_is_array(a->kind) || a->kind == SINEW_VALUE_MATRIX) ||
+             (lv_is_array(b->kind) || b->kind == SINEW_VALUE_MATRIX)) {
+    return vm_error(V, SINEW_ETYPE, "cannot compare %s and %s", sinew_value_kind_name(a->kind),
+                    sinew_value_kind_name(b->kind));
+  } else {
+    double x = sinew_value_to_double(a), y = sinew_value_to_double(b);
+    c = x < y ? -1 : x > y;
+  }
+  switch (op) {
+    case OPC_EQ: *out = c == 0; break;
+    case OPC_NE: *out = c != 0; break;
+    case OPC_LT: *out = c < 0; break;
+    case OPC_LE: *out = c <= 0; break;
+    case OPC_GT: *out = c > 0; break;
+    default: *out = c >= 0; break;
+  }
+  return SINEW_OK;
+}
+
+/* a op b -> out, MEL's rules: int op int stays int (integer division), a float makes float, a
+ * vector makes vector (vector * vector is the dot product, ^ the cross product), a string with
+ * + concatenates. */
+static int binop(vm *V, uint8_t op, const sinew_value_t *a, const sinew_value_t *b,
+                 sinew_value_t *out) {
+  if (op >= OPC_EQ && op <= OPC_GE) {
+    int r;
+    int rc = compare(V, op, a, b, &r);
+    if (!rc) *out = lv_int(r);
+    return rc;
+  }
+  if (op == OPC_ADD && (a->kind == SINEW_VALUE_STRING || b->kind == SINEW_VALUE_STRING)) {
+    int rc = sinew__str_cat(a, b, out);
+    return rc ? vm_error(V, rc, "out of memory") : SINEW_OK;
+  }
+  if (a->kind == SINEW_VALUE_MATRIX || b->kind == SINEW_VALUE_MATRIX) {
+    if (op == OPC_MUL && a->kind == SINEW_VALUE_MATRIX && b->kind == SINEW_VALUE_MATRIX)
+      return matrix_mul(V, a, b, out);
+    if (op == OPC_MUL && is_vec(a) && b->kind == SINEW_VALUE_MATRIX)
+      return vec_times_matrix(V, a->as.v, b, out);
+    if (a->kind == SINEW_VALUE_MATRIX && b->kind == SINEW_VALUE_MATRIX &&
+        (op == OPC_ADD || op == OPC_SUB)) {
+      const sinew_lang_obj_t *A = a->as.obj, *B = b->as.obj;
+      if (A->len != B->len || A->cap != B->cap)
+        return vm_error(V, SINEW_ETYPE, "matrix sizes do not match");
+      int rc = sinew__matrix_new(A->len, A->cap, out);
+      if (rc) return vm_error(V, rc, "out of memory");
+      for (uint32_t i = 0; i < A->len * A->cap; i++)
+        out->as.obj->d.f[i] = op == OPC_ADD ? A->d.f[i] + B->d.f[i] : A->d.f[i] - B->d.f[i];
+      return SINEW_OK;
+    }
+    if (lv_is_num(a->kind) || lv_is_num(b->kind)) {
+      const sinew_value_t *m = a->kind == SINEW_VALUE_MATRIX ? a : b;
+      double s = sinew_value_to_double(a->kind == SINEW_VALUE_MATRIX ? b : a);
+      if (op != OPC_MUL && !(op == OPC_DIV && m == a))
+        return vm_error(V, SINEW_ETYPE, "this operator does not apply to a matrix and a number");
+      int rc = sinew__matrix_new(m->as.obj->len, m->as.obj->cap, out);
+      if (rc) return vm_error(V, rc, "out of memory");
+      for (uint32_t i = 0; i < m->as.obj->len * m->as.obj->cap; i++)
+        out->as.obj->d.f[i] = num_op(V, op, m->as.obj->d.f[i], s);
+      return SINEW_OK;
+    }
+    return vm_error(V, SINEW_ETYPE, "this operator does not apply to %s and %s",
+                    sinew_value_kind_name(a->kind), sinew_value_kind_name(b->kind));
+  }
+  if (lv_is_array(a->kind) || lv_is_array(b->kind))
+    return vm_error(V, SINEW_ETYPE, "arithmetic on an array (%s %s)", sinew_value_kind_name(a->kind),
+                    sinew_value_kind_name(b->kind));
+  if (is_vec(a) || is_vec(b)) {
+    double x[3], y[3];
+    vec_of(a, x);
+    vec_of(b, y);
+    if (op == OPC_MUL && is_vec(a) && is_vec(b)) {
+      *out = lv_float(x[0] * y[0] + x[1] * y[1] + x[2] * y[2]);
+      return SINEW_OK;
+    }
+    if (op == OPC_CROSS) {
+      *out = lv_vec(x[1] * y[2] - x[2] * y[1], x[2] * y[0] - x[0] * y[2], x[0] * y[1] - x[1] * y[0]);
+      return SINEW_OK;
+    }
+    *out = lv_vec(num_op(V, op, x[0], y[0]), num_op(V, op, x[1], y[1]), num_op(V, op, x[2], y[2]));
+    return SINEW_OK;
+  }
+  if (op == OPC_CROSS)
+    return vm_error(V, SINEW_ETYPE, "^ (cross product) needs vectors");
+  if (a->kind == SINEW_VALUE_INT && b->kind == SINEW_VALUE_INT) {
+    int64_t x = a->as.i, y = b->as.i;
+    switch (op) {
+      case OPC_ADD: *out = lv_int((int64_t)((uint64_t)x + (uint64_t)y)); break;
+      case OPC_SUB: *out = lv_int((int64_t)((uint64_t)x - (uint64_t)y)); break;
+      case OPC_MUL: *out = lv_int((int64_t)((uint64_t)x * (uint64_t)y)); break;
+      case OPC_DIV:
+      case OPC_MOD:
+        if (y == 0) {
+          sinew__fault(&V->bc, op == OPC_DIV ? "division by zero" : "modulus by zero");
+          *out = lv_int(0);
+        } else if (y == -1) {
+          *out = lv_int(op == OPC_DIV ? (int64_t)(0 - (uint64_t)x) : 0);
+        } else {
+          *out = lv_int(op == OPC_DIV ? x / y : x % y);
+        }
+        break;
+      default: *out = lv_int(0); break;
+    }
+    return SINEW_OK;
+  }
+  *out = lv_float(num_op(V, op, sinew_value_to_double(a), sinew_value_to_double(b)));
+  return SINEW_OK;
+}
+
+/* ---- indexing --------------------------------------------------------------------------------------- */
+
+static int index_value(vm *V, const sinew_value_t *arr, const sinew_value_t *idx,
+                       sinew_value_t *out) {
+  int64_t i = sinew_value_to_int(idx);
+  if (arr->kind == SINEW_VALUE_MATRIX) {
+    const sinew_lang_obj_t *M = arr->as.obj;
+    if (i < 0 || i >= M->len) {
+      sinew__fault(&V->bc, "matrix row %lld out of range (%u rows)", (long long)i, M->len);
+      i = 0;
+    }
+    int rc = sinew__array_new(SINEW_VALUE_FLOAT_ARRAY, M->cap, out);
+    if (rc) return vm_error(V, rc, "out of memory");
+    memcpy(out->as.obj->d.f, M->d.f + (size_t)i * M->cap, M->cap * sizeof(double));
+    return SINEW_OK;
+  }
+  if (arr->kind == SINEW_VALUE_VECTOR) {
+    if (i < 0 || i > 2) {
+      sinew__fault(&V->bc, "vector index %lld out of range", (long long)i);
+      *out = lv_float(0);
+      return SINEW_OK;
+    }
+    *out = lv_float(arr->as.v[i]);
+    return SINEW_OK;
+  }
+  if (!lv_is_array(arr->kind))
+    return vm_error(V, SINEW_ETYPE, "cannot index a %s", sinew_value_kind_name(arr->kind));
+  if (i < 0 || i >= arr->as.obj->len) {
+    /* reading past the end gives the element type's zero value, as MEL does; a negative
+     * index is a fault */
+    if (i < 0) sinew__fault(&V->bc, "negative array index %lld", (long long)i);
+    int rc = zero_value(sinew__array_elem_kind(arr->kind), 0, 0, out);
+    return rc ? vm_error(V, rc, "out of memory") : SINEW_OK;
+  }
+  int rc = sinew__array_get(arr, (uint32_t)i, out);
+  return rc ? vm_error(V, rc, "out of memory") : SINEW_OK;
+}
+
+static int set_index(vm *V, sinew_value_t *slot, int nidx, const sinew_value_t *i1,
+                     const sinew_value_t *i2, const sinew_value_t *val) {
+  if (nidx == 2) {
+    if (slot->kind != SINEW_VALUE_MATRIX)
+      return vm_error(V, SINEW_ETYPE, "two indices need a matrix, not a %s",
+                      sinew_value_kind_name(slot->kind));
+    int rc = sinew__obj_unshare(slot);
+    if (rc) return vm_error(V, rc, "out of memory");
+    int64_t r = sinew_value_to_int(i1), c = sinew_value_to_int(i2);
+    sinew_lang_obj_t *M = slot->as.obj;
+    if (r < 0 || c < 0 || r >= M->len || c >= M->cap)
+      return vm_error(V, SINEW_ERANGE, "matrix element [%lld][%lld] out of range (%ux%u)",
+                      (long long)r, (long long)c, M->len, M->cap);
+    M->d.f[r * M->cap + c] = sinew_value_to_double(val);
+    return SINEW_OK;
+  }
+  int64_t i = sinew_value_to_int(i1);
+  if (slot->kind == SINEW_VALUE_NONE) {
+    /* an implicitly declared array: its element type follows the value */
+    uint8_t ak = sinew__array_kind_of(val->kind);
+    if (!ak) return vm_error(V, SINEW_ETYPE, "cannot store a %s in an array", sinew_value_kind_name(val->kind));
+    int rc = sinew__array_new(ak, 0, slot);
+    if (rc) return vm_error(V, rc, "out of memory");
+  }
+  if (!lv_is_array(slot->kind))
+    return vm_error(V, SINEW_ETYPE, "cannot index a %s", sinew_value_kind_name(slot->kind));
+  if (i < 0 || i > (1 << 24))
+    return vm_error(V, SINEW_ERANGE, "array index %lld out of range", (long long)i);
+  int rc = sinew__array_set(slot, (uint32_t)i, val);
+  return rc ? vm_error(V, rc, "out of memory") : SINEW_OK;
+}
+
+/* ---- the loop ----------------------------------------------------------------------------------------- */
+
+static void release_range(sinew_value_t *v, uint32_t n) {
+  for (uint32_t i = 0; i < n; i++) lv_release(&v[i]);
+}
+
+/* Converts v to the slot's declared kind (kind 0: to the kind of what the slot holds). */
+static int conform(vm *V, sinew_value_t *v, uint8_t kind, const sinew_value_t *current) {
+  if (!kind && current->kind != SINEW_VALUE_NONE) kind = current->kind;
+  if (!kind || v->kind == kind) return SINEW_OK;
+  if (kind == SINEW_VALUE_MATRIX && v->kind == SINEW_VALUE_MATRIX) return SINEW_OK;
+  if (lv_is_array(kind) && !lv_is_array(v->kind) && v->kind != SINEW_VALUE_NONE)
+    return vm_error(V, SINEW_ETYPE, "cannot assign a %s to a %s variable",
+                    sinew_value_kind_name(v->kind), sinew_value_kind_name(kind));
+  if (kind == SINEW_VALUE_MATRIX && v->kind != SINEW_VALUE_MATRIX)
+    return vm_error(V, SINEW_ETYPE, "cannot assign a %s to a matrix",
+                    sinew_value_kind_name(v->kind));
+  int rc = sinew__convert(v, kind);
+  return rc ? vm_error(V, rc, "cannot convert a %s to a %s", sinew_value_kind_name(v->kind),
+                       sinew_value_kind_name(kind))
+            : SINEW_OK;
+}
+
+static int push_frame(vm *V, const chunk *ch, uint32_t base, sinew_value_t *ext) {
+  if (V->nframes >= MAX_FRAMES) return vm_error(V, SINEW_ERANGE, "procedures nested too deeply");
+  if (V->nframes == V->cframes) {
+    uint32_t nc = V->cframes ? V->cframes * 2 : 8;
+    frame *f = sinew_realloc(V->frames, nc * sizeof *f);
+    if (!f) return vm_error(V, SINEW_ENOMEM, "out of memory");
+    V->frames = f;
+    V->cframes = nc;
+  }
+  frame *f = &V->frames[V->nframes++];
+  f->ch = ch;
+  f->code = ch->code;
+  f->pc = 0;
+  f->base = base;
+  f->ext = ext;
+  return SINEW_OK;
+}
+
+static int run(vm *V, sinew_value_t *result) {
+  int rc = SINEW_OK;
+  frame *f = &V->frames[V->nframes - 1];
+  for (;;) {
+    const insn *in = &f->code[f->pc++];
+    V->line = V->bc.line = in->line;
+    if (V->L) V->L->cur_line = in->line;
+    if ((rc = reserve(V, 4))) return rc;
+    sinew_value_t *S = V->stack;
+    switch (in->op) {
+      case OPC_NOP: break;
+      case OPC_CONST: sinew_value_copy(&S[V->sp++], &f->ch->consts[in->a]); break;
+      case OPC_INT: S[V->sp++] = lv_int(in->a); break;
+      case OPC_POP: lv_release(&S[--V->sp]); break;
+      case OPC_DUP:
+        sinew_value_copy(&S[V->sp], &S[V->sp - 1]);
+        V->sp++;
+        break;
+      case OPC_LOAD: {
+        sinew_value_t *loc = locals_of(V, f);
+        sinew_value_copy(&S[V->sp++], &loc[in->a]);
+        break;
+      }
+      case OPC_GLOAD: sinew_value_copy(&S[V->sp++], &V->L->gvals[in->a]); break;
+      case OPC_STORE:
+      case OPC_GSTORE: {
+        bool g = in->op == OPC_GSTORE;
+        sinew_value_t *slot = g ? &V->L->gvals[in->a] : &locals_of(V, f)[in->a];
+        uint8_t kind = g ? V->L->gkinds[in->a] : f->ch->local_kinds[in->a];
+        sinew_value_t *top = &S[V->sp - 1];
+        top->flag = top->word = 0;
+        if ((rc = conform(V, top, kind, slot))) return rc;
+        lv_release(slot);
+        sinew_value_copy(slot, top);
+        break;
+      }
+      case OPC_DECL: {
+        int32_t d2 = (int32_t)S[--V->sp].as.i, d1 = (int32_t)S[--V->sp].as.i;
+        sinew_value_t *slot = &locals_of(V, f)[in->a];
+        if (in->b && slot->kind == in->b8) break; /* expression variable keeps its value */
+        sinew_value_t z;
+        if ((rc = zero_value(in->b8, d1, d2, &z))) return vm_error(V, rc, "cannot create the variable");
+        lv_release(slot);
+        *slot = z;
+        break;
+      }
+      case OPC_GDECL: {
+        sinew_value_t *slot = &V->L->gvals[in->a];
+        V->L->gkinds[in->a] = in->b8;
+        if (slot->kind == in->b8) break;
+        sinew_value_t z;
+        if ((rc = zero_value(in->b8, 0, 0, &z))) return vm_error(V, rc, "out of memory");
+        if (slot->kind != SINEW_VALUE_NONE && (rc = sinew__convert(slot, in->b8)) == SINEW_OK) {
+          lv_release(&z);
+          break;
+        }
+        lv_release(slot);
+        *slot = z;
+        break;
+      }
+      case OPC_INDEX: {
+        sinew_value_t r;
+        rc = index_value(V, &S[V->sp - 2], &S[V->sp - 1], &r);
+        if (rc) return rc;
+        lv_release(&S[--V->sp]);
+        lv_release(&S[V->sp - 1]);
+        S[V->sp - 1] = r;
+        break;
+      }
+      case OPC_SETINDEX: {
+        sinew_value_t *slot = in->b ? &V->L->gvals[in->a] : &locals_of(V, f)[in->a];
+        int n = in->b8;
+        sinew_value_t *val = &S[V->sp - 1];
+        const sinew_value_t *i1 = &S[V->sp - 1 - n], *i2 = n == 2 ? &S[V->sp - 2] : NULL;
+        if ((rc = set_index(V, slot, n, i1, i2, val))) return rc;
+        sinew_value_t keep = *val;
+        V->sp--;
+        for (int k = 0; k < n; k++) lv_release(&S[--V->sp]);
+        S[V->sp++] = keep;
+        break;
+      }
+      case OPC_COMP: {
+        sinew_value_t *t = &S[V->sp - 1];
+        double v[3];
+        vec_of(t, v);
+        lv_release(t);
+        *t = lv_float(v[in->a]);
+        break;
+      }
+      case OPC_SETCOMP: {
+        bool g = (in->b >> 2) & 1;
+        sinew_value_t *slot = g ? &V->L->gvals[in->a] : &locals_of(V, f)[in->a];
+        if (slot->kind != SINEW_VALUE_VECTOR)
+          return vm_error(V, SINEW_ETYPE, "a component (.x .y .z) needs a vector variable");
+        slot->as.v[in->b & 3] = sinew_value_to_double(&S[V->sp - 1]);
+        break;
+      }
+      case OPC_IN: {
+        const sinew_expr_io_t *io = V->ex->io;
+        uint32_t k = (uint32_t)in->a;
+        if (io->input_matrices && k < io->ninputs && io->input_matrices[k]) {
+          sinew_value_t m;
+          if ((rc = sinew__matrix_new(4, 4, &m))) return vm_error(V, rc, "out of memory");
+          memcpy(m.as.obj->d.f, io->input_matrices[k]->m, 16 * sizeof(double));
+          S[V->sp++] = m;
+        } else {
+          S[V->sp++] = lv_float(k < io->ninputs ? io->inputs[k] : 0.0);
+        }
+        break;
+      }
+      case OPC_OUT: {
+        const sinew_expr_io_t *io = V->ex->io;
+        uint32_t k = (uint32_t)in->a;
+        double d = sinew_value_to_double(&S[V->sp - 1]);
+        if (k < io->noutputs) {
+          if (isfinite(d)) {
+            io->outputs[k] = d;
+            if (V->ex->written) V->ex->written[k] = true;
+          } else {
+            sinew__fault(&V->bc, "output %u would be %s; it keeps its value", k, d != d ? "NaN" : "infinite");
+          }
+        }
+        break;
+      }
+      case OPC_OUTLOAD: {
+        const sinew_expr_io_t *io = V->ex->io;
+        uint32_t k = (uint32_t)in->a;
+        S[V->sp++] = lv_float(k < io->noutputs ? io->outputs[k] : 0.0);
+        break;
+      }
+      case OPC_TIME: S[V->sp++] = lv_float(V->ex ? V->ex->io->time_seconds : 0); break;
+      case OPC_FRAME: S[V->sp++] = lv_float(V->ex ? V->ex->io->frame : 0); break;
+      case OPC_NEG: {
+        sinew_value_t *t = &S[V->sp - 1];
+        if (t->kind == SINEW_VALUE_INT) t->as.i = (int64_t)(0 - (uint64_t)t->as.i);
+        else if (t->kind == SINEW_VALUE_FLOAT) t->as.f = -t->as.f;
+        else if (t->kind == SINEW_VALUE_VECTOR) for (int k = 0; k < 3; k++) t->as.v[k] = -t->as.v[k];
+        else {
+          double d = sinew_value_to_double(t);
+          lv_release(t);
+          *t = lv_float(-d);
+        }
+        break;
+      }
+      case OPC_NOT: {
+        sinew_value_t *t = &S[V->sp - 1];
+        bool b = sinew__truthy(t);
+        lv_release(t);
+        *t = lv_int(!b);
+        break;
+      }
+      case OPC_TRUTH: {
+        sinew_value_t *t = &S[V->sp - 1];
+        bool b = sinew__truthy(t);
+        lv_release(t);
+        *t = lv_int(b);
+        break;
+      }
+      case OPC_ADD: case OPC_SUB: case OPC_MUL: case OPC_DIV: case OPC_MOD: case OPC_CROSS:
+      case OPC_EQ: case OPC_NE: case OPC_LT: case OPC_LE: case OPC_GT: case OPC_GE: {
+        sinew_value_t *a = &S[V->sp - 2], *b = &S[V->sp - 1];
+        sinew_value_t r;
+        if (a->kind == SINEW_VALUE_FLOAT && b->kind == SINEW_VALUE_FLOAT && in->op <= OPC_MUL) {
+          /* the common case in expressions */
+          double x = a->as.f, y = b->as.f;
+          a->as.f = in->op == OPC_ADD ? x + y : in->op == OPC_SUB ? x - y : x * y;
+          V->sp--;
+          break;
+        }
+        if ((rc = binop(V, in->op, a, b, &r))) return rc;
+        lv_release(a);
+        lv_release(b);
+        *a = r;
+        V->sp--;
+        break;
+      }
+      case OPC_JMP: f->pc = (uint32_t)in->a; break;
+      case OPC_JF:
+      case OPC_JT: {
+        bool b = sinew__truthy(&S[V->sp - 1]);
+        lv_release(&S[--V->sp]);
+        if (b == (in->op == OPC_JT)) f->pc = (uint32_t)in->a;
+        break;
+      }
+      case OPC_JFK:
+      case OPC_JTK: {
+        bool b = sinew__truthy(&S[V->sp - 1]);
+        if (b == (in->op == OPC_JTK)) f->pc = (uint32_t)in->a;
+        else lv_release(&S[--V->sp]);
+        break;
+      }
+      case OPC_VEC: {
+        double z = sinew_value_to_double(&S[V->sp - 1]), y = sinew_value_to_double(&S[V->sp - 2]),
+               x = sinew_value_to_double(&S[V->sp - 3]);
+        release_range(&S[V->sp - 3], 3);
+        V->sp -= 3;
+        S[V->sp++] = lv_vec(x, y, z);
+        break;
+      }
+      case OPC_ARRAY: {
+        uint32_t n = (uint32_t)in->a;
+        sinew_value_t *el = &S[V->sp - n];
+        sinew_value_t r;
+        if (in->b8) { /* matrix literal: b rows */
+          uint32_t rows = (uint32_t)in->b;
+          if ((rc = sinew__matrix_new(rows, n / rows, &r))) return vm_error(V, rc, "out of memory");
+          for (uint32_t i = 0; i < n; i++) r.as.obj->d.f[i] = sinew_value_to_double(&el[i]);
+        } else {
+          uint8_t ek = SINEW_VALUE_INT;
+          for (uint32_t i = 0; i < n; i++) {
+            uint8_t k = el[i].kind;
+            if (k == SINEW_VALUE_STRING) ek = SINEW_VALUE_STRING;
+            else if (k == SINEW_VALUE_VECTOR && ek != SINEW_VALUE_STRING) ek = SINEW_VALUE_VECTOR;
+            else if (k == SINEW_VALUE_FLOAT && ek == SINEW_VALUE_INT) ek = SINEW_VALUE_FLOAT;
+          }
+          if ((rc = sinew__array_new(sinew__array_kind_of(ek), 0, &r)))
+            return vm_error(V, rc, "out of memory");
+          for (uint32_t i = 0; i < n; i++)
+            if ((rc = sinew__array_push(&r, &el[i]))) {
+              lv_release(&r);
+              return vm_error(V, rc, "cannot build the array");
+            }
+        }
+        release_range(el, n);
+        V->sp -= n;
+        S[V->sp++] = r;
+        break;
+      }
+      case OPC_CAST: {
+        sinew_value_t *t = &S[V->sp - 1];
+        if (in->a == SINEW_VALUE_MATRIX && t->kind == SINEW_VALUE_MATRIX) break;
+        if ((rc = sinew__convert(t, (uint8_t)in->a)))
+          return vm_error(V, rc, "cannot convert to %s", sinew_value_kind_name((sinew_value_kind_t)in->a));
+        break;
+      }
+      case OPC_BUILTIN: {
+        uint32_t n = (uint32_t)in->b;
+        const builtin_def *bd = sinew__builtin(in->a);
+        sinew_value_t r = LV_NONE;
+        rc = bd->fn(&V->bc, &S[V->sp - n], (int)n, &r);
+        release_range(&S[V->sp - n], n);
+        V->sp -= n;
+        if (rc) {
+          lv_release(&r);
+          return vm_error(V, rc, "%s: %s", bd->name, sinew_strerror(rc));
+        }
+        S[V->sp++] = r;
+        break;
+      }
+      case OPC_CALL: {
+        proc_def *pd = V->L->proc_list[in->a];
+        uint32_t n = (uint32_t)in->b;
+        uint32_t base = V->sp - n;
+        for (uint32_t k = 0; k < n; k++) {
+          sinew_value_t *a = &S[base + k];
+          a->flag = a->word = 0;
+          uint8_t want = pd->param_kinds[k];
+          if (a->kind != want) {
+            if (want == SINEW_VALUE_MATRIX || (lv_is_array(want) && !lv_is_array(a->kind)))
+              return vm_error(V, SINEW_ETYPE, "%s: argument %u must be %s, not %s", pd->name, k + 1,
+                              sinew_value_kind_name(want), sinew_value_kind_name(a->kind));
+            if ((rc = sinew__convert(a, want))) return vm_error(V, rc, "%s: bad argument %u", pd->name, k + 1);
+          }
+        }
+        uint32_t extra = pd->code.nlocals - n;
+        if ((rc = reserve(V, extra + 8))) return rc;
+        for (uint32_t k = 0; k < extra; k++) V->stack[V->sp++] = LV_NONE;
+        if ((rc = push_frame(V, &pd->code, base, NULL))) return rc;
+        f = &V->frames[V->nframes - 1];
+        break;
+      }
+      case OPC_RET:
+      case OPC_RETNONE: {
+        sinew_value_t r = LV_NONE;
+        if (in->op == OPC_RET) r = S[--V->sp];
+        if (V->nframes == 1) { /* return at the top level ends the run */
+          if (result) {
+            lv_release(result);
+            *result = r;
+          } else {
+            lv_release(&r);
+          }
+          return SINEW_OK;
+        }
+        release_range(&S[f->base], V->sp - f->base);
+        V->sp = f->base;
+        V->nframes--;
+        f = &V->frames[V->nframes - 1];
+        S[V->sp++] = r;
+        break;
+      }
+      case OPC_CMD: {
+        uint32_t n = (uint32_t)in->b;
+        const char *name = lv_str(&f->ch->consts[in->a]);
+        sinew_value_t r = LV_NONE;
+        cmd_entry *ce = sinew__cmd_find(V->L, name);
+        uint32_t line = in->line;
+        const char *file = V->L->cur_file;
+        cmd_entry fb;
+        if (!ce && V->L->fallback) {
+          memset(&fb, 0, sizeof fb);
+          fb.name = (char *)name;
+          fb.desc.name = name;
+          fb.desc.fn = V->L->fallback;
+          fb.desc.lenient_flags = true;
+          fb.desc.user_data = V->L->fallback_data;
+          ce = &fb;
+        }
+        if (!ce) {
+          rc = vm_error(V, SINEW_ENOTFOUND, "%s: unknown command", name);
+        } else {
+          V->L->errmsg[0] = 0;
+          rc = sinew__cmd_invoke(V->L, ce, &S[V->sp - n], n, &r);
+          V->L->cur_file = file;
+          V->L->cur_line = line;
+          V->line = line;
+          if (rc) {
+            char msg[1024];
+            snprintf(msg, sizeof msg, "%s", V->L->errmsg[0] ? V->L->errmsg : sinew_strerror(rc));
+            vm_error(V, rc, "%s", msg);
+          }
+        }
+        S = V->stack;
+        release_range(&S[V->sp - n], n);
+        V->sp -= n;
+        if (rc) {
+          lv_release(&r);
+          return rc;
+        }
+        S[V->sp++] = r;
+        break;
+      }
+      case OPC_FLAG: {
+        sinew_value_copy(&S[V->sp], &f->ch->consts[in->a]);
+        S[V->sp].flag = 1;
+        S[V->sp].line = in->line;
+        V->sp++;
+        break;
+      }
+      case OPC_SETLAST:
+        if (result) {
+          lv_release(result);
+          *result = S[--V->sp];
+          result->flag = result->word = 0;
+        } else {
+          lv_release(&S[--V->sp]);
+        }
+        break;
+      case OPC_HALT: return SINEW_OK;
+      default: return vm_error(V, SINEW_EINVAL, "internal: bad opcode %d", in->op);
+    }
+  }
+}
+
+int sinew__vm_run(sinew_lang_t *L, const chunk *c, sinew_value_t *locals, vm_expr_ctx *ex,
+                  sinew_value_t *result) {
+  vm V;
+  memset(&V, 0, sizeof V);
+  V.L = L;
+  V.ex = ex;
+  V.bc.lang = L;
+  V.bc.ex = ex;
+  V.bc.rand_state = ex && ex->rand_state ? ex->rand_state : L ? &L->rand_state : NULL;
+  int rc = push_frame(&V, c, 0, locals);
+  if (!rc) rc = run(&V, result);
+  release_range(V.stack, V.sp);
+  sinew_free(V.stack);
+  sinew_free(V.frames);
+  return rc;
+}
