@@ -96,6 +96,22 @@ int sinew_expr_compile(const char *text, sinew_expr_t **out, char *errbuf, size_
     E->pub[i].text = E->refs.text[i];
     E->pub[i].written = E->refs.written[i];
     E->pub[i].index = E->refs.id[i];
+    /* line and column of the first appearance */
+    for (uint32_t k = 0; k < E->nspans; k++)
+      if (E->spans[k].ref == i) {
+        uint32_t line = 1, col = 1;
+        for (uint32_t c = 0; c < E->spans[k].pos; c++) {
+          if (E->src[c] == '\n') {
+            line++;
+            col = 1;
+          } else {
+            col++;
+          }
+        }
+        E->pub[i].line = line;
+        E->pub[i].column = col;
+        break;
+      }
   }
   *out = E;
   return SINEW_OK;
@@ -126,24 +142,49 @@ size_t sinew_expr_input_count(const sinew_expr_t *E) { return E ? E->refs.nin : 
 size_t sinew_expr_output_count(const sinew_expr_t *E) { return E ? E->refs.nout : 0; }
 bool sinew_expr_uses_time(const sinew_expr_t *E) { return E && E->refs.uses_time; }
 
-char *sinew_expr_internal_text(const sinew_expr_t *E) {
-  if (!E) return NULL;
-  size_t len = strlen(E->src), cap = len + 16 * (size_t)E->nspans + 1;
+char *sinew_expr_rewrite(const sinew_expr_t *E,
+                         const char *(*name)(void *ud, const sinew_expr_ref_t *ref), void *ud) {
+  if (!E || !name) return NULL;
+  size_t len = strlen(E->src), cap = len + 1, o = 0, at = 0;
   char *out = sinew_malloc(cap);
   if (!out) return NULL;
-  size_t o = 0, at = 0;
-  for (uint32_t k = 0; k < E->nspans; k++) {
-    const ref_span *s = &E->spans[k];
-    memcpy(out + o, E->src + at, s->pos - at);
-    o += s->pos - at;
-    uint32_t r = s->ref;
-    o += (size_t)snprintf(out + o, cap - o, ".%c[%d]", E->refs.written[r] ? 'O' : 'I', E->refs.id[r]);
-    at = s->pos + s->len;
+  for (uint32_t k = 0; k <= E->nspans; k++) {
+    const ref_span *s = k < E->nspans ? &E->spans[k] : NULL;
+    uint32_t upto = s ? s->pos : (uint32_t)len;
+    const char *rep = s ? name(ud, &E->pub[s->ref]) : NULL;
+    size_t rl = rep ? strlen(rep) : s ? s->len : 0;
+    size_t need = o + (upto - at) + rl + 1;
+    if (need > cap) {
+      size_t nc = cap * 2 > need ? cap * 2 : need;
+      char *b = sinew_realloc(out, nc);
+      if (!b) {
+        sinew_free(out);
+        return NULL;
+      }
+      out = b;
+      cap = nc;
+    }
+    memcpy(out + o, E->src + at, upto - at);
+    o += upto - at;
+    if (s) {
+      memcpy(out + o, rep ? rep : E->src + s->pos, rl);
+      o += rl;
+      at = s->pos + s->len;
+    }
   }
-  memcpy(out + o, E->src + at, len - at);
-  o += len - at;
   out[o] = 0;
   return out;
+}
+
+static const char *internal_name(void *ud, const sinew_expr_ref_t *ref) {
+  char *buf = ud;
+  snprintf(buf, 32, ".%c[%d]", ref->written ? 'O' : 'I', ref->index);
+  return buf;
+}
+
+char *sinew_expr_internal_text(const sinew_expr_t *E) {
+  char buf[32];
+  return sinew_expr_rewrite(E, internal_name, buf);
 }
 
 int sinew_expr_eval(sinew_expr_t *E, const sinew_expr_io_t *io, unsigned *out_faults,

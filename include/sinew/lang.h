@@ -245,7 +245,8 @@ typedef struct sinew_expr sinew_expr_t;
 typedef struct sinew_expr_ref {
   const char *text;
   bool written;
-  int32_t index; /* the input number (read) or output number (written): .I[index] / .O[index] */
+  int32_t index;        /* the input number (read) or output number (written): .I[n] / .O[n] */
+  uint32_t line, column; /* where it first appears */
 } sinew_expr_ref_t;
 
 /* Compiles an expression. References are numbered in order of first appearance, separately for
@@ -265,6 +266,11 @@ SINEW_API bool sinew_expr_uses_time(const sinew_expr_t *expr);
 /* The text with every reference replaced by .I[n] / .O[n] (Maya's internalExpression).
  * Caller frees with sinew_free. NULL on out-of-memory. */
 SINEW_API char *sinew_expr_internal_text(const sinew_expr_t *expr);
+/* The text with every reference replaced by what name() returns for it (NULL keeps the
+ * reference as written), e.g. .I[0] -> "arm.rotateZ". Caller frees with sinew_free. */
+SINEW_API char *sinew_expr_rewrite(const sinew_expr_t *expr,
+                                   const char *(*name)(void *user_data, const sinew_expr_ref_t *ref),
+                                   void *user_data);
 
 /* One evaluation: inputs (already in the expression's units), time in seconds and frames;
  * outputs receive the values assigned (unassigned ones keep what the caller put there). The
@@ -286,6 +292,47 @@ SINEW_API int sinew_expr_eval(sinew_expr_t *expr, const sinew_expr_io_t *io, uns
 
 /* Registers the language's node types (expression) in a graph; idempotent. */
 SINEW_API int sinew_lang_register_types(sinew_graph_t *graph);
+
+/* ---------------------------------------------------------------------------------------------
+ * Expression nodes (lang/expression_node.c, docs/expressions.md). The node type "expression"
+ * has Maya's attributes: internalExpression (ixp, the stored text with .I[n] / .O[n]),
+ * expression (e, the same text with attribute names, computed), input[] (in), output[] (out),
+ * time (tim), object (ob), objectMsg (obm), unitOption (uno: 0 all, 1 none, 2 angular only),
+ * animated (ani), alwaysEvaluate (ae), and inputMatrix[] (inm, a sinew extension: a matrix-valued
+ * reference such as worldMatrix[0] feeds inm[n] instead of in[n]).
+ */
+enum sinew_expr_units {
+  SINEW_EXPR_UNITS_ALL = 0,     /* numbers are in the scene's units (degrees, cm): converted */
+  SINEW_EXPR_UNITS_NONE = 1,    /* internal units (radians, cm): nothing converted */
+  SINEW_EXPR_UNITS_ANGULAR = 2  /* angles converted, distances not */
+};
+
+typedef struct sinew_expression_desc {
+  const char *text;        /* the expression with attribute names (expression -s) */
+  const char *name;        /* -n; NULL = "expression#" */
+  sinew_node_t object;     /* -o: the default object for bare attribute names; zero = none */
+  int unit_option;         /* -uc: sinew_expr_units */
+  bool not_always_evaluate; /* -ae off: evaluate only when an input changed */
+  int animated;            /* -an: 0, 1 (the default when 0 is not meant: see below), 2 */
+  bool animated_set;       /* animated was given (otherwise 1) */
+} sinew_expression_desc_t;
+
+/* expression -s: compiles the text, resolves each reference to a plug (obj.attr[i].child, long
+ * or short names; a bare name is an attribute of object), creates the node, stores the
+ * internal text and connects attr -> in[n] for reads (inm[n] for matrices) and out[n] -> attr
+ * for writes, time1.outTime -> time when the text uses time or frame or alwaysEvaluate is on,
+ * object.message -> objectMsg. All or nothing: a syntax error, an unknown node or attribute
+ * ("line L, column C: no attribute ...") or a connection that would close a cycle leaves the
+ * graph as it was. */
+SINEW_API int sinew_expression_create(sinew_graph_t *graph, const sinew_expression_desc_t *desc,
+                                      sinew_node_t *out_node);
+/* expression -e -s: replaces an expression node's text (its connections are rebuilt from the
+ * new references), all or nothing. */
+SINEW_API int sinew_expression_set_text(sinew_graph_t *graph, sinew_node_t node, const char *text,
+                                        sinew_node_t object);
+/* How many evaluations the node has run and how many runtime faults they met. */
+SINEW_API int sinew_expression_stats(sinew_graph_t *graph, sinew_node_t node, uint64_t *evaluations,
+                                     uint64_t *faults);
 
 #ifdef __cplusplus
 }

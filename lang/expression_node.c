@@ -1,0 +1,560 @@
+/* lang/expression_node.c: the expression node type (Maya's attributes, spec 7.1), registered
+ * through the public node-type API like every other type, and the creation of expression nodes
+ * from text with attribute names.
+ *
+ * The node compiles internalExpression once (again only when it changes) and runs it when an
+ * output is pulled: one run sets every output, so pulling out[0] then out[1] evaluates once.
+ * Dependencies are exactly the connections to input[] / inputMatrix[] / time: nothing hidden.
+ * Units: an input fed by an angle or distance attribute is converted to the scene's units
+ * (degrees, cm) before the code sees it, and an output feeding one is converted back, as
+ * unitOption says (docs/expressions.md). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "lang/lang_internal.h"
+
+static struct {
+  uint32_t expression, ixp, input, input_matrix, output, time, frame, object, object_msg,
+      attribute, animated, unit_option, conn_count, always_evaluate;
+} A;
+
+typedef struct expr_state {
+  sinew_expr_t *expr;
+  char *compiled;       /* the ixp text expr was compiled from (NULL: none yet) */
+  bool compile_failed;  /* compiled holds text that does not compile */
+  bool inputs_changed;  /* an input other than time changed since the last run */
+  bool evaluated;
+  double *outs;         /* the last values written, in the expression's units */
+  size_t nouts;
+  uint64_t evaluations, faults;
+} expr_state;
+
+static const sinew_attr_desc_t expr_attrs[] = {
+    {.name = "expression", .short_name = "e", .type = SINEW_ATTR_STRING, .flags = SINEW_ATTR_OUTPUT},
+    {.name = "internalExpression", .short_name = "ixp", .type = SINEW_ATTR_STRING},
+    {.name = "input", .short_name = "in", .type = SINEW_ATTR_DOUBLE,
+     .flags = SINEW_ATTR_INPUT | SINEW_ATTR_ARRAY},
+    {.name = "inputMatrix", .short_name = "inm", .type = SINEW_ATTR_MATRIX,
+     .flags = SINEW_ATTR_INPUT | SINEW_ATTR_ARRAY},
+    {.name = "output", .short_name = "out", .type = SINEW_ATTR_DOUBLE,
+     .flags = SINEW_ATTR_OUTPUT | SINEW_ATTR_ARRAY},
+    {.name = "time", .short_name = "tim", .type = SINEW_ATTR_TIME},
+    {.name = "frame", .short_name = "frm", .type = SINEW_ATTR_DOUBLE},
+    {.name = "object", .short_name = "ob", .type = SINEW_ATTR_STRING},
+    {.name = "objectMsg", .short_name = "obm", .type = SINEW_ATTR_MESSAGE},
+    {.name = "attribute", .short_name = "a", .type = SINEW_ATTR_STRING},
+    {.name = "animated", .short_name = "ani", .type = SINEW_ATTR_ENUM, .default_value = 1,
+     .enum_fields = "Not Animated:Animated:Animated no Callback"},
+    {.name = "unitOption", .short_name = "uno", .type = SINEW_ATTR_ENUM,
+     .enum_fields = "All:None:Angular Only"},
+    {.name = "exprConnCount", .short_name = "xcc", .type = SINEW_ATTR_INT},
+    {.name = "alwaysEvaluate", .short_name = "ae", .type = SINEW_ATTR_BOOL, .default_value = 1},
+    {.name = "lastTimeEvaluated", .short_name = "lte", .type = SINEW_ATTR_TIME},
+    {.name = "evaluateNow", .short_name = "xen", .type = SINEW_ATTR_INT},
+    {.name = "newFileFormat", .short_name = "nff", .type = SINEW_ATTR_INT},
+};
+
+static const sinew_affects_t expr_affects[] = {
+    {"internalExpression", "output"}, {"input", "output"},     {"inputMatrix", "output"},
+    {"time", "output"},               {"unitOption", "output"}, {"alwaysEvaluate", "output"},
+    {"internalExpression", "expression"}, {"input", "expression"}, {"inputMatrix", "expression"},
+};
+
+static sinew_plug_t plug1(sinew_node_t n, uint32_t attr, int32_t i) {
+  return sinew_plug_make(n, attr, 1, &i);
+}
+static sinew_plug_t plug0(sinew_node_t n, uint32_t attr) { return sinew_plug_make(n, attr, 0, NULL); }
+
+/* The factor from the internal unit of the attribute at the other end to the expression's unit
+ * (an input value is divided by it, an output multiplied). */
+static double unit_factor(sinew_graph_t *g, const sinew_plug_t *other, int option) {
+  if (option == SINEW_EXPR_UNITS_NONE) return 1.0;
+  sinew_attr_info_t info;
+  if (sinew_node_attr_info(g, other->node, other->attr, &info)) return 1.0;
+  if (info.type == SINEW_ATTR_ANGLE) return sinew_angle_unit_radians(sinew_scene_angle_unit(g));
+  if (info.type == SINEW_ATTR_DISTANCE && option == SINEW_EXPR_UNITS_ALL)
+    return sinew_linear_unit_cm(sinew_scene_linear_unit(g));
+  if (info.type == SINEW_ATTR_TIME && option == SINEW_EXPR_UNITS_ALL)
+    return 1.0 / sinew_time_unit_fps(sinew_time_get_unit(g));
+  return 1.0;
+}
+
+static int expr_init(sinew_graph_t *g, sinew_node_t n, void *state) { return SINEW_OK; }
+
+static void expr_destroy(sinew_graph_t *g, sinew_node_t n, void *state) {
+  expr_state *s = state;
+  sinew_expr_destroy(s->expr);
+  sinew_free(s->compiled);
+  sinew_free(s->outs);
+  memset(s, 0, sizeof *s);
+}
+
+static void expr_input_changed(sinew_graph_t *g, sinew_node_t n, void *state,
+                               const sinew_plug_t *p) {
+  expr_state *s = state;
+  if (p->attr != A.time && p->attr != A.frame) s->inputs_changed = true;
+}
+
+/* Compiles ixp when it differs from what was compiled. false when there is no usable code. */
+static bool ensure_compiled(sinew_graph_t *g, sinew_node_t n, expr_state *s) {
+  const char *text = "";
+  sinew_plug_t p = plug0(n, A.ixp);
+  if (sinew_get_string(g, &p, &text)) return false;
+  if (s->compiled && strcmp(s->compiled, text) == 0) return !s->compile_failed;
+  size_t len = strlen(text);
+  char *copy = sinew_malloc(len + 1);
+  if (!copy) return false;
+  memcpy(copy, text, len + 1);
+  sinew_expr_t *e = NULL;
+  char err[256];
+  int rc = sinew_expr_compile(text, &e, err, sizeof err);
+  sinew_free(s->compiled);
+  s->compiled = copy;
+  sinew_expr_destroy(s->expr);
+  s->expr = NULL;
+  s->compile_failed = rc != SINEW_OK;
+  s->evaluated = false;
+  if (rc) {
+    sinew_log(g, SINEW_LOG_WARNING, SINEW_LOG_COMPUTE_FAILED, "%s: internalExpression: %s",
+              sinew_node_name(g, n), err);
+    return false;
+  }
+  s->expr = e;
+  size_t nout = sinew_expr_output_count(e);
+  double *outs = sinew_calloc(nout ? nout : 1, sizeof *outs);
+  if (!outs) {
+    s->compile_failed = true;
+    return false;
+  }
+  /* outputs start from what they hold (a file may have stored them) */
+  for (size_t k = 0; k < nout; k++) {
+    sinew_plug_t o = plug1(n, A.output, (int32_t)k);
+    if (sinew_plug_has_value(g, &o)) {
+      double v = 0;
+      if (!sinew_get_double(g, &o, &v)) outs[k] = v;
+    }
+  }
+  sinew_free(s->outs);
+  s->outs = outs;
+  s->nouts = nout;
+  return true;
+}
+
+static int evaluate(sinew_compute_t *ctx, expr_state *s) {
+  sinew_graph_t *g = sinew_compute_graph(ctx);
+  sinew_node_t n = sinew_compute_node(ctx);
+  if (!ensure_compiled(g, n, s)) return SINEW_ECOMPUTE;
+  sinew_expr_t *e = s->expr;
+  int option = 0;
+  int64_t opt = 0;
+  sinew_plug_t po = plug0(n, A.unit_option);
+  if (!sinew_get_int(g, &po, &opt)) option = (int)opt;
+  bool ae = true;
+  sinew_plug_t pae = plug0(n, A.always_evaluate);
+  sinew_get_bool(g, &pae, &ae);
+  double seconds = 0;
+  sinew_plug_t pt = plug0(n, A.time);
+  sinew_get_double(g, &pt, &seconds);
+  size_t nin = sinew_expr_input_count(e), nout = s->nouts;
+  /* alwaysEvaluate off: a time change alone does not run an expression that ignores time */
+  bool skip = s->evaluated && !ae && !sinew_expr_uses_time(e) && !s->inputs_changed;
+  if (!skip) {
+    double in_small[16];
+    const sinew_mat4_t *mp_small[16];
+    sinew_mat4_t mat_small[4];
+    double *ins = nin <= 16 ? in_small : sinew_calloc(nin, sizeof *ins);
+    const sinew_mat4_t **mps = nin <= 16 ? mp_small : sinew_calloc(nin, sizeof *mps);
+    sinew_mat4_t *mats = NULL;
+    size_t nmats = 0;
+    if (!ins || !mps) {
+      if (ins != in_small) sinew_free(ins);
+      if (mps != mp_small) sinew_free((void *)mps);
+      return SINEW_ENOMEM;
+    }
+    for (size_t j = 0; j < nin; j++) {
+      ins[j] = 0;
+      mps[j] = NULL;
+      sinew_plug_t pm = plug1(n, A.input_matrix, (int32_t)j), src;
+      if (sinew_plug_source(g, &pm, &src) || sinew_plug_has_value(g, &pm)) {
+        if (!mats) {
+          mats = nin <= 4 ? mat_small : sinew_calloc(nin, sizeof *mats);
+          if (!mats) break;
+        }
+        if (sinew_get_matrix(g, &pm, &mats[nmats]) == SINEW_OK) mps[j] = &mats[nmats++];
+        continue;
+      }
+      sinew_plug_t pi = plug1(n, A.input, (int32_t)j);
+      double v = 0;
+      if (sinew_get_double(g, &pi, &v)) v = 0;
+      if (sinew_plug_source(g, &pi, &src)) v /= unit_factor(g, &src, option);
+      ins[j] = v;
+    }
+    double fps = sinew_time_unit_fps(sinew_time_get_unit(g));
+    sinew_expr_io_t io = {.inputs = ins, .ninputs = nin, .input_matrices = mps,
+                          .outputs = s->outs, .noutputs = nout, .time_seconds = seconds,
+                          .frame = seconds * fps};
+    unsigned faults = 0;
+    char fault[256];
+    int rc = sinew_expr_eval(e, &io, &faults, fault, sizeof fault);
+    if (ins != in_small) sinew_free(ins);
+    if (mps != mp_small) sinew_free((void *)mps);
+    if (mats && mats != mat_small) sinew_free(mats);
+    s->evaluations++;
+    s->evaluated = true;
+    s->inputs_changed = false;
+    if (faults) {
+      s->faults += faults;
+      sinew_log(g, SINEW_LOG_WARNING, SINEW_LOG_EXPR_RUNTIME, "%s: %s%s", sinew_node_name(g, n),
+                fault[0] ? fault : "runtime fault",
+                rc ? " (the run stopped; outputs not reached keep their values)" : "");
+    }
+  }
+  for (size_t k = 0; k < nout; k++) {
+    sinew_plug_t o = plug1(n, A.output, (int32_t)k);
+    sinew_plug_t dst;
+    double v = s->outs[k];
+    if (sinew_plug_destinations(g, &o, &dst, 1)) v *= unit_factor(g, &dst, option);
+    int rc = sinew_compute_set_double(ctx, &o, v);
+    if (rc) return rc;
+  }
+  return SINEW_OK;
+}
+
+typedef struct name_ctx {
+  sinew_graph_t *g;
+  sinew_node_t n;
+  char buf[512];
+} name_ctx;
+
+/* .I[n] -> the plug feeding in[n] (or inm[n]); .O[n] -> the first plug out[n] feeds. */
+static const char *ref_name(void *ud, const sinew_expr_ref_t *ref) {
+  name_ctx *c = ud;
+  sinew_plug_t p, other;
+  bool found;
+  if (ref->written) {
+    p = plug1(c->n, A.output, ref->index);
+    found = sinew_plug_destinations(c->g, &p, &other, 1) > 0;
+  } else {
+    p = plug1(c->n, A.input_matrix, ref->index);
+    found = sinew_plug_source(c->g, &p, &other);
+    if (!found) {
+      p = plug1(c->n, A.input, ref->index);
+      found = sinew_plug_source(c->g, &p, &other);
+    }
+  }
+  if (!found) return NULL;
+  size_t need = sinew_plug_format(c->g, &other, false, c->buf, sizeof c->buf);
+  return need < sizeof c->buf ? c->buf : NULL;
+}
+
+static int expr_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
+  expr_state *s = sinew_compute_state(ctx);
+  if (plug->attr == A.output) return evaluate(ctx, s);
+  if (plug->attr == A.expression) {
+    sinew_graph_t *g = sinew_compute_graph(ctx);
+    name_ctx c = {.g = g, .n = sinew_compute_node(ctx)};
+    if (!ensure_compiled(g, c.n, s)) {
+      const char *raw = "";
+      sinew_plug_t p = plug0(c.n, A.ixp);
+      sinew_get_string(g, &p, &raw);
+      return sinew_compute_set_string(ctx, plug, raw);
+    }
+    char *text = sinew_expr_rewrite(s->expr, ref_name, &c);
+    if (!text) return SINEW_ENOMEM;
+    int rc = sinew_compute_set_string(ctx, plug, text);
+    sinew_free(text);
+    return rc;
+  }
+  return SINEW_EUNKNOWN_PLUG;
+}
+
+int sinew_lang_register_types(sinew_graph_t *g) {
+  if (!g) return SINEW_EINVAL;
+  if (sinew_find_node_type(g, "expression")) return SINEW_OK;
+  sinew_node_type_desc_t d = {.name = "expression",
+                              .attrs = expr_attrs,
+                              .attr_count = sizeof expr_attrs / sizeof *expr_attrs,
+                              .affects = expr_affects,
+                              .affects_count = sizeof expr_affects / sizeof *expr_affects,
+                              .compute = expr_compute,
+                              .input_changed = expr_input_changed,
+                              .state_size = sizeof(expr_state),
+                              .init = expr_init,
+                              .destroy = expr_destroy};
+  const sinew_node_type_t *t;
+  int rc = sinew_register_node_type(g, &d, &t);
+  if (rc) return rc;
+  A.expression = sinew_node_type_attr(t, "expression");
+  A.ixp = sinew_node_type_attr(t, "internalExpression");
+  A.input = sinew_node_type_attr(t, "input");
+  A.input_matrix = sinew_node_type_attr(t, "inputMatrix");
+  A.output = sinew_node_type_attr(t, "output");
+  A.time = sinew_node_type_attr(t, "time");
+  A.frame = sinew_node_type_attr(t, "frame");
+  A.object = sinew_node_type_attr(t, "object");
+  A.object_msg = sinew_node_type_attr(t, "objectMsg");
+  A.attribute = sinew_node_type_attr(t, "attribute");
+  A.animated = sinew_node_type_attr(t, "animated");
+  A.unit_option = sinew_node_type_attr(t, "unitOption");
+  A.conn_count = sinew_node_type_attr(t, "exprConnCount");
+  A.always_evaluate = sinew_node_type_attr(t, "alwaysEvaluate");
+  return SINEW_OK;
+}
+
+int sinew_expression_stats(sinew_graph_t *g, sinew_node_t n, uint64_t *evaluations,
+                           uint64_t *faults) {
+  if (!sinew_node_type_is_a(sinew_node_type(g, n), "expression"))
+    return sinew_graph_set_error(g, SINEW_ETYPE, "not an expression node");
+  expr_state *s = sinew_node_state(g, n);
+  if (evaluations) *evaluations = s->evaluations;
+  if (faults) *faults = s->faults;
+  return SINEW_OK;
+}
+
+/* ---- creation from text with names ------------------------------------------------------------- */
+
+typedef struct made_conn {
+  sinew_plug_t src, dst;
+  bool restore;   /* dst is an attribute the expression writes: put its value back */
+  double value;
+} made_conn;
+
+typedef struct resolved {
+  sinew_plug_t plug;
+  bool matrix;
+} resolved;
+
+static int resolve_refs(sinew_graph_t *g, const sinew_expr_t *e, sinew_node_t object,
+                        resolved *out) {
+  for (size_t i = 0; i < sinew_expr_ref_count(e); i++) {
+    const sinew_expr_ref_t *r = sinew_expr_ref(e, i);
+    sinew_plug_t p;
+    int rc;
+    if (r->text[0] == '.' && (r->text[1] == 'I' || r->text[1] == 'O') && r->text[2] == '[')
+      return sinew_graph_set_error(g, SINEW_EINVAL,
+                                   "expression: line %u, column %u: %s: use attribute names "
+                                   "(.I[n] and .O[n] are the stored form)",
+                                   r->line, r->column, r->text);
+    if (strchr(r->text, '.')) {
+      rc = sinew_plug_parse(g, r->text, object, &p);
+    } else if (sinew_node_valid(g, object)) {
+      rc = sinew_plug_parse_attr(g, object, r->text, &p);
+    } else {
+      return sinew_graph_set_error(g, SINEW_ENOTFOUND,
+                                   "expression: line %u, column %u: '%s' names no object "
+                                   "(write object.attribute, or give a default object)",
+                                   r->line, r->column, r->text);
+    }
+    if (rc)
+      return sinew_graph_set_error(g, SINEW_ENOTFOUND,
+                                   "expression: line %u, column %u: no such attribute: %s",
+                                   r->line, r->column, r->text);
+    sinew_attr_info_t info;
+    sinew_node_attr_info(g, p.node, p.attr, &info);
+    bool numeric = sinew_attr_type_is_numeric(info.type);
+    bool matrix = info.type == SINEW_ATTR_MATRIX;
+    if (sinew_plug_is_array(g, &p) || (!numeric && !(matrix && !r->written)))
+      return sinew_graph_set_error(g, SINEW_ETYPE,
+                                   "expression: line %u, column %u: %s is %s; an expression %s "
+                                   "numbers%s",
+                                   r->line, r->column, r->text,
+                                   sinew_plug_is_array(g, &p) ? "an array" : sinew_attr_type_name(info.type),
+                                   r->written ? "writes" : "reads", r->written ? "" : " and matrices");
+    out[i].plug = p;
+    out[i].matrix = matrix;
+  }
+  return SINEW_OK;
+}
+
+/* Connects the references of e to node n (recording each connection so it can be undone). */
+static int connect_refs(sinew_graph_t *g, sinew_node_t n, const sinew_expr_t *e, const resolved *rs,
+                        made_conn *made, size_t *nmade) {
+  for (size_t i = 0; i < sinew_expr_ref_count(e); i++) {
+    const sinew_expr_ref_t *r = sinew_expr_ref(e, i);
+    made_conn m = {0};
+    if (r->written) {
+      m.src = plug1(n, A.output, r->index);
+      m.dst = rs[i].plug;
+      m.restore = true;
+      if (sinew_get_double(g, &m.dst, &m.value)) m.value = 0;
+    } else {
+      m.src = rs[i].plug;
+      m.dst = plug1(n, rs[i].matrix ? A.input_matrix : A.input, r->index);
+    }
+    int rc = sinew_connect(g, &m.src, &m.dst, 0, NULL);
+    if (rc) {
+      char buf[512];
+      sinew_plug_format(g, &rs[i].plug, false, buf, sizeof buf);
+      char why[512];
+      snprintf(why, sizeof why, "%s", sinew_graph_errmsg(g));
+      return sinew_graph_set_error(g, rc, "expression: line %u, column %u: cannot %s %s: %s",
+                                   r->line, r->column, r->written ? "write" : "read", buf, why);
+    }
+    made[(*nmade)++] = m;
+  }
+  return SINEW_OK;
+}
+
+static void undo_conns(sinew_graph_t *g, made_conn *made, size_t n) {
+  while (n-- > 0) {
+    sinew_disconnect(g, &made[n].src, &made[n].dst);
+    if (made[n].restore) sinew_set_double(g, &made[n].dst, made[n].value);
+  }
+}
+
+static int set_string(sinew_graph_t *g, sinew_node_t n, uint32_t attr, const char *s) {
+  sinew_plug_t p = plug0(n, attr);
+  return sinew_set_string(g, &p, s);
+}
+
+/* Connections that feed the node's in/inm/out elements (and the output destinations). */
+static size_t count_ref_conns(const sinew_expr_t *e) { return sinew_expr_ref_count(e); }
+
+static int attach(sinew_graph_t *g, sinew_node_t n, const sinew_expr_t *e, sinew_node_t object,
+                  bool time_needed, made_conn *made, size_t *nmade) {
+  resolved small[16];
+  size_t nr = sinew_expr_ref_count(e);
+  resolved *rs = nr <= 16 ? small : sinew_calloc(nr, sizeof *rs);
+  if (!rs) return sinew_graph_set_error(g, SINEW_ENOMEM, "expression: out of memory");
+  int rc = resolve_refs(g, e, object, rs);
+  if (!rc) rc = connect_refs(g, n, e, rs, made, nmade);
+  if (rs != small) sinew_free(rs);
+  if (rc) return rc;
+  sinew_node_t t1;
+  if (time_needed) {
+    if ((rc = sinew_time_node(g, &t1))) return rc;
+    sinew_plug_t src = plug0(t1, sinew_node_attr(g, t1, "outTime")), dst = plug0(n, A.time);
+    if (!sinew_plug_source(g, &dst, NULL)) {
+      if ((rc = sinew_connect(g, &src, &dst, 0, NULL))) return rc;
+      made[(*nmade)++] = (made_conn){.src = src, .dst = dst};
+    }
+  }
+  if (sinew_node_valid(g, object)) {
+    sinew_plug_t src = plug0(object, sinew_node_attr(g, object, "message")), dst = plug0(n, A.object_msg);
+    if (!sinew_plug_source(g, &dst, NULL)) {
+      if ((rc = sinew_connect(g, &src, &dst, 0, NULL))) return rc;
+      made[(*nmade)++] = (made_conn){.src = src, .dst = dst};
+    }
+  }
+  return SINEW_OK;
+}
+
+static int compile_text(sinew_graph_t *g, const char *text, sinew_expr_t **out) {
+  char err[256];
+  int rc = sinew_expr_compile(text ? text : "", out, err, sizeof err);
+  if (rc) return sinew_graph_set_error(g, rc, "expression: %s", err);
+  return SINEW_OK;
+}
+
+int sinew_expression_create(sinew_graph_t *g, const sinew_expression_desc_t *desc,
+                            sinew_node_t *out_node) {
+  if (!g || !desc || !desc->text) return SINEW_EINVAL;
+  int rc = sinew_lang_register_types(g);
+  if (rc) return rc;
+  if (desc->unit_option < 0 || desc->unit_option > 2)
+    return sinew_graph_set_error(g, SINEW_EINVAL, "expression: unit option %d (0 all, 1 none, 2 angular)",
+                                 desc->unit_option);
+  sinew_expr_t *e;
+  if ((rc = compile_text(g, desc->text, &e))) return rc;
+  char *ixp = sinew_expr_internal_text(e);
+  made_conn *made = sinew_calloc(count_ref_conns(e) + 2, sizeof *made);
+  size_t nmade = 0;
+  sinew_node_t n = {0, 0};
+  if (!ixp || !made) {
+    rc = sinew_graph_set_error(g, SINEW_ENOMEM, "expression: out of memory");
+    goto done;
+  }
+  if ((rc = sinew_node_create(g, "expression", desc->name, &n))) goto done;
+  int64_t animated = desc->animated_set ? desc->animated : 1;
+  sinew_plug_t pu = plug0(n, A.unit_option), pa = plug0(n, A.animated), pae = plug0(n, A.always_evaluate);
+  if ((rc = set_string(g, n, A.ixp, ixp)) || (rc = sinew_set_int(g, &pu, desc->unit_option)) ||
+      (rc = sinew_set_int(g, &pa, animated)) ||
+      (rc = sinew_set_bool(g, &pae, !desc->not_always_evaluate)))
+    goto fail;
+  if (sinew_node_valid(g, desc->object) &&
+      (rc = set_string(g, n, A.object, sinew_node_name(g, desc->object))))
+    goto fail;
+  bool time_needed = sinew_expr_uses_time(e) || !desc->not_always_evaluate;
+  if ((rc = attach(g, n, e, desc->object, time_needed, made, &nmade))) goto fail;
+  if (out_node) *out_node = n;
+  goto done;
+fail: {
+  char msg[1024];
+  snprintf(msg, sizeof msg, "%s", sinew_graph_errmsg(g));
+  undo_conns(g, made, nmade);
+  sinew_node_delete(g, n);
+  sinew_graph_set_error(g, rc, "%s", msg);
+}
+done:
+  sinew_free(made);
+  sinew_free(ixp);
+  sinew_expr_destroy(e);
+  return rc;
+}
+
+int sinew_expression_set_text(sinew_graph_t *g, sinew_node_t n, const char *text,
+                              sinew_node_t object) {
+  if (!g || !text) return SINEW_EINVAL;
+  if (!sinew_node_type_is_a(sinew_node_type(g, n), "expression"))
+    return sinew_graph_set_error(g, SINEW_ETYPE, "expression -e: %s is not an expression node",
+                                 sinew_node_name(g, n) ? sinew_node_name(g, n) : "(invalid node)");
+  sinew_expr_t *e;
+  int rc = compile_text(g, text, &e);
+  if (rc) return rc;
+  /* the connections the old text made: every in/inm/out connection */
+  size_t cap = 64, nold = 0;
+  made_conn *old = sinew_calloc(cap, sizeof *old);
+  made_conn *made = sinew_calloc(count_ref_conns(e) + 2, sizeof *made);
+  char *ixp = sinew_expr_internal_text(e);
+  char *old_ixp = NULL;
+  size_t nmade = 0;
+  if (!old || !made || !ixp) {
+    rc = sinew_graph_set_error(g, SINEW_ENOMEM, "expression: out of memory");
+    goto done;
+  }
+  uint32_t arrays[3] = {A.input, A.input_matrix, A.output};
+  for (int a = 0; a < 3 && !rc; a++) {
+    sinew_plug_t whole = plug0(n, arrays[a]);
+    int32_t idx[256];
+    size_t ni = sinew_plug_indices(g, &whole, idx, 256);
+    for (size_t k = 0; k < ni && k < 256; k++) {
+      sinew_plug_t el = plug1(n, arrays[a], idx[k]), other[8];
+      if (arrays[a] == A.output) {
+        size_t nd = sinew_plug_destinations(g, &el, other, 8);
+        for (size_t d = 0; d < nd && d < 8; d++) {
+          if (nold == cap) break;
+          old[nold++] = (made_conn){.src = el, .dst = other[d]};
+        }
+      } else if (sinew_plug_source(g, &el, &other[0]) && nold < cap) {
+        old[nold++] = (made_conn){.src = other[0], .dst = el};
+      }
+    }
+  }
+  const char *cur = "";
+  sinew_plug_t pix = plug0(n, A.ixp);
+  sinew_get_string(g, &pix, &cur);
+  size_t cl = strlen(cur);
+  if (!(old_ixp = sinew_malloc(cl + 1))) {
+    rc = SINEW_ENOMEM;
+    goto done;
+  }
+  memcpy(old_ixp, cur, cl + 1);
+  for (size_t i = 0; i < nold; i++) sinew_disconnect(g, &old[i].src, &old[i].dst);
+  if ((rc = set_string(g, n, A.ixp, ixp)) ||
+      (rc = attach(g, n, e, object, sinew_expr_uses_time(e), made, &nmade))) {
+    char msg[1024];
+    snprintf(msg, sizeof msg, "%s", sinew_graph_errmsg(g));
+    undo_conns(g, made, nmade);
+    set_string(g, n, A.ixp, old_ixp);
+    for (size_t i = 0; i < nold; i++) sinew_connect(g, &old[i].src, &old[i].dst, 0, NULL);
+    sinew_graph_set_error(g, rc, "%s", msg);
+  }
+done:
+  sinew_free(old_ixp);
+  sinew_free(old);
+  sinew_free(made);
+  sinew_free(ixp);
+  sinew_expr_destroy(e);
+  return rc;
+}
