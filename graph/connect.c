@@ -30,6 +30,12 @@ sinew__conn *sinew__conn_from(const sinew_graph_t *g, const sinew_plug_t *src) {
 
 /* ---- type compatibility ------------------------------------------------------------------- */
 
+bool sinew__opaque_link(const sinew__node *sn, const sinew__attr *sa, const sinew__node *dn,
+                        const sinew__attr *da) {
+  return (sn->type->flags & SINEW_NODE_TYPE_PLACEHOLDER) || (dn->type->flags & SINEW_NODE_TYPE_PLACEHOLDER) ||
+         (sa->flags & SINEW_ATTR_GENERIC) || (da->flags & SINEW_ATTR_GENERIC);
+}
+
 static bool compatible(const sinew_graph_t *g, sinew__node *sn, const sinew__attr *sa, bool swhole,
                        sinew__node *dn, const sinew__attr *da, bool dwhole) {
   if (swhole != dwhole) return false;
@@ -401,7 +407,7 @@ int sinew_connect(sinew_graph_t *g, const sinew_plug_t *src_in, const sinew_plug
   if (!(da->flags & SINEW_ATTR_WRITABLE) || !(da->flags & SINEW_ATTR_CONNECTABLE))
     return sinew_graph_set_error(g, SINEW_EREADONLY,
                                  "connectAttr: %s -> %s: the destination is not writable", sb, db);
-  if (!compatible(g, sn, sa, swhole, dn, da, dwhole))
+  if (!sinew__opaque_link(sn, sa, dn, da) && !compatible(g, sn, sa, swhole, dn, da, dwhole))
     return sinew_graph_set_error(g, SINEW_ETYPE, "connectAttr: %s (%s%s) -> %s (%s%s): incompatible types",
                                  sb, sinew_attr_type_name(sa->type), swhole ? " array" : "", db,
                                  sinew_attr_type_name(da->type), dwhole ? " array" : "");

@@ -361,6 +361,10 @@ static int pull_copy(sinew_graph_t *g, const sinew_plug_t *src, const sinew_plug
   sinew__node *sn, *dn;
   const sinew__attr *sa = attr_of(g, src, &sn), *da = attr_of(g, dst, &dn);
   if (!sa || !da) return SINEW_OK;
+  if (sinew__opaque_link(sn, sa, dn, da)) { /* the destination keeps its own value */
+    mark_clean(g, dst);
+    return SINEW_OK;
+  }
   sinew__slot *ds;
   sinew__slot_path path;
   int rc = sinew__slot_ensure(g, dn, dst, &ds, &path, NULL);

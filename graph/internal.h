@@ -29,6 +29,11 @@ extern _Thread_local int sinew__uthash_oom;
 #include <uthash.h>
 
 /* ---- attributes --------------------------------------------------------------------------- */
+typedef struct sinew__node sinew__node;
+typedef struct sinew__attr sinew__attr;
+/* A connection no value flows through: an end on a placeholder node or a GENERIC attribute. */
+bool sinew__opaque_link(const sinew__node *sn, const sinew__attr *sa, const sinew__node *dn,
+                        const sinew__attr *da);
 #define SINEW__NO_ATTR UINT32_MAX
 /* Flag of a removed dynamic attribute: a tombstone, so that attribute ids stay stable. */
 #define SINEW__ATTR_REMOVED (1u << 31)

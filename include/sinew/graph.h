@@ -114,6 +114,7 @@ typedef enum sinew_log_level {
   XX(FILE_WARNING, "file warning")                                                   \
   XX(EXPR_RUNTIME, "expression runtime fault; a defined value was used")             \
   XX(SCRIPT_PRINT, "script output")                                                  \
+  XX(COMMAND_FAILED, "a command failed; the file goes on (as Maya reads files)")      \
   XX(GENERIC, "message")
 
 typedef enum sinew_log_id {
@@ -165,6 +166,10 @@ enum sinew_attr_flags {
   SINEW_ATTR_ARRAY = 1u << 6,       /* a sparse multi keyed by logical index */
   SINEW_ATTR_INDEX_MATTERS = 1u << 7, /* clear: connectAttr -na may pick the index */
   SINEW_ATTR_DYNAMIC = 1u << 8,     /* added to one node with sinew_node_add_attr (read only) */
+  /* Holds a connection sinew does not model (a file's link to an attribute a type lacks):
+   * connects to any type, and no value flows through such a connection. Connections to nodes
+   * of placeholder types behave the same. */
+  SINEW_ATTR_GENERIC = 1u << 9,
   /* Descriptor shorthands. A zero flags field in a descriptor means SINEW_ATTR_INPUT. */
   SINEW_ATTR_INPUT = (1u << 0) | (1u << 1) | (1u << 2) | (1u << 3) | (1u << 7),
   SINEW_ATTR_OUTPUT = (1u << 0) | (1u << 3) | (1u << 7)
