@@ -451,6 +451,7 @@ static void call(comp *C, const ast *e, bool command_syntax) {
 /* Attribute reference numbering (expression mode). */
 static int32_t ref_id(comp *C, const ast *a, bool *written) {
   expr_refs *R = C->refs;
+  *written = false;
   for (uint32_t i = 0; i < R->n; i++)
     if (strcmp(R->text[i], a->v.str.s) == 0) {
       *written = R->written[i];

@@ -73,6 +73,11 @@ const char *sinew_lang_errmsg(const sinew_lang_t *L) {
   return !L ? "no language context" : L->errcode ? L->errmsg : "no error";
 }
 int sinew_lang_errcode(const sinew_lang_t *L) { return L ? L->errcode : SINEW_EINVAL; }
+void sinew_lang_set_keep_going(sinew_lang_t *L, bool on) {
+  if (L) L->keep_going = on;
+}
+bool sinew_lang_keep_going(const sinew_lang_t *L) { return L && L->keep_going; }
+uint64_t sinew_lang_failures(const sinew_lang_t *L) { return L ? L->failures : 0; }
 const char *sinew_lang_current_file(const sinew_lang_t *L) { return L ? L->cur_file : NULL; }
 uint32_t sinew_lang_current_line(const sinew_lang_t *L) { return L ? L->cur_line : 0; }
 

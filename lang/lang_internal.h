@@ -279,6 +279,8 @@ struct sinew_lang {
   chunk **retired;        /* replaced procedure bodies, kept until destroy (a running frame
                              may still use one) */
   uint32_t nretired, cretired;
+  bool keep_going;        /* top-level command failures are logged and skipped */
+  uint64_t failures;
   sinew_cmd_fn fallback;  /* called for unknown commands; NULL = error */
   void *fallback_data;
 };

@@ -206,7 +206,7 @@ static int compare(vm *V, uint8_t op, const sinew_value_t *a, const sinew_value_
 static int binop(vm *V, uint8_t op, const sinew_value_t *a, const sinew_value_t *b,
                  sinew_value_t *out) {
   if (op >= OPC_EQ && op <= OPC_GE) {
-    int r;
+    int r = 0;
     int rc = compare(V, op, a, b, &r);
     if (!rc) *out = lv_int(r);
     return rc;
@@ -726,6 +726,14 @@ static int run(vm *V, sinew_value_t *result) {
         S = V->stack;
         release_range(&S[V->sp - n], n);
         V->sp -= n;
+        if (rc && V->L->keep_going && V->nframes == 1 && rc != SINEW_ENOMEM) {
+          /* as Maya reads a scene: report the failed line and go on */
+          sinew_log(V->L->graph, SINEW_LOG_ERROR, SINEW_LOG_COMMAND_FAILED, "%s", V->L->errmsg);
+          V->L->failures++;
+          lv_release(&r);
+          r = LV_NONE;
+          rc = SINEW_OK;
+        }
         if (rc) {
           lv_release(&r);
           return rc;

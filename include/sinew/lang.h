@@ -116,6 +116,14 @@ SINEW_API void *sinew_lang_user_data(const sinew_lang_t *lang);
  * sinew_lang_errmsg(). */
 SINEW_API int sinew_lang_run(sinew_lang_t *lang, const char *source, size_t len,
                              const char *name, sinew_value_t *result);
+/* Keep going: a command that fails at the top level of a script is logged (SINEW_LOG_ERROR,
+ * COMMAND_FAILED, with file, line and message) and the script goes on, as Maya reads scene
+ * files. Each failure is counted. Syntax errors still stop everything before it runs. */
+SINEW_API void sinew_lang_set_keep_going(sinew_lang_t *lang, bool keep_going);
+SINEW_API bool sinew_lang_keep_going(const sinew_lang_t *lang);
+/* Failures skipped since the context was created (keep-going mode). */
+SINEW_API uint64_t sinew_lang_failures(const sinew_lang_t *lang);
+
 /* Reads the file and runs it (name = the path). SINEW_EIO when it cannot be read. */
 SINEW_API int sinew_lang_run_file(sinew_lang_t *lang, const char *path, sinew_value_t *result);
 /* The last error: "rig.mel:12: setAttr: joint1.foo: no such attribute". */
