@@ -1,0 +1,1190 @@
+/* cmds/cmd_attr.c: setAttr (every form of spec 8.3: scalars, compounds, ranges, matrices and the
+ * "xform" form, strings, the three weightList forms, mesh ed/fc lines), getAttr, connectAttr
+ * (with unitConversion nodes between angles and plain numbers, as Maya inserts them),
+ * disconnectAttr, addAttr (compounds gathered until their children are declared), deleteAttr
+ * and listAttr.
+ *
+ * What a file sets that sinew does not model (an attribute a type does not have, a value of a
+ * data type sinew does not read, anything on a placeholder node) is kept as text on the node
+ * and written back when the scene is saved. */
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmds/cmds_internal.h"
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+int sinew__lookup_node(sinew_cmd_t *cmd, const char *name, sinew_node_t *out);
+
+/* ---- plug text with an optional range --------------------------------------------------------- */
+
+typedef struct plug_text {
+  sinew_node_t node;
+  char attr[512];       /* the attribute path with a range replaced by its first index */
+  char raw_attr[512];   /* as written (with the range) */
+  bool has_range;
+  int32_t first, last;
+  uint32_t range_pos;   /* which index of the plug the range is */
+  char after_range[256];/* what follows the range ("w" in wl[0:7].w) */
+} plug_text;
+
+/* Splits "node.attr[a:b].child" (or ".attr..." on the current node) into node and attribute. */
+static int split_plug(sinew_cmd_t *cmd, const char *text, plug_text *out) {
+  sinew_session_t *s = sinew__session(cmd);
+  memset(out, 0, sizeof *out);
+  const char *dot = NULL;
+  int depth = 0;
+  for (const char *c = text; *c; c++) {
+    if (*c == '[') depth++;
+    else if (*c == ']') depth--;
+    else if (*c == '.' && depth == 0) {
+      dot = c;
+      break;
+    }
+  }
+  if (!dot) return sinew_cmd_error(cmd, SINEW_EINVAL, "'%s' is not a plug (node.attribute)", text);
+  if (dot == text) {
+    out->node = s->scene->current;
+    if (!sinew_node_valid(sinew_cmd_graph(cmd), out->node))
+      return sinew_cmd_error(cmd, SINEW_EINVAL, "%s: no current node (createNode or select first)", text);
+  } else {
+    char name[512];
+    size_t n = (size_t)(dot - text);
+    if (n >= sizeof name) return sinew_cmd_error(cmd, SINEW_EINVAL, "node name too long");
+    memcpy(name, text, n);
+    name[n] = 0;
+    int rc = sinew__lookup_node(cmd, name, &out->node);
+    if (rc) return rc;
+  }
+  const char *a = dot + 1;
+  if (strlen(a) >= sizeof out->raw_attr) return sinew_cmd_error(cmd, SINEW_EINVAL, "attribute path too long");
+  strcpy(out->raw_attr, a);
+  /* find a range [a:b] */
+  size_t k = 0;
+  uint32_t nidx = 0;
+  for (const char *c = a; *c;) {
+    if (*c == '[') {
+      const char *colon = strchr(c, ':'), *close = strchr(c, ']');
+      if (colon && close && colon < close) {
+        if (out->has_range) return sinew_cmd_error(cmd, SINEW_EINVAL, "%s: more than one range", text);
+        char *end;
+        long f = strtol(c + 1, &end, 10);
+        if (end != colon) return sinew_cmd_error(cmd, SINEW_EINVAL, "%s: bad range", text);
+        long l = strtol(colon + 1, &end, 10);
+        if (end != close || f < 0 || l < f || l > INT32_MAX)
+          return sinew_cmd_error(cmd, SINEW_EINVAL, "%s: bad range [%ld:%ld]", text, f, l);
+        out->has_range = true;
+        out->first = (int32_t)f;
+        out->last = (int32_t)l;
+        out->range_pos = nidx;
+        k += (size_t)snprintf(out->attr + k, sizeof out->attr - k, "[%ld]", f);
+        c = close + 1;
+        if (*c == '.') snprintf(out->after_range, sizeof out->after_range, "%s", c + 1);
+        nidx++;
+        continue;
+      }
+      nidx++;
+    }
+    if (k + 1 < sizeof out->attr) out->attr[k++] = *c;
+    c++;
+  }
+  out->attr[k] = 0;
+  return SINEW_OK;
+}
+
+/* ---- values ---------------------------------------------------------------------------------------- */
+
+/* A numeric value (numbers, yes/no/on/off/true/false) of positional argument i. */
+static int num_arg(sinew_cmd_t *cmd, size_t i, double *out) {
+  const sinew_value_t *v = sinew_cmd_arg(cmd, i);
+  if (!v) return sinew_cmd_error(cmd, SINEW_EINVAL, "missing value");
+  if (v->kind == SINEW_VALUE_INT || v->kind == SINEW_VALUE_FLOAT) {
+    *out = sinew_value_to_double(v);
+    return SINEW_OK;
+  }
+  bool b;
+  if (v->kind == SINEW_VALUE_STRING && sinew_value_to_bool(v, &b)) {
+    *out = b;
+    return SINEW_OK;
+  }
+  if (v->kind == SINEW_VALUE_STRING) {
+    const char *s = sinew_value_string(v);
+    char *end;
+    double d = strtod(s, &end);
+    if (end != s && !*end) {
+      *out = d;
+      return SINEW_OK;
+    }
+  }
+  char t[64];
+  sinew_value_format(v, t, sizeof t);
+  return sinew_cmd_error(cmd, SINEW_EINVAL, "'%s' is not a number", t);
+}
+
+/* Re-serialises positional arguments from `from` as MEL words. */
+static void args_text(sinew_cmd_t *cmd, size_t from, sinew__buf *b) {
+  for (size_t i = from; i < sinew_cmd_argc(cmd); i++) {
+    const sinew_value_t *v = sinew_cmd_arg(cmd, i);
+    sinew__buf_puts(b, " ");
+    if (v->kind == SINEW_VALUE_STRING && !v->word && !v->flag)
+      sinew__buf_quoted(b, sinew_value_string(v));
+    else if (v->flag) {
+      sinew__buf_puts(b, "-");
+      sinew__buf_puts(b, sinew_value_string(v));
+    } else if (v->kind == SINEW_VALUE_FLOAT) {
+      sinew__buf_num(b, v->as.f);
+    } else if (v->kind >= SINEW_VALUE_INT_ARRAY) { /* {"a", "b"} as written */
+      sinew__buf_puts(b, "{");
+      for (size_t k = 0; k < sinew_value_count(v); k++) {
+        if (k) sinew__buf_puts(b, ", ");
+        if (v->kind == SINEW_VALUE_STRING_ARRAY) sinew__buf_quoted(b, sinew_value_string_at(v, k));
+        else sinew__buf_num(b, sinew_value_double_at(v, k));
+      }
+      sinew__buf_puts(b, "}");
+    } else {
+      sinew__buf_puts(b, sinew_cmd_arg_string(cmd, i));
+    }
+  }
+}
+
+/* The whole setAttr argument text with a relative plug, for keeping it as a raw line. */
+static int raw_text(sinew_cmd_t *cmd, const plug_text *pt, sinew__buf *b) {
+  int64_t size = sinew_cmd_flag_int(cmd, "size", -1);
+  if (size >= 0) sinew__buf_printf(b, "-s %lld ", (long long)size);
+  int64_t ch = sinew_cmd_flag_int(cmd, "capacityHint", -1);
+  if (ch >= 0) sinew__buf_printf(b, "-ch %lld ", (long long)ch);
+  const char *bools[] = {"keyable", "lock", "channelBox", "caching"}, *bs[] = {"k", "l", "cb", "ca"};
+  for (int i = 0; i < 4; i++)
+    if (sinew_cmd_flag_count(cmd, bools[i]))
+      sinew__buf_printf(b, "-%s %s ", bs[i], sinew_cmd_flag_bool(cmd, bools[i], false) ? "on" : "off");
+  if (sinew_cmd_flag_count(cmd, "alteredValue")) sinew__buf_puts(b, "-av ");
+  sinew__buf_puts(b, "\".");
+  sinew__buf_puts(b, pt->raw_attr);
+  sinew__buf_puts(b, "\"");
+  const char *type = sinew_cmd_flag_string(cmd, "type", NULL);
+  if (type) {
+    sinew__buf_puts(b, " -type ");
+    sinew__buf_quoted(b, type);
+  }
+  args_text(cmd, 1, b);
+  return b->oom ? SINEW_ENOMEM : SINEW_OK;
+}
+
+static int keep_raw(sinew_cmd_t *cmd, const plug_text *pt) {
+  sinew_session_t *s = sinew__session(cmd);
+  sinew__buf b = {0};
+  int rc = raw_text(cmd, pt, &b);
+  if (!rc) rc = sinew__extra_add_raw(s->scene, pt->node, pt->raw_attr, b.p);
+  sinew__buf_free(&b);
+  return rc ? sinew_cmd_error(cmd, rc, "out of memory") : SINEW_OK;
+}
+
+/* ---- mesh geometry lines ---------------------------------------------------------------------------- */
+
+static int keep_geom_line(sinew_cmd_t *cmd, sinew__extra *e, const plug_text *pt) {
+  sinew__buf b = {0};
+  int rc = raw_text(cmd, pt, &b);
+  if (!rc) {
+    if (e->ngeom == e->cgeom) {
+      uint32_t nc = e->cgeom ? e->cgeom * 2 : 4;
+      sinew__raw *r = sinew_realloc(e->geom, nc * sizeof *r);
+      if (!r) rc = SINEW_ENOMEM;
+      else e->geom = r, e->cgeom = nc;
+    }
+    if (!rc) {
+      size_t n = strlen(pt->raw_attr);
+      char *a = sinew_malloc(n + 1);
+      if (!a) rc = SINEW_ENOMEM;
+      else {
+        memcpy(a, pt->raw_attr, n + 1);
+        e->geom[e->ngeom++] = (sinew__raw){a, b.p};
+        b.p = NULL;
+      }
+    }
+  }
+  sinew__buf_free(&b);
+  return rc;
+}
+
+static int grow32(void **p, uint32_t *cap, uint32_t need, size_t es) {
+  if (need <= *cap) return SINEW_OK;
+  uint64_t nc = *cap ? *cap : 64;
+  while (nc < need) nc *= 2;
+  if (nc > (1u << 30)) return SINEW_ENOMEM;
+  void *q = sinew_realloc(*p, (size_t)nc * es);
+  if (!q) return SINEW_ENOMEM;
+  *p = q;
+  *cap = (uint32_t)nc;
+  return SINEW_OK;
+}
+
+/* .ed[a:b]: v0 v1 flag per edge. */
+static int set_edges(sinew_cmd_t *cmd, sinew__extra *e, const plug_text *pt) {
+  sinew__pending_mesh *m = &e->mesh;
+  size_t nvals = sinew_cmd_argc(cmd) - 1;
+  int32_t first = pt->has_range ? pt->first : atoi(strchr(pt->raw_attr, '[') ? strchr(pt->raw_attr, '[') + 1 : "0");
+  int32_t last = pt->has_range ? pt->last : first;
+  size_t nedges = (size_t)(last - first + 1);
+  if (nvals != nedges * 3)
+    return sinew_cmd_error(cmd, SINEW_EINVAL, ".%s: expected %zu values (3 per edge), got %zu",
+                           pt->raw_attr, nedges * 3, nvals);
+  if (grow32((void **)&m->edges, &m->cedges, (uint32_t)(last + 1) * 2, sizeof *m->edges))
+    return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+  if ((uint32_t)last + 1 > m->nedges) {
+    memset(m->edges + 2 * (size_t)m->nedges, 0, ((size_t)last + 1 - m->nedges) * 2 * sizeof *m->edges);
+    m->nedges = (uint32_t)last + 1;
+  }
+  for (size_t k = 0; k < nedges; k++) {
+    double v0, v1, fl;
+    int rc;
+    if ((rc = num_arg(cmd, 1 + 3 * k, &v0)) || (rc = num_arg(cmd, 2 + 3 * k, &v1)) ||
+        (rc = num_arg(cmd, 3 + 3 * k, &fl)))
+      return rc;
+    if (v0 < 0 || v1 < 0 || v0 > 1e9 || v1 > 1e9 || v0 != floor(v0) || v1 != floor(v1))
+      return sinew_cmd_error(cmd, SINEW_ERANGE, ".%s: bad vertex index in edge %zu", pt->raw_attr,
+                             (size_t)first + k);
+    m->edges[2 * ((size_t)first + k)] = (uint32_t)v0;
+    m->edges[2 * ((size_t)first + k) + 1] = (uint32_t)v1;
+  }
+  m->active = true;
+  return SINEW_OK;
+}
+
+/* .fc[a:b] -type "polyFaces": records "f N e..." (and mu / mc / fc / h, of which only h
+ * matters: sinew meshes have no holes). */
+static int set_faces(sinew_cmd_t *cmd, sinew__extra *e, const plug_text *pt) {
+  sinew__pending_mesh *m = &e->mesh;
+  /* the first chunk says -type "polyFaces"; Maya leaves it out on the chunks that follow */
+  const char *type = sinew_cmd_flag_string(cmd, "type", "polyFaces");
+  if (strcmp(type, "polyFaces") != 0)
+    return sinew_cmd_error(cmd, SINEW_EINVAL, ".%s takes -type \"polyFaces\", not %s", pt->raw_attr, type);
+  size_t argc = sinew_cmd_argc(cmd), i = 1;
+  uint32_t faces = 0;
+  while (i < argc) {
+    const char *tag = sinew_value_string(sinew_cmd_arg(cmd, i));
+    if (!tag) return sinew_cmd_error(cmd, SINEW_ESYNTAX, ".%s: expected a record tag (f, mu, h ...)", pt->raw_attr);
+    i++;
+    if (strcmp(tag, "mu") == 0 || strcmp(tag, "mc") == 0) {
+      if (i >= argc) return sinew_cmd_error(cmd, SINEW_ESYNTAX, ".%s: truncated %s record", pt->raw_attr, tag);
+      i++; /* the set index */
+    }
+    double cnt;
+    int rc = num_arg(cmd, i, &cnt);
+    if (rc) return rc;
+    i++;
+    if (cnt < 0 || cnt > 1e8 || cnt != floor(cnt) || i + (size_t)cnt > argc)
+      return sinew_cmd_error(cmd, SINEW_ESYNTAX, ".%s: bad count in a %s record", pt->raw_attr, tag);
+    if (strcmp(tag, "f") == 0) {
+      uint32_t n = (uint32_t)cnt;
+      if (grow32((void **)&m->face_edges, &m->cfv, m->nfv + n, sizeof *m->face_edges) ||
+          grow32((void **)&m->face_counts, &m->cfaces, m->nfaces + 1, sizeof *m->face_counts))
+        return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+      for (uint32_t k = 0; k < n; k++) {
+        double ev;
+        if ((rc = num_arg(cmd, i + k, &ev))) return rc;
+        if (ev != floor(ev) || ev < -2147483647.0 || ev > 2147483647.0)
+          return sinew_cmd_error(cmd, SINEW_ESYNTAX, ".%s: bad edge id", pt->raw_attr);
+        m->face_edges[m->nfv + k] = (int32_t)ev;
+      }
+      m->nfv += n;
+      m->face_counts[m->nfaces++] = n;
+      faces++;
+    } else if (strcmp(tag, "h") == 0) {
+      m->nholes++;
+    } else if (strcmp(tag, "mu") && strcmp(tag, "mc") && strcmp(tag, "fc")) {
+      return sinew_cmd_error(cmd, SINEW_ESYNTAX, ".%s: unknown polyFaces record '%s'", pt->raw_attr, tag);
+    }
+    i += (size_t)cnt;
+  }
+  if (pt->has_range && faces != (uint32_t)(pt->last - pt->first + 1))
+    sinew_cmd_warning(cmd, SINEW_LOG_FILE_WARNING, ".%s: %u face records for %d faces", pt->raw_attr, faces,
+                      pt->last - pt->first + 1);
+  m->active = true;
+  return SINEW_OK;
+}
+
+static bool is_mesh(sinew_graph_t *g, sinew_node_t n) {
+  return sinew_node_type_is_a(sinew_node_type(g, n), "mesh");
+}
+
+/* set_values' answer for a form sinew does not read (a data type such as stringArray). */
+#define KEEP_RAW 1
+
+/* ---- setAttr ------------------------------------------------------------------------------------------ */
+
+static const sinew_cmd_flag_t setattr_flags[] = {
+    {"size", "s", "i", 0},     {"keyable", "k", "b", 0},      {"lock", "l", "b", 0},
+    {"channelBox", "cb", "b", 0}, {"type", "typ", "s", 0},    {"alteredValue", "av", "", 0},
+    {"caching", "ca", "b", 0}, {"clamp", "c", "", 0},         {"capacityHint", "ch", "i", 0}};
+
+/* The numeric leaves one element takes, in order, with their unit factors. */
+typedef struct leaf_set {
+  uint32_t n;
+  double factor[16];
+  bool compound;
+} leaf_set;
+
+static int leaves_of(sinew_graph_t *g, const sinew_plug_t *p, leaf_set *out) {
+  sinew_attr_info_t info;
+  if (sinew_node_attr_info(g, p->node, p->attr, &info)) return SINEW_EINVAL;
+  out->n = 0;
+  out->compound = false;
+  if (sinew_attr_type_is_numeric(info.type)) {
+    out->n = 1;
+    out->factor[0] = sinew__unit_in(g, info.type);
+    return SINEW_OK;
+  }
+  if (info.type != SINEW_ATTR_COMPOUND || info.child_count > 16) return SINEW_ETYPE;
+  out->compound = true;
+  for (uint32_t c = 0; c < info.child_count; c++) {
+    sinew_attr_info_t ci;
+    if (sinew_node_attr_info(g, p->node, info.children[c], &ci)) return SINEW_EINVAL;
+    if (!sinew_attr_type_is_numeric(ci.type) || (ci.flags & SINEW_ATTR_ARRAY)) return SINEW_ETYPE;
+    out->factor[out->n++] = sinew__unit_in(g, ci.type);
+  }
+  return SINEW_OK;
+}
+
+static sinew_plug_t element(const plug_text *pt, const sinew_plug_t *base, int32_t i) {
+  sinew_plug_t p = *base;
+  if (pt->has_range) p.idx[pt->range_pos] = i;
+  return p;
+}
+
+/* Refuses before anything changes: locked or connected plugs in the range. */
+static int check_settable(sinew_cmd_t *cmd, sinew_graph_t *g, const plug_text *pt, const sinew_plug_t *base) {
+  int32_t first = pt->has_range ? pt->first : 0, last = pt->has_range ? pt->last : 0;
+  for (int32_t i = first; i <= last; i++) {
+    sinew_plug_t p = element(pt, base, i);
+    char buf[600];
+    if (sinew_plug_locked(g, &p)) {
+      sinew_plug_format(g, &p, false, buf, sizeof buf);
+      return sinew_cmd_error(cmd, SINEW_ELOCKED, "%s is locked", buf);
+    }
+    if (sinew_plug_source(g, &p, NULL)) {
+      sinew_plug_format(g, &p, false, buf, sizeof buf);
+      return sinew_cmd_error(cmd, SINEW_ECONNECTED, "%s is connected and cannot be set", buf);
+    }
+  }
+  return SINEW_OK;
+}
+
+/* Compact weights: ".wl[a:b].w" then per element: count, then index/value pairs. */
+static int set_compact(sinew_cmd_t *cmd, sinew_graph_t *g, const plug_text *pt, const sinew_plug_t *base) {
+  size_t argc = sinew_cmd_argc(cmd), i = 1;
+  int32_t idx_small[64];
+  double val_small[64];
+  int rc = SINEW_OK;
+  for (int32_t el = pt->first; el <= pt->last && !rc; el++) {
+    double cnt;
+    if ((rc = num_arg(cmd, i++, &cnt))) return rc;
+    if (cnt < 0 || cnt != floor(cnt) || i + 2 * (size_t)cnt > argc)
+      return sinew_cmd_error(cmd, SINEW_ESYNTAX, ".%s: element %d: bad count %g", pt->raw_attr, el, cnt);
+    size_t n = (size_t)cnt;
+    int32_t *idx = n <= 64 ? idx_small : sinew_malloc(n * sizeof *idx);
+    double *val = n <= 64 ? val_small : sinew_malloc(n * sizeof *val);
+    if (!idx || !val) rc = sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+    for (size_t k = 0; k < n && !rc; k++) {
+      double ix;
+      if ((rc = num_arg(cmd, i + 2 * k, &ix)) || (rc = num_arg(cmd, i + 2 * k + 1, &val[k]))) break;
+      if (ix < 0 || ix > INT32_MAX || ix != floor(ix))
+        rc = sinew_cmd_error(cmd, SINEW_ERANGE, ".%s: element %d: bad index %g", pt->raw_attr, el, ix);
+      idx[k] = (int32_t)ix;
+    }
+    if (!rc) {
+      sinew_plug_t outer = element(pt, base, el);
+      /* the child array plug: base has the range element and the child attribute, whole */
+      if ((rc = sinew_set_double_elements(g, &outer, idx, val, n))) rc = sinew_cmd_graph_error(cmd, rc);
+    }
+    if (idx != idx_small) sinew_free(idx);
+    if (val != val_small) sinew_free(val);
+    i += 2 * n;
+  }
+  if (!rc && i != argc)
+    return sinew_cmd_error(cmd, SINEW_ESYNTAX, ".%s: %zu values left over after %d records", pt->raw_attr,
+                           argc - i, pt->last - pt->first + 1);
+  return rc;
+}
+
+static int apply_flags(sinew_cmd_t *cmd, sinew_graph_t *g, const plug_text *pt, const sinew_plug_t *base) {
+  int32_t first = pt->has_range ? pt->first : 0, last = pt->has_range ? pt->last : 0;
+  for (int32_t i = first; i <= last; i++) {
+    sinew_plug_t p = element(pt, base, i);
+    int rc = SINEW_OK;
+    if (sinew_cmd_flag_count(cmd, "keyable")) rc = sinew_plug_set_keyable(g, &p, sinew_cmd_flag_bool(cmd, "keyable", true));
+    if (!rc && sinew_cmd_flag_count(cmd, "channelBox"))
+      rc = sinew_plug_set_channel_box(g, &p, sinew_cmd_flag_bool(cmd, "channelBox", true));
+    if (!rc && sinew_cmd_flag_count(cmd, "lock")) rc = sinew_plug_set_locked(g, &p, sinew_cmd_flag_bool(cmd, "lock", true));
+    if (rc) return sinew_cmd_graph_error(cmd, rc);
+  }
+  return SINEW_OK;
+}
+
+static int set_values(sinew_cmd_t *cmd, sinew_graph_t *g, const plug_text *pt, const sinew_plug_t *base) {
+  size_t nvals = sinew_cmd_argc(cmd) - 1;
+  const char *type = sinew_cmd_flag_string(cmd, "type", NULL);
+  sinew_attr_info_t info;
+  sinew_node_attr_info(g, base->node, base->attr, &info);
+  int32_t first = pt->has_range ? pt->first : 0, last = pt->has_range ? pt->last : 0;
+  size_t nel = (size_t)(last - first + 1);
+  char pbuf[600];
+  sinew_plug_format(g, base, false, pbuf, sizeof pbuf);
+  if (sinew_plug_is_array(g, base) && !pt->has_range)
+    return sinew_cmd_error(cmd, SINEW_EINVAL, "%s is an array: give an element or a range", pbuf);
+  int rc;
+  if (info.type == SINEW_ATTR_MATRIX) {
+    if (type && strcmp(type, "matrix") != 0)
+      return sinew_cmd_error(cmd, SINEW_ETYPE, "%s is a matrix, not %s", pbuf, type);
+    if (nvals != 16 * nel) return sinew_cmd_error(cmd, SINEW_EINVAL, "%s: a matrix takes 16 values, got %zu", pbuf, nvals);
+    for (size_t e = 0; e < nel; e++) {
+      sinew_mat4_t m;
+      for (int k = 0; k < 16; k++)
+        if ((rc = num_arg(cmd, 1 + 16 * e + (size_t)k, &m.m[k / 4][k % 4]))) return rc;
+      sinew_plug_t p = element(pt, base, first + (int32_t)e);
+      if ((rc = sinew_set_matrix(g, &p, &m))) return sinew_cmd_graph_error(cmd, rc);
+    }
+    return SINEW_OK;
+  }
+  if (info.type == SINEW_ATTR_STRING) {
+    if (type && strcmp(type, "string") != 0)
+      return sinew_cmd_error(cmd, SINEW_ETYPE, "%s is a string, not %s", pbuf, type);
+    if (nvals != nel) return sinew_cmd_error(cmd, SINEW_EINVAL, "%s: expected %zu string%s, got %zu", pbuf, nel, nel == 1 ? "" : "s", nvals);
+    for (size_t e = 0; e < nel; e++) {
+      sinew_plug_t p = element(pt, base, first + (int32_t)e);
+      if ((rc = sinew_set_string(g, &p, sinew_cmd_arg_string(cmd, 1 + e)))) return sinew_cmd_graph_error(cmd, rc);
+    }
+    return SINEW_OK;
+  }
+  if (info.type == SINEW_ATTR_DATA && info.data_type == &sinew_xform_data_type) {
+    /* dagPose.xm: -type "matrix" "xform" + 37 values */
+    if (!type || strcmp(type, "matrix") != 0)
+      return sinew_cmd_error(cmd, SINEW_ETYPE, "%s takes -type \"matrix\" \"xform\" ...", pbuf);
+    size_t i = 1;
+    for (size_t e = 0; e < nel; e++) {
+      const char *w = sinew_value_string(sinew_cmd_arg(cmd, i));
+      sinew_xform_t x;
+      if (!(w && strcmp(w, "xform") == 0) && nvals + 1 - i >= 16 &&
+          (nvals + 1 - i == 16 || nvals + 1 - i < SINEW_XFORM_VALUES)) {
+        /* a plain matrix (older files): stored as the transformation it decomposes into */
+        sinew_mat4_t m;
+        for (int k = 0; k < 16; k++)
+          if ((rc = num_arg(cmd, i + (size_t)k, &m.m[k / 4][k % 4]))) return rc;
+        i += 16;
+        sinew_vec3_t t, r, sc, sh;
+        if (!sinew_mat4_decompose(&m, SINEW_ROTATE_XYZ, &t, &r, &sc, &sh))
+          return sinew_cmd_error(cmd, SINEW_EINVAL, "%s: the matrix is singular", pbuf);
+        sinew_xform_identity(&x);
+        double *dst[4] = {x.translate, x.rotate, x.scale, x.shear};
+        const sinew_vec3_t *srcv[4] = {&t, &r, &sc, &sh};
+        for (int k = 0; k < 4; k++) {
+          dst[k][0] = srcv[k]->x;
+          dst[k][1] = srcv[k]->y;
+          dst[k][2] = srcv[k]->z;
+        }
+      } else {
+        if (w && strcmp(w, "xform") == 0) i++;
+        if (i + SINEW_XFORM_VALUES > nvals + 1)
+          return sinew_cmd_error(cmd, SINEW_EINVAL, "%s: the xform form takes 37 values", pbuf);
+        double v[SINEW_XFORM_VALUES];
+        for (int k = 0; k < SINEW_XFORM_VALUES; k++)
+          if ((rc = num_arg(cmd, i + (size_t)k, &v[k]))) return rc;
+        i += SINEW_XFORM_VALUES;
+        if (sinew_xform_from_values(v, &x))
+          return sinew_cmd_error(cmd, SINEW_EINVAL, "%s: bad xform values (a zero quaternion or a rotate order outside 0..5)", pbuf);
+      }
+      sinew_data_t *d;
+      if ((rc = sinew_xform_data_create(&x, &d))) return sinew_cmd_error(cmd, rc, "out of memory");
+      sinew_plug_t p = element(pt, base, first + (int32_t)e);
+      rc = sinew_set_data(g, &p, d);
+      sinew_data_unref(d);
+      if (rc) return sinew_cmd_graph_error(cmd, rc);
+    }
+    if (i != nvals + 1) return sinew_cmd_error(cmd, SINEW_EINVAL, "%s: %zu values left over", pbuf, nvals + 1 - i);
+    return SINEW_OK;
+  }
+  leaf_set ls;
+  if (leaves_of(g, base, &ls)) return KEEP_RAW; /* the caller keeps such lines as text */
+  if (type && !ls.compound && strcmp(type, "double") && strcmp(type, "float") && strcmp(type, "long") &&
+      strcmp(type, "short") && strcmp(type, "bool"))
+    return KEEP_RAW;
+  if (nvals != (size_t)ls.n * nel)
+    return sinew_cmd_error(cmd, SINEW_EINVAL, "%s: expected %zu value%s (%u per element), got %zu", pbuf,
+                           (size_t)ls.n * nel, ls.n * nel == 1 ? "" : "s", ls.n, nvals);
+  /* a plain numeric range goes in one call */
+  if (!ls.compound && pt->has_range) {
+    sinew_plug_t arr = *base;
+    bool whole_ok = pt->range_pos + 1 == base->nidx;
+    if (whole_ok) {
+      arr.nidx = pt->range_pos;
+      int32_t *idx = sinew_malloc(nel * sizeof *idx);
+      double *val = sinew_malloc(nel * sizeof *val);
+      rc = (!idx || !val) ? sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory") : SINEW_OK;
+      for (size_t e = 0; e < nel && !rc; e++) {
+        idx[e] = first + (int32_t)e;
+        if (!(rc = num_arg(cmd, 1 + e, &val[e]))) val[e] *= ls.factor[0];
+      }
+      if (!rc && (rc = sinew_set_double_elements(g, &arr, idx, val, nel))) rc = sinew_cmd_graph_error(cmd, rc);
+      sinew_free(idx);
+      sinew_free(val);
+      return rc;
+    }
+  }
+  for (size_t e = 0; e < nel; e++) {
+    double v[16];
+    for (uint32_t k = 0; k < ls.n; k++) {
+      if ((rc = num_arg(cmd, 1 + e * ls.n + k, &v[k]))) return rc;
+      v[k] *= ls.factor[k];
+    }
+    sinew_plug_t p = element(pt, base, first + (int32_t)e);
+    rc = ls.compound ? sinew_set_doubles(g, &p, v, ls.n) : sinew_set_double(g, &p, v[0]);
+    if (rc) return sinew_cmd_graph_error(cmd, rc);
+  }
+  return SINEW_OK;
+}
+
+static int cmd_set_attr(sinew_cmd_t *cmd) {
+  sinew_session_t *s = sinew__session(cmd);
+  sinew_graph_t *g = sinew_cmd_graph(cmd);
+  if (sinew_cmd_argc(cmd) < 1) return sinew_cmd_error(cmd, SINEW_EINVAL, "no attribute given");
+  const sinew_value_t *pv = sinew_cmd_arg(cmd, 0);
+  if (pv->kind != SINEW_VALUE_STRING) return sinew_cmd_error(cmd, SINEW_EINVAL, "the first argument must name an attribute");
+  plug_text pt;
+  int rc = split_plug(cmd, sinew_value_string(pv), &pt);
+  if (rc) return rc;
+  size_t nvals = sinew_cmd_argc(cmd) - 1;
+  /* mesh geometry lines */
+  if (is_mesh(g, pt.node)) {
+    const char *a = pt.raw_attr;
+    bool ed = strncmp(a, "ed[", 3) == 0 || strncmp(a, "edge[", 5) == 0;
+    bool fc = strncmp(a, "fc[", 3) == 0 || strncmp(a, "face[", 5) == 0;
+    if ((ed || fc) && nvals) {
+      sinew__extra *e = sinew__extra_get(s->scene, pt.node, true);
+      if (!e) return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+      if (!e->mesh.active) { /* a new set of lines replaces what an earlier one built */
+        for (uint32_t i = 0; i < e->ngeom; i++) {
+          sinew_free(e->geom[i].attr);
+          sinew_free(e->geom[i].text);
+        }
+        e->ngeom = 0;
+      }
+      rc = ed ? set_edges(cmd, e, &pt) : set_faces(cmd, e, &pt);
+      if (!rc && keep_geom_line(cmd, e, &pt)) rc = sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+      return rc;
+    }
+  }
+  sinew_plug_t base;
+  bool placeholder = sinew__is_placeholder(g, pt.node);
+  if (placeholder || sinew_plug_parse_attr(g, pt.node, pt.attr, &base) != SINEW_OK) {
+    /* an attribute sinew does not have: kept as text (files), an error (scripts) */
+    if (!placeholder && !s->loading)
+      return sinew_cmd_error(cmd, SINEW_ENOTFOUND, "%s has no attribute '%s'", sinew_node_name(g, pt.node),
+                             pt.raw_attr);
+    if (!placeholder) {
+      char key[300];
+      char attr0[128];
+      size_t k = strcspn(pt.raw_attr, ".[");
+      snprintf(attr0, sizeof attr0, "%.*s", (int)(k < 120 ? k : 120), pt.raw_attr);
+      snprintf(key, sizeof key, "%s.%s", sinew_node_type_name(sinew_node_type(g, pt.node)), attr0);
+      sinew__warn_once(s, cmd, SINEW_LOG_UNKNOWN_ATTR, key,
+                       "%s has no attribute '%s' in sinew; its value is kept as text and written back",
+                       key, attr0);
+    }
+    return keep_raw(cmd, &pt);
+  }
+  /* the compact weight form: a range, then a child array with no index */
+  sinew_attr_info_t info;
+  sinew_node_attr_info(g, base.node, base.attr, &info);
+  bool compact = pt.has_range && pt.after_range[0] && sinew_plug_is_array(g, &base) &&
+                 !strchr(pt.after_range, '[');
+  if (nvals && !compact && (rc = check_settable(cmd, g, &pt, &base))) return rc;
+  if (nvals) {
+    if (compact) rc = set_compact(cmd, g, &pt, &base);
+    else rc = set_values(cmd, g, &pt, &base);
+    if (rc == KEEP_RAW) {
+      /* a data type sinew does not read (stringArray, nurbsCurve, ...): kept as text */
+      if (!s->loading) {
+        const char *type = sinew_cmd_flag_string(cmd, "type", NULL);
+        return sinew_cmd_error(cmd, SINEW_ETYPE, "%s.%s: values of type %s are not supported",
+                               sinew_node_name(g, pt.node), pt.raw_attr, type ? type : sinew_attr_type_name(info.type));
+      }
+      return keep_raw(cmd, &pt);
+    }
+    if (rc == SINEW_EREADONLY && s->loading) {
+      /* files store some computed values; sinew computes them itself */
+      char key[300];
+      snprintf(key, sizeof key, "%s.%s (output)", sinew_node_type_name(sinew_node_type(g, pt.node)), info.name);
+      sinew__warn_once(s, cmd, SINEW_LOG_FILE_WARNING, key,
+                       "%s is computed by sinew; the stored value is kept as text", key);
+      return keep_raw(cmd, &pt);
+    }
+    if (rc) return rc;
+  }
+  return apply_flags(cmd, g, &pt, &base);
+}
+
+/* ---- getAttr ---------------------------------------------------------------------------------------- */
+
+static const sinew_cmd_flag_t getattr_flags[] = {
+    {"type", "typ", "", 0},   {"size", "s", "", 0},         {"lock", "l", "", 0},
+    {"keyable", "k", "", 0},  {"channelBox", "cb", "", 0},  {"settable", "se", "", 0},
+    {"asString", "as", "", 0}, {"silent", "sl", "", 0},     {"multiIndices", "mi", "", 0},
+    {"time", "t", "t", 0}};
+
+static const char *maya_type_name(const sinew_attr_info_t *info) {
+  switch (info->type) {
+    case SINEW_ATTR_BOOL: return "bool";
+    case SINEW_ATTR_INT: return "long";
+    case SINEW_ATTR_ENUM: return "enum";
+    case SINEW_ATTR_FLOAT: return "float";
+    case SINEW_ATTR_DOUBLE: return "double";
+    case SINEW_ATTR_DISTANCE: return "doubleLinear";
+    case SINEW_ATTR_ANGLE: return "doubleAngle";
+    case SINEW_ATTR_TIME: return "time";
+    case SINEW_ATTR_MATRIX: return "matrix";
+    case SINEW_ATTR_STRING: return "string";
+    case SINEW_ATTR_MESSAGE: return "message";
+    case SINEW_ATTR_COMPOUND: return info->child_count == 3 ? "double3" : info->child_count == 2 ? "double2" : "TdataCompound";
+    case SINEW_ATTR_DATA: return info->data_type ? info->data_type->name : "data";
+    default: return "unknown";
+  }
+}
+
+static int get_value(sinew_cmd_t *cmd, sinew_graph_t *g, const sinew_plug_t *p, bool append) {
+  sinew_attr_info_t info;
+  sinew_node_attr_info(g, p->node, p->attr, &info);
+  int rc;
+  if (sinew_attr_type_is_numeric(info.type)) {
+    double v;
+    if ((rc = sinew_get_double(g, p, &v))) return sinew_cmd_graph_error(cmd, rc);
+    v /= sinew__unit_in(g, info.type);
+    if (sinew_cmd_flag_count(cmd, "asString") && info.type == SINEW_ATTR_ENUM) {
+      const char *nm = sinew_attr_enum_name(g, p->node, p->attr, (int)v);
+      return append ? sinew_cmd_result_append_string(cmd, nm ? nm : "") : sinew_cmd_result_string(cmd, nm ? nm : "");
+    }
+    bool integral = info.type == SINEW_ATTR_BOOL || info.type == SINEW_ATTR_INT || info.type == SINEW_ATTR_ENUM;
+    if (append) return sinew_cmd_result_append_double(cmd, v);
+    return integral ? sinew_cmd_result_int(cmd, (int64_t)v) : sinew_cmd_result_double(cmd, v);
+  }
+  switch (info.type) {
+    case SINEW_ATTR_COMPOUND: {
+      double v[16];
+      size_t n = 0;
+      if ((rc = sinew_get_doubles(g, p, v, 16, &n))) return sinew_cmd_graph_error(cmd, rc);
+      for (size_t k = 0; k < n && k < 16; k++) {
+        sinew_attr_info_t ci;
+        sinew_node_attr_info(g, p->node, info.children[k], &ci);
+        if ((rc = sinew_cmd_result_append_double(cmd, v[k] / sinew__unit_in(g, ci.type)))) return rc;
+      }
+      return SINEW_OK;
+    }
+    case SINEW_ATTR_MATRIX: {
+      sinew_mat4_t m;
+      if ((rc = sinew_get_matrix(g, p, &m))) return sinew_cmd_graph_error(cmd, rc);
+      for (int k = 0; k < 16; k++)
+        if ((rc = sinew_cmd_result_append_double(cmd, m.m[k / 4][k % 4]))) return rc;
+      return SINEW_OK;
+    }
+    case SINEW_ATTR_STRING: {
+      const char *s;
+      if ((rc = sinew_get_string(g, p, &s))) return sinew_cmd_graph_error(cmd, rc);
+      return append ? sinew_cmd_result_append_string(cmd, s) : sinew_cmd_result_string(cmd, s);
+    }
+    default: {
+      char buf[600];
+      sinew_plug_format(g, p, false, buf, sizeof buf);
+      return sinew_cmd_error(cmd, SINEW_ETYPE, "%s holds %s data, which getAttr does not return", buf,
+                             maya_type_name(&info));
+    }
+  }
+}
+
+static int cmd_get_attr(sinew_cmd_t *cmd) {
+  sinew_graph_t *g = sinew_cmd_graph(cmd);
+  if (sinew_cmd_argc(cmd) != 1) return sinew_cmd_error(cmd, SINEW_EINVAL, "give one attribute");
+  sinew_plug_t p;
+  int rc = sinew__cmd_plug(cmd, sinew_cmd_arg_string(cmd, 0), &p);
+  if (rc) return rc;
+  sinew_attr_info_t info;
+  sinew_node_attr_info(g, p.node, p.attr, &info);
+  if (sinew_cmd_flag_count(cmd, "type")) return sinew_cmd_result_string(cmd, maya_type_name(&info));
+  if (sinew_cmd_flag_count(cmd, "lock")) return sinew_cmd_result_int(cmd, sinew_plug_locked(g, &p));
+  if (sinew_cmd_flag_count(cmd, "settable"))
+    return sinew_cmd_result_int(cmd, (info.flags & SINEW_ATTR_WRITABLE) && !sinew_plug_locked(g, &p) &&
+                                         !sinew_plug_source(g, &p, NULL));
+  if (sinew_cmd_flag_count(cmd, "keyable")) return sinew_cmd_result_int(cmd, (info.flags & SINEW_ATTR_KEYABLE) != 0);
+  if (sinew_cmd_flag_count(cmd, "time")) {
+    double seconds = sinew_cmd_flag_double(cmd, "time", 0, 0), now = 0;
+    sinew_time_get_seconds(g, &now);
+    if ((rc = sinew_time_set_seconds(g, seconds))) return sinew_cmd_graph_error(cmd, rc);
+    rc = get_value(cmd, g, &p, false);
+    sinew_time_set_seconds(g, now);
+    return rc;
+  }
+  if (sinew_plug_is_array(g, &p)) {
+    size_t n = sinew_plug_indices(g, &p, NULL, 0);
+    if (sinew_cmd_flag_count(cmd, "size")) return sinew_cmd_result_int(cmd, (int64_t)n);
+    int32_t *idx = sinew_malloc((n ? n : 1) * sizeof *idx);
+    if (!idx) return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+    sinew_plug_indices(g, &p, idx, n);
+    rc = sinew_cmd_result_empty_array(cmd, sinew_cmd_flag_count(cmd, "multiIndices") ? SINEW_VALUE_INT_ARRAY
+                                                                                      : SINEW_VALUE_FLOAT_ARRAY);
+    for (size_t k = 0; k < n && !rc; k++) {
+      if (sinew_cmd_flag_count(cmd, "multiIndices")) {
+        rc = sinew_cmd_result_append_int(cmd, idx[k]);
+        continue;
+      }
+      sinew_plug_t e;
+      sinew_plug_element(g, &p, idx[k], &e);
+      rc = get_value(cmd, g, &e, true);
+    }
+    sinew_free(idx);
+    return rc;
+  }
+  if (sinew_cmd_flag_count(cmd, "size")) return sinew_cmd_result_int(cmd, 1);
+  return get_value(cmd, g, &p, false);
+}
+
+/* ---- connectAttr / disconnectAttr ------------------------------------------------------------------- */
+
+static const sinew_cmd_flag_t connect_flags[] = {
+    {"force", "f", "", 0}, {"nextAvailable", "na", "", 0}, {"lock", "l", "b", 0},
+    {"referenceDest", "rd", "s", 0}};
+
+/* Resolves one end; an attribute the node does not have is made on placeholders (and on any
+ * node while a file loads) shaped like the other end. */
+static int resolve_end(sinew_cmd_t *cmd, const char *text, const sinew_plug_t *like, bool next_available,
+                       sinew_plug_t *out, bool *made) {
+  sinew_session_t *s = sinew__session(cmd);
+  sinew_graph_t *g = sinew_cmd_graph(cmd);
+  plug_text pt;
+  int rc = split_plug(cmd, text, &pt);
+  if (rc) return rc;
+  *made = false;
+  if (pt.has_range) return sinew_cmd_error(cmd, SINEW_EINVAL, "%s: a range cannot be connected", text);
+  if (sinew_plug_parse_attr(g, pt.node, pt.attr, out) == SINEW_OK) return SINEW_OK;
+  if (!like && !s->loading && !sinew__is_placeholder(g, pt.node)) return -1; /* try the other end first */
+  if (!s->loading && !sinew__is_placeholder(g, pt.node))
+    return sinew__cmd_plug(cmd, text, out);
+  char path[520];
+  snprintf(path, sizeof path, "%s%s", pt.attr, next_available && !strchr(pt.attr, '[') ? "[]" : "");
+  rc = sinew__implicit_attr(s, pt.node, path, like, out);
+  if (rc == SINEW_OK && next_available && !strchr(pt.attr, '[')) {
+    sinew_plug_t whole;
+    if (sinew_plug_parse_attr(g, pt.node, pt.attr, &whole) == SINEW_OK) *out = whole;
+  }
+  if (rc) {
+    if (rc == SINEW_EUNSUPPORTED) return -2; /* the caller keeps the line as text */
+    return sinew_cmd_error(cmd, rc, "%s: cannot hold the connection: %s", text, sinew_graph_errmsg(g));
+  }
+  *made = true;
+  return SINEW_OK;
+}
+
+/* While a file loads, a connection the graph cannot hold is kept as text. */
+static int keep_raw_conn(sinew_cmd_t *cmd, const char *src, const char *dst, const char *why) {
+  sinew_session_t *s = sinew__session(cmd);
+  sinew__scene *sc = s->scene;
+  plug_text a, b;
+  int rc = split_plug(cmd, src, &a);
+  if (!rc) rc = split_plug(cmd, dst, &b);
+  if (rc) return rc;
+  if (sc->nraw_conns == sc->craw_conns) {
+    uint32_t nc = sc->craw_conns ? sc->craw_conns * 2 : 16;
+    sinew__raw_conn *p = sinew_realloc(sc->raw_conns, nc * sizeof *p);
+    if (!p) return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+    sc->raw_conns = p;
+    sc->craw_conns = nc;
+  }
+  size_t la = strlen(a.raw_attr), lb = strlen(b.raw_attr);
+  char *sa = sinew_malloc(la + 1), *da = sinew_malloc(lb + 1);
+  if (!sa || !da) {
+    sinew_free(sa);
+    sinew_free(da);
+    return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+  }
+  memcpy(sa, a.raw_attr, la + 1);
+  memcpy(da, b.raw_attr, lb + 1);
+  sc->raw_conns[sc->nraw_conns++] = (sinew__raw_conn){a.node, b.node, sa, da};
+  sc->stats.raw_connections++;
+  sinew_graph_t *g = sinew_cmd_graph(cmd);
+  char key[300];
+  snprintf(key, sizeof key, "conn %s -> %s", sinew_node_type_name(sinew_node_type(g, a.node)),
+           sinew_node_type_name(sinew_node_type(g, b.node)));
+  sinew__warn_once(s, cmd, SINEW_LOG_FILE_WARNING, key,
+                   "%s -> %s kept as text (%s); no value flows through it", src, dst, why);
+  return SINEW_OK;
+}
+
+static bool is_type(sinew_graph_t *g, sinew_node_t n, const char *t) {
+  return sinew_node_type_is_a(sinew_node_type(g, n), t);
+}
+
+/* Maya puts a unitConversion node between an angle and a plain number. Factor for src -> dst,
+ * 0 when none is needed. */
+static double conversion_needed(sinew_graph_t *g, const sinew_plug_t *src, const sinew_plug_t *dst) {
+  if (is_type(g, src->node, "unitConversion") || is_type(g, dst->node, "unitConversion") ||
+      is_type(g, src->node, "expression") || is_type(g, dst->node, "expression") ||
+      sinew__is_placeholder(g, src->node) || sinew__is_placeholder(g, dst->node))
+    return 0;
+  sinew_attr_info_t si, di;
+  if (sinew_node_attr_info(g, src->node, src->attr, &si) || sinew_node_attr_info(g, dst->node, dst->attr, &di))
+    return 0;
+  if (!sinew_attr_type_is_numeric(si.type) || !sinew_attr_type_is_numeric(di.type)) return 0;
+  if (sinew_plug_is_array(g, src) || sinew_plug_is_array(g, dst)) return 0;
+  bool sa = si.type == SINEW_ATTR_ANGLE, da = di.type == SINEW_ATTR_ANGLE;
+  if (sa == da || si.type == SINEW_ATTR_TIME || di.type == SINEW_ATTR_TIME) return 0;
+  double r = sinew_angle_unit_radians(sinew_scene_angle_unit(g));
+  return sa ? 1.0 / r : r;
+}
+
+static int cmd_connect_attr(sinew_cmd_t *cmd) {
+  sinew_graph_t *g = sinew_cmd_graph(cmd);
+  if (sinew_cmd_argc(cmd) != 2) return sinew_cmd_error(cmd, SINEW_EINVAL, "usage: connectAttr <source> <destination>");
+  const char *st = sinew_cmd_arg_string(cmd, 0), *dt = sinew_cmd_arg_string(cmd, 1);
+  bool na = sinew_cmd_flag_count(cmd, "nextAvailable") > 0;
+  sinew_session_t *s = sinew__session(cmd);
+  sinew_plug_t src, dst;
+  bool made_src = false, made_dst = false;
+  int rc = resolve_end(cmd, st, NULL, false, &src, &made_src);
+  bool src_later = rc == -1;
+  if (rc == -2) return keep_raw_conn(cmd, st, dt, "an attribute sinew cannot add");
+  if (rc && !src_later) return rc;
+  if ((rc = resolve_end(cmd, dt, src_later ? NULL : &src, na, &dst, &made_dst)) && rc != -1) {
+    if (rc == -2) return keep_raw_conn(cmd, st, dt, "an attribute sinew cannot add");
+    return rc;
+  }
+  if (rc == -1) return sinew__cmd_plug(cmd, dt, &dst); /* neither end exists: name the destination */
+  if (src_later && (rc = resolve_end(cmd, st, &dst, false, &src, &made_src))) {
+    if (rc == -1) return sinew__cmd_plug(cmd, st, &src);
+    if (rc == -2) return keep_raw_conn(cmd, st, dt, "an attribute sinew cannot add");
+    return rc;
+  }
+  uint32_t flags = 0;
+  if (sinew_cmd_flag_count(cmd, "force")) flags |= SINEW_CONNECT_FORCE;
+  if (na && sinew_plug_is_array(g, &dst)) flags |= SINEW_CONNECT_NEXT_AVAILABLE;
+  double factor = conversion_needed(g, &src, &dst);
+  sinew_plug_t final_dst = dst;
+  if (factor != 0) {
+    sinew_node_t uc;
+    if ((rc = sinew_node_create(g, "unitConversion", NULL, &uc))) return sinew_cmd_graph_error(cmd, rc);
+    sinew_plug_t cf, in, out;
+    sinew_plug_parse_attr(g, uc, "conversionFactor", &cf);
+    sinew_plug_parse_attr(g, uc, "input", &in);
+    sinew_plug_parse_attr(g, uc, "output", &out);
+    if ((rc = sinew_set_double(g, &cf, factor)) || (rc = sinew_connect(g, &src, &in, 0, NULL)) ||
+        (rc = sinew_connect(g, &out, &dst, flags, &final_dst))) {
+      char msg[1024];
+      snprintf(msg, sizeof msg, "%s", sinew_graph_errmsg(g));
+      sinew_node_delete(g, uc);
+      return sinew_cmd_error(cmd, rc, "%s", msg);
+    }
+  } else if ((rc = sinew_connect(g, &src, &dst, flags, &final_dst))) {
+    if (rc == SINEW_ETYPE && s->loading) return keep_raw_conn(cmd, st, dt, "types sinew cannot join");
+    return sinew_cmd_graph_error(cmd, rc);
+  }
+  if (sinew_cmd_flag_count(cmd, "lock") && sinew_cmd_flag_bool(cmd, "lock", false))
+    sinew_plug_set_locked(g, &final_dst, true);
+  char a[600], b[600];
+  sinew_plug_format(g, &src, false, a, sizeof a);
+  sinew_plug_format(g, &final_dst, false, b, sizeof b);
+  if ((rc = sinew_cmd_result_append_string(cmd, a))) return rc;
+  return sinew_cmd_result_append_string(cmd, b);
+}
+
+static const sinew_cmd_flag_t disconnect_flags[] = {{"nextAvailable", "na", "", 0}};
+
+static int cmd_disconnect_attr(sinew_cmd_t *cmd) {
+  sinew_graph_t *g = sinew_cmd_graph(cmd);
+  if (sinew_cmd_argc(cmd) != 2) return sinew_cmd_error(cmd, SINEW_EINVAL, "usage: disconnectAttr <source> <destination>");
+  sinew_plug_t src, dst;
+  int rc = sinew__cmd_plug(cmd, sinew_cmd_arg_string(cmd, 0), &src);
+  if (!rc) rc = sinew__cmd_plug(cmd, sinew_cmd_arg_string(cmd, 1), &dst);
+  if (rc) return rc;
+  /* a unitConversion between them goes too */
+  sinew_plug_t actual;
+  if (sinew_plug_source(g, &dst, &actual) && is_type(g, actual.node, "unitConversion") &&
+      !is_type(g, src.node, "unitConversion")) {
+    sinew_plug_t in, up;
+    sinew_plug_parse_attr(g, actual.node, "input", &in);
+    if (sinew_plug_source(g, &in, &up) && sinew_plug_equal(&up, &src)) {
+      if ((rc = sinew_disconnect(g, &actual, &dst))) return sinew_cmd_graph_error(cmd, rc);
+      if (sinew_plug_destinations(g, &actual, NULL, 0) == 0) sinew_node_delete(g, actual.node);
+      return SINEW_OK;
+    }
+  }
+  if ((rc = sinew_disconnect(g, &src, &dst))) return sinew_cmd_graph_error(cmd, rc);
+  return SINEW_OK;
+}
+
+/* ---- addAttr ------------------------------------------------------------------------------------------- */
+
+static const sinew_cmd_flag_t addattr_flags[] = {
+    {"longName", "ln", "s", 0},       {"shortName", "sn", "s", 0},     {"attributeType", "at", "s", 0},
+    {"dataType", "dt", "s", SINEW_CMD_MULTI}, {"defaultValue", "dv", "f", 0}, {"minValue", "min", "f", 0},
+    {"maxValue", "max", "f", 0},      {"softMinValue", "smn", "f", 0}, {"softMaxValue", "smx", "f", 0},
+    {"hidden", "h", "b", 0},          {"keyable", "k", "b", 0},        {"multi", "m", "", 0},
+    {"indexMatters", "im", "b", 0},   {"parent", "p", "s", 0},         {"numberOfChildren", "nc", "i", 0},
+    {"enumName", "en", "s", 0},       {"cachedInternally", "ci", "b", 0}, {"readable", "r", "b", 0},
+    {"writable", "w", "b", 0},        {"storable", "s", "b", 0},       {"usedAsColor", "uac", "", 0},
+    {"niceName", "nn", "s", 0},       {"usedAsFilename", "uaf", "", 0}, {"internalSet", "is", "b", 0},
+    {"query", "q", "", SINEW_CMD_QUERY}, {"exists", "ex", "", 0},      {"hasMinValue", "hnv", "b", 0},
+    {"hasMaxValue", "hxv", "b", 0},   {"hasSoftMinValue", "hsn", "b", 0}, {"hasSoftMaxValue", "hsx", "b", 0},
+    {"fromPlugin", "fp", "b", 0},     {"category", "ct", "s", SINEW_CMD_MULTI},
+    {"disconnectBehaviour", "dcb", "i", 0}, {"proxy", "pxy", "s", 0}, {"usedAsProxy", "uap", "b", 0}};
+
+static int at_type(const char *at, sinew_attr_type_t *out, uint32_t *children) {
+  static const struct { const char *n; sinew_attr_type_t t; uint32_t kids; } map[] = {
+      {"bool", SINEW_ATTR_BOOL, 0},        {"long", SINEW_ATTR_INT, 0},       {"short", SINEW_ATTR_INT, 0},
+      {"byte", SINEW_ATTR_INT, 0},         {"char", SINEW_ATTR_INT, 0},       {"enum", SINEW_ATTR_ENUM, 0},
+      {"float", SINEW_ATTR_FLOAT, 0},      {"double", SINEW_ATTR_DOUBLE, 0},  {"doubleLinear", SINEW_ATTR_DISTANCE, 0},
+      {"doubleAngle", SINEW_ATTR_ANGLE, 0}, {"time", SINEW_ATTR_TIME, 0},     {"message", SINEW_ATTR_MESSAGE, 0},
+      {"matrix", SINEW_ATTR_MATRIX, 0},    {"fltMatrix", SINEW_ATTR_MATRIX, 0}, {"compound", SINEW_ATTR_COMPOUND, 0},
+      {"double3", SINEW_ATTR_COMPOUND, 3}, {"float3", SINEW_ATTR_COMPOUND, 3}, {"long3", SINEW_ATTR_COMPOUND, 3},
+      {"short3", SINEW_ATTR_COMPOUND, 3},  {"double2", SINEW_ATTR_COMPOUND, 2}, {"float2", SINEW_ATTR_COMPOUND, 2},
+      {"long2", SINEW_ATTR_COMPOUND, 2},   {"short2", SINEW_ATTR_COMPOUND, 2}, {"reflectance", SINEW_ATTR_COMPOUND, 3},
+      {"spectrum", SINEW_ATTR_COMPOUND, 3}, {"double4", SINEW_ATTR_COMPOUND, 4}};
+  for (size_t i = 0; i < COUNT(map); i++)
+    if (strcmp(map[i].n, at) == 0) {
+      *out = map[i].t;
+      *children = map[i].kids;
+      return SINEW_OK;
+    }
+  return SINEW_ENOTFOUND;
+}
+
+static char *keep_name(sinew__pending_attr *pa, const char *s) {
+  if (!s) return NULL;
+  if (pa->nnames == pa->cnames) {
+    uint32_t nc = pa->cnames ? pa->cnames * 2 : 16;
+    char **p = sinew_realloc(pa->names, nc * sizeof *p);
+    if (!p) return NULL;
+    pa->names = p;
+    pa->cnames = nc;
+  }
+  size_t n = strlen(s);
+  char *d = sinew_malloc(n + 1);
+  if (!d) return NULL;
+  memcpy(d, s, n + 1);
+  pa->names[pa->nnames++] = d;
+  return d;
+}
+
+static void pending_reset(sinew__pending_attr *pa) {
+  for (uint32_t i = 0; i < pa->nnames; i++) sinew_free(pa->names[i]);
+  pa->nnames = 0;
+  pa->n = 0;
+  pa->want = 0;
+}
+
+static int cmd_add_attr(sinew_cmd_t *cmd) {
+  sinew_session_t *s = sinew__session(cmd);
+  sinew_graph_t *g = sinew_cmd_graph(cmd);
+  sinew__pending_attr *pa = &s->scene->pending_attr;
+  sinew_node_t n = s->scene->current;
+  int rc;
+  if (sinew_cmd_argc(cmd) >= 1) {
+    const char *t = sinew_cmd_arg_string(cmd, sinew_cmd_argc(cmd) - 1);
+    char name[512];
+    snprintf(name, sizeof name, "%s", t);
+    char *dot = strchr(name, '.');
+    if (dot) *dot = 0;
+    if ((rc = sinew__cmd_node(cmd, name, &n))) return rc;
+  } else if (!s->loading && s->scene->nsel) {
+    n = s->scene->selection[0];
+  }
+  if (!sinew_node_valid(g, n)) return sinew_cmd_error(cmd, SINEW_EINVAL, "no node given (and no current node)");
+  const char *ln = sinew_cmd_flag_string(cmd, "longName", NULL), *sn = sinew_cmd_flag_string(cmd, "shortName", NULL);
+  if (sinew_cmd_query(cmd) || sinew_cmd_flag_count(cmd, "exists")) {
+    const char *nm = ln ? ln : sn;
+    if (!nm) return sinew_cmd_error(cmd, SINEW_EINVAL, "give -ln or -sn");
+    return sinew_cmd_result_int(cmd, sinew_node_attr(g, n, nm) != UINT32_MAX);
+  }
+  if (!ln && !sn) return sinew_cmd_error(cmd, SINEW_EINVAL, "give a name (-longName or -shortName)");
+  if (!ln) ln = sn;
+  const char *at = sinew_cmd_flag_string(cmd, "attributeType", NULL);
+  const char *dt = sinew_cmd_flag_string(cmd, "dataType", NULL);
+  sinew_attr_type_t type = SINEW_ATTR_DOUBLE;
+  uint32_t kids = 0;
+  if (at) {
+    if (at_type(at, &type, &kids)) return sinew_cmd_error(cmd, SINEW_EINVAL, "-attributeType: unknown type '%s'", at);
+  } else if (dt) {
+    if (strcmp(dt, "string") == 0) type = SINEW_ATTR_STRING;
+    else if (strcmp(dt, "matrix") == 0) type = SINEW_ATTR_MATRIX;
+    else if (strcmp(dt, "mesh") == 0 || strcmp(dt, "polyFaces") == 0) type = SINEW_ATTR_DATA;
+    else type = SINEW_ATTR_DATA; /* doubleArray, stringArray ...: values are kept as text */
+  }
+  if (type == SINEW_ATTR_COMPOUND) {
+    int64_t nc = sinew_cmd_flag_int(cmd, "numberOfChildren", (int64_t)kids);
+    if (nc <= 0) return sinew_cmd_error(cmd, SINEW_EINVAL, "%s: a compound needs -numberOfChildren", ln);
+    kids = (uint32_t)nc;
+  }
+  const char *parent = sinew_cmd_flag_string(cmd, "parent", NULL);
+  if (sinew_node_attr(g, n, ln) != UINT32_MAX || (sn && sinew_node_attr(g, n, sn) != UINT32_MAX)) {
+    if (s->loading) return SINEW_OK; /* files repeat addAttr lines that a type already has */
+    return sinew_cmd_error(cmd, SINEW_EEXISTS, "%s already has an attribute named %s", sinew_node_name(g, n), ln);
+  }
+  sinew_attr_desc_t d = {0};
+  d.type = type;
+  d.flags = SINEW_ATTR_INPUT;
+  if (sinew_cmd_flag_count(cmd, "multi")) d.flags |= SINEW_ATTR_ARRAY;
+  if (sinew_cmd_flag_bool(cmd, "hidden", false)) d.flags |= SINEW_ATTR_HIDDEN;
+  if (sinew_cmd_flag_bool(cmd, "keyable", false)) d.flags |= SINEW_ATTR_KEYABLE;
+  if (sinew_cmd_flag_count(cmd, "storable") && !sinew_cmd_flag_bool(cmd, "storable", true))
+    d.flags &= ~(uint32_t)SINEW_ATTR_STORABLE;
+  if (sinew_cmd_flag_count(cmd, "indexMatters") && !sinew_cmd_flag_bool(cmd, "indexMatters", true))
+    d.flags &= ~(uint32_t)SINEW_ATTR_INDEX_MATTERS;
+  double r = sinew__unit_in(g, type);
+  d.default_value = sinew_cmd_flag_double(cmd, "defaultValue", 0, 0) * r;
+  if (sinew_cmd_flag_count(cmd, "minValue")) d.has_min = true, d.min_value = sinew_cmd_flag_double(cmd, "minValue", 0, 0) * r;
+  if (sinew_cmd_flag_count(cmd, "maxValue")) d.has_max = true, d.max_value = sinew_cmd_flag_double(cmd, "maxValue", 0, 0) * r;
+  const char *en = sinew_cmd_flag_string(cmd, "enumName", NULL);
+  if (type == SINEW_ATTR_ENUM) d.enum_fields = en ? en : "";
+  /* gather: a compound waits for its children */
+  if (pa->n && (pa->node.index != n.index || pa->node.gen != n.gen))
+    return sinew_cmd_error(cmd, SINEW_EINVAL, "compound %s on %s still waits for %u children", pa->names[1],
+                           sinew_node_name(g, pa->node), pa->want);
+  if (!pa->n && parent)
+    return sinew_cmd_error(cmd, SINEW_EUNSUPPORTED, "%s: children cannot be added to the existing attribute %s", ln, parent);
+  if (pa->n == pa->cap) {
+    uint32_t nc = pa->cap ? pa->cap * 2 : 8;
+    sinew_attr_desc_t *p = sinew_realloc(pa->descs, nc * sizeof *p);
+    if (!p) return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+    pa->descs = p;
+    pa->cap = nc;
+  }
+  d.name = keep_name(pa, ln);
+  d.short_name = sn ? keep_name(pa, sn) : NULL;
+  d.parent = parent ? keep_name(pa, parent) : NULL;
+  d.enum_fields = d.enum_fields ? keep_name(pa, d.enum_fields) : NULL;
+  if (!d.name || (sn && !d.short_name) || (parent && !d.parent)) {
+    pending_reset(pa);
+    return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+  }
+  if (pa->n) {
+    /* a child: its parent must be one of the gathered compounds */
+    bool found = false;
+    for (uint32_t i = 0; i < pa->n && !found; i++)
+      found = strcmp(pa->descs[i].name, parent ? parent : "") == 0 ||
+              (pa->descs[i].short_name && parent && strcmp(pa->descs[i].short_name, parent) == 0);
+    if (!found) {
+      char waiting[128];
+      snprintf(waiting, sizeof waiting, "%s", pa->descs[0].name);
+      pending_reset(pa);
+      return sinew_cmd_error(cmd, SINEW_EINVAL, "%s: expected a child of %s (-parent)", ln, waiting);
+    }
+    /* descs name their parent by long name */
+    for (uint32_t i = 0; i < pa->n; i++)
+      if (pa->descs[i].short_name && strcmp(pa->descs[i].short_name, parent) == 0) d.parent = pa->descs[i].name;
+    pa->want--;
+  }
+  if (type == SINEW_ATTR_DATA && dt) {
+    /* remembered so that saving writes the same -dataType back */
+    sinew__extra *e = sinew__extra_get(s->scene, n, true);
+    if (!e) return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+    if (e->ndyn + 2 > e->cdyn) {
+      uint32_t nc = e->cdyn ? e->cdyn * 2 : 8;
+      char **p = sinew_realloc(e->dyn_types, nc * sizeof *p);
+      if (!p) return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+      e->dyn_types = p;
+      e->cdyn = nc;
+    }
+    size_t l1 = strlen(ln), l2 = strlen(dt);
+    char *a = sinew_malloc(l1 + 1), *b = sinew_malloc(l2 + 1);
+    if (!a || !b) {
+      sinew_free(a);
+      sinew_free(b);
+      return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+    }
+    memcpy(a, ln, l1 + 1);
+    memcpy(b, dt, l2 + 1);
+    e->dyn_types[e->ndyn++] = a;
+    e->dyn_types[e->ndyn++] = b;
+  }
+  pa->node = n;
+  pa->descs[pa->n++] = d;
+  if (type == SINEW_ATTR_COMPOUND) pa->want += kids;
+  if (pa->want > 0) return SINEW_OK;
+  rc = sinew_node_add_attr(g, n, pa->descs, pa->n);
+  pending_reset(pa);
+  if (rc) return sinew_cmd_graph_error(cmd, rc);
+  return SINEW_OK;
+}
+
+static const sinew_cmd_flag_t delattr_flags[] = {{"attribute", "at", "s", 0}};
+
+static int cmd_delete_attr(sinew_cmd_t *cmd) {
+  sinew_graph_t *g = sinew_cmd_graph(cmd);
+  sinew_plug_t p;
+  int rc;
+  const char *at = sinew_cmd_flag_string(cmd, "attribute", NULL);
+  if (sinew_cmd_argc(cmd) != 1) return sinew_cmd_error(cmd, SINEW_EINVAL, "give one attribute");
+  if (at) {
+    sinew_node_t n;
+    if ((rc = sinew__cmd_node(cmd, sinew_cmd_arg_string(cmd, 0), &n))) return rc;
+    uint32_t a = sinew_node_attr(g, n, at);
+    if (a == UINT32_MAX) return sinew_cmd_error(cmd, SINEW_ENOTFOUND, "%s has no attribute %s", sinew_node_name(g, n), at);
+    p = sinew_plug_make(n, a, 0, NULL);
+  } else if ((rc = sinew__cmd_plug(cmd, sinew_cmd_arg_string(cmd, 0), &p))) {
+    return rc;
+  }
+  if ((rc = sinew_node_remove_attr(g, p.node, p.attr))) return sinew_cmd_graph_error(cmd, rc);
+  return SINEW_OK;
+}
+
+static const sinew_cmd_flag_t listattr_flags[] = {
+    {"keyable", "k", "", 0}, {"userDefined", "ud", "", 0}, {"multi", "m", "", 0},
+    {"connectable", "c", "", 0}, {"writable", "w", "", 0}, {"readOnly", "r", "", 0},
+    {"shortNames", "sn", "", 0}};
+
+static int cmd_list_attr(sinew_cmd_t *cmd) {
+  sinew_session_t *s = sinew__session(cmd);
+  sinew_graph_t *g = sinew_cmd_graph(cmd);
+  sinew_node_t n;
+  int rc;
+  if (sinew_cmd_argc(cmd) >= 1) {
+    if ((rc = sinew__cmd_node(cmd, sinew_cmd_arg_string(cmd, 0), &n))) return rc;
+  } else if (s->scene->nsel) {
+    n = s->scene->selection[0];
+  } else {
+    return sinew_cmd_error(cmd, SINEW_EINVAL, "give a node");
+  }
+  rc = sinew_cmd_result_empty_array(cmd, SINEW_VALUE_STRING_ARRAY);
+  uint32_t na = sinew_node_attr_count(g, n);
+  for (uint32_t a = 0; a < na && !rc; a++) {
+    sinew_attr_info_t info;
+    if (sinew_node_attr_info(g, n, a, &info)) continue;
+    if (sinew_cmd_flag_count(cmd, "keyable") && !(info.flags & SINEW_ATTR_KEYABLE)) continue;
+    if (sinew_cmd_flag_count(cmd, "userDefined") &&
+        (!(info.flags & SINEW_ATTR_DYNAMIC) || sinew__extra_is_implicit(s->scene, n, a)))
+      continue;
+    if (sinew_cmd_flag_count(cmd, "multi") && !(info.flags & SINEW_ATTR_ARRAY)) continue;
+    if (sinew_cmd_flag_count(cmd, "writable") && !(info.flags & SINEW_ATTR_WRITABLE)) continue;
+    if (sinew_cmd_flag_count(cmd, "readOnly") && (info.flags & SINEW_ATTR_WRITABLE)) continue;
+    if (info.flags & SINEW_ATTR_HIDDEN && strncmp(info.name, "sinew", 5) == 0) continue;
+    rc = sinew_cmd_result_append_string(cmd, sinew_cmd_flag_count(cmd, "shortNames") && info.short_name
+                                                  ? info.short_name : info.name);
+  }
+  return rc;
+}
+
+/* ---- registration ---------------------------------------------------------------------------------------- */
+
+int sinew__register_attr_cmds(sinew_lang_t *L, sinew_session_t *s) {
+  const sinew_cmd_desc_t cmds[] = {
+      {"setAttr", cmd_set_attr, setattr_flags, COUNT(setattr_flags), false, s},
+      {"getAttr", cmd_get_attr, getattr_flags, COUNT(getattr_flags), false, s},
+      {"connectAttr", cmd_connect_attr, connect_flags, COUNT(connect_flags), false, s},
+      {"disconnectAttr", cmd_disconnect_attr, disconnect_flags, COUNT(disconnect_flags), false, s},
+      {"addAttr", cmd_add_attr, addattr_flags, COUNT(addattr_flags), false, s},
+      {"deleteAttr", cmd_delete_attr, delattr_flags, COUNT(delattr_flags), false, s},
+      {"listAttr", cmd_list_attr, listattr_flags, COUNT(listattr_flags), false, s},
+  };
+  for (size_t i = 0; i < COUNT(cmds); i++) {
+    int rc = sinew_lang_register_command(L, &cmds[i]);
+    if (rc) return rc;
+  }
+  return SINEW_OK;
+}

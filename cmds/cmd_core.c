@@ -1,0 +1,912 @@
+/* cmds/cmd_core.c: node commands (createNode, rename, delete, select, lockNode, parent), queries
+ * (ls, objExists, nodeType, listRelatives, listConnections) and the commands of a .ma file's
+ * header (requires, fileInfo, currentUnit, currentTime, relationship, file), plus the fallback
+ * that skips, with a warning, commands a .ma file uses and sinew does not know. */
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmds/cmds_internal.h"
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+static char *dupstr(const char *s) {
+  size_t n = strlen(s);
+  char *d = sinew_malloc(n + 1);
+  if (d) memcpy(d, s, n + 1);
+  return d;
+}
+
+static int push_str(char ***v, uint32_t *n, uint32_t *cap, const char *s) {
+  if (*n == *cap) {
+    uint32_t nc = *cap ? *cap * 2 : 8;
+    char **p = sinew_realloc(*v, nc * sizeof *p);
+    if (!p) return SINEW_ENOMEM;
+    *v = p;
+    *cap = nc;
+  }
+  char *d = dupstr(s);
+  if (!d) return SINEW_ENOMEM;
+  (*v)[(*n)++] = d;
+  return SINEW_OK;
+}
+
+static int set_selection(sinew__scene *sc, const sinew_node_t *nodes, uint32_t n, bool add) {
+  if (!add) sc->nsel = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    bool dup = false;
+    for (uint32_t k = 0; k < sc->nsel; k++)
+      dup |= sc->selection[k].index == nodes[i].index && sc->selection[k].gen == nodes[i].gen;
+    if (dup) continue;
+    if (sc->nsel == sc->csel) {
+      uint32_t nc = sc->csel ? sc->csel * 2 : 8;
+      sinew_node_t *p = sinew_realloc(sc->selection, nc * sizeof *p);
+      if (!p) return SINEW_ENOMEM;
+      sc->selection = p;
+      sc->csel = nc;
+    }
+    sc->selection[sc->nsel++] = nodes[i];
+  }
+  return SINEW_OK;
+}
+
+/* A node named ":name" that a file expects Maya to have (a default node such as
+ * :initialShadingGroup): while loading, a placeholder stands in for it. */
+static int default_node(sinew_cmd_t *cmd, const char *name, sinew_node_t *out) {
+  sinew_session_t *s = sinew__session(cmd);
+  sinew_graph_t *g = sinew_cmd_graph(cmd);
+  if (sinew_node_find(g, name, out) == SINEW_OK) return SINEW_OK;
+  if (!s->loading || name[0] != ':' || strchr(name + 1, ':') || strchr(name, '|'))
+    return sinew__cmd_node(cmd, name, out);
+  int rc = sinew__placeholder_type(s, cmd, "unknown", false);
+  if (rc) return rc;
+  if ((rc = sinew_node_create(g, "unknown", name + 1, out))) return sinew_cmd_graph_error(cmd, rc);
+  sinew__extra *e = sinew__extra_get(s->scene, *out, true);
+  if (!e) return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+  e->is_default = true;
+  s->scene->stats.placeholder_nodes++;
+  return SINEW_OK;
+}
+
+int sinew__lookup_node(sinew_cmd_t *cmd, const char *name, sinew_node_t *out);
+int sinew__lookup_node(sinew_cmd_t *cmd, const char *name, sinew_node_t *out) {
+  return default_node(cmd, name, out);
+}
+
+/* ---- createNode ------------------------------------------------------------------------------- */
+
+static const sinew_cmd_flag_t create_flags[] = {
+    {"name", "n", "s", 0},      {"parent", "p", "s", 0}, {"shared", "s", "", 0},
+    {"skipSelect", "ss", "", 0}};
+
+static int cmd_create_node(sinew_cmd_t *cmd) {
+  sinew_session_t *s = sinew__session(cmd);
+  sinew__scene *sc = s->scene;
+  sinew_graph_t *g = sinew_cmd_graph(cmd);
+  if (sinew_cmd_argc(cmd) != 1) return sinew_cmd_error(cmd, SINEW_EINVAL, "give exactly one node type");
+  const char *type = sinew_cmd_arg_string(cmd, 0);
+  const char *name = sinew_cmd_flag_string(cmd, "name", NULL);
+  const char *parent_name = sinew_cmd_flag_string(cmd, "parent", NULL);
+  int rc = sinew__finish_current(s);
+  if (rc) return sinew_cmd_graph_error(cmd, rc);
+  if (name && sinew_cmd_flag_count(cmd, "shared")) {
+    sinew_node_t existing;
+    char full[600];
+    snprintf(full, sizeof full, "%s%s", name[0] == ':' ? "" : ":", name);
+    if (sinew_node_find(g, full, &existing) == SINEW_OK) {
+      sc->current = existing;
+      return sinew_cmd_result_string(cmd, sinew_node_name(g, existing));
+    }
+  }
+  const sinew_node_type_t *t = sinew_find_node_type(g, type);
+  bool placeholder = false;
+  if (!t) {
+    if ((rc = sinew__placeholder_type(s, cmd, type, parent_name != NULL))) return rc;
+    t = sinew_find_node_type(g, type);
+    placeholder = true;
+  } else if (sinew_node_type_flags(t) & SINEW_NODE_TYPE_PLACEHOLDER) {
+    placeholder = true;
+  }
+  if (sinew_node_type_flags(t) & SINEW_NODE_TYPE_ABSTRACT)
+    return sinew_cmd_error(cmd, SINEW_EINVAL, "%s is an abstract type; nodes of it cannot be created", type);
+  sinew_node_t parent = {0, 0}, n;
+  if (parent_name) {
+    if ((rc = sinew__cmd_node(cmd, parent_name, &parent))) return rc;
+    if (!(sinew_node_type_flags(t) & SINEW_NODE_TYPE_DAG))
+      return sinew_cmd_error(cmd, SINEW_EINVAL, "-parent %s: %s nodes are not DAG nodes", parent_name, type);
+    rc = sinew_node_create_under(g, type, name, parent, &n);
+  } else {
+    rc = sinew_node_create(g, type, name, &n);
+  }
+  if (rc) return sinew_cmd_graph_error(cmd, rc);
+  if (placeholder) sc->stats.placeholder_nodes++;
+  sc->current = n;
+  if (!sinew_cmd_flag_count(cmd, "skipSelect") && !s->loading) set_selection(sc, &n, 1, false);
+  char buf[512];
+  return sinew_cmd_result_string(cmd, sinew__node_label(g, n, buf, sizeof buf));
+}
+
+/* ---- rename ------------------------------------------------------------------------------------- */
+
+static const sinew_cmd_flag_t rename_flags[] = {
+    {"uuid", "uid", "s", 0}, {"ignoreShape", "is", "", 0}};
+
+static int cmd_rename(sinew_cmd_t *cmd) {
+  sinew_session_t *s = sinew__session(cmd);
+  sinew_graph_t *g = sinew_cmd_graph(cmd);
+  const char *uid = sinew_cmd_flag_string(cmd, "uuid", NULL);
+  size_t argc = sinew_cmd_argc(cmd);
+  if (uid) {
+    /* rename -uid "..." [node]: kept so that saving writes it back */
+    sinew_node_t n = s->scene->current;
+    int rc;
+    if (argc >= 1 && (rc = sinew__cmd_node(cmd, sinew_cmd_arg_string(cmd, 0), &n))) return rc;
+    if (!sinew_node_valid(g, n)) return sinew_cmd_error(cmd, SINEW_EINVAL, "-uuid: no current node");
+    sinew__extra *e = sinew__extra_get(s->scene, n, true);
+    char *d = dupstr(uid);
+    if (!e || !d) {
+      sinew_free(d);
+      return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+    }
+    sinew_free(e->uid);
+    e->uid = d;
+    return SINEW_OK;
+  }
+  sinew_node_t n;
+  const char *newname;
+  int rc;
+  if (argc == 2) {
+    if ((rc = sinew__cmd_node(cmd, sinew_cmd_arg_string(cmd, 0), &n))) return rc;
+    newname = sinew_cmd_arg_string(cmd, 1);
+  } else if (argc == 1 && s->scene->nsel) {
+    n = s->scene->selection[0];
+    newname = sinew_cmd_arg_string(cmd, 0);
+  } else {
+    return sinew_cmd_error(cmd, SINEW_EINVAL, "usage: rename <node> <newName>");
+  }
+  if ((rc = sinew_node_rename(g, n, newname))) return sinew_cmd_graph_error(cmd, rc);
+  return sinew_cmd_result_string(cmd, sinew_node_name(g, n));
+}
+
+/* ---- delete ---------------------------------------------------------------------------------------- */
+
+static const sinew_cmd_flag_t delete_flags[] = {
+    {"constructionHistory", "ch", "", 0}, {"all", "all", "", 0}, {"hierarchy", "hi", "s", 0}};
+
+static int cmd_delete(sinew_cmd_t *cmd) {
+  sinew_session_t *s = sinew__session(cmd);
+  sinew_graph_t *g = sinew_cmd_graph(cmd);
+  size_t argc = sinew_cmd_argc(cmd);
+  if (sinew_cmd_flag_count(cmd, "constructionHistory"))
+    return sinew_cmd_error(cmd, SINEW_EUNSUPPORTED, "-constructionHistory is not supported");
+  size_t count = argc ? argc : s->scene->nsel;
+  if (!count) return sinew_cmd_error(cmd, SINEW_EINVAL, "nothing to delete (no names and nothing selected)");
+  sinew_node_t *nodes = sinew_malloc(count * sizeof *nodes);
+  if (!nodes) return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+  int rc = SINEW_OK;
+  for (size_t i = 0; i < count && !rc; i++) {
+    if (argc) rc = sinew__cmd_node(cmd, sinew_cmd_arg_string(cmd, i), &nodes[i]);
+    else nodes[i] = s->scene->selection[i];
+  }
+  /* check all first, so a locked node anywhere deletes nothing */
+  for (size_t i = 0; i < count && !rc; i++)
+    if (sinew_node_locked(g, nodes[i]))
+      rc = sinew_cmd_error(cmd, SINEW_ELOCKED, "%s is locked", sinew_node_name(g, nodes[i]));
+  for (size_t i = 0; i < count && !rc; i++) {
+    if (!sinew_node_valid(g, nodes[i])) continue; /* went with an ancestor */
+    if ((rc = sinew_node_delete(g, nodes[i]))) rc = sinew_cmd_graph_error(cmd, rc);
+  }
+  sinew_free(nodes);
+  return rc;
+}
+
+/* ---- select ------------------------------------------------------------------------------------------ */
+
+static const sinew_cmd_flag_t select_flags[] = {
+    {"noExpand", "ne", "", 0}, {"replace", "r", "", 0}, {"add", "add", "", 0},
+    {"deselect", "d", "", 0},  {"clear", "cl", "", 0},  {"toggle", "tgl", "", 0},
+    {"all", "all", "", 0},     {"hierarchy", "hi", "", 0}};
+
+static int cmd_select(sinew_cmd_t *cmd) {
+  sinew_session_t *s = sinew__session(cmd);
+  sinew__scene *sc = s->scene;
+  sinew_graph_t *g = sinew_cmd_graph(cmd);
+  int rc = sinew__finish_current(s);
+  if (rc) return sinew_cmd_graph_error(cmd, rc);
+  if (sinew_cmd_flag_count(cmd, "clear")) {
+    sc->nsel = 0;
+    return SINEW_OK;
+  }
+  size_t argc = sinew_cmd_argc(cmd);
+  if (sinew_cmd_flag_count(cmd, "all")) {
+    sc->nsel = 0;
+    sinew_node_t it = {0, 0};
+    while (sinew_node_next(g, &it))
+      if ((rc = set_selection(sc, &it, 1, true))) return sinew_cmd_error(cmd, rc, "out of memory");
+    return SINEW_OK;
+  }
+  sinew_node_t *nodes = sinew_malloc((argc ? argc : 1) * sizeof *nodes);
+  if (!nodes) return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+  for (size_t i = 0; i < argc && !rc; i++) rc = default_node(cmd, sinew_cmd_arg_string(cmd, i), &nodes[i]);
+  if (!rc) {
+    if (sinew_cmd_flag_count(cmd, "noExpand") && argc == 1) sc->current = nodes[0];
+    if (sinew_cmd_flag_count(cmd, "deselect")) {
+      for (size_t i = 0; i < argc; i++)
+        for (uint32_t k = 0; k < sc->nsel;)
+          if (sc->selection[k].index == nodes[i].index && sc->selection[k].gen == nodes[i].gen)
+            memmove(&sc->selection[k], &sc->selection[k + 1], (--sc->nsel - k) * sizeof *nodes);
+          else
+            k++;
+    } else {
+      bool add = sinew_cmd_flag_count(cmd, "add") || sinew_cmd_flag_count(cmd, "toggle");
+      if (set_selection(sc, nodes, (uint32_t)argc, add)) rc = sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+    }
+  }
+  sinew_free(nodes);
+  return rc;
+}
+
+/* ---- lockNode -------------------------------------------------------------------------------------------- */
+
+static const sinew_cmd_flag_t lock_flags[] = {
+    {"lock", "l", "b", 0},           {"query", "q", "", SINEW_CMD_QUERY},
+    {"lockName", "ln", "b", 0},      {"lockUnpublished", "lu", "b", 0},
+    {"ignoreComponents", "ic", "", 0}};
+
+static int cmd_lock_node(sinew_cmd_t *cmd) {
+  sinew_session_t *s = sinew__session(cmd);
+  sinew_graph_t *g = sinew_cmd_graph(cmd);
+  size_t argc = sinew_cmd_argc(cmd);
+  bool lock = sinew_cmd_flag_bool(cmd, "lock", true);
+  sinew_node_t n;
+  int rc;
+  size_t count = argc ? argc : 1;
+  for (size_t i = 0; i < count; i++) {
+    if (argc) {
+      if ((rc = sinew__cmd_node(cmd, sinew_cmd_arg_string(cmd, i), &n))) return rc;
+    } else {
+      n = s->loading ? s->scene->current : (s->scene->nsel ? s->scene->selection[0] : (sinew_node_t){0, 0});
+      if (!sinew_node_valid(g, n)) return sinew_cmd_error(cmd, SINEW_EINVAL, "no node given");
+    }
+    if (sinew_cmd_query(cmd)) {
+      if ((rc = sinew_cmd_result_append_int(cmd, sinew_node_locked(g, n)))) return rc;
+      continue;
+    }
+    if ((rc = sinew_node_set_locked(g, n, lock))) return sinew_cmd_graph_error(cmd, rc);
+  }
+  return SINEW_OK;
+}
+
+/* ---- queries ---------------------------------------------------------------------------------------------- */
+
+static bool type_matches(sinew_graph_t *g, sinew_node_t n, const char *type, bool exact) {
+  const sinew_node_type_t *t = sinew_node_type(g, n);
+  if (!t) return false;
+  if (exact) return strcmp(sinew_node_type_name(t), type) == 0;
+  if (strcmp(type, "shape") == 0)
+    return sinew_node_type_is_a(t, "dagNode") && !sinew_node_type_is_a(t, "transform");
+  if (strcmp(type, "geometryShape") == 0 || strcmp(type, "deformableShape") == 0 ||
+      strcmp(type, "controlPoint") == 0 || strcmp(type, "surfaceShape") == 0)
+    return sinew_node_type_is_a(t, "mesh") || strcmp(sinew_node_type_name(t), "nurbsCurve") == 0 ||
+           strcmp(sinew_node_type_name(t), "nurbsSurface") == 0;
+  return sinew_node_type_is_a(t, type);
+}
+
+static const sinew_cmd_flag_t ls_flags[] = {
+    {"type", "typ", "s", SINEW_CMD_MULTI}, {"exactType", "et", "s", SINEW_CMD_MULTI},
+    {"selection", "sl", "", 0},            {"dag", "dag", "", 0},
+    {"long", "l", "", 0},                  {"shapes", "s", "", 0},
+    {"transforms", "tr", "", 0},           {"showType", "st", "", 0},
+    {"objectsOnly", "o", "", 0},           {"intermediateObjects", "io", "", 0},
+    {"noIntermediate", "ni", "", 0},       {"recursive", "r", "b", 0},
+    {"flatten", "fl", "", 0}};
+
+static int add_name(sinew_cmd_t *cmd, sinew_graph_t *g, sinew_node_t n, bool full, bool show_type) {
+  char buf[512];
+  int rc;
+  if (full) {
+    char *p = sinew_node_path(g, n);
+    rc = sinew_cmd_result_append_string(cmd, p ? p : sinew_node_name(g, n));
+    sinew_free(p);
+  } else {
+    rc = sinew_cmd_result_append_string(cmd, sinew__node_label(g, n, buf, sizeof buf));
+  }
+  if (!rc && show_type) rc = sinew_cmd_result_append_string(cmd, sinew_node_type_name(sinew_node_type(g, n)));
+  return rc;
+}
+
+static bool intermediate(sinew_graph_t *g, sinew_node_t n) {
+  uint32_t io = sinew_node_attr(g, n, "intermediateObject");
+  if (io == UINT32_MAX) return false;
+  sinew_plug_t p = sinew_plug_make(n, io, 0, NULL);
+  bool b = false;
+  sinew_get_bool(g, &p, &b);
+  return b;
+}
+
+static bool name_matches(sinew_graph_t *g, sinew_node_t n, const char *pattern) {
+  const char *name = sinew_node_name(g, n);
+  const char *pat = pattern[0] == ':' ? pattern + 1 : pattern;
+  if (fnmatch(pat, name, 0) == 0) return true;
+  if (strchr(pattern, '|')) {
+    sinew_node_t f;
+    if (sinew_node_find(g, pattern, &f) == SINEW_OK) return f.index == n.index && f.gen == n.gen;
+  }
+  return false;
+}
+
+static int cmd_ls(sinew_cmd_t *cmd) {
+  sinew_session_t *s = sinew__session(cmd);
+  sinew_graph_t *g = sinew_cmd_graph(cmd);
+  size_t ntype = sinew_cmd_flag_count(cmd, "type"), nexact = sinew_cmd_flag_count(cmd, "exactType");
+  bool full = sinew_cmd_flag_count(cmd, "long"), show = sinew_cmd_flag_count(cmd, "showType");
+  bool dag = sinew_cmd_flag_count(cmd, "dag"), shapes = sinew_cmd_flag_count(cmd, "shapes"),
+       transforms = sinew_cmd_flag_count(cmd, "transforms");
+  bool io = sinew_cmd_flag_count(cmd, "intermediateObjects"), ni = sinew_cmd_flag_count(cmd, "noIntermediate");
+  size_t argc = sinew_cmd_argc(cmd);
+  int rc = sinew_cmd_result_empty_array(cmd, SINEW_VALUE_STRING_ARRAY);
+  if (rc) return rc;
+  sinew_node_t it = {0, 0};
+  uint32_t k = 0;
+  for (;;) {
+    sinew_node_t n;
+    if (sinew_cmd_flag_count(cmd, "selection")) {
+      if (k >= s->scene->nsel) break;
+      n = s->scene->selection[k++];
+    } else {
+      if (!sinew_node_next(g, &it)) break;
+      n = it;
+    }
+    const sinew_node_type_t *t = sinew_node_type(g, n);
+    if (dag && !sinew_node_type_is_a(t, "dagNode")) continue;
+    if (shapes && !type_matches(g, n, "shape", false)) continue;
+    if (transforms && !sinew_node_type_is_a(t, "transform")) continue;
+    if (io && !intermediate(g, n)) continue;
+    if (ni && intermediate(g, n)) continue;
+    bool ok = ntype + nexact == 0;
+    for (size_t i = 0; i < ntype && !ok; i++)
+      ok = type_matches(g, n, sinew_value_string(sinew_cmd_flag_arg(cmd, "type", i, 0)), false);
+    for (size_t i = 0; i < nexact && !ok; i++)
+      ok = type_matches(g, n, sinew_value_string(sinew_cmd_flag_arg(cmd, "exactType", i, 0)), true);
+    if (!ok) continue;
+    if (argc) {
+      bool m = false;
+      for (size_t i = 0; i < argc && !m; i++) m = name_matches(g, n, sinew_cmd_arg_string(cmd, i));
+      if (!m) continue;
+    }
+    if ((rc = add_name(cmd, g, n, full, show))) return rc;
+  }
+  return SINEW_OK;
+}
+
+static int cmd_obj_exists(sinew_cmd_t *cmd) {
+  sinew_graph_t *g = sinew_cmd_graph(cmd);
+  if (sinew_cmd_argc(cmd) != 1) return sinew_cmd_error(cmd, SINEW_EINVAL, "give one name");
+  const char *name = sinew_cmd_arg_string(cmd, 0);
+  sinew_node_t n;
+  sinew_plug_t p;
+  bool found = sinew_node_find(g, name, &n) == SINEW_OK ||
+               (strchr(name, '.') && sinew_plug_parse(g, name, (sinew_node_t){0, 0}, &p) == SINEW_OK);
+  return sinew_cmd_result_int(cmd, found);
+}
+
+static const sinew_cmd_flag_t node_type_flags[] = {{"inherited", "i", "", 0}, {"apiType", "api", "", 0}};
+
+static int cmd_node_type(sinew_cmd_t *cmd) {
+  sinew_graph_t *g = sinew_cmd_graph(cmd);
+  if (sinew_cmd_argc(cmd) != 1) return sinew_cmd_error(cmd, SINEW_EINVAL, "give one node");
+  const char *name = sinew_cmd_arg_string(cmd, 0);
+  sinew_node_t n;
+  sinew_plug_t p;
+  int rc;
+  if (strchr(name, '.') && sinew_plug_parse(g, name, (sinew_node_t){0, 0}, &p) == SINEW_OK)
+    n = p.node;
+  else if ((rc = sinew__cmd_node(cmd, name, &n)))
+    return rc;
+  const sinew_node_type_t *t = sinew_node_type(g, n);
+  if (!sinew_cmd_flag_count(cmd, "inherited")) return sinew_cmd_result_string(cmd, sinew_node_type_name(t));
+  const char *chain[32];
+  int k = 0;
+  for (; t && k < 32; t = sinew_node_type_parent(t)) chain[k++] = sinew_node_type_name(t);
+  for (int i = k - 1; i >= 0; i--)
+    if (strcmp(chain[i], "node") && (rc = sinew_cmd_result_append_string(cmd, chain[i]))) return rc;
+  return SINEW_OK;
+}
+
+/* ---- parent ------------------------------------------------------------------------------------------------ */
+
+static const sinew_cmd_flag_t parent_flags[] = {
+    {"world", "w", "", 0},        {"relative", "r", "", 0},      {"absolute", "a", "", 0},
+    {"shape", "s", "", 0},        {"addObject", "add", "", 0},   {"noConnections", "nc", "", 0},
+    {"noInvScale", "nis", "", 0}, {"removeObject", "rm", "", 0}};
+
+static int cmd_parent(sinew_cmd_t *cmd) {
+  sinew_session_t *s = sinew__session(cmd);
+  sinew_graph_t *g = sinew_cmd_graph(cmd);
+  if (sinew_cmd_flag_count(cmd, "addObject") || sinew_cmd_flag_count(cmd, "removeObject")) {
+    if (s->loading) {
+      sinew__warn_once(s, cmd, SINEW_LOG_FILE_WARNING, "parent -addObject",
+                       "instancing (parent -addObject) is not supported; the instance is skipped");
+      return SINEW_OK;
+    }
+    return sinew_cmd_error(cmd, SINEW_EUNSUPPORTED, "instancing (-addObject / -removeObject) is not supported");
+  }
+  bool world = sinew_cmd_flag_count(cmd, "world");
+  size_t argc = sinew_cmd_argc(cmd);
+  size_t nchildren = world ? argc : (argc ? argc - 1 : 0);
+  sinew_node_t parent = {0, 0};
+  int rc;
+  if (!world) {
+    if (argc < 2 && !(argc == 1 && s->scene->nsel))
+      return sinew_cmd_error(cmd, SINEW_EINVAL, "usage: parent <child>... <parent>, or parent -w <child>...");
+    if ((rc = sinew__cmd_node(cmd, sinew_cmd_arg_string(cmd, argc - 1), &parent))) return rc;
+  }
+  sinew_node_t *kids = sinew_malloc((nchildren ? nchildren : 1) * sizeof *kids);
+  if (!kids) return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+  if (nchildren == 0 && s->scene->nsel) {
+    nchildren = 1;
+    kids[0] = s->scene->selection[0];
+  }
+  rc = SINEW_OK;
+  for (size_t i = 0; i < nchildren && argc && !rc; i++)
+    rc = sinew__cmd_node(cmd, sinew_cmd_arg_string(cmd, i), &kids[i]);
+  uint32_t flags = sinew_cmd_flag_count(cmd, "relative") ? 0 : SINEW_PARENT_KEEP_WORLD;
+  for (size_t i = 0; i < nchildren && !rc; i++) {
+    if ((rc = sinew_dag_parent(g, kids[i], parent, flags))) {
+      rc = sinew_cmd_graph_error(cmd, rc);
+      break;
+    }
+    char buf[512];
+    rc = sinew_cmd_result_append_string(cmd, sinew__node_label(g, kids[i], buf, sizeof buf));
+  }
+  sinew_free(kids);
+  return rc;
+}
+
+/* ---- listRelatives ------------------------------------------------------------------------------------------ */
+
+static const sinew_cmd_flag_t rel_flags[] = {
+    {"children", "c", "", 0},       {"parent", "p", "", 0},       {"allDescendents", "ad", "", 0},
+    {"shapes", "s", "", 0},         {"type", "typ", "s", SINEW_CMD_MULTI},
+    {"fullPath", "f", "", 0},       {"path", "pa", "", 0},        {"allParents", "ap", "", 0},
+    {"noIntermediate", "ni", "", 0}};
+
+static int rel_add(sinew_cmd_t *cmd, sinew_graph_t *g, sinew_node_t n) {
+  if (sinew_cmd_flag_count(cmd, "shapes") && !type_matches(g, n, "shape", false)) return SINEW_OK;
+  if (sinew_cmd_flag_count(cmd, "noIntermediate") && intermediate(g, n)) return SINEW_OK;
+  size_t nt = sinew_cmd_flag_count(cmd, "type");
+  bool ok = nt == 0;
+  for (size_t i = 0; i < nt && !ok; i++)
+    ok = type_matches(g, n, sinew_value_string(sinew_cmd_flag_arg(cmd, "type", i, 0)), false);
+  if (!ok) return SINEW_OK;
+  return add_name(cmd, g, n, sinew_cmd_flag_count(cmd, "fullPath"), false);
+}
+
+static int descend(sinew_cmd_t *cmd, sinew_graph_t *g, sinew_node_t n, bool all) {
+  size_t nk = sinew_node_children(g, n, NULL, 0);
+  if (!nk) return SINEW_OK;
+  sinew_node_t *kids = sinew_malloc(nk * sizeof *kids);
+  if (!kids) return SINEW_ENOMEM;
+  sinew_node_children(g, n, kids, nk);
+  int rc = SINEW_OK;
+  /* Maya lists all descendants deepest first */
+  for (size_t i = nk; i-- > 0 && !rc;) {
+    if (all) rc = descend(cmd, g, kids[i], true);
+    if (!rc) rc = rel_add(cmd, g, kids[i]);
+  }
+  sinew_free(kids);
+  return rc;
+}
+
+static int cmd_list_relatives(sinew_cmd_t *cmd) {
+  sinew_session_t *s = sinew__session(cmd);
+  sinew_graph_t *g = sinew_cmd_graph(cmd);
+  size_t argc = sinew_cmd_argc(cmd);
+  size_t count = argc ? argc : s->scene->nsel;
+  int rc = sinew_cmd_result_empty_array(cmd, SINEW_VALUE_STRING_ARRAY);
+  for (size_t i = 0; i < count && !rc; i++) {
+    sinew_node_t n = argc ? (sinew_node_t){0, 0} : s->scene->selection[i];
+    if (argc && (rc = sinew__cmd_node(cmd, sinew_cmd_arg_string(cmd, i), &n))) return rc;
+    if (sinew_cmd_flag_count(cmd, "parent") || sinew_cmd_flag_count(cmd, "allParents")) {
+      sinew_node_t p = sinew_node_parent(g, n);
+      if (sinew_node_valid(g, p)) rc = add_name(cmd, g, p, sinew_cmd_flag_count(cmd, "fullPath"), false);
+      continue;
+    }
+    rc = descend(cmd, g, n, sinew_cmd_flag_count(cmd, "allDescendents") > 0);
+  }
+  return rc;
+}
+
+/* ---- listConnections ---------------------------------------------------------------------------------------- */
+
+static const sinew_cmd_flag_t lc_flags[] = {
+    {"source", "s", "b", 0},     {"destination", "d", "b", 0}, {"plugs", "p", "b", 0},
+    {"connections", "c", "b", 0}, {"type", "t", "s", 0},       {"skipConversionNodes", "scn", "b", 0},
+    {"shapes", "sh", "b", 0},    {"exactType", "et", "b", 0}};
+
+typedef struct lc_ctx {
+  sinew_cmd_t *cmd;
+  sinew_graph_t *g;
+  sinew_plug_t filter; /* attr UINT32_MAX: the whole node */
+  bool src, dst, plugs, conns;
+  const char *type;
+  int rc;
+} lc_ctx;
+
+static bool plug_within(const sinew_graph_t *g, const sinew_plug_t *p, const sinew_plug_t *f) {
+  if (p->node.index != f->node.index || p->node.gen != f->node.gen) return false;
+  if (f->attr == UINT32_MAX) return true;
+  /* p is f or inside it */
+  sinew_plug_t q = *p;
+  for (;;) {
+    if (sinew_plug_equal(&q, f)) return true;
+    sinew_plug_t up;
+    if (!sinew_plug_parent(g, &q, &up)) return false;
+    q = up;
+  }
+}
+
+static bool lc_visit(void *ud, const sinew_connection_t *c) {
+  lc_ctx *x = ud;
+  const sinew_plug_t *mine = NULL, *other = NULL;
+  if (x->dst && plug_within(x->g, &c->src, &x->filter)) mine = &c->src, other = &c->dst;
+  else if (x->src && plug_within(x->g, &c->dst, &x->filter)) mine = &c->dst, other = &c->src;
+  if (!mine) return true;
+  if (x->type && !type_matches(x->g, other->node, x->type, false)) return true;
+  char buf[1024];
+  if (x->conns) {
+    sinew_plug_format(x->g, mine, false, buf, sizeof buf);
+    if ((x->rc = sinew_cmd_result_append_string(x->cmd, buf))) return false;
+  }
+  if (x->plugs) sinew_plug_format(x->g, other, false, buf, sizeof buf);
+  else sinew__node_label(x->g, other->node, buf, sizeof buf);
+  x->rc = sinew_cmd_result_append_string(x->cmd, buf);
+  return x->rc == SINEW_OK;
+}
+
+static int cmd_list_connections(sinew_cmd_t *cmd) {
+  sinew_session_t *s = sinew__session(cmd);
+  sinew_graph_t *g = sinew_cmd_graph(cmd);
+  lc_ctx x = {.cmd = cmd, .g = g};
+  x.src = sinew_cmd_flag_bool(cmd, "source", true);
+  x.dst = sinew_cmd_flag_bool(cmd, "destination", true);
+  x.plugs = sinew_cmd_flag_bool(cmd, "plugs", false);
+  x.conns = sinew_cmd_flag_bool(cmd, "connections", false);
+  x.type = sinew_cmd_flag_string(cmd, "type", NULL);
+  size_t argc = sinew_cmd_argc(cmd);
+  size_t count = argc ? argc : s->scene->nsel;
+  int rc = sinew_cmd_result_empty_array(cmd, SINEW_VALUE_STRING_ARRAY);
+  for (size_t i = 0; i < count && !rc; i++) {
+    const char *name = argc ? sinew_cmd_arg_string(cmd, i) : NULL;
+    if (name && strchr(name, '.')) {
+      if ((rc = sinew__cmd_plug(cmd, name, &x.filter))) return rc;
+    } else {
+      sinew_node_t n = argc ? (sinew_node_t){0, 0} : s->scene->selection[i];
+      if (name && (rc = sinew__cmd_node(cmd, name, &n))) return rc;
+      x.filter = sinew_plug_make(n, UINT32_MAX, 0, NULL);
+    }
+    sinew_foreach_connection(g, x.filter.node, false, lc_visit, &x);
+    rc = x.rc;
+  }
+  return rc;
+}
+
+/* ---- header commands ---------------------------------------------------------------------------------------- */
+
+static const sinew_cmd_flag_t requires_flags[] = {
+    {"nodeType", "nt", "s", SINEW_CMD_MULTI}, {"dataType", "dt", "s", SINEW_CMD_MULTI}};
+
+/* requires: kept as written, so saving writes the plug-in requirements back. */
+static int cmd_requires(sinew_cmd_t *cmd) {
+  sinew_session_t *s = sinew__session(cmd);
+  sinew__scene *sc = s->scene;
+  size_t argc = sinew_cmd_argc(cmd);
+  if (argc < 1) return sinew_cmd_error(cmd, SINEW_EINVAL, "usage: requires <plug-in> <version>");
+  const char *what = sinew_cmd_arg_string(cmd, 0);
+  if (strcmp(what, "maya") == 0) return SINEW_OK; /* the writer writes its own */
+  sinew__buf b = {0};
+  sinew__buf_puts(&b, "requires");
+  const char *fl[] = {"nodeType", "dataType"}, *sh[] = {"nt", "dt"};
+  for (int f = 0; f < 2; f++)
+    for (size_t k = 0; k < sinew_cmd_flag_count(cmd, fl[f]); k++) {
+      sinew__buf_printf(&b, " -%s ", sh[f]);
+      sinew__buf_quoted(&b, sinew_value_string(sinew_cmd_flag_arg(cmd, fl[f], k, 0)));
+    }
+  for (size_t i = 0; i < argc; i++) {
+    sinew__buf_puts(&b, " ");
+    sinew__buf_quoted(&b, sinew_cmd_arg_string(cmd, i));
+  }
+  int rc = b.oom ? SINEW_ENOMEM : SINEW_OK;
+  if (!rc) {
+    for (uint32_t i = 0; i < sc->nrequires; i++)
+      if (strcmp(sc->requires[i], b.p) == 0) {
+        sinew__buf_free(&b);
+        return SINEW_OK;
+      }
+    rc = push_str(&sc->requires, &sc->nrequires, &sc->crequires, b.p);
+  }
+  sinew__buf_free(&b);
+  return rc ? sinew_cmd_error(cmd, rc, "out of memory") : SINEW_OK;
+}
+
+static const sinew_cmd_flag_t file_info_flags[] = {
+    {"query", "q", "", SINEW_CMD_QUERY}, {"remove", "rm", "s", 0}};
+
+static int cmd_file_info(sinew_cmd_t *cmd) {
+  sinew_session_t *s = sinew__session(cmd);
+  sinew__scene *sc = s->scene;
+  const char *rm = sinew_cmd_flag_string(cmd, "remove", NULL);
+  if (sinew_cmd_query(cmd)) {
+    int rc = sinew_cmd_result_empty_array(cmd, SINEW_VALUE_STRING_ARRAY);
+    const char *want = sinew_cmd_argc(cmd) ? sinew_cmd_arg_string(cmd, 0) : NULL;
+    for (uint32_t i = 0; i + 1 < sc->nfile_info && !rc; i += 2) {
+      if (want) {
+        if (strcmp(want, sc->file_info[i]) == 0) rc = sinew_cmd_result_append_string(cmd, sc->file_info[i + 1]);
+        continue;
+      }
+      rc = sinew_cmd_result_append_string(cmd, sc->file_info[i]);
+      if (!rc) rc = sinew_cmd_result_append_string(cmd, sc->file_info[i + 1]);
+    }
+    return rc;
+  }
+  const char *key = rm;
+  if (!key) {
+    if (sinew_cmd_argc(cmd) != 2) return sinew_cmd_error(cmd, SINEW_EINVAL, "usage: fileInfo <name> <value>");
+    key = sinew_cmd_arg_string(cmd, 0);
+  }
+  for (uint32_t i = 0; i + 1 < sc->nfile_info; i += 2)
+    if (strcmp(sc->file_info[i], key) == 0) {
+      if (rm) {
+        sinew_free(sc->file_info[i]);
+        sinew_free(sc->file_info[i + 1]);
+        memmove(&sc->file_info[i], &sc->file_info[i + 2], (sc->nfile_info - i - 2) * sizeof(char *));
+        sc->nfile_info -= 2;
+        return SINEW_OK;
+      }
+      char *v = dupstr(sinew_cmd_arg_string(cmd, 1));
+      if (!v) return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+      sinew_free(sc->file_info[i + 1]);
+      sc->file_info[i + 1] = v;
+      return SINEW_OK;
+    }
+  if (rm) return SINEW_OK;
+  if (push_str(&sc->file_info, &sc->nfile_info, &sc->cfile_info, key) ||
+      push_str(&sc->file_info, &sc->nfile_info, &sc->cfile_info, sinew_cmd_arg_string(cmd, 1)))
+    return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+  return SINEW_OK;
+}
+
+static const sinew_cmd_flag_t unit_flags[] = {
+    {"linear", "l", "s", 0},   {"angle", "a", "s", 0},     {"time", "t", "s", 0},
+    {"query", "q", "", SINEW_CMD_QUERY}, {"fullName", "f", "", 0}, {"updateAnimation", "ua", "b", 0}};
+
+static const char *short_linear(sinew_linear_unit_t u) {
+  static const char *n[] = {"", "mm", "cm", "m", "km", "in", "ft", "yd", "mi"};
+  return u > 0 && u < SINEW_LINEAR_UNIT_MAX ? n[u] : "";
+}
+
+static const char *short_angle(sinew_angle_unit_t u) {
+  static const char *n[] = {"", "deg", "rad", "min", "sec"};
+  return u > 0 && u < SINEW_ANGLE_UNIT_MAX ? n[u] : "";
+}
+
+static int cmd_current_unit(sinew_cmd_t *cmd) {
+  sinew_graph_t *g = sinew_cmd_graph(cmd);
+  bool full = sinew_cmd_flag_count(cmd, "fullName");
+  if (sinew_cmd_query(cmd)) {
+    if (sinew_cmd_flag_count(cmd, "angle")) {
+      sinew_angle_unit_t u = sinew_scene_angle_unit(g);
+      return sinew_cmd_result_string(cmd, full ? sinew_angle_unit_name(u) : short_angle(u));
+    }
+    if (sinew_cmd_flag_count(cmd, "time"))
+      return sinew_cmd_result_string(cmd, sinew_time_unit_name(sinew_time_get_unit(g)));
+    sinew_linear_unit_t u = sinew_scene_linear_unit(g);
+    return sinew_cmd_result_string(cmd, full ? sinew_linear_unit_name(u) : short_linear(u));
+  }
+  const char *l = sinew_cmd_flag_string(cmd, "linear", NULL), *a = sinew_cmd_flag_string(cmd, "angle", NULL),
+             *t = sinew_cmd_flag_string(cmd, "time", NULL);
+  sinew_linear_unit_t lu = l ? sinew_linear_unit_from_name(l) : SINEW_LINEAR_INVALID;
+  sinew_angle_unit_t au = a ? sinew_angle_unit_from_name(a) : SINEW_ANGLE_INVALID;
+  sinew_time_unit_t tu = t ? sinew_time_unit_from_name(t) : SINEW_TIME_INVALID;
+  if (l && !lu) return sinew_cmd_error(cmd, SINEW_EINVAL, "-linear: unknown unit '%s'", l);
+  if (a && !au) return sinew_cmd_error(cmd, SINEW_EINVAL, "-angle: unknown unit '%s'", a);
+  if (t && !tu) {
+    sinew__warn_once(sinew__session(cmd), cmd, SINEW_LOG_FILE_WARNING, t,
+                     "-time: unit '%s' is not supported; the time unit stays %s", t,
+                     sinew_time_unit_name(sinew_time_get_unit(g)));
+  }
+  double now = 0;
+  if (tu) sinew_time_get_frame(g, &now);
+  if (lu) sinew_scene_set_linear_unit(g, lu);
+  if (au) sinew_scene_set_angle_unit(g, au);
+  if (tu) sinew_time_set_unit(g, tu);
+  return SINEW_OK;
+}
+
+static const sinew_cmd_flag_t time_flags[] = {
+    {"query", "q", "", SINEW_CMD_QUERY}, {"update", "u", "b", 0}, {"edit", "e", "", SINEW_CMD_EDIT}};
+
+static int cmd_current_time(sinew_cmd_t *cmd) {
+  sinew_graph_t *g = sinew_cmd_graph(cmd);
+  if (sinew_cmd_query(cmd)) {
+    double f = 0;
+    int rc = sinew_time_get_frame(g, &f);
+    return rc ? sinew_cmd_graph_error(cmd, rc) : sinew_cmd_result_double(cmd, f);
+  }
+  if (sinew_cmd_argc(cmd) != 1) return sinew_cmd_error(cmd, SINEW_EINVAL, "usage: currentTime <frame>");
+  const sinew_value_t *v = sinew_cmd_arg(cmd, 0);
+  bool numeric = v->kind == SINEW_VALUE_INT || v->kind == SINEW_VALUE_FLOAT;
+  if (!numeric) return sinew_cmd_error(cmd, SINEW_EINVAL, "'%s' is not a frame number", sinew_cmd_arg_string(cmd, 0));
+  double f = sinew_value_to_double(v);
+  int rc = sinew_time_set_frame(g, f);
+  if (rc) return sinew_cmd_graph_error(cmd, rc);
+  return sinew_cmd_result_double(cmd, f);
+}
+
+/* Lines kept as text: a scene-level raw record on the time1 node's record would mix them up,
+ * so they live in the scene's requires list with a marker prefix. */
+static int keep_line(sinew_cmd_t *cmd, const char *prefix) {
+  sinew_session_t *s = sinew__session(cmd);
+  sinew__scene *sc = s->scene;
+  sinew__buf b = {0};
+  sinew__buf_puts(&b, prefix);
+  sinew__buf_puts(&b, sinew_cmd_name(cmd));
+  for (size_t i = 0; i < sinew_cmd_argc(cmd); i++) {
+    const sinew_value_t *v = sinew_cmd_arg(cmd, i);
+    sinew__buf_puts(&b, " ");
+    if (v->flag) {
+      sinew__buf_puts(&b, "-");
+      sinew__buf_puts(&b, sinew_value_string(v));
+    } else if (v->kind == SINEW_VALUE_STRING && !v->word) {
+      sinew__buf_quoted(&b, sinew_value_string(v));
+    } else {
+      sinew__buf_puts(&b, sinew_cmd_arg_string(cmd, i));
+    }
+  }
+  int rc = b.oom ? SINEW_ENOMEM : push_str(&sc->requires, &sc->nrequires, &sc->crequires, b.p);
+  sinew__buf_free(&b);
+  return rc ? sinew_cmd_error(cmd, rc, "out of memory") : SINEW_OK;
+}
+
+/* relationship "link" ":lightLinker1" ...: light links; kept for saving, not modelled. */
+static int cmd_relationship(sinew_cmd_t *cmd) { return keep_line(cmd, "\x02"); }
+
+/* dataStructure and the like: kept as written (they belong to the file's header). */
+static int cmd_keep_header(sinew_cmd_t *cmd) { return keep_line(cmd, "\x01"); }
+
+/* Commands a .ma file uses that sinew does not know: skipped with one warning per command. */
+static int cmd_fallback(sinew_cmd_t *cmd) {
+  sinew_session_t *s = sinew__session(cmd);
+  if (!s->loading) return sinew_cmd_error(cmd, SINEW_ENOTFOUND, "unknown command");
+  s->scene->stats.skipped_commands++;
+  sinew__warn_once(s, cmd, SINEW_LOG_UNKNOWN_COMMAND, sinew_cmd_name(cmd),
+                   "command not supported; skipped (and not written back)");
+  return SINEW_OK;
+}
+
+/* ---- file ------------------------------------------------------------------------------------------------------ */
+
+static const sinew_cmd_flag_t file_flags[] = {
+    {"open", "o", "", 0},          {"force", "f", "", 0},         {"import", "i", "", 0},
+    {"save", "s", "", 0},          {"type", "typ", "s", 0},       {"rename", "rn", "s", 0},
+    {"new", "new", "", 0},         {"query", "q", "", SINEW_CMD_QUERY},
+    {"sceneName", "sn", "", 0},    {"reference", "r", "", 0},     {"referenceDepthInfo", "rdi", "i", 0},
+    {"namespace", "ns", "s", 0},   {"referenceNode", "rfn", "s", 0}, {"options", "op", "s", 0},
+    {"deferReference", "dr", "b", 0}, {"ignoreVersion", "iv", "", 0}, {"prompt", "pmt", "b", 0},
+    {"executeScriptNodes", "esn", "b", 0}, {"loadReferenceDepth", "lrd", "s", 0},
+    {"returnNewNodes", "rnn", "", 0}, {"groupReference", "gr", "", 0}, {"mergeNamespacesOnClash", "mnc", "b", 0},
+    {"shortName", "shn", "", 0}};
+
+static int cmd_file(sinew_cmd_t *cmd) {
+  sinew_session_t *s = sinew__session(cmd);
+  size_t argc = sinew_cmd_argc(cmd);
+  const char *path = argc ? sinew_cmd_arg_string(cmd, argc - 1) : NULL;
+  if (sinew_cmd_query(cmd)) {
+    const char *fn = sinew_session_file_name(s);
+    if (sinew_cmd_flag_count(cmd, "shortName")) {
+      const char *b = strrchr(fn, '/');
+      fn = b ? b + 1 : fn;
+    }
+    return sinew_cmd_result_string(cmd, fn);
+  }
+  if (sinew_cmd_flag_count(cmd, "reference") || sinew_cmd_flag_count(cmd, "referenceDepthInfo")) {
+    /* references: the referenced file is not read; the line is kept for saving */
+    if (sinew_cmd_flag_count(cmd, "reference"))
+      sinew__warn_once(s, cmd, SINEW_LOG_FILE_WARNING, path ? path : "file -r",
+                       "file reference %s is not loaded (references are not supported)", path ? path : "");
+    sinew__buf b = {0};
+    sinew__buf_puts(&b, "\x01" "file");
+    const char *order[] = {"referenceDepthInfo", "reference", "namespace", "deferReference",
+                           "referenceNode", "options", "type"};
+    const char *shorts[] = {"rdi", "r", "ns", "dr", "rfn", "op", "typ"};
+    for (int k = 0; k < 7; k++) {
+      if (!sinew_cmd_flag_count(cmd, order[k])) continue;
+      sinew__buf_printf(&b, " -%s", shorts[k]);
+      const sinew_value_t *v = sinew_cmd_flag_arg(cmd, order[k], 0, 0);
+      if (!v) continue;
+      sinew__buf_puts(&b, " ");
+      if (v->kind == SINEW_VALUE_STRING) sinew__buf_quoted(&b, sinew_value_string(v));
+      else sinew__buf_num(&b, sinew_value_to_double(v));
+    }
+    if (path) {
+      sinew__buf_puts(&b, " ");
+      sinew__buf_quoted(&b, path);
+    }
+    int rc = b.oom ? SINEW_ENOMEM
+                   : push_str(&s->scene->requires, &s->scene->nrequires, &s->scene->crequires, b.p);
+    sinew__buf_free(&b);
+    return rc ? sinew_cmd_error(cmd, rc, "out of memory") : SINEW_OK;
+  }
+  const char *rn = sinew_cmd_flag_string(cmd, "rename", NULL);
+  if (rn) {
+    char *d = dupstr(rn);
+    if (!d) return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+    sinew_free(s->scene->file_name);
+    s->scene->file_name = d;
+    if (!sinew_cmd_flag_count(cmd, "save")) return sinew_cmd_result_string(cmd, d);
+  }
+  if (sinew_cmd_flag_count(cmd, "new")) {
+    int rc = sinew_session_new_scene(s);
+    return rc ? sinew_cmd_error(cmd, rc, "cannot create a new scene") : SINEW_OK;
+  }
+  if (sinew_cmd_flag_count(cmd, "open") || sinew_cmd_flag_count(cmd, "import")) {
+    if (!path) return sinew_cmd_error(cmd, SINEW_EINVAL, "give the file to read");
+    int rc = sinew_cmd_flag_count(cmd, "open") ? sinew_session_open(s, path)
+                                                : sinew_session_run_file(s, path, NULL);
+    if (rc) return sinew_cmd_error(cmd, rc, "%s", sinew_session_errmsg(s));
+    return sinew_cmd_result_string(cmd, path);
+  }
+  if (sinew_cmd_flag_count(cmd, "save")) {
+    const char *type = sinew_cmd_flag_string(cmd, "type", "mayaAscii");
+    if (strcmp(type, "mayaAscii") != 0)
+      return sinew_cmd_error(cmd, SINEW_EUNSUPPORTED, "-type %s: only mayaAscii files can be written", type);
+    const char *target = path ? path : s->scene->file_name;
+    if (!target || !target[0])
+      return sinew_cmd_error(cmd, SINEW_EINVAL, "the scene has no file name (use file -rename first)");
+    char *t = dupstr(target);
+    if (!t) return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+    int rc = sinew_session_save(s, t);
+    if (rc) {
+      sinew_free(t);
+      return sinew_cmd_error(cmd, rc, "%s", sinew_session_errmsg(s));
+    }
+    rc = sinew_cmd_result_string(cmd, t);
+    sinew_free(t);
+    return rc;
+  }
+  return sinew_cmd_error(cmd, SINEW_EINVAL, "give -open, -import, -save, -new, -rename or -query");
+}
+
+/* ---- registration ---------------------------------------------------------------------------------------------- */
+
+static const sinew_cmd_flag_t no_flags[] = {{"_", NULL, "", 0}};
+
+int sinew__register_core_cmds(sinew_lang_t *L, sinew_session_t *s) {
+  const sinew_cmd_desc_t cmds[] = {
+      {"createNode", cmd_create_node, create_flags, COUNT(create_flags), false, s},
+      {"rename", cmd_rename, rename_flags, COUNT(rename_flags), false, s},
+      {"delete", cmd_delete, delete_flags, COUNT(delete_flags), false, s},
+      {"select", cmd_select, select_flags, COUNT(select_flags), false, s},
+      {"lockNode", cmd_lock_node, lock_flags, COUNT(lock_flags), false, s},
+      {"ls", cmd_ls, ls_flags, COUNT(ls_flags), false, s},
+      {"objExists", cmd_obj_exists, no_flags, 0, false, s},
+      {"nodeType", cmd_node_type, node_type_flags, COUNT(node_type_flags), false, s},
+      {"parent", cmd_parent, parent_flags, COUNT(parent_flags), false, s},
+      {"listRelatives", cmd_list_relatives, rel_flags, COUNT(rel_flags), false, s},
+      {"listConnections", cmd_list_connections, lc_flags, COUNT(lc_flags), false, s},
+      {"requires", cmd_requires, requires_flags, COUNT(requires_flags), false, s},
+      {"fileInfo", cmd_file_info, file_info_flags, COUNT(file_info_flags), false, s},
+      {"currentUnit", cmd_current_unit, unit_flags, COUNT(unit_flags), false, s},
+      {"currentTime", cmd_current_time, time_flags, COUNT(time_flags), false, s},
+      {"relationship", cmd_relationship, NULL, 0, true, s},
+      {"dataStructure", cmd_keep_header, NULL, 0, true, s},
+      {"file", cmd_file, file_flags, COUNT(file_flags), false, s},
+  };
+  for (size_t i = 0; i < COUNT(cmds); i++) {
+    int rc = sinew_lang_register_command(L, &cmds[i]);
+    if (rc) return rc;
+  }
+  sinew_lang_set_fallback(L, cmd_fallback, s);
+  return SINEW_OK;
+}

@@ -1,0 +1,183 @@
+/* cmds/cmds_internal.h: what the command files share (sinew__ tier): the session and scene
+ * state, per-node records of what a file held that sinew does not model, and helpers for
+ * resolving names and plugs with messages that name them. Uses only the public headers. */
+#ifndef SINEW_CMDS_INTERNAL_H
+#define SINEW_CMDS_INTERNAL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "sinew/cmds.h"
+#include "sinew/graph.h"
+#include "sinew/lang.h"
+#include "sinew/mesh.h"
+#include "sinew/nodes.h"
+#include "sinew/skin.h"
+
+extern _Thread_local int sinew__cmds_oom;
+#define uthash_malloc(sz) sinew_malloc(sz)
+#define uthash_free(ptr, sz) sinew_free(ptr)
+#define HASH_NONFATAL_OOM 1
+#define uthash_nonfatal_oom(obj) (sinew__cmds_oom = 1)
+#include <uthash.h>
+
+/* A growable text buffer. */
+typedef struct sinew__buf {
+  char *p;
+  size_t n, cap;
+  bool oom;
+} sinew__buf;
+void sinew__buf_put(sinew__buf *b, const char *s, size_t n);
+void sinew__buf_puts(sinew__buf *b, const char *s);
+void sinew__buf_printf(sinew__buf *b, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* A number in the shortest form that reads back to the same double. */
+void sinew__buf_num(sinew__buf *b, double d);
+/* A value that is exactly a float, in the shortest form that reads back to that float. */
+void sinew__buf_num_float(sinew__buf *b, double d);
+/* A quoted MEL string with \" \\ \n \t escapes. */
+void sinew__buf_quoted(sinew__buf *b, const char *s);
+void sinew__buf_free(sinew__buf *b);
+
+/* One setAttr line sinew keeps as text: attr is the attribute path as written (".uvst[0].uvsn"
+ * without the dot), text everything after the plug, re-serialised. */
+typedef struct sinew__raw {
+  char *attr;
+  char *text;
+} sinew__raw;
+
+/* Geometry a file gave a mesh as ed / fc lines, turned into its stored topology when the
+ * node's block of lines ends. */
+typedef struct sinew__pending_mesh {
+  uint32_t *edges;     /* 2 per edge */
+  uint32_t nedges, cedges;
+  int32_t *face_edges; /* per face-vertex */
+  uint32_t *face_counts;
+  uint32_t nfv, cfv, nfaces, cfaces;
+  uint32_t nholes;     /* h records seen (sinew meshes have no holes) */
+  bool active;
+} sinew__pending_mesh;
+
+/* What the session knows about one node beyond the graph. */
+typedef struct sinew__extra {
+  uint64_t key; /* index << 32 | gen */
+  sinew_node_t node;
+  char *uid;
+  sinew__raw *raws;
+  uint32_t nraws, craws;
+  uint32_t *implicit; /* attributes the loader created to hold connections */
+  uint32_t nimplicit, cimplicit;
+  sinew__pending_mesh mesh;
+  /* the ed/fc lines the stored topology was built from, written back while it is unchanged */
+  sinew__raw *geom;
+  uint32_t ngeom, cgeom;
+  const void *geom_topology; /* the topology block those lines made */
+  bool is_default;   /* a node Maya always has (time1, :initialShadingGroup ...): select -ne */
+  char **dyn_types;  /* attribute name, addAttr -dataType pairs for data attributes */
+  uint32_t ndyn, cdyn;
+  UT_hash_handle hh;
+} sinew__extra;
+
+/* A compound addAttr waiting for its children (-nc N, then N addAttr -p lines). */
+typedef struct sinew__pending_attr {
+  sinew_node_t node;
+  sinew_attr_desc_t *descs;
+  char **names;  /* strings owned for descs */
+  uint32_t n, cap, nnames, cnames;
+  uint32_t want; /* children still expected, summed over nested compounds */
+} sinew__pending_attr;
+
+/* A connection a file made that the graph cannot hold (a child sinew cannot add to an
+ * attribute, types it cannot join): kept to be written back. */
+typedef struct sinew__raw_conn {
+  sinew_node_t src, dst;
+  char *src_attr, *dst_attr;
+} sinew__raw_conn;
+
+typedef struct sinew__scene {
+  sinew_graph_t *graph;
+  sinew__extra *extras;
+  sinew_node_t current;      /* the node `setAttr ".x"` lines apply to */
+  sinew_node_t *selection;
+  uint32_t nsel, csel;
+  char **file_info;          /* name, value pairs in order */
+  uint32_t nfile_info, cfile_info;
+  /* lines kept as written: "requires ..." lines, "\x01"-prefixed header lines (file
+   * references, dataStructure) and "\x02"-prefixed lines for the end (relationship) */
+  char **requires;
+  uint32_t nrequires, crequires;
+  char *file_name;
+  sinew__pending_attr pending_attr;
+  sinew__raw_conn *raw_conns;
+  uint32_t nraw_conns, craw_conns;
+  int observer;
+  sinew_session_stats_t stats;
+  char **warned;             /* placeholder types and unknown attributes already warned about */
+  uint32_t nwarned, cwarned;
+} sinew__scene;
+
+struct sinew_session {
+  sinew_session_desc_t desc;
+  sinew_lang_t *lang;
+  sinew__scene *scene;
+  int loading;       /* > 0 while a .ma file runs: unknown commands warn and are skipped */
+  char errmsg[1024];
+};
+
+/* Scenes. */
+int sinew__scene_create(sinew_session_t *s, sinew__scene **out);
+void sinew__scene_destroy(sinew__scene *sc);
+/* The record of a node (created on demand when create is true; NULL on out-of-memory). */
+sinew__extra *sinew__extra_get(sinew__scene *sc, sinew_node_t n, bool create);
+int sinew__extra_add_raw(sinew__scene *sc, sinew_node_t n, const char *attr, const char *text);
+bool sinew__extra_is_implicit(sinew__scene *sc, sinew_node_t n, uint32_t attr);
+int sinew__extra_mark_implicit(sinew__scene *sc, sinew_node_t n, uint32_t attr);
+/* Turns a mesh node's pending ed/fc lines into its stored topology. */
+int sinew__finish_mesh(sinew_session_t *s, sinew_node_t n);
+/* Finishes the current node's pending data (called when the current node changes and at the
+ * end of a run). */
+int sinew__finish_current(sinew_session_t *s);
+/* Logs a warning once per key (a type name, "type.attr"). */
+void sinew__warn_once(sinew_session_t *s, sinew_cmd_t *cmd, sinew_log_id_t id, const char *key,
+                      const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
+
+static inline sinew_session_t *sinew__session(sinew_cmd_t *cmd) {
+  return (sinew_session_t *)sinew_cmd_user_data(cmd);
+}
+
+/* Finds a node by name, path or ":name" ; fails the command with a message naming it. */
+int sinew__cmd_node(sinew_cmd_t *cmd, const char *name, sinew_node_t *out);
+/* Parses a plug ("node.attr[2].child", or ".attr" on the current node); fails naming it. */
+int sinew__cmd_plug(sinew_cmd_t *cmd, const char *text, sinew_plug_t *out);
+/* A node's name as text (for results): its path when its short name is shared. Borrowed buffer. */
+const char *sinew__node_label(sinew_graph_t *g, sinew_node_t n, char *buf, size_t size);
+
+/* Placeholders: registers type `name` for a type sinew does not implement (DAG when dag). */
+int sinew__placeholder_type(sinew_session_t *s, sinew_cmd_t *cmd, const char *name, bool dag);
+bool sinew__is_placeholder(sinew_graph_t *g, sinew_node_t n);
+/* Creates (on node n) the attribute path of a plug text such as "og[0].ig" that does not exist,
+ * as implicit dynamic attributes shaped like `like` (type copied; NULL = message). */
+int sinew__implicit_attr(sinew_session_t *s, sinew_node_t n, const char *attr_path,
+                         const sinew_plug_t *like, sinew_plug_t *out);
+
+/* Units: converting numbers between the scene's units and internal ones for an attribute. */
+double sinew__unit_in(sinew_graph_t *g, sinew_attr_type_t type);  /* scene unit -> internal factor */
+
+/* Command registration per file. */
+int sinew__register_core_cmds(sinew_lang_t *L, sinew_session_t *s);
+int sinew__register_attr_cmds(sinew_lang_t *L, sinew_session_t *s);
+int sinew__register_rig_cmds(sinew_lang_t *L, sinew_session_t *s);
+
+/* The .ma writer (cmds/ma_write.c). */
+int sinew__write_ma(sinew_session_t *s, FILE *out, const char *name);
+
+#endif

@@ -1,0 +1,755 @@
+/* cmds/session.c: sessions and scenes, the per-node records of what a file held that sinew does
+ * not model, placeholders for node types sinew does not implement, and the helpers commands
+ * use to resolve names and plugs with messages that name them. */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmds/cmds_internal.h"
+
+_Thread_local int sinew__cmds_oom;
+
+/* ---- text buffers -------------------------------------------------------------------------- */
+
+void sinew__buf_put(sinew__buf *b, const char *s, size_t n) {
+  if (b->oom) return;
+  if (b->n + n + 1 > b->cap) {
+    size_t cap = b->cap ? b->cap * 2 : 256;
+    while (cap < b->n + n + 1) cap *= 2;
+    char *p = sinew_realloc(b->p, cap);
+    if (!p) {
+      b->oom = true;
+      return;
+    }
+    b->p = p;
+    b->cap = cap;
+  }
+  memcpy(b->p + b->n, s, n);
+  b->n += n;
+  b->p[b->n] = 0;
+}
+
+void sinew__buf_puts(sinew__buf *b, const char *s) { sinew__buf_put(b, s, strlen(s)); }
+
+void sinew__buf_printf(sinew__buf *b, const char *fmt, ...) {
+  char tmp[512];
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+  va_end(ap);
+  if (n < 0) return;
+  if ((size_t)n < sizeof tmp) {
+    sinew__buf_put(b, tmp, (size_t)n);
+    return;
+  }
+  char *big = sinew_malloc((size_t)n + 1);
+  if (!big) {
+    b->oom = true;
+    return;
+  }
+  va_start(ap, fmt);
+  vsnprintf(big, (size_t)n + 1, fmt, ap);
+  va_end(ap);
+  sinew__buf_put(b, big, (size_t)n);
+  sinew_free(big);
+}
+
+void sinew__buf_num(sinew__buf *b, double d) {
+  char tmp[40];
+  if (d == 0) {
+    sinew__buf_put(b, "0", 1);
+    return;
+  }
+  if (d == (double)(int64_t)d && d > -1e15 && d < 1e15) {
+    snprintf(tmp, sizeof tmp, "%lld", (long long)d);
+  } else {
+    for (int prec = 15; prec <= 17; prec++) {
+      snprintf(tmp, sizeof tmp, "%.*g", prec, d);
+      if (strtod(tmp, NULL) == d) break;
+    }
+  }
+  sinew__buf_puts(b, tmp);
+}
+
+void sinew__buf_num_float(sinew__buf *b, double d) {
+  float f = (float)d;
+  if ((double)f != d || !isfinite(d)) {
+    sinew__buf_num(b, d);
+    return;
+  }
+  char tmp[40];
+  for (int prec = 6; prec <= 9; prec++) {
+    snprintf(tmp, sizeof tmp, "%.*g", prec, d);
+    if (strtof(tmp, NULL) == f) break;
+  }
+  sinew__buf_puts(b, tmp);
+}
+
+void sinew__buf_quoted(sinew__buf *b, const char *s) {
+  sinew__buf_put(b, "\"", 1);
+  for (; *s; s++) {
+    switch (*s) {
+      case '"': sinew__buf_put(b, "\\\"", 2); break;
+      case '\\': sinew__buf_put(b, "\\\\", 2); break;
+      case '\n': sinew__buf_put(b, "\\n", 2); break;
+      case '\t': sinew__buf_put(b, "\\t", 2); break;
+      case '\r': sinew__buf_put(b, "\\r", 2); break;
+      default: sinew__buf_put(b, s, 1); break;
+    }
+  }
+  sinew__buf_put(b, "\"", 1);
+}
+
+void sinew__buf_free(sinew__buf *b) {
+  sinew_free(b->p);
+  memset(b, 0, sizeof *b);
+}
+
+static char *dupstr(const char *s) {
+  size_t n = strlen(s);
+  char *d = sinew_malloc(n + 1);
+  if (d) memcpy(d, s, n + 1);
+  return d;
+}
+
+static int grow(void **p, uint32_t *cap, uint32_t need, size_t es) {
+  if (need <= *cap) return SINEW_OK;
+  uint32_t nc = *cap ? *cap * 2 : 8;
+  while (nc < need) nc *= 2;
+  void *q = sinew_realloc(*p, (size_t)nc * es);
+  if (!q) return SINEW_ENOMEM;
+  *p = q;
+  *cap = nc;
+  return SINEW_OK;
+}
+
+/* ---- per-node records --------------------------------------------------------------------------- */
+
+static uint64_t key_of(sinew_node_t n) { return ((uint64_t)n.index << 32) | n.gen; }
+
+static void pending_mesh_free(sinew__pending_mesh *m) {
+  sinew_free(m->edges);
+  sinew_free(m->face_edges);
+  sinew_free(m->face_counts);
+  memset(m, 0, sizeof *m);
+}
+
+static void raws_free(sinew__raw *r, uint32_t n) {
+  for (uint32_t i = 0; i < n; i++) {
+    sinew_free(r[i].attr);
+    sinew_free(r[i].text);
+  }
+  sinew_free(r);
+}
+
+static void extra_free(sinew__extra *e) {
+  sinew_free(e->uid);
+  raws_free(e->raws, e->nraws);
+  raws_free(e->geom, e->ngeom);
+  sinew_free(e->implicit);
+  for (uint32_t i = 0; i < e->ndyn; i++) sinew_free(e->dyn_types[i]);
+  sinew_free(e->dyn_types);
+  pending_mesh_free(&e->mesh);
+  sinew_free(e);
+}
+
+sinew__extra *sinew__extra_get(sinew__scene *sc, sinew_node_t n, bool create) {
+  uint64_t k = key_of(n);
+  sinew__extra *e = NULL;
+  HASH_FIND(hh, sc->extras, &k, sizeof k, e);
+  if (e || !create) return e;
+  e = sinew_calloc(1, sizeof *e);
+  if (!e) return NULL;
+  e->key = k;
+  e->node = n;
+  sinew__cmds_oom = 0;
+  HASH_ADD(hh, sc->extras, key, sizeof e->key, e);
+  if (sinew__cmds_oom) {
+    sinew_free(e);
+    return NULL;
+  }
+  return e;
+}
+
+int sinew__extra_add_raw(sinew__scene *sc, sinew_node_t n, const char *attr, const char *text) {
+  sinew__extra *e = sinew__extra_get(sc, n, true);
+  if (!e) return SINEW_ENOMEM;
+  /* the same attribute set again replaces the earlier line */
+  for (uint32_t i = 0; i < e->nraws; i++)
+    if (strcmp(e->raws[i].attr, attr) == 0) {
+      char *t = dupstr(text);
+      if (!t) return SINEW_ENOMEM;
+      sinew_free(e->raws[i].text);
+      e->raws[i].text = t;
+      return SINEW_OK;
+    }
+  if (grow((void **)&e->raws, &e->craws, e->nraws + 1, sizeof *e->raws)) return SINEW_ENOMEM;
+  char *a = dupstr(attr), *t = dupstr(text);
+  if (!a || !t) {
+    sinew_free(a);
+    sinew_free(t);
+    return SINEW_ENOMEM;
+  }
+  e->raws[e->nraws++] = (sinew__raw){a, t};
+  sc->stats.raw_values++;
+  return SINEW_OK;
+}
+
+bool sinew__extra_is_implicit(sinew__scene *sc, sinew_node_t n, uint32_t attr) {
+  sinew__extra *e = sinew__extra_get(sc, n, false);
+  if (!e) return false;
+  for (uint32_t i = 0; i < e->nimplicit; i++)
+    if (e->implicit[i] == attr) return true;
+  return false;
+}
+
+int sinew__extra_mark_implicit(sinew__scene *sc, sinew_node_t n, uint32_t attr) {
+  sinew__extra *e = sinew__extra_get(sc, n, true);
+  if (!e || grow((void **)&e->implicit, &e->cimplicit, e->nimplicit + 1, sizeof *e->implicit))
+    return SINEW_ENOMEM;
+  e->implicit[e->nimplicit++] = attr;
+  return SINEW_OK;
+}
+
+static void on_node_removed(void *ud, sinew_node_t n) {
+  sinew__scene *sc = ud;
+  uint64_t k = key_of(n);
+  sinew__extra *e = NULL;
+  HASH_FIND(hh, sc->extras, &k, sizeof k, e);
+  if (e) {
+    HASH_DEL(sc->extras, e);
+    extra_free(e);
+  }
+  for (uint32_t i = 0; i < sc->nsel;)
+    if (sc->selection[i].index == n.index && sc->selection[i].gen == n.gen)
+      memmove(&sc->selection[i], &sc->selection[i + 1], (--sc->nsel - i) * sizeof *sc->selection);
+    else
+      i++;
+  if (sc->current.index == n.index && sc->current.gen == n.gen) sc->current = (sinew_node_t){0, 0};
+}
+
+/* ---- scenes ------------------------------------------------------------------------------------- */
+
+static void session_log(void *ud, sinew_log_level_t level, sinew_log_id_t id, const char *msg) {
+  sinew_session_t *s = ud;
+  if (s->desc.logger) s->desc.logger(s->desc.logger_data, level, id, msg);
+}
+
+int sinew__scene_create(sinew_session_t *s, sinew__scene **out) {
+  sinew__scene *sc = sinew_calloc(1, sizeof *sc);
+  if (!sc) return SINEW_ENOMEM;
+  sinew_graph_desc_t gd = {.logger = session_log, .logger_data = s};
+  int rc = sinew_scene_create(&gd, &sc->graph);
+  if (!rc) rc = sinew_lang_register_types(sc->graph);
+  if (!rc) {
+    sinew_observer_t ob = {.node_removed = on_node_removed, .user_data = sc};
+    rc = sinew_graph_add_observer(sc->graph, &ob, &sc->observer);
+  }
+  if (rc) {
+    sinew_graph_destroy(sc->graph);
+    sinew_free(sc);
+    return rc;
+  }
+  *out = sc;
+  return SINEW_OK;
+}
+
+static void free_strings(char **v, uint32_t n) {
+  for (uint32_t i = 0; i < n; i++) sinew_free(v[i]);
+  sinew_free(v);
+}
+
+static void pending_attr_free(sinew__pending_attr *p) {
+  for (uint32_t i = 0; i < p->nnames; i++) sinew_free(p->names[i]);
+  sinew_free(p->names);
+  sinew_free(p->descs);
+  memset(p, 0, sizeof *p);
+}
+
+void sinew__scene_destroy(sinew__scene *sc) {
+  if (!sc) return;
+  sinew_graph_remove_observer(sc->graph, sc->observer);
+  sinew_graph_destroy(sc->graph);
+  sinew__extra *e, *tmp;
+  HASH_ITER(hh, sc->extras, e, tmp) {
+    HASH_DEL(sc->extras, e);
+    extra_free(e);
+  }
+  sinew_free(sc->selection);
+  free_strings(sc->file_info, sc->nfile_info);
+  free_strings(sc->requires, sc->nrequires);
+  free_strings(sc->warned, sc->nwarned);
+  sinew_free(sc->file_name);
+  pending_attr_free(&sc->pending_attr);
+  for (uint32_t i = 0; i < sc->nraw_conns; i++) {
+    sinew_free(sc->raw_conns[i].src_attr);
+    sinew_free(sc->raw_conns[i].dst_attr);
+  }
+  sinew_free(sc->raw_conns);
+  sinew_free(sc);
+}
+
+void sinew__warn_once(sinew_session_t *s, sinew_cmd_t *cmd, sinew_log_id_t id, const char *key,
+                      const char *fmt, ...) {
+  sinew__scene *sc = s->scene;
+  for (uint32_t i = 0; i < sc->nwarned; i++)
+    if (strcmp(sc->warned[i], key) == 0) return;
+  char *k = dupstr(key);
+  if (k && !grow((void **)&sc->warned, &sc->cwarned, sc->nwarned + 1, sizeof *sc->warned))
+    sc->warned[sc->nwarned++] = k;
+  else
+    sinew_free(k);
+  char msg[768];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  if (cmd)
+    sinew_cmd_warning(cmd, id, "%s", msg);
+  else
+    sinew_log(sc->graph, SINEW_LOG_WARNING, id, "%s", msg);
+}
+
+/* ---- name and plug resolution ----------------------------------------------------------------------- */
+
+int sinew__cmd_node(sinew_cmd_t *cmd, const char *name, sinew_node_t *out) {
+  sinew_graph_t *g = sinew_cmd_graph(cmd);
+  if (!name || !name[0]) return sinew_cmd_error(cmd, SINEW_EINVAL, "no node name given");
+  int rc = sinew_node_find(g, name, out);
+  if (rc == SINEW_EAMBIGUOUS)
+    return sinew_cmd_error(cmd, rc, "more than one node is named '%s'; use its |path", name);
+  if (rc) return sinew_cmd_error(cmd, SINEW_ENOTFOUND, "no node named '%s'", name);
+  return SINEW_OK;
+}
+
+int sinew__cmd_plug(sinew_cmd_t *cmd, const char *text, sinew_plug_t *out) {
+  sinew_session_t *s = sinew__session(cmd);
+  sinew_graph_t *g = sinew_cmd_graph(cmd);
+  if (!text || !text[0]) return sinew_cmd_error(cmd, SINEW_EINVAL, "no attribute given");
+  if (text[0] == '.' && !sinew_node_valid(g, s->scene->current))
+    return sinew_cmd_error(cmd, SINEW_EINVAL, "%s: no current node (createNode or select first)", text);
+  int rc = sinew_plug_parse(g, text, s->scene->current, out);
+  if (rc == SINEW_OK) return SINEW_OK;
+  /* say whether the node or the attribute is missing */
+  const char *dot = text[0] == '.' ? text : strchr(text, '.');
+  if (dot && dot != text) {
+    char node[512];
+    size_t n = (size_t)(dot - text) < sizeof node - 1 ? (size_t)(dot - text) : sizeof node - 1;
+    memcpy(node, text, n);
+    node[n] = 0;
+    sinew_node_t nd;
+    if (sinew_node_find(g, node, &nd)) return sinew_cmd_error(cmd, SINEW_ENOTFOUND, "%s: no node named '%s'", text, node);
+    return sinew_cmd_error(cmd, SINEW_ENOTFOUND, "%s: %s has no attribute '%s'", text, node, dot + 1);
+  }
+  if (text[0] == '.')
+    return sinew_cmd_error(cmd, SINEW_ENOTFOUND, "%s has no attribute '%s'",
+                           sinew_node_name(g, s->scene->current), text + 1);
+  return sinew_cmd_error(cmd, rc, "'%s' is not a plug (node.attribute)", text);
+}
+
+const char *sinew__node_label(sinew_graph_t *g, sinew_node_t n, char *buf, size_t size) {
+  const char *name = sinew_node_name(g, n);
+  if (!name) return "";
+  sinew_node_t found;
+  if (sinew_node_find(g, name, &found) == SINEW_EAMBIGUOUS) {
+    char *path = sinew_node_path(g, n);
+    if (path) {
+      snprintf(buf, size, "%s", path);
+      sinew_free(path);
+      return buf;
+    }
+  }
+  snprintf(buf, size, "%s", name);
+  return buf;
+}
+
+double sinew__unit_in(sinew_graph_t *g, sinew_attr_type_t type) {
+  switch (type) {
+    case SINEW_ATTR_ANGLE: return sinew_angle_unit_radians(sinew_scene_angle_unit(g));
+    case SINEW_ATTR_DISTANCE: return sinew_linear_unit_cm(sinew_scene_linear_unit(g));
+    case SINEW_ATTR_TIME: return 1.0 / sinew_time_unit_fps(sinew_time_get_unit(g));
+    default: return 1.0;
+  }
+}
+
+/* ---- placeholders ----------------------------------------------------------------------------------- */
+
+/* Maya types that are DAG nodes, so placeholders of them can hold DAG children and parents. */
+static const char *const maya_dag_types[] = {
+    "locator", "camera", "nurbsCurve", "nurbsSurface", "ikHandle", "ikEffector", "follicle",
+    "hairSystem", "nucleus", "lattice", "baseLattice", "clusterHandle", "subdiv", "imagePlane",
+    "ambientLight", "directionalLight", "pointLight", "spotLight", "areaLight", "volumeLight",
+    "place3dTexture", "lookAt", "particle", "nParticle", "nCloth", "nRigid", "fluidShape",
+    "stroke", "pfxHair", "annotationShape", "distanceDimShape", "paramDimension",
+    "deformBend", "deformSquash", "deformTwist", "deformWave", "deformFlare", "deformSine",
+    "softModHandle", "sculpt", "implicitSphere", "renderBox", "xgmPalette", "aiSkyDomeLight",
+    "aiAreaLight", "bezierCurve", "dagContainer", "assemblyReference", "gpuCache",
+    "motionTrail", "hikIKEffector", "hikFKJoint", "ikSpringSolver"};
+
+static bool known_dag(const char *t) {
+  size_t n = strlen(t);
+  const char *tails[] = {"Constraint", "Shape", "Handle", "Light", "Manip"};
+  for (size_t i = 0; i < sizeof tails / sizeof *tails; i++) {
+    size_t k = strlen(tails[i]);
+    if (n > k && strcmp(t + n - k, tails[i]) == 0) return true;
+  }
+  for (size_t i = 0; i < sizeof maya_dag_types / sizeof *maya_dag_types; i++)
+    if (strcmp(maya_dag_types[i], t) == 0) return strcmp(t, "ikSpringSolver") != 0;
+  return false;
+}
+
+int sinew__placeholder_type(sinew_session_t *s, sinew_cmd_t *cmd, const char *name, bool dag) {
+  sinew_graph_t *g = s->scene->graph;
+  const sinew_node_type_t *t = sinew_find_node_type(g, name);
+  if (t) return SINEW_OK;
+  for (const char *c = name; *c; c++)
+    if (!isalnum((unsigned char)*c) && *c != '_' && *c != ':')
+      return sinew_cmd_error(cmd, SINEW_EINVAL, "'%s' is not a node type name", name);
+  dag = dag || known_dag(name);
+  sinew_node_type_desc_t d = {.name = name,
+                              .parent_type = dag ? "dagNode" : NULL,
+                              .flags = SINEW_NODE_TYPE_PLACEHOLDER};
+  int rc = sinew_register_node_type(g, &d, &t);
+  if (rc) return sinew_cmd_graph_error(cmd, rc);
+  s->scene->stats.placeholder_types++;
+  sinew__warn_once(s, cmd, SINEW_LOG_UNKNOWN_NODE_TYPE, name,
+                   "node type %s is not implemented: its nodes keep their attributes and "
+                   "connections but compute nothing", name);
+  return SINEW_OK;
+}
+
+bool sinew__is_placeholder(sinew_graph_t *g, sinew_node_t n) {
+  const sinew_node_type_t *t = sinew_node_type(g, n);
+  return t && (sinew_node_type_flags(t) & SINEW_NODE_TYPE_PLACEHOLDER);
+}
+
+/* One segment of an attribute path: name and an optional index (-1 none, -2 [] / -na). */
+typedef struct seg {
+  char name[128];
+  int32_t index;
+} seg;
+
+static int split_path(const char *path, seg *out, int max, int *count) {
+  int n = 0;
+  const char *p = path;
+  while (*p) {
+    if (n == max) return SINEW_ERANGE;
+    size_t k = 0;
+    while (*p && *p != '.' && *p != '[') {
+      if (k + 1 >= sizeof out[n].name) return SINEW_ERANGE;
+      out[n].name[k++] = *p++;
+    }
+    out[n].name[k] = 0;
+    if (!k) return SINEW_EINVAL;
+    out[n].index = -1;
+    if (*p == '[') {
+      p++;
+      if (*p == ']') {
+        out[n].index = -2;
+      } else {
+        char *end;
+        long v = strtol(p, &end, 10);
+        if (end == p || *end != ']' || v < 0 || v > INT32_MAX) return SINEW_EINVAL;
+        out[n].index = (int32_t)v;
+        p = end;
+      }
+      p++;
+    }
+    n++;
+    if (*p == '.') p++;
+  }
+  *count = n;
+  return n ? SINEW_OK : SINEW_EINVAL;
+}
+
+int sinew__implicit_attr(sinew_session_t *s, sinew_node_t n, const char *attr_path,
+                         const sinew_plug_t *like, sinew_plug_t *out) {
+  sinew_graph_t *g = s->scene->graph;
+  seg segs[SINEW_PLUG_MAX_INDICES + 4];
+  int ns;
+  int rc = split_path(attr_path, segs, (int)(sizeof segs / sizeof *segs), &ns);
+  if (rc) return rc;
+  int first_missing = -1;
+  for (int i = 0; i < ns; i++)
+    if (sinew_node_attr(g, n, segs[i].name) == UINT32_MAX) {
+      first_missing = i;
+      break;
+    }
+  if (first_missing >= 0) {
+    /* children cannot be added to an existing compound, so the missing part must start at the
+     * top */
+    if (first_missing > 0) return SINEW_EUNSUPPORTED;
+    (void)like;
+    sinew_attr_desc_t descs[SINEW_PLUG_MAX_INDICES + 4];
+    int nd = 0;
+    for (int i = first_missing; i < ns; i++) {
+      sinew_attr_desc_t d = {0};
+      d.name = segs[i].name;
+      d.parent = i > first_missing ? segs[i - 1].name : NULL;
+      /* no value flows through these: the leaf is a generic message */
+      d.type = i == ns - 1 ? SINEW_ATTR_MESSAGE : SINEW_ATTR_COMPOUND;
+      d.flags = SINEW_ATTR_INPUT | SINEW_ATTR_HIDDEN | SINEW_ATTR_GENERIC |
+                (segs[i].index != -1 ? SINEW_ATTR_ARRAY : 0);
+      descs[nd++] = d;
+    }
+    uint32_t before = sinew_node_attr_count(g, n);
+    if ((rc = sinew_node_add_attr(g, n, descs, (size_t)nd))) return rc;
+    uint32_t after = sinew_node_attr_count(g, n);
+    for (uint32_t a = before; a < after; a++)
+      if ((rc = sinew__extra_mark_implicit(s->scene, n, a))) return rc;
+  }
+  /* now it parses, unless an index is "[]" (next available: the caller handles) */
+  char text[600];
+  size_t k = 0;
+  for (int i = 0; i < ns; i++) {
+    int w = snprintf(text + k, sizeof text - k, "%s%s", i ? "." : "", segs[i].name);
+    if (w < 0 || (size_t)w >= sizeof text - k) return SINEW_ERANGE;
+    k += (size_t)w;
+    if (segs[i].index >= 0) {
+      w = snprintf(text + k, sizeof text - k, "[%d]", segs[i].index);
+      if (w < 0 || (size_t)w >= sizeof text - k) return SINEW_ERANGE;
+      k += (size_t)w;
+    }
+  }
+  return sinew_plug_parse_attr(g, n, text, out);
+}
+
+/* ---- meshes from ed / fc lines ------------------------------------------------------------------------ */
+
+int sinew__finish_mesh(sinew_session_t *s, sinew_node_t n) {
+  sinew__scene *sc = s->scene;
+  sinew__extra *e = sinew__extra_get(sc, n, false);
+  if (!e || !e->mesh.active) return SINEW_OK;
+  sinew__pending_mesh *m = &e->mesh;
+  sinew_graph_t *g = sc->graph;
+  int rc = SINEW_OK;
+  uint32_t *fv = sinew_malloc((m->nfv ? m->nfv : 1) * sizeof *fv);
+  if (!fv) return SINEW_ENOMEM;
+  rc = sinew_mesh_faces_from_edges(m->edges, m->nedges, m->face_edges, m->face_counts, m->nfaces, fv);
+  if (rc) {
+    sinew_log(g, SINEW_LOG_WARNING, SINEW_LOG_FILE_WARNING,
+              "%s: the faces do not follow the edges (%s); the mesh keeps no stored geometry",
+              sinew_node_name(g, n), sinew_strerror(rc));
+    sinew_free(fv);
+    pending_mesh_free(m);
+    return SINEW_OK;
+  }
+  /* points: the vrts elements (vt) that exist, or as many as the indices need */
+  uint32_t npoints = 0;
+  for (uint32_t i = 0; i < m->nfv; i++)
+    if (fv[i] + 1 > npoints) npoints = fv[i] + 1;
+  for (uint32_t i = 0; i < m->nedges * 2; i++)
+    if (m->edges[i] + 1 > npoints) npoints = m->edges[i] + 1;
+  uint32_t vt = sinew_node_attr(g, n, "vrts");
+  if (vt != UINT32_MAX) {
+    sinew_plug_t whole = sinew_plug_make(n, vt, 0, NULL);
+    int32_t last;
+    size_t cnt = sinew_plug_indices(g, &whole, NULL, 0);
+    if (cnt) {
+      int32_t *idx = sinew_malloc(cnt * sizeof *idx);
+      if (idx) {
+        sinew_plug_indices(g, &whole, idx, cnt);
+        last = idx[cnt - 1];
+        if ((uint32_t)last + 1 > npoints) npoints = (uint32_t)last + 1;
+        sinew_free(idx);
+      }
+    }
+  }
+  sinew_data_t *mesh = NULL;
+  rc = sinew_mesh_create(npoints, m->nfaces, m->face_counts, fv, &mesh);
+  sinew_free(fv);
+  if (!rc) {
+    rc = sinew_mesh_node_set(g, n, mesh);
+    if (!rc) {
+      const sinew_mesh_t *mm = sinew_mesh_get(mesh);
+      e->geom_topology = mm ? mm->topology : NULL;
+    }
+    sinew_data_unref(mesh);
+  }
+  if (m->nholes)
+    sinew_log(g, SINEW_LOG_WARNING, SINEW_LOG_FILE_WARNING,
+              "%s: %u face holes ignored (sinew meshes have none)", sinew_node_name(g, n), m->nholes);
+  pending_mesh_free(m);
+  return rc;
+}
+
+int sinew__finish_current(sinew_session_t *s) {
+  sinew__scene *sc = s->scene;
+  if (!sinew_node_valid(sc->graph, sc->current)) return SINEW_OK;
+  return sinew__finish_mesh(s, sc->current);
+}
+
+/* ---- sessions ---------------------------------------------------------------------------------------- */
+
+int sinew_session_create(const sinew_session_desc_t *desc, sinew_session_t **out) {
+  if (!out) return SINEW_EINVAL;
+  sinew_session_t *s = sinew_calloc(1, sizeof *s);
+  if (!s) return SINEW_ENOMEM;
+  if (desc) s->desc = *desc;
+  int rc = sinew__scene_create(s, &s->scene);
+  if (rc) {
+    sinew_free(s);
+    return rc;
+  }
+  sinew_lang_desc_t ld = {.print = s->desc.print, .user_data = s->desc.print_data};
+  if ((rc = sinew_lang_create(s->scene->graph, &ld, &s->lang)) ||
+      (rc = sinew__register_core_cmds(s->lang, s)) || (rc = sinew__register_attr_cmds(s->lang, s)) ||
+      (rc = sinew__register_rig_cmds(s->lang, s))) {
+    sinew_session_destroy(s);
+    return rc;
+  }
+  *out = s;
+  return SINEW_OK;
+}
+
+void sinew_session_destroy(sinew_session_t *s) {
+  if (!s) return;
+  sinew_lang_destroy(s->lang);
+  sinew__scene_destroy(s->scene);
+  sinew_free(s);
+}
+
+sinew_graph_t *sinew_session_graph(const sinew_session_t *s) { return s ? s->scene->graph : NULL; }
+sinew_lang_t *sinew_session_lang(const sinew_session_t *s) { return s ? s->lang : NULL; }
+const char *sinew_session_errmsg(const sinew_session_t *s) {
+  return s ? (s->errmsg[0] ? s->errmsg : "no error") : "no session";
+}
+const char *sinew_session_file_name(const sinew_session_t *s) {
+  return s && s->scene->file_name ? s->scene->file_name : "";
+}
+void sinew_session_stats(const sinew_session_t *s, sinew_session_stats_t *out) {
+  if (!s || !out) return;
+  *out = s->scene->stats;
+}
+
+static int finish_run(sinew_session_t *s, int rc) {
+  int frc = sinew__finish_current(s);
+  /* nodes whose block of lines ended without a change of current node */
+  sinew__extra *e, *tmp;
+  HASH_ITER(hh, s->scene->extras, e, tmp) {
+    if (e->mesh.active && !frc) frc = sinew__finish_mesh(s, e->node);
+  }
+  if (!rc && frc) {
+    rc = frc;
+    snprintf(s->errmsg, sizeof s->errmsg, "%s", sinew_graph_errmsg(s->scene->graph));
+  }
+  return rc;
+}
+
+int sinew_session_run(sinew_session_t *s, const char *text, size_t len, const char *name,
+                      sinew_value_t *result) {
+  if (!s || (!text && len)) return SINEW_EINVAL;
+  s->errmsg[0] = 0;
+  int rc = sinew_lang_run(s->lang, text, len, name, result);
+  if (rc) snprintf(s->errmsg, sizeof s->errmsg, "%s", sinew_lang_errmsg(s->lang));
+  return finish_run(s, rc);
+}
+
+static bool is_ma(const char *path) {
+  size_t n = strlen(path);
+  return n > 3 && strcmp(path + n - 3, ".ma") == 0;
+}
+
+int sinew_session_run_file(sinew_session_t *s, const char *path, sinew_value_t *result) {
+  if (!s || !path) return SINEW_EINVAL;
+  s->errmsg[0] = 0;
+  bool ma = is_ma(path);
+  bool keep = sinew_lang_keep_going(s->lang);
+  uint64_t failures = sinew_lang_failures(s->lang);
+  if (ma) {
+    s->loading++;
+    sinew_lang_set_keep_going(s->lang, !s->desc.strict);
+  }
+  sinew_node_t saved = s->scene->current;
+  int rc = sinew_lang_run_file(s->lang, path, result);
+  if (rc) snprintf(s->errmsg, sizeof s->errmsg, "%s", sinew_lang_errmsg(s->lang));
+  rc = finish_run(s, rc);
+  if (ma) {
+    s->loading--;
+    sinew_lang_set_keep_going(s->lang, keep);
+    s->scene->stats.failed_commands += (size_t)(sinew_lang_failures(s->lang) - failures);
+  }
+  if (sinew_node_valid(s->scene->graph, saved)) s->scene->current = saved;
+  return rc;
+}
+
+int sinew_session_open(sinew_session_t *s, const char *path) {
+  if (!s || !path) return SINEW_EINVAL;
+  sinew__scene *fresh, *old = s->scene;
+  int rc = sinew__scene_create(s, &fresh);
+  if (rc) {
+    snprintf(s->errmsg, sizeof s->errmsg, "file -open: out of memory");
+    return rc;
+  }
+  s->scene = fresh;
+  sinew_lang_set_graph(s->lang, fresh->graph);
+  rc = sinew_session_run_file(s, path, NULL);
+  if (rc) {
+    s->scene = old;
+    sinew_lang_set_graph(s->lang, old->graph);
+    sinew__scene_destroy(fresh);
+    return rc;
+  }
+  char *fn = dupstr(path);
+  sinew_free(fresh->file_name);
+  fresh->file_name = fn;
+  fresh->current = (sinew_node_t){0, 0};
+  sinew__scene_destroy(old);
+  return SINEW_OK;
+}
+
+int sinew_session_new_scene(sinew_session_t *s) {
+  if (!s) return SINEW_EINVAL;
+  sinew__scene *fresh;
+  int rc = sinew__scene_create(s, &fresh);
+  if (rc) return rc;
+  sinew__scene *old = s->scene;
+  s->scene = fresh;
+  sinew_lang_set_graph(s->lang, fresh->graph);
+  sinew__scene_destroy(old);
+  return SINEW_OK;
+}
+
+int sinew_session_write_ma(sinew_session_t *s, FILE *out, const char *name) {
+  if (!s || !out) return SINEW_EINVAL;
+  return sinew__write_ma(s, out, name);
+}
+
+int sinew_session_save(sinew_session_t *s, const char *path) {
+  if (!s || !path || !path[0]) return SINEW_EINVAL;
+  s->errmsg[0] = 0;
+  size_t n = strlen(path);
+  char *tmp = sinew_malloc(n + 32);
+  if (!tmp) return SINEW_ENOMEM;
+  snprintf(tmp, n + 32, "%s.sinew-tmp-%ld", path, (long)getpid());
+  FILE *f = fopen(tmp, "wb");
+  if (!f) {
+    snprintf(s->errmsg, sizeof s->errmsg, "file -save: %s: cannot create the file: %s", tmp,
+             strerror(errno));
+    sinew_free(tmp);
+    return SINEW_EIO;
+  }
+  const char *base = strrchr(path, '/');
+  int rc = sinew__write_ma(s, f, base ? base + 1 : path);
+  if (fflush(f) != 0 || ferror(f)) rc = rc ? rc : SINEW_EIO;
+  if (fclose(f) != 0) rc = rc ? rc : SINEW_EIO;
+  if (!rc && rename(tmp, path) != 0) rc = SINEW_EIO;
+  if (rc) {
+    if (!s->errmsg[0])
+      snprintf(s->errmsg, sizeof s->errmsg, "file -save: %s: %s", path,
+               rc == SINEW_EIO ? strerror(errno) : sinew_strerror(rc));
+    remove(tmp);
+  } else {
+    char *fn = dupstr(path);
+    if (fn) {
+      sinew_free(s->scene->file_name);
+      s->scene->file_name = fn;
+    }
+  }
+  sinew_free(tmp);
+  return rc;
+}

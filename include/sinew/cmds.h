@@ -1,0 +1,82 @@
+/* sinew/cmds.h: Maya's commands and Maya ASCII files.
+ *
+ * A session is what a user of Maya would call "the scene plus the script editor": a graph with
+ * the built-in node types, a language context with Maya's commands registered (createNode,
+ * setAttr, connectAttr, skinCluster, skinPercent, dagPose, expression, file, ...; docs/commands.md
+ * lists every command and flag), and the state those commands share: the current node that
+ * `setAttr ".attr"` lines in a .ma file apply to, the selection, fileInfo and requires lines, and
+ * what a file held that sinew does not model (node types it does not implement become
+ * placeholder nodes that keep their attributes and connections, so saving writes them back).
+ *
+ * Reading a .ma file is running it (file -open / -import, sinew_session_open). Writing is
+ * sinew_session_save (file -save): a temporary file renamed over the target, so a failure never
+ * destroys the old file.
+ *
+ * Like the graph, a session is not thread-safe.
+ */
+#ifndef SINEW_CMDS_H
+#define SINEW_CMDS_H
+
+#include "sinew/graph.h"
+#include "sinew/lang.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct sinew_session sinew_session_t;
+
+typedef struct sinew_session_desc {
+  sinew_log_fn logger;  /* warnings (unknown node types, skipped commands) and script output */
+  void *logger_data;
+  void (*print)(void *user_data, const char *text); /* `print` output; NULL = logger only */
+  void *print_data;
+  /* Reading a .ma file, a command that fails is logged (COMMAND_FAILED) and skipped, as Maya
+   * does. strict makes it fail the whole read instead (file -open then keeps the old scene). */
+  bool strict;
+} sinew_session_desc_t;
+
+/* A new session with an empty scene (time1 present, units cm / degree / film). desc may be NULL. */
+SINEW_API int sinew_session_create(const sinew_session_desc_t *desc, sinew_session_t **out);
+SINEW_API void sinew_session_destroy(sinew_session_t *session);
+/* The current scene. It changes when a file is opened (file -open / -new): do not keep the
+ * pointer across those. */
+SINEW_API sinew_graph_t *sinew_session_graph(const sinew_session_t *session);
+SINEW_API sinew_lang_t *sinew_session_lang(const sinew_session_t *session);
+
+/* Runs script text (MEL or the text of a .ma file) in the current scene. A failing command
+ * stops the script and is itself undone; the message (sinew_session_errmsg) names the file,
+ * line, command, node and plug. */
+SINEW_API int sinew_session_run(sinew_session_t *session, const char *text, size_t len,
+                                const char *name, sinew_value_t *result);
+/* Runs a .mel script or imports a .ma file into the current scene (file -import). */
+SINEW_API int sinew_session_run_file(sinew_session_t *session, const char *path,
+                                     sinew_value_t *result);
+/* file -open: reads the file into a new scene; on success it replaces the current one, on
+ * failure the current scene is untouched. */
+SINEW_API int sinew_session_open(sinew_session_t *session, const char *path);
+/* file -new: an empty scene. */
+SINEW_API int sinew_session_new_scene(sinew_session_t *session);
+/* file -save -type "mayaAscii": writes the current scene. */
+SINEW_API int sinew_session_save(sinew_session_t *session, const char *path);
+/* Writes the scene as Maya ASCII to a stream (what save writes). name goes in the header. */
+SINEW_API int sinew_session_write_ma(sinew_session_t *session, FILE *out, const char *name);
+/* The scene's file name (file -q -sn), "" when it has none. */
+SINEW_API const char *sinew_session_file_name(const sinew_session_t *session);
+SINEW_API const char *sinew_session_errmsg(const sinew_session_t *session);
+
+/* What a loaded file held that sinew keeps without modelling it. */
+typedef struct sinew_session_stats {
+  size_t placeholder_nodes;   /* nodes of types sinew does not implement */
+  size_t placeholder_types;
+  size_t raw_values;          /* setAttr lines kept as text (unknown attributes) */
+  size_t raw_connections;     /* connectAttr lines kept as text (the graph cannot hold them) */
+  size_t skipped_commands;    /* commands sinew does not know, skipped with a warning */
+  size_t failed_commands;     /* commands that failed and were skipped while reading files */
+} sinew_session_stats_t;
+SINEW_API void sinew_session_stats(const sinew_session_t *session, sinew_session_stats_t *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
