@@ -622,6 +622,14 @@ static void declare(comp *C, const ast *d) {
     if (!(l = add_local(C, d->v.str.s, d->v.str.len))) return;
     l->slot = new_slot(C, kind);
   }
+  if (d->a && kind != SINEW_VALUE_MATRIX && !lv_is_array(kind)) {
+    /* a scalar with a value: the store converts it to the declared kind */
+    expression(C, d->a);
+    C->line = d->line;
+    emit(C, OPC_STORE, l->slot, 0, 0);
+    emit(C, OPC_POP, 0, 0, 0);
+    return;
+  }
   /* size / matrix dimensions */
   int32_t d1 = d->b ? (int32_t)d->b->v.i : 0, d2 = d->c ? (int32_t)d->c->v.i : 0;
   if (kind == SINEW_VALUE_MATRIX) {

@@ -2,6 +2,7 @@
  * explicit stack (no C recursion), commands are called through lang/cmd.c, and MEL's typing
  * rules for operators live here. */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -25,7 +26,10 @@ typedef struct vm {
   frame *frames;
   uint32_t nframes, cframes;
   uint32_t line;
+  const insn *cur; /* the instruction being run */
   builtin_call bc;
+  sinew_value_t inline_stack[32];
+  frame inline_frame;
 } vm;
 
 static int vm_error(vm *V, int status, const char *fmt, ...)
@@ -34,6 +38,7 @@ static int vm_error(vm *V, int status, const char *fmt, ...)
 #endif
     ;
 static int vm_error(vm *V, int status, const char *fmt, ...) {
+  if (V->cur) V->line = V->cur->line;
   char msg[768];
   va_list ap;
   va_start(ap, fmt);
@@ -63,12 +68,21 @@ int sinew__fault(builtin_call *bc, const char *fmt, ...) {
   return SINEW_OK;
 }
 
+/* The builtin context with the current line, for fault messages. */
+static builtin_call *vbc(vm *V) {
+  V->bc.line = V->cur ? V->cur->line : 0;
+  return &V->bc;
+}
+
 static int reserve(vm *V, uint32_t n) {
   if (V->sp + n <= V->cap) return SINEW_OK;
   uint32_t nc = V->cap ? V->cap : 64;
   while (nc < V->sp + n) nc *= 2;
-  sinew_value_t *s = sinew_realloc(V->stack, (size_t)nc * sizeof *s);
+  /* the first stack lives in the caller's frame (no allocation per expression run) */
+  sinew_value_t *s = V->stack == V->inline_stack ? sinew_malloc((size_t)nc * sizeof *s)
+                                                 : sinew_realloc(V->stack, (size_t)nc * sizeof *s);
   if (!s) return vm_error(V, SINEW_ENOMEM, "out of memory");
+  if (V->stack == V->inline_stack) memcpy(s, V->stack, V->sp * sizeof *s);
   V->stack = s;
   V->cap = nc;
   return SINEW_OK;
@@ -115,13 +129,13 @@ static double num_op(vm *V, uint8_t op, double a, double b) {
     case OPC_MUL: return a * b;
     case OPC_DIV:
       if (b == 0) {
-        sinew__fault(&V->bc, "division by zero");
+        sinew__fault(vbc(V), "division by zero");
         return 0;
       }
       return a / b;
     case OPC_MOD:
       if (b == 0) {
-        sinew__fault(&V->bc, "modulus by zero");
+        sinew__fault(vbc(V), "modulus by zero");
         return 0;
       }
       return fmod(a, b);
@@ -274,7 +288,7 @@ static int binop(vm *V, uint8_t op, const sinew_value_t *a, const sinew_value_t 
       case OPC_DIV:
       case OPC_MOD:
         if (y == 0) {
-          sinew__fault(&V->bc, op == OPC_DIV ? "division by zero" : "modulus by zero");
+          sinew__fault(vbc(V), op == OPC_DIV ? "division by zero" : "modulus by zero");
           *out = lv_int(0);
         } else if (y == -1) {
           *out = lv_int(op == OPC_DIV ? (int64_t)(0 - (uint64_t)x) : 0);
@@ -298,7 +312,7 @@ static int index_value(vm *V, const sinew_value_t *arr, const sinew_value_t *idx
   if (arr->kind == SINEW_VALUE_MATRIX) {
     const sinew_lang_obj_t *M = arr->as.obj;
     if (i < 0 || i >= M->len) {
-      sinew__fault(&V->bc, "matrix row %lld out of range (%u rows)", (long long)i, M->len);
+      sinew__fault(vbc(V), "matrix row %lld out of range (%u rows)", (long long)i, M->len);
       i = 0;
     }
     int rc = sinew__array_new(SINEW_VALUE_FLOAT_ARRAY, M->cap, out);
@@ -308,7 +322,7 @@ static int index_value(vm *V, const sinew_value_t *arr, const sinew_value_t *idx
   }
   if (arr->kind == SINEW_VALUE_VECTOR) {
     if (i < 0 || i > 2) {
-      sinew__fault(&V->bc, "vector index %lld out of range", (long long)i);
+      sinew__fault(vbc(V), "vector index %lld out of range", (long long)i);
       *out = lv_float(0);
       return SINEW_OK;
     }
@@ -320,7 +334,7 @@ static int index_value(vm *V, const sinew_value_t *arr, const sinew_value_t *idx
   if (i < 0 || i >= arr->as.obj->len) {
     /* reading past the end gives the element type's zero value, as MEL does; a negative
      * index is a fault */
-    if (i < 0) sinew__fault(&V->bc, "negative array index %lld", (long long)i);
+    if (i < 0) sinew__fault(vbc(V), "negative array index %lld", (long long)i);
     int rc = zero_value(sinew__array_elem_kind(arr->kind), 0, 0, out);
     return rc ? vm_error(V, rc, "out of memory") : SINEW_OK;
   }
@@ -387,8 +401,10 @@ static int push_frame(vm *V, const chunk *ch, uint32_t base, sinew_value_t *ext)
   if (V->nframes >= MAX_FRAMES) return vm_error(V, SINEW_ERANGE, "procedures nested too deeply");
   if (V->nframes == V->cframes) {
     uint32_t nc = V->cframes ? V->cframes * 2 : 8;
-    frame *f = sinew_realloc(V->frames, nc * sizeof *f);
+    frame *f = V->frames == &V->inline_frame ? sinew_malloc(nc * sizeof *f)
+                                             : sinew_realloc(V->frames, nc * sizeof *f);
     if (!f) return vm_error(V, SINEW_ENOMEM, "out of memory");
+    if (V->frames == &V->inline_frame) memcpy(f, V->frames, V->nframes * sizeof *f);
     V->frames = f;
     V->cframes = nc;
   }
@@ -406,9 +422,9 @@ static int run(vm *V, sinew_value_t *result) {
   frame *f = &V->frames[V->nframes - 1];
   for (;;) {
     const insn *in = &f->code[f->pc++];
-    V->line = V->bc.line = in->line;
-    if (V->L) V->L->cur_line = in->line;
-    if ((rc = reserve(V, 4))) return rc;
+    /* the line is looked up only where it is reported (errors, faults, commands) */
+    V->cur = in;
+    if (V->sp + 4 > V->cap && (rc = reserve(V, 4))) return rc;
     sinew_value_t *S = V->stack;
     switch (in->op) {
       case OPC_NOP: break;
@@ -520,7 +536,7 @@ static int run(vm *V, sinew_value_t *result) {
             io->outputs[k] = d;
             if (V->ex->written) V->ex->written[k] = true;
           } else {
-            sinew__fault(&V->bc, "output %u would be %s; it keeps its value", k, d != d ? "NaN" : "infinite");
+            sinew__fault(vbc(V), "output %u would be %s; it keeps its value", k, d != d ? "NaN" : "infinite");
           }
         }
         break;
@@ -563,10 +579,27 @@ static int run(vm *V, sinew_value_t *result) {
       case OPC_EQ: case OPC_NE: case OPC_LT: case OPC_LE: case OPC_GT: case OPC_GE: {
         sinew_value_t *a = &S[V->sp - 2], *b = &S[V->sp - 1];
         sinew_value_t r;
-        if (a->kind == SINEW_VALUE_FLOAT && b->kind == SINEW_VALUE_FLOAT && in->op <= OPC_MUL) {
-          /* the common case in expressions */
-          double x = a->as.f, y = b->as.f;
-          a->as.f = in->op == OPC_ADD ? x + y : in->op == OPC_SUB ? x - y : x * y;
+        if (lv_is_num(a->kind) && lv_is_num(b->kind) &&
+            (a->kind == SINEW_VALUE_FLOAT || b->kind == SINEW_VALUE_FLOAT)) {
+          /* the common case in expressions: numbers, at least one a float */
+          double x = a->kind == SINEW_VALUE_FLOAT ? a->as.f : (double)a->as.i;
+          double y = b->kind == SINEW_VALUE_FLOAT ? b->as.f : (double)b->as.i;
+          int c = -2;
+          switch (in->op) {
+            case OPC_ADD: x += y; break;
+            case OPC_SUB: x -= y; break;
+            case OPC_MUL: x *= y; break;
+            case OPC_DIV: x = num_op(V, OPC_DIV, x, y); break;
+            case OPC_MOD: x = num_op(V, OPC_MOD, x, y); break;
+            case OPC_EQ: c = x == y; break;
+            case OPC_NE: c = x != y; break;
+            case OPC_LT: c = x < y; break;
+            case OPC_LE: c = x <= y; break;
+            case OPC_GT: c = x > y; break;
+            case OPC_GE: c = x >= y; break;
+            default: return vm_error(V, SINEW_ETYPE, "^ (cross product) needs vectors");
+          }
+          *a = c == -2 ? lv_float(x) : lv_int(c);
           V->sp--;
           break;
         }
@@ -640,6 +673,8 @@ static int run(vm *V, sinew_value_t *result) {
         uint32_t n = (uint32_t)in->b;
         const builtin_def *bd = sinew__builtin(in->a);
         sinew_value_t r = LV_NONE;
+        V->bc.line = in->line;
+        if (V->L) V->L->cur_line = in->line;
         rc = bd->fn(&V->bc, &S[V->sp - n], (int)n, &r);
         release_range(&S[V->sp - n], n);
         V->sp -= n;
@@ -698,6 +733,7 @@ static int run(vm *V, sinew_value_t *result) {
         sinew_value_t r = LV_NONE;
         cmd_entry *ce = sinew__cmd_find(V->L, name);
         uint32_t line = in->line;
+        V->L->cur_line = line;
         const char *file = V->L->cur_file;
         cmd_entry fb;
         if (!ce && V->L->fallback) {
@@ -766,7 +802,11 @@ static int run(vm *V, sinew_value_t *result) {
 int sinew__vm_run(sinew_lang_t *L, const chunk *c, sinew_value_t *locals, vm_expr_ctx *ex,
                   sinew_value_t *result) {
   vm V;
-  memset(&V, 0, sizeof V);
+  memset(&V, 0, offsetof(vm, inline_stack));
+  V.stack = V.inline_stack;
+  V.cap = sizeof V.inline_stack / sizeof V.inline_stack[0];
+  V.frames = &V.inline_frame;
+  V.cframes = 1;
   V.L = L;
   V.ex = ex;
   V.bc.lang = L;
@@ -775,7 +815,7 @@ int sinew__vm_run(sinew_lang_t *L, const chunk *c, sinew_value_t *locals, vm_exp
   int rc = push_frame(&V, c, 0, locals);
   if (!rc) rc = run(&V, result);
   release_range(V.stack, V.sp);
-  sinew_free(V.stack);
-  sinew_free(V.frames);
+  if (V.stack != V.inline_stack) sinew_free(V.stack);
+  if (V.frames != &V.inline_frame) sinew_free(V.frames);
   return rc;
 }
