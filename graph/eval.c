@@ -848,7 +848,7 @@ static int begin_get(sinew_graph_t *g, const sinew_plug_t *p, want_kind k, sinew
   if (rc) return rc;
   const sinew__attr *a = sinew__attr_get(g, n, p->attr);
   char buf[256];
-  if (plug_whole(a, p) && k != WANT_NUMBERS)
+  if (plug_whole(a, p)) /* read a whole array with sinew_get_double_elements */
     return sinew_graph_set_error(g, SINEW_EINVAL, "getAttr: %s is an array; give an index",
                                  sinew__plug_str(g, p, buf, sizeof buf));
   if (!kind_ok(g, n, a, k))

@@ -540,6 +540,20 @@ static void test_values_and_types(void **state) {
   assert_int_equal(sinew_set_string(g, &pm, "x"), SINEW_ETYPE);
   sinew_plug_t arr = P(g, "s.ins");
   assert_int_equal(sinew_set_double(g, &arr, 1), SINEW_EINVAL);
+  /* a whole array is no compound: every getter refuses it and leaves its outputs alone */
+  setd(g, "s.ins[0]", 4);
+  setd(g, "s.ins[1]", 5);
+  double got[3] = {-1, -1, -1};
+  size_t ngot = 99;
+  assert_int_equal(sinew_get_doubles(g, &arr, got, 3, &ngot), SINEW_EINVAL);
+  assert_non_null(strstr(sinew_graph_errmsg(g), "s.inputs"));
+  assert_true(got[0] == -1 && got[1] == -1 && got[2] == -1);
+  assert_int_equal(ngot, 99);
+  assert_int_equal(sinew_get_double(g, &arr, got), SINEW_EINVAL);
+  assert_true(got[0] == -1);
+  sinew_plug_t wl = P(g, "s.wl[2].w");
+  assert_int_equal(sinew_get_doubles(g, &wl, got, 3, &ngot), SINEW_EINVAL);
+  assert_int_equal(ngot, 99);
   /* ranges */
   sinew_plug_t cl = P(g, "s.cl");
   assert_int_equal(sinew_set_double(g, &cl, 1.5), SINEW_ERANGE);
@@ -1776,6 +1790,11 @@ static void test_dynamic_attrs_lifecycle(void **state) {
       {.name = "pz", .type = SINEW_ATTR_DOUBLE, .parent = "points"}};
   assert_int_equal(sinew_node_add_attr(g, a, pts, 4), 0);
   sinew_plug_t p4 = P(g, "a.pts[4]"), arr = P(g, "a.pts");
+  /* a whole array of numeric compounds is not one numeric compound */
+  double three[3] = {7, 7, 7};
+  assert_int_equal(sinew_get_doubles(g, &arr, three, 3, NULL), SINEW_EINVAL);
+  assert_true(three[0] == 7 && three[1] == 7 && three[2] == 7);
+  assert_int_equal(sinew_set_doubles(g, &arr, three, 3), SINEW_EINVAL);
   /* a refused setAttr leaves no element behind */
   assert_int_equal(sinew_set_doubles(g, &p4, (double[]){1, -1, 1}, 3), SINEW_ERANGE);
   assert_int_equal(sinew_plug_indices(g, &arr, NULL, 0), 0);
