@@ -578,9 +578,9 @@ static const char *kind_name(want_kind k) {
   return names[k];
 }
 
-/* Common checks for setting an input; ensures its slot. */
-static int begin_set(sinew_graph_t *g, const sinew_plug_t *p, want_kind k, sinew__node **out_n,
-                     const sinew__attr **out_a, sinew__slot **out_s, sinew__created *made) {
+/* Everything that can refuse a set of plug p (a value of kind k), before anything is made. */
+static int check_set(sinew_graph_t *g, const sinew_plug_t *p, want_kind k, sinew__node **out_n,
+                     const sinew__attr **out_a) {
   sinew__node *n;
   int rc = sinew__plug_check(g, p, "setAttr", &n);
   if (!rc) rc = sinew__check_mutable(g, "setAttr");
@@ -605,12 +605,18 @@ static int begin_set(sinew_graph_t *g, const sinew_plug_t *p, want_kind k, sinew
     return sinew_graph_set_error(g, SINEW_ECONNECTED, "setAttr: %s is connected from %s and cannot be set",
                                  buf, sinew__plug_str(g, &src, sb, sizeof sb));
   }
-  if (sinew__reserve_push(g))
-    return sinew_graph_set_error(g, SINEW_ENOMEM, "setAttr %s: out of memory", buf);
-  rc = sinew__slot_ensure(g, n, p, out_s, NULL, made);
-  if (rc) return sinew_graph_set_error(g, rc, "setAttr %s: out of memory", buf);
   *out_n = n;
   *out_a = a;
+  return SINEW_OK;
+}
+
+/* After check_set: reserves the propagation and makes the plug's slot (and any array element
+ * on its path). On failure nothing is left behind. */
+static int prepare_set(sinew_graph_t *g, sinew__node *n, const sinew_plug_t *p, sinew__slot **out_s) {
+  char buf[256];
+  if (sinew__reserve_push(g) || sinew__slot_ensure(g, n, p, out_s, NULL, NULL))
+    return sinew_graph_set_error(g, SINEW_ENOMEM, "setAttr %s: out of memory",
+                                 sinew__plug_str(g, p, buf, sizeof buf));
   return SINEW_OK;
 }
 
@@ -641,18 +647,9 @@ int sinew_set_double(sinew_graph_t *g, const sinew_plug_t *p, double v) {
   sinew__node *n = NULL;
   const sinew__attr *a = NULL;
   sinew__slot *s = NULL;
-  if (g && p) {
-    sinew__node *pn = sinew__node_get(g, p->node);
-    if (pn && p->attr < sinew__node_nattrs(pn)) {
-      const sinew__attr *pa = sinew__attr_get(g, pn, p->attr);
-      if (sinew_attr_type_is_numeric(pa->type)) {
-        int rc = check_range(g, pa, p, v);
-        if (rc) return rc;
-      }
-    }
-  }
-  sinew__created made = {.n = 0};
-  int rc = begin_set(g, p, WANT_NUMBER, &n, &a, &s, &made);
+  int rc = check_set(g, p, WANT_NUMBER, &n, &a);
+  if (!rc) rc = check_range(g, a, p, v);
+  if (!rc) rc = prepare_set(g, n, p, &s);
   if (rc) return rc;
   s->v.d = normalise(a, v);
   s->flags |= SINEW__F_SET;
@@ -671,12 +668,10 @@ int sinew_set_doubles(sinew_graph_t *g, const sinew_plug_t *p, const double *val
   sinew__node *n = NULL;
   const sinew__attr *a = NULL;
   sinew__slot *s = NULL;
-  if (!values) return SINEW_EINVAL;
-  sinew__created made = {.n = 0};
-  int rc = begin_set(g, p, WANT_NUMBERS, &n, &a, &s, &made);
+  if (!values) return g ? sinew_graph_set_error(g, SINEW_EINVAL, "setAttr: no values given") : SINEW_EINVAL;
+  int rc = check_set(g, p, WANT_NUMBERS, &n, &a);
   if (rc) return rc;
-  /* Everything is checked before anything is stored; a refusal takes back the element the
-   * set would have made. */
+  /* Everything is checked before anything (an array element included) is made. */
   size_t k = a->type != SINEW_ATTR_COMPOUND ? 1 : (count < a->nchildren ? count : a->nchildren);
   char buf[256];
   if (count < 1) rc = sinew_graph_set_error(g, SINEW_EINVAL, "setAttr %s: no values given",
@@ -687,20 +682,18 @@ int sinew_set_doubles(sinew_graph_t *g, const sinew_plug_t *p, const double *val
       break;
     }
     const sinew__attr *c = sinew__attr_get(g, n, a->children[i]);
-    if ((rc = check_range(g, c, p, values[i]))) break;
-    /* a child that is itself locked or connected refuses the whole set */
     sinew_plug_t cp;
     sinew_plug_child(g, p, c->id, &cp);
+    if ((rc = check_range(g, c, &cp, values[i]))) break;
+    /* a child that is itself locked or connected refuses the whole set */
     if (sinew_plug_locked(g, &cp))
       rc = sinew_graph_set_error(g, SINEW_ELOCKED, "setAttr: %s is locked", sinew__plug_str(g, &cp, buf, sizeof buf));
     else if (sinew__conn_to(g, &cp))
       rc = sinew_graph_set_error(g, SINEW_ECONNECTED, "setAttr: %s is connected and cannot be set",
                                  sinew__plug_str(g, &cp, buf, sizeof buf));
   }
-  if (rc) {
-    sinew__slot_unensure(g, n, &made);
-    return rc;
-  }
+  if (!rc) rc = prepare_set(g, n, p, &s);
+  if (rc) return rc;
   if (a->type != SINEW_ATTR_COMPOUND) {
     s->v.d = normalise(a, values[0]);
     s->flags |= SINEW__F_SET;
@@ -718,14 +711,22 @@ int sinew_set_matrix(sinew_graph_t *g, const sinew_plug_t *p, const sinew_mat4_t
   sinew__node *n = NULL;
   const sinew__attr *a = NULL;
   sinew__slot *s = NULL;
-  if (!m) return SINEW_EINVAL;
-  sinew__created made = {.n = 0};
-  int rc = begin_set(g, p, WANT_MATRIX, &n, &a, &s, &made);
+  if (!m) return g ? sinew_graph_set_error(g, SINEW_EINVAL, "setAttr: no matrix given") : SINEW_EINVAL;
+  int rc = check_set(g, p, WANT_MATRIX, &n, &a);
   if (rc) return rc;
-  if (!s->v.m && !(s->v.m = sinew__malloc(sizeof *s->v.m))) {
-    sinew__slot_unensure(g, n, &made);
-    return sinew_graph_set_error(g, SINEW_ENOMEM, "setAttr: out of memory");
+  /* The storage is made before the slot, so that nothing needs taking back. */
+  sinew__slot *had = sinew__slot_find(g, n, p, NULL);
+  sinew_mat4_t *fresh = had && had->v.m ? NULL : sinew__malloc(sizeof *fresh);
+  if (!(had && had->v.m) && !fresh) {
+    char buf[256];
+    return sinew_graph_set_error(g, SINEW_ENOMEM, "setAttr %s: out of memory",
+                                 sinew__plug_str(g, p, buf, sizeof buf));
   }
+  if ((rc = prepare_set(g, n, p, &s))) {
+    sinew__free(fresh);
+    return rc;
+  }
+  if (fresh) s->v.m = fresh;
   *s->v.m = *m;
   s->flags |= SINEW__F_SET;
   return sinew__changed(g, p);
@@ -735,13 +736,17 @@ int sinew_set_string(sinew_graph_t *g, const sinew_plug_t *p, const char *v) {
   sinew__node *n = NULL;
   const sinew__attr *a = NULL;
   sinew__slot *s = NULL;
-  sinew__created made = {.n = 0};
-  int rc = begin_set(g, p, WANT_STRING, &n, &a, &s, &made);
+  int rc = check_set(g, p, WANT_STRING, &n, &a);
   if (rc) return rc;
   char *copy = v ? sinew__strdup(v) : NULL;
   if (v && !copy) {
-    sinew__slot_unensure(g, n, &made);
-    return sinew_graph_set_error(g, SINEW_ENOMEM, "setAttr: out of memory");
+    char buf[256];
+    return sinew_graph_set_error(g, SINEW_ENOMEM, "setAttr %s: out of memory",
+                                 sinew__plug_str(g, p, buf, sizeof buf));
+  }
+  if ((rc = prepare_set(g, n, p, &s))) {
+    sinew__free(copy);
+    return rc;
   }
   sinew__free(s->v.s);
   s->v.s = copy;
@@ -753,21 +758,15 @@ int sinew_set_data(sinew_graph_t *g, const sinew_plug_t *p, sinew_data_t *d) {
   sinew__node *n = NULL;
   const sinew__attr *a = NULL;
   sinew__slot *s = NULL;
-  if (g && p) {
-    sinew__node *pn = sinew__node_get(g, p->node);
-    if (pn && p->attr < sinew__node_nattrs(pn) && d) {
-      const sinew__attr *pa = sinew__attr_get(g, pn, p->attr);
-      if (pa->type == SINEW_ATTR_DATA && pa->data_type && pa->data_type != sinew_data_type(d)) {
-        char buf[256];
-        return sinew_graph_set_error(g, SINEW_ETYPE, "setAttr: %s holds %s data, not %s",
-                                     sinew__plug_str(g, p, buf, sizeof buf), pa->data_type->name,
-                                     sinew_data_type(d)->name);
-      }
-    }
-  }
-  sinew__created made = {.n = 0};
-  int rc = begin_set(g, p, WANT_DATA, &n, &a, &s, &made);
+  int rc = check_set(g, p, WANT_DATA, &n, &a);
   if (rc) return rc;
+  if (d && a->data_type && a->data_type != sinew_data_type(d)) {
+    char buf[256];
+    return sinew_graph_set_error(g, SINEW_ETYPE, "setAttr: %s holds %s data, not %s",
+                                 sinew__plug_str(g, p, buf, sizeof buf), a->data_type->name,
+                                 sinew_data_type(d)->name);
+  }
+  if ((rc = prepare_set(g, n, p, &s))) return rc;
   sinew_data_t *ref = d ? sinew_data_ref(d) : NULL;
   sinew_data_unref(s->v.data);
   s->v.data = ref;

@@ -1811,6 +1811,35 @@ static void test_dynamic_attrs_lifecycle(void **state) {
   sinew_plug_t s7 = sinew_plug_make(s, S_INS, 1, (int32_t[]){7}), sarr = P(g, "s.ins");
   assert_int_equal(sinew_set_doubles(g, &s7, (double[]){1}, 0), SINEW_EINVAL);
   assert_int_equal(sinew_plug_indices(g, &sarr, NULL, 0), 0);
+  /* nor does one two array levels down, nor one inside a dirtied array (which would have been
+   * born dirty and counted in the array's dirt), and the dirt bookkeeping stays exact */
+  sinew_plug_t w3 = P(g, "s.wl[9].w[3]"), swl = P(g, "s.wl");
+  assert_int_equal(sinew_set_doubles(g, &w3, (double[]){1}, 0), SINEW_EINVAL);
+  assert_int_equal(sinew_plug_indices(g, &swl, NULL, 0), 0);
+  setd(g, "s.ins[1]", 1);
+  assert_int_equal(sinew_dirty(g, &sarr), 0);
+  assert_int_equal(sinew_set_doubles(g, &s7, (double[]){1}, 0), SINEW_EINVAL);
+  assert_int_equal(sinew_plug_indices(g, &sarr, NULL, 0), 1);
+  check_graph(g);
+  assert_true(getd(g, "s.sum") == 1.0);
+  assert_false(dirty(g, "s.ins"));
+  sinew_plug_t s1 = P(g, "s.ins[1]");
+  assert_int_equal(sinew_plug_remove_element(g, &s1), 0);
+  /* a numeric array with a minimum: the refused value makes no element */
+  sinew_attr_desc_t lims = {.name = "lims", .type = SINEW_ATTR_DOUBLE, .flags = SINEW_ATTR_INPUT | SINEW_ATTR_ARRAY,
+                            .has_min = true, .min_value = 0};
+  assert_int_equal(sinew_node_add_attr(g, a, &lims, 1), 0);
+  sinew_plug_t l3 = P(g, "a.lims[3]"), larr = P(g, "a.lims");
+  assert_int_equal(sinew_set_doubles(g, &l3, (double[]){-1}, 1), SINEW_ERANGE);
+  assert_int_equal(sinew_set_double(g, &l3, -1), SINEW_ERANGE);
+  assert_int_equal(sinew_plug_indices(g, &larr, NULL, 0), 0);
+  /* a child connected on its own refuses the set of its parent element (the element exists) */
+  conn(g, "a.out", "a.pts[6].pz");
+  sinew_plug_t p6 = P(g, "a.pts[6]");
+  assert_int_equal(sinew_set_doubles(g, &p6, (double[]){1, 2, 3}, 3), SINEW_ECONNECTED);
+  assert_non_null(strstr(sinew_graph_errmsg(g), "a.points[6].pz"));
+  assert_true(getd(g, "a.pts[6].px") == 0.0);
+  check_graph(g);
   /* setting many elements honours a locked element */
   setd(g, "s.ins[2]", 1);
   sinew_plug_t s2 = P(g, "s.ins[2]");
