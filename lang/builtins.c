@@ -930,7 +930,7 @@ static const builtin_def builtins[] = {
     {"startsWith", f_startsWith, 2, 2, true}, {"endsWith", f_endsWith, 2, 2, true},
     {"match", f_match, 2, 2, true},       {"substitute", f_substitute, 3, 3, true},
     {"gmatch", f_gmatch, 2, 2, true},     {"stringArrayContains", f_stringArrayContains, 2, 2, true},
-    {"print", f_print, 1, -1, true},      {"eval", f_eval, 1, -1, false},
+    {"print", f_print, 1, -1, false},      {"eval", f_eval, 1, -1, false},
     {"exists", f_exists, 1, 1, false},
 };
 
