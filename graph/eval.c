@@ -5,7 +5,8 @@
  * transitive) and the destinations of connections leaving P, a parent of P or a child of P;
  * then the same from each newly dirtied plug. A plug is marked when it is queued, so each is
  * queued once and propagation stops at plugs already dirty. The queue is reserved before the
- * graph changes, so propagation itself never fails.
+ * graph changes, and a plug that finds it full and cannot grow it waits in its slot (PENDING),
+ * so propagation itself never fails.
  *
  * Pull: an explicit stack (never the C stack), so a 100,000-node chain evaluates. A frame first
  * pushes what its plug needs (its connection's source, or for a computed plug the dirty inputs
@@ -97,10 +98,13 @@ static void input_changed(sinew_graph_t *g, sinew__node *n, const sinew_plug_t *
 typedef struct push_ctx {
   sinew_plug_t *q;
   uint32_t n, cap;
-  bool overflow;
+  bool overflow; /* some marked plugs are PENDING in their slots, not in the queue */
 } push_ctx;
 
-/* Marks p dirty and queues it, unless it is dirty already or has no storage. */
+/* Marks p dirty and queues it, unless it is dirty already or has no storage. The queue is
+ * reserved for the usual case and grows when one change reaches more plugs (one per element
+ * of an array above a computed attribute); if growing fails, the plug is marked PENDING in its
+ * slot instead, and run_push finds it there, so no dependent is left clean. */
 static int push_dirty(sinew_graph_t *g, const sinew_plug_t *p, void *ud) {
   push_ctx *w = ud;
   sinew__node *n;
@@ -109,20 +113,67 @@ static int push_dirty(sinew_graph_t *g, const sinew_plug_t *p, void *ud) {
   sinew__slot_path path;
   sinew__slot *s = sinew__slot_find(g, n, p, &path);
   if (!s || (s->flags & SINEW__F_DIRTY)) return SINEW_OK;
-  if (w->n == w->cap) {
+  if (w->n == w->cap && !w->overflow) {
     uint32_t cap = w->cap;
-    if (sinew__reserve((void **)&w->q, &cap, w->n + 1, sizeof *w->q)) {
-      w->overflow = true; /* cannot happen after the reservation; see reserve_push */
-      return SINEW_OK;
-    }
-    w->cap = cap;
+    if (sinew__reserve((void **)&w->q, &cap, w->n + 1, sizeof *w->q)) w->overflow = true;
+    else w->cap = cap;
   }
   sinew__slot_mark_dirty(g, n, a, !plug_whole(a, p), &path);
   g->stats.dirtied++;
-  w->q[w->n++] = sinew__plug_key(p);
+  if (w->n < w->cap) w->q[w->n++] = sinew__plug_key(p);
+  else s->flags |= SINEW__F_PENDING;
   notify_dirty(g, p);
   if (!a->computed) input_changed(g, n, p);
   return SINEW_OK;
+}
+
+/* Moves PENDING plugs of the subtree at slot s (plug p, attribute a) into the queue; false when
+ * the queue is full again (the rest stay PENDING for the next round). */
+static bool requeue_slot(sinew_graph_t *g, sinew__node *n, const sinew__attr *a, bool element,
+                         sinew__slot *s, sinew_plug_t *p, push_ctx *w) {
+  if (s->flags & SINEW__F_PENDING) {
+    if (w->n == w->cap) return false;
+    s->flags &= ~(uint32_t)SINEW__F_PENDING;
+    w->q[w->n++] = sinew__plug_key(p);
+  }
+  if ((a->flags & SINEW_ATTR_ARRAY) && !element) {
+    sinew__multi *m = s->v.multi;
+    for (uint32_t i = 0; m && i < m->count; i++) {
+      p->idx[p->nidx++] = m->idx[i];
+      bool room = requeue_slot(g, n, a, true, &m->elems[i], p, w);
+      p->nidx--;
+      if (!room) return false;
+    }
+  } else if (a->type == SINEW_ATTR_COMPOUND && s->v.kids) {
+    for (uint32_t i = 0; i < a->nchildren; i++) {
+      const sinew__attr *c = sinew__attr_get(g, n, a->children[i]);
+      p->attr = c->id;
+      bool room = requeue_slot(g, n, c, false, &s->v.kids[i], p, w);
+      p->attr = a->id;
+      if (!room) return false;
+    }
+  }
+  return true;
+}
+
+/* After an overflow: refills the (empty) queue with PENDING plugs, walking every slot. This
+ * only runs when growing the queue failed, so its cost does not matter; it needs no memory. */
+static void requeue_pending(sinew_graph_t *g, push_ctx *w) {
+  w->n = 0;
+  w->overflow = false;
+  for (uint32_t i = 0; i < g->nnodes; i++) {
+    sinew__node *n = g->nodes[i];
+    if (!n || !n->live) continue;
+    for (uint32_t id = 0; id < sinew__node_nattrs(n); id++) {
+      const sinew__attr *a = sinew__attr_get(g, n, id);
+      if (a->parent != SINEW__NO_ATTR || (a->flags & SINEW__ATTR_REMOVED)) continue;
+      sinew_plug_t p = sinew_plug_make((sinew_node_t){i, n->gen}, id, 0, NULL);
+      if (!requeue_slot(g, n, a, false, &n->slots[a->slot_index], &p, w)) {
+        w->overflow = true;
+        return;
+      }
+    }
+  }
 }
 
 /* Dirties what depends on p (not p itself). */
@@ -159,8 +210,11 @@ static void spread(sinew_graph_t *g, const sinew_plug_t *p, push_ctx *w) {
   }
 }
 
-/* The most plugs one propagation can queue: every connection destination plus every computed
- * plug of every node (each is queued at most once). Reserved before a change is made. */
+/* Room for one propagation, reserved before a change is made: every connection destination
+ * plus every computed attribute of every node (each plug is queued at most once). That covers
+ * any propagation that meets no array above a computed attribute; a longer one grows the queue,
+ * and if that fails falls back on PENDING marks (push_dirty), so a propagation never stops
+ * half-way. */
 static int reserve_push(sinew_graph_t *g, push_ctx *w) {
   size_t bound = g->nconnections + g->computed_plugs + 16;
   if (bound > UINT32_MAX) bound = UINT32_MAX;
@@ -175,9 +229,13 @@ static int reserve_push(sinew_graph_t *g, push_ctx *w) {
 }
 
 static void run_push(sinew_graph_t *g, push_ctx *w) {
-  for (uint32_t head = 0; head < w->n; head++) {
-    sinew_plug_t p = w->q[head];
-    spread(g, &p, w);
+  for (;;) {
+    for (uint32_t head = 0; head < w->n; head++) {
+      sinew_plug_t p = w->q[head];
+      spread(g, &p, w);
+    }
+    if (!w->overflow) break;
+    requeue_pending(g, w); /* each round spreads at least one full queue, so this ends */
   }
   g->work = w->q; /* may have grown */
   if (w->cap > g->work_cap) g->work_cap = w->cap;

@@ -114,7 +114,8 @@ enum {
   SINEW__F_CB_ON = 1u << 10,
   SINEW__F_CB_OFF = 1u << 11,
   SINEW__F_CYCLE_WARNED = 1u << 12,
-  SINEW__F_ELEMENT = 1u << 13 /* the slot is an element of an array (not the array itself) */
+  SINEW__F_ELEMENT = 1u << 13, /* the slot is an element of an array (not the array itself) */
+  SINEW__F_PENDING = 1u << 14  /* dirtied, but its dependents still to be dirtied (see eval.c) */
 };
 
 typedef struct sinew__multi sinew__multi;

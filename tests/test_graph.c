@@ -1158,6 +1158,7 @@ static bool check_slot(const sinew_graph_t *g, const sinew__node *n, const sinew
       count += check_slot(g, n, sinew__attr_get(g, n, a->children[i]), false, &s->v.kids[i], dirty, where);
   }
   if (s->flags & SINEW__F_BUSY) fail_msg("%s.%s: BUSY left behind", where, a->name);
+  if (s->flags & SINEW__F_PENDING) fail_msg("%s.%s: PENDING left behind", where, a->name);
   if (count != s->below)
     fail_msg("%s.%s%s: below is %u, %u children are dirty", where, a->name, element ? "[]" : "",
              s->below, count);
@@ -2243,6 +2244,118 @@ static void test_alloc_failure_everywhere(void **state) {
   test_alloc_uninstall();
 }
 
+/* ---- a propagation longer than its reservation ---------------------------------------------- */
+
+/* "fan": items[i].itemOut = gain * items[i].itemIn. One change of gain dirties one plug per
+ * existing element of items, many more than the computed attributes the propagation queue is
+ * reserved for, so the queue must grow during the push. */
+static uint32_t F_GAIN, F_ITEMS, F_IN, F_OUT;
+enum { FAN_FED = 10 };
+
+static int fan_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
+  if (plug->attr != F_OUT) return SINEW_EUNKNOWN_PLUG;
+  sinew_graph_t *g = sinew_compute_graph(ctx);
+  sinew_node_t n = sinew_compute_node(ctx);
+  double gain = 0, in = 0;
+  sinew_plug_t pg = sinew_plug_make(n, F_GAIN, 0, NULL), pin = sinew_plug_make(n, F_IN, 1, plug->idx);
+  sinew_get_double(g, &pg, &gain);
+  sinew_get_double(g, &pin, &in);
+  return sinew_compute_set_double(ctx, plug, gain * in);
+}
+
+static sinew_graph_t *fan_graph(int count) {
+  static const sinew_attr_desc_t attrs[] = {
+      {.name = "gain", .type = SINEW_ATTR_DOUBLE, .default_value = 1},
+      {.name = "items", .type = SINEW_ATTR_COMPOUND, .flags = SINEW_ATTR_INPUT | SINEW_ATTR_ARRAY},
+      {.name = "itemIn", .type = SINEW_ATTR_DOUBLE, .parent = "items"},
+      {.name = "itemOut", .type = SINEW_ATTR_DOUBLE, .parent = "items", .flags = SINEW_ATTR_OUTPUT}};
+  static const sinew_affects_t aff[] = {{"gain", "itemOut"}, {"itemIn", "itemOut"}};
+  sinew_graph_t *g;
+  const sinew_node_type_t *t;
+  assert_int_equal(sinew_graph_create(NULL, &g), 0);
+  sinew_node_type_desc_t d = {.name = "fan", .attrs = attrs, .attr_count = 4, .affects = aff,
+                              .affects_count = 2, .compute = fan_compute};
+  assert_int_equal(sinew_register_node_type(g, &d, &t), 0);
+  assert_int_equal(register_types(g), 0);
+  F_GAIN = sinew_node_type_attr(t, "gain");
+  F_ITEMS = sinew_node_type_attr(t, "items");
+  F_IN = sinew_node_type_attr(t, "itemIn");
+  F_OUT = sinew_node_type_attr(t, "itemOut");
+  sinew_node_t n;
+  assert_int_equal(sinew_node_create(g, "fan", "f", &n), 0);
+  /* itemOut of each new element is born dirty, so these sets queue almost nothing */
+  for (int i = 0; i < count; i++) {
+    sinew_plug_t in = sinew_plug_make(n, F_IN, 1, (int32_t[]){i});
+    assert_int_equal(sinew_set_double(g, &in, i), 0);
+  }
+  /* the last elements, which a push reaches last, feed another node */
+  sinew_node_t s;
+  assert_int_equal(sinew_node_create(g, "sum", "s", &s), 0);
+  for (int i = count - FAN_FED; i < count; i++) {
+    sinew_plug_t out = sinew_plug_make(n, F_OUT, 1, (int32_t[]){i}), in = sinew_plug_make(s, S_INS, 1, (int32_t[]){i});
+    assert_int_equal(sinew_connect(g, &out, &in, 0, NULL), 0);
+  }
+  return g;
+}
+
+static void fan_check(sinew_graph_t *g, int count, double gain, long k) {
+  sinew_node_t n;
+  assert_int_equal(sinew_node_find(g, "f", &n), 0);
+  for (int i = 0; i < count; i++) {
+    sinew_plug_t out = sinew_plug_make(n, F_OUT, 1, (int32_t[]){i});
+    double v = NAN;
+    assert_int_equal(sinew_get_double(g, &out, &v), 0);
+    if (v != gain * i) fail_msg("allocation %ld: f.items[%d].itemOut is %g, expected %g", k, i, v, gain * i);
+  }
+  double sum = 0, want = 0;
+  sinew_node_t s;
+  assert_int_equal(sinew_node_find(g, "s", &s), 0);
+  sinew_plug_t ps = sinew_plug_make(s, S_SUM, 0, NULL);
+  assert_int_equal(sinew_get_double(g, &ps, &sum), 0);
+  for (int i = count - FAN_FED; i < count; i++) want += gain * i;
+  if (sum != want) fail_msg("allocation %ld: s.sum is %g, expected %g", k, sum, want);
+}
+
+static void test_push_beyond_reservation(void **state) {
+  (void)state;
+  enum { COUNT = 300 };
+  test_alloc_install();
+  bool grew = false;
+  for (long k = 1;; k++) {
+    test_alloc_reset();
+    sinew_graph_t *g = fan_graph(COUNT);
+    fan_check(g, COUNT, 1, k); /* everything clean */
+    check_graph(g);
+    sinew_node_t n;
+    assert_int_equal(sinew_node_find(g, "f", &n), 0);
+    sinew_plug_t gain = sinew_plug_make(n, F_GAIN, 0, NULL);
+    sinew_graph_reset_stats(g);
+    long start = test_alloc_count();
+    test_alloc_fail_at(start + k);
+    int rc = sinew_set_double(g, &gain, 2);
+    long used = test_alloc_count() - start;
+    test_alloc_fail_at(0);
+    sinew_graph_stats_t st;
+    sinew_graph_stats(g, &st);
+    check_graph(g);
+    if (rc) {
+      assert_int_equal(rc, SINEW_ENOMEM);
+      assert_int_equal(st.dirtied, 0);
+      fan_check(g, COUNT, 1, k); /* refused before anything changed */
+    } else {
+      /* every element's output and what they feed (s.ins[i], s.sum), none lost */
+      assert_int_equal(st.dirtied, COUNT + FAN_FED + 1);
+      fan_check(g, COUNT, 2, k);
+      grew |= used > 0;
+    }
+    sinew_graph_destroy(g);
+    assert_int_equal(test_alloc_live(), 0);
+    if (!rc && used < k) break; /* past every allocation of the set */
+  }
+  assert_true(grew); /* the queue did have to grow during the push */
+  test_alloc_uninstall();
+}
+
 /* ---- randomised operations against a reference model ---------------------------------------- */
 
 /* Plugs of the model graph: three "add" nodes a, b, c (in, bias, out, out2) and two "sum" nodes
@@ -2525,6 +2638,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_failed_init_breaks_connections, setup, teardown),
       cmocka_unit_test_setup_teardown(test_hooks_cannot_change_the_graph, setup, teardown),
       cmocka_unit_test(test_alloc_failure_everywhere),
+      cmocka_unit_test(test_push_beyond_reservation),
       cmocka_unit_test_setup_teardown(test_random_against_model, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
