@@ -17,39 +17,53 @@ typedef struct dot_ctx {
   FILE *f;
   sinew_node_t node;
   int n;
+  int rc;
 } dot_ctx;
+
+/* Writes the attribute part of a plug, escaped, whatever its length. */
+static void put_plug_attr(dot_ctx *d, const sinew_plug_t *p) {
+  char local[256];
+  size_t need = sinew_plug_format_attr(d->g, p, false, local, sizeof local);
+  if (need < sizeof local) {
+    put_escaped(d->f, local);
+    return;
+  }
+  char *big = sinew__malloc(need + 1);
+  if (!big) {
+    d->rc = SINEW_ENOMEM;
+    return;
+  }
+  sinew_plug_format_attr(d->g, p, false, big, need + 1);
+  put_escaped(d->f, big);
+  sinew__free(big);
+}
 
 static bool port_of(void *ud, const sinew_connection_t *c) {
   dot_ctx *d = ud;
   const sinew_plug_t *mine[2] = {&c->src, &c->dst};
   for (int k = 0; k < 2; k++) {
     if (mine[k]->node.index != d->node.index || mine[k]->node.gen != d->node.gen) continue;
-    char buf[256];
-    sinew_plug_format_attr(d->g, mine[k], false, buf, sizeof buf);
     fprintf(d->f, "|<p%u_%d> ", k, d->n);
-    put_escaped(d->f, buf);
+    put_plug_attr(d, mine[k]);
     d->n++;
   }
-  return true;
+  return d->rc == SINEW_OK;
 }
 
 static bool edge(void *ud, const sinew_connection_t *c) {
   dot_ctx *d = ud;
-  char sb[256], db[256];
-  sinew_plug_format_attr(d->g, &c->src, false, sb, sizeof sb);
-  sinew_plug_format_attr(d->g, &c->dst, false, db, sizeof db);
   fprintf(d->f, "  n%u -> n%u [label=\"", c->src.node.index, c->dst.node.index);
-  put_escaped(d->f, sb);
+  put_plug_attr(d, &c->src);
   fputs(" -> ", d->f);
-  put_escaped(d->f, db);
+  put_plug_attr(d, &c->dst);
   fprintf(d->f, "\"%s];\n", c->implicit ? ", style=dotted" : "");
-  return true;
+  return d->rc == SINEW_OK;
 }
 
 int sinew_graph_write_dot(sinew_graph_t *g, FILE *f) {
   if (!g || !f) return SINEW_EINVAL;
   fputs("digraph sinew {\n  rankdir=LR;\n  node [shape=record, fontname=\"Helvetica\"];\n", f);
-  dot_ctx d = {g, f, {0, 0}, 0};
+  dot_ctx d = {g, f, {0, 0}, 0, SINEW_OK};
   for (sinew_node_t it = {0, 0}; sinew_node_next(g, &it);) {
     d.node = it;
     d.n = 0;
@@ -62,7 +76,8 @@ int sinew_graph_write_dot(sinew_graph_t *g, FILE *f) {
     sinew_node_t parent = sinew_node_parent(g, it);
     if (parent.gen) fprintf(f, "  n%u -> n%u [style=dashed, arrowhead=none];\n", parent.index, it.index);
   }
-  sinew_foreach_connection(g, (sinew_node_t){0, 0}, false, edge, &d);
+  if (!d.rc) sinew_foreach_connection(g, (sinew_node_t){0, 0}, false, edge, &d);
   fputs("}\n", f);
-  return ferror(f) ? SINEW_EIO : SINEW_OK;
+  if (d.rc) return sinew_graph_set_error(g, d.rc, "DOT export: out of memory");
+  return ferror(f) ? sinew_graph_set_error(g, SINEW_EIO, "DOT export: the stream reported an error") : SINEW_OK;
 }

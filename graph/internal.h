@@ -229,6 +229,10 @@ struct sinew_graph {
 
 /* ---- helpers shared across files ---------------------------------------------------------- */
 sinew__node *sinew__node_get(const sinew_graph_t *g, sinew_node_t n);
+/* sinew_node_find and sinew_node_attr on the first len characters of a text (no copy, so
+ * names have no length limit). */
+int sinew__node_find_n(const sinew_graph_t *g, const char *name, size_t len, sinew_node_t *out);
+uint32_t sinew__node_attr_n(const sinew__node *node, const char *name, size_t len);
 const sinew__attr *sinew__attr_get(const sinew_graph_t *g, const sinew__node *node, uint32_t id);
 uint32_t sinew__node_nattrs(const sinew__node *node);
 /* The chain of attribute ids from the top-level ancestor down to attr (inclusive). */

@@ -1,6 +1,8 @@
 /* graph/node.c: graphs and nodes: creation and deletion, Maya-style naming, lookup by name or
  * DAG path, the DAG hierarchy, dynamic attributes and attribute introspection. */
 #include <ctype.h>
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -256,11 +258,22 @@ char *sinew_node_path(const sinew_graph_t *g, sinew_node_t n) {
 
 static bool is_dag(const sinew__node *n) { return (n->type->flags & SINEW_NODE_TYPE_DAG) != 0; }
 
-static bool valid_name(const char *s) {
-  if (!s || !*s || isdigit((unsigned char)*s)) return false;
-  for (; *s; s++)
-    if (!isalnum((unsigned char)*s) && *s != '_' && *s != ':') return false;
+/* The first len characters of s make a valid name: not empty, not starting with a digit, only
+ * letters, digits, '_' and ':'. */
+static bool valid_name_n(const char *s, size_t len) {
+  if (!s || !len || isdigit((unsigned char)*s)) return false;
+  for (size_t i = 0; i < len; i++)
+    if (!isalnum((unsigned char)s[i]) && s[i] != '_' && s[i] != ':') return false;
   return true;
+}
+
+/* A name asked for at creation or renaming: a valid name, or a valid base followed by '#'
+ * (automatic numbering); NULL or "" (the type name as base) only where `automatic_ok`. */
+static bool valid_request(const char *s, bool automatic_ok) {
+  size_t len = s ? strlen(s) : 0;
+  if (!len) return automatic_ok;
+  if (s[len - 1] == '#') return valid_name_n(s, len - 1);
+  return valid_name_n(s, len);
 }
 
 static sinew__name_entry *name_entry(const sinew_graph_t *g, const char *name) {
@@ -284,25 +297,29 @@ static bool name_taken(const sinew_graph_t *g, const char *name, bool dag, sinew
   return false;
 }
 
-static sinew__name_hint *hint_find(const sinew_graph_t *g, const char *base) {
+/* The hint for the base name base[0..len). */
+static sinew__name_hint *hint_find(const sinew_graph_t *g, const char *base, size_t len) {
   sinew__name_hint *h = NULL;
-  HASH_FIND_STR(g->hints, base, h);
+  HASH_FIND(hh, g->hints, base, len, h);
   return h;
 }
 
-/* Remembers that numbers below `next` are taken for base (best effort: no memory, no hint). */
-static void hint_store(sinew_graph_t *g, const char *base, unsigned long next) {
-  sinew__name_hint *h = hint_find(g, base);
+/* Remembers that numbers below `next` are taken for base[0..len) (best effort: no memory, no
+ * hint). */
+static void hint_store(sinew_graph_t *g, const char *base, size_t len, unsigned long next) {
+  sinew__name_hint *h = hint_find(g, base, len);
   if (!h) {
     h = sinew__calloc(1, sizeof *h);
     if (!h) return;
-    h->base = sinew__strdup(base);
+    h->base = sinew__malloc(len + 1);
     if (!h->base) {
       sinew__free(h);
       return;
     }
+    memcpy(h->base, base, len);
+    h->base[len] = 0;
     sinew__uthash_oom = 0;
-    HASH_ADD_KEYPTR(hh, g->hints, h->base, strlen(h->base), h);
+    HASH_ADD_KEYPTR(hh, g->hints, h->base, len, h);
     if (sinew__uthash_oom) {
       sinew__free(h->base);
       sinew__free(h);
@@ -316,49 +333,53 @@ static void hint_store(sinew_graph_t *g, const char *base, unsigned long next) {
 static void hint_release(sinew_graph_t *g, const char *name) {
   size_t len = strlen(name), bl = len;
   while (bl > 0 && isdigit((unsigned char)name[bl - 1])) bl--;
-  if (bl == len || bl == 0 || bl >= 256) return;
-  char base[256];
-  memcpy(base, name, bl);
-  base[bl] = 0;
-  sinew__name_hint *h = hint_find(g, base);
+  if (bl == len || bl == 0) return;
+  sinew__name_hint *h = hint_find(g, name, bl);
   unsigned long n = strtoul(name + bl, NULL, 10);
   if (h && n >= 1 && n < h->next) h->next = n;
 }
 
-/* Chooses the name for a node: Maya's rules (see sinew_node_create). Caller frees. */
-static char *unique_name(sinew_graph_t *g, const char *wanted, const char *type_name,
-                         bool dag, sinew_node_t parent, const sinew__node *self) {
+/* Chooses the name for a node by Maya's rules (see sinew_node_create) into *out (the caller
+ * frees it). `wanted` passed valid_request. Names have no length limit. */
+static int unique_name(sinew_graph_t *g, const char *wanted, const char *type_name, bool dag,
+                       sinew_node_t parent, const sinew__node *self, char **out) {
   size_t wl = wanted ? strlen(wanted) : 0;
   bool automatic = wl == 0 || wanted[wl - 1] == '#';
-  char base[256];
+  const char *base;
+  size_t bl;
   unsigned long n = 1;
   if (automatic) {
-    const char *b = wl ? wanted : type_name;
-    size_t bl = wl ? wl - 1 : strlen(type_name);
-    if (bl >= sizeof base - 24) bl = sizeof base - 24;
-    memcpy(base, b, bl);
-    base[bl] = 0;
-    if (!bl || !valid_name(base)) return NULL;
-    sinew__name_hint *h = hint_find(g, base);
+    base = wl ? wanted : type_name;
+    bl = wl ? wl - 1 : strlen(type_name);
+    if (!valid_name_n(base, bl)) return SINEW_EINVAL; /* a type name that is no node name */
+    sinew__name_hint *h = hint_find(g, base, bl);
     if (h && h->next > n) n = h->next;
   } else {
-    if (wl >= sizeof base - 24 || !valid_name(wanted)) return NULL;
-    if (!name_taken(g, wanted, dag, parent, false, self)) return sinew__strdup(wanted);
-    size_t bl = wl;
+    if (!name_taken(g, wanted, dag, parent, false, self)) {
+      *out = sinew__strdup(wanted);
+      return *out ? SINEW_OK : SINEW_ENOMEM;
+    }
+    /* taken: its trailing number goes up ("joint3" -> "joint4"), or one is added */
+    base = wanted;
+    bl = wl;
     while (bl > 0 && isdigit((unsigned char)wanted[bl - 1])) bl--;
-    if (bl < wl) n = strtoul(wanted + bl, NULL, 10) + 1;
-    memcpy(base, wanted, bl);
-    base[bl] = 0;
-  }
-  char cand[288];
-  for (;; n++) {
-    snprintf(cand, sizeof cand, "%s%lu", base, n);
-    if (!name_taken(g, cand, dag, parent, automatic, self)) {
-      char *out = sinew__strdup(cand);
-      if (out && automatic) hint_store(g, base, n + 1); /* only once the name is really taken */
-      return out;
+    if (bl < wl) {
+      errno = 0;
+      unsigned long cur = strtoul(wanted + bl, NULL, 10);
+      if (errno || cur == ULONG_MAX) bl = wl; /* too many digits to count on: append */
+      else n = cur + 1;
     }
   }
+  char *cand = sinew__malloc(bl + 24); /* base, up to 20 digits, NUL */
+  if (!cand) return SINEW_ENOMEM;
+  memcpy(cand, base, bl);
+  for (;; n++) {
+    snprintf(cand + bl, 24, "%lu", n);
+    if (!name_taken(g, cand, dag, parent, automatic, self)) break;
+  }
+  if (automatic) hint_store(g, base, bl, n + 1); /* only once the name is really taken */
+  *out = cand;
+  return SINEW_OK;
 }
 
 static int name_link(sinew_graph_t *g, uint32_t index) {
@@ -445,35 +466,49 @@ static int name_change(sinew_graph_t *g, uint32_t index, char *newname) {
   return SINEW_OK;
 }
 
-/* Does node x's ancestry match the path components comps[0..n) (last = x)? */
-static bool path_matches(const sinew_graph_t *g, const sinew__node *x, char **comps, int n,
+/* The path component ending just before *end in [start, *end): components are separated by
+ * '|', empty ones are skipped, and one leading ':' (the root namespace) is dropped. Moves *end
+ * before the component; false when there is none. */
+static bool prev_component(const char *start, const char **end, const char **comp, size_t *len) {
+  const char *e = *end;
+  while (e > start && e[-1] == '|') e--;
+  if (e == start) return false;
+  const char *b = e;
+  while (b > start && b[-1] != '|') b--;
+  *end = b;
+  if (*b == ':') b++;
+  *comp = b;
+  *len = (size_t)(e - b);
+  return true;
+}
+
+/* Does node x's ancestry match the path text[0..len), read from its last component? */
+static bool path_matches(const sinew_graph_t *g, const sinew__node *x, const char *text, size_t len,
                          bool absolute) {
-  for (int i = n - 1; i >= 0; i--) {
-    if (!x || strcmp(x->name, comps[i]) != 0) return false;
+  const char *end = text + len, *comp;
+  size_t cl;
+  while (prev_component(text, &end, &comp, &cl)) {
+    if (!x || strlen(x->name) != cl || memcmp(x->name, comp, cl) != 0) return false;
     x = sinew__node_get(g, x->parent);
   }
   return !absolute || x == NULL;
 }
 
-int sinew_node_find(const sinew_graph_t *g, const char *name, sinew_node_t *out) {
-  if (!g || !name || !out) return SINEW_EINVAL;
-  while (*name == ':') name++;
-  bool absolute = *name == '|';
-  char buf[1024];
-  size_t len = strlen(name);
-  if (len >= sizeof buf) return SINEW_ENOTFOUND;
-  memcpy(buf, name, len + 1);
-  char *comps[128];
-  int nc = 0;
-  char *save = NULL;
-  for (char *tok = strtok_r(buf, "|", &save); tok && nc < 128; tok = strtok_r(NULL, "|", &save))
-    comps[nc++] = tok[0] == ':' ? tok + 1 : tok;
-  if (nc == 0) return SINEW_ENOTFOUND;
-  sinew__name_entry *e = name_entry(g, comps[nc - 1]);
+int sinew__node_find_n(const sinew_graph_t *g, const char *name, size_t len, sinew_node_t *out) {
+  while (len && *name == ':') {
+    name++;
+    len--;
+  }
+  bool absolute = len && *name == '|';
+  const char *end = name + len, *last;
+  size_t ll;
+  if (!prev_component(name, &end, &last, &ll)) return SINEW_ENOTFOUND;
+  sinew__name_entry *e = NULL;
+  HASH_FIND(hh, g->names, last, ll, e);
   if (!e) return SINEW_ENOTFOUND;
   uint32_t found = 0, count = 0;
   for (uint32_t i = e->first; i; i = g->nodes[i - 1]->name_next)
-    if (path_matches(g, g->nodes[i - 1], comps, nc, absolute)) {
+    if (path_matches(g, g->nodes[i - 1], name, len, absolute)) {
       found = i;
       count++;
     }
@@ -481,6 +516,11 @@ int sinew_node_find(const sinew_graph_t *g, const char *name, sinew_node_t *out)
   if (count > 1) return SINEW_EAMBIGUOUS;
   *out = handle_of(g, found - 1);
   return SINEW_OK;
+}
+
+int sinew_node_find(const sinew_graph_t *g, const char *name, sinew_node_t *out) {
+  if (!g || !name || !out) return SINEW_EINVAL;
+  return sinew__node_find_n(g, name, strlen(name), out);
 }
 
 /* ---- hierarchy ------------------------------------------------------------------------------ */
@@ -567,8 +607,8 @@ int sinew_node_set_parent(sinew_graph_t *g, sinew_node_t n, sinew_node_t parent)
     return sinew_graph_set_error(g, SINEW_ENOMEM, "parent: out of memory");
   char *newname = NULL;
   if (name_taken(g, node->name, true, parent, false, node)) {
-    newname = unique_name(g, node->name, node->type->name, true, parent, node);
-    if (!newname || name_reserve(g, newname)) {
+    if (unique_name(g, node->name, node->type->name, true, parent, node, &newname) ||
+        name_reserve(g, newname)) {
       sinew__free(newname);
       return sinew_graph_set_error(g, SINEW_ENOMEM, "parent: out of memory");
     }
@@ -676,13 +716,17 @@ int sinew_node_create_under(sinew_graph_t *g, const char *type, const char *name
       return sinew_graph_set_error(g, SINEW_ETYPE, "createNode: %s cannot be parented under %s",
                                    type, p->name);
   }
-  if (name && *name && name[strlen(name) - 1] != '#' && !valid_name(name))
+  if (!valid_request(name, true))
     return sinew_graph_set_error(g, SINEW_EINVAL, "createNode: invalid node name '%s'", name);
   sinew__node *node = sinew__calloc(1, sizeof *node);
   if (!node) return sinew_graph_set_error(g, SINEW_ENOMEM, "createNode %s: out of memory", type);
   node->type = t;
-  node->name = unique_name(g, name, t->name, dag, parent, NULL);
-  int rc = node->name ? SINEW_OK : SINEW_ENOMEM;
+  int rc = unique_name(g, name, t->name, dag, parent, NULL, &node->name);
+  if (rc == SINEW_EINVAL) {
+    node_free(g, node);
+    return sinew_graph_set_error(g, rc, "createNode: the type name '%s' is not a valid node name; give a name",
+                                 type);
+  }
   if (!rc) rc = slots_init(g, node);
   if (!rc && t->state_size && !(node->state = sinew__calloc(1, t->state_size))) rc = SINEW_ENOMEM;
   if (!rc && p && sinew__reserve((void **)&p->children, &p->capchildren, p->nchildren + 1,
@@ -812,12 +856,13 @@ int sinew_node_rename(sinew_graph_t *g, sinew_node_t n, const char *name) {
   sinew__node *node = sinew__node_get(g, n);
   if (!node) return sinew_graph_set_error(g, SINEW_ESTALE, "rename: invalid node handle");
   if (node->locked) return sinew_graph_set_error(g, SINEW_ELOCKED, "rename: node %s is locked", node->name);
-  if (!name || !*name || (name[strlen(name) - 1] != '#' && !valid_name(name)))
+  if (!valid_request(name, false))
     return sinew_graph_set_error(g, SINEW_EINVAL, "rename %s: invalid name '%s'", node->name,
                                  name ? name : "");
   if (strcmp(name, node->name) == 0) return SINEW_OK;
-  char *newname = unique_name(g, name, node->type->name, is_dag(node), node->parent, node);
-  if (!newname) return sinew_graph_set_error(g, SINEW_ENOMEM, "rename %s: out of memory", node->name);
+  char *newname = NULL;
+  if (unique_name(g, name, node->type->name, is_dag(node), node->parent, node, &newname))
+    return sinew_graph_set_error(g, SINEW_ENOMEM, "rename %s: out of memory", node->name);
   if (strcmp(newname, node->name) == 0) { /* "j" for a "j1" whose sibling is "j": stays "j1" */
     sinew__free(newname);
     return SINEW_OK;
@@ -848,18 +893,26 @@ uint32_t sinew_node_attr_count(const sinew_graph_t *g, sinew_node_t n) {
   return node ? sinew__node_nattrs(node) : 0;
 }
 
-uint32_t sinew_node_attr(const sinew_graph_t *g, sinew_node_t n, const char *name) {
-  sinew__node *node = sinew__node_get(g, n);
-  if (!node || !name) return SINEW__NO_ATTR;
-  uint32_t id = sinew_node_type_attr(node->type, name);
-  if (id != SINEW__NO_ATTR) return id;
+static bool same_text(const char *s, const char *text, size_t len) {
+  return s && strlen(s) == len && memcmp(s, text, len) == 0;
+}
+
+uint32_t sinew__node_attr_n(const sinew__node *node, const char *name, size_t len) {
+  sinew__name_id *e = NULL;
+  HASH_FIND(hh, node->type->names, name, len, e);
+  if (e) return e->id;
   for (uint32_t i = 0; i < node->ndyn; i++) {
     const sinew__attr *a = &node->dyn[i];
     if (a->flags & SINEW__ATTR_REMOVED) continue;
-    if (strcmp(a->name, name) == 0 || (a->short_name && strcmp(a->short_name, name) == 0))
-      return a->id;
+    if (same_text(a->name, name, len) || same_text(a->short_name, name, len)) return a->id;
   }
   return SINEW__NO_ATTR;
+}
+
+uint32_t sinew_node_attr(const sinew_graph_t *g, sinew_node_t n, const char *name) {
+  sinew__node *node = sinew__node_get(g, n);
+  if (!node || !name) return SINEW__NO_ATTR;
+  return sinew__node_attr_n(node, name, strlen(name));
 }
 
 int sinew_node_attr_info(const sinew_graph_t *g, sinew_node_t n, uint32_t attr,

@@ -113,34 +113,49 @@ size_t sinew_plug_format_attr(const sinew_graph_t *g, const sinew_plug_t *p, boo
   return used;
 }
 
-/* A name that finds the node: its short name, or its full path when the name is shared. */
-static const char *node_label(const sinew_graph_t *g, sinew__node *node, char *buf, size_t n) {
+/* Copies s[0..len) to buf at offset `at`, only the part below size - 1 (snprintf-style
+ * truncation; the caller terminates). */
+static void put_at(char *buf, size_t size, size_t at, const char *s, size_t len) {
+  if (!buf || at + 1 >= size) return;
+  size_t room = size - 1 - at;
+  memcpy(buf + at, s, len < room ? len : room);
+}
+
+/* Writes the name that finds the node at buf + used: its short name, or its full DAG path when
+ * the short name is shared. Returns the length of that name, written or not. */
+static size_t put_node_label(const sinew_graph_t *g, sinew__node *node, char *buf, size_t size,
+                             size_t used) {
   sinew_node_t found;
-  int rc = sinew_node_find(g, node->name, &found);
-  if (rc == SINEW_OK) return node->name;
-  /* Shared short name: the full path, built by walking parents (no allocation). */
-  size_t len = 0;
+  if (sinew_node_find(g, node->name, &found) == SINEW_OK) {
+    size_t l = strlen(node->name);
+    put_at(buf, size, used, node->name, l);
+    return l;
+  }
+  size_t len = 0; /* "|a|b|c": written from the leaf back to the root */
   for (sinew__node *x = node; x; x = sinew__node_get(g, x->parent)) len += strlen(x->name) + 1;
-  if (len >= n) return node->name;
-  buf[len] = 0;
   size_t end = len;
   for (sinew__node *x = node; x; x = sinew__node_get(g, x->parent)) {
     size_t l = strlen(x->name);
     end -= l;
-    memcpy(buf + end, x->name, l);
-    buf[--end] = '|';
+    put_at(buf, size, used + end, x->name, l);
+    end--;
+    put_at(buf, size, used + end, "|", 1);
   }
-  return buf;
+  return len;
 }
 
 size_t sinew_plug_format(const sinew_graph_t *g, const sinew_plug_t *p, bool short_names,
                          char *buf, size_t size) {
   if (!buf) size = 0;
   sinew__node *node = p ? sinew__node_get(g, p->node) : NULL;
-  char label[512];
-  const char *name = node ? node_label(g, node, label, sizeof label) : "<deleted>";
-  int n = snprintf(buf, size, "%s.", name);
-  size_t used = (size_t)n;
+  size_t used = node ? put_node_label(g, node, buf, size, 0) : 0;
+  if (!node) {
+    put_at(buf, size, 0, "<deleted>", 9);
+    used = 9;
+  }
+  put_at(buf, size, used, ".", 1);
+  used++;
+  if (size) buf[used < size ? used : size - 1] = 0;
   used += sinew_plug_format_attr(g, p, short_names, buf ? buf + (used < size ? used : size) : NULL,
                                  used < size ? size - used : 0);
   return used;
@@ -170,19 +185,14 @@ int sinew_plug_parse_attr(sinew_graph_t *g, sinew_node_t n, const char *text, si
   while (*s) {
     if (nc == SINEW__MAX_DEPTH)
       return sinew_graph_set_error(g, SINEW_ESYNTAX, "plug %s.%s: too many components", node->name, text);
-    char name[256];
-    size_t len = 0;
-    while (*s && *s != '.' && *s != '[') {
-      if (len + 1 >= sizeof name)
-        return sinew_graph_set_error(g, SINEW_ESYNTAX, "plug %s.%s: name too long", node->name, text);
-      name[len++] = *s++;
-    }
-    name[len] = 0;
-    if (!len) return sinew_graph_set_error(g, SINEW_ESYNTAX, "plug %s.%s: empty attribute name", node->name, text);
-    uint32_t id = sinew_node_attr(g, n, name);
+    const char *name = s;
+    while (*s && *s != '.' && *s != '[') s++;
+    int len = (int)(s - name < 4096 ? s - name : 4096); /* for messages */
+    if (s == name) return sinew_graph_set_error(g, SINEW_ESYNTAX, "plug %s.%s: empty attribute name", node->name, text);
+    uint32_t id = sinew__node_attr_n(node, name, (size_t)(s - name));
     if (id == SINEW__NO_ATTR)
-      return sinew_graph_set_error(g, SINEW_ENOTFOUND, "plug %s.%s: %s (a %s) has no attribute '%s'",
-                                   node->name, text, node->name, node->type->name, name);
+      return sinew_graph_set_error(g, SINEW_ENOTFOUND, "plug %s.%s: %s (a %s) has no attribute '%.*s'",
+                                   node->name, text, node->name, node->type->name, len, name);
     comps[nc] = (component){.attr = id};
     if (*s == '[') {
       s++;
@@ -190,8 +200,8 @@ int sinew_plug_parse_attr(sinew_graph_t *g, sinew_node_t n, const char *text, si
       errno = 0;
       long v = strtol(s, &end, 10);
       if (end == s || *end != ']' || errno || v < 0 || v > INT32_MAX || !isdigit((unsigned char)*s))
-        return sinew_graph_set_error(g, SINEW_ESYNTAX, "plug %s.%s: bad index in '%s'", node->name,
-                                     text, name);
+        return sinew_graph_set_error(g, SINEW_ESYNTAX, "plug %s.%s: bad index in '%.*s'", node->name,
+                                     text, len, name);
       comps[nc].has_index = true;
       comps[nc].index = (int32_t)v;
       s = end + 1;
@@ -234,15 +244,11 @@ int sinew_plug_parse(sinew_graph_t *g, const char *text, sinew_node_t current, s
   if (!dot) return sinew_graph_set_error(g, SINEW_ESYNTAX, "plug '%s': expected node.attribute", text);
   sinew_node_t n = current;
   if (dot != text) {
-    char name[1024];
-    size_t len = (size_t)(dot - text);
-    if (len >= sizeof name) return sinew_graph_set_error(g, SINEW_ESYNTAX, "plug '%s': name too long", text);
-    memcpy(name, text, len);
-    name[len] = 0;
-    int rc = sinew_node_find(g, name, &n);
+    int len = (int)(dot - text < 4096 ? dot - text : 4096); /* for messages */
+    int rc = sinew__node_find_n(g, text, (size_t)(dot - text), &n);
     if (rc == SINEW_EAMBIGUOUS)
-      return sinew_graph_set_error(g, rc, "plug '%s': more than one node is named '%s'", text, name);
-    if (rc) return sinew_graph_set_error(g, SINEW_ENOTFOUND, "plug '%s': no node named '%s'", text, name);
+      return sinew_graph_set_error(g, rc, "plug '%s': more than one node is named '%.*s'", text, len, text);
+    if (rc) return sinew_graph_set_error(g, SINEW_ENOTFOUND, "plug '%s': no node named '%.*s'", text, len, text);
   } else if (!sinew__node_get(g, current)) {
     return sinew_graph_set_error(g, SINEW_EINVAL, "plug '%s': no current node for a relative name", text);
   }

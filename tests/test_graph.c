@@ -314,6 +314,117 @@ static void test_naming(void **state) {
   assert_int_equal(i, 5);
 }
 
+static void check_graph(const sinew_graph_t *g);
+
+/* Names have no length limit: creation, automatic numbering, renaming, lookup by name and by
+ * path, plug parsing and printing. Malformed names are refused with SINEW_EINVAL. */
+static void test_long_names(void **state) {
+  sinew_graph_t *g = *state;
+  static char big[3000], big1[3010], req[3010], buf[8000];
+  for (size_t i = 0; i < sizeof big - 1; i++) big[i] = "abcdefghij"[i % 10];
+  big[sizeof big - 1] = 0;
+  sinew_node_t a, b, c, found;
+  assert_int_equal(sinew_node_create(g, "add", big, &a), 0);
+  assert_string_equal(sinew_node_name(g, a), big);
+  assert_int_equal(sinew_node_find(g, big, &found), 0);
+  assert_int_equal(found.index, a.index);
+  /* taken: a number is added, as for short names */
+  assert_int_equal(sinew_node_create(g, "add", big, &b), 0);
+  snprintf(big1, sizeof big1, "%s1", big);
+  assert_string_equal(sinew_node_name(g, b), big1);
+  /* automatic numbering from a long base, and its hint lowered again by a deletion */
+  snprintf(req, sizeof req, "%.2990s#", big);
+  assert_int_equal(sinew_node_create(g, "add", req, &c), 0);
+  snprintf(big1, sizeof big1, "%.2990s1", big);
+  assert_string_equal(sinew_node_name(g, c), big1);
+  sinew_node_t c2;
+  assert_int_equal(sinew_node_create(g, "add", req, &c2), 0);
+  assert_int_equal(sinew_node_delete(g, c), 0);
+  assert_int_equal(sinew_node_create(g, "add", req, &c), 0);
+  assert_string_equal(sinew_node_name(g, c), big1); /* number 1 is free again */
+  /* plugs on it parse and print */
+  snprintf(buf, sizeof buf, "%s.in", big);
+  setd(g, buf, 3);
+  snprintf(buf, sizeof buf, "%s.out", big);
+  assert_true(getd(g, buf) == 3.0);
+  sinew_plug_t p = P(g, buf);
+  char out[8000];
+  size_t need = sinew_plug_format(g, &p, false, NULL, 0);
+  assert_int_equal(need, strlen(big) + strlen(".output"));
+  assert_int_equal(sinew_plug_format(g, &p, false, out, sizeof out), need);
+  snprintf(buf, sizeof buf, "%s.output", big);
+  assert_string_equal(out, buf);
+  /* a short buffer gets the beginning, terminated, as snprintf does */
+  char small[16];
+  assert_int_equal(sinew_plug_format(g, &p, true, small, sizeof small), strlen(big) + strlen(".out"));
+  assert_int_equal(strlen(small), 15);
+  assert_int_equal(strncmp(small, big, 15), 0);
+  /* renaming to a long name, and DAG nodes sharing a long short name under two parents */
+  assert_int_equal(sinew_node_rename(g, a, "short"), 0);
+  snprintf(req, sizeof req, "%.2500sZ", big);
+  assert_int_equal(sinew_node_rename(g, b, req), 0);
+  assert_string_equal(sinew_node_name(g, b), req);
+  sinew_node_t r1 = mk(g, "xform", "r1"), r2 = mk(g, "xform", "r2"), k1, k2;
+  assert_int_equal(sinew_node_create_under(g, "xform", big, r1, &k1), 0);
+  assert_int_equal(sinew_node_create_under(g, "xform", big, r2, &k2), 0);
+  assert_string_equal(sinew_node_name(g, k2), big);
+  assert_int_equal(sinew_node_find(g, big, &found), SINEW_EAMBIGUOUS);
+  snprintf(buf, sizeof buf, "|r2|%s", big);
+  assert_int_equal(sinew_node_find(g, buf, &found), 0);
+  assert_int_equal(found.index, k2.index);
+  snprintf(buf, sizeof buf, "r2|%s", big); /* a unique tail */
+  assert_int_equal(sinew_node_find(g, buf, &found), 0);
+  assert_int_equal(found.index, k2.index);
+  sinew_plug_t kl = sinew_plug_make(k2, X_LOCAL, 0, NULL);
+  assert_int_equal(sinew_plug_format(g, &kl, true, out, sizeof out), strlen(big) + strlen("|r2|.lv"));
+  snprintf(buf, sizeof buf, "|r2|%s.lv", big);
+  assert_string_equal(out, buf);
+  sinew_plug_t back = P(g, out);
+  assert_true(sinew_plug_equal(&back, &kl));
+  /* the path printed into a short buffer is its beginning */
+  assert_int_equal(sinew_plug_format(g, &kl, true, small, sizeof small), strlen(buf));
+  assert_int_equal(strncmp(small, buf, 15), 0);
+  assert_int_equal(strlen(small), 15);
+  char *path = sinew_node_path(g, k1);
+  snprintf(buf, sizeof buf, "|r1|%s", big);
+  assert_string_equal(path, buf);
+  sinew_free(path);
+  /* a long name that is not a valid name is EINVAL, not ENOMEM */
+  snprintf(req, sizeof req, "%.2000s x", big);
+  assert_int_equal(sinew_node_create(g, "add", req, &found), SINEW_EINVAL);
+  /* malformed automatic names */
+  const char *bad[] = {"#", "9x#", "a b#", "a#b#", "##", ".#"};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    assert_int_equal(sinew_node_create(g, "add", bad[i], &found), SINEW_EINVAL);
+    assert_non_null(strstr(sinew_graph_errmsg(g), "invalid node name"));
+    assert_int_equal(sinew_node_rename(g, a, bad[i]), SINEW_EINVAL);
+  }
+  assert_string_equal(sinew_node_name(g, a), "short");
+  assert_int_equal(sinew_node_count(g), 8);
+  check_graph(g);
+  /* the DOT export writes long node and attribute names whole */
+  static char attr[600];
+  memset(attr, 'w', sizeof attr - 1);
+  attr[sizeof attr - 1] = 0;
+  sinew_attr_desc_t wide = {.name = attr, .type = SINEW_ATTR_DOUBLE};
+  assert_int_equal(sinew_node_add_attr(g, k1, &wide, 1), 0);
+  snprintf(buf, sizeof buf, "|r1|%s.%s", big, attr);
+  sinew_plug_t wp = P(g, buf);
+  conn(g, "short.out", buf);
+  assert_true(getd(g, buf) == 3.0);
+  assert_int_equal(sinew_plug_format_attr(g, &wp, false, out, sizeof out), strlen(attr));
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  assert_int_equal(sinew_graph_write_dot(g, f), 0);
+  fclose(f);
+  snprintf(buf, sizeof buf, "{%s : xform|<p1_0> %s}", big, attr);
+  assert_non_null(strstr(text, buf));
+  snprintf(buf, sizeof buf, "[label=\"output -> %s\"]", attr);
+  assert_non_null(strstr(text, buf));
+  free(text);
+}
+
 static void test_delete_and_stale(void **state) {
   sinew_graph_t *g = *state;
   sinew_node_t a = mk(g, "add", "a"), b = mk(g, "add", "b");
@@ -823,8 +934,17 @@ static void test_list_connections(void **state) {
   assert_int_equal(sinew_graph_write_dot(g, f), 0);
   fclose(f);
   assert_non_null(strstr(text, "digraph"));
-  assert_non_null(strstr(text, "output -> input"));
-  assert_non_null(strstr(text, "style=dashed"));
+  /* one record per node with its connected plugs, an edge per explicit connection, a dashed
+   * line per parenting; the implicit parent link is not drawn as a connection */
+  assert_non_null(strstr(text, "  n1 [label=\"{b : add|<p1_0> input|<p0_1> output}\"];\n"));
+  assert_non_null(strstr(text, "  n0 -> n1 [label=\"output -> input\"];\n"));
+  assert_non_null(strstr(text, "  n1 -> n2 [label=\"output -> input\"];\n"));
+  assert_non_null(strstr(text, "  n3 -> n4 [style=dashed, arrowhead=none];\n"));
+  assert_non_null(strstr(text, "  n4 [label=\"{k : xform}\"];\n"));
+  assert_null(strstr(text, "worldValue"));
+  int edges = 0;
+  for (const char *q = text; (q = strstr(q, "[label=\"output")); q++) edges++;
+  assert_int_equal(edges, 2);
   free(text);
 }
 
@@ -2607,6 +2727,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_register_errors, setup, teardown),
       cmocka_unit_test_setup_teardown(test_inheritance, setup, teardown),
       cmocka_unit_test_setup_teardown(test_naming, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_long_names, setup, teardown),
       cmocka_unit_test_setup_teardown(test_delete_and_stale, setup, teardown),
       cmocka_unit_test_setup_teardown(test_dag_hierarchy, setup, teardown),
       cmocka_unit_test_setup_teardown(test_plug_parse_format, setup, teardown),

@@ -355,7 +355,8 @@ SINEW_API void sinew_graph_reset_stats(sinew_graph_t *graph);
 /* Creates a node of the named type. name NULL, "" or ending in '#' gives Maya-style automatic
  * naming (type name + the first free number: joint1, joint2). A taken name gets its trailing
  * number increased. DAG nodes need a unique name only among their siblings when named
- * explicitly. */
+ * explicitly. A name (or the base before '#') must start with a letter, '_' or ':' and hold
+ * only letters, digits, '_' and ':' (SINEW_EINVAL otherwise); its length is not limited. */
 SINEW_API int sinew_node_create(sinew_graph_t *graph, const char *type, const char *name,
                                 sinew_node_t *out_node);
 /* The same, created directly under a DAG parent (createNode -p), so the name only needs to be
