@@ -2112,7 +2112,7 @@ static void test_failed_init_breaks_connections(void **state) {
 /* ---- allocation failure in every mutating call ------------------------------------------------ */
 
 typedef struct dump_buf {
-  char text[8192];
+  char text[32768];
   size_t used;
 } dump_buf;
 
@@ -2136,7 +2136,53 @@ static bool dump_conn(void *ud, const sinew_connection_t *c) {
   return true;
 }
 
-/* The graph's structure as text: nodes, paths, attributes, array indices, connections. */
+/* One slot subtree as text: the elements of every array that neither evaluation nor a
+ * connection fills (outputs, and arrays fed through a connection, may gain elements when a
+ * failing call pulls first), every stored value and every lock. */
+static void dump_slot(sinew_graph_t *g, const sinew__node *n, const sinew__attr *a, bool element,
+                      const sinew__slot *s, sinew_plug_t *p, bool fed, dump_buf *d) {
+  char name[256], line[600];
+  sinew_plug_format(g, p, false, name, sizeof name);
+  fed = fed || sinew__conn_to(g, p) != NULL;
+  if (s->flags & SINEW__F_LOCKED) {
+    snprintf(line, sizeof line, "  %s locked", name);
+    dump_add(d, line);
+  }
+  if ((a->flags & SINEW_ATTR_ARRAY) && !element) {
+    const sinew__multi *m = s->v.multi;
+    if (!a->computed && !fed) {
+      int used = snprintf(line, sizeof line, "  %s:", name);
+      for (uint32_t i = 0; m && i < m->count && used < 500; i++)
+        used += snprintf(line + used, sizeof line - (size_t)used, " %d", m->idx[i]);
+      dump_add(d, line);
+    }
+    for (uint32_t i = 0; m && i < m->count; i++) {
+      p->idx[p->nidx++] = m->idx[i];
+      dump_slot(g, n, a, true, &m->elems[i], p, fed, d);
+      p->nidx--;
+    }
+    return;
+  }
+  if (a->type == SINEW_ATTR_COMPOUND) {
+    for (uint32_t i = 0; s->v.kids && i < a->nchildren; i++) {
+      const sinew__attr *c = sinew__attr_get(g, n, a->children[i]);
+      p->attr = c->id;
+      dump_slot(g, n, c, false, &s->v.kids[i], p, fed, d);
+      p->attr = a->id;
+    }
+    return;
+  }
+  if (!(s->flags & SINEW__F_SET)) return;
+  if (sinew_attr_type_is_numeric(a->type)) snprintf(line, sizeof line, "  %s = %.17g", name, s->v.d);
+  else if (a->type == SINEW_ATTR_STRING) snprintf(line, sizeof line, "  %s = \"%s\"", name, s->v.s ? s->v.s : "");
+  else if (a->type == SINEW_ATTR_MATRIX && s->v.m)
+    snprintf(line, sizeof line, "  %s = matrix %.17g %.17g", name, s->v.m->m[3][0], s->v.m->m[0][0]);
+  else snprintf(line, sizeof line, "  %s set", name);
+  dump_add(d, line);
+}
+
+/* The graph's structure as text: nodes, paths, attributes, array elements, stored values,
+ * locks, connections. */
 static void dump_graph(sinew_graph_t *g, dump_buf *d) {
   d->used = 0;
   d->text[0] = 0;
@@ -2154,15 +2200,11 @@ static void dump_graph(sinew_graph_t *g, dump_buf *d) {
         snprintf(line, sizeof line, "  dyn %s children %u", info.name, info.child_count);
         dump_add(d, line);
       }
-      if (!(info.flags & SINEW_ATTR_ARRAY) || info.parent != UINT32_MAX) continue;
-      sinew_plug_t arr = sinew_plug_make(it, id, 0, NULL);
-      /* the elements of outputs and of fed arrays are made by evaluation, which may have run */
-      if (info.computed || sinew_plug_source(g, &arr, NULL)) continue;
-      int32_t idx[16];
-      size_t n = sinew_plug_indices(g, &arr, idx, 16);
-      int used = snprintf(line, sizeof line, "  %s:", info.name);
-      for (size_t k = 0; k < n && k < 16; k++) used += snprintf(line + used, sizeof line - (size_t)used, " %d", idx[k]);
-      dump_add(d, line);
+      if (info.parent != UINT32_MAX) continue;
+      const sinew__node *n = sinew__node_get(g, it);
+      const sinew__attr *a = sinew__attr_get(g, n, id);
+      sinew_plug_t p = sinew_plug_make(it, id, 0, NULL);
+      dump_slot(g, n, a, false, &n->slots[a->slot_index], &p, false, d);
     }
   }
   sinew_graph_t *gp = g;
@@ -2187,6 +2229,12 @@ static void fault_build(sinew_graph_t *g) {
   sinew_attr_desc_t aim[] = {{.name = "aim", .type = SINEW_ATTR_COMPOUND},
                              {.name = "aimX", .type = SINEW_ATTR_DOUBLE, .parent = "aim"}};
   assert_int_equal(sinew_node_add_attr(g, a, aim, 2), 0);
+  sinew_attr_desc_t pts[] = {
+      {.name = "pts", .type = SINEW_ATTR_COMPOUND, .flags = SINEW_ATTR_INPUT | SINEW_ATTR_ARRAY},
+      {.name = "px", .type = SINEW_ATTR_DOUBLE, .parent = "pts"},
+      {.name = "py", .type = SINEW_ATTR_DOUBLE, .parent = "pts", .has_min = true},
+      {.name = "pz", .type = SINEW_ATTR_DOUBLE, .parent = "pts"}};
+  assert_int_equal(sinew_node_add_attr(g, a, pts, 4), 0);
   setd(g, "s.ins[1]", 1);
   setd(g, "a.in", 2);
   setd(g, "r2.lv", 1);
@@ -2280,6 +2328,67 @@ static int op_set_string(sinew_graph_t *g) {
   sinew_plug_t p = P(g, "s.lb");
   return sinew_set_string(g, &p, "a label");
 }
+static int op_set_new_element(sinew_graph_t *g) {
+  sinew_plug_t p = P(g, "s.wl[50].w[3]");
+  return sinew_set_double(g, &p, 0.5);
+}
+static int op_set_existing(sinew_graph_t *g) {
+  sinew_plug_t p = P(g, "s.ins[1]");
+  return sinew_set_double(g, &p, 9);
+}
+static int op_set_doubles_new(sinew_graph_t *g) {
+  sinew_plug_t p = P(g, "a.pts[4]");
+  return sinew_set_doubles(g, &p, (double[]){1, 2, 3}, 3);
+}
+static int op_set_doubles_vec(sinew_graph_t *g) {
+  sinew_plug_t p = P(g, "s.vec");
+  return sinew_set_doubles(g, &p, (double[]){1, 2, 3}, 3);
+}
+static int op_set_matrix(sinew_graph_t *g) {
+  sinew_plug_t p = P(g, "s.im");
+  sinew_mat4_t m;
+  sinew_mat4_identity(&m);
+  m.m[3][0] = 4;
+  return sinew_set_matrix(g, &p, &m);
+}
+static int op_connect_plain(sinew_graph_t *g) {
+  sinew_plug_t s = P(g, "a.out"), d = P(g, "s.ins[20]");
+  return sinew_connect(g, &s, &d, 0, NULL);
+}
+static int op_connect_nested(sinew_graph_t *g) {
+  sinew_plug_t s = P(g, "b.out2"), d = P(g, "s.wl[7].w[2]");
+  return sinew_connect(g, &s, &d, 0, NULL);
+}
+static int op_connect_compound(sinew_graph_t *g) {
+  sinew_plug_t s = P(g, "s.vec"), d = P(g, "a.pts[8]");
+  return sinew_connect(g, &s, &d, 0, NULL);
+}
+static int op_lock_new_element(sinew_graph_t *g) {
+  sinew_plug_t p = P(g, "s.wl[60].w[1]");
+  return sinew_plug_set_locked(g, &p, true);
+}
+static int op_dirty(sinew_graph_t *g) {
+  sinew_plug_t p = P(g, "a.in");
+  return sinew_dirty(g, &p);
+}
+static int op_create_named(sinew_graph_t *g) {
+  sinew_node_t n;
+  return sinew_node_create(g, "sum", "zz", &n);
+}
+static int op_create_taken(sinew_graph_t *g) {
+  sinew_node_t n;
+  return sinew_node_create(g, "add", "b", &n);
+}
+static const char *long_name(void) {
+  static char name[401];
+  for (size_t i = 0; i < sizeof name - 1; i++) name[i] = "longname"[i % 8];
+  return name;
+}
+static int op_create_long(sinew_graph_t *g) {
+  sinew_node_t n;
+  return sinew_node_create(g, "add", long_name(), &n);
+}
+static int op_rename_long(sinew_graph_t *g) { return sinew_node_rename(g, nodeh(g, "b"), long_name()); }
 static int op_create_auto(sinew_graph_t *g) {
   sinew_node_t n;
   return sinew_node_create(g, "add", NULL, &n);
@@ -2310,7 +2419,14 @@ static void test_alloc_failure_everywhere(void **state) {
       {"disconnect_array", op_disconnect_array, prep_array_dest},
       {"remove_source_element", op_remove_source_element, prep_array_dest},
       {"delete_source", op_delete_source, prep_array_dest},   {"create_under", op_create_under, NULL},
-      {"create_auto", op_create_auto, NULL}};
+      {"create_auto", op_create_auto, NULL}, {"set_new_element", op_set_new_element, NULL},
+      {"set_existing", op_set_existing, NULL}, {"set_doubles_new", op_set_doubles_new, NULL},
+      {"set_doubles_vec", op_set_doubles_vec, NULL}, {"set_matrix", op_set_matrix, NULL},
+      {"connect_plain", op_connect_plain, NULL}, {"connect_nested", op_connect_nested, NULL},
+      {"connect_compound", op_connect_compound, NULL}, {"lock_new_element", op_lock_new_element, NULL},
+      {"dirty", op_dirty, NULL}, {"create_named", op_create_named, NULL},
+      {"create_taken", op_create_taken, NULL}, {"create_long", op_create_long, NULL},
+      {"rename_long", op_rename_long, NULL}};
   test_alloc_install();
   static dump_buf before, after;
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
