@@ -6,6 +6,7 @@
 #include "sinew/graph.h"
 
 static long count, fail_at, live;
+static size_t live_bytes;
 
 /* Each block carries its size in a header so live blocks can be counted. */
 typedef union header {
@@ -23,12 +24,14 @@ static void *t_malloc(size_t n) {
   if (!h) return NULL;
   h->size = n;
   live++;
+  live_bytes += n;
   return h + 1;
 }
 
 static void t_free(void *p) {
   if (!p) return;
   live--;
+  live_bytes -= ((header *)p - 1)->size;
   free((header *)p - 1);
 }
 
@@ -39,9 +42,11 @@ static void *t_realloc(void *p, size_t n) {
     return NULL;
   }
   count++;
+  size_t old = ((header *)p - 1)->size;
   header *h = realloc((header *)p - 1, sizeof *h + n);
   if (!h) return NULL;
   h->size = n;
+  live_bytes = live_bytes - old + n;
   return h + 1;
 }
 
@@ -63,6 +68,7 @@ void test_alloc_uninstall(void) { sinew_set_allocator(NULL); }
 void test_alloc_fail_at(long n) { fail_at = n; }
 long test_alloc_count(void) { return count; }
 long test_alloc_live(void) { return live; }
+size_t test_alloc_live_bytes(void) { return live_bytes; }
 void test_alloc_reset(void) {
   count = 0;
   fail_at = 0;

@@ -11,6 +11,7 @@ void test_alloc_uninstall(void);
 void test_alloc_fail_at(long n);
 long test_alloc_count(void);   /* allocations made since the last reset */
 long test_alloc_live(void);    /* blocks currently allocated through the hook */
+size_t test_alloc_live_bytes(void); /* bytes in those blocks */
 void test_alloc_reset(void);
 
 #endif

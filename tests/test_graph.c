@@ -606,6 +606,51 @@ static void test_sparse_multi(void **state) {
   assert_true(getd(g, "s.outs[999999]") == 9999992.0);
 }
 
+/* A sparse multi costs per existing element, not per logical index: weights[999999] and
+ * weightList[999999].weights[999999] cost one element each, in bytes as in count. */
+static void test_sparse_cost(void **state) {
+  (void)state;
+  test_alloc_install();
+  sinew_graph_t *g;
+  assert_int_equal(sinew_graph_create(NULL, &g), 0);
+  assert_int_equal(register_types(g), 0);
+  sinew_node_t s = mk(g, "sum", "s");
+  setd(g, "s.ins[1]", 1); /* the propagation queue and the first table are made here */
+  size_t bytes = test_alloc_live_bytes();
+  long count = test_alloc_count();
+  setd(g, "s.ins[999999]", 2);
+  /* at most a doubled table of (index, slot) pairs: no array of a million */
+  assert_true(test_alloc_live_bytes() - bytes <= 2 * (sizeof(int32_t) + sizeof(sinew__slot)));
+  assert_true(test_alloc_count() - count <= 2);
+  sinew_plug_t arr = P(g, "s.ins");
+  int32_t idx[4];
+  assert_int_equal(sinew_plug_indices(g, &arr, idx, 4), 2);
+  assert_int_equal(idx[1], 999999);
+  /* nested: one weightList element holding one weights element */
+  bytes = test_alloc_live_bytes();
+  setd(g, "s.wl[999999].w[999999]", 0.5);
+  assert_true(test_alloc_live_bytes() - bytes < 256);
+  sinew_plug_t wl = P(g, "s.wl"), w = P(g, "s.wl[999999].w");
+  assert_int_equal(sinew_plug_indices(g, &wl, idx, 4), 1);
+  assert_int_equal(sinew_plug_indices(g, &w, idx, 4), 1);
+  assert_int_equal(idx[0], 999999);
+  /* reading an element that was never set makes nothing either */
+  bytes = test_alloc_live_bytes();
+  assert_true(getd(g, "s.ins[500000]") == 0.0);
+  assert_true(getd(g, "s.wl[5].w[7]") == 0.0);
+  assert_int_equal(test_alloc_live_bytes(), bytes);
+  assert_int_equal(sinew_plug_indices(g, &arr, NULL, 0), 2);
+  /* a computed array element far out is one element too */
+  bytes = test_alloc_live_bytes();
+  assert_true(getd(g, "s.outs[999999]") == 9999990.0 + 2.0);
+  assert_true(test_alloc_live_bytes() - bytes <= 2 * (sizeof(int32_t) + sizeof(sinew__slot)) + 64);
+  (void)s;
+  sinew_graph_destroy(g);
+  assert_int_equal(test_alloc_live(), 0);
+  assert_int_equal(test_alloc_live_bytes(), 0);
+  test_alloc_uninstall();
+}
+
 static void test_values_and_types(void **state) {
   sinew_graph_t *g = *state;
   sinew_node_t s = mk(g, "sum", "s");
@@ -2848,6 +2893,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_dag_hierarchy, setup, teardown),
       cmocka_unit_test_setup_teardown(test_plug_parse_format, setup, teardown),
       cmocka_unit_test_setup_teardown(test_sparse_multi, setup, teardown),
+      cmocka_unit_test(test_sparse_cost),
       cmocka_unit_test_setup_teardown(test_values_and_types, setup, teardown),
       cmocka_unit_test_setup_teardown(test_chain_counts, setup, teardown),
       cmocka_unit_test_setup_teardown(test_diamond_and_fanout, setup, teardown),
