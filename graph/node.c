@@ -235,6 +235,22 @@ bool sinew_node_next(const sinew_graph_t *g, sinew_node_t *iter) {
   return true;
 }
 
+size_t sinew_node_list_type(const sinew_graph_t *g, const char *type, bool exact, sinew_node_t *out,
+                            size_t cap) {
+  const sinew_node_type_t *want = sinew_find_node_type(g, type);
+  if (!want) return 0;
+  size_t total = 0;
+  for (uint32_t i = g->order_head; i; i = g->nodes[i - 1]->order_next) {
+    const sinew_node_type_t *t = g->nodes[i - 1]->type;
+    if (!exact)
+      while (t && t != want) t = t->parent;
+    if (t != want) continue;
+    if (out && total < cap) out[total] = handle_of(g, i - 1);
+    total++;
+  }
+  return total;
+}
+
 char *sinew_node_path(const sinew_graph_t *g, sinew_node_t n) {
   sinew__node *node = sinew__node_get(g, n);
   if (!node) return NULL;

@@ -281,6 +281,30 @@ static void test_inheritance(void **state) {
   assert_true(sinew_plug_is_dirty(g, &(sinew_plug_t){.node = n, .attr = A_OUT}));
   assert_true(getd(g, "addMore1.out") == 2.0);
   assert_false(sinew_plug_is_dirty(g, &(sinew_plug_t){.node = n, .attr = A_OUT2})); /* not affected */
+  /* listing by type: derived types count as their bases (ls -type), unless exact */
+  sinew_node_t a1 = mk(g, "add", "a1"), s1 = mk(g, "sum", "s1"), a2 = mk(g, "add", "a2"), got[8];
+  assert_int_equal(sinew_node_list_type(g, "add", false, got, 8), 3);
+  assert_int_equal(got[0].index, n.index); /* creation order */
+  assert_int_equal(got[1].index, a1.index);
+  assert_int_equal(got[2].index, a2.index);
+  assert_int_equal(sinew_node_list_type(g, "add", true, got, 8), 2);
+  assert_int_equal(got[0].index, a1.index);
+  assert_int_equal(got[1].index, a2.index);
+  assert_int_equal(sinew_node_list_type(g, "addMore", false, got, 8), 1);
+  assert_int_equal(sinew_node_list_type(g, "sum", true, got, 8), 1);
+  assert_int_equal(got[0].index, s1.index);
+  assert_int_equal(sinew_node_list_type(g, "node", false, NULL, 0), 4);
+  assert_int_equal(sinew_node_list_type(g, "node", true, NULL, 0), 0); /* abstract */
+  assert_int_equal(sinew_node_list_type(g, "nosuch", false, got, 8), 0);
+  assert_int_equal(sinew_node_list_type(g, NULL, false, got, 8), 0);
+  assert_int_equal(sinew_node_list_type(NULL, "add", false, got, 8), 0);
+  got[1] = (sinew_node_t){0, 0};
+  assert_int_equal(sinew_node_list_type(g, "add", false, got, 1), 3); /* fills up to cap */
+  assert_int_equal(got[0].index, n.index);
+  assert_int_equal(got[1].gen, 0);
+  assert_int_equal(sinew_node_delete(g, a1), 0);
+  assert_int_equal(sinew_node_list_type(g, "add", false, got, 8), 2);
+  assert_int_equal(got[1].index, a2.index);
 }
 
 /* ---- nodes and names ---------------------------------------------------------------------- */

@@ -386,6 +386,11 @@ SINEW_API int sinew_node_find(const sinew_graph_t *graph, const char *name, sine
 /* Iterates live nodes in creation order: start with the zero handle; false at the end. */
 SINEW_API bool sinew_node_next(const sinew_graph_t *graph, sinew_node_t *iter);
 SINEW_API size_t sinew_node_count(const sinew_graph_t *graph);
+/* Live nodes of a type, in creation order: of that type or one derived from it (ls -type;
+ * "transform" lists joints too), or of exactly that type when exact is true (ls -exactType).
+ * Fills up to cap handles and returns the total; 0 for an unknown type. */
+SINEW_API size_t sinew_node_list_type(const sinew_graph_t *graph, const char *type, bool exact,
+                                      sinew_node_t *out, size_t cap);
 /* Locks the node against deletion and renaming (lockNode). */
 SINEW_API int sinew_node_set_locked(sinew_graph_t *graph, sinew_node_t node, bool locked);
 SINEW_API bool sinew_node_locked(const sinew_graph_t *graph, sinew_node_t node);
