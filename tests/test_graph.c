@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <uv.h>
+
 #include "sinew/sinew.h"
 #include "tests/support.h"
 
@@ -890,6 +892,87 @@ static void test_observers(void **state) {
   assert_int_equal(o.added, 3);
 }
 
+/* What each observer callback receives, and in which order, written down as text. */
+typedef struct event_log {
+  sinew_graph_t *g;
+  char text[4096];
+  size_t used;
+  bool removed_was_valid;
+} event_log;
+
+static void ev_line(event_log *l, const char *what, const sinew_plug_t *a, const sinew_plug_t *b) {
+  char pa[128] = "", pb[128] = "";
+  if (a) sinew_plug_format(l->g, a, false, pa, sizeof pa);
+  if (b) sinew_plug_format(l->g, b, false, pb, sizeof pb);
+  l->used += (size_t)snprintf(l->text + l->used, sizeof l->text - l->used, "%s%s%s%s%s\n", what,
+                              a ? " " : "", pa, b ? " " : "", pb);
+}
+static void ev_added(void *ud, sinew_node_t n) {
+  event_log *l = ud;
+  l->used += (size_t)snprintf(l->text + l->used, sizeof l->text - l->used, "added %s\n", sinew_node_name(l->g, n));
+}
+static void ev_removed(void *ud, sinew_node_t n) {
+  event_log *l = ud;
+  l->removed_was_valid = sinew_node_valid(l->g, n); /* called before the node goes */
+  l->used += (size_t)snprintf(l->text + l->used, sizeof l->text - l->used, "removed %s\n", sinew_node_name(l->g, n));
+}
+static void ev_conn(void *ud, const sinew_plug_t *s, const sinew_plug_t *d) { ev_line(ud, "connected", s, d); }
+static void ev_disc(void *ud, const sinew_plug_t *s, const sinew_plug_t *d) { ev_line(ud, "disconnected", s, d); }
+static void ev_dirty(void *ud, const sinew_plug_t *p) { ev_line(ud, "dirtied", p, NULL); }
+
+static void test_observer_events(void **state) {
+  sinew_graph_t *g = *state;
+  static event_log l;
+  l = (event_log){.g = g};
+  sinew_observer_t obs = {ev_added, ev_removed, ev_conn, ev_disc, ev_dirty, &l};
+  int id;
+  assert_int_equal(sinew_graph_add_observer(g, &obs, &id), 0);
+  sinew_node_t a = mk(g, "add", "a");
+  mk(g, "add", "b");
+  conn(g, "a.out", "b.in"); /* b's outputs are born dirty: only b.input is newly dirtied */
+  getd(g, "b.out");
+  setd(g, "a.in", 1);       /* a.output2 and the others were never read: already dirty */
+  getd(g, "b.out");
+  sinew_plug_t s2 = P(g, "a.out2"), bin = P(g, "b.in");
+  assert_int_equal(sinew_connect(g, &s2, &bin, SINEW_CONNECT_FORCE, NULL), 0);
+  assert_int_equal(sinew_connect(g, &s2, &bin, SINEW_CONNECT_FORCE, NULL), 0); /* no-op: no event */
+  getd(g, "b.out");
+  assert_int_equal(sinew_disconnect(g, &s2, &bin), 0);
+  conn(g, "a.out", "b.bias");
+  assert_int_equal(sinew_node_delete(g, a), 0); /* told first, then its connections break */
+  assert_true(l.removed_was_valid);
+  const char *want = "added a\n"
+                     "added b\n"
+                     "connected a.output b.input\n"
+                     "dirtied b.input\n"
+                     "dirtied a.output\n"
+                     "dirtied b.input\n"
+                     "dirtied b.output\n"
+                     "disconnected a.output b.input\n"
+                     "connected a.output2 b.input\n"
+                     "dirtied b.input\n"
+                     "dirtied b.output\n"
+                     "disconnected a.output2 b.input\n"
+                     "dirtied b.output\n"
+                     "connected a.output b.bias\n"
+                     "dirtied b.bias\n"
+                     "removed a\n"
+                     "disconnected a.output b.bias\n";
+  if (strcmp(l.text, want) != 0) fail_msg("observed:\n%s\nexpected:\n%s", l.text, want);
+  /* a second observer sees the same; a removed one sees nothing more */
+  static event_log l2;
+  l2 = (event_log){.g = g};
+  sinew_observer_t obs2 = {ev_added, ev_removed, ev_conn, ev_disc, ev_dirty, &l2};
+  int id2;
+  assert_int_equal(sinew_graph_add_observer(g, &obs2, &id2), 0);
+  assert_true(id2 != id);
+  assert_int_equal(sinew_graph_remove_observer(g, id), 0);
+  size_t before = l.used;
+  mk(g, "add", "c");
+  assert_int_equal(l.used, before);
+  assert_string_equal(l2.text, "added c\n");
+}
+
 static void test_input_changed_hook(void **state) {
   sinew_graph_t *g = *state;
   chain3(g);
@@ -1104,6 +1187,35 @@ static void test_unknown_plug_reported(void **state) {
   assert_int_equal(lg.count[SINEW_LOG_COMPUTE_UNKNOWN_PLUG], 1);
 }
 
+/* Runs one graph call on a thread with a small stack (256 KiB), so that a call that recursed
+ * once per node of a long chain would crash instead of passing on the main thread's 8 MiB. */
+typedef struct small_stack_call {
+  sinew_graph_t *g;
+  sinew_plug_t plug;
+  enum { CALL_GET, CALL_SET, CALL_DELETE } kind;
+  double value;
+  int rc;
+} small_stack_call;
+
+static void small_stack_entry(void *arg) {
+  small_stack_call *c = arg;
+  switch (c->kind) {
+    case CALL_GET: c->rc = sinew_get_double(c->g, &c->plug, &c->value); break;
+    case CALL_SET: c->rc = sinew_set_double(c->g, &c->plug, c->value); break;
+    case CALL_DELETE: c->rc = sinew_node_delete(c->g, c->plug.node); break;
+  }
+}
+
+static int on_small_stack(sinew_graph_t *g, int kind, const sinew_plug_t *p, double *value) {
+  small_stack_call c = {g, *p, kind, value ? *value : 0, -1};
+  uv_thread_options_t opt = {.flags = UV_THREAD_HAS_STACK_SIZE, .stack_size = 256 * 1024};
+  uv_thread_t t;
+  assert_int_equal(uv_thread_create_ex(&t, &opt, small_stack_entry, &c), 0);
+  assert_int_equal(uv_thread_join(&t), 0);
+  if (value) *value = c.value;
+  return c.rc;
+}
+
 static void test_deep_chain(void **state) {
   sinew_graph_t *g = *state;
   enum { N = 100000 };
@@ -1120,19 +1232,74 @@ static void test_deep_chain(void **state) {
   }
   sinew_plug_t in = sinew_plug_make(first, A_IN, 0, NULL), out = sinew_plug_make(prev, A_OUT, 0, NULL);
   assert_int_equal(sinew_set_double(g, &in, 1), 0);
-  double v;
+  double v = 0;
   sinew_graph_reset_stats(g);
-  assert_int_equal(sinew_get_double(g, &out, &v), 0);
+  assert_int_equal(on_small_stack(g, CALL_GET, &out, &v), 0);
   assert_true(v == 1.0);
   sinew_graph_stats_t st;
   sinew_graph_stats(g, &st);
   assert_int_equal(st.computes, N);
-  assert_int_equal(sinew_set_double(g, &in, 2), 0);
-  assert_int_equal(sinew_get_double(g, &out, &v), 0);
+  v = 2;
+  sinew_graph_reset_stats(g);
+  assert_int_equal(on_small_stack(g, CALL_SET, &in, &v), 0);
+  sinew_graph_stats(g, &st);
+  /* each output read, and the next node's input; out2 and unhandled were never read, so they
+   * are still dirty and stop nothing */
+  assert_int_equal(st.dirtied, 2 * (uint64_t)N - 1);
+  assert_int_equal(on_small_stack(g, CALL_GET, &out, &v), 0);
   assert_true(v == 2.0);
   /* a cycle search across the whole chain is refused cleanly too */
   sinew_plug_t back = sinew_plug_make(first, A_BIAS, 0, NULL);
   assert_int_equal(sinew_connect(g, &out, &back, 0, NULL), SINEW_ECYCLE);
+}
+
+/* The same depth through the DAG: parenting is an implicit connection, so a 100,000-level
+ * hierarchy pulls, pushes and deletes without recursion too. */
+static void test_deep_hierarchy(void **state) {
+  sinew_graph_t *g = *state;
+  enum { N = 100000 };
+  sinew_node_t root = mk(g, "xform", "n0"), prev = root, leaf = root;
+  char name[32];
+  for (int i = 1; i < N; i++) {
+    snprintf(name, sizeof name, "n%d", i);
+    assert_int_equal(sinew_node_create_under(g, "xform", name, prev, &leaf), 0);
+    prev = leaf;
+  }
+  for (sinew_node_t it = {0, 0}; sinew_node_next(g, &it);) {
+    sinew_plug_t lv = sinew_plug_make(it, X_LOCAL, 0, NULL);
+    assert_int_equal(sinew_set_double(g, &lv, 1), 0);
+  }
+  sinew_plug_t lw = sinew_plug_make(leaf, X_WORLD, 1, (int32_t[]){0});
+  double v;
+  xform_computes = 0;
+  assert_int_equal(sinew_get_double(g, &lw, &v), 0);
+  assert_true(v == N);
+  assert_int_equal(xform_computes, N);
+  /* moving the root dirties every level below it, and each recomputes once */
+  sinew_plug_t rl = sinew_plug_make(root, X_LOCAL, 0, NULL);
+  sinew_graph_reset_stats(g);
+  v = 2;
+  assert_int_equal(on_small_stack(g, CALL_SET, &rl, &v), 0);
+  sinew_graph_stats_t st;
+  sinew_graph_stats(g, &st);
+  assert_int_equal(st.dirtied, 2 * (uint64_t)N - 1); /* every worldValue and every parentValue */
+  xform_computes = 0;
+  assert_int_equal(on_small_stack(g, CALL_GET, &lw, &v), 0);
+  assert_true(v == N + 1);
+  assert_int_equal(xform_computes, N);
+  assert_int_equal(sinew_node_set_parent(g, root, leaf), SINEW_ECYCLE);
+  char *path = sinew_node_path(g, leaf);
+  assert_non_null(path);
+  assert_int_equal(strncmp(path, "|n0|n1|n2|", 10), 0);
+  sinew_node_t found;
+  assert_int_equal(sinew_node_find(g, path, &found), 0);
+  assert_int_equal(found.index, leaf.index);
+  sinew_free(path);
+  sinew_plug_t whole = sinew_plug_make(root, X_LOCAL, 0, NULL);
+  assert_int_equal(on_small_stack(g, CALL_DELETE, &whole, NULL), 0);
+  assert_int_equal(sinew_node_count(g), 0);
+  sinew_graph_stats(g, &st);
+  assert_int_equal(st.connections, 0);
 }
 
 /* ---- dynamic attributes ------------------------------------------------------------------ */
@@ -2922,6 +3089,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_chain_counts, setup, teardown),
       cmocka_unit_test_setup_teardown(test_diamond_and_fanout, setup, teardown),
       cmocka_unit_test_setup_teardown(test_observers, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_observer_events, setup, teardown),
       cmocka_unit_test_setup_teardown(test_input_changed_hook, setup, teardown),
       cmocka_unit_test_setup_teardown(test_connect_rules, setup, teardown),
       cmocka_unit_test_setup_teardown(test_list_connections, setup, teardown),
@@ -2929,6 +3097,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_eval_cycle_terminates, setup, teardown),
       cmocka_unit_test_setup_teardown(test_unknown_plug_reported, setup, teardown),
       cmocka_unit_test_setup_teardown(test_deep_chain, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_deep_hierarchy, setup, teardown),
       cmocka_unit_test_setup_teardown(test_dynamic_attrs, setup, teardown),
       cmocka_unit_test(test_data_blocks),
       cmocka_unit_test(test_alloc_failures),
