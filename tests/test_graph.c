@@ -587,6 +587,43 @@ static void test_plug_parse_format(void **state) {
   sinew_plug_format(g, &up, true, buf, sizeof buf);
   assert_string_equal(buf, "s.wl");
   assert_false(sinew_plug_parent(g, &up, &up));
+  /* every plug of every attribute (elements and whole arrays, base and dynamic attributes)
+   * prints with long and with short names to text that parses back to the same plug */
+  sinew_attr_desc_t dyn[] = {
+      {.name = "dynArr", .short_name = "da", .type = SINEW_ATTR_COMPOUND, .flags = SINEW_ATTR_INPUT | SINEW_ATTR_ARRAY},
+      {.name = "dynKid", .short_name = "dk", .type = SINEW_ATTR_DOUBLE, .parent = "dynArr",
+       .flags = SINEW_ATTR_INPUT | SINEW_ATTR_ARRAY},
+      {.name = "dynLongOnly", .type = SINEW_ATTR_DOUBLE, .parent = "dynArr"}};
+  assert_int_equal(sinew_node_add_attr(g, s, dyn, 3), 0);
+  int checked = 0;
+  for (uint32_t id = 0; id < sinew_node_attr_count(g, s); id++) {
+    sinew_attr_info_t info;
+    assert_int_equal(sinew_node_attr_info(g, s, id, &info), 0);
+    uint32_t depth = 0; /* array levels on the path */
+    for (uint32_t x = id; x != UINT32_MAX;) {
+      sinew_attr_info_t xi;
+      sinew_node_attr_info(g, s, x, &xi);
+      depth += (xi.flags & SINEW_ATTR_ARRAY) != 0;
+      x = xi.parent;
+    }
+    for (int whole = 0; whole < 2; whole++) {
+      if (whole && !(info.flags & SINEW_ATTR_ARRAY)) continue;
+      sinew_plug_t q = sinew_plug_make(s, id, depth - (uint32_t)whole, (int32_t[]){7, 123456});
+      for (int shortn = 0; shortn < 2; shortn++) {
+        char text[256];
+        assert_true(sinew_plug_format(g, &q, shortn, text, sizeof text) < sizeof text);
+        sinew_plug_t back;
+        if (sinew_plug_parse(g, text, (sinew_node_t){0, 0}, &back)) fail_msg("parse '%s': %s", text, sinew_graph_errmsg(g));
+        if (!sinew_plug_equal(&back, &q)) fail_msg("'%s' parses to another plug", text);
+        assert_int_equal(sinew_plug_is_array(g, &back), whole);
+        checked++;
+      }
+    }
+  }
+  assert_true(checked > 40);
+  p = P(g, "s.da[2].dynLongOnly");
+  sinew_plug_format(g, &p, true, buf, sizeof buf);
+  assert_string_equal(buf, "s.da[2].dynLongOnly"); /* no short name: the long one */
 }
 
 static void test_sparse_multi(void **state) {
