@@ -879,8 +879,31 @@ static void test_eval_counts(void **state) {
   set3(g, "d.t", 0, 1, 0);
   assert_true(count_world_reads(g) == 5); /* first read: each world matrix once */
   assert_true(count_world_reads(g) == 0); /* clean */
-  /* moving the root recomputes exactly the five world matrices of its subtree */
+  /* with every output read (so clean), moving the root dirties exactly its own local outputs
+   * and the parent and world matrices of its subtree: root m im xm wm wim, then for each of a, b,
+   * c, d its hidden parent input, pm, pim, wm, wim; no local matrix below the root */
+  static const char *const all[] = {"m", "im", "xm", "wm[0]", "wim[0]", "pm[0]", "pim[0]"};
+  static const char *const names[] = {"root", "a", "b", "c", "d"};
+  char buf[32];
+  for (size_t i = 0; i < 5; i++)
+    for (size_t k = 0; k < 7; k++) {
+      snprintf(buf, sizeof buf, "%s.%s", names[i], all[k]);
+      getm(g, buf);
+    }
+  sinew_graph_stats_t st;
+  sinew_graph_reset_stats(g);
   setd(g, "root.tx", 2);
+  sinew_graph_stats(g, &st);
+  assert_true(st.dirtied == 5 + 4 * 5);
+  for (size_t i = 1; i < 5; i++)
+    for (size_t k = 0; k < 3; k++) {
+      snprintf(buf, sizeof buf, "%s.%s", names[i], all[k]);
+      sinew_plug_t p = P(g, buf);
+      if (sinew_plug_is_dirty(g, &p)) fail_msg("%s dirtied by moving the root", buf);
+    }
+  sinew_plug_t rpm = P(g, "root.pm[0]");
+  assert_false(sinew_plug_is_dirty(g, &rpm));
+  /* moving the root recomputes exactly the five world matrices of its subtree */
   assert_true(count_world_reads(g) == 5);
   M4 wc = world(g, "c");
   assert_vec_near(xfp((V3){0, 0, 0}, wc), ((V3){5, 0, 0}), "c after moving root");
@@ -892,15 +915,27 @@ static void test_eval_counts(void **state) {
   /* moving the leaf of the other branch recomputes d only */
   setd(g, "d.ty", 2);
   assert_true(count_world_reads(g) == 1);
-  /* b's scale reaches c through is and through b's world matrix: still only b and c */
+  /* b's scale reaches c through is and through b's world matrix: still only b and c. With
+   * everything clean: b m im xm wm wim; c.is; c's hidden parent input; c m im xm wm wim pm pim */
+  for (size_t i = 0; i < 5; i++)
+    for (size_t k = 0; k < 7; k++) {
+      snprintf(buf, sizeof buf, "%s.%s", names[i], all[k]);
+      getm(g, buf);
+    }
+  sinew_graph_reset_stats(g);
   setd(g, "b.sx", 2);
+  sinew_graph_stats(g, &st);
+  assert_true(st.dirtied == 5 + 1 + 1 + 7);
+  sinew_plug_t am = P(g, "a.wm[0]"), dm = P(g, "d.wm[0]");
+  assert_false(sinew_plug_is_dirty(g, &am));
+  assert_false(sinew_plug_is_dirty(g, &dm));
   assert_true(count_world_reads(g) == 2);
   /* changing the time recomputes nothing in a static rig and dirties nothing downstream */
-  sinew_graph_stats_t st;
   sinew_graph_reset_stats(g);
   assert_int_equal(sinew_time_set_frame(g, 10), 0);
   sinew_graph_stats(g, &st);
   assert_true(st.computes == 0);
+  assert_true(st.dirtied == 0);
   assert_true(count_world_reads(g) == 0);
   assert_int_equal(sinew_time_set_frame(g, 11), 0);
   assert_true(count_world_reads(g) == 0);
