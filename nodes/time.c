@@ -142,11 +142,18 @@ int sinew__register_time_types(sinew_graph_t *g) {
   return SINEW_OK;
 }
 
+/* The scene's time node: time1; or, when time1 was renamed or deleted and its name given to
+ * another node, the first time node there is (so the scene keeps one time and one frame rate
+ * instead of a new time node per call); created when there is none. */
 int sinew_time_node(sinew_graph_t *g, sinew_node_t *out) {
   if (!g || !out) return SINEW_EINVAL;
   sinew_node_t n;
   if (sinew_node_find(g, "time1", &n) == SINEW_OK &&
       sinew_node_type_is_a(sinew_node_type(g, n), "time")) {
+    *out = n;
+    return SINEW_OK;
+  }
+  if (sinew_node_list_type(g, "time", false, &n, 1) > 0) {
     *out = n;
     return SINEW_OK;
   }

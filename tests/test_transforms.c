@@ -1450,6 +1450,38 @@ static void test_time_frames(void **state) {
   sinew_graph_destroy(g);
 }
 
+/* The scene keeps one time node: renaming time1 keeps it the time node (it keeps its rate and
+ * time), and another node taking the name time1 does not make a new time node per call. */
+static void test_time_node_renamed(void **state) {
+  (void)state;
+  sinew_graph_t *g = scene();
+  sinew_node_t t1 = node(g, "time1"), t;
+  assert_int_equal(sinew_time_set_unit(g, SINEW_TIME_NTSC), 0);
+  assert_int_equal(sinew_time_set_frame(g, 15), 0);
+  assert_int_equal(sinew_node_rename(g, t1, "clock"), 0);
+  mk(g, "transform", "time1");
+  size_t count = sinew_node_count(g);
+  for (int i = 0; i < 3; i++) {
+    assert_int_equal(sinew_time_node(g, &t), 0);
+    assert_int_equal(t.index, t1.index);
+    assert_int_equal(sinew_time_get_unit(g), SINEW_TIME_NTSC);
+  }
+  double f = 0;
+  assert_int_equal(sinew_time_get_frame(g, &f), 0);
+  assert_near(f, 15);
+  assert_int_equal(sinew_time_set_frame(g, 30), 0);
+  assert_near(getd(g, "clock.outTime"), 1.0);
+  assert_int_equal(sinew_node_count(g), count);
+  /* with no time node left, one is made, named time1 when that name is free */
+  assert_int_equal(sinew_node_delete(g, t1), 0);
+  assert_int_equal(sinew_node_delete(g, node(g, "time1")), 0);
+  assert_int_equal(sinew_time_node(g, &t), 0);
+  assert_string_equal(sinew_node_name(g, t), "time1");
+  assert_int_equal(sinew_time_get_unit(g), SINEW_TIME_FILM);
+  assert_int_equal(sinew_node_count(g), count - 1);
+  sinew_graph_destroy(g);
+}
+
 static void test_time_same_dirties_nothing(void **state) {
   (void)state;
   sinew_graph_t *g = scene();
@@ -1601,6 +1633,7 @@ int main(void) {
       cmocka_unit_test(test_time_units),
       cmocka_unit_test(test_time_frames),
       cmocka_unit_test(test_time_same_dirties_nothing),
+      cmocka_unit_test(test_time_node_renamed),
       cmocka_unit_test(test_unit_conversion),
       cmocka_unit_test(test_attribute_defaults),
   };

@@ -40,7 +40,8 @@ SINEW_API sinew_time_unit_t sinew_time_unit_from_name(const char *name);
 SINEW_API const char *sinew_time_unit_name(sinew_time_unit_t unit);
 SINEW_API double sinew_time_unit_fps(sinew_time_unit_t unit);
 
-/* The graph's time node (time1), created on demand. */
+/* The graph's time node: time1, or the first node of type time when none is named time1 (a
+ * renamed time1); created as time1 when the graph has no time node. */
 SINEW_API int sinew_time_node(sinew_graph_t *graph, sinew_node_t *out);
 /* The scene's frame rate, kept on time1 (film by default). */
 SINEW_API int sinew_time_set_unit(sinew_graph_t *graph, sinew_time_unit_t unit);
