@@ -254,9 +254,22 @@ int sinew__check_mutable(sinew_graph_t *g, const char *what) {
   return SINEW_OK;
 }
 
+/* Starts the propagation that follows a change. The change's caller reserved the queue before
+ * changing anything, but the change itself may have raised the bound (a connection made): if
+ * the queue cannot grow to it now, the smaller queue does, helped by the PENDING marks, so a
+ * change that is made is never reported as failed. Only a graph that never reserved a queue
+ * (sinew_dirty on a new graph) can fail here, before anything is marked. */
+static int begin_push(sinew_graph_t *g, push_ctx *w) {
+  if (reserve_push(g, w) == SINEW_OK) return SINEW_OK;
+  if (!g->work_cap) return sinew_graph_set_error(g, SINEW_ENOMEM, "dirty propagation: out of memory");
+  *w = (push_ctx){.q = g->work, .n = 0, .cap = g->work_cap, .overflow = false};
+  return SINEW_OK;
+}
+
 int sinew__changed(sinew_graph_t *g, const sinew_plug_t *p) {
   push_ctx w;
-  if (reserve_push(g, &w)) return sinew_graph_set_error(g, SINEW_ENOMEM, "dirty propagation: out of memory");
+  int rc = begin_push(g, &w);
+  if (rc) return rc;
   sinew__node *n;
   if (!attr_of(g, p, &n)) return SINEW_OK;
   g->pushing++;
@@ -269,7 +282,8 @@ int sinew__changed(sinew_graph_t *g, const sinew_plug_t *p) {
 
 int sinew__mark_dirty(sinew_graph_t *g, const sinew_plug_t *p) {
   push_ctx w;
-  if (reserve_push(g, &w)) return sinew_graph_set_error(g, SINEW_ENOMEM, "dirty propagation: out of memory");
+  int rc = begin_push(g, &w);
+  if (rc) return rc;
   g->pushing++;
   push_dirty(g, p, &w);
   run_push(g, &w);

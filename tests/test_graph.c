@@ -2865,6 +2865,56 @@ static void test_push_beyond_reservation(void **state) {
   test_alloc_uninstall();
 }
 
+/* A call that has made its change does not fail afterwards: connecting reserved the propagation
+ * queue for the connections there were, and the dirt pushed after the new connection needed
+ * room for one more. With 16 connections and nothing computed, the queue's 32 places are exactly
+ * full, so the 17th connection is the one to try. */
+static void test_connect_commit_cannot_fail(void **state) {
+  (void)state;
+  static const sinew_attr_desc_t attrs[] = {
+      {.name = "o", .type = SINEW_ATTR_DOUBLE, .flags = SINEW_ATTR_OUTPUT},
+      {.name = "ins", .type = SINEW_ATTR_DOUBLE, .flags = SINEW_ATTR_INPUT | SINEW_ATTR_ARRAY}};
+  test_alloc_install();
+  for (long k = 1;; k++) {
+    test_alloc_reset();
+    sinew_graph_t *g;
+    assert_int_equal(sinew_graph_create(NULL, &g), 0);
+    sinew_node_type_desc_t d = {.name = "plain", .attrs = attrs, .attr_count = 2};
+    const sinew_node_type_t *t;
+    assert_int_equal(sinew_register_node_type(g, &d, &t), 0);
+    uint32_t o = sinew_node_type_attr(t, "o"), ins = sinew_node_type_attr(t, "ins");
+    sinew_node_t a, b;
+    assert_int_equal(sinew_node_create(g, "plain", "a", &a), 0);
+    assert_int_equal(sinew_node_create(g, "plain", "b", &b), 0);
+    sinew_plug_t src = sinew_plug_make(a, o, 0, NULL);
+    for (int i = 0; i < 16; i++) {
+      sinew_plug_t dst = sinew_plug_make(b, ins, 1, (int32_t[]){i});
+      assert_int_equal(sinew_connect(g, &src, &dst, 0, NULL), 0);
+    }
+    sinew_plug_t dst = sinew_plug_make(b, ins, 1, (int32_t[]){16});
+    long start = test_alloc_count();
+    test_alloc_fail_at(start + k);
+    int rc = sinew_connect(g, &src, &dst, 0, NULL);
+    long used = test_alloc_count() - start;
+    test_alloc_fail_at(0);
+    sinew_graph_stats_t st;
+    sinew_graph_stats(g, &st);
+    check_graph(g);
+    if (rc) {
+      assert_int_equal(rc, SINEW_ENOMEM);
+      if (st.connections != 16) fail_msg("allocation %ld: ENOMEM, but the connection was made", k);
+      assert_false(sinew_plug_source(g, &dst, NULL));
+    } else {
+      assert_int_equal(st.connections, 17);
+      assert_true(sinew_plug_source(g, &dst, NULL));
+    }
+    sinew_graph_destroy(g);
+    assert_int_equal(test_alloc_live(), 0);
+    if (!rc && used < k) break;
+  }
+  test_alloc_uninstall();
+}
+
 /* ---- randomised operations against a reference model ---------------------------------------- */
 
 /* Plugs of the model graph: three "add" nodes a, b, c (in, bias, out, out2) and two "sum" nodes
@@ -3152,6 +3202,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_hooks_cannot_change_the_graph, setup, teardown),
       cmocka_unit_test(test_alloc_failure_everywhere),
       cmocka_unit_test(test_push_beyond_reservation),
+      cmocka_unit_test(test_connect_commit_cannot_fail),
       cmocka_unit_test_setup_teardown(test_random_against_model, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
