@@ -475,6 +475,9 @@ static int run_compute(sinew_graph_t *g, const sinew_plug_t *p) {
   char buf[256];
   sinew__slot *s = sinew__slot_find(g, n, p, NULL);
   bool still = s && sinew__slot_dirtyish(s);
+  /* Running out of memory is no fault of the node: the plug stays dirty, to be computed again
+   * by the next read, and this read fails, rather than a stale value passing as clean. */
+  if (rc == SINEW_ENOMEM && still) return SINEW_ENOMEM;
   if (rc == SINEW_EUNKNOWN_PLUG) {
     sinew_log(g, SINEW_LOG_WARNING, SINEW_LOG_COMPUTE_UNKNOWN_PLUG,
               "no compute of %s handles %s; it keeps its value", n->type->name,

@@ -1224,6 +1224,52 @@ static void test_unknown_plug_reported(void **state) {
   assert_int_equal(lg.count[SINEW_LOG_COMPUTE_UNKNOWN_PLUG], 1);
 }
 
+/* A compute that runs out of memory leaves its plug dirty and fails the read; the next read
+ * computes it. Any other failure keeps the last value (and is logged), as before. */
+static int flaky_result;
+static int flaky_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
+  if (flaky_result) return flaky_result;
+  sinew_graph_t *g = sinew_compute_graph(ctx);
+  double in = 0;
+  sinew_plug_t pin = sinew_plug_make(sinew_compute_node(ctx), A_IN, 0, NULL);
+  sinew_get_double(g, &pin, &in);
+  return sinew_compute_set_double(ctx, plug, 10 * in);
+}
+
+static void test_compute_out_of_memory(void **state) {
+  sinew_graph_t *g = *state;
+  logged lg = {0};
+  sinew_graph_set_logger(g, logger, &lg);
+  sinew_node_type_desc_t d = {.name = "flaky", .parent_type = "add", .compute = flaky_compute};
+  assert_int_equal(sinew_register_node_type(g, &d, NULL), 0);
+  mk(g, "flaky", "f");
+  mk(g, "add", "b");
+  conn(g, "f.out", "b.in");
+  setd(g, "f.in", 1);
+  assert_true(getd(g, "b.out") == 10.0);
+  setd(g, "f.in", 2);
+  flaky_result = SINEW_ENOMEM;
+  sinew_plug_t bout = P(g, "b.out"), fout = P(g, "f.out");
+  double v = -1;
+  assert_int_equal(sinew_get_double(g, &bout, &v), SINEW_ENOMEM);
+  assert_true(v == -1);
+  assert_int_equal(sinew_graph_errcode(g), SINEW_ENOMEM);
+  assert_true(sinew_plug_is_dirty(g, &fout));
+  assert_true(sinew_plug_is_dirty(g, &bout));
+  assert_int_equal(lg.count[SINEW_LOG_COMPUTE_FAILED], 0);
+  check_graph(g);
+  flaky_result = 0;
+  assert_true(getd(g, "b.out") == 20.0);
+  /* another failure is the node's own: logged, the last value kept, the plug clean */
+  setd(g, "f.in", 3);
+  flaky_result = SINEW_ERUNTIME;
+  assert_true(getd(g, "b.out") == 20.0);
+  assert_int_equal(lg.count[SINEW_LOG_COMPUTE_FAILED], 1);
+  assert_false(sinew_plug_is_dirty(g, &fout));
+  flaky_result = 0;
+  check_graph(g);
+}
+
 /* Runs one graph call on a thread with a small stack (256 KiB), so that a call that recursed
  * once per node of a long chain would crash instead of passing on the main thread's 8 MiB. */
 typedef struct small_stack_call {
@@ -3183,6 +3229,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_cycles, setup, teardown),
       cmocka_unit_test_setup_teardown(test_eval_cycle_terminates, setup, teardown),
       cmocka_unit_test_setup_teardown(test_unknown_plug_reported, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_compute_out_of_memory, setup, teardown),
       cmocka_unit_test_setup_teardown(test_deep_chain, setup, teardown),
       cmocka_unit_test_setup_teardown(test_deep_hierarchy, setup, teardown),
       cmocka_unit_test_setup_teardown(test_dynamic_attrs, setup, teardown),
