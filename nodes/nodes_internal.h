@@ -23,7 +23,9 @@ typedef struct sinew__local_inputs {
   bool ssc;
 } sinew__local_inputs;
 
-void sinew__read_local_inputs(sinew_graph_t *g, sinew_node_t n, bool joint, sinew__local_inputs *in);
+/* Reads the node's local inputs (pulling them); returns the first failure (the value read is
+ * then the default). */
+int sinew__read_local_inputs(sinew_graph_t *g, sinew_node_t n, bool joint, sinew__local_inputs *in);
 void sinew__transform_local(const sinew__local_inputs *in, sinew_mat4_t *out);
 void sinew__joint_local(const sinew__local_inputs *in, sinew_mat4_t *out);
 

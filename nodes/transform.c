@@ -138,27 +138,33 @@ static const sinew_attr_desc_t joint_attrs[] = {
 
 /* ---- reading inputs --------------------------------------------------------------------------- */
 
-static sinew_vec3_t get3(sinew_graph_t *g, sinew_node_t n, uint32_t attr) {
+/* Readers that note the first failure in *rc (NULL: ignore it). Inside compute the inputs were
+ * pulled beforehand and cannot fail; outside it (parenting) a pull may run out of memory. */
+static sinew_vec3_t get3_rc(sinew_graph_t *g, sinew_node_t n, uint32_t attr, int *rc) {
   double v[3] = {0, 0, 0};
   sinew_plug_t p = sinew_plug_make(n, attr, 0, NULL);
-  sinew_get_doubles(g, &p, v, 3, NULL);
+  int r = sinew_get_doubles(g, &p, v, 3, NULL);
+  if (r && rc && !*rc) *rc = r;
   return (sinew_vec3_t){v[0], v[1], v[2]};
 }
 
-static double get1(sinew_graph_t *g, sinew_node_t n, uint32_t attr) {
+static double get1_rc(sinew_graph_t *g, sinew_node_t n, uint32_t attr, int *rc) {
   double v = 0;
   sinew_plug_t p = sinew_plug_make(n, attr, 0, NULL);
-  sinew_get_double(g, &p, &v);
+  int r = sinew_get_double(g, &p, &v);
+  if (r && rc && !*rc) *rc = r;
   return v;
 }
+
+static double get1(sinew_graph_t *g, sinew_node_t n, uint32_t attr) { return get1_rc(g, n, attr, NULL); }
 
 static void get_matrix(sinew_graph_t *g, sinew_node_t n, uint32_t attr, sinew_mat4_t *out) {
   sinew_plug_t p = sinew_plug_make(n, attr, 0, NULL);
   if (sinew_get_matrix(g, &p, out)) sinew_mat4_identity(out);
 }
 
-static sinew_rotate_order_t get_order(sinew_graph_t *g, sinew_node_t n) {
-  double ro = get1(g, n, sinew__dag.rotate_order);
+static sinew_rotate_order_t get_order(sinew_graph_t *g, sinew_node_t n, int *rc) {
+  double ro = get1_rc(g, n, sinew__dag.rotate_order, rc);
   if (!(ro >= 0 && ro < SINEW_ROTATE_ORDER_MAX)) return SINEW_ROTATE_XYZ;
   return (sinew_rotate_order_t)ro;
 }
@@ -221,24 +227,26 @@ void sinew__joint_local(const sinew__local_inputs *in, sinew_mat4_t *out) {
   *out = m;
 }
 
-void sinew__read_local_inputs(sinew_graph_t *g, sinew_node_t n, bool joint, sinew__local_inputs *in) {
+int sinew__read_local_inputs(sinew_graph_t *g, sinew_node_t n, bool joint, sinew__local_inputs *in) {
+  int rc = SINEW_OK;
   memset(in, 0, sizeof *in);
-  in->t = get3(g, n, sinew__dag.translate);
-  in->r = get3(g, n, sinew__dag.rotate);
-  in->s = get3(g, n, sinew__dag.scale);
-  in->ra = get3(g, n, sinew__dag.rotate_axis);
-  in->order = get_order(g, n);
+  in->t = get3_rc(g, n, sinew__dag.translate, &rc);
+  in->r = get3_rc(g, n, sinew__dag.rotate, &rc);
+  in->s = get3_rc(g, n, sinew__dag.scale, &rc);
+  in->ra = get3_rc(g, n, sinew__dag.rotate_axis, &rc);
+  in->order = get_order(g, n, &rc);
   if (joint) {
-    in->jo = get3(g, n, sinew__dag.joint_orient);
-    in->is = get3(g, n, sinew__dag.inverse_scale);
-    in->ssc = get1(g, n, sinew__dag.ssc) != 0;
-    return;
+    in->jo = get3_rc(g, n, sinew__dag.joint_orient, &rc);
+    in->is = get3_rc(g, n, sinew__dag.inverse_scale, &rc);
+    in->ssc = get1_rc(g, n, sinew__dag.ssc, &rc) != 0;
+    return rc;
   }
-  in->sh = get3(g, n, sinew__dag.shear);
-  in->rp = get3(g, n, sinew__dag.rotate_pivot);
-  in->sp = get3(g, n, sinew__dag.scale_pivot);
-  in->rpt = get3(g, n, sinew__dag.rotate_pivot_translate);
-  in->spt = get3(g, n, sinew__dag.scale_pivot_translate);
+  in->sh = get3_rc(g, n, sinew__dag.shear, &rc);
+  in->rp = get3_rc(g, n, sinew__dag.rotate_pivot, &rc);
+  in->sp = get3_rc(g, n, sinew__dag.scale_pivot, &rc);
+  in->rpt = get3_rc(g, n, sinew__dag.rotate_pivot_translate, &rc);
+  in->spt = get3_rc(g, n, sinew__dag.scale_pivot_translate, &rc);
+  return rc;
 }
 
 /* ---- compute ------------------------------------------------------------------------------- */

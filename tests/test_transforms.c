@@ -1365,6 +1365,123 @@ static void test_parent_errors(void **state) {
   sinew_graph_destroy(g);
 }
 
+/* ---- sinew_dag_parent under allocation failure ---------------------------------------------------- */
+
+typedef struct dag_state {
+  sinew_node_t parent;
+  bool has_is_src;
+  sinew_plug_t is_src;
+  V3 t, r, s, sh, is;
+  M4 world;
+  size_t connections, nodes;
+} dag_state;
+
+static void dag_snapshot(sinew_graph_t *g, const char *name, dag_state *st) {
+  sinew_node_t n = node(g, name);
+  memset(st, 0, sizeof *st);
+  st->parent = sinew_node_parent(g, n);
+  bool joint = sinew_node_type_is_a(sinew_node_type(g, n), "joint");
+  char buf[64];
+  if (joint) {
+    snprintf(buf, sizeof buf, "%s.is", name);
+    sinew_plug_t is = P(g, buf);
+    st->has_is_src = sinew_plug_source(g, &is, &st->is_src);
+    st->is = get3(g, buf);
+  }
+#define G3(field, attr) (snprintf(buf, sizeof buf, "%s.%s", name, attr), st->field = get3(g, buf))
+  G3(t, "t");
+  G3(r, "r");
+  G3(s, "s");
+  G3(sh, "sh");
+#undef G3
+  st->world = world(g, name);
+  sinew_graph_stats_t gs;
+  sinew_graph_stats(g, &gs);
+  st->connections = gs.connections;
+  st->nodes = gs.nodes;
+}
+
+static void dag_same(const dag_state *a, const dag_state *b, long k) {
+  if (a->parent.index != b->parent.index || a->parent.gen != b->parent.gen)
+    fail_msg("allocation %ld: the parent changed", k);
+  if (a->has_is_src != b->has_is_src || (a->has_is_src && !sinew_plug_equal(&a->is_src, &b->is_src)))
+    fail_msg("allocation %ld: the inverseScale link changed", k);
+  if (a->connections != b->connections || a->nodes != b->nodes) fail_msg("allocation %ld: counts changed", k);
+  assert_vec_near(a->t, b->t, "t");
+  assert_vec_near(a->r, b->r, "r");
+  assert_vec_near(a->s, b->s, "s");
+  assert_vec_near(a->sh, b->sh, "sh");
+  assert_vec_near(a->is, b->is, "is");
+  assert_mat_near(&a->world, &b->world, "world");
+}
+
+static void dag_rig(sinew_graph_t *g) {
+  mk(g, "joint", "p1");
+  mk(g, "joint", "p2");
+  mk(g, "transform", "grp");
+  mk(g, "joint", "j");
+  mk(g, "transform", "x");
+  mk(g, "joint", "k");
+  set3(g, "p1.s", 2, 2, 2);
+  set3(g, "p2.r", deg(20), deg(-30), deg(40));
+  set3(g, "p2.s", 1, 3, 1);
+  set3(g, "grp.t", 1, 2, 3);
+  set3(g, "grp.r", 0, deg(45), 0);
+  set3(g, "j.t", 1, 1, 1);
+  set3(g, "j.jo", 0, 0, deg(30));
+  set3(g, "x.t", 3, 2, 1);
+  set3(g, "x.sh", 0.1, 0.2, 0.3);
+  parent(g, "j", "p1", 0);
+  parent(g, "k", "j", 0);
+  parent(g, "x", "grp", 0);
+}
+
+static void test_dag_parent_alloc_failure(void **state) {
+  (void)state;
+  static const struct {
+    const char *node, *parent;
+    uint32_t flags;
+  } cases[] = {{"j", "p2", SINEW_PARENT_KEEP_WORLD}, /* the is link moves, the world is kept */
+               {"j", NULL, SINEW_PARENT_KEEP_WORLD}, /* the is link breaks, is goes back to 1 */
+               {"j", "grp", 0},                      /* under a transform, relative */
+               {"j", "p2", 0},
+               {"x", "p2", SINEW_PARENT_KEEP_WORLD}, /* a transform under a joint */
+               {"x", NULL, SINEW_PARENT_KEEP_WORLD}};
+  test_alloc_install();
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    for (long k = 1;; k++) {
+      test_alloc_reset();
+      sinew_graph_t *g = scene();
+      dag_rig(g);
+      dag_state before, after;
+      dag_snapshot(g, cases[c].node, &before);
+      M4 kw = world(g, "k");
+      sinew_node_t n = node(g, cases[c].node), p = {0, 0};
+      if (cases[c].parent) p = node(g, cases[c].parent);
+      long start = test_alloc_count();
+      test_alloc_fail_at(start + k);
+      int rc = sinew_dag_parent(g, n, p, cases[c].flags);
+      long used = test_alloc_count() - start;
+      test_alloc_fail_at(0);
+      if (rc && rc != SINEW_ENOMEM)
+        fail_msg("case %zu, allocation %ld: %s (%s)", c, k, sinew_err_name(rc), sinew_graph_errmsg(g));
+      dag_snapshot(g, cases[c].node, &after);
+      if (rc) {
+        dag_same(&before, &after, k);
+        M4 kw1 = world(g, "k");
+        assert_mat_near(&kw1, &kw, "the child joint unchanged");
+      } else {
+        assert_int_equal(after.parent.index, p.index);
+        if (cases[c].flags & SINEW_PARENT_KEEP_WORLD) assert_mat_near(&after.world, &before.world, "world kept");
+      }
+      sinew_graph_destroy(g);
+      if (test_alloc_live() != 0) fail_msg("case %zu, allocation %ld: %ld blocks leaked", c, k, test_alloc_live());
+      if (!rc && used < k) break;
+    }
+  }
+  test_alloc_uninstall();
+}
+
 /* ---- time -------------------------------------------------------------------------------------- */
 
 static void test_time_units(void **state) {
@@ -1630,6 +1747,7 @@ int main(void) {
       cmocka_unit_test(test_set_local_matrix),
       cmocka_unit_test(test_set_local_matrix_refused),
       cmocka_unit_test(test_parent_errors),
+      cmocka_unit_test(test_dag_parent_alloc_failure),
       cmocka_unit_test(test_time_units),
       cmocka_unit_test(test_time_frames),
       cmocka_unit_test(test_time_same_dirties_nothing),
