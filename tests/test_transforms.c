@@ -1479,6 +1479,35 @@ static void test_dag_parent_alloc_failure(void **state) {
       if (!rc && used < k) break;
     }
   }
+  /* sinew_dag_set_local_matrix on a dirty joint: all of it or nothing */
+  M4 L = chain(2, RZ(deg(30)), tr(4, 5, 6));
+  for (long k = 1;; k++) {
+    test_alloc_reset();
+    sinew_graph_t *g = scene();
+    dag_rig(g);
+    set3(g, "p1.s", 3, 3, 3); /* j's inputs are dirty again */
+    dag_state before, after;
+    dag_snapshot(g, "j", &before);
+    set3(g, "p1.s", 4, 4, 4);
+    before.is = (V3){4, 4, 4};
+    long start = test_alloc_count();
+    test_alloc_fail_at(start + k);
+    int rc = sinew_dag_set_local_matrix(g, node(g, "j"), &L);
+    long used = test_alloc_count() - start;
+    test_alloc_fail_at(0);
+    if (rc) {
+      assert_int_equal(rc, SINEW_ENOMEM);
+      dag_snapshot(g, "j", &after);
+      before.world = after.world; /* p1's new scale moved it; its local values did not change */
+      dag_same(&before, &after, k);
+    } else {
+      M4 m = getm(g, "j.m");
+      assert_mat_near(&m, &L, "local matrix written");
+    }
+    sinew_graph_destroy(g);
+    assert_int_equal(test_alloc_live(), 0);
+    if (!rc && used < k) break;
+  }
   test_alloc_uninstall();
 }
 
