@@ -199,11 +199,13 @@ static void node_conn_remove(sinew__node *n, sinew__conn *c) {
 }
 
 void sinew__notify_connect(sinew_graph_t *g, const sinew_plug_t *s, const sinew_plug_t *d, bool on) {
+  g->pushing++; /* the operation is not finished: observers may read, not change */
   for (uint32_t i = 0; i < g->nobservers; i++) {
-    sinew_observer_t *o = &g->observers[i].obs;
-    if (on && o->connected) o->connected(o->user_data, s, d);
-    if (!on && o->disconnected) o->disconnected(o->user_data, s, d);
+    sinew_observer_t o = g->observers[i].obs;
+    if (on && o.connected) o.connected(o.user_data, s, d);
+    if (!on && o.disconnected) o.disconnected(o.user_data, s, d);
   }
+  g->pushing--;
 }
 
 /* Unlinks c from every index (no allocation, cannot fail). by_dst is false when c has already

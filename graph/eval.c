@@ -86,8 +86,8 @@ static int each_plug(sinew_graph_t *g, sinew_node_t node, uint32_t attr, slot_fi
 
 static void notify_dirty(sinew_graph_t *g, const sinew_plug_t *p) {
   for (uint32_t i = 0; i < g->nobservers; i++) {
-    sinew_observer_t *o = &g->observers[i].obs;
-    if (o->plug_dirtied) o->plug_dirtied(o->user_data, p);
+    sinew_observer_t o = g->observers[i].obs;
+    if (o.plug_dirtied) o.plug_dirtied(o.user_data, p);
   }
 }
 
@@ -249,8 +249,8 @@ int sinew__reserve_push(sinew_graph_t *g) {
 int sinew__check_mutable(sinew_graph_t *g, const char *what) {
   if (g && g->pushing)
     return sinew_graph_set_error(g, SINEW_EINVAL,
-                                 "%s: the graph cannot change while dirt is being propagated "
-                                 "(called from an observer or an input_changed hook)", what);
+                                 "%s: the graph cannot change from an observer or an input_changed "
+                                 "hook (it is in the middle of a change)", what);
   return SINEW_OK;
 }
 

@@ -704,11 +704,13 @@ static void order_unlink(sinew_graph_t *g, uint32_t index) {
 }
 
 static void notify_node(sinew_graph_t *g, sinew_node_t n, bool added) {
+  g->pushing++; /* observers may read, not change the graph (node_removed runs mid-deletion) */
   for (uint32_t i = 0; i < g->nobservers; i++) {
-    sinew_observer_t *o = &g->observers[i].obs;
-    if (added && o->node_added) o->node_added(o->user_data, n);
-    if (!added && o->node_removed) o->node_removed(o->user_data, n);
+    sinew_observer_t o = g->observers[i].obs;
+    if (added && o.node_added) o.node_added(o.user_data, n);
+    if (!added && o.node_removed) o.node_removed(o.user_data, n);
   }
+  g->pushing--;
 }
 
 int sinew_node_create(sinew_graph_t *g, const char *type, const char *name, sinew_node_t *out) {

@@ -371,6 +371,7 @@ static int set_flag(sinew_graph_t *g, const sinew_plug_t *p, const char *what, u
                     uint32_t off_bit, bool on) {
   sinew__node *node;
   int rc = sinew__plug_check(g, p, what, &node);
+  if (!rc) rc = sinew__check_mutable(g, what); /* it may make an element */
   if (rc) return rc;
   sinew__slot *s;
   rc = sinew__slot_ensure(g, node, p, &s, NULL, NULL);

@@ -2360,9 +2360,14 @@ static void meddle(void *ud, const sinew_plug_t *p) {
   m->refused += sinew_dirty(g, &ain) == SINEW_EINVAL;
   m->refused += sinew_node_create(g, "add", NULL, &n) == SINEW_EINVAL;
   m->refused += sinew_node_delete(g, b) == SINEW_EINVAL;
+  sinew_plug_t elem = sinew_plug_make(b, A_IN, 0, NULL);
+  m->refused += sinew_plug_set_locked(g, &elem, true) == SINEW_EINVAL;
   double v;
   sinew_get_double(g, &ain, &v); /* reading is allowed */
 }
+
+static void meddle_node(void *ud, sinew_node_t n) { meddle(ud, NULL); }
+static void meddle_conn(void *ud, const sinew_plug_t *s, const sinew_plug_t *d) { meddle(ud, NULL); }
 
 static void meddle_input(sinew_graph_t *g, sinew_node_t n, void *state, const sinew_plug_t *p) {
   sinew_plug_t out = sinew_plug_make(n, A_BIAS, 0, NULL);
@@ -2385,10 +2390,29 @@ static void test_hooks_cannot_change_the_graph(void **state) {
   assert_int_equal(sinew_graph_add_observer(g, &obs, &id), 0);
   setd(g, "a.in", 2);
   assert_true(m.calls > 0);
-  assert_int_equal(m.refused, 6 * m.calls);
+  assert_int_equal(m.refused, 7 * m.calls);
   assert_int_equal(sinew_graph_remove_observer(g, id), 0);
   assert_true(getd(g, "c.out") == 2.0);
   assert_int_equal(sinew_node_count(g), 3);
+  check_graph(g);
+  /* the other callbacks run in the middle of an operation too: refused alike */
+  meddler m2 = {g, 0, 0};
+  sinew_observer_t all = {meddle_node, meddle_node, meddle_conn, meddle_conn, NULL, &m2};
+  assert_int_equal(sinew_graph_add_observer(g, &all, &id), 0);
+  sinew_node_t d2 = mk(g, "add", "d");           /* node_added */
+  conn(g, "c.out", "d.in");                      /* connected */
+  sinew_plug_t cout = P(g, "c.out"), din = P(g, "d.in"), c2 = P(g, "c.out2");
+  assert_int_equal(sinew_connect(g, &c2, &din, SINEW_CONNECT_FORCE, NULL), 0); /* both */
+  assert_int_equal(sinew_disconnect(g, &c2, &din), 0);                         /* disconnected */
+  conn(g, "c.out", "d.in");
+  assert_int_equal(sinew_node_delete(g, d2), 0); /* node_removed, disconnected */
+  assert_int_equal(m2.calls, 8);
+  assert_int_equal(m2.refused, 7 * m2.calls);
+  assert_int_equal(sinew_graph_remove_observer(g, id), 0);
+  assert_int_equal(sinew_node_count(g), 3);
+  assert_false(sinew_plug_source(g, &din, NULL));
+  assert_int_equal(sinew_plug_destinations(g, &cout, NULL, 0), 0);
+  assert_true(getd(g, "c.out") == 2.0);
   check_graph(g);
 }
 

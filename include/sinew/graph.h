@@ -333,7 +333,8 @@ typedef struct sinew_observer {
 
 /* Adds an observer (copied); returns an id > 0 in *out_id for sinew_graph_remove_observer.
  * Observers (and input_changed hooks) may read values but not change the graph: a set,
- * connection, deletion and the like made from plug_dirtied fails with SINEW_EINVAL. */
+ * connection, creation, deletion, lock and the like made from any callback fails with
+ * SINEW_EINVAL. */
 SINEW_API int sinew_graph_add_observer(sinew_graph_t *graph, const sinew_observer_t *observer,
                                        int *out_id);
 SINEW_API int sinew_graph_remove_observer(sinew_graph_t *graph, int id);
