@@ -1349,6 +1349,35 @@ static void test_parent_errors(void **state) {
   M4 wa1 = world(g, "a"), wd1 = world(g, "d");
   assert_mat_near(&wa1, &wa, "a unchanged");
   assert_mat_near(&wd1, &wd, "d unchanged");
+  /* a loop through connections and the parent link: a's world drives e's offsetParentMatrix,
+   * so e cannot become a's parent */
+  mk(g, "transform", "e");
+  conn(g, "a.wm[0]", "e.opm");
+  assert_int_equal(sinew_dag_parent(g, node(g, "a"), node(g, "e"), 0), SINEW_ECYCLE);
+  assert_non_null(strstr(sinew_graph_errmsg(g), "cycle"));
+  assert_int_equal(sinew_node_parent(g, node(g, "a")).gen, 0);
+  /* and through the joint link only: d's local matrix drives c.sx (through a small node that
+   * picks the x translation), so d cannot take c's scale as its inverseScale, although the
+   * hierarchy alone would allow the move: refused before anything moved */
+  static const sinew_attr_desc_t pick_attrs[] = {
+      {.name = "inMatrix", .type = SINEW_ATTR_MATRIX},
+      {.name = "x", .type = SINEW_ATTR_DOUBLE, .flags = SINEW_ATTR_OUTPUT}};
+  static const sinew_affects_t pick_aff[] = {{"inMatrix", "x"}};
+  sinew_node_type_desc_t pick = {.name = "pick", .attrs = pick_attrs, .attr_count = 2, .affects = pick_aff,
+                                 .affects_count = 1};
+  assert_int_equal(sinew_register_node_type(g, &pick, NULL), 0);
+  mk(g, "joint", "q");
+  parent(g, "d", "q", 0);
+  mk(g, "pick", "loop2");
+  conn(g, "d.m", "loop2.inMatrix");
+  sinew_plug_t l2o = P(g, "loop2.x"), csx = P(g, "c.sx");
+  assert_int_equal(sinew_connect(g, &l2o, &csx, 0, NULL), 0);
+  sinew_graph_stats(g, &st0);
+  assert_int_equal(sinew_dag_parent(g, node(g, "d"), node(g, "c"), 0), SINEW_ECYCLE);
+  sinew_graph_stats(g, &st1);
+  assert_int_equal(st1.connections, st0.connections);
+  assert_int_equal(sinew_node_parent(g, node(g, "d")).index, node(g, "q").index);
+  assert_true(sources_from(g, "d.is", "q.s"));
   /* a stale handle */
   sinew_node_t gone = mk(g, "transform", "gone");
   assert_int_equal(sinew_node_delete(g, gone), 0);
