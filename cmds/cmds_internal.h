@@ -176,6 +176,7 @@ double sinew__unit_in(sinew_graph_t *g, sinew_attr_type_t type);  /* scene unit 
 int sinew__register_core_cmds(sinew_lang_t *L, sinew_session_t *s);
 int sinew__register_attr_cmds(sinew_lang_t *L, sinew_session_t *s);
 int sinew__register_rig_cmds(sinew_lang_t *L, sinew_session_t *s);
+int sinew__register_skin_cmds(sinew_lang_t *L, sinew_session_t *s);
 
 /* The .ma writer (cmds/ma_write.c). */
 int sinew__write_ma(sinew_session_t *s, FILE *out, const char *name);
