@@ -598,7 +598,7 @@ int sinew_session_create(const sinew_session_desc_t *desc, sinew_session_t **out
   sinew_lang_desc_t ld = {.print = s->desc.print, .user_data = s->desc.print_data};
   if ((rc = sinew_lang_create(s->scene->graph, &ld, &s->lang)) ||
       (rc = sinew__register_core_cmds(s->lang, s)) || (rc = sinew__register_attr_cmds(s->lang, s)) ||
-      (rc = sinew__register_rig_cmds(s->lang, s))) {
+      (rc = sinew__register_rig_cmds(s->lang, s)) || (rc = sinew__register_skin_cmds(s->lang, s))) {
     sinew_session_destroy(s);
     return rc;
   }
