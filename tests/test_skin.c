@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "sinew/sinew.h"
+#include "tests/support.h"
 
 #define DATA_DIR SINEW_SOURCE_DIR "/tests/data"
 #define PI 3.14159265358979323846
@@ -1754,6 +1755,66 @@ static void test_thread_independence(void **state) {
   rig_free(&r);
 }
 
+/* Steady state: once a skinCluster has evaluated, moving an influence and pulling the output
+ * allocates nothing, for every skinning method and thread count (the output block is reused
+ * when the reader released it). An allocation that fails while the weights are being compiled
+ * fails the read with SINEW_ENOMEM and leaves the plug dirty; the next read succeeds. */
+static void test_steady_state_no_alloc(void **state) {
+  (void)state;
+  enum { N = 6000, NINF = 4 };
+  for (int threads = 1; threads <= 2; threads++) {
+    assert_int_equal(sinew_pool_set_threads(threads), 0);
+    test_alloc_install();
+    rig r;
+    rig_init(&r);
+    uint64_t seed = 99;
+    double *p = xcalloc(3 * N, sizeof *p), *n = xcalloc(3 * N, sizeof *n);
+    for (int k = 0; k < 3 * N; k++) p[k] = 10 * rnd(&seed) - 5, n[k] = rnd(&seed) - 0.5;
+    sinew_data_t *in = make_mesh(N, p, n);
+    set_input(&r, in);
+    for (int32_t i = 0; i < NINF; i++) set_influence(&r, i, mat_translate(i, 0, 0), mat_translate(i, 0, 0));
+    for (int32_t v = 0; v < N; v++) {
+      int32_t idx[2] = {v % NINF, (v + 1) % NINF};
+      double w[2] = {0.7, 0.3};
+      set_weights(&r, v, 2, idx, w);
+    }
+    for (int method = 0; method < 3; method++) {
+      set_num(&r, r.skm, method);
+      long before = 0;
+      for (int frame = 0; frame < 8; frame++) {
+        if (frame == 3) before = test_alloc_count();
+        set_mat_elem(&r, r.ma, 1, mul(mat_rot_z(5.0 * frame), mat_translate(1, 0.1 * frame, 0)));
+        sinew_data_t *out = get_out(&r);
+        sinew_data_unref(out);
+      }
+      long used = test_alloc_count() - before;
+      if (used) fail_msg("method %d, %d threads: %ld allocations in 5 frames", method, threads, used);
+    }
+    /* out of memory while recompiling the weights: the read fails, then recovers */
+    uint64_t c0, e0, c1, e1;
+    get_stats(&r, &c0, &e0);
+    set_weight1(&r, 0, 2, 0.5);
+    test_alloc_fail_at(test_alloc_count() + 1);
+    sinew_plug_t og = sinew_plug_make(r.skin, r.og, 1, (int32_t[]){0});
+    sinew_data_t *d = NULL;
+    int rc = sinew_get_data(r.g, &og, &d);
+    test_alloc_fail_at(0);
+    assert_int_equal(rc, SINEW_ENOMEM);
+    assert_null(d);
+    sinew_data_t *out = get_out(&r);
+    get_stats(&r, &c1, &e1);
+    assert_true(c1 > c0);
+    sinew_data_unref(out);
+    sinew_data_unref(in);
+    free(p);
+    free(n);
+    rig_free(&r);
+    assert_int_equal(test_alloc_live(), 0);
+    test_alloc_uninstall();
+  }
+  assert_int_equal(sinew_pool_set_threads(1), 0);
+}
+
 int main(void) {
   static const char *const maya_cases[] = {"transformed_skin_f0", "transformed_skin_f4",   "transformed_skin_f8",
                                            "dual_quaternion",     "dual_quaternion_scale", "dq_weight_blended_f10",
@@ -1781,6 +1842,7 @@ int main(void) {
       cmocka_unit_test(test_normals),
       cmocka_unit_test(test_granularity),
       cmocka_unit_test(test_thread_independence),
+      cmocka_unit_test(test_steady_state_no_alloc),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
