@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <threads.h>
 
 #include "lang/lang_internal.h"
 
@@ -366,7 +367,7 @@ static uint64_t splitmix(uint64_t *s) {
 }
 
 static double rand01(builtin_call *bc) {
-  static uint64_t fallback = 0;
+  static _Thread_local uint64_t fallback = 0;
   uint64_t *s = bc->rand_state ? bc->rand_state : &fallback;
   return (double)(splitmix(s) >> 11) * (1.0 / 9007199254740992.0);
 }
@@ -429,10 +430,9 @@ static int f_seed(builtin_call *bc, val *a, int n, val *out) {
 /* Gradient noise on the integer lattice (Perlin's improved noise): a fixed permutation made
  * by shuffling 0..255 with a fixed seed, so values are the same in every run. */
 static uint8_t perm[512];
-static bool perm_ready;
+static once_flag perm_once = ONCE_FLAG_INIT; /* graphs may be used from several threads */
 
-static void perm_init(void) {
-  if (perm_ready) return;
+static void perm_fill(void) {
   uint8_t p[256];
   for (int i = 0; i < 256; i++) p[i] = (uint8_t)i;
   uint64_t s = 0x5EED5EEDull;
@@ -443,8 +443,9 @@ static void perm_init(void) {
     p[j] = t;
   }
   for (int i = 0; i < 512; i++) perm[i] = p[i & 255];
-  perm_ready = true;
 }
+
+static void perm_init(void) { call_once(&perm_once, perm_fill); }
 
 static double fade(double t) { return t * t * t * (t * (t * 6 - 15) + 10); }
 static double lerp(double t, double a, double b) { return a + t * (b - a); }
@@ -509,11 +510,10 @@ static int f_clear(builtin_call *bc, val *a, int n, val *out) {
   return sinew__array_new(k, 0, out);
 }
 
-static const val *sort_arr;
-static int cmp_idx(const void *x, const void *y) {
-  uint32_t i = *(const uint32_t *)x, j = *(const uint32_t *)y;
-  const sinew_lang_obj_t *o = sort_arr->as.obj;
-  switch (sort_arr->kind) {
+/* a[i] < a[j] for sort: numbers, strings, vectors by length. */
+static int cmp_elems(const val *arr, uint32_t i, uint32_t j) {
+  const sinew_lang_obj_t *o = arr->as.obj;
+  switch (arr->kind) {
     case SINEW_VALUE_INT_ARRAY: return o->d.i[i] < o->d.i[j] ? -1 : o->d.i[i] > o->d.i[j];
     case SINEW_VALUE_FLOAT_ARRAY: return o->d.f[i] < o->d.f[j] ? -1 : o->d.f[i] > o->d.f[j];
     case SINEW_VALUE_STRING_ARRAY: return strcmp(o->d.str[i]->d.s, o->d.str[j]->d.s);
@@ -524,6 +524,21 @@ static int cmp_idx(const void *x, const void *y) {
   }
 }
 
+/* A stable merge sort of the indices idx[0..n) (tmp: room for n more); no global state, so
+ * expressions in graphs on different threads can sort at once. */
+static void sort_idx(const val *arr, uint32_t *idx, uint32_t *tmp, uint32_t n) {
+  for (uint32_t w = 1; w < n; w *= 2) {
+    for (uint32_t lo = 0; lo < n; lo += 2 * w) {
+      uint32_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+      uint32_t i = lo, j = mid, k = lo;
+      while (i < mid && j < hi) tmp[k++] = cmp_elems(arr, idx[j], idx[i]) < 0 ? idx[j++] : idx[i++];
+      while (i < mid) tmp[k++] = idx[i++];
+      while (j < hi) tmp[k++] = idx[j++];
+    }
+    memcpy(idx, tmp, n * sizeof *idx);
+  }
+}
+
 static int f_sort(builtin_call *bc, val *a, int n, val *out) {
   (void)bc, (void)n;
   if (!lv_is_array(a[0].kind)) {
@@ -531,11 +546,10 @@ static int f_sort(builtin_call *bc, val *a, int n, val *out) {
     return SINEW_OK;
   }
   uint32_t len = a[0].as.obj->len;
-  uint32_t *idx = sinew_malloc((len ? len : 1) * sizeof *idx);
+  uint32_t *idx = sinew_malloc((len ? 2 * (size_t)len : 1) * sizeof *idx);
   if (!idx) return SINEW_ENOMEM;
   for (uint32_t i = 0; i < len; i++) idx[i] = i;
-  sort_arr = &a[0];
-  qsort(idx, len, sizeof *idx, cmp_idx);
+  sort_idx(&a[0], idx, idx + len, len);
   int rc = sinew__array_new(a[0].kind, 0, out);
   for (uint32_t i = 0; i < len && !rc; i++) {
     val e;

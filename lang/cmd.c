@@ -134,6 +134,8 @@ static int convert_arg(sinew_cmd_t *c, const sinew_cmd_flag_t *f, char letter,
       }
       if (!isfinite(d)) return cmd_fail(c, SINEW_ERANGE, "-%s: not a finite number", f->name);
       if (letter == 'i') {
+        if (d >= 9223372036854775808.0 || d < -9223372036854775808.0)
+          return cmd_fail(c, SINEW_ERANGE, "-%s: %g is too large for an integer", f->name, d);
         *out = lv_int((int64_t)d);
         return SINEW_OK;
       }

@@ -1031,7 +1031,8 @@ static int compile_proc(comp *C, pending_proc *pp) {
   return C->status;
 }
 
-/* Commits this program's procedures to the language. Cannot fail: room is made first. */
+/* Commits this program's procedures to the language, all or nothing: room is made and the new
+ * names are added to the table first (undone on failure); what follows cannot fail. */
 static int commit_procs(comp *C) {
   sinew_lang_t *L = C->L;
   uint32_t nnew = 0;
@@ -1048,13 +1049,23 @@ static int commit_procs(comp *C) {
       sinew_free(olds);
       return cerr(C, NULL, SINEW_ENOMEM, "out of memory");
     }
+  for (uint32_t i = 0; i < C->nprocs; i++) {
+    pending_proc *pp = &C->procs[i];
+    if (!pp->is_new) continue;
+    sinew__lang_oom = 0;
+    HASH_ADD_KEYPTR(hh, L->procs, pp->def->name, strlen(pp->def->name), pp->def);
+    if (sinew__lang_oom) { /* uthash left this one out: take the earlier ones back out */
+      for (uint32_t k = 0; k < i; k++)
+        if (C->procs[k].is_new) HASH_DEL(L->procs, C->procs[k].def);
+      for (uint32_t k = 0; k < nold; k++) sinew_free(olds[k]);
+      sinew_free(olds);
+      return cerr(C, NULL, SINEW_ENOMEM, "out of memory");
+    }
+  }
   uint32_t kold = 0;
   for (uint32_t i = 0; i < C->nprocs; i++) {
     pending_proc *pp = &C->procs[i];
     if (pp->is_new) {
-      sinew__lang_oom = 0;
-      HASH_ADD_KEYPTR(hh, L->procs, pp->def->name, strlen(pp->def->name), pp->def);
-      if (sinew__lang_oom) return cerr(C, NULL, SINEW_ENOMEM, "out of memory");
       L->proc_list[pp->def->index] = pp->def;
       L->nprocs++;
       pp->is_new = false;

@@ -142,6 +142,7 @@ typedef struct sinew__parse {
   size_t len, pos;
   uint32_t line, col_base; /* col_base = offset of the line start */
   bool expr_mode;
+  int depth; /* nesting of the recursive descent (limited) */
   /* arena */
   void *arena;
   char err[256];

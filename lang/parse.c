@@ -14,6 +14,9 @@
 
 #include "lang/lang_internal.h"
 
+#define MAX_NESTING 200     /* parentheses, blocks and prefix operators inside each other */
+#define MAX_TREE_DEPTH 1000 /* levels of the syntax tree (operator chains included) */
+
 /* ---- arena ------------------------------------------------------------------------------------ */
 
 typedef struct arena_block {
@@ -76,13 +79,16 @@ static void syntax_error(sinew__parse *p, const char *fmt, ...) {
   va_end(ap);
 }
 
+static void oom(sinew__parse *p) {
+  if (p->status) return;
+  p->status = SINEW_ENOMEM;
+  snprintf(p->err, sizeof p->err, "line %u: out of memory", p->line);
+}
+
 static ast *node(sinew__parse *p, uint8_t kind) {
   ast *a = arena_alloc(p, sizeof *a);
   if (!a) {
-    if (!p->status) {
-      p->status = SINEW_ENOMEM;
-      snprintf(p->err, sizeof p->err, "line %u: out of memory", p->line);
-    }
+    oom(p);
     return NULL;
   }
   memset(a, 0, sizeof *a);
@@ -178,7 +184,7 @@ static bool word_is(const sinew__parse *p, const char *w) {
 static const char *dup_text(sinew__parse *p, const char *s, size_t n) {
   char *d = arena_alloc(p, n + 1);
   if (!d) {
-    p->status = SINEW_ENOMEM;
+    oom(p);
     return NULL;
   }
   memcpy(d, s, n);
@@ -252,7 +258,7 @@ static ast *string_lit(sinew__parse *p) {
   }
   char *d = arena_alloc(p, n + 1);
   if (!d) {
-    p->status = SINEW_ENOMEM;
+    oom(p);
     return NULL;
   }
   size_t k = 0;
@@ -368,7 +374,7 @@ static ast *attr_ref(sinew__parse *p) {
   /* the text without blanks inside brackets */
   char *d = arena_alloc(p, i + 1);
   if (!d) {
-    p->status = SINEW_ENOMEM;
+    oom(p);
     return NULL;
   }
   size_t k = 0;
@@ -560,7 +566,25 @@ static ast *postfix(sinew__parse *p) {
   }
 }
 
+/* Parentheses, blocks and prefix operators recurse on the C stack: past MAX_NESTING levels the
+ * text is refused (docs/lang.md), so no input can overflow the stack. */
+static bool enter(sinew__parse *p) {
+  if (++p->depth <= MAX_NESTING) return true;
+  skip_ws(p);
+  syntax_error(p, "nested too deeply (more than %d levels of parentheses, blocks or operators)",
+               MAX_NESTING);
+  return false;
+}
+
+static ast *unary_nested(sinew__parse *p);
+
 static ast *unary(sinew__parse *p) {
+  ast *a = enter(p) ? unary_nested(p) : NULL;
+  p->depth--;
+  return a;
+}
+
+static ast *unary_nested(sinew__parse *p) {
   skip_ws(p);
   int c = peekc(p, 0);
   if ((c == '+' && peekc(p, 1) == '+') || (c == '-' && peekc(p, 1) == '-')) {
@@ -974,9 +998,22 @@ static ast *paren_expr(sinew__parse *p) {
   return e;
 }
 
-static bool end_statement(sinew__parse *p) { return expect(p, ";"); }
+/* ';', which MEL lets the last statement of a text leave out (eval("print 1")). */
+static bool end_statement(sinew__parse *p) {
+  skip_ws(p);
+  if (p->pos >= p->len && !p->status) return true;
+  return expect(p, ";");
+}
+
+static ast *statement_nested(sinew__parse *p);
 
 static ast *statement(sinew__parse *p) {
+  ast *a = enter(p) ? statement_nested(p) : NULL;
+  p->depth--;
+  return a;
+}
+
+static ast *statement_nested(sinew__parse *p) {
   skip_ws(p);
   if (p->status) return NULL;
   int c = peekc(p, 0);
@@ -1176,6 +1213,57 @@ static ast *statement(sinew__parse *p) {
   return s;
 }
 
+/* The compiler and the reference walkers recurse once per level of the tree (children a..d;
+ * siblings are walked in loops). Long operator chains ("1+1+...") build deep trees without deep
+ * parsing, so the depth is measured here, with an explicit stack, and limited. */
+static int check_depth(sinew__parse *p, ast *prog) {
+  typedef struct item {
+    ast *n;
+    uint32_t d;
+  } item;
+  size_t n = 0, cap = 64;
+  item *st = sinew_malloc(cap * sizeof *st);
+  if (!st) goto oom;
+  for (ast *x = prog; x; x = x->next) {
+    if (n == cap) {
+      item *t = sinew_realloc(st, 2 * cap * sizeof *st);
+      if (!t) goto oom;
+      st = t;
+      cap *= 2;
+    }
+    st[n++] = (item){x, 1};
+  }
+  while (n) {
+    item it = st[--n];
+    if (it.d > MAX_TREE_DEPTH) {
+      p->status = SINEW_ESYNTAX;
+      snprintf(p->err, sizeof p->err,
+               "line %u, column %u: expression nested too deeply (more than %d levels)", it.n->line,
+               it.n->col, MAX_TREE_DEPTH);
+      sinew_free(st);
+      return p->status;
+    }
+    ast *kids[4] = {it.n->a, it.n->b, it.n->c, it.n->d};
+    for (int k = 0; k < 4; k++)
+      for (ast *x = kids[k]; x; x = x->next) {
+        if (n == cap) {
+          item *t = sinew_realloc(st, 2 * cap * sizeof *st);
+          if (!t) goto oom;
+          st = t;
+          cap *= 2;
+        }
+        st[n++] = (item){x, it.d + 1};
+      }
+  }
+  sinew_free(st);
+  return SINEW_OK;
+oom:
+  sinew_free(st);
+  p->status = SINEW_ENOMEM;
+  snprintf(p->err, sizeof p->err, "out of memory");
+  return p->status;
+}
+
 int sinew__parse_program(sinew__parse *p, const char *src, size_t len, bool expr_mode,
                          ast **out) {
   p->src = src;
@@ -1185,6 +1273,7 @@ int sinew__parse_program(sinew__parse *p, const char *src, size_t len, bool expr
   p->col_base = 0;
   p->expr_mode = expr_mode;
   p->status = 0;
+  p->depth = 0;
   p->err[0] = 0;
   ast *head = NULL, **tail = &head;
   for (;;) {
@@ -1200,6 +1289,7 @@ int sinew__parse_program(sinew__parse *p, const char *src, size_t len, bool expr
     tail = &s->next;
   }
   if (p->status) return p->status;
+  if (check_depth(p, head)) return p->status;
   *out = head;
   return SINEW_OK;
 }

@@ -238,7 +238,10 @@ int sinew__array_set(sinew_value_t *arr, uint32_t i, const sinew_value_t *elem) 
   if (i >= arr->as.obj->len && (rc = sinew__array_resize(arr, i + 1))) return rc;
   sinew_value_t e;
   sinew_value_copy(&e, elem);
-  if ((rc = sinew__convert(&e, sinew__array_elem_kind(arr->kind)))) return rc;
+  if ((rc = sinew__convert(&e, sinew__array_elem_kind(arr->kind)))) {
+    lv_release(&e);
+    return rc;
+  }
   sinew_lang_obj_t *o = arr->as.obj;
   switch (arr->kind) {
     case SINEW_VALUE_INT_ARRAY: o->d.i[i] = e.as.i; break;

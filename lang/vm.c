@@ -674,13 +674,20 @@ static int run(vm *V, sinew_value_t *result) {
         const builtin_def *bd = sinew__builtin(in->a);
         sinew_value_t r = LV_NONE;
         V->bc.line = in->line;
-        if (V->L) V->L->cur_line = in->line;
+        if (V->L) {
+          V->L->cur_line = in->line;
+          V->L->errmsg[0] = 0;
+        }
         rc = bd->fn(&V->bc, &S[V->sp - n], (int)n, &r);
+        S = V->stack; /* eval may have run a nested script; this stack did not move */
         release_range(&S[V->sp - n], n);
         V->sp -= n;
         if (rc) {
           lv_release(&r);
-          return vm_error(V, rc, "%s: %s", bd->name, sinew_strerror(rc));
+          /* keep what the function said (eval: the nested script's own error) */
+          char msg[1024];
+          snprintf(msg, sizeof msg, "%s", V->L && V->L->errmsg[0] ? V->L->errmsg : sinew_strerror(rc));
+          return vm_error(V, rc, "%s: %s", bd->name, msg);
         }
         S[V->sp++] = r;
         break;
