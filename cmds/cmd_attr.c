@@ -323,7 +323,7 @@ static const sinew_cmd_flag_t setattr_flags[] = {
 /* The numeric leaves one element takes, in order, with their unit factors. */
 typedef struct leaf_set {
   uint32_t n;
-  double factor[16];
+  sinew_attr_type_t type[16];
   bool compound;
 } leaf_set;
 
@@ -334,7 +334,7 @@ static int leaves_of(sinew_graph_t *g, const sinew_plug_t *p, leaf_set *out) {
   out->compound = false;
   if (sinew_attr_type_is_numeric(info.type)) {
     out->n = 1;
-    out->factor[0] = sinew__unit_in(g, info.type);
+    out->type[0] = info.type;
     return SINEW_OK;
   }
   if (info.type != SINEW_ATTR_COMPOUND || info.child_count > 16) return SINEW_ETYPE;
@@ -343,9 +343,44 @@ static int leaves_of(sinew_graph_t *g, const sinew_plug_t *p, leaf_set *out) {
     sinew_attr_info_t ci;
     if (sinew_node_attr_info(g, p->node, info.children[c], &ci)) return SINEW_EINVAL;
     if (!sinew_attr_type_is_numeric(ci.type) || (ci.flags & SINEW_ATTR_ARRAY)) return SINEW_ETYPE;
-    out->factor[out->n++] = sinew__unit_in(g, ci.type);
+    out->type[out->n++] = ci.type;
   }
   return SINEW_OK;
+}
+
+static const char *maya_type_name(const sinew_attr_info_t *info) {
+  switch (info->type) {
+    case SINEW_ATTR_BOOL: return "bool";
+    case SINEW_ATTR_INT: return "long";
+    case SINEW_ATTR_ENUM: return "enum";
+    case SINEW_ATTR_FLOAT: return "float";
+    case SINEW_ATTR_DOUBLE: return "double";
+    case SINEW_ATTR_DISTANCE: return "doubleLinear";
+    case SINEW_ATTR_ANGLE: return "doubleAngle";
+    case SINEW_ATTR_TIME: return "time";
+    case SINEW_ATTR_MATRIX: return "matrix";
+    case SINEW_ATTR_STRING: return "string";
+    case SINEW_ATTR_MESSAGE: return "message";
+    case SINEW_ATTR_COMPOUND: return info->child_count == 3 ? "double3" : info->child_count == 2 ? "double2" : "TdataCompound";
+    case SINEW_ATTR_DATA: return info->data_type ? info->data_type->name : "data";
+    default: return "unknown";
+  }
+}
+
+/* Whether setAttr's -type word fits a numeric attribute (or numeric compound). */
+static bool numeric_type_fits(const char *type, const leaf_set *ls) {
+  static const char *const scalars[] = {"double", "float", "long", "short", "bool", "byte", "char",
+                                        "enum", "doubleLinear", "doubleAngle", "time"};
+  if (!ls->compound) {
+    for (size_t i = 0; i < COUNT(scalars); i++)
+      if (strcmp(type, scalars[i]) == 0) return true;
+    return false;
+  }
+  /* double3, float2, long3, short2 ...: the count must be the compound's */
+  size_t n = strlen(type);
+  if (n < 2 || type[n - 1] < '2' || type[n - 1] > '4' || (uint32_t)(type[n - 1] - '0') != ls->n) return false;
+  return strncmp(type, "double", n - 1) == 0 || strncmp(type, "float", n - 1) == 0 ||
+         strncmp(type, "long", n - 1) == 0 || strncmp(type, "short", n - 1) == 0;
 }
 
 static sinew_plug_t element(const plug_text *pt, const sinew_plug_t *base, int32_t i) {
@@ -372,53 +407,86 @@ static int check_settable(sinew_cmd_t *cmd, sinew_graph_t *g, const plug_text *p
   return SINEW_OK;
 }
 
-/* Compact weights: ".wl[a:b].w" then per element: count, then index/value pairs. */
+/* Compact weights: ".wl[a:b].w" then per element: count, then index/value pairs. Every record
+ * is read and every element checked before anything is set. */
 static int set_compact(sinew_cmd_t *cmd, sinew_graph_t *g, const plug_text *pt, const sinew_plug_t *base) {
   size_t argc = sinew_cmd_argc(cmd), i = 1;
-  int32_t idx_small[64];
-  double val_small[64];
-  int rc = SINEW_OK;
-  for (int32_t el = pt->first; el <= pt->last && !rc; el++) {
+  size_t nel = (size_t)(pt->last - pt->first + 1);
+  /* at most (argc - 1) / 2 pairs in all */
+  size_t cap = argc / 2 + 1;
+  int32_t *idx = sinew_malloc(cap * sizeof *idx);
+  double *val = sinew_malloc(cap * sizeof *val);
+  size_t *start = sinew_malloc((nel + 1) * sizeof *start);
+  int rc = (!idx || !val || !start) ? sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory") : SINEW_OK;
+  size_t npairs = 0;
+  sinew_attr_info_t wi;
+  sinew_node_attr_info(g, base->node, base->attr, &wi);
+  for (size_t e = 0; e < nel && !rc; e++) {
+    int32_t el = pt->first + (int32_t)e;
+    start[e] = npairs;
     double cnt;
-    if ((rc = num_arg(cmd, i++, &cnt))) return rc;
-    if (cnt < 0 || cnt != floor(cnt) || i + 2 * (size_t)cnt > argc)
-      return sinew_cmd_error(cmd, SINEW_ESYNTAX, ".%s: element %d: bad count %g", pt->raw_attr, el, cnt);
-    size_t n = (size_t)cnt;
-    int32_t *idx = n <= 64 ? idx_small : sinew_malloc(n * sizeof *idx);
-    double *val = n <= 64 ? val_small : sinew_malloc(n * sizeof *val);
-    if (!idx || !val) rc = sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
-    for (size_t k = 0; k < n && !rc; k++) {
+    if ((rc = num_arg(cmd, i++, &cnt))) break;
+    if (cnt < 0 || cnt != floor(cnt) || i + 2 * (size_t)cnt > argc) {
+      rc = sinew_cmd_error(cmd, SINEW_ESYNTAX, ".%s: element %d: bad count %g (%zu values left)", pt->raw_attr,
+                           el, cnt, argc - i);
+      break;
+    }
+    for (size_t k = 0; k < (size_t)cnt && !rc; k++) {
       double ix;
-      if ((rc = num_arg(cmd, i + 2 * k, &ix)) || (rc = num_arg(cmd, i + 2 * k + 1, &val[k]))) break;
+      if ((rc = num_arg(cmd, i + 2 * k, &ix)) || (rc = num_arg(cmd, i + 2 * k + 1, &val[npairs]))) break;
       if (ix < 0 || ix > INT32_MAX || ix != floor(ix))
         rc = sinew_cmd_error(cmd, SINEW_ERANGE, ".%s: element %d: bad index %g", pt->raw_attr, el, ix);
-      idx[k] = (int32_t)ix;
+      idx[npairs] = (int32_t)ix;
+      val[npairs] = sinew__unit_to_internal(g, wi.type, val[npairs]);
+      npairs++;
     }
+    i += 2 * (size_t)cnt;
     if (!rc) {
       sinew_plug_t outer = element(pt, base, el);
-      /* the child array plug: base has the range element and the child attribute, whole */
-      if ((rc = sinew_set_double_elements(g, &outer, idx, val, n))) rc = sinew_cmd_graph_error(cmd, rc);
+      char buf[600];
+      if (sinew_plug_locked(g, &outer) || sinew_plug_source(g, &outer, NULL)) {
+        sinew_plug_format(g, &outer, false, buf, sizeof buf);
+        rc = sinew_cmd_error(cmd, sinew_plug_locked(g, &outer) ? SINEW_ELOCKED : SINEW_ECONNECTED,
+                             "%s is %s", buf, sinew_plug_locked(g, &outer) ? "locked" : "connected and cannot be set");
+      }
     }
-    if (idx != idx_small) sinew_free(idx);
-    if (val != val_small) sinew_free(val);
-    i += 2 * n;
   }
   if (!rc && i != argc)
-    return sinew_cmd_error(cmd, SINEW_ESYNTAX, ".%s: %zu values left over after %d records", pt->raw_attr,
-                           argc - i, pt->last - pt->first + 1);
+    rc = sinew_cmd_error(cmd, SINEW_ESYNTAX, ".%s: %zu values left over after %zu records", pt->raw_attr,
+                         argc - i, nel);
+  if (!rc) start[nel] = npairs;
+  for (size_t e = 0; e < nel && !rc; e++) {
+    sinew_plug_t outer = element(pt, base, pt->first + (int32_t)e);
+    if ((rc = sinew_set_double_elements(g, &outer, idx + start[e], val + start[e], start[e + 1] - start[e])))
+      rc = sinew__graph_error(cmd, rc);
+  }
+  sinew_free(idx);
+  sinew_free(val);
+  sinew_free(start);
   return rc;
 }
 
 static int apply_flags(sinew_cmd_t *cmd, sinew_graph_t *g, const plug_text *pt, const sinew_plug_t *base) {
+  sinew_session_t *s = sinew__session(cmd);
   int32_t first = pt->has_range ? pt->first : 0, last = pt->has_range ? pt->last : 0;
+  bool k = sinew_cmd_flag_count(cmd, "keyable") > 0, cb = sinew_cmd_flag_count(cmd, "channelBox") > 0;
   for (int32_t i = first; i <= last; i++) {
     sinew_plug_t p = element(pt, base, i);
     int rc = SINEW_OK;
-    if (sinew_cmd_flag_count(cmd, "keyable")) rc = sinew_plug_set_keyable(g, &p, sinew_cmd_flag_bool(cmd, "keyable", true));
-    if (!rc && sinew_cmd_flag_count(cmd, "channelBox"))
-      rc = sinew_plug_set_channel_box(g, &p, sinew_cmd_flag_bool(cmd, "channelBox", true));
+    if (k || cb) {
+      struct sinew__plug_state *st = sinew__plug_state(s->scene, &p, true);
+      if (!st) return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+      if (k) {
+        st->keyable = sinew_cmd_flag_bool(cmd, "keyable", true);
+        rc = sinew_plug_set_keyable(g, &p, st->keyable);
+      }
+      if (!rc && cb) {
+        st->channel_box = sinew_cmd_flag_bool(cmd, "channelBox", true);
+        rc = sinew_plug_set_channel_box(g, &p, st->channel_box);
+      }
+    }
     if (!rc && sinew_cmd_flag_count(cmd, "lock")) rc = sinew_plug_set_locked(g, &p, sinew_cmd_flag_bool(cmd, "lock", true));
-    if (rc) return sinew_cmd_graph_error(cmd, rc);
+    if (rc) return sinew__graph_error(cmd, rc);
   }
   return SINEW_OK;
 }
@@ -438,15 +506,18 @@ static int set_values(sinew_cmd_t *cmd, sinew_graph_t *g, const plug_text *pt, c
   if (info.type == SINEW_ATTR_MATRIX) {
     if (type && strcmp(type, "matrix") != 0)
       return sinew_cmd_error(cmd, SINEW_ETYPE, "%s is a matrix, not %s", pbuf, type);
-    if (nvals != 16 * nel) return sinew_cmd_error(cmd, SINEW_EINVAL, "%s: a matrix takes 16 values, got %zu", pbuf, nvals);
-    for (size_t e = 0; e < nel; e++) {
-      sinew_mat4_t m;
-      for (int k = 0; k < 16; k++)
-        if ((rc = num_arg(cmd, 1 + 16 * e + (size_t)k, &m.m[k / 4][k % 4]))) return rc;
+    if (nvals != 16 * nel)
+      return sinew_cmd_error(cmd, SINEW_EINVAL, "%s: a matrix takes 16 values, got %zu", pbuf, nvals);
+    sinew_mat4_t *m = sinew_malloc(nel * sizeof *m);
+    if (!m) return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+    rc = SINEW_OK;
+    for (size_t k = 0; k < nvals && !rc; k++) rc = num_arg(cmd, 1 + k, &m[k / 16].m[k % 16 / 4][k % 4]);
+    for (size_t e = 0; e < nel && !rc; e++) {
       sinew_plug_t p = element(pt, base, first + (int32_t)e);
-      if ((rc = sinew_set_matrix(g, &p, &m))) return sinew_cmd_graph_error(cmd, rc);
+      if ((rc = sinew_set_matrix(g, &p, &m[e]))) rc = sinew__graph_error(cmd, rc);
     }
-    return SINEW_OK;
+    sinew_free(m);
+    return rc;
   }
   if (info.type == SINEW_ATTR_STRING) {
     if (type && strcmp(type, "string") != 0)
@@ -454,7 +525,7 @@ static int set_values(sinew_cmd_t *cmd, sinew_graph_t *g, const plug_text *pt, c
     if (nvals != nel) return sinew_cmd_error(cmd, SINEW_EINVAL, "%s: expected %zu string%s, got %zu", pbuf, nel, nel == 1 ? "" : "s", nvals);
     for (size_t e = 0; e < nel; e++) {
       sinew_plug_t p = element(pt, base, first + (int32_t)e);
-      if ((rc = sinew_set_string(g, &p, sinew_cmd_arg_string(cmd, 1 + e)))) return sinew_cmd_graph_error(cmd, rc);
+      if ((rc = sinew_set_string(g, &p, sinew_cmd_arg_string(cmd, 1 + e)))) return sinew__graph_error(cmd, rc);
     }
     return SINEW_OK;
   }
@@ -462,22 +533,28 @@ static int set_values(sinew_cmd_t *cmd, sinew_graph_t *g, const plug_text *pt, c
     /* dagPose.xm: -type "matrix" "xform" + 37 values */
     if (!type || strcmp(type, "matrix") != 0)
       return sinew_cmd_error(cmd, SINEW_ETYPE, "%s takes -type \"matrix\" \"xform\" ...", pbuf);
+    /* every element is read before anything is set */
+    sinew_xform_t *xs = sinew_malloc(nel * sizeof *xs);
+    if (!xs) return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
     size_t i = 1;
-    for (size_t e = 0; e < nel; e++) {
+    rc = SINEW_OK;
+    for (size_t e = 0; e < nel && !rc; e++) {
       const char *w = sinew_value_string(sinew_cmd_arg(cmd, i));
-      sinew_xform_t x;
+      sinew_xform_t *x = &xs[e];
       if (!(w && strcmp(w, "xform") == 0) && nvals + 1 - i >= 16 &&
           (nvals + 1 - i == 16 || nvals + 1 - i < SINEW_XFORM_VALUES)) {
         /* a plain matrix (older files): stored as the transformation it decomposes into */
         sinew_mat4_t m;
-        for (int k = 0; k < 16; k++)
-          if ((rc = num_arg(cmd, i + (size_t)k, &m.m[k / 4][k % 4]))) return rc;
+        for (int k = 0; k < 16 && !rc; k++) rc = num_arg(cmd, i + (size_t)k, &m.m[k / 4][k % 4]);
+        if (rc) break;
         i += 16;
         sinew_vec3_t t, r, sc, sh;
-        if (!sinew_mat4_decompose(&m, SINEW_ROTATE_XYZ, &t, &r, &sc, &sh))
-          return sinew_cmd_error(cmd, SINEW_EINVAL, "%s: the matrix is singular", pbuf);
-        sinew_xform_identity(&x);
-        double *dst[4] = {x.translate, x.rotate, x.scale, x.shear};
+        if (!sinew_mat4_decompose(&m, SINEW_ROTATE_XYZ, &t, &r, &sc, &sh)) {
+          rc = sinew_cmd_error(cmd, SINEW_EINVAL, "%s: the matrix is singular", pbuf);
+          break;
+        }
+        sinew_xform_identity(x);
+        double *dst[4] = {x->translate, x->rotate, x->scale, x->shear};
         const sinew_vec3_t *srcv[4] = {&t, &r, &sc, &sh};
         for (int k = 0; k < 4; k++) {
           dst[k][0] = srcv[k]->x;
@@ -486,63 +563,70 @@ static int set_values(sinew_cmd_t *cmd, sinew_graph_t *g, const plug_text *pt, c
         }
       } else {
         if (w && strcmp(w, "xform") == 0) i++;
-        if (i + SINEW_XFORM_VALUES > nvals + 1)
-          return sinew_cmd_error(cmd, SINEW_EINVAL, "%s: the xform form takes 37 values", pbuf);
+        if (i + SINEW_XFORM_VALUES > nvals + 1) {
+          rc = sinew_cmd_error(cmd, SINEW_EINVAL, "%s: the xform form takes 37 values, got %zu", pbuf,
+                               nvals + 1 - i);
+          break;
+        }
         double v[SINEW_XFORM_VALUES];
-        for (int k = 0; k < SINEW_XFORM_VALUES; k++)
-          if ((rc = num_arg(cmd, i + (size_t)k, &v[k]))) return rc;
+        for (int k = 0; k < SINEW_XFORM_VALUES && !rc; k++) rc = num_arg(cmd, i + (size_t)k, &v[k]);
+        if (rc) break;
         i += SINEW_XFORM_VALUES;
-        if (sinew_xform_from_values(v, &x))
-          return sinew_cmd_error(cmd, SINEW_EINVAL, "%s: bad xform values (a zero quaternion or a rotate order outside 0..5)", pbuf);
+        if (sinew_xform_from_values(v, x))
+          rc = sinew_cmd_error(cmd, SINEW_EINVAL,
+                               "%s: bad xform values (a zero quaternion or a rotate order outside 0..5)", pbuf);
       }
+    }
+    if (!rc && i != nvals + 1)
+      rc = sinew_cmd_error(cmd, SINEW_EINVAL, "%s: %zu values left over", pbuf, nvals + 1 - i);
+    for (size_t e = 0; e < nel && !rc; e++) {
       sinew_data_t *d;
-      if ((rc = sinew_xform_data_create(&x, &d))) return sinew_cmd_error(cmd, rc, "out of memory");
+      if ((rc = sinew_xform_data_create(&xs[e], &d))) {
+        rc = sinew_cmd_error(cmd, rc, "out of memory");
+        break;
+      }
       sinew_plug_t p = element(pt, base, first + (int32_t)e);
       rc = sinew_set_data(g, &p, d);
       sinew_data_unref(d);
-      if (rc) return sinew_cmd_graph_error(cmd, rc);
+      if (rc) rc = sinew__graph_error(cmd, rc);
     }
-    if (i != nvals + 1) return sinew_cmd_error(cmd, SINEW_EINVAL, "%s: %zu values left over", pbuf, nvals + 1 - i);
-    return SINEW_OK;
+    sinew_free(xs);
+    return rc;
   }
   leaf_set ls;
   if (leaves_of(g, base, &ls)) return KEEP_RAW; /* the caller keeps such lines as text */
-  if (type && !ls.compound && strcmp(type, "double") && strcmp(type, "float") && strcmp(type, "long") &&
-      strcmp(type, "short") && strcmp(type, "bool"))
-    return KEEP_RAW;
+  if (type && !numeric_type_fits(type, &ls)) {
+    if (sinew__session(cmd)->loading) return KEEP_RAW;
+    return sinew_cmd_error(cmd, SINEW_ETYPE, "%s is a %s, not %s", pbuf, maya_type_name(&info), type);
+  }
   if (nvals != (size_t)ls.n * nel)
     return sinew_cmd_error(cmd, SINEW_EINVAL, "%s: expected %zu value%s (%u per element), got %zu", pbuf,
                            (size_t)ls.n * nel, ls.n * nel == 1 ? "" : "s", ls.n, nvals);
-  /* a plain numeric range goes in one call */
-  if (!ls.compound && pt->has_range) {
+  /* every value is read before anything is set */
+  double small[48];
+  double *val = nvals <= 48 ? small : sinew_malloc(nvals * sizeof *val);
+  if (!val) return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+  rc = SINEW_OK;
+  for (size_t k = 0; k < nvals && !rc; k++)
+    if (!(rc = num_arg(cmd, 1 + k, &val[k]))) val[k] = sinew__unit_to_internal(g, ls.type[k % ls.n], val[k]);
+  if (!rc && !ls.compound && pt->has_range && pt->range_pos + 1 == base->nidx) {
+    /* a plain numeric range goes in one call */
     sinew_plug_t arr = *base;
-    bool whole_ok = pt->range_pos + 1 == base->nidx;
-    if (whole_ok) {
-      arr.nidx = pt->range_pos;
-      int32_t *idx = sinew_malloc(nel * sizeof *idx);
-      double *val = sinew_malloc(nel * sizeof *val);
-      rc = (!idx || !val) ? sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory") : SINEW_OK;
-      for (size_t e = 0; e < nel && !rc; e++) {
-        idx[e] = first + (int32_t)e;
-        if (!(rc = num_arg(cmd, 1 + e, &val[e]))) val[e] *= ls.factor[0];
-      }
-      if (!rc && (rc = sinew_set_double_elements(g, &arr, idx, val, nel))) rc = sinew_cmd_graph_error(cmd, rc);
-      sinew_free(idx);
-      sinew_free(val);
-      return rc;
+    arr.nidx = pt->range_pos;
+    int32_t *idx = sinew_malloc(nel * sizeof *idx);
+    if (!idx) rc = sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+    for (size_t e = 0; e < nel && !rc; e++) idx[e] = first + (int32_t)e;
+    if (!rc && (rc = sinew_set_double_elements(g, &arr, idx, val, nel))) rc = sinew__graph_error(cmd, rc);
+    sinew_free(idx);
+  } else {
+    for (size_t e = 0; e < nel && !rc; e++) {
+      sinew_plug_t p = element(pt, base, first + (int32_t)e);
+      rc = ls.compound ? sinew_set_doubles(g, &p, val + e * ls.n, ls.n) : sinew_set_double(g, &p, val[e]);
+      if (rc) rc = sinew__graph_error(cmd, rc);
     }
   }
-  for (size_t e = 0; e < nel; e++) {
-    double v[16];
-    for (uint32_t k = 0; k < ls.n; k++) {
-      if ((rc = num_arg(cmd, 1 + e * ls.n + k, &v[k]))) return rc;
-      v[k] *= ls.factor[k];
-    }
-    sinew_plug_t p = element(pt, base, first + (int32_t)e);
-    rc = ls.compound ? sinew_set_doubles(g, &p, v, ls.n) : sinew_set_double(g, &p, v[0]);
-    if (rc) return sinew_cmd_graph_error(cmd, rc);
-  }
-  return SINEW_OK;
+  if (val != small) sinew_free(val);
+  return rc;
 }
 
 static int cmd_set_attr(sinew_cmd_t *cmd) {
@@ -558,8 +642,11 @@ static int cmd_set_attr(sinew_cmd_t *cmd) {
   /* mesh geometry lines */
   if (is_mesh(g, pt.node)) {
     const char *a = pt.raw_attr;
-    bool ed = strncmp(a, "ed[", 3) == 0 || strncmp(a, "edge[", 5) == 0;
-    bool fc = strncmp(a, "fc[", 3) == 0 || strncmp(a, "face[", 5) == 0;
+    size_t an = strcspn(a, "[.");
+    bool ed = (an == 2 && strncmp(a, "ed", 2) == 0) || (an == 4 && strncmp(a, "edge", 4) == 0);
+    bool fc = (an == 2 && strncmp(a, "fc", 2) == 0) || (an == 4 && strncmp(a, "face", 4) == 0);
+    /* a size hint alone (setAttr -s 12 ".ed"): the lines with values say it again */
+    if ((ed || fc) && !nvals && !a[an] && !sinew_cmd_flag_count(cmd, "lock")) return SINEW_OK;
     if ((ed || fc) && nvals) {
       sinew__extra *e = sinew__extra_get(s->scene, pt.node, true);
       if (!e) return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
@@ -604,8 +691,9 @@ static int cmd_set_attr(sinew_cmd_t *cmd) {
     if (compact) rc = set_compact(cmd, g, &pt, &base);
     else rc = set_values(cmd, g, &pt, &base);
     if (rc == KEEP_RAW) {
-      /* a data type sinew does not read (stringArray, nurbsCurve, ...): kept as text */
-      if (!s->loading) {
+      /* a data type sinew does not read (stringArray, nurbsCurve, ...): kept as text, and
+       * in scripts only on data attributes (addAttr -dt) */
+      if (!s->loading && (info.type != SINEW_ATTR_DATA || sinew_plug_is_array(g, &base))) {
         const char *type = sinew_cmd_flag_string(cmd, "type", NULL);
         return sinew_cmd_error(cmd, SINEW_ETYPE, "%s.%s: values of type %s are not supported",
                                sinew_node_name(g, pt.node), pt.raw_attr, type ? type : sinew_attr_type_name(info.type));
@@ -633,23 +721,78 @@ static const sinew_cmd_flag_t getattr_flags[] = {
     {"asString", "as", "", 0}, {"silent", "sl", "", 0},     {"multiIndices", "mi", "", 0},
     {"time", "t", "t", 0}};
 
-static const char *maya_type_name(const sinew_attr_info_t *info) {
-  switch (info->type) {
-    case SINEW_ATTR_BOOL: return "bool";
-    case SINEW_ATTR_INT: return "long";
-    case SINEW_ATTR_ENUM: return "enum";
-    case SINEW_ATTR_FLOAT: return "float";
-    case SINEW_ATTR_DOUBLE: return "double";
-    case SINEW_ATTR_DISTANCE: return "doubleLinear";
-    case SINEW_ATTR_ANGLE: return "doubleAngle";
-    case SINEW_ATTR_TIME: return "time";
-    case SINEW_ATTR_MATRIX: return "matrix";
-    case SINEW_ATTR_STRING: return "string";
-    case SINEW_ATTR_MESSAGE: return "message";
-    case SINEW_ATTR_COMPOUND: return info->child_count == 3 ? "double3" : info->child_count == 2 ? "double2" : "TdataCompound";
-    case SINEW_ATTR_DATA: return info->data_type ? info->data_type->name : "data";
-    default: return "unknown";
+/* One word of a kept setAttr line: a quoted string (unescaped) or a bare word. */
+static const char *next_word(const char *c, sinew__buf *w, bool *quoted) {
+  while (*c == ' ' || *c == '\t' || *c == '\n' || *c == '\r') c++;
+  if (!*c) return NULL;
+  w->n = 0;
+  sinew__buf_put(w, "", 0);
+  *quoted = *c == '"';
+  if (*quoted) {
+    for (c++; *c && *c != '"'; c++) {
+      char ch = *c;
+      if (ch == '\\' && c[1]) {
+        c++;
+        ch = *c == 'n' ? '\n' : *c == 't' ? '\t' : *c == 'r' ? '\r' : *c;
+      }
+      sinew__buf_put(w, &ch, 1);
+    }
+    return *c ? c + 1 : c;
   }
+  const char *b = c;
+  while (*c && *c != ' ' && *c != '\t' && *c != '\n' && *c != '\r') c++;
+  sinew__buf_put(w, b, (size_t)(c - b));
+  return c;
+}
+
+/* getAttr of a value kept as text (a data type sinew does not model: stringArray, doubleArray,
+ * Int32Array, componentList ...): the items after the count, as a string or number array.
+ * SINEW_ENOTFOUND when the plug has no kept value. */
+static int get_kept(sinew_cmd_t *cmd, sinew_graph_t *g, const sinew_plug_t *p) {
+  sinew_session_t *s = sinew__session(cmd);
+  sinew__extra *e = sinew__extra_get(s->scene, p->node, false);
+  char lng[600], sht[600];
+  sinew_plug_format_attr(g, p, false, lng, sizeof lng);
+  sinew_plug_format_attr(g, p, true, sht, sizeof sht);
+  const char *text = NULL;
+  for (uint32_t i = 0; e && i < e->nraws && !text; i++)
+    if (strcmp(e->raws[i].attr, lng) == 0 || strcmp(e->raws[i].attr, sht) == 0) text = e->raws[i].text;
+  if (!text) return SINEW_ENOTFOUND;
+  sinew__buf w = {0};
+  bool q, seen_plug = false, after_type = false, numbers = false;
+  const char *c = text;
+  /* flags and the plug, then -type "name", then the count */
+  while ((c = next_word(c, &w, &q))) {
+    if (!seen_plug) {
+      seen_plug = q;
+      continue;
+    }
+    if (!q && strcmp(w.p, "-type") == 0) {
+      c = next_word(c, &w, &q);
+      after_type = true;
+      if (w.p && (strcmp(w.p, "doubleArray") == 0 || strcmp(w.p, "Int32Array") == 0 ||
+                  strcmp(w.p, "pointArray") == 0 || strcmp(w.p, "vectorArray") == 0))
+        numbers = true;
+      continue;
+    }
+    if (after_type) break;
+  }
+  int rc = sinew_cmd_result_empty_array(cmd, numbers ? SINEW_VALUE_FLOAT_ARRAY : SINEW_VALUE_STRING_ARRAY);
+  /* w holds the count (or the first item when there is none); items follow */
+  bool first = true;
+  while (c && !rc && !w.oom) {
+    char *end;
+    bool is_count = first && !q && (strtod(w.p, &end), *end == 0);
+    if (!is_count) {
+      if (numbers) rc = sinew_cmd_result_append_double(cmd, strtod(w.p, NULL));
+      else rc = sinew_cmd_result_append_string(cmd, w.p);
+    }
+    first = false;
+    c = next_word(c, &w, &q);
+  }
+  if (!rc && w.oom) rc = sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+  sinew__buf_free(&w);
+  return rc;
 }
 
 static int get_value(sinew_cmd_t *cmd, sinew_graph_t *g, const sinew_plug_t *p, bool append) {
@@ -658,8 +801,8 @@ static int get_value(sinew_cmd_t *cmd, sinew_graph_t *g, const sinew_plug_t *p, 
   int rc;
   if (sinew_attr_type_is_numeric(info.type)) {
     double v;
-    if ((rc = sinew_get_double(g, p, &v))) return sinew_cmd_graph_error(cmd, rc);
-    v /= sinew__unit_in(g, info.type);
+    if ((rc = sinew_get_double(g, p, &v))) return sinew__graph_error(cmd, rc);
+    v = sinew__unit_to_ui(g, info.type, v);
     if (sinew_cmd_flag_count(cmd, "asString") && info.type == SINEW_ATTR_ENUM) {
       const char *nm = sinew_attr_enum_name(g, p->node, p->attr, (int)v);
       return append ? sinew_cmd_result_append_string(cmd, nm ? nm : "") : sinew_cmd_result_string(cmd, nm ? nm : "");
@@ -672,27 +815,29 @@ static int get_value(sinew_cmd_t *cmd, sinew_graph_t *g, const sinew_plug_t *p, 
     case SINEW_ATTR_COMPOUND: {
       double v[16];
       size_t n = 0;
-      if ((rc = sinew_get_doubles(g, p, v, 16, &n))) return sinew_cmd_graph_error(cmd, rc);
+      if ((rc = sinew_get_doubles(g, p, v, 16, &n))) return sinew__graph_error(cmd, rc);
       for (size_t k = 0; k < n && k < 16; k++) {
         sinew_attr_info_t ci;
         sinew_node_attr_info(g, p->node, info.children[k], &ci);
-        if ((rc = sinew_cmd_result_append_double(cmd, v[k] / sinew__unit_in(g, ci.type)))) return rc;
+        if ((rc = sinew_cmd_result_append_double(cmd, sinew__unit_to_ui(g, ci.type, v[k])))) return rc;
       }
       return SINEW_OK;
     }
     case SINEW_ATTR_MATRIX: {
       sinew_mat4_t m;
-      if ((rc = sinew_get_matrix(g, p, &m))) return sinew_cmd_graph_error(cmd, rc);
+      if ((rc = sinew_get_matrix(g, p, &m))) return sinew__graph_error(cmd, rc);
       for (int k = 0; k < 16; k++)
         if ((rc = sinew_cmd_result_append_double(cmd, m.m[k / 4][k % 4]))) return rc;
       return SINEW_OK;
     }
     case SINEW_ATTR_STRING: {
       const char *s;
-      if ((rc = sinew_get_string(g, p, &s))) return sinew_cmd_graph_error(cmd, rc);
+      if ((rc = sinew_get_string(g, p, &s))) return sinew__graph_error(cmd, rc);
       return append ? sinew_cmd_result_append_string(cmd, s) : sinew_cmd_result_string(cmd, s);
     }
     default: {
+      rc = get_kept(cmd, g, p);
+      if (rc != SINEW_ENOTFOUND) return rc;
       char buf[600];
       sinew_plug_format(g, p, false, buf, sizeof buf);
       return sinew_cmd_error(cmd, SINEW_ETYPE, "%s holds %s data, which getAttr does not return", buf,
@@ -714,14 +859,25 @@ static int cmd_get_attr(sinew_cmd_t *cmd) {
   if (sinew_cmd_flag_count(cmd, "settable"))
     return sinew_cmd_result_int(cmd, (info.flags & SINEW_ATTR_WRITABLE) && !sinew_plug_locked(g, &p) &&
                                          !sinew_plug_source(g, &p, NULL));
-  if (sinew_cmd_flag_count(cmd, "keyable")) return sinew_cmd_result_int(cmd, (info.flags & SINEW_ATTR_KEYABLE) != 0);
+  if (sinew_cmd_flag_count(cmd, "keyable") || sinew_cmd_flag_count(cmd, "channelBox")) {
+    struct sinew__plug_state *st = sinew__plug_state(sinew__session(cmd)->scene, &p, false);
+    if (sinew_cmd_flag_count(cmd, "keyable"))
+      return sinew_cmd_result_int(cmd, st && st->keyable >= 0 ? st->keyable : (info.flags & SINEW_ATTR_KEYABLE) != 0);
+    return sinew_cmd_result_int(cmd, st && st->channel_box >= 0 ? st->channel_box : 0);
+  }
   if (sinew_cmd_flag_count(cmd, "time")) {
     double seconds = sinew_cmd_flag_double(cmd, "time", 0, 0), now = 0;
     sinew_time_get_seconds(g, &now);
-    if ((rc = sinew_time_set_seconds(g, seconds))) return sinew_cmd_graph_error(cmd, rc);
+    if ((rc = sinew_time_set_seconds(g, seconds))) return sinew__graph_error(cmd, rc);
     rc = get_value(cmd, g, &p, false);
     sinew_time_set_seconds(g, now);
     return rc;
+  }
+  if (sinew_plug_is_array(g, &p) && !(info.flags & SINEW_ATTR_WRITABLE) && !sinew_cmd_flag_count(cmd, "size") &&
+      !sinew_cmd_flag_count(cmd, "multiIndices") && sinew_plug_indices(g, &p, NULL, 0) == 0) {
+    /* an output array not computed yet (worldMatrix): Maya reads its first element */
+    sinew_plug_t e;
+    if (sinew_plug_element(g, &p, 0, &e) == SINEW_OK) return get_value(cmd, g, &e, false);
   }
   if (sinew_plug_is_array(g, &p)) {
     size_t n = sinew_plug_indices(g, &p, NULL, 0);
@@ -756,13 +912,13 @@ static const sinew_cmd_flag_t connect_flags[] = {
 /* Resolves one end; an attribute the node does not have is made on placeholders (and on any
  * node while a file loads) shaped like the other end. */
 static int resolve_end(sinew_cmd_t *cmd, const char *text, const sinew_plug_t *like, bool next_available,
-                       sinew_plug_t *out, bool *made) {
+                       sinew_plug_t *out, uint32_t *made) {
   sinew_session_t *s = sinew__session(cmd);
   sinew_graph_t *g = sinew_cmd_graph(cmd);
   plug_text pt;
   int rc = split_plug(cmd, text, &pt);
   if (rc) return rc;
-  *made = false;
+  *made = UINT32_MAX;
   if (pt.has_range) return sinew_cmd_error(cmd, SINEW_EINVAL, "%s: a range cannot be connected", text);
   if (sinew_plug_parse_attr(g, pt.node, pt.attr, out) == SINEW_OK) return SINEW_OK;
   if (!like && !s->loading && !sinew__is_placeholder(g, pt.node)) return -1; /* try the other end first */
@@ -770,7 +926,9 @@ static int resolve_end(sinew_cmd_t *cmd, const char *text, const sinew_plug_t *l
     return sinew__cmd_plug(cmd, text, out);
   char path[520];
   snprintf(path, sizeof path, "%s%s", pt.attr, next_available && !strchr(pt.attr, '[') ? "[]" : "");
+  uint32_t before = sinew_node_attr_count(g, pt.node);
   rc = sinew__implicit_attr(s, pt.node, path, like, out);
+  if (sinew_node_attr_count(g, pt.node) > before) *made = before;
   if (rc == SINEW_OK && next_available && !strchr(pt.attr, '[')) {
     sinew_plug_t whole;
     if (sinew_plug_parse_attr(g, pt.node, pt.attr, &whole) == SINEW_OK) *out = whole;
@@ -779,7 +937,6 @@ static int resolve_end(sinew_cmd_t *cmd, const char *text, const sinew_plug_t *l
     if (rc == SINEW_EUNSUPPORTED) return -2; /* the caller keeps the line as text */
     return sinew_cmd_error(cmd, rc, "%s: cannot hold the connection: %s", text, sinew_graph_errmsg(g));
   }
-  *made = true;
   return SINEW_OK;
 }
 
@@ -840,55 +997,82 @@ static double conversion_needed(sinew_graph_t *g, const sinew_plug_t *src, const
   return sa ? 1.0 / r : r;
 }
 
+/* Takes back an attribute a failed connectAttr made to hold it (and its implicit marks). */
+static void unmake_attr(sinew_session_t *s, sinew_graph_t *g, sinew_node_t n, uint32_t attr) {
+  if (attr == UINT32_MAX || sinew_node_remove_attr(g, n, attr)) return;
+  sinew__extra *e = sinew__extra_get(s->scene, n, false);
+  for (uint32_t i = 0; e && i < e->nimplicit;)
+    if (e->implicit[i] >= attr) e->implicit[i] = e->implicit[--e->nimplicit];
+    else i++;
+}
+
+static int connect_attr(sinew_cmd_t *cmd, sinew_plug_t *src, sinew_plug_t *dst, uint32_t *made_src,
+                        uint32_t *made_dst, bool *connected);
+
 static int cmd_connect_attr(sinew_cmd_t *cmd) {
+  sinew_session_t *s = sinew__session(cmd);
+  sinew_graph_t *g = sinew_cmd_graph(cmd);
+  sinew_plug_t src = {0}, dst = {0};
+  uint32_t made_src = UINT32_MAX, made_dst = UINT32_MAX;
+  bool connected = false;
+  int rc = connect_attr(cmd, &src, &dst, &made_src, &made_dst, &connected);
+  if (!connected) {
+    /* attributes made for a connection that was not made (failed, or kept as text) go */
+    unmake_attr(s, g, dst.node, made_dst);
+    unmake_attr(s, g, src.node, made_src);
+  }
+  return rc;
+}
+
+static int connect_attr(sinew_cmd_t *cmd, sinew_plug_t *src, sinew_plug_t *dst, uint32_t *made_src,
+                        uint32_t *made_dst, bool *connected) {
   sinew_graph_t *g = sinew_cmd_graph(cmd);
   if (sinew_cmd_argc(cmd) != 2) return sinew_cmd_error(cmd, SINEW_EINVAL, "usage: connectAttr <source> <destination>");
   const char *st = sinew_cmd_arg_string(cmd, 0), *dt = sinew_cmd_arg_string(cmd, 1);
   bool na = sinew_cmd_flag_count(cmd, "nextAvailable") > 0;
   sinew_session_t *s = sinew__session(cmd);
-  sinew_plug_t src, dst;
-  bool made_src = false, made_dst = false;
-  int rc = resolve_end(cmd, st, NULL, false, &src, &made_src);
+  int rc = resolve_end(cmd, st, NULL, false, src, made_src);
   bool src_later = rc == -1;
   if (rc == -2) return keep_raw_conn(cmd, st, dt, "an attribute sinew cannot add");
   if (rc && !src_later) return rc;
-  if ((rc = resolve_end(cmd, dt, src_later ? NULL : &src, na, &dst, &made_dst)) && rc != -1) {
+  if ((rc = resolve_end(cmd, dt, src_later ? NULL : src, na, dst, made_dst)) && rc != -1) {
     if (rc == -2) return keep_raw_conn(cmd, st, dt, "an attribute sinew cannot add");
     return rc;
   }
-  if (rc == -1) return sinew__cmd_plug(cmd, dt, &dst); /* neither end exists: name the destination */
-  if (src_later && (rc = resolve_end(cmd, st, &dst, false, &src, &made_src))) {
-    if (rc == -1) return sinew__cmd_plug(cmd, st, &src);
+  if (rc == -1) return sinew__cmd_plug(cmd, dt, dst); /* neither end exists: name the destination */
+  if (src_later && (rc = resolve_end(cmd, st, dst, false, src, made_src))) {
+    if (rc == -1) return sinew__cmd_plug(cmd, st, src);
     if (rc == -2) return keep_raw_conn(cmd, st, dt, "an attribute sinew cannot add");
     return rc;
   }
   uint32_t flags = 0;
   if (sinew_cmd_flag_count(cmd, "force")) flags |= SINEW_CONNECT_FORCE;
-  if (na && sinew_plug_is_array(g, &dst)) flags |= SINEW_CONNECT_NEXT_AVAILABLE;
-  double factor = conversion_needed(g, &src, &dst);
-  sinew_plug_t final_dst = dst;
+  if (na && sinew_plug_is_array(g, dst)) flags |= SINEW_CONNECT_NEXT_AVAILABLE;
+  double factor = conversion_needed(g, src, dst);
+  sinew_plug_t final_dst = *dst;
   if (factor != 0) {
     sinew_node_t uc;
-    if ((rc = sinew_node_create(g, "unitConversion", NULL, &uc))) return sinew_cmd_graph_error(cmd, rc);
+    if ((rc = sinew_node_create(g, "unitConversion", NULL, &uc))) return sinew__graph_error(cmd, rc);
     sinew_plug_t cf, in, out;
     sinew_plug_parse_attr(g, uc, "conversionFactor", &cf);
     sinew_plug_parse_attr(g, uc, "input", &in);
     sinew_plug_parse_attr(g, uc, "output", &out);
-    if ((rc = sinew_set_double(g, &cf, factor)) || (rc = sinew_connect(g, &src, &in, 0, NULL)) ||
-        (rc = sinew_connect(g, &out, &dst, flags, &final_dst))) {
+    if ((rc = sinew_set_double(g, &cf, factor)) || (rc = sinew_connect(g, src, &in, 0, NULL)) ||
+        (rc = sinew_connect(g, &out, dst, flags, &final_dst))) {
       char msg[1024];
       snprintf(msg, sizeof msg, "%s", sinew_graph_errmsg(g));
       sinew_node_delete(g, uc);
       return sinew_cmd_error(cmd, rc, "%s", msg);
     }
-  } else if ((rc = sinew_connect(g, &src, &dst, flags, &final_dst))) {
+  } else if ((rc = sinew_connect(g, src, dst, flags, &final_dst))) {
     if (rc == SINEW_ETYPE && s->loading) return keep_raw_conn(cmd, st, dt, "types sinew cannot join");
-    return sinew_cmd_graph_error(cmd, rc);
+    return sinew__graph_error(cmd, rc);
   }
+  *connected = true;
   if (sinew_cmd_flag_count(cmd, "lock") && sinew_cmd_flag_bool(cmd, "lock", false))
     sinew_plug_set_locked(g, &final_dst, true);
   char a[600], b[600];
-  sinew_plug_format(g, &src, false, a, sizeof a);
+  sinew_plug_format(g, src, false, a, sizeof a);
   sinew_plug_format(g, &final_dst, false, b, sizeof b);
   if ((rc = sinew_cmd_result_append_string(cmd, a))) return rc;
   return sinew_cmd_result_append_string(cmd, b);
@@ -910,12 +1094,12 @@ static int cmd_disconnect_attr(sinew_cmd_t *cmd) {
     sinew_plug_t in, up;
     sinew_plug_parse_attr(g, actual.node, "input", &in);
     if (sinew_plug_source(g, &in, &up) && sinew_plug_equal(&up, &src)) {
-      if ((rc = sinew_disconnect(g, &actual, &dst))) return sinew_cmd_graph_error(cmd, rc);
+      if ((rc = sinew_disconnect(g, &actual, &dst))) return sinew__graph_error(cmd, rc);
       if (sinew_plug_destinations(g, &actual, NULL, 0) == 0) sinew_node_delete(g, actual.node);
       return SINEW_OK;
     }
   }
-  if ((rc = sinew_disconnect(g, &src, &dst))) return sinew_cmd_graph_error(cmd, rc);
+  if ((rc = sinew_disconnect(g, &src, &dst))) return sinew__graph_error(cmd, rc);
   return SINEW_OK;
 }
 
@@ -1036,10 +1220,11 @@ static int cmd_add_attr(sinew_cmd_t *cmd) {
     d.flags &= ~(uint32_t)SINEW_ATTR_STORABLE;
   if (sinew_cmd_flag_count(cmd, "indexMatters") && !sinew_cmd_flag_bool(cmd, "indexMatters", true))
     d.flags &= ~(uint32_t)SINEW_ATTR_INDEX_MATTERS;
-  double r = sinew__unit_in(g, type);
-  d.default_value = sinew_cmd_flag_double(cmd, "defaultValue", 0, 0) * r;
-  if (sinew_cmd_flag_count(cmd, "minValue")) d.has_min = true, d.min_value = sinew_cmd_flag_double(cmd, "minValue", 0, 0) * r;
-  if (sinew_cmd_flag_count(cmd, "maxValue")) d.has_max = true, d.max_value = sinew_cmd_flag_double(cmd, "maxValue", 0, 0) * r;
+  d.default_value = sinew__unit_to_internal(g, type, sinew_cmd_flag_double(cmd, "defaultValue", 0, 0));
+  if (sinew_cmd_flag_count(cmd, "minValue"))
+    d.has_min = true, d.min_value = sinew__unit_to_internal(g, type, sinew_cmd_flag_double(cmd, "minValue", 0, 0));
+  if (sinew_cmd_flag_count(cmd, "maxValue"))
+    d.has_max = true, d.max_value = sinew__unit_to_internal(g, type, sinew_cmd_flag_double(cmd, "maxValue", 0, 0));
   const char *en = sinew_cmd_flag_string(cmd, "enumName", NULL);
   if (type == SINEW_ATTR_ENUM) d.enum_fields = en ? en : "";
   /* gather: a compound waits for its children */
@@ -1109,7 +1294,7 @@ static int cmd_add_attr(sinew_cmd_t *cmd) {
   if (pa->want > 0) return SINEW_OK;
   rc = sinew_node_add_attr(g, n, pa->descs, pa->n);
   pending_reset(pa);
-  if (rc) return sinew_cmd_graph_error(cmd, rc);
+  if (rc) return sinew__graph_error(cmd, rc);
   return SINEW_OK;
 }
 
@@ -1130,7 +1315,7 @@ static int cmd_delete_attr(sinew_cmd_t *cmd) {
   } else if ((rc = sinew__cmd_plug(cmd, sinew_cmd_arg_string(cmd, 0), &p))) {
     return rc;
   }
-  if ((rc = sinew_node_remove_attr(g, p.node, p.attr))) return sinew_cmd_graph_error(cmd, rc);
+  if ((rc = sinew_node_remove_attr(g, p.node, p.attr))) return sinew__graph_error(cmd, rc);
   return SINEW_OK;
 }
 

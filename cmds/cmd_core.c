@@ -61,7 +61,7 @@ static int default_node(sinew_cmd_t *cmd, const char *name, sinew_node_t *out) {
     return sinew__cmd_node(cmd, name, out);
   int rc = sinew__placeholder_type(s, cmd, "unknown", false);
   if (rc) return rc;
-  if ((rc = sinew_node_create(g, "unknown", name + 1, out))) return sinew_cmd_graph_error(cmd, rc);
+  if ((rc = sinew_node_create(g, "unknown", name + 1, out))) return sinew__graph_error(cmd, rc);
   sinew__extra *e = sinew__extra_get(s->scene, *out, true);
   if (!e) return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
   e->is_default = true;
@@ -89,7 +89,7 @@ static int cmd_create_node(sinew_cmd_t *cmd) {
   const char *name = sinew_cmd_flag_string(cmd, "name", NULL);
   const char *parent_name = sinew_cmd_flag_string(cmd, "parent", NULL);
   int rc = sinew__finish_current(s);
-  if (rc) return sinew_cmd_graph_error(cmd, rc);
+  if (rc) return sinew__graph_error(cmd, rc);
   if (name && sinew_cmd_flag_count(cmd, "shared")) {
     sinew_node_t existing;
     char full[600];
@@ -119,7 +119,7 @@ static int cmd_create_node(sinew_cmd_t *cmd) {
   } else {
     rc = sinew_node_create(g, type, name, &n);
   }
-  if (rc) return sinew_cmd_graph_error(cmd, rc);
+  if (rc) return sinew__graph_error(cmd, rc);
   if (placeholder) sc->stats.placeholder_nodes++;
   sc->current = n;
   if (!sinew_cmd_flag_count(cmd, "skipSelect") && !s->loading) set_selection(sc, &n, 1, false);
@@ -165,11 +165,29 @@ static int cmd_rename(sinew_cmd_t *cmd) {
   } else {
     return sinew_cmd_error(cmd, SINEW_EINVAL, "usage: rename <node> <newName>");
   }
-  if ((rc = sinew_node_rename(g, n, newname))) return sinew_cmd_graph_error(cmd, rc);
+  if ((rc = sinew_node_rename(g, n, newname))) return sinew__graph_error(cmd, rc);
   return sinew_cmd_result_string(cmd, sinew_node_name(g, n));
 }
 
 /* ---- delete ---------------------------------------------------------------------------------------- */
+
+/* A locked node in the DAG subtree of n (n included). */
+static bool find_locked(sinew_graph_t *g, sinew_node_t n, sinew_node_t *out) {
+  if (sinew_node_locked(g, n)) {
+    *out = n;
+    return true;
+  }
+  size_t nk = sinew_node_children(g, n, NULL, 0);
+  if (!nk) return false;
+  sinew_node_t small[16];
+  sinew_node_t *kids = nk <= 16 ? small : sinew_malloc(nk * sizeof *kids);
+  if (!kids) return false;
+  sinew_node_children(g, n, kids, nk);
+  bool found = false;
+  for (size_t i = 0; i < nk && !found; i++) found = find_locked(g, kids[i], out);
+  if (kids != small) sinew_free(kids);
+  return found;
+}
 
 static const sinew_cmd_flag_t delete_flags[] = {
     {"constructionHistory", "ch", "", 0}, {"all", "all", "", 0}, {"hierarchy", "hi", "s", 0}};
@@ -189,13 +207,20 @@ static int cmd_delete(sinew_cmd_t *cmd) {
     if (argc) rc = sinew__cmd_node(cmd, sinew_cmd_arg_string(cmd, i), &nodes[i]);
     else nodes[i] = s->scene->selection[i];
   }
-  /* check all first, so a locked node anywhere deletes nothing */
-  for (size_t i = 0; i < count && !rc; i++)
-    if (sinew_node_locked(g, nodes[i]))
-      rc = sinew_cmd_error(cmd, SINEW_ELOCKED, "%s is locked", sinew_node_name(g, nodes[i]));
+  /* check all first, so a locked node anywhere (in any subtree) deletes nothing */
+  for (size_t i = 0; i < count && !rc; i++) {
+    sinew_node_t locked;
+    if (find_locked(g, nodes[i], &locked)) {
+      if (locked.index == nodes[i].index && locked.gen == nodes[i].gen)
+        rc = sinew_cmd_error(cmd, SINEW_ELOCKED, "%s is locked", sinew_node_name(g, nodes[i]));
+      else
+        rc = sinew_cmd_error(cmd, SINEW_ELOCKED, "%s: its descendant %s is locked", sinew_node_name(g, nodes[i]),
+                             sinew_node_name(g, locked));
+    }
+  }
   for (size_t i = 0; i < count && !rc; i++) {
     if (!sinew_node_valid(g, nodes[i])) continue; /* went with an ancestor */
-    if ((rc = sinew_node_delete(g, nodes[i]))) rc = sinew_cmd_graph_error(cmd, rc);
+    if ((rc = sinew_node_delete(g, nodes[i]))) rc = sinew__graph_error(cmd, rc);
   }
   sinew_free(nodes);
   return rc;
@@ -213,7 +238,7 @@ static int cmd_select(sinew_cmd_t *cmd) {
   sinew__scene *sc = s->scene;
   sinew_graph_t *g = sinew_cmd_graph(cmd);
   int rc = sinew__finish_current(s);
-  if (rc) return sinew_cmd_graph_error(cmd, rc);
+  if (rc) return sinew__graph_error(cmd, rc);
   if (sinew_cmd_flag_count(cmd, "clear")) {
     sc->nsel = 0;
     return SINEW_OK;
@@ -259,23 +284,25 @@ static int cmd_lock_node(sinew_cmd_t *cmd) {
   sinew_graph_t *g = sinew_cmd_graph(cmd);
   size_t argc = sinew_cmd_argc(cmd);
   bool lock = sinew_cmd_flag_bool(cmd, "lock", true);
-  sinew_node_t n;
-  int rc;
   size_t count = argc ? argc : 1;
-  for (size_t i = 0; i < count; i++) {
+  sinew_node_t *nodes = sinew_malloc(count * sizeof *nodes);
+  if (!nodes) return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+  int rc = SINEW_OK;
+  /* every name is resolved before any node changes */
+  for (size_t i = 0; i < count && !rc; i++) {
     if (argc) {
-      if ((rc = sinew__cmd_node(cmd, sinew_cmd_arg_string(cmd, i), &n))) return rc;
+      rc = sinew__cmd_node(cmd, sinew_cmd_arg_string(cmd, i), &nodes[i]);
     } else {
-      n = s->loading ? s->scene->current : (s->scene->nsel ? s->scene->selection[0] : (sinew_node_t){0, 0});
-      if (!sinew_node_valid(g, n)) return sinew_cmd_error(cmd, SINEW_EINVAL, "no node given");
+      nodes[i] = s->loading ? s->scene->current : (s->scene->nsel ? s->scene->selection[0] : (sinew_node_t){0, 0});
+      if (!sinew_node_valid(g, nodes[i])) rc = sinew_cmd_error(cmd, SINEW_EINVAL, "no node given (and nothing selected)");
     }
-    if (sinew_cmd_query(cmd)) {
-      if ((rc = sinew_cmd_result_append_int(cmd, sinew_node_locked(g, n)))) return rc;
-      continue;
-    }
-    if ((rc = sinew_node_set_locked(g, n, lock))) return sinew_cmd_graph_error(cmd, rc);
   }
-  return SINEW_OK;
+  for (size_t i = 0; i < count && !rc; i++) {
+    if (sinew_cmd_query(cmd)) rc = sinew_cmd_result_append_int(cmd, sinew_node_locked(g, nodes[i]));
+    else if ((rc = sinew_node_set_locked(g, nodes[i], lock))) rc = sinew__graph_error(cmd, rc);
+  }
+  sinew_free(nodes);
+  return rc;
 }
 
 /* ---- queries ---------------------------------------------------------------------------------------------- */
@@ -452,14 +479,38 @@ static int cmd_parent(sinew_cmd_t *cmd) {
   for (size_t i = 0; i < nchildren && argc && !rc; i++)
     rc = sinew__cmd_node(cmd, sinew_cmd_arg_string(cmd, i), &kids[i]);
   uint32_t flags = sinew_cmd_flag_count(cmd, "relative") ? 0 : SINEW_PARENT_KEEP_WORLD;
+  /* check every child first: DAG nodes, and no loop */
+  if (!rc && !world && !sinew_node_type_is_a(sinew_node_type(g, parent), "dagNode"))
+    rc = sinew_cmd_error(cmd, SINEW_EINVAL, "%s is not a DAG node", sinew_node_name(g, parent));
   for (size_t i = 0; i < nchildren && !rc; i++) {
-    if ((rc = sinew_dag_parent(g, kids[i], parent, flags))) {
-      rc = sinew_cmd_graph_error(cmd, rc);
+    if (!sinew_node_type_is_a(sinew_node_type(g, kids[i]), "dagNode")) {
+      rc = sinew_cmd_error(cmd, SINEW_EINVAL, "%s is not a DAG node", sinew_node_name(g, kids[i]));
       break;
     }
+    for (sinew_node_t a = parent; !world && sinew_node_valid(g, a) && !rc; a = sinew_node_parent(g, a))
+      if (a.index == kids[i].index && a.gen == kids[i].gen)
+        rc = sinew_cmd_error(cmd, SINEW_ECYCLE, "%s cannot go under %s: %s", sinew_node_name(g, kids[i]),
+                             sinew_node_name(g, parent),
+                             a.index == parent.index && a.gen == parent.gen ? "a node cannot be its own parent"
+                                                                            : "it is a descendant of the node");
+  }
+  sinew_node_t *old = rc ? NULL : sinew_malloc((nchildren ? nchildren : 1) * sizeof *old);
+  if (!rc && !old) rc = sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+  size_t done = 0;
+  for (size_t i = 0; i < nchildren && !rc; i++) {
+    old[i] = sinew_node_parent(g, kids[i]);
+    if ((rc = sinew_dag_parent(g, kids[i], parent, flags))) {
+      rc = sinew__graph_error(cmd, rc);
+      break;
+    }
+    done = i + 1;
     char buf[512];
     rc = sinew_cmd_result_append_string(cmd, sinew__node_label(g, kids[i], buf, sizeof buf));
   }
+  /* a late failure puts back the children already moved, last first */
+  if (rc)
+    for (size_t i = done; i-- > 0;) sinew_dag_parent(g, kids[i], old[i], flags);
+  sinew_free(old);
   sinew_free(kids);
   return rc;
 }
@@ -732,7 +783,7 @@ static int cmd_current_time(sinew_cmd_t *cmd) {
   if (sinew_cmd_query(cmd)) {
     double f = 0;
     int rc = sinew_time_get_frame(g, &f);
-    return rc ? sinew_cmd_graph_error(cmd, rc) : sinew_cmd_result_double(cmd, f);
+    return rc ? sinew__graph_error(cmd, rc) : sinew_cmd_result_double(cmd, f);
   }
   if (sinew_cmd_argc(cmd) != 1) return sinew_cmd_error(cmd, SINEW_EINVAL, "usage: currentTime <frame>");
   const sinew_value_t *v = sinew_cmd_arg(cmd, 0);
@@ -740,7 +791,7 @@ static int cmd_current_time(sinew_cmd_t *cmd) {
   if (!numeric) return sinew_cmd_error(cmd, SINEW_EINVAL, "'%s' is not a frame number", sinew_cmd_arg_string(cmd, 0));
   double f = sinew_value_to_double(v);
   int rc = sinew_time_set_frame(g, f);
-  if (rc) return sinew_cmd_graph_error(cmd, rc);
+  if (rc) return sinew__graph_error(cmd, rc);
   return sinew_cmd_result_double(cmd, f);
 }
 

@@ -80,6 +80,14 @@ typedef struct sinew__extra {
   bool is_default;   /* a node Maya always has (time1, :initialShadingGroup ...): select -ne */
   char **dyn_types;  /* attribute name, addAttr -dataType pairs for data attributes */
   uint32_t ndyn, cdyn;
+  /* setAttr -k / -cb given on a plug (the graph keeps them but cannot report them), for
+   * getAttr -k / -cb and for saving: the attribute path in short names, and per flag -1 (not
+   * given), 0 (off) or 1 (on) */
+  struct sinew__plug_state {
+    char *attr;
+    int8_t keyable, channel_box;
+  } *states;
+  uint32_t nstates, cstates;
   UT_hash_handle hh;
 } sinew__extra;
 
@@ -135,6 +143,8 @@ void sinew__scene_destroy(sinew__scene *sc);
 /* The record of a node (created on demand when create is true; NULL on out-of-memory). */
 sinew__extra *sinew__extra_get(sinew__scene *sc, sinew_node_t n, bool create);
 int sinew__extra_add_raw(sinew__scene *sc, sinew_node_t n, const char *attr, const char *text);
+/* The -k / -cb record of a plug (created when create is true; NULL when none or out of memory). */
+struct sinew__plug_state *sinew__plug_state(sinew__scene *sc, const sinew_plug_t *p, bool create);
 bool sinew__extra_is_implicit(sinew__scene *sc, sinew_node_t n, uint32_t attr);
 int sinew__extra_mark_implicit(sinew__scene *sc, sinew_node_t n, uint32_t attr);
 /* Turns a mesh node's pending ed/fc lines into its stored topology. */
@@ -171,6 +181,14 @@ int sinew__implicit_attr(sinew_session_t *s, sinew_node_t n, const char *attr_pa
 
 /* Units: converting numbers between the scene's units and internal ones for an attribute. */
 double sinew__unit_in(sinew_graph_t *g, sinew_attr_type_t type);  /* scene unit -> internal factor */
+/* A value in the scene's units to internal units and back (time divides and multiplies by the
+ * frame rate, so whole frames come back whole). */
+double sinew__unit_to_internal(sinew_graph_t *g, sinew_attr_type_t type, double v);
+double sinew__unit_to_ui(sinew_graph_t *g, sinew_attr_type_t type, double v);
+
+/* Fails the command with the graph's last message, without repeating the command's name when
+ * the graph's message already starts with it ("setAttr: setAttr: ..."). */
+int sinew__graph_error(sinew_cmd_t *cmd, int status);
 
 /* Command registration per file. */
 int sinew__register_core_cmds(sinew_lang_t *L, sinew_session_t *s);

@@ -62,7 +62,7 @@ static void rel_plug(writer *w, const sinew_plug_t *p) {
   put(w, "\"");
 }
 
-static double ui(writer *w, sinew_attr_type_t t, double v) { return v / sinew__unit_in(w->g, t); }
+static double ui(writer *w, sinew_attr_type_t t, double v) { return sinew__unit_to_ui(w->g, t, v); }
 
 static void write_scalar(writer *w, const sinew_attr_info_t *info, double v) {
   if (info->type == SINEW_ATTR_BOOL) {
@@ -326,18 +326,17 @@ static void write_add_attr(writer *w, sinew_node_t n, const sinew_attr_info_t *i
   if (info->flags & SINEW_ATTR_HIDDEN) put(w, " -h true");
   if (info->flags & SINEW_ATTR_KEYABLE) put(w, " -k true");
   if (!(info->flags & SINEW_ATTR_STORABLE)) put(w, " -s false");
-  double f = sinew__unit_in(w->g, info->type);
   if (sinew_attr_type_is_numeric(info->type) && info->default_value != 0) {
     put(w, " -dv ");
-    num(w, info->default_value / f);
+    num(w, ui(w, info->type, info->default_value));
   }
   if (info->has_min) {
     put(w, " -min ");
-    num(w, info->min_value / f);
+    num(w, ui(w, info->type, info->min_value));
   }
   if (info->has_max) {
     put(w, " -max ");
-    num(w, info->max_value / f);
+    num(w, ui(w, info->type, info->max_value));
   }
   if (info->parent != UINT32_MAX) {
     sinew_attr_info_t pi;
@@ -502,6 +501,12 @@ static void write_node(writer *w, sinew_node_t n) {
       put(w, e->raws[i].text);
       put(w, ";\n");
     }
+  for (uint32_t i = 0; e && i < e->nstates; i++) {
+    const struct sinew__plug_state *st = &e->states[i];
+    if (st->keyable >= 0) sinew__buf_printf(&w->b, "\tsetAttr -k %s \".%s\";\n", st->keyable ? "on" : "off", st->attr);
+    if (st->channel_box >= 0)
+      sinew__buf_printf(&w->b, "\tsetAttr -cb %s \".%s\";\n", st->channel_box ? "on" : "off", st->attr);
+  }
   if (sinew_node_locked(w->g, n)) put(w, "\tlockNode -l 1 ;\n");
   flush(w);
 }

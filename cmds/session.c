@@ -153,6 +153,8 @@ static void extra_free(sinew__extra *e) {
   sinew_free(e->implicit);
   for (uint32_t i = 0; i < e->ndyn; i++) sinew_free(e->dyn_types[i]);
   sinew_free(e->dyn_types);
+  for (uint32_t i = 0; i < e->nstates; i++) sinew_free(e->states[i].attr);
+  sinew_free(e->states);
   pending_mesh_free(&e->mesh);
   sinew_free(e);
 }
@@ -197,6 +199,20 @@ int sinew__extra_add_raw(sinew__scene *sc, sinew_node_t n, const char *attr, con
   e->raws[e->nraws++] = (sinew__raw){a, t};
   sc->stats.raw_values++;
   return SINEW_OK;
+}
+
+struct sinew__plug_state *sinew__plug_state(sinew__scene *sc, const sinew_plug_t *p, bool create) {
+  sinew__extra *e = sinew__extra_get(sc, p->node, create);
+  if (!e) return NULL;
+  char attr[1024];
+  if (sinew_plug_format_attr(sc->graph, p, true, attr, sizeof attr) >= sizeof attr) return NULL;
+  for (uint32_t i = 0; i < e->nstates; i++)
+    if (strcmp(e->states[i].attr, attr) == 0) return &e->states[i];
+  if (!create || grow((void **)&e->states, &e->cstates, e->nstates + 1, sizeof *e->states)) return NULL;
+  char *a = dupstr(attr);
+  if (!a) return NULL;
+  e->states[e->nstates] = (struct sinew__plug_state){a, -1, -1};
+  return &e->states[e->nstates++];
 }
 
 bool sinew__extra_is_implicit(sinew__scene *sc, sinew_node_t n, uint32_t attr) {
@@ -312,6 +328,25 @@ void sinew__warn_once(sinew_session_t *s, sinew_cmd_t *cmd, sinew_log_id_t id, c
     sinew_cmd_warning(cmd, id, "%s", msg);
   else
     sinew_log(sc->graph, SINEW_LOG_WARNING, id, "%s", msg);
+}
+
+int sinew__graph_error(sinew_cmd_t *cmd, int status) {
+  const char *msg = sinew_graph_errmsg(sinew_cmd_graph(cmd));
+  const char *name = sinew_cmd_name(cmd);
+  size_t n = strlen(name);
+  /* the graph names its operation ("setAttr: ..."); the command adds its own name */
+  if (strncmp(msg, name, n) == 0 && msg[n] == ':' && msg[n + 1] == ' ') msg += n + 2;
+  return sinew_cmd_error(cmd, status, "%s", msg);
+}
+
+double sinew__unit_to_internal(sinew_graph_t *g, sinew_attr_type_t type, double v) {
+  if (type == SINEW_ATTR_TIME) return v / sinew_time_unit_fps(sinew_time_get_unit(g));
+  return v * sinew__unit_in(g, type);
+}
+
+double sinew__unit_to_ui(sinew_graph_t *g, sinew_attr_type_t type, double v) {
+  if (type == SINEW_ATTR_TIME) return v * sinew_time_unit_fps(sinew_time_get_unit(g));
+  return v / sinew__unit_in(g, type);
 }
 
 /* ---- name and plug resolution ----------------------------------------------------------------------- */
