@@ -1,0 +1,625 @@
+/* tests/test_cli.c: the sinew command, run as a child process on small inputs written to a
+ * temporary directory: run (OBJ files, their count, names and points against the session API
+ * and against Maya's own skinning results), eval (values in the scene's units), info, dot,
+ * --help and --version, and the error cases with their exit statuses and messages. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <dirent.h>
+#include <spawn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sinew/cmds.h"
+#include "sinew/sinew.h"
+#include "tests/support.h"
+
+#ifndef SINEW_CLI_PATH
+#error "SINEW_CLI_PATH must name the built sinew command"
+#endif
+
+#define PI 3.14159265358979323846
+
+extern char **environ;
+#define SKIN_TRUTH SINEW_SOURCE_DIR "/tests/data/maya-skin-truth/"
+
+/* A joint that turns 0.5 radians per second (a unitConversion from time1), skinning a 2x1x1
+ * polyCube whose transform is moved 3 along X; built with createNode, setAttr and connectAttr
+ * only. Prints one line. */
+static const char rig_mel[] =
+    "// a joint that turns with time, skinning a cube\n"
+    "createNode joint -n \"bone\";\n"
+    "setAttr \"bone.translate\" 0 1 0;\n"
+    "createNode unitConversion -n \"timeToAngle\";\n"
+    "setAttr \"timeToAngle.conversionFactor\" 0.5;\n"
+    "connectAttr \"time1.outTime\" \"timeToAngle.input\";\n"
+    "connectAttr \"timeToAngle.output\" \"bone.rotateZ\";\n"
+    "addAttr -ln \"note\" -dt \"string\" bone;\n"
+    "setAttr \"bone.note\" -type \"string\" \"elbow, left\";\n"
+    "createNode transform -n \"box\";\n"
+    "createNode mesh -n \"boxShape\" -p \"box\";\n"
+    "createNode polyCube -n \"cubeMaker\";\n"
+    "setAttr \"cubeMaker.width\" 2;\n"
+    "createNode skinCluster -n \"skin\";\n"
+    "setAttr \"skin.wl[0:7].w[0]\" 1 1 1 1 1 1 1 1;\n"
+    "connectAttr \"bone.worldMatrix[0]\" \"skin.matrix[0]\";\n"
+    "connectAttr \"cubeMaker.output\" \"skin.input[0].inputGeometry\";\n"
+    "connectAttr \"skin.outputGeometry[0]\" \"boxShape.inMesh\";\n"
+    "setAttr \"box.translateX\" 3;\n"
+    "print \"rig built\\n\";\n";
+
+/* ---- the temporary directory and files ------------------------------------------------------ */
+
+static char tmp_dir[64];
+/* Paths handed out by tmp_path, valid until teardown. */
+static char *tmp_paths[256];
+static size_t tmp_npaths;
+
+static const char *tmp_path(const char *name) {
+  size_t len = strlen(tmp_dir) + strlen(name) + 2;
+  char *b = malloc(len);
+  assert_non_null(b);
+  assert_true(tmp_npaths < sizeof tmp_paths / sizeof tmp_paths[0]);
+  snprintf(b, len, "%s/%s", tmp_dir, name);
+  return tmp_paths[tmp_npaths++] = b;
+}
+
+static const char *write_tmp(const char *name, const char *text) {
+  const char *path = tmp_path(name);
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fputs(text, f);
+  assert_int_equal(fclose(f), 0);
+  return path;
+}
+
+/* The whole file as a string (caller frees); NULL when it cannot be read. */
+static char *slurp(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  size_t cap = 4096, len = 0, n;
+  char *buf = malloc(cap);
+  while (buf && (n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
+    len += n;
+    if (cap - len < 2) buf = realloc(buf, cap *= 2);
+  }
+  fclose(f);
+  if (buf) buf[len] = 0;
+  return buf;
+}
+
+static bool exists(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0;
+}
+
+static void remove_tree(const char *path) {
+  struct stat st;
+  if (lstat(path, &st)) return;
+  if (S_ISDIR(st.st_mode)) {
+    DIR *d = opendir(path);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+      if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+      char child[1024];
+      snprintf(child, sizeof child, "%s/%s", path, e->d_name);
+      remove_tree(child);
+    }
+    if (d) closedir(d);
+    rmdir(path);
+  } else {
+    unlink(path);
+  }
+}
+
+/* Entries in a directory (without . and ..); -1 when it cannot be opened. */
+static int count_entries(const char *path) {
+  DIR *d = opendir(path);
+  if (!d) return -1;
+  int n = 0;
+  for (struct dirent *e; (e = readdir(d));) n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+  closedir(d);
+  return n;
+}
+
+static int setup(void **state) {
+  snprintf(tmp_dir, sizeof tmp_dir, "/tmp/sinew_test_cli_XXXXXX");
+  if (!mkdtemp(tmp_dir)) return -1;
+  return 0;
+}
+
+static int teardown(void **state) {
+  remove_tree(tmp_dir);
+  while (tmp_npaths) free(tmp_paths[--tmp_npaths]);
+  return 0;
+}
+
+/* ---- running the command -------------------------------------------------------------------- */
+
+typedef struct result {
+  int status; /* exit status; 128 + signal when killed */
+  char *out, *err;
+} result_t;
+
+static void result_free(result_t *r) {
+  free(r->out);
+  free(r->err);
+}
+
+/* Runs `sinew ARGS...` (NULL-terminated) with stdout and stderr captured in files (so stderr is
+ * not a terminal and no progress bar is drawn). */
+static result_t run_cli(const char *arg, ...) {
+  const char *argv[32] = {SINEW_CLI_PATH};
+  int argc = 1;
+  va_list ap;
+  va_start(ap, arg);
+  for (const char *a = arg; a && argc < 31; a = va_arg(ap, const char *)) argv[argc++] = a;
+  va_end(ap);
+  argv[argc] = NULL;
+  const char *out_path = tmp_path("stdout.txt"), *err_path = tmp_path("stderr.txt");
+  posix_spawn_file_actions_t fa;
+  assert_int_equal(posix_spawn_file_actions_init(&fa), 0);
+  assert_int_equal(posix_spawn_file_actions_addopen(&fa, 1, out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644), 0);
+  assert_int_equal(posix_spawn_file_actions_addopen(&fa, 2, err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644), 0);
+  pid_t pid;
+  fflush(NULL);
+  int rc = posix_spawn(&pid, SINEW_CLI_PATH, &fa, NULL, (char *const *)argv, environ);
+  posix_spawn_file_actions_destroy(&fa);
+  if (rc) fail_msg("cannot start %s: %s", SINEW_CLI_PATH, strerror(rc));
+  int wstatus = 0;
+  while (waitpid(pid, &wstatus, 0) < 0) assert_int_equal(errno, EINTR);
+  result_t r = {WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus),
+                slurp(out_path), slurp(err_path)};
+  assert_non_null(r.out);
+  assert_non_null(r.err);
+  return r;
+}
+
+static void assert_contains(const char *text, const char *part) {
+  if (!strstr(text, part)) fail_msg("expected \"%s\" in:\n%s", part, text);
+}
+
+static void assert_status(const result_t *r, int status) {
+  if (r->status != status)
+    fail_msg("exit status %d, expected %d\nstdout:\n%s\nstderr:\n%s", r->status, status, r->out, r->err);
+}
+
+/* ---- OBJ and session helpers ---------------------------------------------------------------- */
+
+static sinew_data_t *read_obj(const char *path) {
+  FILE *f = fopen(path, "r");
+  if (!f) fail_msg("cannot open %s", path);
+  sinew_data_t *mesh = NULL;
+  char err[256] = "";
+  int rc = sinew_mesh_read_obj(f, path, &mesh, err, sizeof err);
+  fclose(f);
+  if (rc) fail_msg("%s: %s", path, err);
+  return mesh;
+}
+
+/* The points of a mesh plug, evaluated by a session of this process at a frame. */
+static sinew_data_t *session_mesh(const char *file, bool ma, double frame, const char *plug_text) {
+  sinew_session_t *s;
+  assert_int_equal(sinew_session_create(NULL, &s), 0);
+  assert_int_equal(ma ? sinew_session_open(s, file) : sinew_session_run_file(s, file, NULL), 0);
+  sinew_graph_t *g = sinew_session_graph(s);
+  assert_int_equal(sinew_time_set_frame(g, frame), 0);
+  sinew_plug_t p;
+  sinew_data_t *data = NULL;
+  assert_int_equal(sinew_plug_parse(g, plug_text, (sinew_node_t){0, 0}, &p), 0);
+  assert_int_equal(sinew_get_data(g, &p, &data), 0);
+  assert_non_null(sinew_mesh_get(data));
+  sinew_session_destroy(s);
+  return data;
+}
+
+static void assert_same_points(const sinew_data_t *a, const sinew_data_t *b) {
+  const sinew_mesh_t *ma = sinew_mesh_get(a), *mb = sinew_mesh_get(b);
+  assert_int_equal(ma->npoints, mb->npoints);
+  for (uint32_t k = 0; k < 3 * ma->npoints; k++)
+    if (ma->points[k] != mb->points[k]) fail_msg("coordinate %u: %.9g != %.9g", k, ma->points[k], mb->points[k]);
+}
+
+/* Parses numbers separated by spaces; returns how many. */
+static size_t parse_numbers(const char *text, double *out, size_t cap) {
+  size_t n = 0;
+  char *end;
+  for (const char *p = text; n < cap; p = end) {
+    double v = strtod(p, &end);
+    if (end == p) break;
+    out[n++] = v;
+  }
+  return n;
+}
+
+/* ---- --help and --version ------------------------------------------------------------------- */
+
+static void test_help_and_version(void **state) {
+  result_t r = run_cli("--help", NULL);
+  assert_status(&r, 0);
+  assert_contains(r.out, "usage: sinew");
+  assert_contains(r.out, "run");
+  assert_contains(r.out, "eval");
+  result_free(&r);
+  const char *subs[] = {"run", "eval", "info", "dot"};
+  for (size_t k = 0; k < 4; k++) {
+    char usage[64];
+    snprintf(usage, sizeof usage, "usage: sinew %s", subs[k]);
+    r = run_cli(subs[k], "--help", NULL);
+    assert_status(&r, 0);
+    assert_contains(r.out, usage);
+    assert_string_equal(r.err, "");
+    result_free(&r);
+  }
+  r = run_cli("run", tmp_path("nosuch.mel"), "--frames", "1:2", "-h", NULL); /* FILE is not read */
+  assert_status(&r, 0);
+  assert_contains(r.out, "usage: sinew run");
+  result_free(&r);
+  r = run_cli("--version", NULL);
+  assert_status(&r, 0);
+  char version[64];
+  snprintf(version, sizeof version, "sinew %d.%d.%d\n", SINEW_VERSION_MAJOR, SINEW_VERSION_MINOR,
+           SINEW_VERSION_PATCH);
+  assert_string_equal(r.out, version);
+  result_free(&r);
+}
+
+/* ---- run ------------------------------------------------------------------------------------ */
+
+static void test_run_mel_writes_frames(void **state) {
+  const char *rig = write_tmp("rig.mel", rig_mel);
+  const char *out = tmp_path("out/nested");
+  result_t r = run_cli("run", rig, "--frames", "1:5", "--step", "2", "--out", out, NULL);
+  assert_status(&r, 0);
+  assert_contains(r.out, "rig built\n"); /* the script's print goes to stdout */
+  assert_contains(r.out, "3 frames, 1 mesh, 8 vertices per frame, 3 files");
+  assert_string_equal(r.err, ""); /* not a terminal: no progress bar */
+  result_free(&r);
+  assert_int_equal(count_entries(out), 3);
+  char path[600];
+  for (int frame = 1; frame <= 5; frame++) {
+    snprintf(path, sizeof path, "%s/boxShape.%04d.obj", out, frame);
+    assert_int_equal(exists(path), frame % 2 == 1);
+  }
+  /* Each file holds the world-space mesh the session computes at that frame, bit for bit. */
+  for (int frame = 1; frame <= 5; frame += 2) {
+    snprintf(path, sizeof path, "%s/boxShape.%04d.obj", out, frame);
+    sinew_data_t *written = read_obj(path);
+    const sinew_mesh_t *m = sinew_mesh_get(written);
+    assert_int_equal(m->npoints, 8);
+    assert_int_equal(m->topology->nfaces, 6);
+    sinew_data_t *expected = session_mesh(rig, false, frame, "boxShape.worldMesh[0]");
+    assert_same_points(written, expected);
+    sinew_data_unref(expected);
+    sinew_data_unref(written);
+  }
+  /* The bone turns with time, so frames differ; world space includes box.tx = 3. */
+  snprintf(path, sizeof path, "%s/boxShape.0001.obj", out);
+  sinew_data_t *f1 = read_obj(path);
+  snprintf(path, sizeof path, "%s/boxShape.0005.obj", out);
+  sinew_data_t *f5 = read_obj(path);
+  const sinew_mesh_t *m1 = sinew_mesh_get(f1), *m5 = sinew_mesh_get(f5);
+  assert_true(fabs(m1->points[0] - m5->points[0]) > 1e-3);
+  double cx = 0;
+  for (uint32_t k = 0; k < m1->npoints; k++) cx += m1->points[3 * k] / m1->npoints;
+  assert_true(fabs(cx - 3.0) < 0.1); /* a small turn about a bone at the origin's x */
+  sinew_data_unref(f1);
+  sinew_data_unref(f5);
+}
+
+static void test_run_object_space_matches_maya(void **state) {
+  /* transformed_skin_f4: the skinned shape's transform was moved after the bind; Maya's
+   * outputGeometry (object space) is in the .expected.txt file. */
+  const char *out = tmp_path("skin_obj");
+  result_t r = run_cli("run", SKIN_TRUTH "transformed_skin_f4.ma", "--out", out, "--space", "object", NULL);
+  assert_status(&r, 0);
+  assert_contains(r.out, "1 frame, 1 mesh, 20 vertices per frame, 1 files");
+  result_free(&r);
+  /* No --frames: the current frame (0) only, and only the shape that is not intermediate. */
+  assert_int_equal(count_entries(out), 1);
+  char path[600];
+  snprintf(path, sizeof path, "%s/skinnedShape.0000.obj", out);
+  sinew_data_t *written = read_obj(path);
+  const sinew_mesh_t *m = sinew_mesh_get(written);
+  assert_int_equal(m->npoints, 20);
+  assert_int_equal(m->topology->nfaces, 18);
+  char *truth = slurp(SKIN_TRUTH "transformed_skin_f4.expected.txt");
+  assert_non_null(truth);
+  const char *line = strchr(truth, '\n') + 1; /* past the comment */
+  for (uint32_t k = 0; k < m->npoints; k++) {
+    double xyz[3];
+    assert_int_equal(parse_numbers(line, xyz, 3), 3);
+    for (int c = 0; c < 3; c++)
+      if (fabs(xyz[c] - m->points[3 * k + c]) > 1e-5)
+        fail_msg("vertex %u: %.7g != Maya's %.7g", k, m->points[3 * k + c], xyz[c]);
+    line = strchr(line, '\n') + 1;
+  }
+  free(truth);
+  sinew_data_unref(written);
+
+  /* The default, world space, is the shape's worldMesh[0]. */
+  out = tmp_path("skin_world");
+  r = run_cli("run", SKIN_TRUTH "transformed_skin_f4.ma", "--out", out, "--frames", "7", NULL);
+  assert_status(&r, 0);
+  result_free(&r);
+  snprintf(path, sizeof path, "%s/skinnedShape.0007.obj", out);
+  written = read_obj(path);
+  sinew_data_t *expected = session_mesh(SKIN_TRUTH "transformed_skin_f4.ma", true, 7, "skinnedShape.worldMesh[0]");
+  assert_same_points(written, expected);
+  sinew_data_unref(expected);
+  sinew_data_unref(written);
+}
+
+/* ---- eval ----------------------------------------------------------------------------------- */
+
+static void test_eval_values(void **state) {
+  const char *rig = write_tmp("rig.mel", rig_mel);
+  result_t r = run_cli("eval", rig, "--frame", "24", "--get", "bone.rz", "--get", "box.t", "--get",
+                       "bone.worldMatrix[0]", "--get", "bone.note", "--get", "skin.wl[3].w", NULL);
+  assert_status(&r, 0);
+  assert_contains(r.err, "rig built"); /* eval keeps stdout for values */
+  char *lines[8] = {0};
+  size_t n = 0;
+  for (char *p = r.out, *nl; n < 8 && (nl = strchr(p, '\n')); p = nl + 1) {
+    *nl = 0;
+    lines[n++] = p;
+  }
+  assert_int_equal(n, 5);
+  /* Frame 24 at film rate is one second: 0.5 radians, printed in degrees. */
+  double v[32];
+  assert_int_equal(parse_numbers(lines[0], v, 32), 1);
+  assert_true(fabs(v[0] - 0.5 * 180 / PI) < 1e-9);
+  assert_string_equal(lines[1], "3 0 0");
+  assert_int_equal(parse_numbers(lines[2], v, 32), 16);
+  assert_true(fabs(v[0] - cos(0.5)) < 1e-12 && fabs(v[1] - sin(0.5)) < 1e-12);
+  assert_true(v[12] == 0 && v[13] == 1 && v[14] == 0 && v[15] == 1);
+  assert_string_equal(lines[3], "elbow, left");
+  assert_string_equal(lines[4], "1");
+  result_free(&r);
+
+  /* The scene's units: a script in millimetres and radians reads back in them. */
+  const char *mm = write_tmp("mm.mel",
+                             "currentUnit -l millimeter -a radian;\n"
+                             "createNode transform -n \"t\";\n"
+                             "setAttr \"t.translateX\" 30;\n"
+                             "setAttr \"t.rotateY\" 0.25;\n"
+                             "currentUnit -l centimeter -a degree;\n"
+                             "print (`getAttr t.tx` + \"\\n\");\n"
+                             "currentUnit -l millimeter -a radian;\n");
+  r = run_cli("eval", mm, "--get", "t.tx", "--get", "t.ry", NULL);
+  assert_status(&r, 0);
+  assert_string_equal(r.out, "30\n0.25\n");
+  assert_contains(r.err, "3\n"); /* stored as 3 cm */
+  result_free(&r);
+
+  /* A mesh prints its points; they match what run writes. */
+  const char *out = tmp_path("eval_run");
+  r = run_cli("run", rig, "--frames", "12", "--out", out, "-q", NULL);
+  assert_status(&r, 0);
+  assert_string_equal(r.out, "rig built\n"); /* -q: no summary */
+  result_free(&r);
+  char path[600];
+  snprintf(path, sizeof path, "%s/boxShape.0012.obj", out);
+  sinew_data_t *written = read_obj(path);
+  r = run_cli("eval", rig, "--frame", "12", "--get", "boxShape.worldMesh[0]", NULL);
+  assert_status(&r, 0);
+  assert_int_equal(parse_numbers(r.out, v, 32), 24);
+  const sinew_mesh_t *m = sinew_mesh_get(written);
+  for (int k = 0; k < 24; k++) assert_true((float)v[k] == m->points[k]);
+  sinew_data_unref(written);
+  result_free(&r);
+}
+
+static void test_eval_errors(void **state) {
+  const char *rig = write_tmp("rig.mel", rig_mel);
+  result_t r = run_cli("eval", rig, "--get", "bone.noSuchAttr", NULL);
+  assert_status(&r, 1);
+  assert_contains(r.err, "bone.noSuchAttr");
+  assert_string_equal(r.out, "");
+  result_free(&r);
+  r = run_cli("eval", rig, "--get", "bone.message", NULL);
+  assert_status(&r, 1);
+  assert_contains(r.err, "bone.message");
+  result_free(&r);
+  r = run_cli("eval", rig, NULL);
+  assert_status(&r, 2);
+  assert_contains(r.err, "--get");
+  result_free(&r);
+  r = run_cli("eval", rig, "--get", NULL);
+  assert_status(&r, 2);
+  assert_contains(r.err, "--get needs a value");
+  result_free(&r);
+  r = run_cli("eval", rig, "--get", "bone.rz", "--frame", "soon", NULL);
+  assert_status(&r, 2);
+  assert_contains(r.err, "--frame 'soon'");
+  result_free(&r);
+}
+
+/* ---- info and dot --------------------------------------------------------------------------- */
+
+/* The count on the line "  <type>   <count>" of info's node table; -1 when absent. */
+static long type_count(const char *info, const char *type) {
+  char key[64];
+  snprintf(key, sizeof key, "\n  %s ", type);
+  const char *p = strstr(info, key);
+  return p ? strtol(p + strlen(key), NULL, 10) : -1;
+}
+
+static void test_info(void **state) {
+  const char *rig = write_tmp("rig.mel", rig_mel);
+  result_t r = run_cli("info", rig, NULL);
+  assert_status(&r, 0);
+  assert_contains(r.out, "units: centimeter, degree, film (24 fps)");
+  assert_contains(r.out, "nodes: 7\n");
+  assert_int_equal(type_count(r.out, "joint"), 1);
+  assert_int_equal(type_count(r.out, "mesh"), 1);
+  assert_int_equal(type_count(r.out, "skinCluster"), 1);
+  assert_int_equal(type_count(r.out, "unitConversion"), 1);
+  assert_int_equal(type_count(r.out, "polyCube"), 1);
+  assert_contains(r.out, "connections: 5 (and 1 DAG parent links)");
+  assert_contains(r.out, "  skin: geometry boxShape; influences 1; maxInfluences 2; at most 1 weights on a vertex; 8 vertices weighted");
+  assert_contains(r.out, "  boxShape: 8 vertices, 6 faces\n");
+  assert_contains(r.out, "placeholder types: 0\n");
+  result_free(&r);
+
+  r = run_cli("info", SKIN_TRUTH "dual_quaternion.ma", NULL);
+  assert_status(&r, 0);
+  assert_contains(r.out, "skinCluster1: geometry skinnedShape; influences 2; maxInfluences 5; "
+                         "at most 2 weights on a vertex; 44 vertices weighted");
+  assert_contains(r.out, "  skinnedShape: 44 vertices, 42 faces\n");
+  assert_contains(r.out, "  skinnedShapeOrig: 44 vertices, 42 faces (intermediate object)\n");
+  result_free(&r);
+
+  /* What a file holds that sinew does not model is listed, with a warning on stderr. */
+  const char *ph = write_tmp("ph.ma",
+                             "//Maya ASCII 2020 scene\n"
+                             "requires maya \"2020\";\n"
+                             "createNode transform -n \"loc\";\n"
+                             "createNode fancyNode -n \"f1\";\n"
+                             "\tsetAttr \".foo\" 3;\n"
+                             "connectAttr \"loc.tx\" \"f1.bar\";\n");
+  r = run_cli("info", ph, NULL);
+  assert_status(&r, 0);
+  assert_contains(r.out, "placeholder types: 1: fancyNode\n");
+  assert_int_equal(type_count(r.out, "fancyNode"), 1);
+  assert_contains(r.err, "warning: ");
+  assert_contains(r.err, "fancyNode");
+  result_free(&r);
+  r = run_cli("info", "-q", ph, NULL);
+  assert_status(&r, 0);
+  assert_string_equal(r.err, "");
+  result_free(&r);
+}
+
+static void test_dot(void **state) {
+  const char *rig = write_tmp("rig.mel", rig_mel);
+  result_t r = run_cli("dot", rig, NULL);
+  assert_status(&r, 0);
+  assert_true(strncmp(r.out, "digraph", 7) == 0);
+  const char *names[] = {"bone", "timeToAngle", "box", "boxShape", "cubeMaker", "skin", "time1"};
+  for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) assert_contains(r.out, names[k]);
+  assert_contains(r.out, "->");
+  assert_true(strstr(r.out, "rig built") == NULL); /* print output stays off the DOT text */
+  assert_contains(r.err, "rig built");
+  result_free(&r);
+}
+
+/* ---- errors --------------------------------------------------------------------------------- */
+
+static void test_script_errors(void **state) {
+  const char *missing = tmp_path("missing.mel");
+  result_t r = run_cli("run", missing, "--out", tmp_path("err_out"), NULL);
+  assert_status(&r, 1);
+  assert_contains(r.err, missing);
+  assert_contains(r.err, "No such file");
+  result_free(&r);
+  assert_false(exists(tmp_path("err_out")));
+
+  const char *syn = write_tmp("syn.mel", "createNode transform -n \"a\";\nsetAttr \"a.tx\" (1;\n");
+  r = run_cli("info", syn, NULL);
+  assert_status(&r, 1);
+  char where[600];
+  snprintf(where, sizeof where, "%s:2:", syn);
+  assert_contains(r.err, where);
+  assert_string_equal(r.out, "");
+  result_free(&r);
+
+  const char *bad = write_tmp("bad.mel",
+                              "createNode transform -n \"a\";\nsetAttr \"a.tx\" 1;\nsetAttr \"a.foo\" 2;\n");
+  r = run_cli("run", bad, "--out", tmp_path("err_out"), NULL);
+  assert_status(&r, 1);
+  snprintf(where, sizeof where, "%s:3: setAttr: ", bad);
+  assert_contains(r.err, where);
+  assert_contains(r.err, "foo");
+  result_free(&r);
+
+  /* A failing command in a .ma file is skipped with an error message; --strict fails the load. */
+  const char *ma = write_tmp("failing.ma",
+                             "//Maya ASCII 2020 scene\n"
+                             "createNode transform -n \"loc\";\n"
+                             "parent \"loc\" \"nowhere\";\n");
+  r = run_cli("info", ma, NULL);
+  assert_status(&r, 0);
+  assert_contains(r.err, "failing.ma:3: parent");
+  assert_contains(r.out, "1 failed");
+  result_free(&r);
+  r = run_cli("info", "--strict", ma, NULL);
+  assert_status(&r, 1);
+  assert_contains(r.err, "failing.ma:3: parent");
+  assert_string_equal(r.out, "");
+  result_free(&r);
+}
+
+static void test_usage_errors(void **state) {
+  const char *rig = write_tmp("rig.mel", rig_mel);
+  const char *out = tmp_path("usage_out");
+  static const struct {
+    const char *a, *b, *c, *d; /* arguments after "run FILE --out DIR" */
+    const char *message;
+  } cases[] = {
+      {"--frames", "5:1", NULL, NULL, "--frames '5:1': the range is empty"},
+      {"--frames", "a:b", NULL, NULL, "--frames 'a:b'"},
+      {"--frames", "1:", NULL, NULL, "--frames '1:'"},
+      {"--frames", "1.5:3", NULL, NULL, "--frames '1.5:3'"},
+      {"--frames", NULL, NULL, NULL, "--frames needs a value"},
+      {"--step", "0", NULL, NULL, "--step '0'"},
+      {"--format", "fbx", NULL, NULL, "--format 'fbx'"},
+      {"--space", "camera", NULL, NULL, "--space 'camera'"},
+      {"--bogus", NULL, NULL, NULL, "unknown option '--bogus'"},
+      {"extra.mel", NULL, NULL, NULL, "one FILE only"},
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    result_t r = run_cli("run", rig, "--out", out, cases[k].a, cases[k].b, cases[k].c, cases[k].d, NULL);
+    assert_status(&r, 2);
+    assert_contains(r.err, "sinew run: ");
+    assert_contains(r.err, cases[k].message);
+    assert_contains(r.err, "sinew run --help");
+    assert_string_equal(r.out, ""); /* nothing ran */
+    result_free(&r);
+    assert_false(exists(out));
+  }
+  result_t r = run_cli("run", "--frames", "1:2", NULL);
+  assert_status(&r, 2);
+  assert_contains(r.err, "missing FILE");
+  result_free(&r);
+  r = run_cli("render", rig, NULL);
+  assert_status(&r, 2);
+  assert_contains(r.err, "unknown command 'render'");
+  result_free(&r);
+  r = run_cli(NULL);
+  assert_status(&r, 2);
+  assert_contains(r.err, "missing command");
+  result_free(&r);
+  r = run_cli("info", rig, "--frames", "1:2", NULL);
+  assert_status(&r, 2);
+  assert_contains(r.err, "sinew info: unknown option '--frames'");
+  result_free(&r);
+  r = run_cli("dot", NULL);
+  assert_status(&r, 2);
+  assert_contains(r.err, "sinew dot: missing FILE");
+  result_free(&r);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_help_and_version),
+      cmocka_unit_test(test_run_mel_writes_frames),
+      cmocka_unit_test(test_run_object_space_matches_maya),
+      cmocka_unit_test(test_eval_values),
+      cmocka_unit_test(test_eval_errors),
+      cmocka_unit_test(test_info),
+      cmocka_unit_test(test_dot),
+      cmocka_unit_test(test_script_errors),
+      cmocka_unit_test(test_usage_errors),
+  };
+  return cmocka_run_group_tests_name("cli", tests, setup, teardown);
+}

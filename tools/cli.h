@@ -1,0 +1,72 @@
+/* tools/cli.h: what the sinew command's files share: exit codes, the options every subcommand
+ * takes, loading a scene into a session, and the argument helpers. The tool uses only the
+ * public API (include/sinew/). */
+#ifndef SINEW_TOOLS_CLI_H
+#define SINEW_TOOLS_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "sinew/sinew.h"
+#include "sinew/cmds.h"
+
+/* Exit statuses (docs/cli.md). */
+enum {
+  CLI_OK = 0,    /* success */
+  CLI_FAIL = 1,  /* the script or file failed, or an output could not be written */
+  CLI_USAGE = 2  /* the command line was wrong */
+};
+
+/* Options every subcommand takes, and the state the logger keeps. */
+typedef struct cli_common {
+  const char *sub;    /* the subcommand's name, for messages */
+  const char *file;   /* FILE */
+  bool quiet;         /* -q: no warnings, no progress, no summary */
+  bool verbose;       /* -v: every warning, and informational messages */
+  bool strict;        /* --strict: a failing command in a .ma file fails the load */
+  FILE *print_to;     /* where the script's print output goes */
+  unsigned warnings;  /* warnings and skipped-command errors logged so far */
+  unsigned shown;     /* of those, how many were printed */
+} cli_common_t;
+
+/* What parse_common made of one argument. */
+typedef enum cli_arg {
+  CLI_ARG_TAKEN,   /* a common option or FILE, consumed */
+  CLI_ARG_OTHER,   /* not a common one: the subcommand's own */
+  CLI_ARG_ERROR    /* a usage error, already reported */
+} cli_arg_t;
+
+/* Looks at argv[*i]: a common option (-q, -v, --strict) or FILE (the first word that is not an
+ * option). */
+cli_arg_t cli_parse_common(cli_common_t *c, int argc, char **argv, int *i);
+/* For options that take a value: "--name VALUE" or "--name=VALUE" at argv[*i]. Returns true
+ * when argv[*i] is that option; *value is NULL (and the error reported) when it is missing. */
+bool cli_option_value(cli_common_t *c, int argc, char **argv, int *i, const char *name,
+                      const char *short_name, const char **value);
+bool cli_is_help(const char *arg);
+/* Reports a usage error ("sinew run: ...", then a pointer to --help) and returns CLI_USAGE. */
+int cli_usage_error(const cli_common_t *c, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* Checks that FILE was given (CLI_USAGE otherwise), creates a session and loads FILE into it:
+ * a .ma file is opened (file -open), anything else is run as a MEL script. On failure the
+ * session's message ("rig.mel:12: setAttr: ...") goes to stderr, *out is NULL and CLI_FAIL is
+ * returned. */
+int cli_load(cli_common_t *c, sinew_session_t **out);
+/* Destroys the session and tells how many warnings were not shown. */
+void cli_unload(cli_common_t *c, sinew_session_t *session);
+
+/* Numbers as text: the shortest form that reads back to the same double ("0.5", "1e-07"). */
+void cli_format_double(double v, char *buf, size_t size);
+/* Seconds from a monotonic clock. */
+double cli_now(void);
+
+/* The subcommands: argv[0] is the subcommand's name. Each returns an exit status. */
+int cli_run(int argc, char **argv);
+int cli_eval(int argc, char **argv);
+int cli_info(int argc, char **argv);
+int cli_dot(int argc, char **argv);
+
+#endif

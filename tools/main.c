@@ -1,0 +1,198 @@
+/* tools/main.c: the sinew command: subcommand dispatch, --help and --version, the options every
+ * subcommand shares, and loading FILE into a session (docs/cli.md). */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "tools/cli.h"
+
+#ifndef SINEW_VERSION
+#define SINEW_VERSION "unknown"
+#endif
+
+/* Warnings shown before the rest are only counted (-v shows them all). */
+#define CLI_WARNINGS_SHOWN 10
+
+static const char usage_text[] =
+    "usage: sinew [--help] [--version] COMMAND [OPTIONS] FILE\n"
+    "\n"
+    "Evaluates Maya-style rigs: FILE is a MEL script (.mel, run in a new scene) or a\n"
+    "Maya ASCII file (.ma, opened).\n"
+    "\n"
+    "commands:\n"
+    "  run    evaluate frames and write each visible mesh as OBJ files\n"
+    "  eval   print attribute values\n"
+    "  info   summarise the scene: nodes, connections, skinClusters, meshes\n"
+    "  dot    print the dependency graph in Graphviz DOT form\n"
+    "\n"
+    "options for every command:\n"
+    "  -q, --quiet    no warnings, progress or summary\n"
+    "  -v, --verbose  every warning and informational message\n"
+    "  --strict       a command that fails in a .ma file fails the load\n"
+    "  -h, --help     help for the command\n"
+    "\n"
+    "exit status: 0 success, 1 script or file error, 2 usage error.\n"
+    "'sinew COMMAND --help' describes each command.\n";
+
+static const struct {
+  const char *name;
+  int (*fn)(int argc, char **argv);
+} subcommands[] = {{"run", cli_run}, {"eval", cli_eval}, {"info", cli_info}, {"dot", cli_dot}};
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    fprintf(stderr, "sinew: missing command\n%s", usage_text);
+    return CLI_USAGE;
+  }
+  const char *cmd = argv[1];
+  if (cli_is_help(cmd)) {
+    fputs(usage_text, stdout);
+    return CLI_OK;
+  }
+  if (!strcmp(cmd, "--version")) {
+    printf("sinew %s\n", SINEW_VERSION);
+    return CLI_OK;
+  }
+  for (size_t k = 0; k < sizeof subcommands / sizeof subcommands[0]; k++)
+    if (!strcmp(cmd, subcommands[k].name)) return subcommands[k].fn(argc - 1, argv + 1);
+  if (cmd[0] == '-')
+    fprintf(stderr, "sinew: unknown option '%s'\n", cmd);
+  else
+    fprintf(stderr, "sinew: unknown command '%s' (commands: run, eval, info, dot)\n", cmd);
+  fprintf(stderr, "Try 'sinew --help'.\n");
+  return CLI_USAGE;
+}
+
+/* ---- arguments ------------------------------------------------------------------------------ */
+
+bool cli_is_help(const char *arg) { return !strcmp(arg, "-h") || !strcmp(arg, "--help"); }
+
+int cli_usage_error(const cli_common_t *c, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "sinew %s: ", c->sub);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fprintf(stderr, "\nTry 'sinew %s --help'.\n", c->sub);
+  return CLI_USAGE;
+}
+
+bool cli_option_value(cli_common_t *c, int argc, char **argv, int *i, const char *name,
+                      const char *short_name, const char **value) {
+  const char *arg = argv[*i];
+  size_t n = strlen(name);
+  if (!strncmp(arg, name, n) && arg[n] == '=') {
+    *value = arg + n + 1;
+    return true;
+  }
+  if (strcmp(arg, name) && !(short_name && !strcmp(arg, short_name))) return false;
+  if (*i + 1 >= argc) {
+    cli_usage_error(c, "%s needs a value", arg);
+    *value = NULL;
+    return true;
+  }
+  *value = argv[++*i];
+  return true;
+}
+
+cli_arg_t cli_parse_common(cli_common_t *c, int argc, char **argv, int *i) {
+  const char *arg = argv[*i];
+  if (!strcmp(arg, "-q") || !strcmp(arg, "--quiet")) {
+    c->quiet = true;
+  } else if (!strcmp(arg, "-v") || !strcmp(arg, "--verbose")) {
+    c->verbose = true;
+  } else if (!strcmp(arg, "--strict")) {
+    c->strict = true;
+  } else if (arg[0] == '-' && arg[1] != 0) {
+    return CLI_ARG_OTHER;
+  } else if (c->file) {
+    cli_usage_error(c, "one FILE only (got '%s' and '%s')", c->file, arg);
+    return CLI_ARG_ERROR;
+  } else {
+    c->file = arg;
+  }
+  (void)argc;
+  return CLI_ARG_TAKEN;
+}
+
+/* ---- the session ---------------------------------------------------------------------------- */
+
+static void on_log(void *user_data, sinew_log_level_t level, sinew_log_id_t id, const char *message) {
+  cli_common_t *c = user_data;
+  if (id == SINEW_LOG_SCRIPT_PRINT) return; /* on_print has it */
+  if (level < SINEW_LOG_WARNING) {
+    if (c->verbose) fprintf(stderr, "info: %s\n", message);
+    return;
+  }
+  c->warnings++;
+  if (c->quiet || (!c->verbose && c->shown >= CLI_WARNINGS_SHOWN)) return;
+  c->shown++;
+  fprintf(stderr, "%s: %s\n", level == SINEW_LOG_ERROR ? "error" : "warning", message);
+}
+
+static void on_print(void *user_data, const char *text) {
+  cli_common_t *c = user_data;
+  fputs(text, c->print_to ? c->print_to : stdout);
+}
+
+static bool is_ma(const char *path) {
+  size_t n = strlen(path);
+  return n >= 3 && !strcasecmp(path + n - 3, ".ma");
+}
+
+int cli_load(cli_common_t *c, sinew_session_t **out) {
+  *out = NULL;
+  if (!c->file) return cli_usage_error(c, "missing FILE (a .mel script or a .ma file)");
+  sinew_session_desc_t desc = {.logger = on_log,
+                               .logger_data = c,
+                               .print = on_print,
+                               .print_data = c,
+                               .strict = c->strict};
+  FILE *f = fopen(c->file, "r");
+  if (!f) {
+    fprintf(stderr, "sinew %s: %s: %s\n", c->sub, c->file, strerror(errno));
+    return CLI_FAIL;
+  }
+  fclose(f);
+  sinew_session_t *s;
+  int rc = sinew_session_create(&desc, &s);
+  if (rc) {
+    fprintf(stderr, "sinew %s: cannot create a session: %s\n", c->sub, sinew_strerror(rc));
+    return CLI_FAIL;
+  }
+  rc = is_ma(c->file) ? sinew_session_open(s, c->file) : sinew_session_run_file(s, c->file, NULL);
+  if (rc) {
+    const char *msg = sinew_session_errmsg(s);
+    fprintf(stderr, "%s\n", msg && msg[0] ? msg : sinew_strerror(rc));
+    cli_unload(c, s);
+    return CLI_FAIL;
+  }
+  *out = s;
+  return CLI_OK;
+}
+
+void cli_unload(cli_common_t *c, sinew_session_t *s) {
+  sinew_session_destroy(s);
+  if (!c->quiet && c->warnings > c->shown)
+    fprintf(stderr, "sinew %s: %u more warnings not shown (-v shows them all)\n", c->sub,
+            c->warnings - c->shown);
+  c->warnings = c->shown = 0;
+}
+
+/* ---- small helpers -------------------------------------------------------------------------- */
+
+void cli_format_double(double v, char *buf, size_t size) {
+  for (int digits = 15; digits <= 17; digits++) {
+    snprintf(buf, size, "%.*g", digits, v);
+    if (strtod(buf, NULL) == v) return;
+  }
+}
+
+double cli_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}

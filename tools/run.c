@@ -1,0 +1,325 @@
+/* tools/run.c: `sinew run`: evaluates a range of frames and writes every visible mesh, deformed
+ * and in world space, as one OBJ file per mesh and frame (docs/cli.md). */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tools/cli.h"
+
+static const char run_help[] =
+    "usage: sinew run [OPTIONS] FILE\n"
+    "\n"
+    "Loads FILE (a .mel script is run in a new scene, a .ma file is opened), then for each\n"
+    "frame sets the scene time and writes every mesh shape that is not an intermediate object\n"
+    "as DIR/<mesh>.<frame>.obj (frame padded to 4 digits: pCubeShape1.0012.obj).\n"
+    "\n"
+    "options:\n"
+    "  --frames A:B    frames A to B, whole numbers, both included (also --frames A);\n"
+    "                  default: the scene's current frame only, time left as it is\n"
+    "  --step N        every Nth frame from A (a whole number >= 1; default 1)\n"
+    "  --out DIR       where the files go, created if missing (default: .)\n"
+    "  --format obj    the file format (obj is the only one)\n"
+    "  --space S       world: points in world space, the shape's worldMesh[0] (default);\n"
+    "                  object: points in the shape's own space, its outMesh\n"
+    "  -q, -v, --strict, -h   as for every command (sinew --help)\n"
+    "\n"
+    "A progress bar goes to stderr when it is a terminal; a summary line to stdout at the\n"
+    "end. The script's print output goes to stdout.\n";
+
+typedef struct run_opts {
+  cli_common_t common;
+  bool has_frames;
+  long first, last, step;
+  const char *out_dir;
+  bool object_space;
+} run_opts_t;
+
+/* One mesh to write: its node and the file name stem. */
+typedef struct run_mesh {
+  sinew_node_t node;
+  char *stem;
+} run_mesh_t;
+
+/* ---- arguments ------------------------------------------------------------------------------ */
+
+static bool parse_long(const char *text, long *out) {
+  char *end;
+  errno = 0;
+  long v = strtol(text, &end, 10);
+  if (end == text || *end || errno) return false;
+  *out = v;
+  return true;
+}
+
+/* "A:B" or "A": whole frame numbers, A <= B, with room for the padded name. */
+static int parse_frames(run_opts_t *o, const char *text) {
+  const char *colon = strchr(text, ':');
+  char first[64];
+  size_t n = colon ? (size_t)(colon - text) : strlen(text);
+  if (n >= sizeof first) n = sizeof first - 1;
+  memcpy(first, text, n);
+  first[n] = 0;
+  if (!parse_long(first, &o->first) || !parse_long(colon ? colon + 1 : first, &o->last))
+    return cli_usage_error(&o->common, "--frames '%s': expected A:B with whole frame numbers", text);
+  if (o->first > o->last)
+    return cli_usage_error(&o->common, "--frames '%s': the range is empty (%ld > %ld)", text,
+                           o->first, o->last);
+  if (o->first < -9999999 || o->last > 99999999)
+    return cli_usage_error(&o->common, "--frames '%s': frame numbers out of range", text);
+  o->has_frames = true;
+  return CLI_OK;
+}
+
+static int parse_run_args(run_opts_t *o, int argc, char **argv) {
+  o->common = (cli_common_t){.sub = "run", .print_to = stdout};
+  o->step = 1;
+  o->out_dir = ".";
+  for (int i = 1; i < argc; i++) {
+    const char *arg = argv[i], *v;
+    if (cli_is_help(arg)) {
+      fputs(run_help, stdout);
+      return -1;
+    }
+    cli_arg_t kind = cli_parse_common(&o->common, argc, argv, &i);
+    if (kind == CLI_ARG_ERROR) return CLI_USAGE;
+    if (kind == CLI_ARG_TAKEN) continue;
+    if (cli_option_value(&o->common, argc, argv, &i, "--frames", NULL, &v)) {
+      int rc = v ? parse_frames(o, v) : CLI_USAGE;
+      if (rc) return rc;
+    } else if (cli_option_value(&o->common, argc, argv, &i, "--step", NULL, &v)) {
+      if (!v) return CLI_USAGE;
+      if (!parse_long(v, &o->step) || o->step < 1)
+        return cli_usage_error(&o->common, "--step '%s': expected a whole number >= 1", v);
+    } else if (cli_option_value(&o->common, argc, argv, &i, "--out", "-o", &v)) {
+      if (!v) return CLI_USAGE;
+      if (!v[0]) return cli_usage_error(&o->common, "--out: empty directory name");
+      o->out_dir = v;
+    } else if (cli_option_value(&o->common, argc, argv, &i, "--format", NULL, &v)) {
+      if (!v) return CLI_USAGE;
+      if (strcmp(v, "obj"))
+        return cli_usage_error(&o->common, "--format '%s': unknown format (obj is the only one)", v);
+    } else if (cli_option_value(&o->common, argc, argv, &i, "--space", NULL, &v)) {
+      if (!v) return CLI_USAGE;
+      if (strcmp(v, "world") && strcmp(v, "object"))
+        return cli_usage_error(&o->common, "--space '%s': expected world or object", v);
+      o->object_space = !strcmp(v, "object");
+    } else {
+      return cli_usage_error(&o->common, "unknown option '%s'", arg);
+    }
+  }
+  if (!o->common.file) return cli_usage_error(&o->common, "missing FILE (a .mel script or a .ma file)");
+  return CLI_OK;
+}
+
+/* ---- output --------------------------------------------------------------------------------- */
+
+/* mkdir -p. */
+static int make_dirs(const char *path) {
+  size_t n = strlen(path);
+  char *buf = malloc(n + 1);
+  if (!buf) return ENOMEM;
+  memcpy(buf, path, n + 1);
+  int err = 0;
+  for (size_t k = 1; k <= n && !err; k++) {
+    if (buf[k] != '/' && buf[k] != 0) continue;
+    char saved = buf[k];
+    buf[k] = 0;
+    struct stat st;
+    if (mkdir(buf, 0777) && errno != EEXIST) err = errno;
+    else if (stat(buf, &st)) err = errno;
+    else if (!S_ISDIR(st.st_mode)) err = ENOTDIR;
+    buf[k] = saved;
+  }
+  free(buf);
+  return err;
+}
+
+static bool is_intermediate(sinew_graph_t *g, sinew_node_t node) {
+  sinew_plug_t p;
+  bool io = false;
+  if (sinew_plug_parse_attr(g, node, "intermediateObject", &p) == SINEW_OK) sinew_get_bool(g, &p, &io);
+  return io;
+}
+
+/* A mesh's file stem: its name, or, when another written mesh has the same short name, its
+ * DAG path without the leading '|' and with '|' made '_' ("armL_geoShape"). */
+static char *mesh_stem(sinew_graph_t *g, const run_mesh_t *all, size_t n, sinew_node_t node) {
+  const char *name = sinew_node_name(g, node);
+  bool shared = false;
+  for (size_t k = 0; k < n && !shared; k++)
+    shared = (all[k].node.index != node.index || all[k].node.gen != node.gen) &&
+             !strcmp(sinew_node_name(g, all[k].node), name);
+  char *path = shared ? sinew_node_path(g, node) : NULL;
+  const char *src = path ? path + (path[0] == '|') : name;
+  char *stem = malloc(strlen(src) + 1);
+  if (stem) {
+    size_t k = 0;
+    for (; src[k]; k++) stem[k] = src[k] == '|' ? '_' : src[k];
+    stem[k] = 0;
+  }
+  sinew_free(path);
+  return stem;
+}
+
+/* The meshes to write: every mesh node that is not an intermediate object, in creation order. */
+static int collect_meshes(sinew_graph_t *g, run_mesh_t **out, size_t *out_n) {
+  size_t total = sinew_node_list_type(g, "mesh", false, NULL, 0);
+  sinew_node_t *nodes = malloc((total ? total : 1) * sizeof *nodes);
+  run_mesh_t *meshes = calloc(total ? total : 1, sizeof *meshes);
+  if (!nodes || !meshes) {
+    free(nodes);
+    free(meshes);
+    return ENOMEM;
+  }
+  sinew_node_list_type(g, "mesh", false, nodes, total);
+  size_t n = 0;
+  for (size_t k = 0; k < total; k++)
+    if (!is_intermediate(g, nodes[k])) meshes[n++].node = nodes[k];
+  free(nodes);
+  for (size_t k = 0; k < n; k++) {
+    if (!(meshes[k].stem = mesh_stem(g, meshes, n, meshes[k].node))) {
+      for (size_t j = 0; j < k; j++) free(meshes[j].stem);
+      free(meshes);
+      return ENOMEM;
+    }
+  }
+  *out = meshes;
+  *out_n = n;
+  return 0;
+}
+
+static void free_meshes(run_mesh_t *meshes, size_t n) {
+  for (size_t k = 0; k < n; k++) free(meshes[k].stem);
+  free(meshes);
+}
+
+/* Evaluates one mesh and writes DIR/<stem>.<frame>.obj; counts the file and its points. */
+static int write_mesh(run_opts_t *o, sinew_graph_t *g, const run_mesh_t *m, long frame,
+                      size_t *points, size_t *files) {
+  const char *plug_name = o->object_space ? "outMesh" : "worldMesh[0]";
+  const char *name = sinew_node_name(g, m->node);
+  sinew_plug_t p;
+  sinew_data_t *data = NULL;
+  int rc = sinew_plug_parse_attr(g, m->node, plug_name, &p);
+  if (!rc) rc = sinew_get_data(g, &p, &data);
+  if (rc) {
+    fprintf(stderr, "sinew run: %s.%s: %s\n", name, plug_name, sinew_graph_errmsg(g));
+    return CLI_FAIL;
+  }
+  const sinew_mesh_t *mesh = data ? sinew_mesh_get(data) : NULL;
+  if (!mesh) {
+    /* A mesh shape with no geometry (nothing connected, nothing stored): nothing to write. */
+    sinew_data_unref(data);
+    return CLI_OK;
+  }
+  size_t len = strlen(o->out_dir) + strlen(m->stem) + 32;
+  char *path = malloc(len);
+  if (!path) {
+    sinew_data_unref(data);
+    fprintf(stderr, "sinew run: out of memory\n");
+    return CLI_FAIL;
+  }
+  snprintf(path, len, "%s/%s.%04ld.obj", o->out_dir, m->stem, frame);
+  FILE *f = fopen(path, "w");
+  int status = CLI_OK;
+  if (!f) {
+    fprintf(stderr, "sinew run: %s: %s\n", path, strerror(errno));
+    status = CLI_FAIL;
+  } else {
+    fprintf(f, "# sinew %s: %s.%s at frame %ld (%s space, centimetres)\no %s\n",
+            o->common.file, name, plug_name, frame, o->object_space ? "object" : "world", m->stem);
+    rc = sinew_mesh_write_obj(data, f);
+    int close_err = fclose(f) ? errno : 0;
+    if (rc || close_err) {
+      fprintf(stderr, "sinew run: %s: %s\n", path, close_err ? strerror(close_err) : sinew_strerror(rc));
+      status = CLI_FAIL;
+    }
+  }
+  *points += mesh->npoints;
+  *files += status == CLI_OK;
+  free(path);
+  sinew_data_unref(data);
+  return status;
+}
+
+/* ---- progress ------------------------------------------------------------------------------- */
+
+static void show_progress(long done, long total, long frame) {
+  enum { WIDTH = 30 };
+  int filled = total ? (int)(done * WIDTH / total) : WIDTH;
+  char bar[WIDTH + 1];
+  for (int k = 0; k < WIDTH; k++) bar[k] = k < filled ? '#' : '.';
+  bar[WIDTH] = 0;
+  fprintf(stderr, "\r[%s] %3ld%%  frame %ld (%ld/%ld)", bar, total ? done * 100 / total : 100,
+          frame, done, total);
+  fflush(stderr);
+}
+
+static void clear_progress(void) {
+  fputs("\r\033[K", stderr);
+  fflush(stderr);
+}
+
+/* ---- the subcommand ------------------------------------------------------------------------- */
+
+static int run_frames(run_opts_t *o, sinew_session_t *s, double load_seconds) {
+  sinew_graph_t *g = sinew_session_graph(s);
+  run_mesh_t *meshes = NULL;
+  size_t nmeshes = 0;
+  if (collect_meshes(g, &meshes, &nmeshes)) {
+    fprintf(stderr, "sinew run: out of memory\n");
+    return CLI_FAIL;
+  }
+  int err = make_dirs(o->out_dir);
+  if (err) {
+    fprintf(stderr, "sinew run: --out %s: %s\n", o->out_dir, strerror(err));
+    free_meshes(meshes, nmeshes);
+    return CLI_FAIL;
+  }
+  if (!o->has_frames) {
+    double now = 0;
+    sinew_time_get_frame(g, &now);
+    o->first = o->last = (long)(now < 0 ? now - 0.5 : now + 0.5);
+  }
+  long total = (o->last - o->first) / o->step + 1, done = 0;
+  bool progress = !o->common.quiet && isatty(STDERR_FILENO);
+  double start = cli_now();
+  size_t points = 0, files = 0;
+  int status = CLI_OK;
+  for (long frame = o->first; frame <= o->last && !status; frame += o->step) {
+    if (progress) show_progress(done, total, frame);
+    if (o->has_frames && sinew_time_set_frame(g, (double)frame)) {
+      fprintf(stderr, "sinew run: frame %ld: %s\n", frame, sinew_graph_errmsg(g));
+      status = CLI_FAIL;
+    }
+    points = 0;
+    for (size_t k = 0; k < nmeshes && !status; k++) {
+      status = write_mesh(o, g, &meshes[k], frame, &points, &files);
+    }
+    done++;
+    if (o->last - frame < o->step) break; /* the next step would pass B (or overflow) */
+  }
+  if (progress) clear_progress();
+  double seconds = cli_now() - start;
+  if (!status && !o->common.quiet)
+    printf("%ld frame%s, %zu mesh%s, %zu vertices per frame, %zu files in %s; %.3f s (load %.3f s)\n",
+           done, done == 1 ? "" : "s", nmeshes, nmeshes == 1 ? "" : "es", points, files,
+           o->out_dir, seconds, load_seconds);
+  free_meshes(meshes, nmeshes);
+  return status;
+}
+
+int cli_run(int argc, char **argv) {
+  run_opts_t o;
+  int rc = parse_run_args(&o, argc, argv);
+  if (rc) return rc < 0 ? CLI_OK : rc;
+  double start = cli_now();
+  sinew_session_t *s;
+  if ((rc = cli_load(&o.common, &s))) return rc;
+  rc = run_frames(&o, s, cli_now() - start);
+  cli_unload(&o.common, s);
+  return rc;
+}
