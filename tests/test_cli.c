@@ -2,6 +2,7 @@
  * temporary directory: run (OBJ files, their count, names and points against the session API
  * and against Maya's own skinning results), eval (values in the scene's units), info, dot,
  * --help and --version, and the error cases with their exit statuses and messages. */
+#define _XOPEN_SOURCE 700 /* posix_openpt, for the progress bar test */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -157,6 +158,8 @@ static void result_free(result_t *r) {
 
 /* Runs `sinew ARGS...` (NULL-terminated) with stdout and stderr captured in files (so stderr is
  * not a terminal and no progress bar is drawn). */
+static result_t run_cli_argv(const char *const *argv, const char *tty);
+
 static result_t run_cli(const char *arg, ...) {
   const char *argv[32] = {SINEW_CLI_PATH};
   int argc = 1;
@@ -165,11 +168,19 @@ static result_t run_cli(const char *arg, ...) {
   for (const char *a = arg; a && argc < 31; a = va_arg(ap, const char *)) argv[argc++] = a;
   va_end(ap);
   argv[argc] = NULL;
+  return run_cli_argv(argv, NULL);
+}
+
+/* The same with an argv; stderr goes to the terminal named tty when it is not NULL (r.err is
+ * then empty). */
+static result_t run_cli_argv(const char *const *argv, const char *tty) {
   const char *out_path = tmp_path("stdout.txt"), *err_path = tmp_path("stderr.txt");
+  if (tty) err_path = tty;
   posix_spawn_file_actions_t fa;
   assert_int_equal(posix_spawn_file_actions_init(&fa), 0);
   assert_int_equal(posix_spawn_file_actions_addopen(&fa, 1, out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644), 0);
-  assert_int_equal(posix_spawn_file_actions_addopen(&fa, 2, err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644), 0);
+  assert_int_equal(posix_spawn_file_actions_addopen(&fa, 2, err_path,
+                                                    tty ? O_RDWR | O_NOCTTY : O_WRONLY | O_CREAT | O_TRUNC, 0644), 0);
   pid_t pid;
   fflush(NULL);
   int rc = posix_spawn(&pid, SINEW_CLI_PATH, &fa, NULL, (char *const *)argv, environ);
@@ -178,7 +189,7 @@ static result_t run_cli(const char *arg, ...) {
   int wstatus = 0;
   while (waitpid(pid, &wstatus, 0) < 0) assert_int_equal(errno, EINTR);
   result_t r = {WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus),
-                slurp(out_path), slurp(err_path)};
+                slurp(out_path), tty ? calloc(1, 1) : slurp(err_path)};
   assert_non_null(r.out);
   assert_non_null(r.err);
   return r;
@@ -357,6 +368,48 @@ static void test_run_object_space_matches_maya(void **state) {
   assert_same_points(written, expected);
   sinew_data_unref(expected);
   sinew_data_unref(written);
+}
+
+static void test_run_progress_on_terminal(void **state) {
+  int master = posix_openpt(O_RDWR | O_NOCTTY);
+  if (master < 0) skip(); /* no pseudo-terminals in this sandbox */
+  assert_int_equal(grantpt(master), 0);
+  assert_int_equal(unlockpt(master), 0);
+  const char *tty = ptsname(master);
+  assert_non_null(tty);
+  char tty_path[128];
+  snprintf(tty_path, sizeof tty_path, "%s", tty);
+  const char *rig = write_tmp("rig.mel", rig_mel);
+  const char *argv[] = {SINEW_CLI_PATH, "run", rig, "--frames", "1:3", "--out", tmp_path("tty_out"), NULL};
+  result_t r = run_cli_argv(argv, tty_path);
+  assert_status(&r, 0);
+  assert_contains(r.out, "3 frames, 1 mesh"); /* the summary still goes to stdout */
+  /* The child has exited: what it wrote to the terminal waits on the master side. */
+  char screen[4096];
+  size_t len = 0;
+  int flags = fcntl(master, F_GETFL);
+  fcntl(master, F_SETFL, flags | O_NONBLOCK);
+  for (ssize_t n; len < sizeof screen - 1 && (n = read(master, screen + len, sizeof screen - 1 - len)) > 0;)
+    len += (size_t)n;
+  screen[len] = 0;
+  close(master);
+  assert_contains(screen, "frame 1 (1/3)");
+  assert_contains(screen, "100%  frame 3 (3/3)");
+  assert_contains(screen, "\r\033[K"); /* the bar is cleared at the end */
+  result_free(&r);
+
+  /* -q draws nothing even on a terminal. */
+  master = posix_openpt(O_RDWR | O_NOCTTY);
+  assert_true(master >= 0 && grantpt(master) == 0 && unlockpt(master) == 0);
+  snprintf(tty_path, sizeof tty_path, "%s", ptsname(master));
+  const char *quiet[] = {SINEW_CLI_PATH, "run", "-q", rig, "--frames", "1:3", "--out", tmp_path("tty_out"), NULL};
+  r = run_cli_argv(quiet, tty_path);
+  assert_status(&r, 0);
+  fcntl(master, F_SETFL, fcntl(master, F_GETFL) | O_NONBLOCK);
+  ssize_t n = read(master, screen, sizeof screen);
+  close(master);
+  assert_true(n <= 0);
+  result_free(&r);
 }
 
 /* ---- eval ----------------------------------------------------------------------------------- */
@@ -542,6 +595,16 @@ static void test_script_errors(void **state) {
   assert_contains(r.err, "foo");
   result_free(&r);
 
+  /* An output directory that cannot be made. */
+  const char *plain = write_tmp("plain.txt", "not a directory\n");
+  char below[600];
+  snprintf(below, sizeof below, "%s/frames", plain);
+  r = run_cli("run", write_tmp("rig.mel", rig_mel), "--out", below, NULL);
+  assert_status(&r, 1);
+  assert_contains(r.err, "sinew run: --out ");
+  assert_contains(r.err, "Not a directory");
+  result_free(&r);
+
   /* A failing command in a .ma file is skipped with an error message; --strict fails the load. */
   const char *ma = write_tmp("failing.ma",
                              "//Maya ASCII 2020 scene\n"
@@ -614,6 +677,7 @@ int main(void) {
       cmocka_unit_test(test_help_and_version),
       cmocka_unit_test(test_run_mel_writes_frames),
       cmocka_unit_test(test_run_object_space_matches_maya),
+      cmocka_unit_test(test_run_progress_on_terminal),
       cmocka_unit_test(test_eval_values),
       cmocka_unit_test(test_eval_errors),
       cmocka_unit_test(test_info),

@@ -2,6 +2,7 @@
  * and in world space, as one OBJ file per mesh and frame (docs/cli.md). */
 #include <errno.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -35,6 +36,7 @@ typedef struct run_opts {
   long first, last, step;
   const char *out_dir;
   bool object_space;
+  bool progress;   /* a progress bar is on stderr's current line */
 } run_opts_t;
 
 /* One mesh to write: its node and the file name stem. */
@@ -74,9 +76,7 @@ static int parse_frames(run_opts_t *o, const char *text) {
 }
 
 static int parse_run_args(run_opts_t *o, int argc, char **argv) {
-  o->common = (cli_common_t){.sub = "run", .print_to = stdout};
-  o->step = 1;
-  o->out_dir = ".";
+  *o = (run_opts_t){.common = {.sub = "run", .print_to = stdout}, .step = 1, .out_dir = "."};
   for (int i = 1; i < argc; i++) {
     const char *arg = argv[i], *v;
     if (cli_is_help(arg)) {
@@ -115,6 +115,21 @@ static int parse_run_args(run_opts_t *o, int argc, char **argv) {
 }
 
 /* ---- output --------------------------------------------------------------------------------- */
+
+/* "sinew run: ..." on stderr, on a line of its own even while the progress bar is drawn. */
+static void run_error(const run_opts_t *o, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+static void run_error(const run_opts_t *o, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fputs(o->progress ? "\r\033[Ksinew run: " : "sinew run: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+}
 
 /* mkdir -p. */
 static int make_dirs(const char *path) {
@@ -206,7 +221,7 @@ static int write_mesh(run_opts_t *o, sinew_graph_t *g, const run_mesh_t *m, long
   int rc = sinew_plug_parse_attr(g, m->node, plug_name, &p);
   if (!rc) rc = sinew_get_data(g, &p, &data);
   if (rc) {
-    fprintf(stderr, "sinew run: %s.%s: %s\n", name, plug_name, sinew_graph_errmsg(g));
+    run_error(o, "%s.%s: %s", name, plug_name, sinew_graph_errmsg(g));
     return CLI_FAIL;
   }
   const sinew_mesh_t *mesh = data ? sinew_mesh_get(data) : NULL;
@@ -219,14 +234,14 @@ static int write_mesh(run_opts_t *o, sinew_graph_t *g, const run_mesh_t *m, long
   char *path = malloc(len);
   if (!path) {
     sinew_data_unref(data);
-    fprintf(stderr, "sinew run: out of memory\n");
+    run_error(o, "out of memory");
     return CLI_FAIL;
   }
   snprintf(path, len, "%s/%s.%04ld.obj", o->out_dir, m->stem, frame);
   FILE *f = fopen(path, "w");
   int status = CLI_OK;
   if (!f) {
-    fprintf(stderr, "sinew run: %s: %s\n", path, strerror(errno));
+    run_error(o, "%s: %s", path, strerror(errno));
     status = CLI_FAIL;
   } else {
     fprintf(f, "# sinew %s: %s.%s at frame %ld (%s space, centimetres)\no %s\n",
@@ -234,7 +249,7 @@ static int write_mesh(run_opts_t *o, sinew_graph_t *g, const run_mesh_t *m, long
     rc = sinew_mesh_write_obj(data, f);
     int close_err = fclose(f) ? errno : 0;
     if (rc || close_err) {
-      fprintf(stderr, "sinew run: %s: %s\n", path, close_err ? strerror(close_err) : sinew_strerror(rc));
+      run_error(o, "%s: %s", path, close_err ? strerror(close_err) : sinew_strerror(rc));
       status = CLI_FAIL;
     }
   }
@@ -270,12 +285,12 @@ static int run_frames(run_opts_t *o, sinew_session_t *s, double load_seconds) {
   run_mesh_t *meshes = NULL;
   size_t nmeshes = 0;
   if (collect_meshes(g, &meshes, &nmeshes)) {
-    fprintf(stderr, "sinew run: out of memory\n");
+    run_error(o, "out of memory");
     return CLI_FAIL;
   }
   int err = make_dirs(o->out_dir);
   if (err) {
-    fprintf(stderr, "sinew run: --out %s: %s\n", o->out_dir, strerror(err));
+    run_error(o, "--out %s: %s", o->out_dir, strerror(err));
     free_meshes(meshes, nmeshes);
     return CLI_FAIL;
   }
@@ -285,14 +300,14 @@ static int run_frames(run_opts_t *o, sinew_session_t *s, double load_seconds) {
     o->first = o->last = (long)(now < 0 ? now - 0.5 : now + 0.5);
   }
   long total = (o->last - o->first) / o->step + 1, done = 0;
-  bool progress = !o->common.quiet && isatty(STDERR_FILENO);
+  bool progress = o->progress = !o->common.quiet && isatty(STDERR_FILENO);
   double start = cli_now();
   size_t points = 0, files = 0;
   int status = CLI_OK;
+  if (progress) show_progress(0, total, o->first);
   for (long frame = o->first; frame <= o->last && !status; frame += o->step) {
-    if (progress) show_progress(done, total, frame);
     if (o->has_frames && sinew_time_set_frame(g, (double)frame)) {
-      fprintf(stderr, "sinew run: frame %ld: %s\n", frame, sinew_graph_errmsg(g));
+      run_error(o, "frame %ld: %s", frame, sinew_graph_errmsg(g));
       status = CLI_FAIL;
     }
     points = 0;
@@ -300,6 +315,7 @@ static int run_frames(run_opts_t *o, sinew_session_t *s, double load_seconds) {
       status = write_mesh(o, g, &meshes[k], frame, &points, &files);
     }
     done++;
+    if (progress && !status) show_progress(done, total, frame);
     if (o->last - frame < o->step) break; /* the next step would pass B (or overflow) */
   }
   if (progress) clear_progress();
