@@ -417,14 +417,20 @@ static int joint_edit(sinew_cmd_t *cmd, sinew_graph_t *g) {
     if (!rc && has_p) rc = joint_edit_position(cmd, g, nodes[i], &u);
   }
   const char *newname = sinew_cmd_flag_string(cmd, "name", NULL);
-  if (!rc && newname) rc = sinew_node_rename(g, nodes[0], newname);
+  char old_name[512], buf[512];
+  snprintf(old_name, sizeof old_name, "%s", sinew_node_name(g, nodes[0]));
+  bool renamed = false;
+  if (!rc && newname && !(rc = sinew_node_rename(g, nodes[0], newname))) renamed = true;
   if (rc) {
-    log_undo(g, &u);
     rc = sinew_cmd_graph_error(cmd, rc);
+  } else if ((rc = sinew_cmd_result_string(cmd, sinew__node_label(g, nodes[0], buf, sizeof buf)))) {
+    sinew_cmd_error(cmd, rc, "out of memory");
+  }
+  if (rc) {
+    if (renamed) sinew_node_rename(g, nodes[0], old_name);
+    log_undo(g, &u);
   }
   log_free(&u);
-  char buf[512];
-  if (!rc) rc = sinew_cmd_result_string(cmd, sinew__node_label(g, nodes[0], buf, sizeof buf));
   sinew_free(nodes);
   return rc;
 }
@@ -483,8 +489,12 @@ static int cmd_joint(sinew_cmd_t *cmd) {
     delete_keeping_error(g, n);
     return sinew_cmd_graph_error(cmd, rc);
   }
+  if ((rc = sinew_cmd_result_string(cmd, sinew__node_label(g, n, nbuf, sizeof nbuf)))) {
+    sinew_node_delete(g, n);
+    return sinew_cmd_error(cmd, rc, "out of memory");
+  }
   select_only(s->scene, n);
-  return sinew_cmd_result_string(cmd, sinew__node_label(g, n, nbuf, sizeof nbuf));
+  return SINEW_OK;
 }
 
 /* ---- polygon primitives ---------------------------------------------------------------------- */
@@ -684,12 +694,21 @@ static int prim_edit(sinew_cmd_t *cmd, sinew_graph_t *g, const prim_kind *k, sin
   if (!rc) rc = prim_build(g, k, node, &mesh);
   sinew_data_unref(mesh);
   const char *newname = sinew_cmd_flag_string(cmd, "name", NULL);
-  if (!rc && newname) rc = sinew_node_rename(g, node, newname);
-  if (rc) log_undo(g, &u);
+  char old_name[512], buf[512];
+  snprintf(old_name, sizeof old_name, "%s", sinew_node_name(g, node));
+  bool renamed = false;
+  if (!rc && newname && !(rc = sinew_node_rename(g, node, newname))) renamed = true;
+  if (rc) {
+    rc = sinew_cmd_graph_error(cmd, rc);
+  } else if ((rc = sinew_cmd_result_string(cmd, sinew__node_label(g, node, buf, sizeof buf)))) {
+    sinew_cmd_error(cmd, rc, "out of memory");
+  }
+  if (rc) {
+    if (renamed) sinew_node_rename(g, node, old_name);
+    log_undo(g, &u);
+  }
   log_free(&u);
-  if (rc) return sinew_cmd_graph_error(cmd, rc);
-  char buf[512];
-  return sinew_cmd_result_string(cmd, sinew__node_label(g, node, buf, sizeof buf));
+  return rc;
 }
 
 /* What a primitive command made so far, deleted again when a later step fails. */
@@ -750,11 +769,15 @@ static int prim_create(sinew_cmd_t *cmd, sinew_graph_t *g, const prim_kind *k) {
     prim_unmake(g, &m);
     return sinew_cmd_graph_error(cmd, rc);
   }
-  select_only(s->scene, object ? m.xf : m.node);
   rc = sinew_cmd_result_empty_array(cmd, SINEW_VALUE_STRING_ARRAY);
   if (!rc && object) rc = sinew_cmd_result_append_string(cmd, sinew__node_label(g, m.xf, xbuf, sizeof xbuf));
   if (!rc && history) rc = sinew_cmd_result_append_string(cmd, sinew__node_label(g, m.node, sbuf, sizeof sbuf));
-  return rc;
+  if (rc) {
+    prim_unmake(g, &m);
+    return sinew_cmd_error(cmd, rc, "out of memory");
+  }
+  select_only(s->scene, object ? m.xf : m.node);
+  return SINEW_OK;
 }
 
 static int cmd_prim(sinew_cmd_t *cmd) {
@@ -922,6 +945,10 @@ static int expr_edit(sinew_cmd_t *cmd, sinew_graph_t *g, sinew_node_t n, int uc,
   bool renamed = false;
   snprintf(old_name, sizeof old_name, "%s", sinew_node_name(g, n));
   if (!rc && newname && !(rc = sinew_node_rename(g, n, newname))) renamed = true;
+  /* the result before the text: replacing the text is the one step not undone here */
+  char buf[512];
+  if (!rc && sinew_cmd_result_string(cmd, sinew__node_label(g, n, buf, sizeof buf)))
+    rc = sinew_graph_set_error(g, SINEW_ENOMEM, "out of memory");
   if (!rc && text) rc = sinew_expression_set_text(g, n, text, object);
   if (rc) {
     int code = sinew_graph_errcode(g);
@@ -937,9 +964,47 @@ static int expr_edit(sinew_cmd_t *cmd, sinew_graph_t *g, sinew_node_t n, int uc,
   log_free(&u);
   sinew_free(old_object);
   sinew_free(current);
-  if (rc) return expr_error(cmd, rc);
-  char buf[512];
-  return sinew_cmd_result_string(cmd, sinew__node_label(g, n, buf, sizeof buf));
+  return rc ? expr_error(cmd, rc) : SINEW_OK;
+}
+
+/* The plugs an expression's text writes and their values before it does. */
+typedef struct written_values {
+  sinew_plug_t *plug;
+  double *value;
+  size_t n;
+} written_values;
+
+static void written_free(written_values *w) {
+  sinew_free(w->plug);
+  sinew_free(w->value);
+  *w = (written_values){0};
+}
+
+/* References that do not resolve are skipped: creating the expression then fails anyway. A
+ * text that does not compile records nothing. */
+static int expr_written_values(sinew_graph_t *g, const char *text, sinew_node_t object, written_values *w) {
+  sinew_expr_t *e;
+  char err[256];
+  if (sinew_expr_compile(text, &e, err, sizeof err)) return SINEW_OK;
+  size_t nr = sinew_expr_ref_count(e);
+  w->plug = sinew_malloc((nr ? nr : 1) * sizeof *w->plug);
+  w->value = sinew_malloc((nr ? nr : 1) * sizeof *w->value);
+  if (!w->plug || !w->value) {
+    written_free(w);
+    sinew_expr_destroy(e);
+    return SINEW_ENOMEM;
+  }
+  for (size_t i = 0; i < nr; i++) {
+    const sinew_expr_ref_t *r = sinew_expr_ref(e, i);
+    sinew_plug_t p;
+    int rc = !r->written ? SINEW_EINVAL
+             : strchr(r->text, '.') ? sinew_plug_parse(g, r->text, object, &p)
+             : object.gen ? sinew_plug_parse_attr(g, object, r->text, &p)
+                          : SINEW_EINVAL;
+    if (!rc && !sinew_get_double(g, &p, &w->value[w->n])) w->plug[w->n++] = p;
+  }
+  sinew_expr_destroy(e);
+  return SINEW_OK;
 }
 
 static int cmd_expression(sinew_cmd_t *cmd) {
@@ -975,10 +1040,22 @@ static int cmd_expression(sinew_cmd_t *cmd) {
   d.not_always_evaluate = ae == 0;
   d.animated_set = an >= 0;
   d.animated = an >= 0 ? an : 1;
+  written_values w = {0};
+  if ((rc = expr_written_values(g, text, d.object, &w))) return sinew_cmd_error(cmd, rc, "out of memory");
   sinew_node_t n;
-  if ((rc = sinew_expression_create(g, &d, &n))) return expr_error(cmd, rc);
+  if ((rc = sinew_expression_create(g, &d, &n))) {
+    written_free(&w);
+    return expr_error(cmd, rc);
+  }
   char buf[512];
-  return sinew_cmd_result_string(cmd, sinew__node_label(g, n, buf, sizeof buf));
+  if ((rc = sinew_cmd_result_string(cmd, sinew__node_label(g, n, buf, sizeof buf)))) {
+    /* deleting the node leaves its destinations with what it computed: set them back */
+    sinew_node_delete(g, n);
+    for (size_t i = 0; i < w.n; i++) sinew_set_double(g, &w.plug[i], w.value[i]);
+    sinew_cmd_error(cmd, rc, "out of memory");
+  }
+  written_free(&w);
+  return rc;
 }
 
 /* ---- registration ------------------------------------------------------------------------------ */
