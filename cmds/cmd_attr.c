@@ -748,12 +748,9 @@ static const char *next_word(const char *c, sinew__buf *w, bool *quoted) {
 /* getAttr of a value kept as text (a data type sinew does not model: stringArray, doubleArray,
  * Int32Array, componentList ...): the items after the count, as a string or number array.
  * SINEW_ENOTFOUND when the plug has no kept value. */
-static int get_kept(sinew_cmd_t *cmd, sinew_graph_t *g, const sinew_plug_t *p) {
+static int get_kept_text(sinew_cmd_t *cmd, sinew_node_t n, const char *lng, const char *sht) {
   sinew_session_t *s = sinew__session(cmd);
-  sinew__extra *e = sinew__extra_get(s->scene, p->node, false);
-  char lng[600], sht[600];
-  sinew_plug_format_attr(g, p, false, lng, sizeof lng);
-  sinew_plug_format_attr(g, p, true, sht, sizeof sht);
+  sinew__extra *e = sinew__extra_get(s->scene, n, false);
   const char *text = NULL;
   for (uint32_t i = 0; e && i < e->nraws && !text; i++)
     if (strcmp(e->raws[i].attr, lng) == 0 || strcmp(e->raws[i].attr, sht) == 0) text = e->raws[i].text;
@@ -793,6 +790,13 @@ static int get_kept(sinew_cmd_t *cmd, sinew_graph_t *g, const sinew_plug_t *p) {
   if (!rc && w.oom) rc = sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
   sinew__buf_free(&w);
   return rc;
+}
+
+static int get_kept(sinew_cmd_t *cmd, sinew_graph_t *g, const sinew_plug_t *p) {
+  char lng[600], sht[600];
+  sinew_plug_format_attr(g, p, false, lng, sizeof lng);
+  sinew_plug_format_attr(g, p, true, sht, sizeof sht);
+  return get_kept_text(cmd, p->node, lng, sht);
 }
 
 static int get_value(sinew_cmd_t *cmd, sinew_graph_t *g, const sinew_plug_t *p, bool append) {
@@ -850,7 +854,15 @@ static int cmd_get_attr(sinew_cmd_t *cmd) {
   sinew_graph_t *g = sinew_cmd_graph(cmd);
   if (sinew_cmd_argc(cmd) != 1) return sinew_cmd_error(cmd, SINEW_EINVAL, "give one attribute");
   sinew_plug_t p;
-  int rc = sinew__cmd_plug(cmd, sinew_cmd_arg_string(cmd, 0), &p);
+  const char *text = sinew_cmd_arg_string(cmd, 0);
+  if (sinew_plug_parse(g, text, sinew__session(cmd)->scene->current, &p) != SINEW_OK) {
+    /* a value kept as text (placeholder nodes, attributes sinew does not have) */
+    plug_text pt;
+    if (split_plug(cmd, text, &pt) == SINEW_OK && !pt.has_range &&
+        get_kept_text(cmd, pt.node, pt.raw_attr, pt.raw_attr) == SINEW_OK)
+      return SINEW_OK;
+  }
+  int rc = sinew__cmd_plug(cmd, text, &p);
   if (rc) return rc;
   sinew_attr_info_t info;
   sinew_node_attr_info(g, p.node, p.attr, &info);
@@ -909,6 +921,12 @@ static const sinew_cmd_flag_t connect_flags[] = {
     {"force", "f", "", 0}, {"nextAvailable", "na", "", 0}, {"lock", "l", "b", 0},
     {"referenceDest", "rd", "s", 0}};
 
+/* resolve_end's answers besides a status: the end does not exist yet (resolve the other end
+ * first, to shape it like that one), and the end cannot be made (keep the line as text).
+ * Positive, so that they never mix with status codes. */
+#define RESOLVE_LATER 1
+#define RESOLVE_AS_TEXT 2
+
 /* Resolves one end; an attribute the node does not have is made on placeholders (and on any
  * node while a file loads) shaped like the other end. */
 static int resolve_end(sinew_cmd_t *cmd, const char *text, const sinew_plug_t *like, bool next_available,
@@ -921,7 +939,7 @@ static int resolve_end(sinew_cmd_t *cmd, const char *text, const sinew_plug_t *l
   *made = UINT32_MAX;
   if (pt.has_range) return sinew_cmd_error(cmd, SINEW_EINVAL, "%s: a range cannot be connected", text);
   if (sinew_plug_parse_attr(g, pt.node, pt.attr, out) == SINEW_OK) return SINEW_OK;
-  if (!like && !s->loading && !sinew__is_placeholder(g, pt.node)) return -1; /* try the other end first */
+  if (!like && !s->loading && !sinew__is_placeholder(g, pt.node)) return RESOLVE_LATER; /* try the other end first */
   if (!s->loading && !sinew__is_placeholder(g, pt.node))
     return sinew__cmd_plug(cmd, text, out);
   char path[520];
@@ -934,7 +952,7 @@ static int resolve_end(sinew_cmd_t *cmd, const char *text, const sinew_plug_t *l
     if (sinew_plug_parse_attr(g, pt.node, pt.attr, &whole) == SINEW_OK) *out = whole;
   }
   if (rc) {
-    if (rc == SINEW_EUNSUPPORTED) return -2; /* the caller keeps the line as text */
+    if (rc == SINEW_EUNSUPPORTED) return RESOLVE_AS_TEXT; /* the caller keeps the line as text */
     return sinew_cmd_error(cmd, rc, "%s: cannot hold the connection: %s", text, sinew_graph_errmsg(g));
   }
   return SINEW_OK;
@@ -991,8 +1009,15 @@ static double conversion_needed(sinew_graph_t *g, const sinew_plug_t *src, const
     return 0;
   if (!sinew_attr_type_is_numeric(si.type) || !sinew_attr_type_is_numeric(di.type)) return 0;
   if (sinew_plug_is_array(g, src) || sinew_plug_is_array(g, dst)) return 0;
+  bool st = si.type == SINEW_ATTR_TIME, dtm = di.type == SINEW_ATTR_TIME;
+  if (st != dtm) {
+    /* time <-> a plain number: frames in the scene's time unit, as Maya converts */
+    if (si.type == SINEW_ATTR_ANGLE || di.type == SINEW_ATTR_ANGLE) return 0;
+    double fps = sinew_time_unit_fps(sinew_time_get_unit(g));
+    return st ? fps : 1.0 / fps;
+  }
   bool sa = si.type == SINEW_ATTR_ANGLE, da = di.type == SINEW_ATTR_ANGLE;
-  if (sa == da || si.type == SINEW_ATTR_TIME || di.type == SINEW_ATTR_TIME) return 0;
+  if (sa == da || st || dtm) return 0;
   double r = sinew_angle_unit_radians(sinew_scene_angle_unit(g));
   return sa ? 1.0 / r : r;
 }
@@ -1032,17 +1057,17 @@ static int connect_attr(sinew_cmd_t *cmd, sinew_plug_t *src, sinew_plug_t *dst, 
   bool na = sinew_cmd_flag_count(cmd, "nextAvailable") > 0;
   sinew_session_t *s = sinew__session(cmd);
   int rc = resolve_end(cmd, st, NULL, false, src, made_src);
-  bool src_later = rc == -1;
-  if (rc == -2) return keep_raw_conn(cmd, st, dt, "an attribute sinew cannot add");
+  bool src_later = rc == RESOLVE_LATER;
+  if (rc == RESOLVE_AS_TEXT) return keep_raw_conn(cmd, st, dt, "an attribute sinew cannot add");
   if (rc && !src_later) return rc;
-  if ((rc = resolve_end(cmd, dt, src_later ? NULL : src, na, dst, made_dst)) && rc != -1) {
-    if (rc == -2) return keep_raw_conn(cmd, st, dt, "an attribute sinew cannot add");
+  if ((rc = resolve_end(cmd, dt, src_later ? NULL : src, na, dst, made_dst)) && rc != RESOLVE_LATER) {
+    if (rc == RESOLVE_AS_TEXT) return keep_raw_conn(cmd, st, dt, "an attribute sinew cannot add");
     return rc;
   }
-  if (rc == -1) return sinew__cmd_plug(cmd, dt, dst); /* neither end exists: name the destination */
+  if (rc == RESOLVE_LATER) return sinew__cmd_plug(cmd, dt, dst); /* neither end exists: name the destination */
   if (src_later && (rc = resolve_end(cmd, st, dst, false, src, made_src))) {
-    if (rc == -1) return sinew__cmd_plug(cmd, st, src);
-    if (rc == -2) return keep_raw_conn(cmd, st, dt, "an attribute sinew cannot add");
+    if (rc == RESOLVE_LATER) return sinew__cmd_plug(cmd, st, src);
+    if (rc == RESOLVE_AS_TEXT) return keep_raw_conn(cmd, st, dt, "an attribute sinew cannot add");
     return rc;
   }
   uint32_t flags = 0;
@@ -1106,7 +1131,8 @@ static int cmd_disconnect_attr(sinew_cmd_t *cmd) {
 /* ---- addAttr ------------------------------------------------------------------------------------------- */
 
 static const sinew_cmd_flag_t addattr_flags[] = {
-    {"longName", "ln", "s", 0},       {"shortName", "sn", "s", 0},     {"attributeType", "at", "s", 0},
+    {"longName", "ln", "s", SINEW_CMD_QUERY_ARGS}, {"shortName", "sn", "s", SINEW_CMD_QUERY_ARGS},
+    {"attributeType", "at", "s", 0},
     {"dataType", "dt", "s", SINEW_CMD_MULTI}, {"defaultValue", "dv", "f", 0}, {"minValue", "min", "f", 0},
     {"maxValue", "max", "f", 0},      {"softMinValue", "smn", "f", 0}, {"softMaxValue", "smx", "f", 0},
     {"hidden", "h", "b", 0},          {"keyable", "k", "b", 0},        {"multi", "m", "", 0},

@@ -541,8 +541,9 @@ static int descend(sinew_cmd_t *cmd, sinew_graph_t *g, sinew_node_t n, bool all)
   if (!kids) return SINEW_ENOMEM;
   sinew_node_children(g, n, kids, nk);
   int rc = SINEW_OK;
-  /* Maya lists all descendants deepest first */
-  for (size_t i = nk; i-- > 0 && !rc;) {
+  /* children in order; all descendants as Maya lists them: the reverse of a pre-order walk */
+  for (size_t k = 0; k < nk && !rc; k++) {
+    size_t i = all ? nk - 1 - k : k;
     if (all) rc = descend(cmd, g, kids[i], true);
     if (!rc) rc = rel_add(cmd, g, kids[i]);
   }
