@@ -271,7 +271,8 @@ static void test_help_and_version(void **state) {
     assert_string_equal(r.err, "");
     result_free(&r);
   }
-  r = run_cli("run", tmp_path("nosuch.mel"), "--frames", "1:2", "-h", NULL); /* FILE is not read */
+  /* -h wins over everything else, even a bad option; FILE is not read. */
+  r = run_cli("run", tmp_path("nosuch.mel"), "--bogus", "--frames", "5:1", "-h", NULL);
   assert_status(&r, 0);
   assert_contains(r.out, "usage: sinew run");
   result_free(&r);

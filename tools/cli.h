@@ -44,6 +44,8 @@ cli_arg_t cli_parse_common(cli_common_t *c, int argc, char **argv, int *i);
 bool cli_option_value(cli_common_t *c, int argc, char **argv, int *i, const char *name,
                       const char *short_name, const char **value);
 bool cli_is_help(const char *arg);
+/* True when -h or --help is anywhere among the subcommand's arguments (it wins over the rest). */
+bool cli_wants_help(int argc, char **argv);
 /* Reports a usage error ("sinew run: ...", then a pointer to --help) and returns CLI_USAGE. */
 int cli_usage_error(const cli_common_t *c, const char *fmt, ...)
 #if defined(__GNUC__)

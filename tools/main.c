@@ -70,6 +70,12 @@ int main(int argc, char **argv) {
 
 bool cli_is_help(const char *arg) { return !strcmp(arg, "-h") || !strcmp(arg, "--help"); }
 
+bool cli_wants_help(int argc, char **argv) {
+  for (int i = 1; i < argc; i++)
+    if (cli_is_help(argv[i])) return true;
+  return false;
+}
+
 int cli_usage_error(const cli_common_t *c, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);

@@ -43,11 +43,11 @@ static const char dot_help[] =
 
 /* Arguments of a subcommand that takes only the common options. Returns -1 after --help. */
 static int parse_plain_args(cli_common_t *c, const char *help, int argc, char **argv) {
+  if (cli_wants_help(argc, argv)) {
+    fputs(help, stdout);
+    return -1;
+  }
   for (int i = 1; i < argc; i++) {
-    if (cli_is_help(argv[i])) {
-      fputs(help, stdout);
-      return -1;
-    }
     cli_arg_t kind = cli_parse_common(c, argc, argv, &i);
     if (kind == CLI_ARG_ERROR) return CLI_USAGE;
     if (kind == CLI_ARG_OTHER) return cli_usage_error(c, "unknown option '%s'", argv[i]);
@@ -202,14 +202,14 @@ int cli_eval(int argc, char **argv) {
   size_t ngets = 0;
   const char *frame_text = NULL;
   double frame = 0;
+  if (cli_wants_help(argc, argv)) {
+    fputs(eval_help, stdout);
+    free(gets);
+    return CLI_OK;
+  }
   int rc = gets ? CLI_OK : CLI_FAIL;
   for (int i = 1; i < argc && !rc; i++) {
     const char *v;
-    if (cli_is_help(argv[i])) {
-      fputs(eval_help, stdout);
-      free(gets);
-      return CLI_OK;
-    }
     cli_arg_t kind = cli_parse_common(&c, argc, argv, &i);
     if (kind == CLI_ARG_ERROR) rc = CLI_USAGE;
     if (kind != CLI_ARG_OTHER) continue;

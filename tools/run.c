@@ -77,12 +77,12 @@ static int parse_frames(run_opts_t *o, const char *text) {
 
 static int parse_run_args(run_opts_t *o, int argc, char **argv) {
   *o = (run_opts_t){.common = {.sub = "run", .print_to = stdout}, .step = 1, .out_dir = "."};
+  if (cli_wants_help(argc, argv)) {
+    fputs(run_help, stdout);
+    return -1;
+  }
   for (int i = 1; i < argc; i++) {
     const char *arg = argv[i], *v;
-    if (cli_is_help(arg)) {
-      fputs(run_help, stdout);
-      return -1;
-    }
     cli_arg_t kind = cli_parse_common(&o->common, argc, argv, &i);
     if (kind == CLI_ARG_ERROR) return CLI_USAGE;
     if (kind == CLI_ARG_TAKEN) continue;
