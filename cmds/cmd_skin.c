@@ -39,6 +39,44 @@ static int graph_fail(sinew_cmd_t *cmd, int rc) {
 
 static int oom(sinew_cmd_t *cmd) { return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory"); }
 
+/* The name a new DG node will get (docs/graph.md, Naming): a free explicit name as it is, a
+ * taken one with its trailing number increased, none: base plus the first free number. The
+ * command sets its result to it before it changes anything, so that no allocation is left to
+ * fail once the change is made. */
+static void predict_name(sinew_graph_t *g, const char *wanted, const char *base, char *out, size_t size) {
+  sinew_node_t n;
+  if (wanted && wanted[0] && wanted[strlen(wanted) - 1] != '#' && sinew_node_find(g, wanted, &n) == SINEW_ENOTFOUND) {
+    snprintf(out, size, "%s", wanted);
+    return;
+  }
+  char stem[256];
+  long num = 1;
+  if (wanted && wanted[0]) {
+    size_t len = strlen(wanted);
+    bool automatic = wanted[len - 1] == '#';
+    if (automatic) len--;
+    size_t d = len;
+    while (!automatic && d > 0 && wanted[d - 1] >= '0' && wanted[d - 1] <= '9') d--;
+    snprintf(stem, sizeof stem, "%.*s", (int)d, wanted);
+    if (!automatic && d < len) num = strtol(wanted + d, NULL, 10) + 1;
+  } else {
+    snprintf(stem, sizeof stem, "%s", base);
+  }
+  for (;; num++) {
+    snprintf(out, size, "%s%ld", stem, num);
+    if (sinew_node_find(g, out, &n) == SINEW_ENOTFOUND) return;
+  }
+}
+
+/* After a change: makes sure the result (set beforehand to a predicted name) names node.
+ * Nothing to do when the prediction was right; otherwise the result is set again. */
+static int result_is(sinew_cmd_t *cmd, sinew_node_t node, const char *predicted) {
+  char buf[512];
+  const char *actual = label(sinew_cmd_graph(cmd), node, buf, sizeof buf);
+  if (strcmp(actual, predicted) == 0) return SINEW_OK;
+  return sinew_cmd_result_string(cmd, actual);
+}
+
 /* A growable list of nodes. */
 typedef struct nodes {
   sinew_node_t *v;
@@ -122,17 +160,34 @@ static int resolve_skin(sinew_cmd_t *cmd, const char *name, sinew_node_t *out) {
   return sinew_cmd_error(cmd, SINEW_ETYPE, "%s is not a skinCluster or a mesh deformed by one", name);
 }
 
+/* Whether n is an influence of skin (fails the command only when out of memory). */
+static int influence_of(sinew_cmd_t *cmd, sinew_node_t skin, sinew_node_t n, bool *out) {
+  int rc = sinew_skin_influence_index(sinew_cmd_graph(cmd), skin, n, NULL);
+  if (rc == SINEW_ENOMEM) return oom(cmd);
+  *out = rc == SINEW_OK;
+  return SINEW_OK;
+}
+
+/* The bind pose holding n: SINEW_OK, SINEW_ENOTFOUND, or the command failed (out of memory). */
+static int bind_pose_of(sinew_cmd_t *cmd, sinew_node_t n, sinew_node_t *out) {
+  int rc = sinew_pose_find_bind_pose(sinew_cmd_graph(cmd), n, out);
+  if (rc == SINEW_OK || rc == SINEW_ENOTFOUND) return rc;
+  return rc == SINEW_ENOMEM ? oom(cmd) : graph_fail(cmd, rc);
+}
+
 /* The number of points of a skinCluster's original geometry (0 when it has none). */
-static uint32_t skin_points(sinew_graph_t *g, sinew_node_t skin) {
+static int skin_points(sinew_cmd_t *cmd, sinew_node_t skin, uint32_t *out) {
+  sinew_graph_t *g = sinew_cmd_graph(cmd);
   sinew_plug_t p;
   sinew_data_t *d = NULL;
-  uint32_t n = 0;
-  if (plug_at(g, skin, "originalGeometry[0]", &p) && sinew_get_data(g, &p, &d) == SINEW_OK && d) {
-    const sinew_mesh_t *m = sinew_mesh_get(d);
-    if (m) n = m->npoints;
-  }
+  *out = 0;
+  if (!plug_at(g, skin, "originalGeometry[0]", &p)) return SINEW_OK;
+  int rc = sinew_get_data(g, &p, &d);
+  if (rc) return sinew_cmd_graph_error(cmd, rc);
+  const sinew_mesh_t *m = d ? sinew_mesh_get(d) : NULL;
+  if (m) *out = m->npoints;
   sinew_data_unref(d);
-  return n;
+  return SINEW_OK;
 }
 
 /* The command's objects: the positional arguments from `from` on, or the selection. */
@@ -251,6 +306,51 @@ static void wsnap_restore(sinew_graph_t *g, sinew_node_t skin, const wsnap *w) {
     sinew_plug_t wp;
     if (!weights_plug(g, skin, w->verts[k], &wp)) continue;
     sinew_set_double_elements(g, &wp, w->idx + w->start[k], w->val + w->start[k], w->start[k + 1] - w->start[k]);
+  }
+}
+
+/* The logical indices of the per-influence arrays. A failed -addInfluence can leave elements
+ * at the index it was given; they are removed again so the next influence gets that index. */
+static const char *const per_influence[] = {"matrix",   "bindPreMatrix",  "lockWeights",
+                                            "dropoff",  "influenceColor", "smoothness"};
+#define NPER (sizeof per_influence / sizeof *per_influence)
+
+typedef struct isnap {
+  int32_t *idx[NPER];
+  size_t n[NPER];
+} isnap;
+
+static void isnap_free(isnap *s) {
+  for (size_t a = 0; a < NPER; a++) sinew_free(s->idx[a]);
+  memset(s, 0, sizeof *s);
+}
+
+static int isnap_take(sinew_graph_t *g, sinew_node_t skin, isnap *s) {
+  for (size_t a = 0; a < NPER; a++) {
+    sinew_plug_t p;
+    if (!plug_at(g, skin, per_influence[a], &p)) continue;
+    s->n[a] = sinew_plug_indices(g, &p, NULL, 0);
+    if (!(s->idx[a] = sinew_malloc((s->n[a] + 1) * sizeof *s->idx[a]))) return SINEW_ENOMEM;
+    sinew_plug_indices(g, &p, s->idx[a], s->n[a]);
+  }
+  return SINEW_OK;
+}
+
+/* Removes the elements that were not there when the snapshot was taken (best effort). */
+static void isnap_restore(sinew_graph_t *g, sinew_node_t skin, const isnap *s) {
+  for (size_t a = 0; a < NPER; a++) {
+    sinew_plug_t p, e;
+    if (!s->idx[a] || !plug_at(g, skin, per_influence[a], &p)) continue;
+    size_t n = sinew_plug_indices(g, &p, NULL, 0);
+    int32_t *now = sinew_malloc((n + 1) * sizeof *now);
+    if (!now) continue;
+    sinew_plug_indices(g, &p, now, n);
+    for (size_t i = 0; i < n; i++) {
+      bool old = false;
+      for (size_t k = 0; k < s->n[a] && !old; k++) old = s->idx[a][k] == now[i];
+      if (!old && sinew_plug_element(g, &p, now[i], &e) == SINEW_OK) sinew_plug_remove_element(g, &e);
+    }
+    sinew_free(now);
   }
 }
 
@@ -413,11 +513,14 @@ static int skin_create(sinew_cmd_t *cmd) {
   d.influences = infl.v;
   d.influence_count = infl.n;
   sinew_node_t skin;
+  char predicted[512];
+  predict_name(g, d.name, "skinCluster", predicted, sizeof predicted);
+  if ((rc = sinew_cmd_result_string(cmd, predicted))) goto done;
   if ((rc = sinew_skin_bind(g, &d, &skin))) {
     rc = graph_fail(cmd, rc);
     goto done;
   }
-  rc = sinew_cmd_result_string(cmd, label(g, skin, buf, sizeof buf));
+  if ((rc = result_is(cmd, skin, predicted))) sinew_skin_unbind(g, skin); /* best effort */
 done:
   nodes_free(&items);
   nodes_free(&infl);
@@ -552,6 +655,8 @@ static int skin_edit(sinew_cmd_t *cmd) {
       return sinew_cmd_error(cmd, SINEW_EINVAL, "-%s cannot be edited", create_only[i]);
   sinew_node_t skin;
   if ((rc = skin_target(cmd, &skin))) return rc;
+  if (!sinew_cmd_flag_count(cmd, "unbind") && (rc = sinew_cmd_result_string(cmd, label(g, skin, buf, sizeof buf))))
+    return rc;
   size_t nai = sinew_cmd_flag_count(cmd, "addInfluence"), nri = sinew_cmd_flag_count(cmd, "removeInfluence");
   bool ub = sinew_cmd_flag_count(cmd, "unbind"), rbm = sinew_cmd_flag_count(cmd, "recacheBindMatrices"),
        fnw = sinew_cmd_flag_count(cmd, "forceNormalizeWeights");
@@ -616,16 +721,18 @@ static int skin_edit(sinew_cmd_t *cmd) {
   int32_t *pm_idx = NULL;
   size_t npm = 0;
   wsnap w = {0};
+  isnap is_before = {0};
   bool lw_done = false, pm_done = false;
   double old_lw = 0;
   sinew_plug_t lw_plug = {0};
   sinew_node_t inf_node = {0, 0};
+  bool is;
   for (size_t k = 0; k < nai && !rc; k++) {
     sinew_node_t n;
     const char *nm = sinew_value_string(sinew_cmd_flag_arg(cmd, "addInfluence", k, 0));
-    if ((rc = sinew__cmd_node(cmd, nm, &n))) break;
+    if ((rc = sinew__cmd_node(cmd, nm, &n)) || (rc = influence_of(cmd, skin, n, &is))) break;
     if (!is_a(g, n, "transform")) rc = sinew_cmd_error(cmd, SINEW_ETYPE, "-addInfluence %s: not a joint or transform", nm);
-    else if (sinew_skin_influence_index(g, skin, n, NULL) == SINEW_OK)
+    else if (is)
       rc = sinew_cmd_error(cmd, SINEW_EEXISTS, "-addInfluence %s: already an influence of %s", nm,
                            label(g, skin, buf, sizeof buf));
     else if (nodes_has(&ai, n)) rc = sinew_cmd_error(cmd, SINEW_EINVAL, "-addInfluence %s: given twice", nm);
@@ -634,16 +741,16 @@ static int skin_edit(sinew_cmd_t *cmd) {
   for (size_t k = 0; k < nri && !rc; k++) {
     sinew_node_t n;
     const char *nm = sinew_value_string(sinew_cmd_flag_arg(cmd, "removeInfluence", k, 0));
-    if ((rc = sinew__cmd_node(cmd, nm, &n))) break;
-    if (sinew_skin_influence_index(g, skin, n, NULL) != SINEW_OK)
+    if ((rc = sinew__cmd_node(cmd, nm, &n)) || (rc = influence_of(cmd, skin, n, &is))) break;
+    if (!is)
       rc = sinew_cmd_error(cmd, SINEW_ENOTFOUND, "-removeInfluence %s: not an influence of %s", nm,
                            label(g, skin, buf, sizeof buf));
     else if (nodes_has(&ai, n)) rc = sinew_cmd_error(cmd, SINEW_EINVAL, "-removeInfluence %s: also added", nm);
     else if (nodes_push(&ri, n, true)) rc = oom(cmd);
   }
   if (!rc && inf_name) {
-    if (!(rc = sinew__cmd_node(cmd, inf_name, &inf_node))) {
-      if (sinew_skin_influence_index(g, skin, inf_node, NULL) != SINEW_OK)
+    if (!(rc = sinew__cmd_node(cmd, inf_name, &inf_node)) && !(rc = influence_of(cmd, skin, inf_node, &is))) {
+      if (!is)
         rc = sinew_cmd_error(cmd, SINEW_ENOTFOUND, "-influence %s: not an influence of %s", inf_name,
                              label(g, skin, buf, sizeof buf));
       else if (nodes_has(&ri, inf_node))
@@ -655,7 +762,7 @@ static int skin_edit(sinew_cmd_t *cmd) {
   if (!rc && nri > 1 && (nai || rbm || fnw || has_lw || nattrs))
     rc = sinew_cmd_error(cmd, SINEW_EINVAL, "several -removeInfluence flags cannot be combined with other edits");
   if (rc) goto out;
-  if ((nai || fnw) && (rc = wsnap_take(g, skin, &w))) {
+  if ((nai || fnw) && ((rc = wsnap_take(g, skin, &w)) || (rc = isnap_take(g, skin, &is_before)))) {
     rc = rc == SINEW_ENOMEM ? oom(cmd) : sinew_cmd_graph_error(cmd, rc);
     goto out;
   }
@@ -689,7 +796,12 @@ static int skin_edit(sinew_cmd_t *cmd) {
     /* the node and its ancestors that are in no bind pose may join the skin's */
     for (sinew_node_t x = a->node; sinew_node_valid(g, x) && is_a(g, x, "transform"); x = sinew_node_parent(g, x)) {
       sinew_node_t other;
-      if (sinew_pose_find_bind_pose(g, x, &other) == SINEW_ENOTFOUND && nodes_push(&a->joined, x, false)) {
+      int found = bind_pose_of(cmd, x, &other);
+      if (found != SINEW_OK && found != SINEW_ENOTFOUND) {
+        rc = found;
+        break;
+      }
+      if (found == SINEW_ENOTFOUND && nodes_push(&a->joined, x, false)) {
         rc = oom(cmd);
         break;
       }
@@ -698,7 +810,6 @@ static int skin_edit(sinew_cmd_t *cmd) {
     sinew_skin_add_influence_desc_t d = {.weight = wt, .lock_weights = has_lw && lw && !inf_name};
     if ((rc = sinew_skin_add_influence(g, skin, a->node, &d, NULL))) {
       rc = graph_fail(cmd, rc);
-      nodes_free(&a->joined);
       break;
     }
     ndone = k + 1;
@@ -746,19 +857,20 @@ static int skin_edit(sinew_cmd_t *cmd) {
     }
     if (lw_done) sinew_set_double(g, &lw_plug, old_lw);
     for (size_t k = ndone; k-- > 0;) undo_added(g, skin, &done_ai[k]);
+    if (nai) isnap_restore(g, skin, &is_before);
     wsnap_restore(g, skin, &w);
     for (size_t i = nsaved; i-- > 0;) sinew_set_double(g, &saved[i].plug, saved[i].value);
   }
 out:
-  for (size_t k = 0; k < ndone; k++) nodes_free(&done_ai[k].joined);
+  for (size_t k = 0; done_ai && k < ai.n; k++) nodes_free(&done_ai[k].joined);
   sinew_free(done_ai);
   sinew_free(saved);
   sinew_free(old_pm);
   sinew_free(pm_idx);
   wsnap_free(&w);
+  isnap_free(&is_before);
   nodes_free(&ai);
   nodes_free(&ri);
-  if (!rc) rc = sinew_cmd_result_string(cmd, label(g, skin, buf, sizeof buf));
   return rc;
 }
 
@@ -857,8 +969,8 @@ static int percent_components(sinew_cmd_t *cmd, sinew_node_t skin, size_t first,
   sinew_node_t shape;
   if (sinew_skin_geometry(g, skin, &shape) != SINEW_OK)
     return sinew_cmd_error(cmd, SINEW_EINVAL, "%s deforms no geometry", label(g, skin, buf, sizeof buf));
-  *npoints = skin_points(g, skin);
-  int rc;
+  int rc = skin_points(cmd, skin, npoints);
+  if (rc) return rc;
   size_t argc = sinew_cmd_argc(cmd);
   if (argc > first) {
     for (size_t i = first; i < argc; i++)
@@ -949,7 +1061,9 @@ static int cmd_skin_percent(sinew_cmd_t *cmd) {
     if (!argc) return sinew_cmd_error(cmd, SINEW_EINVAL, "usage: skinPercent [flags] skinCluster [components...]");
     if ((rc = resolve_skin(cmd, sinew_cmd_arg_string(cmd, 0), &skin))) return rc;
   }
-  if (one.gen && sinew_skin_influence_index(g, skin, one, NULL) != SINEW_OK)
+  bool is = true;
+  if (one.gen && (rc = influence_of(cmd, skin, one, &is))) return rc;
+  if (!is)
     return sinew_cmd_error(cmd, SINEW_ENOTFOUND, "-transform %s: not an influence of %s", t,
                            label(g, skin, buf, sizeof buf));
   comps c = {0};
@@ -993,8 +1107,8 @@ static int cmd_skin_percent(sinew_cmd_t *cmd) {
   for (size_t k = 0; k < ntv && !rc; k++) {
     const char *nm = sinew_value_string(sinew_cmd_flag_arg(cmd, "transformValue", k, 0));
     vals[k] = sinew_value_to_double(sinew_cmd_flag_arg(cmd, "transformValue", k, 1));
-    if ((rc = sinew__cmd_node(cmd, nm, &infl[k]))) break;
-    if (sinew_skin_influence_index(g, skin, infl[k], NULL) != SINEW_OK)
+    if ((rc = sinew__cmd_node(cmd, nm, &infl[k])) || (rc = influence_of(cmd, skin, infl[k], &is))) break;
+    if (!is)
       rc = sinew_cmd_error(cmd, SINEW_ENOTFOUND, "-transformValue %s: not an influence of %s", nm,
                            label(g, skin, buf, sizeof buf));
   }
@@ -1084,8 +1198,10 @@ static int find_pose(sinew_cmd_t *cmd, const nodes *poses, const nodes *objs, si
     return SINEW_OK;
   }
   if (sinew_cmd_flag_count(cmd, "bindPose")) {
-    for (size_t i = 0; i < objs->n; i++)
-      if (sinew_pose_find_bind_pose(g, objs->v[i], out) == SINEW_OK) return SINEW_OK;
+    for (size_t i = 0; i < objs->n; i++) {
+      rc = bind_pose_of(cmd, objs->v[i], out);
+      if (rc != SINEW_ENOTFOUND) return rc;
+    }
     if (objs->n)
       return sinew_cmd_error(cmd, SINEW_ENOTFOUND, "%s is in no bind pose", label(g, objs->v[0], buf, sizeof buf));
     return sinew_cmd_error(cmd, SINEW_EINVAL, "-bindPose: give or select a member of the bind pose");
@@ -1113,8 +1229,11 @@ static int pose_query(sinew_cmd_t *cmd, const nodes *poses, const nodes *objs) {
     /* the bind poses of the objects */
     nodes found = {0};
     rc = SINEW_OK;
-    for (size_t i = 0; i < objs->n && !rc; i++)
-      if (sinew_pose_find_bind_pose(g, objs->v[i], &pose) == SINEW_OK && nodes_push(&found, pose, true)) rc = oom(cmd);
+    for (size_t i = 0; i < objs->n && !rc; i++) {
+      int f = bind_pose_of(cmd, objs->v[i], &pose);
+      if (f == SINEW_OK && nodes_push(&found, pose, true)) rc = oom(cmd);
+      else if (f != SINEW_OK && f != SINEW_ENOTFOUND) rc = f;
+    }
     if (!rc) rc = result_names(cmd, found.v, found.n);
     nodes_free(&found);
     return rc;
@@ -1223,14 +1342,26 @@ static int cmd_dag_pose(sinew_cmd_t *cmd) {
                                   .global = sel ? global : NULL,
                                   .name = sinew_cmd_flag_string(cmd, "name", NULL),
                                   .bind_pose = sinew_cmd_flag_count(cmd, "bindPose") > 0};
-      if ((rc = sinew_pose_save(g, &d, &pose))) rc = graph_fail(cmd, rc);
-      else rc = sinew_cmd_result_string(cmd, label(g, pose, buf, sizeof buf));
+      /* the pose it will be: a bind pose that holds one of the nodes is extended */
+      char predicted[512];
+      sinew_node_t existing = {0, 0};
+      for (size_t i = 0; d.bind_pose && i < members.n && !existing.gen && !rc; i++) {
+        int f = bind_pose_of(cmd, members.v[i], &existing);
+        if (f != SINEW_OK && f != SINEW_ENOTFOUND) rc = f;
+      }
+      if (existing.gen) label(g, existing, predicted, sizeof predicted);
+      else predict_name(g, d.name, d.bind_pose ? "bindPose" : "dagPose", predicted, sizeof predicted);
+      if (!rc) rc = sinew_cmd_result_string(cmd, predicted);
+      if (!rc && (rc = sinew_pose_save(g, &d, &pose))) rc = graph_fail(cmd, rc);
+      else if (!rc && (rc = result_is(cmd, pose, predicted)) && !existing.gen) sinew_node_delete(g, pose); /* best effort */
     }
     sinew_free(global);
     nodes_free(&members);
     goto done;
   }
-  if ((rc = find_pose(cmd, &poses, &objs, &pose))) goto done;
+  if ((rc = find_pose(cmd, &poses, &objs, &pose)) ||
+      (rc = sinew_cmd_result_string(cmd, label(g, pose, buf, sizeof buf))))
+    goto done;
   switch (op) {
     case 1:
       rc = sinew_pose_restore(g, pose, sinew_cmd_flag_count(cmd, "global") ? SINEW_POSE_GLOBAL : 0);
@@ -1246,7 +1377,6 @@ static int cmd_dag_pose(sinew_cmd_t *cmd) {
       break;
   }
   if (rc) rc = graph_fail(cmd, rc);
-  else rc = sinew_cmd_result_string(cmd, label(g, pose, buf, sizeof buf));
 done:
   nodes_free(&all);
   nodes_free(&poses);

@@ -147,7 +147,9 @@ typedef struct state {
   size_t nodes, connections;
   double w[NPTS][8];
   double mi, nw, env;
+  double pm[4][16]; /* bindPreMatrix[0..3] */
   size_t ninf;
+  bool liw4, liw5;  /* j4 / j5 have a lockInfluenceWeights attribute */
 } state;
 
 static state snap(sinew_session_t *s) {
@@ -169,7 +171,19 @@ static state snap(sinew_session_t *s) {
     st.mi = eval_num(s, "getAttr sk.mi");
     st.nw = eval_num(s, "getAttr sk.nw");
     st.env = eval_num(s, "getAttr sk.en");
+    for (int i = 0; i < 4; i++) {
+      char path[64];
+      sinew_plug_t p;
+      sinew_mat4_t m;
+      snprintf(path, sizeof path, "bindPreMatrix[%d]", i);
+      if (sinew_plug_parse_attr(g, sk, path, &p) == SINEW_OK && sinew_plug_has_value(g, &p) &&
+          sinew_get_matrix(g, &p, &m) == SINEW_OK)
+        memcpy(st.pm[i], m.m, sizeof st.pm[i]);
+    }
   }
+  sinew_node_t j;
+  st.liw4 = sinew_node_find(g, "j4", &j) == SINEW_OK && sinew_node_attr(g, j, "liw") != UINT32_MAX;
+  st.liw5 = sinew_node_find(g, "j5", &j) == SINEW_OK && sinew_node_attr(g, j, "liw") != UINT32_MAX;
   return st;
 }
 
@@ -179,6 +193,8 @@ static void assert_same_state(const state *a, const state *b) {
   assert_int_equal(a->ninf, b->ninf);
   assert_memory_equal(a->w, b->w, sizeof a->w);
   assert_true(a->mi == b->mi && a->nw == b->nw && a->env == b->env);
+  assert_memory_equal(a->pm, b->pm, sizeof a->pm);
+  assert_true(a->liw4 == b->liw4 && a->liw5 == b->liw5);
 }
 
 /* The weights of vertex v as the query returns them (influence order). */
@@ -590,6 +606,66 @@ static void test_bad_input(void **unused) {
   sinew_session_destroy(s);
 }
 
+/* Every allocation of a command fails in turn: each failure leaves the scene as it was. */
+static void test_out_of_memory(void **unused) {
+  (void)unused;
+  test_alloc_install();
+  sinew_session_t *s = skinned();
+  run(s, "setAttr j2.rz 30; skinPercent -tv j1 0.5 -tv j2 0.3 -tv j3 0.2 sk geo.vtx[12];"
+         "createNode transform -n geo2; createNode mesh -n geo2Shape -p geo2; createNode polyCube -n cube;"
+         "connectAttr cube.output geo2Shape.inMesh;");
+  /* strict: the failure must be reported as out of memory (sinew_skin_reset_weights reports
+   * some as "no original geometry") */
+  const struct {
+    const char *text;
+    bool strict;
+  } cmds[] = {
+      {"skinCluster -e -mi 3 -envelope 0.5 -ai j4 -wt 0.3 -ai j5 -lw on -rbm -fnw sk;", true},
+      {"skinCluster -e -inf j1 -lw on -nw 2 -ri j5 sk;", true},
+      {"skinPercent -tv j2 0.6 -r on sk geo.vtx[0:21];", true},
+      {"skinPercent -tv j3 0.5 sk geo.vtx[*];", true},
+      {"dagPose -r -g -bp j2;", true},
+      {"skinCluster -n sk2 -mi 2 -tsb j4 j5 geo2;", true},
+      {"dagPose -s -sl -n p9 j3;", true},
+      {"dagPose -a -n p9 j5;", true},
+      {"setAttr j3.rz 20; dagPose -rs p9;", true},
+      {"skinPercent -rtd sk geo;", false},
+  };
+  long worst = 0;
+  for (size_t c = 0; c < sizeof cmds / sizeof *cmds; c++) {
+    state before = snap(s);
+    char poses_before[256], inf_before[256];
+    eval_str(s, "dagPose -q -m bindPose1", poses_before, sizeof poses_before);
+    if (exists(s, "sk")) eval_str(s, "skinCluster -q -inf sk", inf_before, sizeof inf_before);
+    long n = 1;
+    for (;; n++) {
+      test_alloc_reset();
+      test_alloc_fail_at(n);
+      int rc = sinew_session_run(s, cmds[c].text, strlen(cmds[c].text), "oom.mel", NULL);
+      test_alloc_fail_at(0);
+      if (rc == SINEW_OK) break;
+      if (rc != SINEW_ENOMEM && cmds[c].strict) fail_msg("%s, allocation %ld: %s", cmds[c].text, n, sinew_session_errmsg(s));
+      state after = snap(s);
+      if (after.nodes != before.nodes || after.connections != before.connections)
+        fail_msg("%s, allocation %ld (%s): %zu nodes, %zu connections (was %zu, %zu)", cmds[c].text, n, sinew_session_errmsg(s), after.nodes,
+                 after.connections, before.nodes, before.connections);
+      assert_same_state(&before, &after);
+      char poses_after[256], inf_after[256];
+      eval_str(s, "dagPose -q -m bindPose1", poses_after, sizeof poses_after);
+      assert_string_equal(poses_before, poses_after);
+      eval_str(s, "skinCluster -q -inf sk", inf_after, sizeof inf_after);
+      assert_string_equal(inf_before, inf_after);
+    }
+    if (n > worst) worst = n;
+  }
+  assert_true(worst > 10); /* the failures did reach the commands */
+  assert_result(s, "skinCluster -q -inf sk2", "j4 j5");
+  assert_result(s, "dagPose -q -m p9", "j1 j2 j3 j5");
+  assert_result(s, "dagPose -q -ap p9", "");
+  sinew_session_destroy(s);
+  test_alloc_uninstall();
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_bind_from_script),
@@ -599,6 +675,7 @@ int main(void) {
       cmocka_unit_test(test_influence_edits),
       cmocka_unit_test(test_dag_pose),
       cmocka_unit_test(test_bad_input),
+      cmocka_unit_test(test_out_of_memory),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
