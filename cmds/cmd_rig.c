@@ -622,14 +622,15 @@ static int prim_apply(sinew_cmd_t *cmd, sinew_graph_t *g, const prim_kind *k, si
   return rc;
 }
 
-/* Builds the creation node's mesh now, so that a size the mesh cannot have fails the command
- * instead of logging a compute failure later. The caller releases *out. */
-static int prim_build(sinew_graph_t *g, const prim_kind *k, sinew_node_t node, sinew_data_t **out) {
+/* Builds the creation node's mesh now, so that sizes no mesh can have fail the command rather
+ * than only logging a compute failure when the mesh is first read. The caller releases *out. */
+static int prim_build(sinew_graph_t *g, sinew_node_t node, sinew_data_t **out) {
   sinew_plug_t po = attr_plug(g, node, "output");
   int rc = sinew_get_data(g, &po, out);
   if (rc) return rc;
   if (!*out || !sinew_mesh_get(*out))
-    return sinew_graph_set_error(g, SINEW_ERANGE, "%s: cannot build this mesh (too many points?)", k->type);
+    return sinew_graph_set_error(g, SINEW_ERANGE, "cannot build the mesh: too many points (%s)",
+                                 sinew_node_name(g, node));
   return SINEW_OK;
 }
 
@@ -691,7 +692,7 @@ static int prim_edit(sinew_cmd_t *cmd, sinew_graph_t *g, const prim_kind *k, sin
   undo_log u = {0};
   int rc = prim_apply(cmd, g, k, node, &u);
   sinew_data_t *mesh = NULL;
-  if (!rc) rc = prim_build(g, k, node, &mesh);
+  if (!rc) rc = prim_build(g, node, &mesh);
   sinew_data_unref(mesh);
   const char *newname = sinew_cmd_flag_string(cmd, "name", NULL);
   char old_name[512], buf[512];
@@ -742,7 +743,7 @@ static int prim_create(sinew_cmd_t *cmd, sinew_graph_t *g, const prim_kind *k) {
   /* the creation node first: it checks the sizes by building the mesh */
   int rc = sinew_node_create(g, k->type, NULL, &m.node);
   if (!rc) rc = prim_apply(cmd, g, k, m.node, &u);
-  if (!rc) rc = prim_build(g, k, m.node, &mesh);
+  if (!rc) rc = prim_build(g, m.node, &mesh);
   log_free(&u);
   if (!rc && object) {
     const char *xname = unique_name(g, want, ubuf, sizeof ubuf);
