@@ -328,6 +328,46 @@ static void test_run_mel_writes_frames(void **state) {
   sinew_data_unref(f5);
 }
 
+static void test_run_file_names(void **state) {
+  /* Two shapes named geoShape under different parents, and a shape with no geometry. */
+  const char *dup = write_tmp("dup.mel",
+                              "createNode transform -n \"L\";\n"
+                              "createNode transform -n \"R\";\n"
+                              "createNode mesh -n \"geoShape\" -p \"L\";\n"
+                              "createNode mesh -n \"geoShape\" -p \"R\";\n"
+                              "createNode mesh -n \"empty\";\n"
+                              "createNode polyPlane -n \"plane\";\n"
+                              "connectAttr \"plane.output\" \"|L|geoShape.inMesh\";\n"
+                              "connectAttr \"plane.output\" \"|R|geoShape.inMesh\";\n"
+                              "setAttr \"R.translateZ\" 5;\n");
+  const char *out = tmp_path("names");
+  result_t r = run_cli("run", dup, "--frames=-2:-1", "--out=", NULL);
+  assert_status(&r, 2); /* an empty --out */
+  result_free(&r);
+  r = run_cli("run", dup, "--frames=-2:-1", "--out", out, NULL);
+  assert_status(&r, 0);
+  assert_contains(r.out, "2 frames, 2 meshes, ");
+  assert_contains(r.out, " 4 files");
+  result_free(&r);
+  assert_int_equal(count_entries(out), 4);
+  const char *names[] = {"L_geoShape.-002.obj", "L_geoShape.-001.obj", "R_geoShape.-002.obj", "R_geoShape.-001.obj"};
+  char path[600];
+  for (size_t k = 0; k < 4; k++) {
+    snprintf(path, sizeof path, "%s/%s", out, names[k]);
+    assert_true(exists(path));
+  }
+  /* Each file holds its own shape: R's is moved 5 along Z. */
+  snprintf(path, sizeof path, "%s/R_geoShape.-001.obj", out);
+  sinew_data_t *right = read_obj(path);
+  snprintf(path, sizeof path, "%s/L_geoShape.-001.obj", out);
+  sinew_data_t *left = read_obj(path);
+  const sinew_mesh_t *mr = sinew_mesh_get(right), *ml = sinew_mesh_get(left);
+  assert_int_equal(mr->npoints, ml->npoints);
+  for (uint32_t k = 0; k < mr->npoints; k++) assert_true(mr->points[3 * k + 2] - ml->points[3 * k + 2] == 5.0f);
+  sinew_data_unref(right);
+  sinew_data_unref(left);
+}
+
 static void test_run_object_space_matches_maya(void **state) {
   /* transformed_skin_f4: the skinned shape's transform was moved after the bind; Maya's
    * outputGeometry (object space) is in the .expected.txt file. */
@@ -677,6 +717,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_help_and_version),
       cmocka_unit_test(test_run_mel_writes_frames),
+      cmocka_unit_test(test_run_file_names),
       cmocka_unit_test(test_run_object_space_matches_maya),
       cmocka_unit_test(test_run_progress_on_terminal),
       cmocka_unit_test(test_eval_values),

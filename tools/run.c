@@ -302,7 +302,7 @@ static int run_frames(run_opts_t *o, sinew_session_t *s, double load_seconds) {
   long total = (o->last - o->first) / o->step + 1, done = 0;
   bool progress = o->progress = !o->common.quiet && isatty(STDERR_FILENO);
   double start = cli_now();
-  size_t points = 0, files = 0;
+  size_t points = 0, written = 0, files = 0;
   int status = CLI_OK;
   if (progress) show_progress(0, total, o->first);
   for (long frame = o->first; frame <= o->last && !status; frame += o->step) {
@@ -310,10 +310,10 @@ static int run_frames(run_opts_t *o, sinew_session_t *s, double load_seconds) {
       run_error(o, "frame %ld: %s", frame, sinew_graph_errmsg(g));
       status = CLI_FAIL;
     }
-    points = 0;
-    for (size_t k = 0; k < nmeshes && !status; k++) {
-      status = write_mesh(o, g, &meshes[k], frame, &points, &files);
-    }
+    points = written = 0;
+    for (size_t k = 0; k < nmeshes && !status; k++)
+      status = write_mesh(o, g, &meshes[k], frame, &points, &written);
+    files += written;
     done++;
     if (progress && !status) show_progress(done, total, frame);
     if (o->last - frame < o->step) break; /* the next step would pass B (or overflow) */
@@ -322,7 +322,7 @@ static int run_frames(run_opts_t *o, sinew_session_t *s, double load_seconds) {
   double seconds = cli_now() - start;
   if (!status && !o->common.quiet)
     printf("%ld frame%s, %zu mesh%s, %zu vertices per frame, %zu files in %s; %.3f s (load %.3f s)\n",
-           done, done == 1 ? "" : "s", nmeshes, nmeshes == 1 ? "" : "es", points, files,
+           done, done == 1 ? "" : "s", written, written == 1 ? "" : "es", points, files,
            o->out_dir, seconds, load_seconds);
   free_meshes(meshes, nmeshes);
   return status;
