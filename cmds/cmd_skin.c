@@ -467,7 +467,17 @@ static int skin_create(sinew_cmd_t *cmd) {
   if (geo_name) {
     if ((rc = sinew__cmd_node(cmd, geo_name, &geo))) goto done;
   } else if (items.n) {
-    geo = items.v[--items.n];
+    /* the last object, or else the one object that is a mesh (selected first, say) */
+    size_t at = items.n - 1, found = SIZE_MAX, nfound = 0;
+    sinew_node_t sh;
+    if (!mesh_shape(g, items.v[at], &sh) || is_a(g, items.v[at], "joint")) {
+      for (size_t i = 0; i < items.n; i++)
+        if (!is_a(g, items.v[i], "joint") && mesh_shape(g, items.v[i], &sh)) found = i, nfound++;
+      if (nfound == 1) at = found;
+    }
+    geo = items.v[at];
+    memmove(&items.v[at], &items.v[at + 1], (items.n - at - 1) * sizeof *items.v);
+    items.n--;
   }
   if (!geo.gen) {
     rc = sinew_cmd_error(cmd, SINEW_EINVAL, "usage: skinCluster [flags] influences... geometry (or select them)");

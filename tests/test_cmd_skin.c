@@ -294,6 +294,11 @@ static void test_bind_whole_skeleton_and_selection(void **unused) {
          "connectAttr cube.output geo2Shape.inMesh;");
   assert_result(s, "skinCluster -tsb -g geo2Shape -n sk2 j5", "sk2");
   assert_result(s, "skinCluster -q -inf geo2", "j5");
+  /* the geometry selected first */
+  run(s, "createNode transform -n geo3; createNode mesh -n geo3Shape -p geo3; createNode polyPlane -n plane;"
+         "connectAttr plane.output geo3Shape.inMesh; select geo3 j5;");
+  assert_result(s, "skinCluster -tsb -n sk3", "sk3");
+  assert_result(s, "skinCluster -q -g sk3", "geo3Shape");
   sinew_session_destroy(s);
 }
 
