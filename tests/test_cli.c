@@ -252,6 +252,14 @@ static size_t parse_numbers(const char *text, double *out, size_t cap) {
   return n;
 }
 
+/* The count on the line "  <type>   <count>" of info's node table; -1 when absent. */
+static long type_count(const char *info, const char *type) {
+  char key[64];
+  snprintf(key, sizeof key, "\n  %s ", type);
+  const char *p = strstr(info, key);
+  return p ? strtol(p + strlen(key), NULL, 10) : -1;
+}
+
 /* ---- --help and --version ------------------------------------------------------------------- */
 
 static void test_help_and_version(void **state) {
@@ -453,6 +461,56 @@ static void test_run_progress_on_terminal(void **state) {
   result_free(&r);
 }
 
+/* The rig commands (joint, polyCylinder, skinCluster, expression): an arm whose elbow bends 10
+ * degrees a frame. */
+static void test_rig_commands(void **state) {
+  const char *arm = write_tmp("arm.mel",
+                              "select -cl;\n"
+                              "joint -n \"shoulder\" -p 0 0 0;\n"
+                              "joint -n \"elbow\" -p 4 0 0;\n"
+                              "joint -n \"wrist\" -p 8 0 0;\n"
+                              "polyCylinder -n \"armGeo\" -r 1 -h 8 -sx 8 -sy 4 -sz 1 -ax 1 0 0;\n"
+                              "setAttr \"armGeo.translateX\" 4;\n"
+                              "skinCluster -n \"armSkin\" -tsb -mi 2 shoulder elbow wrist armGeo;\n"
+                              "expression -n \"bend\" -s \"elbow.rotateZ = frame * 10;\";\n");
+  result_t r = run_cli("eval", arm, "--frame", "3", "--get", "elbow.rz", "--get", "wrist.worldMatrix[0]", NULL);
+  assert_status(&r, 0);
+  double v[20];
+  assert_int_equal(parse_numbers(r.out, v, 20), 17);
+  assert_true(fabs(v[0] - 30) < 1e-9);
+  assert_true(fabs(v[13] - (4 + 4 * cos(PI / 6))) < 1e-9 && fabs(v[14] - 4 * sin(PI / 6)) < 1e-9);
+  result_free(&r);
+
+  r = run_cli("info", arm, NULL);
+  assert_status(&r, 0);
+  assert_contains(r.out, "armSkin: geometry armGeoShape; influences 3; maxInfluences 2; at most 2 weights");
+  assert_contains(r.out, "armGeoShapeOrig: ");
+  assert_int_equal(type_count(r.out, "expression"), 1);
+  result_free(&r);
+
+  const char *out = tmp_path("arm_out");
+  r = run_cli("run", arm, "--frames", "1:3", "--out", out, NULL);
+  assert_status(&r, 0);
+  assert_contains(r.out, "3 frames, 1 mesh, 42 vertices per frame, 3 files");
+  result_free(&r);
+  assert_int_equal(count_entries(out), 3);
+  char path[600];
+  float tip_y[4] = {0};
+  for (int frame = 1; frame <= 3; frame++) {
+    snprintf(path, sizeof path, "%s/armGeoShape.%04d.obj", out, frame);
+    sinew_data_t *written = read_obj(path);
+    sinew_data_t *expected = session_mesh(arm, false, frame, "armGeoShape.worldMesh[0]");
+    assert_same_points(written, expected);
+    const sinew_mesh_t *m = sinew_mesh_get(written);
+    float best_x = -1e30f;
+    for (uint32_t k = 0; k < m->npoints; k++)
+      if (m->points[3 * k] > best_x) best_x = m->points[3 * k], tip_y[frame] = m->points[3 * k + 1];
+    sinew_data_unref(expected);
+    sinew_data_unref(written);
+  }
+  assert_true(tip_y[1] < tip_y[2] && tip_y[2] < tip_y[3]); /* the forearm rises as the elbow bends */
+}
+
 /* ---- eval ----------------------------------------------------------------------------------- */
 
 static void test_eval_values(void **state) {
@@ -539,14 +597,6 @@ static void test_eval_errors(void **state) {
 }
 
 /* ---- info and dot --------------------------------------------------------------------------- */
-
-/* The count on the line "  <type>   <count>" of info's node table; -1 when absent. */
-static long type_count(const char *info, const char *type) {
-  char key[64];
-  snprintf(key, sizeof key, "\n  %s ", type);
-  const char *p = strstr(info, key);
-  return p ? strtol(p + strlen(key), NULL, 10) : -1;
-}
 
 static void test_info(void **state) {
   const char *rig = write_tmp("rig.mel", rig_mel);
@@ -720,6 +770,7 @@ int main(void) {
       cmocka_unit_test(test_run_file_names),
       cmocka_unit_test(test_run_object_space_matches_maya),
       cmocka_unit_test(test_run_progress_on_terminal),
+      cmocka_unit_test(test_rig_commands),
       cmocka_unit_test(test_eval_values),
       cmocka_unit_test(test_eval_errors),
       cmocka_unit_test(test_info),
