@@ -398,6 +398,10 @@ static void call(comp *C, const ast *e, bool command_syntax) {
     return;
   }
   int bi = sinew__builtin_find(name);
+  if (bi >= 0 && C->expr_mode && !sinew__builtin(bi)->expr_ok) {
+    cerr(C, e, SINEW_ESYNTAX, "%s cannot be used in an expression", name);
+    return;
+  }
   /* MEL's out-parameters: tokenize(s, [d,] $array) and clear($array) write the variable */
   bool tok = bi >= 0 && strcmp(name, "tokenize") == 0, clr = bi >= 0 && strcmp(name, "clear") == 0;
   if ((tok && (argc == 2 || argc == 3)) || (clr && argc == 1)) {
@@ -425,10 +429,6 @@ static void call(comp *C, const ast *e, bool command_syntax) {
   }
   if (bi >= 0) {
     const builtin_def *bd = sinew__builtin(bi);
-    if (C->expr_mode && !bd->expr_ok) {
-      cerr(C, e, SINEW_ESYNTAX, "%s cannot be used in an expression", name);
-      return;
-    }
     if (argc < bd->min_args || (bd->max_args >= 0 && argc > bd->max_args)) {
       cerr(C, e, SINEW_ESYNTAX, "wrong number of arguments to %s (%d)", name, argc);
       return;

@@ -96,19 +96,30 @@ static void expr_input_changed(sinew_graph_t *g, sinew_node_t n, void *state,
   if (p->attr != A.time && p->attr != A.frame) s->inputs_changed = true;
 }
 
-/* Compiles ixp when it differs from what was compiled. false when there is no usable code. */
-static bool ensure_compiled(sinew_graph_t *g, sinew_node_t n, expr_state *s) {
+/* Compiles ixp when it differs from what was compiled: SINEW_OK, SINEW_ECOMPUTE when the text
+ * does not compile (logged once), SINEW_ENOMEM (tried again next time). */
+static int ensure_compiled(sinew_graph_t *g, sinew_node_t n, expr_state *s) {
   const char *text = "";
   sinew_plug_t p = plug0(n, A.ixp);
-  if (sinew_get_string(g, &p, &text)) return false;
-  if (s->compiled && strcmp(s->compiled, text) == 0) return !s->compile_failed;
+  int grc = sinew_get_string(g, &p, &text);
+  if (grc) return grc;
+  if (s->compiled && strcmp(s->compiled, text) == 0)
+    return s->compile_failed ? SINEW_ECOMPUTE : SINEW_OK;
   size_t len = strlen(text);
   char *copy = sinew_malloc(len + 1);
-  if (!copy) return false;
+  if (!copy) return SINEW_ENOMEM;
   memcpy(copy, text, len + 1);
   sinew_expr_t *e = NULL;
   char err[256];
   int rc = sinew_expr_compile(text, &e, err, sizeof err);
+  size_t nout = rc ? 0 : sinew_expr_output_count(e);
+  double *outs = rc ? NULL : sinew_calloc(nout ? nout : 1, sizeof *outs);
+  if (rc == SINEW_ENOMEM || (!rc && !outs)) {
+    /* not the text's fault: nothing is remembered, the next pull tries again */
+    sinew_expr_destroy(e);
+    sinew_free(copy);
+    return SINEW_ENOMEM;
+  }
   sinew_free(s->compiled);
   s->compiled = copy;
   sinew_expr_destroy(s->expr);
@@ -118,15 +129,9 @@ static bool ensure_compiled(sinew_graph_t *g, sinew_node_t n, expr_state *s) {
   if (rc) {
     sinew_log(g, SINEW_LOG_WARNING, SINEW_LOG_COMPUTE_FAILED, "%s: internalExpression: %s",
               sinew_node_name(g, n), err);
-    return false;
+    return SINEW_ECOMPUTE;
   }
   s->expr = e;
-  size_t nout = sinew_expr_output_count(e);
-  double *outs = sinew_calloc(nout ? nout : 1, sizeof *outs);
-  if (!outs) {
-    s->compile_failed = true;
-    return false;
-  }
   /* outputs start from what they hold (a file may have stored them) */
   for (size_t k = 0; k < nout; k++) {
     sinew_plug_t o = plug1(n, A.output, (int32_t)k);
@@ -138,13 +143,14 @@ static bool ensure_compiled(sinew_graph_t *g, sinew_node_t n, expr_state *s) {
   sinew_free(s->outs);
   s->outs = outs;
   s->nouts = nout;
-  return true;
+  return SINEW_OK;
 }
 
 static int evaluate(sinew_compute_t *ctx, expr_state *s) {
   sinew_graph_t *g = sinew_compute_graph(ctx);
   sinew_node_t n = sinew_compute_node(ctx);
-  if (!ensure_compiled(g, n, s)) return SINEW_ECOMPUTE;
+  int crc = ensure_compiled(g, n, s);
+  if (crc) return crc;
   sinew_expr_t *e = s->expr;
   int option = 0;
   int64_t opt = 0;
@@ -177,9 +183,10 @@ static int evaluate(sinew_compute_t *ctx, expr_state *s) {
       mps[j] = NULL;
       sinew_plug_t pm = plug1(n, A.input_matrix, (int32_t)j), src;
       if (sinew_plug_source(g, &pm, &src) || sinew_plug_has_value(g, &pm)) {
-        if (!mats) {
-          mats = nin <= 4 ? mat_small : sinew_calloc(nin, sizeof *mats);
-          if (!mats) break;
+        if (!mats && !(mats = nin <= 4 ? mat_small : sinew_calloc(nin, sizeof *mats))) {
+          if (ins != in_small) sinew_free(ins);
+          if (mps != mp_small) sinew_free((void *)mps);
+          return SINEW_ENOMEM;
         }
         if (sinew_get_matrix(g, &pm, &mats[nmats]) == SINEW_OK) mps[j] = &mats[nmats++];
         continue;
@@ -200,6 +207,7 @@ static int evaluate(sinew_compute_t *ctx, expr_state *s) {
     if (ins != in_small) sinew_free(ins);
     if (mps != mp_small) sinew_free((void *)mps);
     if (mats && mats != mat_small) sinew_free(mats);
+    if (rc == SINEW_ENOMEM) return rc; /* the plug stays dirty: the next pull runs it again */
     s->evaluations++;
     s->evaluated = true;
     s->inputs_changed = false;
@@ -254,7 +262,9 @@ static int expr_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
   if (plug->attr == A.expression) {
     sinew_graph_t *g = sinew_compute_graph(ctx);
     name_ctx c = {.g = g, .n = sinew_compute_node(ctx)};
-    if (!ensure_compiled(g, c.n, s)) {
+    int crc = ensure_compiled(g, c.n, s);
+    if (crc == SINEW_ENOMEM) return crc;
+    if (crc) {
       const char *raw = "";
       sinew_plug_t p = plug0(c.n, A.ixp);
       sinew_get_string(g, &p, &raw);
@@ -325,8 +335,25 @@ typedef struct resolved {
   bool matrix;
 } resolved;
 
+/* The node part of a reference ("ns:arm" in "ns:arm.tx"), to tell an unknown node from an
+ * unknown attribute. */
+static bool names_a_node(sinew_graph_t *g, const char *text) {
+  const char *dot = strchr(text, '.');
+  char name[512];
+  size_t n = dot ? (size_t)(dot - text) : strlen(text);
+  if (n == 0 || n >= sizeof name) return false;
+  memcpy(name, text, n);
+  name[n] = 0;
+  sinew_node_t node;
+  int rc = sinew_node_find(g, name, &node);
+  return rc == SINEW_OK || rc == SINEW_EAMBIGUOUS;
+}
+
+/* Resolves every reference to a plug and checks what can be checked without changing the graph:
+ * the plug exists, reads numbers (or a matrix), and a written one is writable and not fed by
+ * another connection (own: the node whose connections are being replaced, or none). */
 static int resolve_refs(sinew_graph_t *g, const sinew_expr_t *e, sinew_node_t object,
-                        resolved *out) {
+                        sinew_node_t own, resolved *out) {
   for (size_t i = 0; i < sinew_expr_ref_count(e); i++) {
     const sinew_expr_ref_t *r = sinew_expr_ref(e, i);
     sinew_plug_t p;
@@ -338,6 +365,10 @@ static int resolve_refs(sinew_graph_t *g, const sinew_expr_t *e, sinew_node_t ob
                                    r->line, r->column, r->text);
     if (strchr(r->text, '.')) {
       rc = sinew_plug_parse(g, r->text, object, &p);
+      if (rc && !names_a_node(g, r->text))
+        return sinew_graph_set_error(g, SINEW_ENOTFOUND,
+                                     "expression: line %u, column %u: no such node: %s", r->line,
+                                     r->column, r->text);
     } else if (sinew_node_valid(g, object)) {
       rc = sinew_plug_parse_attr(g, object, r->text, &p);
     } else {
@@ -361,6 +392,23 @@ static int resolve_refs(sinew_graph_t *g, const sinew_expr_t *e, sinew_node_t ob
                                    r->line, r->column, r->text,
                                    sinew_plug_is_array(g, &p) ? "an array" : sinew_attr_type_name(info.type),
                                    r->written ? "writes" : "reads", r->written ? "" : " and matrices");
+    if (r->written) {
+      sinew_plug_t src;
+      if (!(info.flags & SINEW_ATTR_WRITABLE) || !(info.flags & SINEW_ATTR_CONNECTABLE))
+        return sinew_graph_set_error(g, SINEW_EREADONLY,
+                                     "expression: line %u, column %u: cannot write %s: it is not "
+                                     "writable",
+                                     r->line, r->column, r->text);
+      if (sinew_plug_source(g, &p, &src) &&
+          !(src.node.index == own.index && src.node.gen == own.gen && src.attr == A.output)) {
+        char buf[512];
+        sinew_plug_format(g, &src, false, buf, sizeof buf);
+        return sinew_graph_set_error(g, SINEW_ECONNECTED,
+                                     "expression: line %u, column %u: cannot write %s: %s already "
+                                     "feeds it",
+                                     r->line, r->column, r->text, buf);
+      }
+    }
     out[i].plug = p;
     out[i].matrix = matrix;
   }
@@ -408,18 +456,11 @@ static int set_string(sinew_graph_t *g, sinew_node_t n, uint32_t attr, const cha
   return sinew_set_string(g, &p, s);
 }
 
-/* Connections that feed the node's in/inm/out elements (and the output destinations). */
-static size_t count_ref_conns(const sinew_expr_t *e) { return sinew_expr_ref_count(e); }
-
-static int attach(sinew_graph_t *g, sinew_node_t n, const sinew_expr_t *e, sinew_node_t object,
-                  bool time_needed, made_conn *made, size_t *nmade) {
-  resolved small[16];
-  size_t nr = sinew_expr_ref_count(e);
-  resolved *rs = nr <= 16 ? small : sinew_calloc(nr, sizeof *rs);
-  if (!rs) return sinew_graph_set_error(g, SINEW_ENOMEM, "expression: out of memory");
-  int rc = resolve_refs(g, e, object, rs);
-  if (!rc) rc = connect_refs(g, n, e, rs, made, nmade);
-  if (rs != small) sinew_free(rs);
+/* Connects the resolved references, time1.outTime -> time (when needed) and the default
+ * object's message -> objectMsg, each recorded in made (room: references + 2). */
+static int attach(sinew_graph_t *g, sinew_node_t n, const sinew_expr_t *e, const resolved *rs,
+                  sinew_node_t object, bool time_needed, made_conn *made, size_t *nmade) {
+  int rc = connect_refs(g, n, e, rs, made, nmade);
   if (rc) return rc;
   sinew_node_t t1;
   if (time_needed) {
@@ -440,11 +481,23 @@ static int attach(sinew_graph_t *g, sinew_node_t n, const sinew_expr_t *e, sinew
   return SINEW_OK;
 }
 
-static int compile_text(sinew_graph_t *g, const char *text, sinew_expr_t **out) {
+/* Compiles the text and resolves its references (*out_rs: caller frees with sinew_free). */
+static int prepare(sinew_graph_t *g, const char *text, sinew_node_t object, sinew_node_t own,
+                   sinew_expr_t **out, resolved **out_rs) {
   char err[256];
   int rc = sinew_expr_compile(text ? text : "", out, err, sizeof err);
   if (rc) return sinew_graph_set_error(g, rc, "expression: %s", err);
-  return SINEW_OK;
+  size_t nr = sinew_expr_ref_count(*out);
+  *out_rs = sinew_calloc(nr ? nr : 1, sizeof **out_rs);
+  if (!*out_rs) rc = sinew_graph_set_error(g, SINEW_ENOMEM, "expression: out of memory");
+  else rc = resolve_refs(g, *out, object, own, *out_rs);
+  if (rc) {
+    sinew_free(*out_rs);
+    sinew_expr_destroy(*out);
+    *out_rs = NULL;
+    *out = NULL;
+  }
+  return rc;
 }
 
 int sinew_expression_create(sinew_graph_t *g, const sinew_expression_desc_t *desc,
@@ -456,9 +509,10 @@ int sinew_expression_create(sinew_graph_t *g, const sinew_expression_desc_t *des
     return sinew_graph_set_error(g, SINEW_EINVAL, "expression: unit option %d (0 all, 1 none, 2 angular)",
                                  desc->unit_option);
   sinew_expr_t *e;
-  if ((rc = compile_text(g, desc->text, &e))) return rc;
+  resolved *rs;
+  if ((rc = prepare(g, desc->text, desc->object, (sinew_node_t){0, 0}, &e, &rs))) return rc;
   char *ixp = sinew_expr_internal_text(e);
-  made_conn *made = sinew_calloc(count_ref_conns(e) + 2, sizeof *made);
+  made_conn *made = sinew_calloc(sinew_expr_ref_count(e) + 2, sizeof *made);
   size_t nmade = 0;
   sinew_node_t n = {0, 0};
   if (!ixp || !made) {
@@ -476,7 +530,7 @@ int sinew_expression_create(sinew_graph_t *g, const sinew_expression_desc_t *des
       (rc = set_string(g, n, A.object, sinew_node_name(g, desc->object))))
     goto fail;
   bool time_needed = sinew_expr_uses_time(e) || !desc->not_always_evaluate;
-  if ((rc = attach(g, n, e, desc->object, time_needed, made, &nmade))) goto fail;
+  if ((rc = attach(g, n, e, rs, desc->object, time_needed, made, &nmade))) goto fail;
   if (out_node) *out_node = n;
   goto done;
 fail: {
@@ -489,72 +543,95 @@ fail: {
 done:
   sinew_free(made);
   sinew_free(ixp);
+  sinew_free(rs);
   sinew_expr_destroy(e);
   return rc;
 }
 
-int sinew_expression_set_text(sinew_graph_t *g, sinew_node_t n, const char *text,
+/* The connections an expression node's text made: into in[] / inm[], out of out[], and into
+ * objectMsg when the object changes; in the graph's order. */
+typedef struct old_conns {
+  sinew_node_t n;
+  bool object_msg;
+  made_conn *v;
+  size_t len, cap;
+  bool oom;
+} old_conns;
+
+static bool collect_old(void *ud, const sinew_connection_t *c) {
+  old_conns *o = ud;
+  bool mine = (c->dst.node.index == o->n.index && c->dst.node.gen == o->n.gen &&
+               (c->dst.attr == A.input || c->dst.attr == A.input_matrix ||
+                (o->object_msg && c->dst.attr == A.object_msg))) ||
+              (c->src.node.index == o->n.index && c->src.node.gen == o->n.gen &&
+               c->src.attr == A.output);
+  if (!mine) return true;
+  if (o->len == o->cap) {
+    size_t nc = o->cap ? 2 * o->cap : 16;
+    made_conn *v = sinew_realloc(o->v, nc * sizeof *v);
+    if (!v) {
+      o->oom = true;
+      return false;
+    }
+    o->v = v;
+    o->cap = nc;
+  }
+  o->v[o->len++] = (made_conn){.src = c->src, .dst = c->dst};
+  return true;
+}
+
+int sinew_expression_set_text(sinew_graph_t *g, sinew_node_t node, const char *text,
                               sinew_node_t object) {
   if (!g || !text) return SINEW_EINVAL;
-  if (!sinew_node_type_is_a(sinew_node_type(g, n), "expression"))
+  if (!sinew_node_type_is_a(sinew_node_type(g, node), "expression"))
     return sinew_graph_set_error(g, SINEW_ETYPE, "expression -e: %s is not an expression node",
-                                 sinew_node_name(g, n) ? sinew_node_name(g, n) : "(invalid node)");
+                                 sinew_node_name(g, node) ? sinew_node_name(g, node) : "(invalid node)");
   sinew_expr_t *e;
-  int rc = compile_text(g, text, &e);
+  resolved *rs;
+  int rc = prepare(g, text, object, node, &e, &rs);
   if (rc) return rc;
-  /* the connections the old text made: every in/inm/out connection */
-  size_t cap = 64, nold = 0;
-  made_conn *old = sinew_calloc(cap, sizeof *old);
-  made_conn *made = sinew_calloc(count_ref_conns(e) + 2, sizeof *made);
-  char *ixp = sinew_expr_internal_text(e);
-  char *old_ixp = NULL;
+  bool new_object = sinew_node_valid(g, object);
+  old_conns old = {.n = node, .object_msg = new_object};
+  made_conn *made = sinew_calloc(sinew_expr_ref_count(e) + 2, sizeof *made);
+  char *ixp = sinew_expr_internal_text(e), *old_ixp = NULL, *old_obj = NULL;
   size_t nmade = 0;
-  if (!old || !made || !ixp) {
+  const char *cur = "", *cur_obj = "";
+  sinew_plug_t pix = plug0(node, A.ixp), pob = plug0(node, A.object);
+  sinew_get_string(g, &pix, &cur);
+  if (cur) old_ixp = sinew_malloc(strlen(cur) + 1);
+  sinew_get_string(g, &pob, &cur_obj);
+  if (!cur_obj) cur_obj = "";
+  old_obj = sinew_malloc(strlen(cur_obj) + 1);
+  if (old_ixp) strcpy(old_ixp, cur ? cur : "");
+  if (old_obj) strcpy(old_obj, cur_obj);
+  sinew_foreach_connection(g, node, false, collect_old, &old);
+  if (!made || !ixp || !old_ixp || !old_obj || old.oom) {
     rc = sinew_graph_set_error(g, SINEW_ENOMEM, "expression: out of memory");
     goto done;
   }
-  uint32_t arrays[3] = {A.input, A.input_matrix, A.output};
-  for (int a = 0; a < 3 && !rc; a++) {
-    sinew_plug_t whole = plug0(n, arrays[a]);
-    int32_t idx[256];
-    size_t ni = sinew_plug_indices(g, &whole, idx, 256);
-    for (size_t k = 0; k < ni && k < 256; k++) {
-      sinew_plug_t el = plug1(n, arrays[a], idx[k]), other[8];
-      if (arrays[a] == A.output) {
-        size_t nd = sinew_plug_destinations(g, &el, other, 8);
-        for (size_t d = 0; d < nd && d < 8; d++) {
-          if (nold == cap) break;
-          old[nold++] = (made_conn){.src = el, .dst = other[d]};
-        }
-      } else if (sinew_plug_source(g, &el, &other[0]) && nold < cap) {
-        old[nold++] = (made_conn){.src = other[0], .dst = el};
-      }
-    }
-  }
-  const char *cur = "";
-  sinew_plug_t pix = plug0(n, A.ixp);
-  sinew_get_string(g, &pix, &cur);
-  size_t cl = strlen(cur);
-  if (!(old_ixp = sinew_malloc(cl + 1))) {
-    rc = SINEW_ENOMEM;
-    goto done;
-  }
-  memcpy(old_ixp, cur, cl + 1);
-  for (size_t i = 0; i < nold; i++) sinew_disconnect(g, &old[i].src, &old[i].dst);
-  if ((rc = set_string(g, n, A.ixp, ixp)) ||
-      (rc = attach(g, n, e, object, sinew_expr_uses_time(e), made, &nmade))) {
+  /* from here on the graph changes: on a failure everything is put back */
+  size_t ndis = 0;
+  for (; ndis < old.len; ndis++)
+    if ((rc = sinew_disconnect(g, &old.v[ndis].src, &old.v[ndis].dst))) break;
+  if (!rc) rc = set_string(g, node, A.ixp, ixp);
+  if (!rc && new_object) rc = set_string(g, node, A.object, sinew_node_name(g, object));
+  if (!rc) rc = attach(g, node, e, rs, object, sinew_expr_uses_time(e), made, &nmade);
+  if (rc) {
     char msg[1024];
     snprintf(msg, sizeof msg, "%s", sinew_graph_errmsg(g));
     undo_conns(g, made, nmade);
-    set_string(g, n, A.ixp, old_ixp);
-    for (size_t i = 0; i < nold; i++) sinew_connect(g, &old[i].src, &old[i].dst, 0, NULL);
+    set_string(g, node, A.ixp, old_ixp);
+    set_string(g, node, A.object, old_obj);
+    for (size_t i = 0; i < ndis; i++) sinew_connect(g, &old.v[i].src, &old.v[i].dst, 0, NULL);
     sinew_graph_set_error(g, rc, "%s", msg);
   }
 done:
+  sinew_free(old.v);
   sinew_free(old_ixp);
-  sinew_free(old);
+  sinew_free(old_obj);
   sinew_free(made);
   sinew_free(ixp);
+  sinew_free(rs);
   sinew_expr_destroy(e);
   return rc;
 }
