@@ -622,6 +622,45 @@ static int prim_apply(sinew_cmd_t *cmd, sinew_graph_t *g, const prim_kind *k, si
   return rc;
 }
 
+/* The largest primitive the creation nodes build (points and faces), as nodes/mesh_prim.c. */
+#define PRIM_MAX_ELEMENTS 268435456.0
+
+static double count_of(sinew_graph_t *g, sinew_node_t n, const char *attr) {
+  sinew_plug_t p = attr_plug(g, n, attr);
+  double v = 0;
+  sinew_get_double(g, &p, &v);
+  return v;
+}
+
+/* Refuses counts whose mesh would be larger than a primitive can be (the compute would fail
+ * and keep the old mesh). The sizes follow the builders of nodes/mesh_prim.c. */
+static int prim_check_size(sinew_graph_t *g, const prim_kind *k, sinew_node_t node) {
+  double points, faces;
+  if (strcmp(k->type, "polyCube") == 0) {
+    double x = count_of(g, node, "subdivisionsWidth"), y = count_of(g, node, "subdivisionsHeight"),
+           z = count_of(g, node, "subdivisionsDepth");
+    points = 2 * (y + z) * (x + 1) + 2 * (y - 1) * (z - 1);
+    faces = 2 * (y + z) * x + 2 * y * z;
+  } else if (strcmp(k->type, "polyPlane") == 0) {
+    double x = count_of(g, node, "subdivisionsWidth"), y = count_of(g, node, "subdivisionsHeight");
+    points = (x + 1) * (y + 1);
+    faces = x * y;
+  } else if (strcmp(k->type, "polyCylinder") == 0) {
+    double a = count_of(g, node, "subdivisionsAxis"), h = count_of(g, node, "subdivisionsHeight"),
+           c = count_of(g, node, "subdivisionsCaps"), inner = c > 1 ? a * (c - 1) : 0;
+    points = a * (h + 1) + 2 * inner + (c > 0 ? 2 : 0);
+    faces = a * h + 2 * inner + (c > 0 ? 2 * a : 0);
+  } else {
+    double a = count_of(g, node, "subdivisionsAxis"), h = count_of(g, node, "subdivisionsHeight");
+    points = a * (h - 1) + 2;
+    faces = a * h;
+  }
+  if (points > PRIM_MAX_ELEMENTS || faces > PRIM_MAX_ELEMENTS)
+    return sinew_graph_set_error(g, SINEW_ERANGE, "%s: %.0f points and %.0f faces; a primitive has at most 2^28",
+                                 sinew_node_name(g, node), points, faces);
+  return SINEW_OK;
+}
+
 /* Builds the creation node's mesh now, so that sizes no mesh can have fail the command rather
  * than only logging a compute failure when the mesh is first read. The caller releases *out. */
 static int prim_build(sinew_graph_t *g, sinew_node_t node, sinew_data_t **out) {
@@ -629,8 +668,7 @@ static int prim_build(sinew_graph_t *g, sinew_node_t node, sinew_data_t **out) {
   int rc = sinew_get_data(g, &po, out);
   if (rc) return rc;
   if (!*out || !sinew_mesh_get(*out))
-    return sinew_graph_set_error(g, SINEW_ERANGE, "cannot build the mesh: too many points (%s)",
-                                 sinew_node_name(g, node));
+    return sinew_graph_set_error(g, SINEW_ERANGE, "%s: the mesh could not be built", sinew_node_name(g, node));
   return SINEW_OK;
 }
 
@@ -692,6 +730,7 @@ static int prim_edit(sinew_cmd_t *cmd, sinew_graph_t *g, const prim_kind *k, sin
   undo_log u = {0};
   int rc = prim_apply(cmd, g, k, node, &u);
   sinew_data_t *mesh = NULL;
+  if (!rc) rc = prim_check_size(g, k, node);
   if (!rc) rc = prim_build(g, node, &mesh);
   sinew_data_unref(mesh);
   const char *newname = sinew_cmd_flag_string(cmd, "name", NULL);
@@ -743,6 +782,7 @@ static int prim_create(sinew_cmd_t *cmd, sinew_graph_t *g, const prim_kind *k) {
   /* the creation node first: it checks the sizes by building the mesh */
   int rc = sinew_node_create(g, k->type, NULL, &m.node);
   if (!rc) rc = prim_apply(cmd, g, k, m.node, &u);
+  if (!rc) rc = prim_check_size(g, k, m.node);
   if (!rc) rc = prim_build(g, m.node, &mesh);
   log_free(&u);
   if (!rc && object) {

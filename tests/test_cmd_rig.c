@@ -651,7 +651,14 @@ static void test_poly_bad_input(void **state) {
   expect_fail(s, "polyCylinder -n \"1bad\";", "polyCylinder", NULL);
   expect_fail(s, "polyCylinder extra;", "unexpected argument", NULL);
   /* 1e6 around and 1e6 up is more points than a mesh holds: refused, nothing kept */
-  expect_fail(s, "polyPlane -sx 1000000 -sy 1000000;", "polyPlane", "cannot build");
+  expect_fail(s, "polyPlane -sx 1000000 -sy 1000000;", "polyPlane", "at most 2^28");
+  /* the same through an edit: the old mesh stays and so do the counts */
+  run_ok(s, "polySphere -sx 4 -sy 4;");
+  expect_fail(s, "polySphere -e -sx 100000 -sy 100000 pSphere1;", "at most 2^28", NULL);
+  sinew_data_t *d;
+  const sinew_mesh_t *m = mesh_of(s, "pSphereShape1.outMesh", &d);
+  assert_int_equal(m->npoints, 4 * 3 + 2);
+  sinew_data_unref(d);
   expect_fail(s, "polyCylinder -q -r j;", "no polyCylinder creation node", NULL);
   expect_fail(s, "polyCube -q -w pCylinder1;", "no polyCube creation node", NULL);
   expect_fail(s, "polyCylinder -e -sx 2 pCylinder1;", "-subdivisionsX", NULL);
@@ -691,13 +698,17 @@ static void test_expression_create_query_edit(void **state) {
   run_nums(s, "expression -q -ae expression1;", 1, (double[]){0}, 0);
   run_nums(s, "expression -q -an expression1;", 1, (double[]){2}, 0);
   assert_true(fabs(getd(s, "b.translateZ") - 3) < TOL);
+  /* alwaysEvaluate off and no time in the text: not connected to the time; turned on: connected */
+  assert_true(source_is(s, "expression1.time", NULL));
+  run_ok(s, "expression -e -ae 1 expression1;");
+  assert_true(source_is(s, "expression1.time", "time1.outTime"));
+  run_nums(s, "expression -q -ae expression1;", 1, (double[]){1}, 0);
   /* -uc none: 1 means one radian */
   run_ok(s, "expression -o b -uc none -s \"rotateX = 1;\";");
   assert_true(fabs(getd(s, "b.rotateX") - 1) < TOL);
   run_ok(s, "expression -e -uc angularOnly -ae 1 expression2;");
   run_str(s, "expression -q -uc expression2;", 0, "angularOnly");
   assert_true(fabs(getd(s, "b.rotateX") - PI / 180) < TOL);
-  assert_true(source_is(s, "expression2.time", "time1.outTime"));
   /* -e -o: a new default object for the text */
   run_ok(s, "expression -e -o a -s \"rotateX = 5;\" expression2;");
   run_str(s, "expression -q -o expression2;", 0, "a");
