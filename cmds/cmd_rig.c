@@ -856,7 +856,7 @@ static int expr_error(sinew_cmd_t *cmd, int rc) {
 /* The values of -uc, -an and -ae, checked. */
 static int expr_options(sinew_cmd_t *cmd, int *uc, int *an, int *ae) {
   const char *s = sinew_cmd_flag_string(cmd, "unitConversion", NULL);
-  *uc = -1;
+  *uc = *an = *ae = -1;
   if (s) {
     for (int i = 0; i < 3; i++)
       if (strcmp(s, unit_options[i]) == 0) *uc = i;
@@ -1061,7 +1061,7 @@ static int cmd_expression(sinew_cmd_t *cmd) {
       return sinew_cmd_error(cmd, SINEW_ETYPE, "%s is not an expression node", sinew_node_name(g, n));
     if (sinew_cmd_query(cmd)) return expr_query(cmd, g, n);
   }
-  int uc, an, ae;
+  int uc = -1, an = -1, ae = -1;
   if ((rc = expr_options(cmd, &uc, &an, &ae))) return rc;
   if (sinew_cmd_flag_count(cmd, "timeDependent"))
     return sinew_cmd_error(cmd, SINEW_EINVAL, "-timeDependent is a query flag");
