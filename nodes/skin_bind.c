@@ -1473,6 +1473,14 @@ int sinew_skin_add_influence(sinew_graph_t *g, sinew_node_t skin, sinew_node_t n
   sinew_plug_t ma = plug0(skin, ids.matrix);
   int32_t i = sinew_plug_next_index(g, &ma);
   if (i < 0) return sinew_graph_set_error(g, SINEW_ERANGE, "%s: no free influence index", what);
+  /* the elements at i that the call brings into being are removed again if it fails */
+  const uint32_t per_influence[5] = {ids.matrix, ids.bind_pre_matrix, ids.lock_weights, ids.dropoff,
+                                     ids.influence_color};
+  bool fresh[5];
+  for (int k = 0; k < 5; k++) {
+    sinew_plug_t e = plug1(skin, per_influence[k], i), src;
+    fresh[k] = !sinew_plug_has_value(g, &e) && !sinew_plug_source(g, &e, &src);
+  }
   sinew__undo u = {0};
   rc = connect_influence(g, &u, skin, &ids, node, i, &world, dropoff);
   /* the new influence starts at weight 0 (stale weights at its index are dropped), or at
@@ -1531,6 +1539,15 @@ int sinew_skin_add_influence(sinew_graph_t *g, sinew_node_t skin, sinew_node_t n
   if (rc) {
     if (applied) journal_revert(&e);
     sinew__undo_revert(g, &u);
+    /* best effort (a removal needs memory only to grow the propagation queue); the message
+     * stays the one of the failure */
+    char msg[512];
+    snprintf(msg, sizeof msg, "%s", sinew_graph_errmsg(g));
+    for (int k = 0; k < 5; k++) {
+      sinew_plug_t el = plug1(skin, per_influence[k], i);
+      if (fresh[k]) sinew_plug_remove_element(g, &el);
+    }
+    sinew_graph_set_error(g, rc, "%s", msg);
   }
   if (opened) edit_close(&e);
   sinew__undo_free(&u);

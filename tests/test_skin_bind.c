@@ -1276,6 +1276,31 @@ static void test_skin_edits(void **unused) {
   sinew_data_t *o = out_mesh(g, r.shape);
   assert_points_equal(sinew_mesh_get(o), sinew_mesh_get(r.input), 0);
   sinew_data_unref(o);
+  /* a failed add (the new influence's liw is locked, so it cannot be locked afterwards) leaves
+   * no element behind at the index it tried */
+  sinew_node_t stuck = joint(g, "stuck", WORLD, 1, 1, 1);
+  {
+    sinew_plug_t liw;
+    sinew_attr_desc_t liw_desc = {.name = "lockInfluenceWeights", .short_name = "liw", .type = SINEW_ATTR_BOOL};
+    assert_int_equal(sinew_node_add_attr(g, stuck, &liw_desc, 1), SINEW_OK);
+    liw = P(g, stuck, "liw");
+    assert_int_equal(sinew_plug_set_locked(g, &liw, true), SINEW_OK);
+    static const char *arrays[] = {"ma", "pm", "lw", "dpf", "ifcl"};
+    size_t count[5];
+    for (int a = 0; a < 5; a++) {
+      sinew_plug_t arr = P(g, r.skin, arrays[a]);
+      count[a] = sinew_plug_indices(g, &arr, NULL, 0);
+    }
+    sinew_skin_add_influence_desc_t lk = {.lock_weights = true};
+    assert_int_equal(sinew_skin_add_influence(g, r.skin, stuck, &lk, NULL), SINEW_ELOCKED);
+    if (!strstr(sinew_graph_errmsg(g), "stuck.lockInfluenceWeights is locked")) fail_msg("message: %s", sinew_graph_errmsg(g));
+    for (int a = 0; a < 5; a++) {
+      sinew_plug_t arr = P(g, r.skin, arrays[a]);
+      if (sinew_plug_indices(g, &arr, NULL, 0) != count[a]) fail_msg("%s gained an element", arrays[a]);
+    }
+    assert_int_equal(sinew_skin_influence_index(g, r.skin, stuck, NULL), SINEW_ENOTFOUND);
+    assert_int_equal(sinew_node_delete(g, stuck), SINEW_OK);
+  }
   /* add with a weight, locked afterwards */
   sinew_skin_add_influence_desc_t ad = {.weight = 0.25, .lock_weights = true};
   assert_int_equal(sinew_skin_add_influence(g, r.skin, other, &ad, &k), SINEW_OK);
