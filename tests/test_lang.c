@@ -402,6 +402,7 @@ static void test_operators(void **state) {
   expect_int(f, "int $a[] = {1, 2}; $a[1]++; $a[1];", 3);
   expect_int(f, "int $a[] = {1, 2}; $a[0] += 10; $a[0];", 11);
   expect_float(f, "vector $v = <<1, 2, 3>>; $v.x = 9; $v.x + $v.y;", 11);
+  expect_vec(f, "vector $v = <<1, 2, 3>>; $v.y += 10; $v.z *= 2; $v;", 1, 12, 6);
   /* && and || stop early: counter does not run */
   f->counter = 0;
   expect_int(f, "0 && `counter`;", 0);
@@ -1076,6 +1077,111 @@ static void test_runtime_faults(void **state) {
   assert_int_equal(f->counter, 1);
 }
 
+/* Unknown commands through the fallback, lenient flag tables, files, another graph, values. */
+static int fallback_fn(sinew_cmd_t *c) {
+  fx *f = sinew_cmd_user_data(c);
+  snprintf(f->rec, sizeof f->rec, "%s:", sinew_cmd_name(c));
+  for (size_t i = 0; i < sinew_cmd_argc(c); i++) {
+    const sinew_value_t *v = sinew_cmd_arg(c, i);
+    size_t n = strlen(f->rec);
+    snprintf(f->rec + n, sizeof f->rec - n, " %s%s", v->flag ? "-" : "", sinew_cmd_arg_string(c, i));
+  }
+  return SINEW_OK;
+}
+
+static int lenient_fn(sinew_cmd_t *c) {
+  fx *f = sinew_cmd_user_data(c);
+  snprintf(f->rec, sizeof f->rec, "n=%s argc=%zu", sinew_cmd_flag_string(c, "n", "-"), sinew_cmd_argc(c));
+  sinew_cmd_warning(c, SINEW_LOG_NONE, "careful with %s", sinew_cmd_arg_string(c, 0));
+  return SINEW_OK;
+}
+
+static void test_hosting(void **state) {
+  fx *f = *state;
+  /* the fallback receives every word; flags keep their mark */
+  sinew_lang_set_fallback(f->L, fallback_fn, f);
+  run_ok(f, "someMayaCmd -f 1 -name \"x y\" word 2.5;");
+  assert_string_equal(f->rec, "someMayaCmd: -f 1 -name x y word 2.5");
+  sinew_lang_set_fallback(f->L, NULL, NULL);
+  expect_error(f, "someMayaCmd;", SINEW_ENOTFOUND, "test.mel:1: someMayaCmd: unknown command");
+  /* lenient flags: an unknown flag is logged and skipped */
+  static const sinew_cmd_flag_t lf[] = {{"name", "n", "s", 0}};
+  sinew_cmd_desc_t d = {.name = "lenient", .fn = lenient_fn, .flags = lf, .flag_count = 1,
+                        .lenient_flags = true, .user_data = f};
+  assert_int_equal(sinew_lang_register_command(f->L, &d), SINEW_OK);
+  int warnings = f->nlog[SINEW_LOG_FILE_WARNING];
+  run_ok(f, "\nlenient -n a -bogus b;");
+  assert_string_equal(f->rec, "n=a argc=1");
+  assert_int_equal(f->nlog[SINEW_LOG_FILE_WARNING] - warnings, 2);
+  assert_string_equal(f->lastlog, "test.mel:2: lenient: careful with b");
+  /* re-registering replaces the callback */
+  d.fn = counter_fn;
+  assert_int_equal(sinew_lang_register_command(f->L, &d), SINEW_OK);
+  f->counter = 0;
+  run_ok(f, "lenient;");
+  assert_int_equal(f->counter, 1);
+  sinew_cmd_desc_t bad = {.name = "", .fn = counter_fn};
+  assert_int_equal(sinew_lang_register_command(f->L, &bad), SINEW_EINVAL);
+  /* files */
+  char path[] = "/tmp/sinew_test_lang_XXXXXX";
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  FILE *fp = fdopen(fd, "w");
+  fputs("global proc int fromFile() { return 12; }\nint $x = fromFile();\n$x + 1", fp);
+  fclose(fp);
+  sinew_value_t r = {0};
+  assert_int_equal(sinew_lang_run_file(f->L, path, &r), SINEW_OK);
+  assert_int_equal(r.as.i, 13);
+  fp = fopen(path, "w");
+  fputs("counter;\n  fail oops;\n", fp);
+  fclose(fp);
+  assert_int_equal(sinew_lang_run_file(f->L, path, &r), SINEW_EINVAL);
+  char want[256];
+  snprintf(want, sizeof want, "%s:2: fail: boom oops", path);
+  assert_string_equal(sinew_lang_errmsg(f->L), want);
+  fp = fopen(path, "wb");
+  fwrite("1;\0;", 1, 4, fp);
+  fclose(fp);
+  assert_int_equal(sinew_lang_run_file(f->L, path, &r), SINEW_ESYNTAX);
+  remove(path);
+  /* another graph: procedures and globals stay */
+  run_ok(f, "global int $kept = 4;");
+  sinew_graph_t *g2;
+  assert_int_equal(sinew_scene_create(NULL, &g2), SINEW_OK);
+  sinew_lang_set_graph(f->L, g2);
+  assert_ptr_equal(sinew_lang_graph(f->L), g2);
+  expect_int(f, "global int $kept; $kept + fromFile();", 16);
+  sinew_lang_set_graph(f->L, f->g);
+  sinew_graph_destroy(g2);
+  assert_ptr_equal(sinew_lang_user_data(f->L), f);
+  assert_null(sinew_lang_current_file(f->L));
+  /* the value API */
+  run_ok(f, "<<3, 4, 0>>;");
+  assert_true(sinew_value_to_double(&f->res) == 5);
+  assert_int_equal(sinew_value_to_int(&f->res), 5);
+  char buf[64];
+  assert_int_equal(sinew_value_format(&f->res, buf, sizeof buf), 5);
+  assert_string_equal(buf, "3 4 0");
+  assert_int_equal(sinew_value_format(&f->res, buf, 3), 5);
+  assert_string_equal(buf, "3 ");
+  bool b;
+  run_ok(f, "\"yes\";");
+  assert_true(sinew_value_to_bool(&f->res, &b) && b);
+  run_ok(f, "\"0.0\";");
+  assert_true(sinew_value_to_bool(&f->res, &b) && !b);
+  run_ok(f, "\"perhaps\";");
+  assert_false(sinew_value_to_bool(&f->res, &b));
+  assert_string_equal(sinew_value_kind_name(SINEW_VALUE_VECTOR_ARRAY), "vector[]");
+  run_ok(f, "string $a[] = {\"p\", \"q\"}; $a;");
+  sinew_value_t copy;
+  sinew_value_copy(&copy, &f->res);
+  sinew_value_clear(&f->res);
+  assert_string_equal(sinew_value_string_at(&copy, 1), "q");
+  assert_null(sinew_value_string_at(&copy, 2));
+  sinew_value_clear(&copy);
+  assert_int_equal(copy.kind, SINEW_VALUE_NONE);
+}
+
 /* ---- out of memory at every allocation -------------------------------------------------------------- */
 
 static const char *OOM_SCRIPT =
@@ -1150,6 +1256,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_keep_going, setup, teardown),
       cmocka_unit_test_setup_teardown(test_limits, setup, teardown),
       cmocka_unit_test_setup_teardown(test_runtime_faults, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_hosting, setup, teardown),
       cmocka_unit_test(test_out_of_memory),
   };
   return cmocka_run_group_tests_name("lang", tests, NULL, NULL);
