@@ -17,7 +17,11 @@
 
 typedef sinew_value_t val;
 
-static double num(const val *v) { return sinew_value_to_double(v); }
+static double num(const val *v) {
+  return v->kind == SINEW_VALUE_FLOAT ? v->as.f
+         : v->kind == SINEW_VALUE_INT ? (double)v->as.i
+                                      : sinew_value_to_double(v);
+}
 static bool isvec(const val *v) { return v->kind == SINEW_VALUE_VECTOR; }
 static void vec(const val *v, double out[3]) {
   if (isvec(v)) {

@@ -66,6 +66,11 @@ static inline bool lv_is_num(uint8_t kind) {
 static inline void lv_retain(const sinew_value_t *v) {
   if (lv_is_obj(v) && v->as.obj) v->as.obj->refs++;
 }
+/* sinew_value_copy, inline for the VM's loads and stores. */
+static inline void lv_copy(sinew_value_t *dst, const sinew_value_t *src) {
+  *dst = *src;
+  lv_retain(dst);
+}
 void sinew__obj_release(sinew_lang_obj_t *o);
 static inline void lv_release(sinew_value_t *v) {
   if (lv_is_obj(v) && v->as.obj) sinew__obj_release(v->as.obj);

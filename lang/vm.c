@@ -428,19 +428,19 @@ static int run(vm *V, sinew_value_t *result) {
     sinew_value_t *S = V->stack;
     switch (in->op) {
       case OPC_NOP: break;
-      case OPC_CONST: sinew_value_copy(&S[V->sp++], &f->ch->consts[in->a]); break;
+      case OPC_CONST: lv_copy(&S[V->sp++], &f->ch->consts[in->a]); break;
       case OPC_INT: S[V->sp++] = lv_int(in->a); break;
       case OPC_POP: lv_release(&S[--V->sp]); break;
       case OPC_DUP:
-        sinew_value_copy(&S[V->sp], &S[V->sp - 1]);
+        lv_copy(&S[V->sp], &S[V->sp - 1]);
         V->sp++;
         break;
       case OPC_LOAD: {
         sinew_value_t *loc = locals_of(V, f);
-        sinew_value_copy(&S[V->sp++], &loc[in->a]);
+        lv_copy(&S[V->sp++], &loc[in->a]);
         break;
       }
-      case OPC_GLOAD: sinew_value_copy(&S[V->sp++], &V->L->gvals[in->a]); break;
+      case OPC_GLOAD: lv_copy(&S[V->sp++], &V->L->gvals[in->a]); break;
       case OPC_STORE:
       case OPC_GSTORE: {
         bool g = in->op == OPC_GSTORE;
@@ -450,7 +450,7 @@ static int run(vm *V, sinew_value_t *result) {
         top->flag = top->word = 0;
         if ((rc = conform(V, top, kind, slot))) return rc;
         lv_release(slot);
-        sinew_value_copy(slot, top);
+        lv_copy(slot, top);
         break;
       }
       case OPC_DECL: {
@@ -785,7 +785,7 @@ static int run(vm *V, sinew_value_t *result) {
         break;
       }
       case OPC_FLAG: {
-        sinew_value_copy(&S[V->sp], &f->ch->consts[in->a]);
+        lv_copy(&S[V->sp], &f->ch->consts[in->a]);
         S[V->sp].flag = 1;
         S[V->sp].line = in->line;
         V->sp++;
