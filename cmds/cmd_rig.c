@@ -933,6 +933,68 @@ static int expr_link_time(sinew_graph_t *g, sinew_node_t n, bool *made, sinew_pl
   return SINEW_OK;
 }
 
+/* What expression -e changed, put back when a later step fails. */
+typedef struct expr_undo {
+  undo_log values;                /* unitOption, animated, alwaysEvaluate */
+  bool time_linked, obm_unlinked, object_set, renamed;
+  sinew_plug_t time_src, time_dst, old_obm_src, obm, pob;
+  char *old_object;               /* the object attribute's old text */
+  char old_name[512];
+} expr_undo;
+
+/* -uc, -an, -ae: turning alwaysEvaluate on connects the time. */
+static int expr_edit_options(sinew_graph_t *g, sinew_node_t n, int uc, int an, int ae, expr_undo *x) {
+  int rc = SINEW_OK;
+  if (uc >= 0) rc = log_set1(g, &x->values, n, "unitOption", uc);
+  if (!rc && an >= 0) rc = log_set1(g, &x->values, n, "animated", an);
+  if (!rc && ae >= 0) rc = log_set1(g, &x->values, n, "alwaysEvaluate", ae);
+  if (!rc && ae == 1) rc = expr_link_time(g, n, &x->time_linked, &x->time_src, &x->time_dst);
+  return rc;
+}
+
+/* -o: the new default object's name, and its message instead of the old one's (the text's
+ * rebinding connects the new one). */
+static int expr_edit_object(sinew_graph_t *g, sinew_node_t n, sinew_node_t object, expr_undo *x) {
+  sinew_node_t old = expr_object(g, n);
+  int rc;
+  if (old.gen && !same_node(old, object)) {
+    sinew_plug_source(g, &x->obm, &x->old_obm_src);
+    if ((rc = sinew_disconnect(g, &x->old_obm_src, &x->obm))) return rc;
+    x->obm_unlinked = true;
+  }
+  const char *ob = "";
+  sinew_get_string(g, &x->pob, &ob);
+  size_t len = strlen(ob) + 1;
+  if (!(x->old_object = sinew_malloc(len))) return sinew_graph_set_error(g, SINEW_ENOMEM, "out of memory");
+  memcpy(x->old_object, ob, len);
+  if ((rc = sinew_set_string(g, &x->pob, object.gen ? sinew_node_name(g, object) : ""))) return rc;
+  x->object_set = true;
+  return SINEW_OK;
+}
+
+static void expr_edit_revert(sinew_graph_t *g, sinew_node_t n, expr_undo *x) {
+  int code = sinew_graph_errcode(g);
+  char msg[1024];
+  snprintf(msg, sizeof msg, "%s", sinew_graph_errmsg(g));
+  if (x->renamed) sinew_node_rename(g, n, x->old_name);
+  if (x->object_set) sinew_set_string(g, &x->pob, x->old_object);
+  if (x->obm_unlinked) sinew_connect(g, &x->old_obm_src, &x->obm, 0, NULL);
+  if (x->time_linked) sinew_disconnect(g, &x->time_src, &x->time_dst);
+  sinew_graph_set_error(g, code, "%s", msg);
+  log_undo(g, &x->values);
+}
+
+/* The text with attribute names (what -q -s gives), copied. NULL on out-of-memory. */
+static char *expr_text_copy(sinew_graph_t *g, sinew_node_t n) {
+  sinew_plug_t pe = attr_plug(g, n, "expression");
+  const char *t = "";
+  if (sinew_get_string(g, &pe, &t)) return NULL;
+  size_t len = strlen(t) + 1;
+  char *c = sinew_malloc(len);
+  if (c) memcpy(c, t, len);
+  return c;
+}
+
 static int expr_edit(sinew_cmd_t *cmd, sinew_graph_t *g, sinew_node_t n, int uc, int an, int ae) {
   const char *text = sinew_cmd_flag_string(cmd, "string", NULL);
   const char *oname = sinew_cmd_flag_string(cmd, "object", NULL);
@@ -945,65 +1007,22 @@ static int expr_edit(sinew_cmd_t *cmd, sinew_graph_t *g, sinew_node_t n, int uc,
   }
   /* -o alone binds the current text again with the new default object */
   char *current = NULL;
-  if (oname && !text) {
-    sinew_plug_t pe = attr_plug(g, n, "expression");
-    const char *t = "";
-    if ((rc = sinew_get_string(g, &pe, &t))) return sinew_cmd_graph_error(cmd, rc);
-    size_t len = strlen(t) + 1;
-    if (!(current = sinew_malloc(len))) return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
-    memcpy(current, t, len);
-    text = current;
-  }
-  undo_log u = {0};
-  rc = SINEW_OK;
-  if (uc >= 0) rc = log_set1(g, &u, n, "unitOption", uc);
-  if (!rc && an >= 0) rc = log_set1(g, &u, n, "animated", an);
-  if (!rc && ae >= 0) rc = log_set1(g, &u, n, "alwaysEvaluate", ae);
-  bool linked = false;
-  sinew_plug_t tsrc, tdst;
-  if (!rc && ae == 1) rc = expr_link_time(g, n, &linked, &tsrc, &tdst);
-  /* a new default object: its message replaces the old one's (put back on failure) */
-  sinew_node_t old_obj = expr_object(g, n);
-  sinew_plug_t obm = attr_plug(g, n, "objectMsg"), old_src = {0};
-  bool unlinked = false;
-  if (!rc && oname && old_obj.gen && !same_node(old_obj, object)) {
-    sinew_plug_source(g, &obm, &old_src);
-    if (!(rc = sinew_disconnect(g, &old_src, &obm))) unlinked = true;
-  }
-  sinew_plug_t pob = attr_plug(g, n, "object");
-  char *old_object = NULL;
-  bool object_set = false;
-  if (!rc && oname) {
-    const char *ob = "";
-    sinew_get_string(g, &pob, &ob);
-    size_t len = strlen(ob) + 1;
-    if (!(old_object = sinew_malloc(len))) rc = sinew_graph_set_error(g, SINEW_ENOMEM, "out of memory");
-    else memcpy(old_object, ob, len);
-    if (!rc && !(rc = sinew_set_string(g, &pob, object.gen ? sinew_node_name(g, object) : ""))) object_set = true;
-  }
+  if (oname && !text && !(text = current = expr_text_copy(g, n)))
+    return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+  expr_undo x = {.obm = attr_plug(g, n, "objectMsg"), .pob = attr_plug(g, n, "object")};
+  snprintf(x.old_name, sizeof x.old_name, "%s", sinew_node_name(g, n));
+  rc = expr_edit_options(g, n, uc, an, ae, &x);
+  if (!rc && oname) rc = expr_edit_object(g, n, object, &x);
   /* renamed before the text is replaced, so that a refused name changes nothing */
-  char old_name[512];
-  bool renamed = false;
-  snprintf(old_name, sizeof old_name, "%s", sinew_node_name(g, n));
-  if (!rc && newname && !(rc = sinew_node_rename(g, n, newname))) renamed = true;
+  if (!rc && newname && !(rc = sinew_node_rename(g, n, newname))) x.renamed = true;
   /* the result before the text: replacing the text is the one step not undone here */
   char buf[512];
   if (!rc && sinew_cmd_result_string(cmd, sinew__node_label(g, n, buf, sizeof buf)))
     rc = sinew_graph_set_error(g, SINEW_ENOMEM, "out of memory");
   if (!rc && text) rc = sinew_expression_set_text(g, n, text, object);
-  if (rc) {
-    int code = sinew_graph_errcode(g);
-    char msg[1024];
-    snprintf(msg, sizeof msg, "%s", sinew_graph_errmsg(g));
-    if (renamed) sinew_node_rename(g, n, old_name);
-    if (object_set) sinew_set_string(g, &pob, old_object);
-    if (unlinked) sinew_connect(g, &old_src, &obm, 0, NULL);
-    if (linked) sinew_disconnect(g, &tsrc, &tdst);
-    sinew_graph_set_error(g, code, "%s", msg);
-    log_undo(g, &u);
-  }
-  log_free(&u);
-  sinew_free(old_object);
+  if (rc) expr_edit_revert(g, n, &x);
+  log_free(&x.values);
+  sinew_free(x.old_object);
   sinew_free(current);
   return rc ? expr_error(cmd, rc) : SINEW_OK;
 }
