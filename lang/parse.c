@@ -881,6 +881,15 @@ static ast *block(sinew__parse *p) {
   return b;
 }
 
+/* An array size (0 up) or a matrix dimension (1 up): a whole number up to max. */
+static ast *size_literal(sinew__parse *p, int64_t min, int64_t max) {
+  ast *n = number(p);
+  if (!n) return NULL;
+  if (n->kind != A_INT || n->v.i < min || n->v.i > max)
+    FAIL(p, "a size must be a whole number from %lld to %lld", (long long)min, (long long)max);
+  return n;
+}
+
 /* int $a, $b[] = {1}, $c = 2 */
 static ast *declaration(sinew__parse *p, int kind, bool global) {
   ast *head = NULL, **tail = &head;
@@ -897,18 +906,13 @@ static ast *declaration(sinew__parse *p, int kind, bool global) {
     if (accept(p, "[")) {
       d->is_array = 1;
       skip_ws(p);
-      if (isdigit(peekc(p, 0))) {
-        ast *n = number(p);
-        if (!n) return NULL;
-        d->b = n;
-      }
+      if (isdigit(peekc(p, 0)) && !(d->b = size_literal(p, kind == SINEW_VALUE_MATRIX ? 1 : 0, kind == SINEW_VALUE_MATRIX ? 4096 : 1 << 24)))
+        return NULL;
       if (!expect(p, "]")) return NULL;
       if (kind == SINEW_VALUE_MATRIX) {
         if (!expect(p, "[")) return NULL;
         skip_ws(p);
-        if (isdigit(peekc(p, 0))) {
-          if (!(d->c = number(p))) return NULL;
-        }
+        if (isdigit(peekc(p, 0)) && !(d->c = size_literal(p, 1, 4096))) return NULL;
         if (!expect(p, "]")) return NULL;
         d->is_array = 0; /* a matrix with dimensions, not an array */
       }

@@ -942,6 +942,10 @@ static void test_syntax_errors(void **state) {
   expect_error(f, "counter;\nfloat $x = 1 +* 2;", SINEW_ESYNTAX, "test.mel:2:");
   expect_error(f, "counter;\n`counter;", SINEW_ESYNTAX, "test.mel:2:");
   expect_error(f, "counter;\n$ = 1;", SINEW_ESYNTAX, "test.mel:2:");
+  expect_error(f, "counter;\nint $a[1.5];", SINEW_ESYNTAX, "test.mel:2:11: a size must be a whole number from 0 to 16777216");
+  expect_error(f, "counter;\nint $a[99999999999];", SINEW_ESYNTAX, "test.mel:2:");
+  expect_error(f, "counter;\nmatrix $m[4][5000];", SINEW_ESYNTAX, "test.mel:2:");
+  expect_error(f, "counter;\nmatrix $m[4][0];", SINEW_ESYNTAX, "test.mel:2:15: a size must be a whole number from 1 to 4096");
   assert_int_equal(f->counter, 0);
   /* the default name */
   sinew_value_t r = {0};
