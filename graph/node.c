@@ -823,28 +823,56 @@ static void delete_one(sinew_graph_t *g, sinew_node_t h) {
   g->free_slots[g->nfree++] = h.index;
 }
 
-int sinew_node_delete(sinew_graph_t *g, sinew_node_t n) {
-  sinew__node *node = sinew__node_get(g, n);
-  if (!node) return sinew_graph_set_error(g, SINEW_ESTALE, "delete: invalid node handle");
+static bool is_descendant(sinew_graph_t *g, sinew_node_t n, sinew_node_t ancestor) {
+  for (sinew__node *x = sinew__node_get(g, n); x;) {
+    sinew__node *p = sinew__node_get(g, x->parent);
+    if (!p) return false;
+    if (x->parent.index == ancestor.index && x->parent.gen == ancestor.gen) return true;
+    x = p;
+  }
+  return false;
+}
+
+int sinew_node_delete_many(sinew_graph_t *g, const sinew_node_t *nodes, size_t n) {
+  if (!g || (n && !nodes)) return SINEW_EINVAL;
+  for (size_t r = 0; r < n; r++)
+    if (!sinew__node_get(g, nodes[r])) return sinew_graph_set_error(g, SINEW_ESTALE, "delete: invalid node handle");
   if (sinew__check_mutable(g, "delete")) return SINEW_EINVAL;
-  /* Collect the subtree depth-first; refuse if any node in it is locked. */
+  if (n == 0) return SINEW_OK;
+  const char *first = sinew__node_get(g, nodes[0])->name;
+  /* Collect each subtree depth-first, skipping roots listed twice or inside another root's
+   * subtree (so the subtrees are disjoint); refuse if any node in them is locked. */
   uint32_t cap = 16, count = 0;
   sinew_node_t *list = sinew__malloc(cap * sizeof *list);
-  if (!list) return sinew_graph_set_error(g, SINEW_ENOMEM, "delete %s: out of memory", node->name);
-  list[count++] = n;
-  for (uint32_t i = 0; i < count; i++) {
-    sinew__node *x = sinew__node_get(g, list[i]);
-    if (x->locked) {
-      sinew__free(list);
-      return sinew_graph_set_error(g, SINEW_ELOCKED, "delete: node %s is locked", x->name);
+  if (!list) return sinew_graph_set_error(g, SINEW_ENOMEM, "delete %s: out of memory", first);
+  for (size_t r = 0; r < n; r++) {
+    bool skip = false;
+    for (size_t q = 0; q < n && !skip; q++) {
+      if (q == r) continue;
+      bool same = nodes[q].index == nodes[r].index && nodes[q].gen == nodes[r].gen;
+      skip = same ? q < r : is_descendant(g, nodes[r], nodes[q]);
     }
-    if (sinew__reserve((void **)&list, &cap, count + x->nchildren, sizeof *list)) {
+    if (skip) continue;
+    if (sinew__reserve((void **)&list, &cap, count + 1, sizeof *list)) {
       sinew__free(list);
-      return sinew_graph_set_error(g, SINEW_ENOMEM, "delete %s: out of memory", node->name);
+      return sinew_graph_set_error(g, SINEW_ENOMEM, "delete %s: out of memory", first);
     }
-    for (uint32_t k = 0; k < x->nchildren; k++) list[count++] = x->children[k];
+    uint32_t begin = count;
+    list[count++] = nodes[r];
+    for (uint32_t i = begin; i < count; i++) {
+      sinew__node *x = sinew__node_get(g, list[i]);
+      if (x->locked) {
+        sinew__free(list);
+        return sinew_graph_set_error(g, SINEW_ELOCKED, "delete: node %s is locked", x->name);
+      }
+      if (sinew__reserve((void **)&list, &cap, count + x->nchildren, sizeof *list)) {
+        sinew__free(list);
+        return sinew_graph_set_error(g, SINEW_ENOMEM, "delete %s: out of memory", first);
+      }
+      for (uint32_t k = 0; k < x->nchildren; k++) list[count++] = x->children[k];
+    }
   }
-  /* Destinations on other nodes keep the value they have from the subtree: bring them up to
+  /* Destinations on other nodes keep the value they have from the subtrees: bring them up to
    * date, and make room for the dirt their cutting pushes, before anything goes, so that the
    * deletion cannot fail half-way. */
   for (uint32_t i = 0; i < count; i++) {
@@ -859,15 +887,21 @@ int sinew_node_delete(sinew_graph_t *g, sinew_node_t n) {
         sinew__free(list);
         char msg[sizeof g->errmsg];
         memcpy(msg, g->errmsg, sizeof msg);
-        return sinew_graph_set_error(g, rc, "delete %s: %s", node->name, msg);
+        return sinew_graph_set_error(g, rc, "delete %s: %s", first, msg);
       }
       x = sinew__node_get(g, list[i]); /* a compute cannot delete it, but stay safe */
       if (!x) break;
     }
   }
+  /* children before parents: each subtree's list is in breadth-first order */
   for (uint32_t i = count; i-- > 0;) delete_one(g, list[i]);
   sinew__free(list);
   return SINEW_OK;
+}
+
+int sinew_node_delete(sinew_graph_t *g, sinew_node_t n) {
+  if (!g) return SINEW_EINVAL;
+  return sinew_node_delete_many(g, &n, 1);
 }
 
 int sinew_node_rename(sinew_graph_t *g, sinew_node_t n, const char *name) {

@@ -1683,39 +1683,51 @@ int sinew_skin_unbind(sinew_graph_t *g, sinew_node_t skin) {
   if (shape.gen && (read_vec3s(g, shape, mi.pnts, &stw) || (orig_has_src && read_vec3s(g, orig, mi.pnts, &otw)) ||
                     (orig_out && read_vec3s(g, shape, mi.vrts, &svt))))
     rc = oom(g, what);
-  if (!rc) rc = sinew_node_delete(g, skin);
+  /* Nothing is deleted until everything that can fail has been done: the shape gets its
+   * geometry back first, every change journaled, then the skinCluster and the Orig go
+   * together (all or nothing; a failure there takes the journal back too). */
+  bool orig_goes = false;
+  if (!rc && orig.gen) {
+    sinew_plug_t oo = plug0(orig, mi.out_mesh);
+    sinew_plug_t d2[3];
+    size_t nd = sinew_plug_destinations(g, &oo, d2, 3);
+    orig_goes = true; /* when only this skinCluster reads it */
+    for (size_t k = 0; k < nd && k < 3; k++) orig_goes = orig_goes && node_eq(d2[k].node, skin);
+    orig_goes = orig_goes && nd <= 3;
+  }
+  if (!rc && (sinew_node_locked(g, skin) || (orig_goes && sinew_node_locked(g, orig))))
+    rc = sinew_graph_set_error(g, SINEW_ELOCKED, "%s: %s is locked", what,
+                               name_of(g, sinew_node_locked(g, skin) ? skin : orig));
+  sinew__undo u = {0};
   if (!rc && shape.gen) {
     sinew_plug_t in_mesh = plug0(shape, mi.in_mesh);
     const double zero[3] = {0, 0, 0};
     for (size_t k = 0; k < stw.n && !rc; k++) { /* the shape's tweaks went to the Orig at bind */
       if (vec3_zero(&stw.val[3 * k])) continue;
-      sinew_plug_t e = plug1(shape, mi.pnts, stw.idx[k]);
-      rc = sinew_set_doubles(g, &e, zero, 3);
+      rc = undo_set_vec3(g, &u, shape, mi.pnts, stw.idx[k], zero);
     }
     if (!rc && orig_has_src) {
-      rc = sinew_connect(g, &upstream, &in_mesh, SINEW_CONNECT_FORCE, NULL);
-      for (size_t k = 0; k < otw.n && !rc; k++) { /* and come back */
-        sinew_plug_t e = plug1(shape, mi.pnts, otw.idx[k]);
-        rc = sinew_set_doubles(g, &e, &otw.val[3 * k], 3);
-      }
+      rc = sinew__undo_connect(g, &u, &upstream, &in_mesh); /* replaces outputGeometry -> inMesh */
+      for (size_t k = 0; k < otw.n && !rc; k++) /* and the tweaks come back */
+        rc = undo_set_vec3(g, &u, shape, mi.pnts, otw.idx[k], &otw.val[3 * k]);
     } else if (!rc && orig_out) {
       /* the Orig's final points become the shape's stored points (its vrts follow them) */
       const sinew_mesh_t *m = sinew_mesh_get(orig_out);
-      rc = sinew_set_data(g, &in_mesh, NULL);
-      if (!rc) rc = sinew_mesh_node_set(g, shape, orig_out);
+      sinew_plug_t stored = plug0(shape, sinew_node_attr(g, shape, "sinewStoredMesh"));
+      rc = sinew__undo_disconnect(g, &u, &og, &in_mesh);
+      if (!rc) rc = sinew__undo_set_data(g, &u, &in_mesh, NULL);
+      if (!rc) rc = sinew__undo_set_data(g, &u, &stored, orig_out);
       for (size_t k = 0; k < svt.n && !rc; k++) {
         if (svt.idx[k] < 0 || (uint32_t)svt.idx[k] >= m->npoints) continue;
         const float *q = &m->points[3 * (size_t)svt.idx[k]];
         double x[3] = {q[0], q[1], q[2]};
-        sinew_plug_t e = plug1(shape, mi.vrts, svt.idx[k]);
-        rc = sinew_set_doubles(g, &e, x, 3);
+        rc = undo_set_vec3(g, &u, shape, mi.vrts, svt.idx[k], x);
       }
     }
   }
-  if (!rc && orig.gen) {
-    sinew_plug_t oo = plug0(orig, mi.out_mesh);
-    if (!sinew_plug_destinations(g, &oo, NULL, 0)) rc = sinew_node_delete(g, orig);
-  }
+  if (!rc) rc = sinew_node_delete_many(g, (sinew_node_t[]){skin, orig}, orig_goes ? 2 : 1);
+  if (rc) sinew__undo_revert(g, &u);
+  sinew__undo_free(&u);
   sinew_data_unref(otw.block);
   sinew_data_unref(stw.block);
   sinew_data_unref(svt.block);

@@ -480,6 +480,54 @@ static void test_delete_and_stale(void **state) {
   assert_true(sinew_node_valid(g, b));
 }
 
+/* delete a b c: all or nothing. Overlapping subtrees and repeated nodes are deleted once; a
+ * locked node, a stale handle or an allocation failure anywhere deletes none of them, and the
+ * destinations they fed keep their values. */
+static void test_delete_many(void **state) {
+  (void)state;
+  test_alloc_install();
+  sinew_graph_t *g;
+  assert_int_equal(sinew_graph_create(NULL, &g), 0);
+  assert_int_equal(register_types(g), 0);
+  sinew_node_t root = mk(g, "xform", "root"), mid, leaf, a = mk(g, "add", "a"), b = mk(g, "add", "b");
+  sinew_node_t keep = mk(g, "add", "keep");
+  assert_int_equal(sinew_node_create_under(g, "xform", "mid", root, &mid), 0);
+  assert_int_equal(sinew_node_create_under(g, "xform", "leaf", mid, &leaf), 0);
+  conn(g, "a.out", "b.in");
+  conn(g, "b.out", "keep.in");
+  setd(g, "a.in", 5);
+  size_t before = sinew_node_count(g);
+  /* a locked node in a subtree, or a stale handle: nothing goes */
+  assert_int_equal(sinew_node_set_locked(g, leaf, true), 0);
+  assert_int_equal(sinew_node_delete_many(g, (sinew_node_t[]){a, root}, 2), SINEW_ELOCKED);
+  assert_int_equal(sinew_node_count(g), before);
+  assert_true(sinew_node_valid(g, a));
+  assert_int_equal(sinew_node_set_locked(g, leaf, false), 0);
+  assert_int_equal(sinew_node_delete_many(g, (sinew_node_t[]){a, (sinew_node_t){999, 1}}, 2), SINEW_ESTALE);
+  assert_int_equal(sinew_node_count(g), before);
+  /* out of memory at every allocation in turn: nothing goes; then everything listed goes */
+  for (long n = 1;; n++) {
+    test_alloc_reset();
+    test_alloc_fail_at(n);
+    int rc = sinew_node_delete_many(g, (sinew_node_t[]){leaf, a, root, b, a}, 5);
+    test_alloc_fail_at(0);
+    if (rc == SINEW_OK) break;
+    assert_int_equal(rc, SINEW_ENOMEM);
+    assert_int_equal(sinew_node_count(g), before);
+    assert_true(sinew_node_valid(g, a) && sinew_node_valid(g, b) && sinew_node_valid(g, leaf));
+    if (n > 1000) fail_msg("never succeeded");
+  }
+  assert_int_equal(sinew_node_count(g), before - 5);
+  assert_false(sinew_node_valid(g, root) || sinew_node_valid(g, mid) || sinew_node_valid(g, leaf));
+  assert_false(sinew_node_valid(g, a) || sinew_node_valid(g, b));
+  assert_true(sinew_node_valid(g, keep));
+  assert_true(getd(g, "keep.in") == 5.0); /* the value it had from b */
+  assert_int_equal(sinew_node_delete_many(g, NULL, 0), SINEW_OK);
+  sinew_graph_destroy(g);
+  assert_int_equal(test_alloc_live(), 0);
+  test_alloc_uninstall();
+}
+
 static void test_dag_hierarchy(void **state) {
   sinew_graph_t *g = *state;
   sinew_node_t root = mk(g, "xform", "root"), mid, leaf, other;
@@ -3238,6 +3286,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_naming, setup, teardown),
       cmocka_unit_test_setup_teardown(test_long_names, setup, teardown),
       cmocka_unit_test_setup_teardown(test_delete_and_stale, setup, teardown),
+      cmocka_unit_test(test_delete_many),
       cmocka_unit_test_setup_teardown(test_dag_hierarchy, setup, teardown),
       cmocka_unit_test_setup_teardown(test_plug_parse_format, setup, teardown),
       cmocka_unit_test_setup_teardown(test_sparse_multi, setup, teardown),

@@ -1062,8 +1062,25 @@ static void test_bind_failures(void **unused) {
   counts c3 = count_graph(g);
   assert_int_equal(c3.nodes, c2.nodes);
   assert_int_equal(c3.connections, c2.connections);
+  /* unbind, out of memory at every allocation in turn: each failure leaves the skin bound */
+  for (long n = 1;; n++) {
+    test_alloc_reset();
+    test_alloc_fail_at(n);
+    int rc = sinew_skin_unbind(g, skin);
+    test_alloc_fail_at(0);
+    if (rc == SINEW_OK) break;
+    assert_int_equal(rc, SINEW_ENOMEM);
+    counts c = count_graph(g);
+    if (c.nodes != c2.nodes || c.connections != c2.connections)
+      fail_msg("unbind allocation %ld: %zu nodes, %zu connections (want %zu, %zu)", n, c.nodes, c.connections,
+               c2.nodes, c2.connections);
+    assert_true(sinew_node_valid(g, skin));
+    assert_true(connected(g, cyl, "output", orig, "inMesh"));
+    assert_true(connected(g, skin, "outputGeometry[0]", shape, "inMesh"));
+    assert_true(get1(g, shape, "pt[3].px") == 0);
+    if (n > 100000) fail_msg("unbind never succeeded");
+  }
   /* unbind: the polyCylinder drives the shape again and the tweak is back on it */
-  assert_int_equal(sinew_skin_unbind(g, skin), SINEW_OK);
   assert_false(sinew_node_valid(g, skin));
   assert_int_equal(sinew_node_find(g, "pCylinderShape1Orig", &(sinew_node_t){0, 0}), SINEW_ENOTFOUND);
   assert_true(connected(g, cyl, "output", shape, "inMesh"));

@@ -369,6 +369,10 @@ SINEW_API int sinew_node_create_under(sinew_graph_t *graph, const char *type, co
  * the value they had from it; they are brought up to date before anything goes, so a failure
  * (SINEW_ENOMEM) leaves every node in place. */
 SINEW_API int sinew_node_delete(sinew_graph_t *graph, sinew_node_t node);
+/* Deletes several nodes (and their DAG subtrees) all or nothing, as `delete a b c`: a node
+ * listed twice or inside another's subtree is deleted once; a stale handle (SINEW_ESTALE), a
+ * locked node (SINEW_ELOCKED) or out-of-memory deletes none of them. count 0 does nothing. */
+SINEW_API int sinew_node_delete_many(sinew_graph_t *graph, const sinew_node_t *nodes, size_t count);
 /* Renames; a taken name gets a number as in create. The resulting name is node_name(). */
 SINEW_API int sinew_node_rename(sinew_graph_t *graph, sinew_node_t node, const char *name);
 SINEW_API bool sinew_node_valid(const sinew_graph_t *graph, sinew_node_t node);
