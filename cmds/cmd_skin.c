@@ -736,7 +736,7 @@ static int skin_edit(sinew_cmd_t *cmd) {
   double old_lw = 0;
   sinew_plug_t lw_plug = {0};
   sinew_node_t inf_node = {0, 0};
-  bool is;
+  bool is = false;
   for (size_t k = 0; k < nai && !rc; k++) {
     sinew_node_t n;
     const char *nm = sinew_value_string(sinew_cmd_flag_arg(cmd, "addInfluence", k, 0));
