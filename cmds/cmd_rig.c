@@ -475,8 +475,12 @@ static int cmd_joint(sinew_cmd_t *cmd) {
   const char *name = unique_name(g, sinew_cmd_flag_string(cmd, "name", NULL), nbuf, sizeof nbuf);
   rc = parent.gen ? sinew_node_create_under(g, "joint", name, parent, &n) : sinew_node_create(g, "joint", name, &n);
   if (rc) return sinew_cmd_graph_error(cmd, rc);
-  /* under a joint: parent.scale -> inverseScale, as Maya's parenting of joints does */
-  if (parent.gen && is_type(g, parent, "joint")) rc = sinew_dag_parent(g, n, parent, 0);
+  /* under a joint: parent.scale -> inverseScale, as Maya's parenting of joints does (and
+   * sinew_dag_parent, which would also walk the ancestors again: a deep chain is quadratic) */
+  if (parent.gen && is_type(g, parent, "joint")) {
+    sinew_plug_t ps = attr_plug(g, parent, "scale"), is = attr_plug(g, n, "inverseScale");
+    rc = sinew_connect(g, &ps, &is, 0, NULL);
+  }
   undo_log u = {0};
   if (!rc) rc = joint_apply(cmd, g, n, &u);
   if (!rc && sinew_cmd_flag_count(cmd, "position")) {
