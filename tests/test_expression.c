@@ -268,6 +268,23 @@ static void test_eval_direct(void **state) {
   assert_close(o5[1], 2);
   sinew_expr_destroy(e);
 
+  /* a numeric expression allocates nothing per evaluation */
+  test_alloc_install();
+  e = compile("float $b = clamp(0, 150, abs(i.ry)); float $a = smoothstep(20, 120, $b); o.x = 1 + 0.35 * $a; o.y = o.x;");
+  double iry = 0, o6[2];
+  sinew_expr_io_t io6 = {.inputs = &iry, .ninputs = 1, .outputs = o6, .noutputs = 2};
+  test_alloc_reset();
+  for (int i = 0; i < 100; i++) {
+    iry = i * 1.2;
+    assert_int_equal(sinew_expr_eval(e, &io6, NULL, NULL, 0), SINEW_OK);
+  }
+  assert_int_equal(test_alloc_count(), 0);
+  double t6 = fmin(fmax((fmin(99 * 1.2, 150) - 20) / 100, 0), 1);
+  assert_close(o6[1], 1 + 0.35 * t6 * t6 * (3 - 2 * t6));
+  sinew_expr_destroy(e);
+  assert_int_equal(test_alloc_live(), 0);
+  test_alloc_uninstall();
+
   /* random numbers: each expression has its own sequence, the same in every compile */
   sinew_expr_t *r1 = compile("o.x = rand(100); o.y = noise(time);");
   sinew_expr_t *r2 = compile("o.x = rand(100); o.y = noise(time);");
