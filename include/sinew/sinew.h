@@ -8,6 +8,8 @@
 #include "sinew/mesh.h"
 #include "sinew/skin.h"
 #include "sinew/pool.h"
+#include "sinew/lang.h"
+#include "sinew/cmds.h"
 
 #define SINEW_VERSION_MAJOR 0
 #define SINEW_VERSION_MINOR 1
