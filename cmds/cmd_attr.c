@@ -136,6 +136,12 @@ static void args_text(sinew_cmd_t *cmd, size_t from, sinew__buf *b) {
       sinew__buf_puts(b, sinew_value_string(v));
     } else if (v->kind == SINEW_VALUE_FLOAT) {
       sinew__buf_num(b, v->as.f);
+    } else if (v->kind == SINEW_VALUE_INT) {
+      /* (formatted here: sinew_cmd_arg_string keeps a copy per call, and lines of mesh data
+       * have tens of thousands of numbers) */
+      sinew__buf_printf(b, "%lld", (long long)v->as.i);
+    } else if (v->kind == SINEW_VALUE_STRING) {
+      sinew__buf_puts(b, sinew_value_string(v));
     } else if (v->kind >= SINEW_VALUE_INT_ARRAY) { /* {"a", "b"} as written */
       sinew__buf_puts(b, "{");
       for (size_t k = 0; k < sinew_value_count(v); k++) {

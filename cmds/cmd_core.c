@@ -921,7 +921,9 @@ static int cmd_file(sinew_cmd_t *cmd) {
     int rc = sinew_session_save(s, t);
     if (rc) {
       sinew_free(t);
-      return sinew_cmd_error(cmd, rc, "%s", sinew_session_errmsg(s));
+      const char *msg = sinew_session_errmsg(s);
+      if (strncmp(msg, "file -save: ", 12) == 0) msg += 12;
+      return sinew_cmd_error(cmd, rc, "-save: %s", msg);
     }
     rc = sinew_cmd_result_string(cmd, t);
     sinew_free(t);

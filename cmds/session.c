@@ -689,6 +689,75 @@ static bool is_ma(const char *path) {
   return n > 3 && strcmp(path + n - 3, ".ma") == 0;
 }
 
+/* Reads a whole file (sinew_malloc'd, NUL-terminated). A message in s->errmsg on failure. */
+static int read_file(sinew_session_t *s, const char *path, char **out, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    snprintf(s->errmsg, sizeof s->errmsg, "%s: cannot open the file: %s", path, strerror(errno));
+    return SINEW_EIO;
+  }
+  char *buf = NULL;
+  size_t n = 0, cap = 0;
+  int rc = SINEW_OK;
+  for (;;) {
+    if (n + 65536 + 1 > cap) {
+      size_t nc = cap ? cap * 2 : 65536 * 2;
+      char *b = sinew_realloc(buf, nc);
+      if (!b) {
+        rc = SINEW_ENOMEM;
+        snprintf(s->errmsg, sizeof s->errmsg, "%s: out of memory", path);
+        break;
+      }
+      buf = b;
+      cap = nc;
+    }
+    size_t r = fread(buf + n, 1, cap - n - 1, f);
+    n += r;
+    if (r == 0) break;
+  }
+  if (!rc && ferror(f)) {
+    rc = SINEW_EIO;
+    snprintf(s->errmsg, sizeof s->errmsg, "%s: read error: %s", path, strerror(errno));
+  }
+  fclose(f);
+  if (rc) {
+    sinew_free(buf);
+    return rc;
+  }
+  buf[n] = 0;
+  *out = buf;
+  *len = n;
+  return SINEW_OK;
+}
+
+/* A .ma file ends with a complete statement: the last line that is neither blank nor a comment
+ * ends with ';'. Otherwise the file was cut short (an interrupted copy or save), and reading
+ * only what is there would pass a partial scene off as the whole one. */
+static int check_complete(sinew_session_t *s, const char *path, const char *text, size_t n) {
+  size_t end = n;
+  uint32_t lines = 1;
+  for (size_t i = 0; i < n; i++) lines += text[i] == '\n';
+  for (;;) {
+    while (end && isspace((unsigned char)text[end - 1])) {
+      if (text[end - 1] == '\n') lines--;
+      end--;
+    }
+    if (!end) return SINEW_OK;
+    size_t start = end;
+    while (start && text[start - 1] != '\n') start--;
+    size_t k = start;
+    while (k < end && (text[k] == ' ' || text[k] == '\t')) k++;
+    if (end - k >= 2 && text[k] == '/' && text[k + 1] == '/') {
+      end = start; /* a comment line: look above it */
+      continue;
+    }
+    if (text[end - 1] == ';') return SINEW_OK;
+    snprintf(s->errmsg, sizeof s->errmsg,
+             "%s:%u: the file ends inside a statement (it was cut short); nothing was read", path, lines);
+    return SINEW_ESYNTAX;
+  }
+}
+
 int sinew_session_run_file(sinew_session_t *s, const char *path, sinew_value_t *result) {
   if (!s || !path) return SINEW_EINVAL;
   s->errmsg[0] = 0;
@@ -700,8 +769,22 @@ int sinew_session_run_file(sinew_session_t *s, const char *path, sinew_value_t *
     sinew_lang_set_keep_going(s->lang, !s->desc.strict);
   }
   sinew_node_t saved = s->scene->current;
-  int rc = sinew_lang_run_file(s->lang, path, result);
-  if (rc) snprintf(s->errmsg, sizeof s->errmsg, "%s", sinew_lang_errmsg(s->lang));
+  int rc;
+  if (ma) {
+    char *text = NULL;
+    size_t n = 0;
+    rc = read_file(s, path, &text, &n);
+    if (!rc && memchr(text, 0, n)) {
+      snprintf(s->errmsg, sizeof s->errmsg, "%s: not a text file (it contains NUL bytes)", path);
+      rc = SINEW_ESYNTAX;
+    }
+    if (!rc) rc = check_complete(s, path, text, n);
+    if (!rc && (rc = sinew_lang_run(s->lang, text, n, path, result)))
+      snprintf(s->errmsg, sizeof s->errmsg, "%s", sinew_lang_errmsg(s->lang));
+    sinew_free(text);
+  } else if ((rc = sinew_lang_run_file(s->lang, path, result))) {
+    snprintf(s->errmsg, sizeof s->errmsg, "%s", sinew_lang_errmsg(s->lang));
+  }
   rc = finish_run(s, rc);
   if (ma) {
     s->loading--;
