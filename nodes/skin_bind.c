@@ -910,6 +910,7 @@ typedef struct edit {
   size_t rcap;
   /* geometry for the distance rules, made on first use */
   int geo_state; /* 0 not tried, 1 ready, -1 unavailable */
+  int geo_rc;    /* why it is unavailable: SINEW_ENOMEM, or SINEW_ENOTFOUND (no geometry) */
   sinew_data_t *orig;
   const sinew_mesh_t *mesh;
   sinew_mat4_t gm;
@@ -1008,15 +1009,20 @@ static int edit_read(edit *e, int32_t v) {
 static bool edit_geometry(edit *e, int method) {
   if (e->geo_state) return e->geo_state > 0;
   e->geo_state = -1;
+  e->geo_rc = SINEW_ENOTFOUND;
   sinew_graph_t *g = e->g;
   sinew_plug_t org = plug1(e->skin, e->ids.original_geometry, 0);
   sinew_plug_t ig = sinew_plug_make(e->skin, e->ids.input_geometry, 1, (int32_t[]){0});
-  if (sinew_get_data(g, &org, &e->orig) || !e->orig) {
+  int rc = sinew_get_data(g, &org, &e->orig);
+  if (rc || !e->orig) {
     sinew_data_unref(e->orig);
     e->orig = NULL;
-    if (sinew_get_data(g, &ig, &e->orig)) e->orig = NULL;
+    int rc2 = sinew_get_data(g, &ig, &e->orig);
+    if (rc2) e->orig = NULL;
+    if (rc == SINEW_ENOMEM || rc2 == SINEW_ENOMEM) e->geo_rc = SINEW_ENOMEM;
   }
   if (!e->orig || !(e->mesh = sinew_mesh_get(e->orig))) return false;
+  e->geo_rc = SINEW_ENOMEM; /* from here on only memory can be missing */
   sinew_plug_t gm = plug0(e->skin, e->ids.geom_matrix);
   if (sinew_get_matrix(g, &gm, &e->gm)) sinew_mat4_identity(&e->gm);
   sinew_data_t *wb;
@@ -1031,9 +1037,12 @@ static bool edit_geometry(edit *e, int method) {
       if (sinew_get_matrix(g, &pma, &worlds[s])) sinew_mat4_identity(&worlds[s]);
     nodes[s] = e->inf[s].node;
   }
-  int rc = heur_build(g, nodes, worlds, e->ninf, e->mi, e->dr, method, &e->h);
+  rc = heur_build(g, nodes, worlds, e->ninf, e->mi, e->dr, method, &e->h);
   sinew_data_unref(wb);
-  if (rc) return false;
+  if (rc) {
+    e->geo_rc = rc;
+    return false;
+  }
   e->h.eps = scene_eps(e->mesh->points, e->mesh->npoints, &e->gm);
   e->geo_state = 1;
   return true;
@@ -1417,7 +1426,10 @@ int sinew_skin_reset_weights(sinew_graph_t *g, sinew_node_t skin, const int32_t 
   if (rc) return rc;
   int method = e.bm == SINEW_BIND_CLOSEST_DISTANCE ? SINEW_BIND_CLOSEST_DISTANCE : SINEW_BIND_CLOSEST_IN_HIERARCHY;
   if (!edit_geometry(&e, method)) {
-    rc = sinew_graph_set_error(g, SINEW_ENOTFOUND, "%s: %s has no original geometry", e.what, name_of(g, skin));
+    rc = e.geo_rc == SINEW_ENOTFOUND
+             ? sinew_graph_set_error(g, SINEW_ENOTFOUND, "%s: %s has no original geometry", e.what, name_of(g, skin))
+         : e.geo_rc == SINEW_ENOMEM ? oom(g, e.what)
+                                    : e.geo_rc;
     edit_close(&e);
     return rc;
   }

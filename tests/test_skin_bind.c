@@ -1466,6 +1466,46 @@ static void test_bind_large(void **unused) {
   sinew_graph_destroy(g);
 }
 
+/* skinPercent -rtd out of memory at every allocation in turn: each failure says so (not "no
+ * original geometry") and changes no weight. */
+static void test_reset_weights_oom(void **unused) {
+  (void)unused;
+  test_alloc_install(); /* before anything is allocated: every block goes through it */
+  rig r;
+  make_rig(&r, 0);
+  sinew_graph_t *g = r.g;
+  sinew_skin_percent_desc_t pd;
+  sinew_skin_percent_desc_init(&pd);
+  int32_t v7 = 7;
+  double half = 0.5;
+  pd.vertices = &v7;
+  pd.vertex_count = 1;
+  pd.influences = &r.j[2];
+  pd.values = &half;
+  pd.count = 1;
+  assert_int_equal(sinew_skin_percent(g, r.skin, &pd), SINEW_OK);
+  double w7[3];
+  for (int i = 0; i < 3; i++) w7[i] = weight(g, r.skin, 7, r.j[i]);
+  int fails = 0;
+  for (long n = 1;; n++) {
+    test_alloc_reset();
+    test_alloc_fail_at(n);
+    int rc = sinew_skin_reset_weights(g, r.skin, NULL, 0);
+    test_alloc_fail_at(0);
+    if (rc == SINEW_OK) break;
+    fails++;
+    if (rc != SINEW_ENOMEM) fail_msg("allocation %ld: %s (%s)", n, sinew_err_name(rc), sinew_graph_errmsg(g));
+    assert_non_null(strstr(sinew_graph_errmsg(g), "out of memory"));
+    for (int i = 0; i < 3; i++) assert_true(weight(g, r.skin, 7, r.j[i]) == w7[i]);
+    if (n > 100000) fail_msg("reset never succeeded");
+  }
+  assert_true(fails > 0);
+  assert_true(weight(g, r.skin, 7, r.j[2]) != 0.5); /* the default weights are back */
+  free_rig(&r);
+  assert_int_equal(test_alloc_live(), 0);
+  test_alloc_uninstall();
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_xform_parse_format),
@@ -1483,6 +1523,7 @@ int main(void) {
       cmocka_unit_test(test_bind_failures),
       cmocka_unit_test(test_skin_percent),
       cmocka_unit_test(test_skin_edits),
+      cmocka_unit_test(test_reset_weights_oom),
       cmocka_unit_test(test_bind_large),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
