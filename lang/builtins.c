@@ -33,7 +33,7 @@ static void vec(const val *v, double out[3]) {
   }
 }
 static int ret_f(val *out, double d) {
-  *out = lv_float(d);
+  lv_put_float(out, d);
   return SINEW_OK;
 }
 static int ret_v(val *out, const double v[3]) {

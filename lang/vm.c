@@ -429,7 +429,7 @@ static int run(vm *V, sinew_value_t *result) {
     switch (in->op) {
       case OPC_NOP: break;
       case OPC_CONST: lv_copy(&S[V->sp++], &f->ch->consts[in->a]); break;
-      case OPC_INT: S[V->sp++] = lv_int(in->a); break;
+      case OPC_INT: lv_put_int(&S[V->sp++], in->a); break;
       case OPC_POP: lv_release(&S[--V->sp]); break;
       case OPC_DUP:
         lv_copy(&S[V->sp], &S[V->sp - 1]);
@@ -523,7 +523,7 @@ static int run(vm *V, sinew_value_t *result) {
           memcpy(m.as.obj->d.f, io->input_matrices[k]->m, 16 * sizeof(double));
           S[V->sp++] = m;
         } else {
-          S[V->sp++] = lv_float(k < io->ninputs ? io->inputs[k] : 0.0);
+          lv_put_float(&S[V->sp++], k < io->ninputs ? io->inputs[k] : 0.0);
         }
         break;
       }
@@ -544,11 +544,11 @@ static int run(vm *V, sinew_value_t *result) {
       case OPC_OUTLOAD: {
         const sinew_expr_io_t *io = V->ex->io;
         uint32_t k = (uint32_t)in->a;
-        S[V->sp++] = lv_float(k < io->noutputs ? io->outputs[k] : 0.0);
+        lv_put_float(&S[V->sp++], k < io->noutputs ? io->outputs[k] : 0.0);
         break;
       }
-      case OPC_TIME: S[V->sp++] = lv_float(V->ex ? V->ex->io->time_seconds : 0); break;
-      case OPC_FRAME: S[V->sp++] = lv_float(V->ex ? V->ex->io->frame : 0); break;
+      case OPC_TIME: lv_put_float(&S[V->sp++], V->ex ? V->ex->io->time_seconds : 0); break;
+      case OPC_FRAME: lv_put_float(&S[V->sp++], V->ex ? V->ex->io->frame : 0); break;
       case OPC_NEG: {
         sinew_value_t *t = &S[V->sp - 1];
         if (t->kind == SINEW_VALUE_INT) t->as.i = (int64_t)(0 - (uint64_t)t->as.i);
@@ -599,7 +599,8 @@ static int run(vm *V, sinew_value_t *result) {
             case OPC_GE: c = x >= y; break;
             default: return vm_error(V, SINEW_ETYPE, "^ (cross product) needs vectors");
           }
-          *a = c == -2 ? lv_float(x) : lv_int(c);
+          if (c == -2) lv_put_float(a, x);
+          else lv_put_int(a, c);
           V->sp--;
           break;
         }
@@ -682,6 +683,10 @@ static int run(vm *V, sinew_value_t *result) {
         S = V->stack; /* eval may have run a nested script; this stack did not move */
         release_range(&S[V->sp - n], n);
         V->sp -= n;
+        if (!rc && r.kind == SINEW_VALUE_FLOAT) { /* the common case, without a wide reload */
+          lv_put_float(&S[V->sp++], r.as.f);
+          break;
+        }
         if (rc) {
           lv_release(&r);
           /* keep what the function said (eval: the nested script's own error) */
