@@ -616,6 +616,15 @@ static void test_connect(void **state) {
   ok("connectAttr a.tz b.tz");
   bad("connectAttr b.tz a.tz", "a.translateZ", "cycle", NULL);
   bad("connectAttr \"a.t[0:1]\" b.t", "range", NULL);
+  /* a placeholder gets the attribute a connection needs; a connection that fails takes it back */
+  ok("createNode someRig -n rig");
+  sinew_node_t rig;
+  assert_int_equal(sinew_node_find(G(), "rig", &rig), 0);
+  bad("connectAttr rig.drive c.ty", "c.translateY", NULL);
+  assert_int_equal(sinew_node_attr(G(), rig, "drive"), UINT32_MAX);
+  expect_res("connectAttr a.tx rig.follow", "a.translateX rig.follow");
+  assert_true(sinew_node_attr(G(), rig, "follow") != UINT32_MAX);
+  expect_res("listConnections -p 1 rig", "a.translateX");
   bad("disconnectAttr a.tx b.tx", "a.translateX", "b.translateX", NULL);
   bad("disconnectAttr a.tx", "usage", NULL);
   bad("connectAttr a.tx", "usage", NULL);
