@@ -555,6 +555,15 @@ static void test_procedures(void **state) {
   expect_int(f, "global int $seen; $seen;", 7);
   /* procedures' variables are their own */
   expect_int(f, "int $q = 1; global proc int shadow() { int $q = 50; return $q; } shadow() + $q;", 51);
+  /* return from inside loops and a switch */
+  run_ok(f, "global proc int firstEven(int $a[]) { int $x; for ($x in $a) if ($x % 2 == 0) return $x; return -1; }\n"
+            "global proc string pick(int $k) { while (1) { switch ($k) { case 1: return \"one\"; default: return \"many\"; } } return \"\"; }");
+  expect_int(f, "firstEven({3, 5, 8, 10});", 8);
+  expect_int(f, "firstEven({3, 5});", -1);
+  expect_str(f, "pick(1) + pick(2);", "onemany");
+  /* a procedure that redefines itself while it runs finishes with its old body */
+  run_ok(f, "global proc int selfmod() { eval(\"global proc int selfmod() { return 2; }\"); return 1; }");
+  expect_int(f, "int $a = selfmod(); int $b = selfmod(); $a * 10 + $b;", 12);
   /* wrong argument count is found before anything runs */
   f->counter = 0;
   expect_error(f, "counter;\nlerp(1, 2);", SINEW_ESYNTAX, "test.mel:2:1: lerp takes 3 arguments, not 2");
