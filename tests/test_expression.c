@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <threads.h>
 
 #include "sinew/sinew.h"
 #include "sinew/lang.h"
@@ -1051,6 +1052,63 @@ static void test_node_out_of_memory(void **state) {
   }
 }
 
+/* Graphs on different threads evaluate expressions that sort and use noise at the same time
+ * (the built-ins keep no unsynchronised global state); each gets the single-threaded answers. */
+#define THREAD_FRAMES 300
+static const char *THREAD_TEXT =
+    "float $a[] = {5, 3, frame, 1, -frame}; $a = sort($a);\n"
+    "p.x = $a[0] + $a[2] * 10 + noise(time * 3.7) + noise(<<frame, 1.5, time>>);";
+
+typedef struct thread_job {
+  sinew_graph_t *g;
+  double want[THREAD_FRAMES];
+  int bad;
+} thread_job;
+
+static int thread_main(void *arg) {
+  thread_job *j = arg;
+  sinew_plug_t px;
+  if (sinew_plug_parse(j->g, "p.x", (sinew_node_t){0, 0}, &px)) return 1;
+  for (int round = 0; round < 3; round++)
+    for (int i = 0; i < THREAD_FRAMES; i++) {
+      double v = NAN;
+      sinew_time_set_frame(j->g, i);
+      if (sinew_get_double(j->g, &px, &v) || v != j->want[i]) j->bad++;
+    }
+  return 0;
+}
+
+static void test_threads(void **state) {
+  (void)state;
+  thread_job jobs[2];
+  sinew_expr_t *e = compile(THREAD_TEXT);
+  for (int i = 0; i < THREAD_FRAMES; i++) {
+    double out = 0;
+    sinew_expr_io_t io = {.outputs = &out, .noutputs = 1, .time_seconds = i / 24.0, .frame = i};
+    assert_int_equal(sinew_expr_eval(e, &io, NULL, NULL, 0), SINEW_OK);
+    jobs[0].want[i] = jobs[1].want[i] = out;
+  }
+  sinew_expr_destroy(e);
+  for (int k = 0; k < 2; k++) {
+    jobs[k].bad = 0;
+    assert_int_equal(sinew_scene_create(NULL, &jobs[k].g), SINEW_OK);
+    register_probe(jobs[k].g);
+    sinew_node_t p, n;
+    assert_int_equal(sinew_node_create(jobs[k].g, "probe", "p", &p), SINEW_OK);
+    sinew_expression_desc_t d = {.text = THREAD_TEXT};
+    assert_int_equal(sinew_expression_create(jobs[k].g, &d, &n), SINEW_OK);
+  }
+  thrd_t t[2];
+  for (int k = 0; k < 2; k++) assert_int_equal(thrd_create(&t[k], thread_main, &jobs[k]), thrd_success);
+  for (int k = 0; k < 2; k++) {
+    int res = -1;
+    assert_int_equal(thrd_join(t[k], &res), thrd_success);
+    assert_int_equal(res, 0);
+    assert_int_equal(jobs[k].bad, 0);
+    sinew_graph_destroy(jobs[k].g);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_compile_refs),
@@ -1066,6 +1124,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_node_bad_input, setup, teardown),
       cmocka_unit_test_setup_teardown(test_set_text, setup, teardown),
       cmocka_unit_test(test_node_out_of_memory),
+      cmocka_unit_test(test_threads),
   };
   return cmocka_run_group_tests_name("expression", tests, NULL, NULL);
 }
