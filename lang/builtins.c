@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <threads.h>
+#include <pthread.h>
 
 #include "lang/lang_internal.h"
 
@@ -434,7 +434,7 @@ static int f_seed(builtin_call *bc, val *a, int n, val *out) {
 /* Gradient noise on the integer lattice (Perlin's improved noise): a fixed permutation made
  * by shuffling 0..255 with a fixed seed, so values are the same in every run. */
 static uint8_t perm[512];
-static once_flag perm_once = ONCE_FLAG_INIT; /* graphs may be used from several threads */
+static pthread_once_t perm_once = PTHREAD_ONCE_INIT; /* graphs may live on several threads */
 
 static void perm_fill(void) {
   uint8_t p[256];
@@ -449,7 +449,7 @@ static void perm_fill(void) {
   for (int i = 0; i < 512; i++) perm[i] = p[i & 255];
 }
 
-static void perm_init(void) { call_once(&perm_once, perm_fill); }
+static void perm_init(void) { pthread_once(&perm_once, perm_fill); }
 
 static double fade(double t) { return t * t * t * (t * (t * 6 - 15) + 10); }
 static double lerp(double t, double a, double b) { return a + t * (b - a); }

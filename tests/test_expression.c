@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <threads.h>
+#include <pthread.h>
 
 #include "sinew/sinew.h"
 #include "sinew/lang.h"
@@ -1065,17 +1065,20 @@ typedef struct thread_job {
   int bad;
 } thread_job;
 
-static int thread_main(void *arg) {
+static void *thread_main(void *arg) {
   thread_job *j = arg;
   sinew_plug_t px;
-  if (sinew_plug_parse(j->g, "p.x", (sinew_node_t){0, 0}, &px)) return 1;
+  if (sinew_plug_parse(j->g, "p.x", (sinew_node_t){0, 0}, &px)) {
+    j->bad = -1;
+    return NULL;
+  }
   for (int round = 0; round < 3; round++)
     for (int i = 0; i < THREAD_FRAMES; i++) {
       double v = NAN;
       sinew_time_set_frame(j->g, i);
       if (sinew_get_double(j->g, &px, &v) || v != j->want[i]) j->bad++;
     }
-  return 0;
+  return NULL;
 }
 
 static void test_threads(void **state) {
@@ -1098,12 +1101,10 @@ static void test_threads(void **state) {
     sinew_expression_desc_t d = {.text = THREAD_TEXT};
     assert_int_equal(sinew_expression_create(jobs[k].g, &d, &n), SINEW_OK);
   }
-  thrd_t t[2];
-  for (int k = 0; k < 2; k++) assert_int_equal(thrd_create(&t[k], thread_main, &jobs[k]), thrd_success);
+  pthread_t t[2];
+  for (int k = 0; k < 2; k++) assert_int_equal(pthread_create(&t[k], NULL, thread_main, &jobs[k]), 0);
   for (int k = 0; k < 2; k++) {
-    int res = -1;
-    assert_int_equal(thrd_join(t[k], &res), thrd_success);
-    assert_int_equal(res, 0);
+    assert_int_equal(pthread_join(t[k], NULL), 0);
     assert_int_equal(jobs[k].bad, 0);
     sinew_graph_destroy(jobs[k].g);
   }
