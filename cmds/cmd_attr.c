@@ -418,6 +418,9 @@ static int check_settable(sinew_cmd_t *cmd, sinew_graph_t *g, const plug_text *p
 static int set_compact(sinew_cmd_t *cmd, sinew_graph_t *g, const plug_text *pt, const sinew_plug_t *base) {
   size_t argc = sinew_cmd_argc(cmd), i = 1;
   size_t nel = (size_t)(pt->last - pt->first + 1);
+  if (nel > argc - 1)
+    return sinew_cmd_error(cmd, SINEW_ESYNTAX, ".%s: %zu records expected, only %zu values given", pt->raw_attr, nel,
+                           argc - 1);
   /* at most (argc - 1) / 2 pairs in all */
   size_t cap = argc / 2 + 1;
   int32_t *idx = sinew_malloc(cap * sizeof *idx);
@@ -546,6 +549,9 @@ static int set_values(sinew_cmd_t *cmd, sinew_graph_t *g, const plug_text *pt, c
     rc = SINEW_OK;
     for (size_t e = 0; e < nel && !rc; e++) {
       const char *w = sinew_value_string(sinew_cmd_arg(cmd, i));
+      sinew_plug_t ep = element(pt, base, first + (int32_t)e);
+      char ebuf[600];
+      sinew_plug_format(g, &ep, false, ebuf, sizeof ebuf);
       sinew_xform_t *x = &xs[e];
       if (!(w && strcmp(w, "xform") == 0) && nvals + 1 - i >= 16 &&
           (nvals + 1 - i == 16 || nvals + 1 - i < SINEW_XFORM_VALUES)) {
@@ -556,7 +562,7 @@ static int set_values(sinew_cmd_t *cmd, sinew_graph_t *g, const plug_text *pt, c
         i += 16;
         sinew_vec3_t t, r, sc, sh;
         if (!sinew_mat4_decompose(&m, SINEW_ROTATE_XYZ, &t, &r, &sc, &sh)) {
-          rc = sinew_cmd_error(cmd, SINEW_EINVAL, "%s: the matrix is singular", pbuf);
+          rc = sinew_cmd_error(cmd, SINEW_EINVAL, "%s: the matrix is singular", ebuf);
           break;
         }
         sinew_xform_identity(x);
@@ -570,7 +576,7 @@ static int set_values(sinew_cmd_t *cmd, sinew_graph_t *g, const plug_text *pt, c
       } else {
         if (w && strcmp(w, "xform") == 0) i++;
         if (i + SINEW_XFORM_VALUES > nvals + 1) {
-          rc = sinew_cmd_error(cmd, SINEW_EINVAL, "%s: the xform form takes 37 values, got %zu", pbuf,
+          rc = sinew_cmd_error(cmd, SINEW_EINVAL, "%s: the xform form takes 37 values, got %zu", ebuf,
                                nvals + 1 - i);
           break;
         }
@@ -580,7 +586,7 @@ static int set_values(sinew_cmd_t *cmd, sinew_graph_t *g, const plug_text *pt, c
         i += SINEW_XFORM_VALUES;
         if (sinew_xform_from_values(v, x))
           rc = sinew_cmd_error(cmd, SINEW_EINVAL,
-                               "%s: bad xform values (a zero quaternion or a rotate order outside 0..5)", pbuf);
+                               "%s: bad xform values (a zero quaternion or a rotate order outside 0..5)", ebuf);
       }
     }
     if (!rc && i != nvals + 1)
@@ -692,6 +698,12 @@ static int cmd_set_attr(sinew_cmd_t *cmd) {
   sinew_node_attr_info(g, base.node, base.attr, &info);
   bool compact = pt.has_range && pt.after_range[0] && sinew_plug_is_array(g, &base) &&
                  !strchr(pt.after_range, '[');
+  if (nvals && !compact && pt.has_range && (size_t)(pt.last - pt.first) + 1 > nvals) {
+    char pbuf[600];
+    sinew_plug_format(g, &base, false, pbuf, sizeof pbuf);
+    return sinew_cmd_error(cmd, SINEW_EINVAL, "%s: the range [%d:%d] needs at least one value per element, got %zu",
+                           pbuf, pt.first, pt.last, nvals);
+  }
   if (nvals && !compact && (rc = check_settable(cmd, g, &pt, &base))) return rc;
   if (nvals) {
     if (compact) rc = set_compact(cmd, g, &pt, &base);

@@ -484,7 +484,16 @@ static void test_setattr_weights(void **state) {
   bad("setAttr \"sk.wl[20:21].w\" 1 0 1 1 0 1 9", "left over", NULL);
   bad("setAttr \"sk.wl[20:21].w\" 1 0 1 1 -2 1", "bad index -2", NULL);
   bad("setAttr \"sk.wl[20:21].w\" 1 0 1 1 0 x", "'x' is not a number", NULL);
-  bad("setAttr -s 2 \"sk.wl[3].w[11:12]\" 1", "expected 2 values", NULL);
+  bad("setAttr \"sk.wl[0:2000000000].w\" 1 0 1", "records expected", NULL);
+  ok("createNode dagPose -n pose");
+  bad("setAttr \"pose.xm[0:2000000000]\" -type \"matrix\" 1 0 0 0 0 1 0 0 0 0 1 0 0 0 0 1", "pose.xformMatrix",
+      "at least one value per element", NULL);
+  bad("setAttr \"pose.xm[0:2]\" -type \"matrix\" 1 0 0 0 0 1 0 0 0 0 1 0 0 0 0 1", "pose.xformMatrix[1]",
+      "37 values", NULL);
+  bad("setAttr \"sk.pm[0:2000000000]\" -type \"matrix\" 1 0 0 0 0 1 0 0 0 0 1 0 0 0 0 1", "at least one value", NULL);
+  bad("setAttr -s 3 \"sk.wl[0:2000000000].w[0]\" 1 1 1", "at least one value per element", NULL);
+  bad("setAttr -s 2 \"sk.wl[3].w[11:12]\" 1", "sk.weightList[3].weights[11]", "at least one value per element", NULL);
+  bad("setAttr -s 2 \"sk.wl[3].w[11:12]\" 1 2 3", "sk.weightList[3].weights[11]", "expected 2 values", NULL);
   ok("setAttr -l on sk.wl[1].w");
   bad("setAttr \"sk.wl[0:1].w\" 1 0 1 1 0 1", "sk.weightList[1].weights is locked", NULL);
 }
