@@ -112,8 +112,9 @@ SINEW_API void *sinew_lang_user_data(const sinew_lang_t *lang);
  * statement by statement. A failing command stops the script; what earlier statements did
  * stays (each command is all or nothing). name is used in messages ("rig.mel:12: ...");
  * NULL = "script". *result (may be NULL) receives the value of the last expression statement or
- * command. Returns SINEW_OK, SINEW_ESYNTAX, or the failing command's status; the message is
- * sinew_lang_errmsg(). */
+ * command. Returns SINEW_OK, SINEW_ESYNTAX (also for text nested too deeply), the failing
+ * command's status, SINEW_ETYPE / SINEW_ERANGE for a run-time error (arithmetic on an array,
+ * procedures nested too deeply) or SINEW_ENOMEM; the message is sinew_lang_errmsg(). */
 SINEW_API int sinew_lang_run(sinew_lang_t *lang, const char *source, size_t len,
                              const char *name, sinew_value_t *result);
 /* Keep going: a command that fails at the top level of a script is logged (SINEW_LOG_ERROR,
@@ -330,8 +331,9 @@ typedef struct sinew_expression_desc {
  * internal text and connects attr -> in[n] for reads (inm[n] for matrices) and out[n] -> attr
  * for writes, time1.outTime -> time when the text uses time or frame or alwaysEvaluate is on,
  * object.message -> objectMsg. All or nothing: a syntax error, an unknown node or attribute
- * ("line L, column C: no attribute ...") or a connection that would close a cycle leaves the
- * graph as it was. */
+ * ("expression: line L, column C: no such attribute: a.nope"), an attribute that is not
+ * writable or already fed (checked before anything is made) or a connection that would close a
+ * cycle leaves the graph as it was. */
 SINEW_API int sinew_expression_create(sinew_graph_t *graph, const sinew_expression_desc_t *desc,
                                       sinew_node_t *out_node);
 /* expression -e -s: replaces an expression node's text (its connections are rebuilt from the
