@@ -163,14 +163,30 @@ int sinew_time_node(sinew_graph_t *g, sinew_node_t *out) {
   return SINEW_OK;
 }
 
+/* A unit change changes what time and unit-converted values mean to what reads them
+ * (expressions using frame or scene units, unitConversion in files): outTime is dirtied so
+ * they evaluate again. The change is taken back if that cannot be done. */
+static int units_changed(sinew_graph_t *g, sinew_node_t n, int *field, int value) {
+  int old = *field;
+  if (old == value) return SINEW_OK;
+  *field = value;
+  sinew_plug_t p = sinew_plug_make(n, OUT_TIME, 0, NULL);
+  int rc = sinew_dirty(g, &p);
+  if (rc) *field = old;
+  return rc;
+}
+
 int sinew_time_set_unit(sinew_graph_t *g, sinew_time_unit_t unit) {
   if (unit <= SINEW_TIME_INVALID || unit >= SINEW_TIME_UNIT_MAX)
     return sinew_graph_set_error(g, SINEW_EINVAL, "currentUnit: invalid time unit");
   sinew_node_t n;
   int rc = sinew_time_node(g, &n);
   if (rc) return rc;
-  ((time_state *)sinew_node_state(g, n))->unit = unit;
-  return SINEW_OK;
+  time_state *ts = sinew_node_state(g, n);
+  int v = (int)ts->unit;
+  rc = units_changed(g, n, &v, (int)unit);
+  ts->unit = (sinew_time_unit_t)v;
+  return rc;
 }
 
 sinew_time_unit_t sinew_time_get_unit(sinew_graph_t *g) {
@@ -185,8 +201,11 @@ int sinew_scene_set_linear_unit(sinew_graph_t *g, sinew_linear_unit_t unit) {
   sinew_node_t n;
   int rc = sinew_time_node(g, &n);
   if (rc) return rc;
-  ((time_state *)sinew_node_state(g, n))->linear = unit;
-  return SINEW_OK;
+  time_state *ts = sinew_node_state(g, n);
+  int v = (int)ts->linear;
+  rc = units_changed(g, n, &v, (int)unit);
+  ts->linear = (sinew_linear_unit_t)v;
+  return rc;
 }
 
 sinew_linear_unit_t sinew_scene_linear_unit(sinew_graph_t *g) {
@@ -201,8 +220,11 @@ int sinew_scene_set_angle_unit(sinew_graph_t *g, sinew_angle_unit_t unit) {
   sinew_node_t n;
   int rc = sinew_time_node(g, &n);
   if (rc) return rc;
-  ((time_state *)sinew_node_state(g, n))->angle = unit;
-  return SINEW_OK;
+  time_state *ts = sinew_node_state(g, n);
+  int v = (int)ts->angle;
+  rc = units_changed(g, n, &v, (int)unit);
+  ts->angle = (sinew_angle_unit_t)v;
+  return rc;
 }
 
 sinew_angle_unit_t sinew_scene_angle_unit(sinew_graph_t *g) {

@@ -207,6 +207,14 @@ static void test_breathing_follows_time(void **state) {
   set_frame(s, 12); /* 0.5 s at 0.5 Hz: the top of the sine */
   assert_double_equal(getd(s, "breath.scaleZ"), 1.1, 1e-9);
   assert_double_equal(getd(s, "breath.scaleX"), 1.05, 1e-9);
+  /* a new frame rate keeps the time in seconds and re-runs what reads frames: at 1 s, the
+   * animation (driven by frame) is now at frame 30 */
+  set_frame(s, 24);
+  assert_double_equal(getd(s, "elbow.rotateZ"), elbow_at(24) * PI / 180, 1e-9);
+  run(s, "currentUnit -t ntsc;");
+  assert_double_equal(getd(s, "elbow.rotateZ"), elbow_at(30) * PI / 180, 1e-9);
+  run(s, "currentUnit -t film;");
+  assert_double_equal(getd(s, "elbow.rotateZ"), elbow_at(24) * PI / 180, 1e-9);
   /* a different frame rate changes what a frame means, not the breathing in seconds */
   run(s, "currentUnit -t ntsc;");
   set_frame(s, 15); /* 0.5 s at 30 fps */
