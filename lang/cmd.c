@@ -25,8 +25,8 @@ struct sinew_cmd {
   size_t nfargs;
   bool query, edit;
   sinew_value_t *result;
-  char **texts;
-  size_t ntexts;
+  char **texts;  /* per positional argument: its text, made on the first request (or NULL) */
+  size_t ntexts; /* entries in texts: npos once made */
 };
 
 cmd_entry *sinew__cmd_find(const sinew_lang_t *L, const char *name) {
@@ -236,7 +236,7 @@ int sinew__cmd_invoke(sinew_lang_t *L, const cmd_entry *ce, const sinew_value_t 
   if (rc && !L->errmsg[0]) cmd_fail(&c, rc, "%s", sinew_strerror(rc));
 done:
   for (size_t i = 0; i < c.nfargs; i++) lv_release(&c.fargs[i]);
-  for (size_t i = 0; i < c.ntexts; i++) sinew_free(c.texts[i]);
+  for (size_t i = 0; i < c.ntexts; i++) sinew_free(c.texts[i]); /* free(NULL) is fine */
   sinew_free(c.texts);
   sinew_free(c.pos);
   sinew_free(c.occ);
@@ -275,17 +275,19 @@ const char *sinew_cmd_arg_string(sinew_cmd_t *c, size_t i) {
   if (i >= c->npos) return NULL;
   const sinew_value_t *v = c->pos[i];
   if (v->kind == SINEW_VALUE_STRING) return lv_str(v);
+  /* one text per argument, made once: a command asking for every argument (or the same one
+   * many times) costs one allocation per argument, not a growing list */
+  if (!c->texts) {
+    c->texts = sinew_calloc(c->npos, sizeof *c->texts);
+    if (!c->texts) return "";
+    c->ntexts = c->npos;
+  }
+  if (c->texts[i]) return c->texts[i];
   size_t n = sinew_value_format(v, NULL, 0);
   char *t = sinew_malloc(n + 1);
-  char **texts = sinew_realloc(c->texts, (c->ntexts + 1) * sizeof *texts);
-  if (!t || !texts) {
-    sinew_free(t);
-    if (texts) c->texts = texts;
-    return "";
-  }
-  c->texts = texts;
+  if (!t) return "";
   sinew_value_format(v, t, n + 1);
-  c->texts[c->ntexts++] = t;
+  c->texts[i] = t;
   return t;
 }
 
@@ -348,7 +350,12 @@ int sinew_cmd_error(sinew_cmd_t *c, int status, const char *fmt, ...) {
 }
 
 int sinew_cmd_graph_error(sinew_cmd_t *c, int status) {
-  return sinew__lang_error(c->L, status, "%s: %s", c->name, sinew_graph_errmsg(c->L->graph));
+  /* graph messages often start with the operation already ("setAttr: ..."): no second prefix */
+  const char *m = sinew_graph_errmsg(c->L->graph);
+  size_t n = strlen(c->name);
+  if (strncmp(m, c->name, n) == 0 && (m[n] == ':' || m[n] == ' '))
+    return sinew__lang_error(c->L, status, "%s", m);
+  return sinew__lang_error(c->L, status, "%s: %s", c->name, m);
 }
 
 void sinew_cmd_warning(sinew_cmd_t *c, sinew_log_id_t id, const char *fmt, ...) {

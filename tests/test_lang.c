@@ -117,6 +117,15 @@ static int fail_fn(sinew_cmd_t *c) {
   return sinew_cmd_error(c, SINEW_EINVAL, "boom %s", a ? a : "");
 }
 
+/* gfail: fails through the graph's last error, which names the command itself ("gfail: ...")
+ * when the argument is "own", and only the plug otherwise. */
+static int gfail_fn(sinew_cmd_t *c) {
+  const char *a = sinew_cmd_arg_string(c, 0);
+  bool own = a && strcmp(a, "own") == 0;
+  sinew_graph_set_error(sinew_cmd_graph(c), SINEW_ELOCKED, own ? "gfail: j.tx is locked" : "j.tx is locked");
+  return sinew_cmd_graph_error(c, SINEW_ELOCKED);
+}
+
 static const sinew_cmd_flag_t echo_flags[] = {{"flag", "f", "", 0}};
 
 static void register_commands(fx *f) {
@@ -126,6 +135,7 @@ static void register_commands(fx *f) {
       {.name = "counter", .fn = counter_fn, .user_data = f},
       {.name = "echo", .fn = echo_fn, .flags = echo_flags, .flag_count = 1, .user_data = f},
       {.name = "fail", .fn = fail_fn, .user_data = f},
+      {.name = "gfail", .fn = gfail_fn, .user_data = f},
   };
   for (size_t i = 0; i < sizeof d / sizeof d[0]; i++)
     assert_int_equal(sinew_lang_register_command(f->L, &d[i]), SINEW_OK);
@@ -987,6 +997,10 @@ static void test_command_failure(void **state) {
   expect_error(f, "int $i = 1;\n$i ^ 2;", SINEW_ETYPE, "test.mel:2: ^ (cross product) needs vectors");
   expect_error(f, "float $x = 1.5;\n$x ^ 2;", SINEW_ETYPE, "test.mel:2: ^ (cross product) needs vectors");
   expect_error(f, "int $a[];\n$a = 5;", SINEW_ETYPE, "test.mel:2: cannot assign a int to a int[] variable");
+  /* a graph message that already names the command is not prefixed twice */
+  expect_error(f, "gfail own;", SINEW_ELOCKED, "test.mel:1: gfail: j.tx is locked");
+  assert_null(strstr(sinew_lang_errmsg(f->L), "gfail: gfail"));
+  expect_error(f, "gfail other;", SINEW_ELOCKED, "test.mel:1: gfail: j.tx is locked");
   /* run_file: a missing file */
   sinew_value_t r = {0};
   assert_int_equal(sinew_lang_run_file(f->L, "/nonexistent/x.mel", &r), SINEW_EIO);
