@@ -74,7 +74,8 @@ static int split_plug(sinew_cmd_t *cmd, const char *text, plug_text *out) {
         long f = strtol(c + 1, &end, 10);
         if (end != colon) return sinew_cmd_error(cmd, SINEW_EINVAL, "%s: bad range", text);
         long l = strtol(colon + 1, &end, 10);
-        if (end != close || f < 0 || l < f || l > INT32_MAX)
+        /* the last index stays below INT32_MAX so that loops over the range end */
+        if (end != close || f < 0 || l < f || l >= INT32_MAX)
           return sinew_cmd_error(cmd, SINEW_EINVAL, "%s: bad range [%ld:%ld]", text, f, l);
         out->has_range = true;
         out->first = (int32_t)f;
@@ -233,10 +234,15 @@ static int set_edges(sinew_cmd_t *cmd, sinew__extra *e, const plug_text *pt) {
   size_t nvals = sinew_cmd_argc(cmd) - 1;
   int32_t first = pt->has_range ? pt->first : atoi(strchr(pt->raw_attr, '[') ? strchr(pt->raw_attr, '[') + 1 : "0");
   int32_t last = pt->has_range ? pt->last : first;
-  size_t nedges = (size_t)(last - first + 1);
+  size_t nedges = (size_t)((int64_t)last - first + 1);
   if (nvals != nedges * 3)
     return sinew_cmd_error(cmd, SINEW_EINVAL, ".%s: expected %zu values (3 per edge), got %zu",
                            pt->raw_attr, nedges * 3, nvals);
+  /* edges come in order (Maya writes them in chunks): a gap would make room for edges that
+   * are never given */
+  if (first < 0 || (uint32_t)first > m->nedges)
+    return sinew_cmd_error(cmd, SINEW_ERANGE, ".%s: edge %d given before edge %u", pt->raw_attr, (int)first,
+                           m->nedges);
   if (grow32((void **)&m->edges, &m->cedges, (uint32_t)(last + 1) * 2, sizeof *m->edges))
     return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
   if ((uint32_t)last + 1 > m->nedges) {

@@ -125,11 +125,12 @@ static void skip_ws(sinew__parse *p) {
       while (p->pos < p->len && p->src[p->pos] != '\n') p->pos++;
     } else if (c == '/' && peekc(p, 1) == '*') {
       uint32_t line = p->line;
-      size_t start = p->pos;
+      size_t start = p->pos, col_base = p->col_base;
       advance(p, 2);
       while (p->pos < p->len && !(peekc(p, 0) == '*' && peekc(p, 1) == '/')) advance(p, 1);
-      if (p->pos >= p->len) {
+      if (p->pos >= p->len) { /* the error points at the comment's start */
         p->line = line;
+        p->col_base = col_base;
         p->pos = start;
         syntax_error(p, "unterminated comment");
         p->pos = p->len;
@@ -1275,6 +1276,9 @@ int sinew__parse_program(sinew__parse *p, const char *src, size_t len, bool expr
   p->pos = 0;
   p->line = 1;
   p->col_base = 0;
+  /* a UTF-8 byte-order mark (editors on Windows write one) is not part of the text */
+  if (len >= 3 && (unsigned char)src[0] == 0xEF && (unsigned char)src[1] == 0xBB && (unsigned char)src[2] == 0xBF)
+    p->pos = p->col_base = 3;
   p->expr_mode = expr_mode;
   p->status = 0;
   p->depth = 0;

@@ -101,7 +101,9 @@ static ids A;
 /* ---- compiled weights ----------------------------------------------------------------------- */
 
 typedef struct compiled {
-  uint32_t npoints;          /* points with a weightList element or not: the highest index + 1 */
+  uint32_t npoints;          /* points with a weightList element or not: the highest index + 1,
+                                at most limit */
+  uint32_t limit;            /* the input mesh's point count the weights were compiled for */
   uint32_t *offsets;         /* npoints + 1 */
   uint16_t *slots;           /* dense influence slot per entry */
   float *weights;            /* per entry, post-normalised when nw = post */
@@ -119,6 +121,7 @@ typedef struct skin_state {
   sinew_data_t *blend;       /* dense blendWeights (doubles), nblend points */
   sinew_data_t *inf_block;   /* per-influence matrices when there are more than 64 */
   uint32_t nblend;
+  uint32_t blend_limit;      /* the point count the blend weights were compiled for */
   sinew_data_t *out[2];      /* double-buffered outputs (one geometry) */
   uint64_t compiles;         /* for tests: how often weights were compiled */
   uint64_t evaluations;
@@ -156,9 +159,11 @@ static void *scratch_get(sinew_data_t **block, size_t bytes) {
   return sinew_data_mutable(block);
 }
 
-/* Builds the packed arrays from weightList. Weights of indices that are not influences, and
- * zero weights, are dropped (Maya deforms over matrix[] only). */
-static int compile_weights(sinew_graph_t *g, sinew_node_t n, skin_state *st) {
+/* Builds the packed arrays from weightList for a mesh of `limit` points. Weights of indices that
+ * are not influences, zero weights and weightList elements past the last point are dropped (Maya
+ * deforms over matrix[] and the mesh's points only), so a stray weightList[999999999] costs
+ * nothing. */
+static int compile_weights(sinew_graph_t *g, sinew_node_t n, skin_state *st, uint32_t limit) {
   int rc = SINEW_OK;
   size_t ninf = influence_indices(g, n, NULL, 0);
   if (ninf > 65535)
@@ -171,9 +176,10 @@ static int compile_weights(sinew_graph_t *g, sinew_node_t n, skin_state *st) {
   if (!verts) return SINEW_ENOMEM;
   sinew_plug_indices(g, &wl, verts, nverts);
   uint32_t npoints = nverts ? (uint32_t)verts[nverts - 1] + 1 : 0;
+  if (npoints > limit) npoints = limit;
   /* Count the entries per vertex (an upper bound: non-influence indices are dropped later). */
   size_t entries = 0, widest = 0;
-  for (size_t v = 0; v < nverts; v++) {
+  for (size_t v = 0; v < nverts && (uint32_t)verts[v] < npoints; v++) {
     sinew_plug_t w = sinew_plug_make(n, A.weights, 1, &verts[v]);
     size_t k = sinew_plug_indices(g, &w, NULL, 0);
     entries += k;
@@ -193,7 +199,8 @@ static int compile_weights(sinew_graph_t *g, sinew_node_t n, skin_state *st) {
   }
   double *wval = (double *)wbuf;
   int32_t *widx = (int32_t *)(wval + widest + 1);
-  compiled c = {.npoints = npoints, .ninfluences = (uint32_t)ninf, .normalize = (int)nw, .storage = storage};
+  compiled c = {.npoints = npoints, .limit = limit, .ninfluences = (uint32_t)ninf, .normalize = (int)nw,
+                .storage = storage};
   unsigned char *base = sinew_data_mutable(&storage);
   c.offsets = (uint32_t *)base;
   c.weights = (float *)(c.offsets + npoints + 1);
@@ -237,9 +244,9 @@ static int compile_weights(sinew_graph_t *g, sinew_node_t n, skin_state *st) {
   return SINEW_OK;
 }
 
-/* Dense per-point blend weights for the weight-blended method, rebuilt when blendWeights
- * changes. */
-static int compile_blend(sinew_graph_t *g, sinew_node_t n, skin_state *st) {
+/* Dense per-point blend weights for the weight-blended method (for a mesh of `limit` points:
+ * elements past the last point are ignored), rebuilt when blendWeights changes. */
+static int compile_blend(sinew_graph_t *g, sinew_node_t n, skin_state *st, uint32_t limit) {
   sinew_plug_t bw = sinew_plug_make(n, A.blend_weights, 0, NULL);
   size_t nb = sinew_plug_indices(g, &bw, NULL, 0);
   sinew_data_t *tmp = NULL;
@@ -250,13 +257,14 @@ static int compile_blend(sinew_graph_t *g, sinew_node_t n, skin_state *st) {
   size_t count = 0;
   sinew_get_double_elements(g, &bw, idx, vals, nb, &count);
   uint32_t npoints = count ? (uint32_t)idx[count - 1] + 1 : 0;
+  if (npoints > limit) npoints = limit;
   double *dense = scratch_get(&st->blend, (npoints + 1) * sizeof(double));
   if (!dense) {
     sinew_data_unref(tmp);
     return SINEW_ENOMEM;
   }
   memset(dense, 0, (npoints + 1) * sizeof(double));
-  for (size_t q = 0; q < count; q++) dense[idx[q]] = vals[q];
+  for (size_t q = 0; q < count && (uint32_t)idx[q] < npoints; q++) dense[idx[q]] = vals[q];
   st->nblend = npoints;
   st->blend_dirty = false;
   sinew_data_unref(tmp);
@@ -570,9 +578,13 @@ static int skin_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
   sinew_get_double(g, &pnw, &nw);
   /* Recompile only when weights, nw or the influence set changed (input_changed notes
    * weights and new influence indices; the count catches removals). */
-  if (st->weights_dirty || !st->cw.storage || ninf != st->cw.ninfluences || (int)nw != st->cw.normalize)
-    rc = compile_weights(g, n, st);
-  if (!rc && method == 2 && (st->blend_dirty || !st->blend)) rc = compile_blend(g, n, st);
+  if (st->weights_dirty || !st->cw.storage || ninf != st->cw.ninfluences || (int)nw != st->cw.normalize ||
+      st->cw.limit != mesh->npoints)
+    rc = compile_weights(g, n, st, mesh->npoints);
+  if (!rc && method == 2 && (st->blend_dirty || !st->blend || st->blend_limit != mesh->npoints)) {
+    rc = compile_blend(g, n, st, mesh->npoints);
+    if (!rc) st->blend_limit = mesh->npoints;
+  }
   if (rc) {
     sinew_data_unref(in);
     return rc;
