@@ -1183,6 +1183,18 @@ static void test_list_connections(void **state) {
   for (const char *q = text; (q = strstr(q, "[label=\"output")); q++) edges++;
   assert_int_equal(edges, 2);
   free(text);
+  /* a fan-out lists its source plug once in the node's record, with an edge per connection */
+  sinew_node_t d = mk(g, "add", "d");
+  (void)d;
+  conn(g, "b.out", "d.in");
+  f = open_memstream(&text, &len);
+  assert_int_equal(sinew_graph_write_dot(g, f), 0);
+  fclose(f);
+  assert_non_null(strstr(text, "  n1 [label=\"{b : add|<p1_0> input|<p0_1> output}\"];\n"));
+  edges = 0;
+  for (const char *q = text; (q = strstr(q, "[label=\"output")); q++) edges++;
+  assert_int_equal(edges, 3);
+  free(text);
 }
 
 static void test_cycles(void **state) {
