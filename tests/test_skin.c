@@ -1661,10 +1661,15 @@ static void test_granularity(void **state) {
   assert_int_equal(e, e0 + 1);
   assert_point(&sinew_mesh_get(out)->points[3 * (N - 1)], -2, 3, 0, 1e-5);
   sinew_data_unref(out);
-  /* one weight: one recompile */
+  /* one weight: one recompile, and in the whole graph nothing is computed but the skin output
+   * (the joints' matrices stay clean) */
+  sinew_graph_stats_t ws;
+  sinew_graph_reset_stats(g);
   set_weight1(&r, 0, 1, 1);
   set_weight1(&r, 0, 0, 0);
   out = get_out(&r);
+  sinew_graph_stats(g, &ws);
+  assert_int_equal(ws.computes, 1);
   get_stats(&r, &c, &e);
   assert_int_equal(c, c0 + 1);
   assert_int_equal(e, e0 + 2);
