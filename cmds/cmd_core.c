@@ -102,6 +102,9 @@ static int cmd_create_node(sinew_cmd_t *cmd) {
   const sinew_node_type_t *t = sinew_find_node_type(g, type);
   bool placeholder = false;
   if (!t) {
+    /* placeholders stand in for the types of a file being read; a script names a type sinew
+     * does not know by mistake (Maya: "Unknown object type") */
+    if (!s->loading) return sinew_cmd_error(cmd, SINEW_ENOTFOUND, "Unknown object type: %s", type);
     if ((rc = sinew__placeholder_type(s, cmd, type, parent_name != NULL))) return rc;
     t = sinew_find_node_type(g, type);
     placeholder = true;

@@ -38,6 +38,11 @@ static void logger(void *ud, sinew_log_level_t level, sinew_log_id_t id, const c
   if (n > 0 && (size_t)n < sizeof logtext - loglen) loglen += (size_t)n;
 }
 
+/* Files a test writes (in a directory of its own, removed by teardown). */
+static char tmpdir[64];
+static char tmpfiles[16][128];
+static int ntmpfiles;
+
 static int setup(void **state) {
   (void)state;
   sinew_session_desc_t d = {.logger = logger};
@@ -45,6 +50,8 @@ static int setup(void **state) {
   loglen = 0;
   logtext[0] = 0;
   nwarnings = 0;
+  tmpdir[0] = 0;
+  ntmpfiles = 0;
   return 0;
 }
 
@@ -52,7 +59,28 @@ static int teardown(void **state) {
   (void)state;
   sinew_session_destroy(S);
   S = NULL;
+  for (int i = 0; i < ntmpfiles; i++) remove(tmpfiles[i]);
+  if (tmpdir[0]) rmdir(tmpdir);
   return 0;
+}
+
+/* Writes text to a file `name` in the test's directory; the path is returned (static). */
+static const char *write_file(const char *name, const char *text) {
+  if (!tmpdir[0]) {
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/sinew-test-cmds-XXXXXX");
+    assert_non_null(mkdtemp(tmpdir));
+  }
+  assert_true(ntmpfiles < 16);
+  char *path = tmpfiles[ntmpfiles];
+  snprintf(path, sizeof tmpfiles[0], "%s/%s", tmpdir, name);
+  bool known = false;
+  for (int i = 0; i < ntmpfiles; i++) known |= strcmp(tmpfiles[i], path) == 0;
+  if (!known) ntmpfiles++;
+  FILE *f = fopen(path, "wb");
+  assert_non_null(f);
+  fputs(text, f);
+  fclose(f);
+  return known ? path : tmpfiles[ntmpfiles - 1];
 }
 
 static sinew_graph_t *G(void) { return sinew_session_graph(S); }
@@ -189,20 +217,31 @@ static void test_create_node(void **state) {
   assert_near(num("getAttr hand.ty"), 2, 0);
   expect_res("ls -l hand", "|arm|elbow|hand");
   expect_res("createNode transform -ss -n \"quiet\"", "quiet");
-  /* a type sinew does not implement: a placeholder that keeps what is set on it, warned once */
+  /* a type sinew does not know: a script fails as Maya does, and nothing is made */
+  bad("createNode someTool -n \"t1\"", "createNode: Unknown object type: someTool", NULL);
+  bad("createNode nosuchtype", "createNode: Unknown object type: nosuchtype", NULL);
+  assert_false(exists("t1"));
+  assert_null(sinew_find_node_type(G(), "someTool"));
+  /* a file read makes a placeholder that keeps what is set on it, warned once */
   nwarnings = 0;
-  expect_res("createNode someTool -n \"t1\"", "t1");
-  expect_res("createNode someTool -n \"t2\"", "t2");
+  char cmd[512];
+  snprintf(cmd, sizeof cmd, "file -i \"%s\"",
+           write_file("tool.ma", "createNode someTool -n \"t1\";\ncreateNode someTool -n \"t2\";\n"));
+  ok(cmd);
   assert_int_equal(nwarnings, 1);
   assert_non_null(strstr(logtext, "someTool is not implemented"));
   expect_res("nodeType t2", "someTool");
+  /* once a file has brought the type in, a script may make more of it */
+  expect_res("createNode someTool -n \"t3\"", "t3");
+  expect_res("nodeType t3", "someTool");
+  assert_int_equal(nwarnings, 1);
   ok("setAttr t1.anything -type \"string\" \"kept\"");
   expect_res("getAttr t1.anything", "kept");
 
   bad("createNode transform -n x -p nowhere", "no node named 'nowhere'", NULL);
   bad("createNode skinCluster -n x -p arm", "skinCluster", "not DAG", NULL);
   bad("createNode dagNode -n x", "abstract", NULL);
-  bad("createNode \"bad type!\"", "not a node type name", NULL);
+  bad("createNode \"bad type!\"", "Unknown object type: bad type!", NULL);
   bad("createNode", "one node type", NULL);
 }
 
@@ -397,7 +436,11 @@ static void test_setattr_ranges_and_data(void **state) {
   ok("setAttr t.ids -type \"Int32Array\" 2 7 9");
   assert_int_equal(nums("getAttr t.ids", v, 64), 2);
   assert_near(v[1], 9, 0);
-  ok("createNode objectSet -n set1; setAttr \".ic\" -type \"componentList\" 2 \"vtx[*]\" \"f[0:5]\";");
+  char cmd[512];
+  snprintf(cmd, sizeof cmd, "file -i \"%s\"",
+           write_file("set.ma", "createNode objectSet -n set1;\n"
+                                "\tsetAttr \".ic\" -type \"componentList\" 2 \"vtx[*]\" \"f[0:5]\";\n"));
+  ok(cmd);
   expect_res("getAttr set1.ic", "vtx[*] f[0:5]");
   snap = snapshot();
   assert_non_null(strstr(snap, "setAttr \".names\" -type \"stringArray\" 3 \"a\" \"b c\" \"d\";"));
@@ -626,7 +669,9 @@ static void test_connect(void **state) {
   bad("connectAttr b.tz a.tz", "a.translateZ", "cycle", NULL);
   bad("connectAttr \"a.t[0:1]\" b.t", "range", NULL);
   /* a placeholder gets the attribute a connection needs; a connection that fails takes it back */
-  ok("createNode someRig -n rig");
+  char cmd[512];
+  snprintf(cmd, sizeof cmd, "file -i \"%s\"", write_file("rig.ma", "createNode someRig -n rig;\n"));
+  ok(cmd);
   sinew_node_t rig;
   assert_int_equal(sinew_node_find(G(), "rig", &rig), 0);
   bad("connectAttr rig.drive c.ty", "c.translateY", NULL);
