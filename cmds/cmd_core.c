@@ -2,7 +2,6 @@
  * (ls, objExists, nodeType, listRelatives, listConnections) and the commands of a .ma file's
  * header (requires, fileInfo, currentUnit, currentTime, relationship, file), plus the fallback
  * that skips, with a warning, commands a .ma file uses and sinew does not know. */
-#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -355,15 +354,72 @@ static bool intermediate(sinew_graph_t *g, sinew_node_t n) {
   return b;
 }
 
-static bool name_matches(sinew_graph_t *g, sinew_node_t n, const char *pattern) {
-  const char *name = sinew_node_name(g, n);
-  const char *pat = pattern[0] == ':' ? pattern + 1 : pattern;
-  if (fnmatch(pat, name, 0) == 0) return true;
-  if (strchr(pattern, '|')) {
-    sinew_node_t f;
-    if (sinew_node_find(g, pattern, &f) == SINEW_OK) return f.index == n.index && f.gen == n.gen;
+/* Maya's name wildcards: '*' (any run) and '?' (one character) stay within one level, so they
+ * never match a namespace separator ':' or a DAG separator '|' ("ns:*GRP" matches
+ * "ns:model_GRP", not "ns:inner:model_GRP"). */
+static bool glob(const char *p, const char *pe, const char *s, const char *se) {
+  while (p < pe) {
+    if (*p == '*') {
+      p++;
+      for (const char *t = s;; t++) {
+        if (glob(p, pe, t, se)) return true;
+        if (t == se || *t == ':' || *t == '|') return false;
+      }
+    }
+    if (s == se) return false;
+    if (*p == '?' ? (*s == ':' || *s == '|') : *p != *s) return false;
+    p++;
+    s++;
   }
-  return false;
+  return s == se;
+}
+
+/* One level of a pattern against one name: a leading ':' is the root namespace (as without
+ * it); recursive (ls -r) lets a pattern without a namespace match a name in any namespace. */
+static bool level_matches(const char *p, const char *pe, const char *s, const char *se, bool recursive) {
+  bool rooted = p < pe && *p == ':';
+  if (rooted) p++;
+  if (recursive && !rooted && !memchr(p, ':', (size_t)(pe - p)))
+    for (const char *c = se; c > s; c--)
+      if (c[-1] == ':') {
+        s = c;
+        break;
+      }
+  return glob(p, pe, s, se);
+}
+
+/* A pattern against a node: its short name, or with '|' its DAG path level by level ("|a|*"
+ * from the root, "a|*" as the tail of the path). */
+static bool name_matches(sinew_graph_t *g, sinew_node_t n, const char *pattern, bool recursive) {
+  const char *name = sinew_node_name(g, n);
+  if (!strchr(pattern, '|')) return level_matches(pattern, pattern + strlen(pattern), name, name + strlen(name), recursive);
+  char *path = sinew_node_path(g, n);
+  if (!path) return false;
+  /* from the last level back */
+  const char *pe = pattern + strlen(pattern), *se = path + strlen(path);
+  bool ok = true;
+  for (;;) {
+    const char *pb = pe, *sb = se;
+    while (pb > pattern && pb[-1] != '|') pb--;
+    while (sb > path && sb[-1] != '|') sb--;
+    if (!level_matches(pb, pe, sb, se, recursive)) {
+      ok = false;
+      break;
+    }
+    if (pb == pattern) break;  /* a tail: matched */
+    if (sb == path) {
+      ok = false;              /* the pattern has more levels than the path */
+      break;
+    }
+    pe = pb - 1;
+    se = sb - 1;
+    if (pe == pattern) {       /* "|...": the path must end here too */
+      ok = se == path;
+      break;
+    }
+  }
+  sinew_free(path);
+  return ok;
 }
 
 static int cmd_ls(sinew_cmd_t *cmd) {
@@ -374,6 +430,7 @@ static int cmd_ls(sinew_cmd_t *cmd) {
   bool dag = sinew_cmd_flag_count(cmd, "dag"), shapes = sinew_cmd_flag_count(cmd, "shapes"),
        transforms = sinew_cmd_flag_count(cmd, "transforms");
   bool io = sinew_cmd_flag_count(cmd, "intermediateObjects"), ni = sinew_cmd_flag_count(cmd, "noIntermediate");
+  bool recursive = sinew_cmd_flag_bool(cmd, "recursive", false);
   size_t argc = sinew_cmd_argc(cmd);
   int rc = sinew_cmd_result_empty_array(cmd, SINEW_VALUE_STRING_ARRAY);
   if (rc) return rc;
@@ -402,7 +459,7 @@ static int cmd_ls(sinew_cmd_t *cmd) {
     if (!ok) continue;
     if (argc) {
       bool m = false;
-      for (size_t i = 0; i < argc && !m; i++) m = name_matches(g, n, sinew_cmd_arg_string(cmd, i));
+      for (size_t i = 0; i < argc && !m; i++) m = name_matches(g, n, sinew_cmd_arg_string(cmd, i), recursive);
       if (!m) continue;
     }
     if ((rc = add_name(cmd, g, n, full, show))) return rc;

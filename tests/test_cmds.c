@@ -786,6 +786,33 @@ static void test_queries(void **state) {
   bad("objExists", "give one name", NULL);
 }
 
+/* ls patterns as Maya reads them: '*' and '?' stay within one namespace level and one DAG level. */
+static void test_ls_wildcards(void **state) {
+  (void)state;
+  ok("createNode transform -n \"model_GRP\"; createNode transform -n \"Bruce01_:model_GRP\";"
+     "createNode transform -n \"Bruce01_:Bruce01_:model_GRP\"; createNode transform -n \"Bruce01_:rig_GRP\";"
+     "createNode transform -n \"Bruce01_:arm\" -p \"Bruce01_:rig_GRP\"; createNode transform -n \"hand\" -p \"Bruce01_:arm\";");
+  expect_res("ls \"Bruce01_:*GRP\"", "Bruce01_:model_GRP Bruce01_:rig_GRP");
+  expect_res("ls \"*GRP\"", "model_GRP");
+  expect_res("ls \":*GRP\"", "model_GRP");
+  expect_res("ls \"*:*GRP\"", "Bruce01_:model_GRP Bruce01_:rig_GRP");
+  expect_res("ls \"*:*:*GRP\"", "Bruce01_:Bruce01_:model_GRP");
+  expect_res("ls \"Bruce01_:*\"", "Bruce01_:model_GRP Bruce01_:rig_GRP Bruce01_:arm");
+  expect_res("ls \"Bruce01?model_GRP\"", "");
+  expect_res("ls \"Bruce01_:?odel_GRP\"", "Bruce01_:model_GRP");
+  /* -r: a pattern without a namespace matches in every namespace */
+  expect_res("ls -r 1 \"model_GRP\"", "model_GRP Bruce01_:model_GRP Bruce01_:Bruce01_:model_GRP");
+  /* DAG paths, level by level */
+  expect_res("ls \"|Bruce01_:rig_GRP|*\"", "");
+  expect_res("ls \"|Bruce01_:rig_GRP|*:*\"", "Bruce01_:arm");
+  expect_res("ls \"*:arm|*\"", "hand");
+  expect_res("ls \"|*:rig_GRP|*:arm|hand\"", "hand");
+  expect_res("ls \"|*:arm|hand\"", "");
+  expect_res("ls \"*|hand\"", "");
+  expect_res("ls \"*:*|hand\"", "hand");
+  expect_res("ls \"|*\"", "model_GRP");
+}
+
 /* ---- header commands ------------------------------------------------------------------------------ */
 
 static void test_header_commands(void **state) {
@@ -868,6 +895,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_connect, setup, teardown),
       cmocka_unit_test_setup_teardown(test_add_attr, setup, teardown),
       cmocka_unit_test_setup_teardown(test_queries, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_ls_wildcards, setup, teardown),
       cmocka_unit_test_setup_teardown(test_header_commands, setup, teardown),
       cmocka_unit_test_setup_teardown(test_file_command, setup, teardown),
       cmocka_unit_test_setup_teardown(test_file_query_alone, setup, teardown),
