@@ -32,6 +32,14 @@ void sinew__joint_local(const sinew__local_inputs *in, sinew_mat4_t *out);
 int sinew__register_dag_types(sinew_graph_t *g);
 int sinew__register_time_types(sinew_graph_t *g);
 int sinew__register_skin_types(sinew_graph_t *g);
+/* groupId, groupParts and tweak (nodes/deformer_chain.c); after the skin types (tweak is a
+ * geometryFilter); registers nothing when tweak is already known. */
+int sinew__register_deformer_chain_types(sinew_graph_t *g);
+/* Reads a deformer's geometry input (a new reference or NULL). Fed from a mesh's worldMesh, it
+ * gives that mesh's outMesh instead: Maya's worldMesh value is the local geometry tagged with
+ * its world matrix, and deformers work on the local points (sinew's worldMesh holds world
+ * points). */
+int sinew__geometry_input(sinew_graph_t *g, const sinew_plug_t *dst, sinew_data_t **out);
 /* mesh, polyPrimitive, polyCube, polyPlane, polyCylinder, polySphere (nodes/mesh_node.c);
  * registers only the types not yet present, so calling it twice is harmless. */
 int sinew__register_mesh_types(sinew_graph_t *g);

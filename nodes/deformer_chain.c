@@ -1,0 +1,253 @@
+/* nodes/deformer_chain.c: the nodes Maya puts around every deformer (spec 4.1, "the deformer
+ * chain as written by Maya"): groupId, groupParts and tweak.
+ *
+ *   Orig.w -> groupParts2.ig ; groupParts2.og -> tweak1.ip[0].ig ; tweak1.og[0] ->
+ *   skinCluster1GroupParts.ig ; skinCluster1GroupParts.og -> skinCluster1.ip[0].ig
+ *   groupId.id -> groupParts.gi, deformer.ip[0].gi, shape.iog.og[n].gid
+ *
+ * sinew deforms whole meshes (no component groups, no deformer sets), so:
+ *   groupId     holds an id and computes nothing;
+ *   groupParts  passes its input block through as its output (the same block, no copy);
+ *               inputComponents are kept for files, not applied;
+ *   tweak       a geometryFilter: outputGeometry[k] = input[k].inputGeometry points +
+ *               envelope * (vlist[k].vertex[i] + plist[k].controlPoints[i]); with no offset (or
+ *               envelope 0, or nodeState HasNoEffect) the input block itself. When it must
+ *               write, it writes into one of two blocks it keeps (the one nobody else holds),
+ *               so re-evaluating allocates nothing in steady state. */
+#include <string.h>
+
+#include "nodes/mesh_internal.h"
+#include "nodes/nodes_internal.h"
+
+#define F_IN SINEW_ATTR_INPUT
+#define F_ARR (SINEW_ATTR_INPUT | SINEW_ATTR_ARRAY)
+#define F_KEY (SINEW_ATTR_INPUT | SINEW_ATTR_KEYABLE)
+/* Geometry inputs are connected, not written to files. */
+#define F_GEOM_IN (SINEW_ATTR_READABLE | SINEW_ATTR_WRITABLE | SINEW_ATTR_CONNECTABLE | SINEW_ATTR_INDEX_MATTERS)
+
+/* Maya's componentList ("vtx[*]", "f[0:339]"): the .ma reader keeps such values as text. */
+static const sinew_data_type_t component_list_type = {.name = "componentList"};
+
+/* ---- groupId ---------------------------------------------------------------------------------- */
+
+/* Maya assigns the id itself when a scene loads (readable, connectable, not storable); files
+ * never set it. A host may. */
+static const sinew_attr_desc_t group_id_attrs[] = {
+    {.name = "groupId", .short_name = "id", .type = SINEW_ATTR_INT,
+     .flags = SINEW_ATTR_READABLE | SINEW_ATTR_WRITABLE | SINEW_ATTR_CONNECTABLE | SINEW_ATTR_INDEX_MATTERS},
+};
+
+/* ---- groupParts ------------------------------------------------------------------------------- */
+
+static const sinew_attr_desc_t group_parts_attrs[] = {
+    {.name = "inputGeometry", .short_name = "ig", .type = SINEW_ATTR_DATA, .flags = F_GEOM_IN},
+    {.name = "outputGeometry", .short_name = "og", .type = SINEW_ATTR_DATA, .flags = SINEW_ATTR_OUTPUT},
+    {.name = "inputComponents", .short_name = "ic", .type = SINEW_ATTR_DATA, .data_type = &component_list_type},
+    {.name = "inputRemoveComponent", .short_name = "irc", .type = SINEW_ATTR_DATA,
+     .data_type = &component_list_type},
+    {.name = "groupId", .short_name = "gi", .type = SINEW_ATTR_INT, .default_value = -1},
+};
+static const sinew_affects_t group_parts_affects[] = {
+    {"inputGeometry", "outputGeometry"}, {"inputComponents", "outputGeometry"},
+    {"inputRemoveComponent", "outputGeometry"}, {"groupId", "outputGeometry"}};
+
+/* ---- tweak ------------------------------------------------------------------------------------ */
+
+/* plist holds double offsets (NURBS, curves, lattices: ".pl[0].cp[22]" -type "double3"), vlist
+ * float ones (meshes: ".vl[0].vt[483]" -type "float3"); element k goes with input[k]. */
+static const sinew_attr_desc_t tweak_attrs[] = {
+    {.name = "relativeTweak", .short_name = "rtw", .type = SINEW_ATTR_BOOL, .default_value = 1},
+    {.name = "plist", .short_name = "pl", .type = SINEW_ATTR_COMPOUND, .flags = F_ARR},
+    {.name = "controlPoints", .short_name = "cp", .type = SINEW_ATTR_COMPOUND, .parent = "plist", .flags = F_ARR},
+    {.name = "xValue", .short_name = "xv", .type = SINEW_ATTR_DISTANCE, .parent = "controlPoints", .flags = F_KEY},
+    {.name = "yValue", .short_name = "yv", .type = SINEW_ATTR_DISTANCE, .parent = "controlPoints", .flags = F_KEY},
+    {.name = "zValue", .short_name = "zv", .type = SINEW_ATTR_DISTANCE, .parent = "controlPoints", .flags = F_KEY},
+    {.name = "vlist", .short_name = "vl", .type = SINEW_ATTR_COMPOUND, .flags = F_ARR},
+    {.name = "vertex", .short_name = "vt", .type = SINEW_ATTR_COMPOUND, .parent = "vlist", .flags = F_ARR},
+    {.name = "xVertex", .short_name = "vx", .type = SINEW_ATTR_FLOAT, .parent = "vertex"},
+    {.name = "yVertex", .short_name = "vy", .type = SINEW_ATTR_FLOAT, .parent = "vertex"},
+    {.name = "zVertex", .short_name = "vz", .type = SINEW_ATTR_FLOAT, .parent = "vertex"},
+};
+static const sinew_affects_t tweak_affects[] = {
+    {"plist", "outputGeometry"}, {"vlist", "outputGeometry"}, {"relativeTweak", "outputGeometry"}};
+
+static struct {
+  uint32_t gp_input, gp_output;
+  uint32_t envelope, input_geometry, output_geometry, node_state, relative, control_points, vertex;
+} A;
+
+typedef struct tweak_state {
+  sinew_data_t *out[2];  /* reusable output blocks */
+  sinew_data_t *scratch; /* the offsets' logical indices */
+  bool warned_absolute;  /* relativeTweak off was reported once */
+} tweak_state;
+
+int sinew__geometry_input(sinew_graph_t *g, const sinew_plug_t *dst, sinew_data_t **out) {
+  sinew_data_t *d = NULL;
+  int rc = sinew_get_data(g, dst, &d); /* pulled either way: dirt stops at plugs already dirty */
+  sinew_plug_t src;
+  if (rc || !sinew_plug_source(g, dst, &src) || !sinew_node_type_is_a(sinew_node_type(g, src.node), "mesh") ||
+      src.attr != sinew_node_attr(g, src.node, "worldMesh")) {
+    *out = d;
+    return rc;
+  }
+  /* Maya's worldMesh value is the shape's local geometry tagged with its world matrix, and
+   * deformers work on the local points; sinew's worldMesh holds world points, so take outMesh
+   * (already brought up to date by the pull above). */
+  sinew_plug_t local = sinew_plug_make(src.node, sinew_node_attr(g, src.node, "outMesh"), 0, NULL);
+  sinew_data_t *o = NULL;
+  if ((rc = sinew_get_data(g, &local, &o))) {
+    sinew_data_unref(d);
+    return rc;
+  }
+  sinew_data_unref(d);
+  *out = o;
+  return SINEW_OK;
+}
+
+static int group_parts_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
+  if (plug->attr != A.gp_output) return SINEW_EUNKNOWN_PLUG;
+  sinew_graph_t *g = sinew_compute_graph(ctx);
+  sinew_plug_t in = sinew_plug_make(sinew_compute_node(ctx), A.gp_input, 0, NULL);
+  sinew_data_t *d = NULL;
+  int rc = sinew__geometry_input(g, &in, &d);
+  if (!rc) rc = sinew_compute_set_data(ctx, plug, d); /* the block itself, a new reference */
+  sinew_data_unref(d);
+  return rc;
+}
+
+/* An exclusive block shaped like src (same topology, point count and normals) holding src's
+ * points and normals: one of the pair when nobody else holds it, else a fresh clone that takes
+ * a free slot. Borrowed (the state keeps the reference); NULL on out-of-memory. */
+static sinew_data_t *output_block(tweak_state *st, const sinew_data_t *src) {
+  const sinew_mesh_t *ms = sinew_mesh_get(src);
+  size_t bytes = sizeof(float) * 3 * (size_t)ms->npoints;
+  for (int b = 0; b < 2; b++) {
+    sinew_data_t *d = st->out[b];
+    if (!d || d == src || sinew_data_refcount(d) != 1) continue;
+    const sinew_mesh_t *md = sinew_mesh_get(d);
+    if (md->topology != ms->topology || md->npoints != ms->npoints || !md->normals != !ms->normals) continue;
+    if (bytes) memcpy((float *)md->points, ms->points, bytes);
+    if (bytes && ms->normals) memcpy((float *)md->normals, ms->normals, bytes);
+    return d;
+  }
+  sinew_data_t *fresh;
+  if (sinew_mesh_clone_shared(src, true, &fresh)) return NULL;
+  int slot = !st->out[0] || sinew_data_refcount(st->out[0]) == 1 ? 0 : 1;
+  sinew_data_unref(st->out[slot]); /* other holders, if any, keep theirs alive */
+  st->out[slot] = fresh;
+  return fresh;
+}
+
+/* Adds scale * every non-zero element of the offset array `arr` (vl[k].vt or pl[k].cp) to the
+ * points of *out, making *out (from `in`) on the first such offset. */
+static int add_offsets(sinew_graph_t *g, tweak_state *st, const sinew_plug_t *arr, double scale,
+                       const sinew_data_t *in, sinew_data_t **out) {
+  size_t count = sinew_plug_indices(g, arr, NULL, 0);
+  if (!count) return SINEW_OK;
+  int32_t *idx = sinew__mesh_scratch(&st->scratch, count * sizeof *idx);
+  if (!idx) return SINEW_ENOMEM;
+  count = sinew_plug_indices(g, arr, idx, count);
+  uint32_t np = sinew_mesh_get(in)->npoints;
+  int32_t path[2] = {arr->idx[0], 0};
+  for (size_t k = 0; k < count; k++) {
+    if (idx[k] < 0 || (uint32_t)idx[k] >= np) continue; /* beyond the geometry: ignored */
+    path[1] = idx[k];
+    sinew_plug_t e = sinew_plug_make(arr->node, arr->attr, 2, path);
+    double v[3] = {0, 0, 0};
+    int rc = sinew_get_doubles(g, &e, v, 3, NULL);
+    if (rc) return rc;
+    if (v[0] == 0 && v[1] == 0 && v[2] == 0) continue;
+    if (!*out && !(*out = output_block(st, in))) return SINEW_ENOMEM;
+    float *p = (float *)sinew_mesh_get(*out)->points + 3 * (size_t)idx[k];
+    for (int c = 0; c < 3; c++) p[c] = (float)(p[c] + scale * v[c]);
+  }
+  return SINEW_OK;
+}
+
+static int tweak_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
+  if (plug->attr != A.output_geometry) return SINEW_EUNKNOWN_PLUG;
+  sinew_graph_t *g = sinew_compute_graph(ctx);
+  sinew_node_t n = sinew_compute_node(ctx);
+  tweak_state *st = sinew_compute_state(ctx);
+  int32_t k = plug->idx[0];
+  int32_t ig_idx[2] = {k, 0};
+  sinew_plug_t ig = sinew_plug_make(n, A.input_geometry, 1, ig_idx);
+  sinew_data_t *in = NULL;
+  int rc = sinew__geometry_input(g, &ig, &in);
+  if (rc) return rc;
+  double en = 1, state = 0;
+  bool relative = true;
+  sinew_plug_t pen = sinew_plug_make(n, A.envelope, 0, NULL), pns = sinew_plug_make(n, A.node_state, 0, NULL);
+  sinew_plug_t prt = sinew_plug_make(n, A.relative, 0, NULL);
+  sinew_get_double(g, &pen, &en);
+  sinew_get_double(g, &pns, &state);
+  sinew_get_bool(g, &prt, &relative);
+  sinew_data_t *out = NULL;
+  if (in && sinew_mesh_get(in) && en != 0 && state != 1 && state != 4) {
+    if (!relative && !st->warned_absolute) {
+      st->warned_absolute = true;
+      sinew_log(g, SINEW_LOG_WARNING, SINEW_LOG_GENERIC,
+                "%s.relativeTweak is off: absolute tweaks are not supported, the offsets are added",
+                sinew_node_name(g, n));
+    }
+    sinew_plug_t vt = sinew_plug_make(n, A.vertex, 1, &k), cp = sinew_plug_make(n, A.control_points, 1, &k);
+    rc = add_offsets(g, st, &vt, en, in, &out);
+    if (!rc) rc = add_offsets(g, st, &cp, en, in, &out);
+    /* normals, when the mesh carries them, follow the moved points (in place: out is exclusive) */
+    if (!rc && out && sinew_mesh_get(out)->normals) {
+      int slot = st->out[0] == out ? 0 : 1;
+      rc = sinew_mesh_compute_normals(&st->out[slot]);
+      out = st->out[slot];
+    }
+  }
+  if (!rc) rc = sinew_compute_set_data(ctx, plug, out ? out : in); /* no offset: the input itself */
+  sinew_data_unref(in);
+  return rc;
+}
+
+static void tweak_destroy(sinew_graph_t *g, sinew_node_t n, void *state) {
+  (void)g;
+  (void)n;
+  tweak_state *st = state;
+  sinew_data_unref(st->out[0]);
+  sinew_data_unref(st->out[1]);
+  sinew_data_unref(st->scratch);
+}
+
+/* ---- registration ------------------------------------------------------------------------------ */
+
+int sinew__register_deformer_chain_types(sinew_graph_t *g) {
+  if (sinew_find_node_type(g, "tweak")) return SINEW_OK;
+  if (!sinew_find_node_type(g, "geometryFilter")) {
+    return sinew_graph_set_error(g, SINEW_EINVAL, "tweak needs the geometryFilter type registered first");
+  }
+  const sinew_node_type_t *gid, *gp, *tw;
+  sinew_node_type_desc_t d = {.name = "groupId", .attrs = group_id_attrs,
+                              .attr_count = sizeof group_id_attrs / sizeof *group_id_attrs};
+  int rc = sinew_register_node_type(g, &d, &gid);
+  if (rc) return rc;
+  d = (sinew_node_type_desc_t){.name = "groupParts", .attrs = group_parts_attrs,
+                               .attr_count = sizeof group_parts_attrs / sizeof *group_parts_attrs,
+                               .affects = group_parts_affects,
+                               .affects_count = sizeof group_parts_affects / sizeof *group_parts_affects,
+                               .compute = group_parts_compute};
+  if ((rc = sinew_register_node_type(g, &d, &gp))) return rc;
+  d = (sinew_node_type_desc_t){.name = "tweak", .parent_type = "geometryFilter", .attrs = tweak_attrs,
+                               .attr_count = sizeof tweak_attrs / sizeof *tweak_attrs, .affects = tweak_affects,
+                               .affects_count = sizeof tweak_affects / sizeof *tweak_affects,
+                               .compute = tweak_compute, .state_size = sizeof(tweak_state),
+                               .destroy = tweak_destroy};
+  if ((rc = sinew_register_node_type(g, &d, &tw))) return rc;
+  (void)gid;
+  A.gp_input = sinew_node_type_attr(gp, "ig");
+  A.gp_output = sinew_node_type_attr(gp, "og");
+  A.envelope = sinew_node_type_attr(tw, "en");
+  A.input_geometry = sinew_node_type_attr(tw, "ig");
+  A.output_geometry = sinew_node_type_attr(tw, "og");
+  A.node_state = sinew_node_type_attr(tw, "nds");
+  A.relative = sinew_node_type_attr(tw, "rtw");
+  A.control_points = sinew_node_type_attr(tw, "cp");
+  A.vertex = sinew_node_type_attr(tw, "vt");
+  return SINEW_OK;
+}
