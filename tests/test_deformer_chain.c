@@ -215,7 +215,6 @@ static void test_group_parts_pass_through(void **state) {
   out = get(g, b, "og");
   assert_ptr_equal(out, m2);
   sinew_data_unref(out);
-  /* components are kept, not applied: a data block of any kind set on ic changes nothing */
   sinew_data_unref(m);
   sinew_data_unref(m2);
   sinew_graph_destroy(g);
@@ -672,6 +671,46 @@ static void test_chain_dirty_propagation(void **state) {
   sinew_session_destroy(s);
 }
 
+/* Saved and read back: the offsets, components and chain connections survive, and the reread
+ * scene deforms the same. */
+static void test_chain_save_load(void **state) {
+  (void)state;
+  sinew_session_t *s = open_text(chain_ma);
+  run(s, "setAttr \"tweak1.vl[0].vt[5]\" -type \"float3\" 0.25 0 -1;\n"
+         "setAttr \"tweak1.pl[0].cp[2]\" -type \"double3\" 0 2 0;\n"
+         "setAttr \"tweak1.en\" 0.5;\n"
+         "setAttr \"joint1.rz\" 30;");
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  assert_non_null(f);
+  assert_int_equal(sinew_session_write_ma(s, f, "chain.ma"), 0);
+  fclose(f);
+  static const char *const want[] = {
+      "createNode tweak -n \"tweak1\"", "\".vl[0].vt[5]\" -type \"float3\" 0.25 0 -1",
+      "\".pl[0].cp[2]\" -type \"double3\" 0 2 0", "\".ic\" -type \"componentList\" 1 \"vtx[*]\"",
+      "connectAttr \"groupParts2.og\" \"tweak1.ip[0].ig\"", "connectAttr \"groupId2.id\" \"tweak1.ip[0].gi\"",
+      "connectAttr \"skinCluster1GroupId.id\" \"skinCluster1.ip[0].gi\""};
+  for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+    if (!strstr(text, want[i])) fail_msg("the written file lacks %s:\n%s", want[i], text);
+  sinew_session_t *s2 = open_text(text);
+  free(text);
+  sinew_graph_t *g = sinew_session_graph(s), *g2 = sinew_session_graph(s2);
+  sinew_data_t *a = get(g, find(g, "cubeShape"), "o"), *b = get(g2, find(g2, "cubeShape"), "o");
+  sinew_data_t *base = get(g, find(g, "cubeShapeOrig"), "o");
+  assert_true(max_diff(a, base) > 0.1);
+  assert_near(max_diff(a, b), 0, 1e-6);
+  sinew_data_t *t = get(g2, find(g2, "tweak1"), "og[0]");
+  assert_moved(t, base, 5, 0.125, 0, -0.5);
+  assert_moved(t, base, 2, 0, 1, 0);
+  sinew_data_unref(t);
+  sinew_data_unref(a);
+  sinew_data_unref(b);
+  sinew_data_unref(base);
+  sinew_session_destroy(s);
+  sinew_session_destroy(s2);
+}
+
 /* Bad values are refused with the plug named, and leave the node as it was. */
 static void test_bad_input(void **state) {
   (void)state;
@@ -914,6 +953,7 @@ int main(void) {
       cmocka_unit_test(test_tweak_steady_state),
       cmocka_unit_test(test_tweak_alloc_failures),
       cmocka_unit_test(test_chain_dirty_propagation),
+      cmocka_unit_test(test_chain_save_load),
       cmocka_unit_test(test_bad_input),
       cmocka_unit_test(test_corpus_cylinder),
       cmocka_unit_test(test_corpus_usd_skeleton),
