@@ -647,7 +647,37 @@ static int set_values(sinew_cmd_t *cmd, sinew_graph_t *g, const plug_text *pt, c
   return rc;
 }
 
+static int set_attr(sinew_cmd_t *cmd);
+
+/* setAttr: every failure names the plug. Messages that do not already name it (a value that is
+ * not a number, a wrong count) get it in front: "setAttr: tweak1.pl[0].cp[3].xv: 'a lot' is not
+ * a number". */
 static int cmd_set_attr(sinew_cmd_t *cmd) {
+  int rc = set_attr(cmd);
+  const char *text = rc && sinew_cmd_argc(cmd) ? sinew_value_string(sinew_cmd_arg(cmd, 0)) : NULL;
+  if (!text || !*text) return rc;
+  sinew_session_t *s = sinew__session(cmd);
+  sinew_graph_t *g = sinew_cmd_graph(cmd);
+  char plug[600], msg[1024];
+  const char *cur = text[0] == '.' && sinew_node_valid(g, s->scene->current) ? sinew_node_name(g, s->scene->current) : "";
+  snprintf(plug, sizeof plug, "%s%s", cur, text);
+  snprintf(msg, sizeof msg, "%s", sinew_lang_errmsg(sinew_cmd_lang(cmd)));
+  const char *dot = strchr(text, '.');
+  if (strstr(msg, plug) || (dot && strstr(msg, dot))) return rc; /* named already */
+  if (text[0] != '.') { /* a message about a missing node names the node: leave it */
+    char node[512];
+    size_t k = dot ? (size_t)(dot - text) : strlen(text);
+    snprintf(node, sizeof node, "%.*s", (int)(k < sizeof node ? k : sizeof node - 1), text);
+    sinew_node_t n;
+    if (sinew_node_find(g, node, &n) != SINEW_OK) return rc;
+  }
+  size_t n = strlen(sinew_cmd_name(cmd));
+  const char *body = strncmp(msg, sinew_cmd_name(cmd), n) == 0 && msg[n] == ':' ? msg + n + 1 : msg;
+  while (*body == ' ') body++;
+  return sinew_cmd_error(cmd, rc, "%s: %s", plug, body);
+}
+
+static int set_attr(sinew_cmd_t *cmd) {
   sinew_session_t *s = sinew__session(cmd);
   sinew_graph_t *g = sinew_cmd_graph(cmd);
   if (sinew_cmd_argc(cmd) < 1) return sinew_cmd_error(cmd, SINEW_EINVAL, "no attribute given");

@@ -126,12 +126,28 @@ static void test_bom_and_comments(void **state) {
   sinew_session_destroy(s);
 }
 
+/* Every setAttr failure names the plug, also when the value is what is wrong. */
+static void test_set_attr_messages_name_the_plug(void **state) {
+  (void)state;
+  sinew_session_t *s = session();
+  ok(s, "createNode transform -n a;");
+  fails_with(s, "setAttr a.tx \"a lot\";", SINEW_EINVAL, "limits.mel:1: setAttr: a.tx: 'a lot' is not a number");
+  /* a plug relative to the node just created, as in .ma files */
+  fails_with(s, "createNode transform -n b;\nsetAttr \".t\" -type \"double3\" 1 \"x\" 3;", SINEW_EINVAL,
+             "limits.mel:2: setAttr: b.t: 'x' is not a number");
+  /* a message that names the node or plug already is left as it is */
+  fails_with(s, "setAttr nobody.tx 1;", SINEW_ENOTFOUND, "limits.mel:1: setAttr: no node named 'nobody'");
+  assert_true(getd(s, "a.tx") == 0);
+  sinew_session_destroy(s);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_ranges_at_int32_max),
       cmocka_unit_test(test_edges_in_order),
       cmocka_unit_test(test_weights_past_the_last_point),
       cmocka_unit_test(test_bom_and_comments),
+      cmocka_unit_test(test_set_attr_messages_name_the_plug),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
