@@ -55,7 +55,7 @@ static int set_selection(sinew__scene *sc, const sinew_node_t *nodes, uint32_t n
 static int default_node(sinew_cmd_t *cmd, const char *name, sinew_node_t *out) {
   sinew_session_t *s = sinew__session(cmd);
   sinew_graph_t *g = sinew_cmd_graph(cmd);
-  if (sinew_node_find(g, name, out) == SINEW_OK) return SINEW_OK;
+  if (sinew__find_node(s, name, out) == SINEW_OK) return SINEW_OK;
   if (!s->loading || name[0] != ':' || strchr(name + 1, ':') || strchr(name, '|'))
     return sinew__cmd_node(cmd, name, out);
   int rc = sinew__placeholder_type(s, cmd, "unknown", false);
@@ -89,7 +89,8 @@ static int cmd_create_node(sinew_cmd_t *cmd) {
   const char *parent_name = sinew_cmd_flag_string(cmd, "parent", NULL);
   int rc = sinew__finish_current(s);
   if (rc) return sinew__graph_error(cmd, rc);
-  if (name && sinew_cmd_flag_count(cmd, "shared")) {
+  bool shared = sinew_cmd_flag_count(cmd, "shared") > 0;
+  if (name && shared) {
     sinew_node_t existing;
     char full[600];
     snprintf(full, sizeof full, "%s%s", name[0] == ':' ? "" : ":", name);
@@ -117,11 +118,20 @@ static int cmd_create_node(sinew_cmd_t *cmd) {
     if ((rc = sinew__cmd_node(cmd, parent_name, &parent))) return rc;
     if (!(sinew_node_type_flags(t) & SINEW_NODE_TYPE_DAG))
       return sinew_cmd_error(cmd, SINEW_EINVAL, "-parent %s: %s nodes are not DAG nodes", parent_name, type);
-    rc = sinew_node_create_under(g, type, name, parent, &n);
-  } else {
-    rc = sinew_node_create(g, type, name, &n);
   }
+  /* while a file is imported: in its namespace, or with its prefix on a clash */
+  char *actual = NULL;
+  if ((rc = sinew__import_node_name(s, name, type, shared, &actual)))
+    return sinew_cmd_error(cmd, rc, "out of memory");
+  if (parent_name) rc = sinew_node_create_under(g, type, actual ? actual : name, parent, &n);
+  else rc = sinew_node_create(g, type, actual ? actual : name, &n);
+  sinew_free(actual);
   if (rc) return sinew__graph_error(cmd, rc);
+  /* the file's later lines mean this node by the name the file gave it */
+  if ((rc = sinew__import_record(s, name && name[0] && name[strlen(name) - 1] != '#' ? name : NULL, n))) {
+    sinew_node_delete(g, n);
+    return sinew_cmd_error(cmd, rc, "out of memory");
+  }
   if (placeholder) sc->stats.placeholder_nodes++;
   sc->current = n;
   if (!sinew_cmd_flag_count(cmd, "skipSelect") && !s->loading) set_selection(sc, &n, 1, false);
@@ -167,7 +177,28 @@ static int cmd_rename(sinew_cmd_t *cmd) {
   } else {
     return sinew_cmd_error(cmd, SINEW_EINVAL, "usage: rename <node> <newName>");
   }
-  if ((rc = sinew_node_rename(g, n, newname))) return sinew__graph_error(cmd, rc);
+  /* a node an imported file made: renamed in the import's namespace (or with its prefix), and
+   * the file's later lines mean it by the new name */
+  bool own = sinew__import_owns(s, n);
+  char *actual = NULL;
+  if (own && (rc = sinew__import_node_name(s, newname, NULL, false, &actual)))
+    return sinew_cmd_error(cmd, rc, "out of memory");
+  char *old = own ? sinew_malloc(strlen(sinew_node_name(g, n)) + 1) : NULL;
+  if (own && !old) {
+    sinew_free(actual);
+    return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+  }
+  if (old) strcpy(old, sinew_node_name(g, n));
+  rc = sinew_node_rename(g, n, actual ? actual : newname);
+  sinew_free(actual);
+  bool automatic = !newname[0] || newname[strlen(newname) - 1] == '#';
+  if (!rc && own && (rc = sinew__import_record(s, automatic ? NULL : newname, n))) {
+    sinew_node_rename(g, n, old);
+    sinew_free(old);
+    return sinew_cmd_error(cmd, rc, "out of memory");
+  }
+  sinew_free(old);
+  if (rc) return sinew__graph_error(cmd, rc);
   return sinew_cmd_result_string(cmd, sinew_node_name(g, n));
 }
 
@@ -467,14 +498,28 @@ static int cmd_ls(sinew_cmd_t *cmd) {
   return SINEW_OK;
 }
 
+/* "node.attr" without a message: the node as commands find it (an imported file's names first). */
+static int find_plug(sinew_session_t *s, const char *text, sinew_plug_t *out) {
+  const char *dot = strchr(text, '.');
+  if (!dot || dot == text) return SINEW_EINVAL;
+  size_t n = (size_t)(dot - text);
+  char *name = sinew_malloc(n + 1);
+  if (!name) return SINEW_ENOMEM;
+  memcpy(name, text, n);
+  name[n] = 0;
+  sinew_node_t node;
+  int rc = sinew__find_node(s, name, &node);
+  sinew_free(name);
+  return rc ? rc : sinew_plug_parse_attr(s->scene->graph, node, dot + 1, out);
+}
+
 static int cmd_obj_exists(sinew_cmd_t *cmd) {
-  sinew_graph_t *g = sinew_cmd_graph(cmd);
+  sinew_session_t *s = sinew__session(cmd);
   if (sinew_cmd_argc(cmd) != 1) return sinew_cmd_error(cmd, SINEW_EINVAL, "give one name");
   const char *name = sinew_cmd_arg_string(cmd, 0);
   sinew_node_t n;
   sinew_plug_t p;
-  bool found = sinew_node_find(g, name, &n) == SINEW_OK ||
-               (strchr(name, '.') && sinew_plug_parse(g, name, (sinew_node_t){0, 0}, &p) == SINEW_OK);
+  bool found = sinew__find_node(s, name, &n) == SINEW_OK || find_plug(s, name, &p) == SINEW_OK;
   return sinew_cmd_result_int(cmd, found);
 }
 
@@ -487,7 +532,7 @@ static int cmd_node_type(sinew_cmd_t *cmd) {
   sinew_node_t n;
   sinew_plug_t p;
   int rc;
-  if (strchr(name, '.') && sinew_plug_parse(g, name, (sinew_node_t){0, 0}, &p) == SINEW_OK)
+  if (find_plug(sinew__session(cmd), name, &p) == SINEW_OK)
     n = p.node;
   else if ((rc = sinew__cmd_node(cmd, name, &n)))
     return rc;
@@ -856,8 +901,35 @@ static int cmd_current_time(sinew_cmd_t *cmd) {
   return sinew_cmd_result_double(cmd, f);
 }
 
+/* A node or plug name an imported file wrote ("pSphereShape1.iog"), as the scene names that node
+ * now: the node the file made may have been renamed on a clash or put in a namespace. NULL when
+ * the text stays as it is. sinew_free the result. */
+static int imported_name(sinew_session_t *s, const char *text, char **out) {
+  *out = NULL;
+  if (!s->scene->import || !text[0] || text[0] == '.') return SINEW_OK;
+  size_t n = strcspn(text, ".");
+  char *name = sinew_malloc(n + 1);
+  if (!name) return SINEW_ENOMEM;
+  memcpy(name, text, n);
+  name[n] = 0;
+  sinew_node_t node;
+  int rc = SINEW_OK;
+  if (sinew__find_node(s, name, &node) == SINEW_OK && sinew__import_owns(s, node)) {
+    char buf[1024];
+    sinew__buf b = {0};
+    sinew__buf_puts(&b, sinew__node_label(s->scene->graph, node, buf, sizeof buf));
+    sinew__buf_puts(&b, text + n);
+    if (!b.oom) *out = b.p;
+    else rc = SINEW_ENOMEM;
+    if (b.oom) sinew__buf_free(&b);
+  }
+  sinew_free(name);
+  return rc;
+}
+
 /* Lines kept as text: a scene-level raw record on the time1 node's record would mix them up,
  * so they live in the scene's requires list with a marker prefix. */
+
 static int keep_line(sinew_cmd_t *cmd, const char *prefix) {
   sinew_session_t *s = sinew__session(cmd);
   sinew__scene *sc = s->scene;
@@ -871,7 +943,11 @@ static int keep_line(sinew_cmd_t *cmd, const char *prefix) {
       sinew__buf_puts(&b, "-");
       sinew__buf_puts(&b, sinew_value_string(v));
     } else if (v->kind == SINEW_VALUE_STRING && !v->word) {
-      sinew__buf_quoted(&b, sinew_value_string(v));
+      /* node names after the first word (relationship "link" ":lightLinker1" "a.msg" ...) */
+      char *renamed = NULL;
+      if (i && imported_name(s, sinew_value_string(v), &renamed)) b.oom = true;
+      sinew__buf_quoted(&b, renamed ? renamed : sinew_value_string(v));
+      sinew_free(renamed);
     } else {
       sinew__buf_puts(&b, sinew_cmd_arg_string(cmd, i));
     }
@@ -908,7 +984,7 @@ static const sinew_cmd_flag_t file_flags[] = {
     {"deferReference", "dr", "b", 0}, {"ignoreVersion", "iv", "", 0}, {"prompt", "pmt", "b", 0},
     {"executeScriptNodes", "esn", "b", 0}, {"loadReferenceDepth", "lrd", "s", 0},
     {"returnNewNodes", "rnn", "", 0}, {"groupReference", "gr", "", 0}, {"mergeNamespacesOnClash", "mnc", "b", 0},
-    {"shortName", "shn", "", 0}};
+    {"shortName", "shn", "", 0},  {"renamingPrefix", "rpr", "s", 0}, {"renameAll", "ra", "b", 0}};
 
 static int cmd_file(sinew_cmd_t *cmd) {
   sinew_session_t *s = sinew__session(cmd);
@@ -960,12 +1036,27 @@ static int cmd_file(sinew_cmd_t *cmd) {
   }
   if (sinew_cmd_flag_count(cmd, "new")) {
     int rc = sinew_session_new_scene(s);
+    if (rc == SINEW_EINVAL) return sinew_cmd_error(cmd, rc, "-new: not while a file is being imported");
     return rc ? sinew_cmd_error(cmd, rc, "cannot create a new scene") : SINEW_OK;
   }
   if (sinew_cmd_flag_count(cmd, "open") || sinew_cmd_flag_count(cmd, "import")) {
     if (!path) return sinew_cmd_error(cmd, SINEW_EINVAL, "give the file to read");
-    int rc = sinew_cmd_flag_count(cmd, "open") ? sinew_session_open(s, path)
-                                                : sinew_session_run_file(s, path, NULL);
+    sinew__import_opts o = {.ns = sinew_cmd_flag_string(cmd, "namespace", NULL),
+                            .prefix = sinew_cmd_flag_string(cmd, "renamingPrefix", NULL),
+                            .rename_all = sinew_cmd_flag_bool(cmd, "renameAll", false),
+                            .merge_ns = sinew_cmd_flag_bool(cmd, "mergeNamespacesOnClash", false)};
+    size_t n = strlen(path);
+    bool ma = n > 3 && strcmp(path + n - 3, ".ma") == 0;
+    int rc;
+    if (sinew_cmd_flag_count(cmd, "open")) {
+      rc = sinew_session_open(s, path);
+    } else if (ma) {
+      rc = sinew__import_file(s, path, &o);
+    } else {
+      if (o.ns || o.prefix || o.rename_all)
+        return sinew_cmd_error(cmd, SINEW_EINVAL, "%s: -namespace, -renamingPrefix and -renameAll are for .ma files", path);
+      rc = sinew_session_run_file(s, path, NULL);
+    }
     if (rc) return sinew_cmd_error(cmd, rc, "%s", sinew_session_errmsg(s));
     return sinew_cmd_result_string(cmd, path);
   }

@@ -127,6 +127,7 @@ typedef struct sinew__scene {
   sinew_session_stats_t stats;
   char **warned;             /* placeholder types and unknown attributes already warned about */
   uint32_t nwarned, cwarned;
+  struct sinew__import *import; /* the innermost file being imported into this scene, or NULL */
 } sinew__scene;
 
 struct sinew_session {
@@ -178,6 +179,34 @@ bool sinew__is_placeholder(sinew_graph_t *g, sinew_node_t n);
  * as implicit dynamic attributes shaped like `like` (type copied; NULL = message). */
 int sinew__implicit_attr(sinew_session_t *s, sinew_node_t n, const char *attr_path,
                          const sinew_plug_t *like, sinew_plug_t *out);
+
+/* Imports (file -i). While a file is imported, the names it gives nodes mean the nodes it made,
+ * whatever they were renamed to on a clash: every lookup of a node name by a command consults
+ * the import's names first (sinew__find_node), then the scene. Each import (nested ones too) has
+ * its own names, dropped when it ends; a failing import puts the scene back as it was. */
+typedef struct sinew__import_opts {
+  const char *ns;     /* -namespace: every node made goes in it (NULL or "" or ":": none) */
+  const char *prefix; /* -renamingPrefix: a clashing name becomes prefix_name */
+  bool rename_all;    /* -renameAll: every name gets the prefix, clashing or not */
+  bool merge_ns;      /* -mergeNamespacesOnClash: an existing namespace is used as it is */
+} sinew__import_opts;
+/* Reads a .ma file into the current scene as an import (opts may be NULL). On failure the scene
+ * is as it was and s->errmsg says why. */
+int sinew__import_file(sinew_session_t *s, const char *path, const sinew__import_opts *opts);
+/* A node by name, path or ":name": the running import's names first. SINEW_ENOTFOUND,
+ * SINEW_EAMBIGUOUS or SINEW_OK; no message. */
+int sinew__find_node(sinew_session_t *s, const char *name, sinew_node_t *out);
+/* The name to give a node the file names `name` (NULL: automatic, from type) while a file is
+ * imported: in the import's namespace, or with its prefix on a clash. *out is NULL when the
+ * name stays as it is (and always outside an import); otherwise sinew_free it. shared: a
+ * createNode -s node, which stays in the root namespace. */
+int sinew__import_node_name(sinew_session_t *s, const char *name, const char *type, bool shared,
+                            char **out);
+/* Records that the file's name `file_name` (NULL: the node's own name, less the namespace or
+ * prefix the import added) means node n. Does nothing outside an import. */
+int sinew__import_record(sinew_session_t *s, const char *file_name, sinew_node_t n);
+/* Whether n is a node the running import made (false outside an import). */
+bool sinew__import_owns(sinew_session_t *s, sinew_node_t n);
 
 /* Units: converting numbers between the scene's units and internal ones for an attribute. */
 double sinew__unit_in(sinew_graph_t *g, sinew_attr_type_t type);  /* scene unit -> internal factor */

@@ -1,6 +1,7 @@
 /* cmds/session.c: sessions and scenes, the per-node records of what a file held that sinew does
- * not model, placeholders for node types sinew does not implement, and the helpers commands
- * use to resolve names and plugs with messages that name them. */
+ * not model, placeholders for node types sinew does not implement, the helpers commands use to
+ * resolve names and plugs with messages that name them, and imports (file -i): the names an
+ * imported file gave its nodes, its namespace or prefix, and undoing a failed import. */
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -255,6 +256,9 @@ static void session_log(void *ud, sinew_log_level_t level, sinew_log_id_t id, co
   if (s->desc.logger) s->desc.logger(s->desc.logger_data, level, id, msg);
 }
 
+static void on_connected(void *ud, const sinew_plug_t *src, const sinew_plug_t *dst);
+static void on_disconnected(void *ud, const sinew_plug_t *src, const sinew_plug_t *dst);
+
 int sinew__scene_create(sinew_session_t *s, sinew__scene **out) {
   sinew__scene *sc = sinew_calloc(1, sizeof *sc);
   if (!sc) return SINEW_ENOMEM;
@@ -262,7 +266,8 @@ int sinew__scene_create(sinew_session_t *s, sinew__scene **out) {
   int rc = sinew_scene_create(&gd, &sc->graph);
   if (!rc) rc = sinew_lang_register_types(sc->graph);
   if (!rc) {
-    sinew_observer_t ob = {.node_removed = on_node_removed, .user_data = sc};
+    sinew_observer_t ob = {.node_removed = on_node_removed, .connected = on_connected,
+                           .disconnected = on_disconnected, .user_data = sc};
     rc = sinew_graph_add_observer(sc->graph, &ob, &sc->observer);
   }
   if (rc) {
@@ -352,9 +357,8 @@ double sinew__unit_to_ui(sinew_graph_t *g, sinew_attr_type_t type, double v) {
 /* ---- name and plug resolution ----------------------------------------------------------------------- */
 
 int sinew__cmd_node(sinew_cmd_t *cmd, const char *name, sinew_node_t *out) {
-  sinew_graph_t *g = sinew_cmd_graph(cmd);
   if (!name || !name[0]) return sinew_cmd_error(cmd, SINEW_EINVAL, "no node name given");
-  int rc = sinew_node_find(g, name, out);
+  int rc = sinew__find_node(sinew__session(cmd), name, out);
   if (rc == SINEW_EAMBIGUOUS)
     return sinew_cmd_error(cmd, rc, "more than one node is named '%s'; use its |path", name);
   if (rc) return sinew_cmd_error(cmd, SINEW_ENOTFOUND, "no node named '%s'", name);
@@ -367,16 +371,34 @@ int sinew__cmd_plug(sinew_cmd_t *cmd, const char *text, sinew_plug_t *out) {
   if (!text || !text[0]) return sinew_cmd_error(cmd, SINEW_EINVAL, "no attribute given");
   if (text[0] == '.' && !sinew_node_valid(g, s->scene->current))
     return sinew_cmd_error(cmd, SINEW_EINVAL, "%s: no current node (createNode or select first)", text);
-  int rc = sinew_plug_parse(g, text, s->scene->current, out);
+  const char *dot = text[0] == '.' ? text : strchr(text, '.');
+  char node[512];
+  size_t n = dot ? (size_t)(dot - text) : 0;
+  int rc;
+  sinew_node_t nd;
+  if (n && s->scene->import) {
+    /* a file being imported: its names mean the nodes it made */
+    char *name = sinew_malloc(n + 1);
+    if (!name) return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+    memcpy(name, text, n);
+    name[n] = 0;
+    rc = sinew__find_node(s, name, &nd);
+    sinew_free(name);
+    if (rc == SINEW_OK) {
+      if (sinew_plug_parse_attr(g, nd, dot + 1, out) == SINEW_OK) return SINEW_OK;
+      return sinew_cmd_error(cmd, SINEW_ENOTFOUND, "%s: %.*s has no attribute '%s'", text, (int)n, text, dot + 1);
+    }
+    if (rc == SINEW_EAMBIGUOUS)
+      return sinew_cmd_error(cmd, rc, "%s: more than one node is named '%.*s'; use its |path", text, (int)n, text);
+    return sinew_cmd_error(cmd, SINEW_ENOTFOUND, "%s: no node named '%.*s'", text, (int)n, text);
+  }
+  if (n >= sizeof node) n = sizeof node - 1;
+  memcpy(node, text, n);
+  node[n] = 0;
+  rc = sinew_plug_parse(g, text, s->scene->current, out);
   if (rc == SINEW_OK) return SINEW_OK;
   /* say whether the node or the attribute is missing */
-  const char *dot = text[0] == '.' ? text : strchr(text, '.');
-  if (dot && dot != text) {
-    char node[512];
-    size_t n = (size_t)(dot - text) < sizeof node - 1 ? (size_t)(dot - text) : sizeof node - 1;
-    memcpy(node, text, n);
-    node[n] = 0;
-    sinew_node_t nd;
+  if (n) {
     if (sinew_node_find(g, node, &nd)) return sinew_cmd_error(cmd, SINEW_ENOTFOUND, "%s: no node named '%s'", text, node);
     return sinew_cmd_error(cmd, SINEW_ENOTFOUND, "%s: %s has no attribute '%s'", text, node, dot + 1);
   }
@@ -409,6 +431,496 @@ double sinew__unit_in(sinew_graph_t *g, sinew_attr_type_t type) {
     case SINEW_ATTR_TIME: return 1.0 / sinew_time_unit_fps(sinew_time_get_unit(g));
     default: return 1.0;
   }
+}
+
+/* ---- imports ---------------------------------------------------------------------------------------- */
+
+/* The nodes an imported file gave one name (DAG siblings of different parents may share it). */
+typedef struct import_bucket {
+  char *name;
+  sinew_node_t *nodes;
+  uint32_t n, cap;
+  UT_hash_handle hh;
+} import_bucket;
+
+/* Which name a node made by the import has in the file. */
+typedef struct import_node {
+  uint64_t key;
+  import_bucket *bucket;
+  UT_hash_handle hh;
+} import_node;
+
+/* A node that existed before the import began, as it was then. */
+typedef struct import_before {
+  uint64_t key;
+  sinew_node_t node, parent;
+  char *name;
+  bool locked;
+} import_before;
+
+/* A connection the import made or broke between nodes that existed before it. */
+typedef struct import_conn {
+  sinew_plug_t src, dst;
+  bool made;
+} import_conn;
+
+struct sinew__import {
+  struct sinew__import *outer;
+  import_bucket *names;
+  import_node *nodes;
+  char *ns;     /* with its ':' ("ns:"), NULL for none */
+  char *prefix; /* with its '_' ("pfx_"), NULL for none */
+  bool rename_all;
+  /* what putting the scene back needs */
+  import_before *before; /* sorted by key */
+  size_t nbefore;
+  import_conn *conns;
+  uint32_t nconns, cconns;
+  bool conns_lost; /* the log of connections ran out of memory */
+  sinew_linear_unit_t linear;
+  sinew_angle_unit_t angle;
+  sinew_time_unit_t time;
+  double frame;
+  uint32_t nrequires, nraw_conns;
+  sinew_session_stats_t stats;
+  char **file_info;
+  uint32_t nfile_info;
+};
+
+static const import_before *before_find(const struct sinew__import *imp, sinew_node_t n) {
+  uint64_t k = key_of(n);
+  size_t lo = 0, hi = imp->nbefore;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (imp->before[mid].key < k) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < imp->nbefore && imp->before[lo].key == k ? &imp->before[lo] : NULL;
+}
+
+static int before_cmp(const void *a, const void *b) {
+  uint64_t x = ((const import_before *)a)->key, y = ((const import_before *)b)->key;
+  return x < y ? -1 : x > y;
+}
+
+static import_node *import_node_find(const struct sinew__import *imp, sinew_node_t n) {
+  uint64_t k = key_of(n);
+  import_node *in = NULL;
+  HASH_FIND(hh, imp->nodes, &k, sizeof k, in);
+  return in;
+}
+
+static void bucket_remove(import_bucket *b, sinew_node_t n) {
+  for (uint32_t i = 0; i < b->n; i++)
+    if (b->nodes[i].index == n.index && b->nodes[i].gen == n.gen) {
+      memmove(&b->nodes[i], &b->nodes[i + 1], (b->n - i - 1) * sizeof *b->nodes);
+      b->n--;
+      return;
+    }
+}
+
+bool sinew__import_owns(sinew_session_t *s, sinew_node_t n) {
+  return s->scene->import && import_node_find(s->scene->import, n);
+}
+
+int sinew__import_record(sinew_session_t *s, const char *file_name, sinew_node_t n) {
+  struct sinew__import *imp = s->scene->import;
+  if (!imp) return SINEW_OK;
+  sinew_graph_t *g = s->scene->graph;
+  char *own = NULL;
+  if (!file_name) {
+    /* an automatic name: the file knows it without the namespace or prefix added here */
+    file_name = sinew_node_name(g, n);
+    const char *add = imp->ns ? imp->ns : imp->prefix;
+    if (add && strncmp(file_name, add, strlen(add)) == 0) file_name += strlen(add);
+  }
+  if (file_name[0] == ':') file_name++;
+  import_bucket *b = NULL;
+  HASH_FIND_STR(imp->names, file_name, b);
+  import_node *in = import_node_find(imp, n);
+  bool new_bucket = !b, new_node = !in;
+  if (!b) {
+    b = sinew_calloc(1, sizeof *b);
+    if (!b || !(own = dupstr(file_name))) {
+      sinew_free(b);
+      return SINEW_ENOMEM;
+    }
+    b->name = own;
+  }
+  if (!in && !(in = sinew_calloc(1, sizeof *in))) goto oom;
+  if (grow((void **)&b->nodes, &b->cap, b->n + 1, sizeof *b->nodes)) goto oom;
+  sinew__cmds_oom = 0;
+  if (new_bucket) HASH_ADD_KEYPTR(hh, imp->names, b->name, strlen(b->name), b);
+  if (sinew__cmds_oom) goto oom;
+  if (new_node) {
+    in->key = key_of(n);
+    HASH_ADD(hh, imp->nodes, key, sizeof in->key, in);
+    if (sinew__cmds_oom) {
+      if (new_bucket) HASH_DEL(imp->names, b);
+      goto oom;
+    }
+  } else if (in->bucket) {
+    bucket_remove(in->bucket, n); /* renamed in the file: the old name no longer means it */
+  }
+  in->bucket = b;
+  b->nodes[b->n++] = n;
+  return SINEW_OK;
+oom:
+  if (new_node) sinew_free(in);
+  if (new_bucket) {
+    sinew_free(b->nodes);
+    sinew_free(own);
+    sinew_free(b);
+  }
+  return SINEW_ENOMEM;
+}
+
+/* The name node n has in the file being imported (its own name for a node the file did not make). */
+static const char *file_name_of(const struct sinew__import *imp, sinew_graph_t *g, sinew_node_t n) {
+  import_node *in = import_node_find(imp, n);
+  return in && in->bucket ? in->bucket->name : sinew_node_name(g, n);
+}
+
+static bool level_is(const char *level, size_t len, const char *name) {
+  if (len && level[0] == ':') level++, len--;
+  if (name[0] == ':') name++;
+  return strlen(name) == len && memcmp(level, name, len) == 0;
+}
+
+/* A name of the imported file: "a", "|grp|a", "grp|a". SINEW_ENOTFOUND when the file made no
+ * node of that name (the scene's node is meant), SINEW_ESTALE when the ones it made are gone. */
+static int import_find(sinew__scene *sc, const struct sinew__import *imp, const char *name, sinew_node_t *out) {
+  if (name[0] == ':' && imp->ns) return SINEW_ENOTFOUND; /* the root namespace: the scene's */
+  const char *last = strrchr(name, '|');
+  last = last ? last + 1 : name;
+  if (last[0] == ':') last++;
+  import_bucket *b = NULL;
+  HASH_FIND_STR(imp->names, last, b);
+  if (!b || !b->n) return SINEW_ENOTFOUND;
+  bool absolute = name[0] == '|';
+  uint32_t found = 0, live = 0;
+  for (uint32_t i = 0; i < b->n; i++) {
+    sinew_node_t n = b->nodes[i];
+    if (!sinew_node_valid(sc->graph, n)) continue;
+    live++;
+    /* the levels before the last, from the nearest parent up */
+    const char *end = last - (last > name && last[-1] == ':' ? 1 : 0);
+    bool ok = true;
+    sinew_node_t at = n;
+    while (ok && end > name && end[-1] == '|') {
+      const char *stop = end - 1, *start = stop;
+      while (start > name && start[-1] != '|') start--;
+      if (start == stop) break; /* the leading '|' */
+      at = sinew_node_parent(sc->graph, at);
+      ok = sinew_node_valid(sc->graph, at) && level_is(start, (size_t)(stop - start), file_name_of(imp, sc->graph, at));
+      end = start;
+    }
+    if (ok && absolute) ok = !sinew_node_valid(sc->graph, sinew_node_parent(sc->graph, at));
+    if (ok && found++ == 0) *out = n;
+  }
+  if (found > 1) return SINEW_EAMBIGUOUS;
+  if (found == 1) return SINEW_OK;
+  return live ? SINEW_ENOTFOUND : SINEW_ESTALE;
+}
+
+int sinew__find_node(sinew_session_t *s, const char *name, sinew_node_t *out) {
+  sinew__scene *sc = s->scene;
+  if (sc->import) {
+    int rc = import_find(sc, sc->import, name, out);
+    if (rc == SINEW_ESTALE) return SINEW_ENOTFOUND; /* the file's node was deleted: not the scene's */
+    if (rc != SINEW_ENOTFOUND) return rc;
+  }
+  return sinew_node_find(sc->graph, name, out);
+}
+
+/* Whether `name` is taken by a node the import did not make. */
+static bool clashes(sinew_session_t *s, const char *name) {
+  sinew_node_t n;
+  int rc = sinew_node_find(s->scene->graph, name, &n);
+  return rc == SINEW_EAMBIGUOUS || (rc == SINEW_OK && !sinew__import_owns(s, n));
+}
+
+int sinew__import_node_name(sinew_session_t *s, const char *name, const char *type, bool shared,
+                            char **out) {
+  struct sinew__import *imp = s->scene->import;
+  *out = NULL;
+  if (!imp || shared || (!imp->ns && !imp->prefix)) return SINEW_OK;
+  const char *base = name && name[0] ? name : NULL;
+  if (base && base[0] == ':') base++;
+  if (!imp->ns && base && !imp->rename_all && !clashes(s, base)) return SINEW_OK;
+  if (!imp->ns && !base && !imp->rename_all) return SINEW_OK; /* an automatic name never clashes */
+  sinew__buf b = {0};
+  sinew__buf_puts(&b, imp->ns ? imp->ns : imp->prefix);
+  if (base) {
+    sinew__buf_puts(&b, base);
+  } else {
+    sinew__buf_puts(&b, type);
+    sinew__buf_puts(&b, "#");
+  }
+  if (b.oom) {
+    sinew__buf_free(&b);
+    return SINEW_ENOMEM;
+  }
+  *out = b.p;
+  return SINEW_OK;
+}
+
+/* ---- the connections an import makes between nodes that were there before ---- */
+
+static void import_log_conn(sinew__scene *sc, const sinew_plug_t *src, const sinew_plug_t *dst, bool made) {
+  for (struct sinew__import *imp = sc->import; imp; imp = imp->outer) {
+    if (!before_find(imp, src->node) || !before_find(imp, dst->node)) continue;
+    if (grow((void **)&imp->conns, &imp->cconns, imp->nconns + 1, sizeof *imp->conns)) {
+      imp->conns_lost = true;
+      continue;
+    }
+    imp->conns[imp->nconns++] = (import_conn){*src, *dst, made};
+  }
+}
+
+static void on_connected(void *ud, const sinew_plug_t *src, const sinew_plug_t *dst) {
+  sinew__scene *sc = ud;
+  if (sc->import) import_log_conn(sc, src, dst, true);
+}
+
+static void on_disconnected(void *ud, const sinew_plug_t *src, const sinew_plug_t *dst) {
+  sinew__scene *sc = ud;
+  if (sc->import) import_log_conn(sc, src, dst, false);
+}
+
+/* ---- beginning, ending and undoing an import ---- */
+
+static void import_free(struct sinew__import *imp) {
+  import_bucket *b, *bt;
+  HASH_ITER(hh, imp->names, b, bt) {
+    HASH_DEL(imp->names, b);
+    sinew_free(b->name);
+    sinew_free(b->nodes);
+    sinew_free(b);
+  }
+  import_node *in, *it;
+  HASH_ITER(hh, imp->nodes, in, it) {
+    HASH_DEL(imp->nodes, in);
+    sinew_free(in);
+  }
+  for (size_t i = 0; i < imp->nbefore; i++) sinew_free(imp->before[i].name);
+  sinew_free(imp->before);
+  sinew_free(imp->conns);
+  free_strings(imp->file_info, imp->nfile_info);
+  sinew_free(imp->ns);
+  sinew_free(imp->prefix);
+}
+
+/* Whether some node is in namespace ns ("ns:"). */
+static bool namespace_used(sinew_graph_t *g, const char *ns) {
+  size_t k = strlen(ns);
+  sinew_node_t it = {0, 0};
+  while (sinew_node_next(g, &it))
+    if (strncmp(sinew_node_name(g, it), ns, k) == 0) return true;
+  return false;
+}
+
+/* The namespace an import puts its nodes in: the one asked for, or (when it is in use and not
+ * to be merged) the first free one with a number on the end, as Maya does. */
+static int import_namespace(sinew_session_t *s, const sinew__import_opts *o, char **out) {
+  *out = NULL;
+  const char *ns = o->ns;
+  while (ns && ns[0] == ':') ns++;
+  if (!ns || !ns[0]) return SINEW_OK;
+  size_t n = strlen(ns);
+  while (n && ns[n - 1] == ':') n--;
+  for (size_t i = 0; i < n; i++)
+    if (!isalnum((unsigned char)ns[i]) && ns[i] != '_' && ns[i] != ':') {
+      snprintf(s->errmsg, sizeof s->errmsg, "-namespace: '%s' is not a namespace name", o->ns);
+      return SINEW_EINVAL;
+    }
+  if (isdigit((unsigned char)ns[0])) {
+    snprintf(s->errmsg, sizeof s->errmsg, "-namespace: '%s' is not a namespace name", o->ns);
+    return SINEW_EINVAL;
+  }
+  size_t base = n;
+  while (base && isdigit((unsigned char)ns[base - 1])) base--;
+  sinew__buf b = {0};
+  sinew__buf_printf(&b, "%.*s:", (int)n, ns);
+  for (unsigned k = 1; !b.oom && !o->merge_ns && namespace_used(s->scene->graph, b.p); k++) {
+    b.n = 0;
+    sinew__buf_printf(&b, "%.*s%u:", (int)base, ns, k);
+  }
+  if (b.oom) {
+    sinew__buf_free(&b);
+    snprintf(s->errmsg, sizeof s->errmsg, "out of memory");
+    return SINEW_ENOMEM;
+  }
+  *out = b.p;
+  return SINEW_OK;
+}
+
+static int import_begin(sinew_session_t *s, const sinew__import_opts *o, struct sinew__import *imp) {
+  sinew__scene *sc = s->scene;
+  sinew_graph_t *g = sc->graph;
+  memset(imp, 0, sizeof *imp);
+  sinew__import_opts none = {0};
+  if (!o) o = &none;
+  if (o->prefix && o->prefix[0] && o->ns && o->ns[0]) {
+    snprintf(s->errmsg, sizeof s->errmsg, "give -namespace or -renamingPrefix, not both");
+    return SINEW_EINVAL;
+  }
+  if (o->rename_all && !(o->prefix && o->prefix[0])) {
+    snprintf(s->errmsg, sizeof s->errmsg, "-renameAll needs -renamingPrefix");
+    return SINEW_EINVAL;
+  }
+  if (o->prefix && o->prefix[0]) {
+    for (const char *c = o->prefix; *c; c++)
+      if (!isalnum((unsigned char)*c) && *c != '_') {
+        snprintf(s->errmsg, sizeof s->errmsg, "-renamingPrefix: '%s' cannot start a node name", o->prefix);
+        return SINEW_EINVAL;
+      }
+  }
+  int rc = import_namespace(s, o, &imp->ns);
+  if (rc) return rc;
+  imp->rename_all = o->rename_all;
+  if (o->prefix && o->prefix[0]) {
+    sinew__buf b = {0};
+    sinew__buf_printf(&b, "%s_", o->prefix);
+    imp->prefix = b.p;
+    if (b.oom) rc = SINEW_ENOMEM;
+  }
+  /* the scene as it is, to put it back if the import fails */
+  size_t count = sinew_node_count(g);
+  imp->before = sinew_malloc((count ? count : 1) * sizeof *imp->before);
+  if (!rc && !imp->before) rc = SINEW_ENOMEM;
+  sinew_node_t it = {0, 0};
+  while (!rc && imp->nbefore < count && sinew_node_next(g, &it)) {
+    import_before *bf = &imp->before[imp->nbefore];
+    *bf = (import_before){key_of(it), it, sinew_node_parent(g, it), dupstr(sinew_node_name(g, it)),
+                          sinew_node_locked(g, it)};
+    if (!bf->name) rc = SINEW_ENOMEM;
+    else imp->nbefore++;
+  }
+  if (!rc) qsort(imp->before, imp->nbefore, sizeof *imp->before, before_cmp);
+  imp->linear = sinew_scene_linear_unit(g);
+  imp->angle = sinew_scene_angle_unit(g);
+  imp->time = sinew_time_get_unit(g);
+  sinew_time_get_frame(g, &imp->frame);
+  imp->nrequires = sc->nrequires;
+  imp->nraw_conns = sc->nraw_conns;
+  imp->stats = sc->stats;
+  if (!rc && sc->nfile_info) {
+    imp->file_info = sinew_calloc(sc->nfile_info, sizeof *imp->file_info);
+    if (!imp->file_info) rc = SINEW_ENOMEM;
+    for (uint32_t i = 0; !rc && i < sc->nfile_info; i++, imp->nfile_info++)
+      if (!(imp->file_info[i] = dupstr(sc->file_info[i]))) rc = SINEW_ENOMEM;
+  }
+  if (rc) {
+    import_free(imp);
+    if (rc == SINEW_ENOMEM) snprintf(s->errmsg, sizeof s->errmsg, "out of memory");
+    return rc;
+  }
+  imp->outer = sc->import;
+  sc->import = imp;
+  return SINEW_OK;
+}
+
+static bool connected(sinew_graph_t *g, const sinew_plug_t *src, const sinew_plug_t *dst) {
+  sinew_plug_t from;
+  return sinew_plug_source(g, dst, &from) && sinew_plug_equal(&from, src);
+}
+
+/* Puts the scene back as it was when the import began: the nodes that were there get their
+ * parents, names and locks back, every node the import made goes, connections the import made
+ * or broke between the nodes that were there are undone, and units, time and the file's header
+ * lines are as they were. Values the import set on nodes that were there stay. */
+static void import_undo(sinew_session_t *s, struct sinew__import *imp) {
+  sinew__scene *sc = s->scene;
+  sinew_graph_t *g = sc->graph;
+  /* parents first, so that deleting what the import made takes none of the old nodes with it;
+   * passes until nothing moves (a node may have to wait for its old parent to move back) */
+  for (bool moved = true; moved;) {
+    moved = false;
+    for (size_t i = 0; i < imp->nbefore; i++) {
+      import_before *bf = &imp->before[i];
+      if (!sinew_node_valid(g, bf->node)) continue;
+      sinew_node_t now = sinew_node_parent(g, bf->node);
+      if (now.index == bf->parent.index && now.gen == bf->parent.gen) continue;
+      if ((bf->parent.index || bf->parent.gen) && !sinew_node_valid(g, bf->parent)) continue;
+      if (sinew_dag_parent(g, bf->node, bf->parent, 0) == SINEW_OK) moved = true;
+    }
+  }
+  size_t n = 0, cap = sinew_node_count(g);
+  sinew_node_t *made = sinew_malloc((cap ? cap : 1) * sizeof *made);
+  sinew_node_t it = {0, 0};
+  while (made && n < cap && sinew_node_next(g, &it))
+    if (!before_find(imp, it)) {
+      sinew_node_set_locked(g, it, false);
+      made[n++] = it;
+    }
+  if (made) sinew_node_delete_many(g, made, n);
+  sinew_free(made);
+  for (size_t i = 0; i < imp->nbefore; i++) {
+    import_before *bf = &imp->before[i];
+    if (!sinew_node_valid(g, bf->node)) continue;
+    if (strcmp(sinew_node_name(g, bf->node), bf->name) != 0) {
+      sinew_node_set_locked(g, bf->node, false);
+      sinew_node_rename(g, bf->node, bf->name);
+    }
+    if (sinew_node_locked(g, bf->node) != bf->locked) sinew_node_set_locked(g, bf->node, bf->locked);
+  }
+  for (uint32_t i = imp->nconns; i-- > 0;) {
+    import_conn *c = &imp->conns[i];
+    if (!sinew_node_valid(g, c->src.node) || !sinew_node_valid(g, c->dst.node)) continue;
+    bool now = connected(g, &c->src, &c->dst);
+    if (c->made && now) sinew_disconnect(g, &c->src, &c->dst);
+    else if (!c->made && !now) sinew_connect(g, &c->src, &c->dst, SINEW_CONNECT_FORCE, NULL);
+  }
+  sinew_scene_set_linear_unit(g, imp->linear);
+  sinew_scene_set_angle_unit(g, imp->angle);
+  if (sinew_time_get_unit(g) != imp->time) sinew_time_set_unit(g, imp->time);
+  double frame = 0;
+  if (sinew_time_get_frame(g, &frame) == SINEW_OK && frame != imp->frame) sinew_time_set_frame(g, imp->frame);
+  while (sc->nrequires > imp->nrequires) sinew_free(sc->requires[--sc->nrequires]);
+  while (sc->nraw_conns > imp->nraw_conns) {
+    sc->nraw_conns--;
+    sinew_free(sc->raw_conns[sc->nraw_conns].src_attr);
+    sinew_free(sc->raw_conns[sc->nraw_conns].dst_attr);
+  }
+  free_strings(sc->file_info, sc->nfile_info);
+  sc->file_info = imp->file_info;
+  sc->nfile_info = sc->cfile_info = imp->nfile_info;
+  imp->file_info = NULL;
+  imp->nfile_info = 0;
+  pending_attr_free(&sc->pending_attr);
+  /* what the file held is gone with it; its failures are still counted */
+  size_t failed = sc->stats.failed_commands;
+  sc->stats = imp->stats;
+  sc->stats.failed_commands = failed;
+}
+
+/* Runs a .ma file's text (loading counted, keep-going as the session says). */
+static int run_ma(sinew_session_t *s, const char *path, sinew_value_t *result);
+
+static int import_file(sinew_session_t *s, const char *path, const sinew__import_opts *opts,
+                       sinew_value_t *result) {
+  s->errmsg[0] = 0;
+  sinew__scene *sc = s->scene;
+  struct sinew__import imp;
+  int rc = import_begin(s, opts, &imp);
+  if (rc) return rc;
+  rc = run_ma(s, path, result);
+  /* a file that opened or emptied the scene is refused by file itself, so sc is still current */
+  sc->import = imp.outer;
+  if (rc) {
+    struct sinew__import *outer = sc->import;
+    sc->import = NULL; /* undoing is not logged as the import's own changes */
+    import_undo(s, &imp);
+    sc->import = outer;
+  }
+  import_free(&imp);
+  return rc;
+}
+
+int sinew__import_file(sinew_session_t *s, const char *path, const sinew__import_opts *opts) {
+  if (!s || !path) return SINEW_EINVAL;
+  return import_file(s, path, opts, NULL);
 }
 
 /* ---- placeholders ----------------------------------------------------------------------------------- */
@@ -758,54 +1270,64 @@ static int check_complete(sinew_session_t *s, const char *path, const char *text
   }
 }
 
-int sinew_session_run_file(sinew_session_t *s, const char *path, sinew_value_t *result) {
-  if (!s || !path) return SINEW_EINVAL;
-  s->errmsg[0] = 0;
-  bool ma = is_ma(path);
+static int run_ma(sinew_session_t *s, const char *path, sinew_value_t *result) {
   bool keep = sinew_lang_keep_going(s->lang);
   uint64_t failures = sinew_lang_failures(s->lang);
-  if (ma) {
-    s->loading++;
-    sinew_lang_set_keep_going(s->lang, !s->desc.strict);
-  }
+  s->loading++;
+  sinew_lang_set_keep_going(s->lang, !s->desc.strict);
   sinew_node_t saved = s->scene->current;
-  int rc;
-  if (ma) {
-    char *text = NULL;
-    size_t n = 0;
-    rc = read_file(s, path, &text, &n);
-    if (!rc && memchr(text, 0, n)) {
-      snprintf(s->errmsg, sizeof s->errmsg, "%s: not a text file (it contains NUL bytes)", path);
-      rc = SINEW_ESYNTAX;
-    }
-    if (!rc) rc = check_complete(s, path, text, n);
-    if (!rc && (rc = sinew_lang_run(s->lang, text, n, path, result)))
-      snprintf(s->errmsg, sizeof s->errmsg, "%s", sinew_lang_errmsg(s->lang));
-    sinew_free(text);
-  } else if ((rc = sinew_lang_run_file(s->lang, path, result))) {
+  char *text = NULL;
+  size_t n = 0;
+  int rc = read_file(s, path, &text, &n);
+  if (!rc && memchr(text, 0, n)) {
+    snprintf(s->errmsg, sizeof s->errmsg, "%s: not a text file (it contains NUL bytes)", path);
+    rc = SINEW_ESYNTAX;
+  }
+  if (!rc) rc = check_complete(s, path, text, n);
+  if (!rc && (rc = sinew_lang_run(s->lang, text, n, path, result)))
     snprintf(s->errmsg, sizeof s->errmsg, "%s", sinew_lang_errmsg(s->lang));
-  }
+  sinew_free(text);
   rc = finish_run(s, rc);
-  if (ma) {
-    s->loading--;
-    sinew_lang_set_keep_going(s->lang, keep);
-    s->scene->stats.failed_commands += (size_t)(sinew_lang_failures(s->lang) - failures);
-  }
+  s->loading--;
+  sinew_lang_set_keep_going(s->lang, keep);
+  s->scene->stats.failed_commands += (size_t)(sinew_lang_failures(s->lang) - failures);
   if (sinew_node_valid(s->scene->graph, saved)) s->scene->current = saved;
   return rc;
 }
 
+int sinew_session_run_file(sinew_session_t *s, const char *path, sinew_value_t *result) {
+  if (!s || !path) return SINEW_EINVAL;
+  s->errmsg[0] = 0;
+  if (is_ma(path)) return import_file(s, path, NULL, result);
+  sinew_node_t saved = s->scene->current;
+  int rc = sinew_lang_run_file(s->lang, path, result);
+  if (rc) snprintf(s->errmsg, sizeof s->errmsg, "%s", sinew_lang_errmsg(s->lang));
+  rc = finish_run(s, rc);
+  if (sinew_node_valid(s->scene->graph, saved)) s->scene->current = saved;
+  return rc;
+}
+
+/* While a file is imported its scene stays: the import puts it back if it fails. */
+static int refuse_while_importing(sinew_session_t *s, const char *what) {
+  if (!s->scene->import) return SINEW_OK;
+  snprintf(s->errmsg, sizeof s->errmsg, "%s: not while a file is being imported", what);
+  return SINEW_EINVAL;
+}
+
 int sinew_session_open(sinew_session_t *s, const char *path) {
   if (!s || !path) return SINEW_EINVAL;
+  s->errmsg[0] = 0;
+  int rc = refuse_while_importing(s, "file -open");
+  if (rc) return rc;
   sinew__scene *fresh, *old = s->scene;
-  int rc = sinew__scene_create(s, &fresh);
+  rc = sinew__scene_create(s, &fresh);
   if (rc) {
     snprintf(s->errmsg, sizeof s->errmsg, "file -open: out of memory");
     return rc;
   }
   s->scene = fresh;
   sinew_lang_set_graph(s->lang, fresh->graph);
-  rc = sinew_session_run_file(s, path, NULL);
+  rc = is_ma(path) ? run_ma(s, path, NULL) : sinew_session_run_file(s, path, NULL);
   if (rc) {
     s->scene = old;
     sinew_lang_set_graph(s->lang, old->graph);
@@ -823,7 +1345,9 @@ int sinew_session_open(sinew_session_t *s, const char *path) {
 int sinew_session_new_scene(sinew_session_t *s) {
   if (!s) return SINEW_EINVAL;
   sinew__scene *fresh;
-  int rc = sinew__scene_create(s, &fresh);
+  int rc = refuse_while_importing(s, "file -new");
+  if (rc) return rc;
+  rc = sinew__scene_create(s, &fresh);
   if (rc) return rc;
   sinew__scene *old = s->scene;
   s->scene = fresh;

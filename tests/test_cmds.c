@@ -1,10 +1,11 @@
 /* tests/test_cmds.c: the scene and attribute commands through sinew_session_run: each command
- * with its Maya flags and results (createNode, rename, delete, parent, select, lockNode, ls,
- * objExists, nodeType, listRelatives, listConnections, requires, fileInfo, currentUnit,
- * currentTime, relationship, setAttr in every form of spec 8.3, getAttr, connectAttr,
- * disconnectAttr, addAttr, deleteAttr, listAttr), and bad input for each: the message names
- * the file, line, command, node and plug, and the scene is exactly as it was (compared as the
- * whole .ma text the writer makes of it, plus node and connection counts). */
+ * with its Maya flags and results (createNode, rename, delete, parent, select, lockNode, ls and
+ * its wildcards, objExists, nodeType, listRelatives, listConnections, requires, fileInfo,
+ * currentUnit, currentTime, relationship, setAttr in every form of spec 8.3, getAttr,
+ * connectAttr, disconnectAttr, addAttr, deleteAttr, listAttr, file -i with its names, namespaces
+ * and prefixes), and bad input for each: the message names the file, line, command, node and
+ * plug, and the scene is exactly as it was (compared as the whole .ma text the writer makes of
+ * it, plus node and connection counts); a failing import (also at every allocation) undoes itself. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -874,6 +875,262 @@ static void test_file_command(void **state) {
   rmdir(dir);
 }
 
+/* ---- file -i: the imported file's names mean the nodes it made ------------------------------------- */
+
+static const char *imp_ma =
+    "createNode transform -n \"a\";\n"
+    "\tsetAttr \".tx\" 5;\n"
+    "createNode transform -n \"b\";\n"
+    "createNode transform -n \"c\" -p \"a\";\n"
+    "\tsetAttr \".ty\" 3;\n"
+    "setAttr \"|a|c.tx\" 9;\n"
+    "connectAttr \"a.tx\" \"b.tx\";\n"
+    "parent -r \"b\" \"a\";\n"
+    "select -ne a;\n"
+    "\tsetAttr \".tz\" 2;\n"
+    "select -r \"a|b\";\n"
+    "relationship \"link\" \":lightLinker1\" \"a.message\" \":initialShadingGroup.message\";\n";
+
+static void import_file(const char *flags, const char *path) {
+  char cmd[600];
+  snprintf(cmd, sizeof cmd, "file -i %s \"%s\"", flags, path);
+  ok(cmd);
+}
+
+static void test_import_names(void **state) {
+  (void)state;
+  const char *imp = write_file("imp.ma", imp_ma);
+  ok("createNode transform -n a; setAttr a.tx 7; createNode transform -n keep; connectAttr keep.ty a.ty;");
+  import_file("", imp);
+  /* the file's a was renamed a1; everything the file said about "a" went to a1 */
+  expect_res("ls -type transform", "a keep a1 b c");
+  expect_res("listConnections -s 0 -p 1 a1.tx", "b.translateX");
+  expect_res("listRelatives -c a1", "c b");
+  expect_res("ls -l c", "|a1|c");
+  assert_near(num("getAttr a1.tx"), 5, 0);
+  assert_near(num("getAttr a1.tz"), 2, 0);
+  assert_near(num("getAttr c.tx"), 9, 0);
+  assert_near(num("getAttr c.ty"), 3, 0);
+  expect_res("ls -sl", "b");
+  /* the user's a is untouched: value, connections, children */
+  assert_near(num("getAttr a.tx"), 7, 0);
+  assert_near(num("getAttr a.tz"), 0, 0);
+  expect_res("listConnections -p 1 a", "keep.translateY");
+  expect_res("listRelatives -c a", "");
+  /* the relationship line names the node as it is now */
+  char *snap = snapshot();
+  assert_non_null(strstr(snap, "relationship \"link\" \":lightLinker1\" \"a1.message\" \":initialShadingGroup.message\";"));
+  free(snap);
+
+  /* the same file again: a new set of nodes, wired among themselves */
+  import_file("", imp);
+  /* (b and c are DAG children: their names need only be unique among their siblings) */
+  expect_res("ls -type transform", "a keep a1 |a1|b |a1|c a2 |a2|b |a2|c");
+  expect_res("listConnections -s 0 -p 1 a2.tx", "|a2|b.translateX");
+  expect_res("listConnections -s 0 -p 1 a1.tx", "|a1|b.translateX");
+  expect_res("ls -sl", "|a2|b");
+  assert_near(num("getAttr |a2|c.tx"), 9, 0);
+  assert_near(num("getAttr a.tx"), 7, 0);
+  expect_res("listConnections -p 1 a", "keep.translateY");
+  /* after the import, names mean the scene's nodes again */
+  expect_res("nodeType a", "transform");
+  ok("setAttr a.tx 8");
+  assert_near(num("getAttr a1.tx"), 5, 0);
+}
+
+static void test_import_rename_and_lookups(void **state) {
+  (void)state;
+  ok("createNode transform -n a; createNode transform -n z;");
+  const char *imp = write_file("ren.ma",
+                               "createNode transform -n \"a\";\n"
+                               "createNode transform -n \"z\";\n"
+                               "rename \"a\" \"z2\";\n"
+                               "setAttr \"z2.tx\" 4;\n"
+                               "rename \"z\" \"q\";\n"
+                               "setAttr \"q.ty\" 6;\n"
+                               "if (`objExists \"z2.tx\"`) setAttr \"q.tz\" 1;\n"
+                               "if (`nodeType \"q\"` == \"transform\") setAttr \"q.sx\" 2;\n"
+                               "createNode transform -n \"kid\" -p \"q\";\n"
+                               "delete \"q\";\n"
+                               "setAttr \"q.tx\" 3;\n");
+  import_file("", imp);
+  /* renames inside the file follow the file's node; after its delete, "q" is not the scene's */
+  assert_near(num("getAttr z2.tx"), 4, 0);
+  expect_res("ls -type transform", "a z z2");
+  sinew_session_stats_t st;
+  sinew_session_stats(S, &st);
+  assert_int_equal(st.failed_commands, 1); /* setAttr q.tx: the file's q is gone */
+  assert_near(num("getAttr a.tx"), 0, 0);
+  assert_near(num("getAttr z.ty"), 0, 0);
+}
+
+static void test_import_namespace_and_prefix(void **state) {
+  (void)state;
+  const char *imp = write_file("imp.ma", imp_ma);
+  ok("createNode transform -n a; setAttr a.tx 7;");
+  import_file("-ns \"imp\"", imp);
+  expect_res("ls \"imp:*\"", "imp:a imp:b imp:c");
+  expect_res("listConnections -s 0 -p 1 imp:a.tx", "imp:b.translateX");
+  expect_res("ls -l imp:c", "|imp:a|imp:c");
+  expect_res("ls -sl", "imp:b");
+  /* the namespace is taken: the next import gets imp1, as Maya */
+  import_file("-namespace \"imp\"", imp);
+  expect_res("ls \"imp1:*\"", "imp1:a imp1:b imp1:c");
+  expect_res("listConnections -s 0 -p 1 imp1:a.tx", "imp1:b.translateX");
+  /* merged into the existing namespace: clashing names get numbers there */
+  import_file("-ns \"imp\" -mnc 1", imp);
+  expect_res("ls \"imp:*\"", "imp:a |imp:a|imp:b |imp:a|imp:c imp:a1 |imp:a1|imp:b |imp:a1|imp:c");
+  expect_res("listConnections -s 0 -p 1 imp:a1.tx", "|imp:a1|imp:b.translateX");
+  expect_res("listConnections -s 0 -p 1 imp:a.tx", "|imp:a|imp:b.translateX");
+  assert_near(num("getAttr a.tx"), 7, 0);
+  expect_res("listConnections a", "");
+
+  /* -rpr: a clashing name gets the prefix; -ra: every name */
+  ok("file -new; createNode transform -n a;");
+  import_file("-rpr \"pfx\"", imp);
+  expect_res("ls -type transform", "a pfx_a b c");
+  expect_res("listConnections -s 0 -p 1 pfx_a.tx", "b.translateX");
+  import_file("-rpr \"pfx\" -ra 1", imp);
+  expect_res("ls -type transform", "a pfx_a b c pfx_a1 pfx_b pfx_c");
+  expect_res("listConnections -s 0 -p 1 pfx_a1.tx", "pfx_b.translateX");
+  char cmd[600];
+  snprintf(cmd, sizeof cmd, "file -i -ra 1 \"%s\"", imp);
+  bad(cmd, "-renameAll needs -renamingPrefix", NULL);
+  snprintf(cmd, sizeof cmd, "file -i -ns x -rpr y \"%s\"", imp);
+  bad(cmd, "not both", NULL);
+  snprintf(cmd, sizeof cmd, "file -i -ns \"1x\" \"%s\"", imp);
+  bad(cmd, "not a namespace name", NULL);
+}
+
+static void test_import_nested(void **state) {
+  (void)state;
+  const char *inner = write_file("inner.ma",
+                                 "createNode transform -n \"a\";\n"
+                                 "createNode transform -n \"b\";\n"
+                                 "connectAttr \"a.tx\" \"b.tx\";\n");
+  char outer[1024];
+  snprintf(outer, sizeof outer,
+           "createNode transform -n \"a\";\n"
+           "createNode transform -n \"c\";\n"
+           "file -i \"%s\";\n"
+           "connectAttr \"a.ty\" \"c.ty\";\n"
+           "setAttr \"a.sx\" 3;\n", inner);
+  ok("createNode transform -n a; createNode transform -n b;");
+  import_file("", write_file("outer.ma", outer));
+  /* outer's a is a1, inner's a is a2 and its b is b1: each file's names meant its own nodes */
+  expect_res("listConnections -s 0 -p 1 a2.tx", "b1.translateX");
+  expect_res("listConnections -s 0 -p 1 a1.ty", "c.translateY");
+  assert_near(num("getAttr a1.sx"), 3, 0);
+  assert_near(num("getAttr a.sx"), 1, 0);
+  assert_near(num("getAttr a2.sx"), 1, 0);
+  expect_res("listConnections a", "");
+  expect_res("listConnections b", "");
+}
+
+static void test_import_failure_puts_back(void **state) {
+  (void)state;
+  /* a strict session: a failing command fails the import, which then undoes itself */
+  sinew_session_destroy(S);
+  sinew_session_desc_t d = {.logger = logger, .strict = true};
+  assert_int_equal(sinew_session_create(&d, &S), 0);
+  ok("createNode transform -n a; createNode transform -n b; createNode transform -n p;"
+     "createNode transform -n q -p p; setAttr q.tx 2; connectAttr a.tz b.tz; lockNode -l 1 b;"
+     /* b.tx and b.ty set (to what the import feeds them) so that the .ma texts compare: a
+      * destination the import fed keeps the value it last had, as after disconnectAttr */
+     "setAttr b.tx 0; setAttr b.ty 0;"
+     "fileInfo \"k\" \"v\";");
+  const char *failing = write_file("fail.ma",
+                                   "requires \"foo\" \"1.0\";\n"
+                                   "fileInfo \"k\" \"changed\";\n"
+                                   "currentUnit -l m -a rad;\n"
+                                   "createNode transform -n \"n1\";\n"
+                                   "createNode transform -n \"n2\" -p \"n1\";\n"
+                                   "connectAttr \"n1.tx\" \"b.tx\";\n"
+                                   "connectAttr \"p.ty\" \"b.ty\";\n"
+                                   "disconnectAttr \"|a.tz\" \"b.tz\";\n"
+                                   "createNode transform -n \"a\";\n"
+                                   "parent -r \"q\" \"n2\";\n"
+                                   "lockNode -l 0 b;\n"
+                                   "rename \"b\" \"renamed\";\n"
+                                   "lockNode -l 1 n1;\n"
+                                   "relationship \"link\" \":lightLinker1\" \"n1.message\";\n"
+                                   "connectAttr \"n1.tx\" \"nowhere.tx\";\n"
+                                   "createNode transform -n \"late\";\n");
+  char *before = snapshot();
+  char cmd[600];
+  snprintf(cmd, sizeof cmd, "file -i \"%s\"", failing);
+  int rc = run(cmd);
+  assert_int_not_equal(rc, 0);
+  if (!strstr(sinew_session_errmsg(S), "fail.ma:15: connectAttr") ||
+      !strstr(sinew_session_errmsg(S), "nowhere"))
+    fail_msg("message: %s", sinew_session_errmsg(S));
+  char *after = snapshot();
+  if (strcmp(before, after) != 0) fail_msg("the failed import changed the scene:\n--- before\n%s--- after\n%s", before, after);
+  free(after);
+  assert_false(exists("n1"));
+  assert_false(exists("late"));
+  expect_res("listConnections -s 0 -p 1 a.tz", "b.translateZ");
+  expect_res("ls -l q", "|p|q");
+  assert_near(num("getAttr q.tx"), 2, 0);
+  expect_res("lockNode -q b", "1");
+  expect_res("currentUnit -q -l", "cm");
+  /* a file that cannot be read, or is cut short, changes nothing either */
+  snprintf(cmd, sizeof cmd, "file -i \"%s/missing.ma\"", tmpdir);
+  assert_int_not_equal(run(cmd), 0);
+  snprintf(cmd, sizeof cmd, "file -i \"%s\"", write_file("cut.ma", "createNode transform -n \"x\";\nsetAttr \"x.tx\""));
+  assert_int_not_equal(run(cmd), 0);
+  assert_non_null(strstr(sinew_session_errmsg(S), "cut short"));
+  after = snapshot();
+  assert_string_equal(before, after);
+  free(after);
+  free(before);
+  /* the names of the failed import are gone with it: a later script means the scene's nodes */
+  ok("setAttr a.tx 1");
+  assert_near(num("getAttr a.tx"), 1, 0);
+  /* a file being imported cannot replace the scene under the import */
+  snprintf(cmd, sizeof cmd, "file -i \"%s\"", write_file("new.ma", "createNode transform -n \"t\";\nfile -new;\n"));
+  assert_int_not_equal(run(cmd), 0);
+  assert_non_null(strstr(sinew_session_errmsg(S), "not while a file is being imported"));
+  assert_false(exists("t"));
+  assert_true(exists("a"));
+}
+
+/* Every allocation of an import failing in turn: the import fails and the scene is as it was, or
+ * it succeeds whole. */
+static void test_import_out_of_memory(void **state) {
+  (void)state;
+  const char *imp = write_file("imp.ma", imp_ma);
+  sinew_session_destroy(S);
+  S = NULL;
+  test_alloc_install();
+  sinew_session_desc_t d = {.logger = logger, .strict = true};
+  assert_int_equal(sinew_session_create(&d, &S), 0);
+  ok("createNode transform -n a; setAttr a.tx 7; createNode transform -n keep; connectAttr keep.ty a.ty;");
+  char *before = snapshot();
+  long failures = 0;
+  for (long n = 1;; n++) {
+    test_alloc_reset();
+    test_alloc_fail_at(n);
+    int rc = sinew_session_run_file(S, imp, NULL);
+    test_alloc_fail_at(0);
+    if (rc == 0) break;
+    failures++;
+    char *after = snapshot();
+    if (strcmp(before, after) != 0)
+      fail_msg("allocation %ld failed; the scene changed:\n--- before\n%s--- after\n%s", n, before, after);
+    free(after);
+  }
+  free(before);
+  assert_true(failures > 10);
+  expect_res("listConnections -s 0 -p 1 a1.tx", "b.translateX");
+  expect_res("listConnections -p 1 a", "keep.translateY");
+  assert_near(num("getAttr a.tx"), 7, 0);
+  sinew_session_destroy(S);
+  S = NULL;
+  assert_int_equal(test_alloc_live(), 0);
+  test_alloc_uninstall();
+}
+
 static void test_file_query_alone(void **state) {
   (void)state;
   expect_res("file -q -sn", "");
@@ -898,6 +1155,12 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_ls_wildcards, setup, teardown),
       cmocka_unit_test_setup_teardown(test_header_commands, setup, teardown),
       cmocka_unit_test_setup_teardown(test_file_command, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_import_names, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_import_rename_and_lookups, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_import_namespace_and_prefix, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_import_nested, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_import_failure_puts_back, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_import_out_of_memory, setup, teardown),
       cmocka_unit_test_setup_teardown(test_file_query_alone, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
