@@ -802,6 +802,17 @@ static const char *next_word(const char *c, sinew__buf *w, bool *quoted) {
 /* getAttr of a value kept as text (a data type sinew does not model: stringArray, doubleArray,
  * Int32Array, componentList ...): the items after the count, as a string or number array.
  * SINEW_ENOTFOUND when the plug has no kept value. */
+static bool flag_takes_arg(const char *f) {
+  static const char *const with_arg[] = {"-k", "-keyable", "-l", "-lock", "-cb", "-channelBox", "-s", "-size",
+                                         "-ca", "-caching", "-type", "-typ"};
+  for (size_t i = 0; i < sizeof with_arg / sizeof with_arg[0]; i++)
+    if (strcmp(f, with_arg[i]) == 0) return true;
+  return false;
+}
+
+/* getAttr of a value kept as text: the words after the plug and its flags. Plain numbers come
+ * back as a number (one) or a float array; data arrays (-type doubleArray, stringArray ...) as
+ * their items without the leading count; anything else as words. */
 static int get_kept_text(sinew_cmd_t *cmd, sinew_node_t n, const char *lng, const char *sht) {
   sinew_session_t *s = sinew__session(cmd);
   sinew__extra *e = sinew__extra_get(s->scene, n, false);
@@ -809,40 +820,51 @@ static int get_kept_text(sinew_cmd_t *cmd, sinew_node_t n, const char *lng, cons
   for (uint32_t i = 0; e && i < e->nraws && !text; i++)
     if (strcmp(e->raws[i].attr, lng) == 0 || strcmp(e->raws[i].attr, sht) == 0) text = e->raws[i].text;
   if (!text) return SINEW_ENOTFOUND;
-  sinew__buf w = {0};
-  bool q, seen_plug = false, after_type = false, numbers = false;
+  sinew__buf w = {0}, vals = {0}; /* vals: the value words, each NUL-terminated */
+  bool q, seen_plug = false, all_numbers = true, counted = false, strings = false;
+  size_t nvals = 0;
   const char *c = text;
-  /* flags and the plug, then -type "name", then the count */
-  while ((c = next_word(c, &w, &q))) {
-    if (!seen_plug) {
+  while ((c = next_word(c, &w, &q)) && !w.oom) {
+    if (!seen_plug) { /* the plug as written comes first */
       seen_plug = q;
       continue;
     }
-    if (!q && strcmp(w.p, "-type") == 0) {
-      c = next_word(c, &w, &q);
-      after_type = true;
-      if (w.p && (strcmp(w.p, "doubleArray") == 0 || strcmp(w.p, "Int32Array") == 0 ||
-                  strcmp(w.p, "pointArray") == 0 || strcmp(w.p, "vectorArray") == 0))
-        numbers = true;
+    char *end;
+    bool number = !q && w.n && (strtod(w.p, &end), *end == 0);
+    if (!q && !number && w.p[0] == '-') {
+      if (flag_takes_arg(w.p)) {
+        bool is_type = strcmp(w.p, "-type") == 0 || strcmp(w.p, "-typ") == 0;
+        if (!(c = next_word(c, &w, &q))) break;
+        if (is_type) {
+          counted = strstr(w.p, "Array") != NULL || strcmp(w.p, "componentList") == 0;
+          strings = strcmp(w.p, "string") == 0 || strcmp(w.p, "stringArray") == 0;
+        }
+      }
       continue;
     }
-    if (after_type) break;
+    if (!number) all_numbers = false;
+    sinew__buf_put(&vals, w.p, w.n + 1);
+    nvals++;
   }
-  int rc = sinew_cmd_result_empty_array(cmd, numbers ? SINEW_VALUE_FLOAT_ARRAY : SINEW_VALUE_STRING_ARRAY);
-  /* w holds the count (or the first item when there is none); items follow */
-  bool first = true;
-  while (c && !rc && !w.oom) {
-    char *end;
-    bool is_count = first && !q && (strtod(w.p, &end), *end == 0);
-    if (!is_count) {
-      if (numbers) rc = sinew_cmd_result_append_double(cmd, strtod(w.p, NULL));
-      else rc = sinew_cmd_result_append_string(cmd, w.p);
-    }
-    first = false;
-    c = next_word(c, &w, &q);
+  int rc = w.oom || vals.oom ? sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory") : SINEW_OK;
+  const char *v = vals.p;
+  if (!rc && counted && nvals) { /* the item count Maya writes before the items */
+    v += strlen(v) + 1;
+    nvals--;
   }
-  if (!rc && w.oom) rc = sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+  if (rc) {
+  } else if (all_numbers && !strings && nvals == 1 && !counted) {
+    rc = sinew_cmd_result_double(cmd, strtod(v, NULL));
+  } else if (strings && !counted && nvals == 1) {
+    rc = sinew_cmd_result_string(cmd, v);
+  } else {
+    bool numbers = all_numbers && !strings;
+    rc = sinew_cmd_result_empty_array(cmd, numbers ? SINEW_VALUE_FLOAT_ARRAY : SINEW_VALUE_STRING_ARRAY);
+    for (size_t i = 0; i < nvals && !rc; i++, v += strlen(v) + 1)
+      rc = numbers ? sinew_cmd_result_append_double(cmd, strtod(v, NULL)) : sinew_cmd_result_append_string(cmd, v);
+  }
   sinew__buf_free(&w);
+  sinew__buf_free(&vals);
   return rc;
 }
 
@@ -909,15 +931,17 @@ static int cmd_get_attr(sinew_cmd_t *cmd) {
   if (sinew_cmd_argc(cmd) != 1) return sinew_cmd_error(cmd, SINEW_EINVAL, "give one attribute");
   sinew_plug_t p;
   const char *text = sinew_cmd_arg_string(cmd, 0);
-  if (sinew_plug_parse(g, text, sinew__session(cmd)->scene->current, &p) != SINEW_OK) {
+  /* names resolve as every command resolves them (inside a file being imported, the file's
+   * own nodes first) */
+  if (sinew__cmd_plug(cmd, text, &p) != SINEW_OK) {
     /* a value kept as text (placeholder nodes, attributes sinew does not have) */
     plug_text pt;
     if (split_plug(cmd, text, &pt) == SINEW_OK && !pt.has_range &&
         get_kept_text(cmd, pt.node, pt.raw_attr, pt.raw_attr) == SINEW_OK)
       return SINEW_OK;
+    return sinew__cmd_plug(cmd, text, &p); /* fails again, with its own message */
   }
-  int rc = sinew__cmd_plug(cmd, text, &p);
-  if (rc) return rc;
+  int rc;
   sinew_attr_info_t info;
   sinew_node_attr_info(g, p.node, p.attr, &info);
   if (sinew_cmd_flag_count(cmd, "type")) return sinew_cmd_result_string(cmd, maya_type_name(&info));

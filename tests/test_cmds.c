@@ -938,6 +938,25 @@ static void test_import_names(void **state) {
   assert_near(num("getAttr a1.tx"), 5, 0);
 }
 
+/* getAttr inside an imported file reads the file's node, also a placeholder whose value is kept
+ * as text while the scene's node of that name has a real attribute of the same name. */
+static void test_import_get_attr(void **state) {
+  (void)state;
+  ok("createNode transform -n a; setAttr a.tx 7;");
+  const char *imp = write_file("get.ma",
+                               "createNode someImportedType -n \"a\";\n"
+                               "\tsetAttr \".tx\" 3;\n"
+                               "createNode transform -n \"b\";\n"
+                               "setAttr \"b.ty\" (`getAttr \"a.tx\"` + 1);\n");
+  import_file("", imp);
+  assert_near(num("getAttr b.ty"), 4, 0);
+  assert_near(num("getAttr a.tx"), 7, 0);
+  /* a kept plain value reads back as a number, a kept data array as its items */
+  assert_near(num("getAttr a1.tx"), 3, 0);
+  ok("setAttr a1.dv -type \"doubleArray\" 3 1.5 2.5 3.5;");
+  expect_res("getAttr a1.dv", "1.5 2.5 3.5");
+}
+
 static void test_import_rename_and_lookups(void **state) {
   (void)state;
   ok("createNode transform -n a; createNode transform -n z;");
@@ -1156,6 +1175,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_header_commands, setup, teardown),
       cmocka_unit_test_setup_teardown(test_file_command, setup, teardown),
       cmocka_unit_test_setup_teardown(test_import_names, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_import_get_attr, setup, teardown),
       cmocka_unit_test_setup_teardown(test_import_rename_and_lookups, setup, teardown),
       cmocka_unit_test_setup_teardown(test_import_namespace_and_prefix, setup, teardown),
       cmocka_unit_test_setup_teardown(test_import_nested, setup, teardown),
