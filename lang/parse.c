@@ -719,15 +719,22 @@ static ast *logic_or(sinew__parse *p) {
   return l;
 }
 
+/* The right-hand sides of ?: and of assignments recurse too: they count as nesting. */
+static ast *nested_assignment(sinew__parse *p) {
+  ast *a = enter(p) ? assignment(p) : NULL;
+  p->depth--;
+  return a;
+}
+
 static ast *ternary(sinew__parse *p) {
   ast *c = logic_or(p);
   if (!c || !accept(p, "?")) return c;
   ast *t = node(p, A_TERNARY);
   if (!t) return NULL;
   t->a = c;
-  if (!(t->b = assignment(p))) return NULL;
+  if (!(t->b = nested_assignment(p))) return NULL;
   if (!expect(p, ":")) return NULL;
-  if (!(t->c = assignment(p))) return NULL;
+  if (!(t->c = nested_assignment(p))) return NULL;
   return t;
 }
 
@@ -754,7 +761,7 @@ static ast *assignment(sinew__parse *p) {
       a->col = l->col;
       advance(p, n);
       a->a = l;
-      if (!(a->b = assignment(p))) return NULL;
+      if (!(a->b = nested_assignment(p))) return NULL;
       return a;
     }
   }

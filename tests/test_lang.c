@@ -1054,6 +1054,25 @@ static void test_limits(void **state) {
     if (rc != SINEW_ESYNTAX) fail_msg("nesting %s: %s", kinds[k], sinew_lang_errmsg(f->L));
     expect_contains(sinew_lang_errmsg(f->L), "nested too deeply");
   }
+  /* right-hand sides nest too: a 100,000-long ?: chain or assignment chain is refused, a short
+   * one runs */
+  {
+    const char *chains[] = {"1 ? 2 : ", "$v = "};
+    for (size_t k = 0; k < 2; k++) {
+      size_t len = strlen(chains[k]), m = 100000, at = 0;
+      char *big = malloc(len * m + 64);
+      assert_non_null(big);
+      at += (size_t)sprintf(big, "float $v; $v = ");
+      for (size_t i = 0; i < m; i++, at += len) memcpy(big + at, chains[k], len);
+      memcpy(big + at, "3;", 3);
+      int rc = run(f, big);
+      if (rc != SINEW_ESYNTAX) fail_msg("chain '%s': %s", chains[k], sinew_lang_errmsg(f->L));
+      expect_contains(sinew_lang_errmsg(f->L), "nested too deeply");
+      free(big);
+    }
+    expect_int(f, "int $t = 0 ? 1 : 0 ? 2 : 0 ? 3 : 4; $t;", 4);
+    expect_int(f, "int $a; int $b; int $c; $a = $b = $c = 6; $a + $b + $c;", 18);
+  }
   /* a very long chain of operators builds a deep tree: refused too, or compiled */
   size_t pos = 0;
   for (size_t i = 0; i < n; i++) {
