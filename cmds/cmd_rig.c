@@ -112,11 +112,16 @@ static void select_only(sinew__scene *sc, sinew_node_t n) {
  * to the graph's automatic naming. */
 static const char *unique_name(sinew_graph_t *g, const char *want, char *buf, size_t size) {
   sinew_node_t found;
-  if (!want || !want[0] || strchr(want, '#') || strlen(want) + 12 > size) return want;
+  if (!want || !want[0] || strchr(want, '#') || strlen(want) + 22 > size) return want;
   if (sinew_node_find(g, want, &found) == SINEW_ENOTFOUND) return want;
-  size_t base = strlen(want);
+  /* as the graph names things (docs/graph.md, Naming): joint3 taken gives joint4; a trailing
+   * number too long to count on is part of the stem */
+  size_t len = strlen(want), base = len;
   while (base > 0 && want[base - 1] >= '0' && want[base - 1] <= '9') base--;
-  for (unsigned long k = 1;; k++) {
+  unsigned long k = 1;
+  if (base < len && len - base <= 18) k = strtoul(want + base, NULL, 10) + 1;
+  else base = len;
+  for (;; k++) {
     snprintf(buf, size, "%.*s%lu", (int)base, want, k);
     if (sinew_node_find(g, buf, &found) == SINEW_ENOTFOUND) return buf;
   }

@@ -57,6 +57,7 @@ static void predict_name(sinew_graph_t *g, const char *wanted, const char *base,
     if (automatic) len--;
     size_t d = len;
     while (!automatic && d > 0 && wanted[d - 1] >= '0' && wanted[d - 1] <= '9') d--;
+    if (len - d > 18) d = len; /* a number too long to count on is part of the stem */
     snprintf(stem, sizeof stem, "%.*s", (int)d, wanted);
     if (!automatic && d < len) num = strtol(wanted + d, NULL, 10) + 1;
   } else {

@@ -141,6 +141,23 @@ static void test_set_attr_messages_name_the_plug(void **state) {
   sinew_session_destroy(s);
 }
 
+/* A taken name gets its trailing number increased, as the graph names nodes (joint3 -> joint4);
+ * a trailing number too long to count on is part of the name (no overflow). */
+static void test_taken_names(void **state) {
+  (void)state;
+  sinew_session_t *s = session();
+  ok(s, "select -cl; joint -n j3; select -cl; joint -n j3;");
+  sinew_graph_t *g = sinew_session_graph(s);
+  sinew_node_t n;
+  assert_int_equal(sinew_node_find(g, "j4", &n), SINEW_OK);
+  ok(s, "createNode transform -n p99999999999999999999; select -cl; joint -n p99999999999999999999;\n"
+        "select -cl; joint -n j; dagPose -s -n p99999999999999999999 j;");
+  assert_int_equal(sinew_node_find(g, "p999999999999999999991", &n), SINEW_OK); /* the joint */
+  assert_int_equal(sinew_node_find(g, "p999999999999999999992", &n), SINEW_OK); /* the pose */
+  assert_string_equal(sinew_node_type_name(sinew_node_type(g, n)), "dagPose");
+  sinew_session_destroy(s);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_ranges_at_int32_max),
@@ -148,6 +165,7 @@ int main(void) {
       cmocka_unit_test(test_weights_past_the_last_point),
       cmocka_unit_test(test_bom_and_comments),
       cmocka_unit_test(test_set_attr_messages_name_the_plug),
+      cmocka_unit_test(test_taken_names),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
