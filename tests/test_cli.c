@@ -696,6 +696,12 @@ static void test_script_errors(void **state) {
   assert_contains(r.err, "Not a directory");
   result_free(&r);
 
+  /* A scene whose current frame cannot name a file: run without --frames says so. */
+  r = run_cli("run", write_tmp("far.mel", "currentTime 1e300; polyCube;\n"), "--out", tmp_path("far_out"), NULL);
+  assert_status(&r, 1);
+  assert_contains(r.err, "sinew run: the scene's current frame (1e+300) is out of range: give --frames");
+  result_free(&r);
+
   /* A failing command in a .ma file is skipped with an error message; --strict fails the load. */
   const char *ma = write_tmp("failing.ma",
                              "//Maya ASCII 2020 scene\n"

@@ -294,9 +294,14 @@ static int run_frames(run_opts_t *o, sinew_session_t *s, double load_seconds) {
     free_meshes(meshes, nmeshes);
     return CLI_FAIL;
   }
-  if (!o->has_frames) {
+  if (!o->has_frames) { /* the scene's current frame, within the limits --frames has */
     double now = 0;
     sinew_time_get_frame(g, &now);
+    if (!(now >= -9999999.5 && now <= 99999999.5)) {
+      run_error(o, "the scene's current frame (%g) is out of range: give --frames", now);
+      free_meshes(meshes, nmeshes);
+      return CLI_FAIL;
+    }
     o->first = o->last = (long)(now < 0 ? now - 0.5 : now + 0.5);
   }
   long total = (o->last - o->first) / o->step + 1, done = 0;
