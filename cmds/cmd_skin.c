@@ -1363,8 +1363,29 @@ static int cmd_dag_pose(sinew_cmd_t *cmd) {
       if (existing.gen) label(g, existing, predicted, sizeof predicted);
       else predict_name(g, d.name, d.bind_pose ? "bindPose" : "dagPose", predicted, sizeof predicted);
       if (!rc) rc = sinew_cmd_result_string(cmd, predicted);
-      if (!rc && (rc = sinew_pose_save(g, &d, &pose))) rc = graph_fail(cmd, rc);
-      else if (!rc && (rc = result_is(cmd, pose, predicted)) && !existing.gen) sinew_node_delete(g, pose); /* best effort */
+      /* an existing bind pose's members, to take back the ones that join if the command fails
+       * after the save */
+      sinew_node_t *before = NULL;
+      size_t nbefore = 0;
+      if (!rc && existing.gen) {
+        nbefore = sinew_pose_members(g, existing, NULL, NULL, 0);
+        if (!(before = sinew_calloc(nbefore + 1, sizeof *before))) rc = oom(cmd);
+        else sinew_pose_members(g, existing, before, NULL, nbefore);
+      }
+      if (!rc && (rc = sinew_pose_save(g, &d, &pose))) {
+        rc = graph_fail(cmd, rc);
+      } else if (!rc && (rc = result_is(cmd, pose, predicted))) { /* out of memory: undo, best effort */
+        if (!existing.gen) {
+          sinew_node_delete(g, pose);
+        } else {
+          for (size_t i = 0; i < members.n; i++) {
+            bool was = false;
+            for (size_t k = 0; k < nbefore && !was; k++) was = same(before[k], members.v[i]);
+            if (!was) sinew_pose_remove(g, pose, &members.v[i], 1);
+          }
+        }
+      }
+      sinew_free(before);
     }
     sinew_free(global);
     nodes_free(&members);
