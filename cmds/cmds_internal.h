@@ -225,6 +225,10 @@ int sinew__register_attr_cmds(sinew_lang_t *L, sinew_session_t *s);
 int sinew__register_rig_cmds(sinew_lang_t *L, sinew_session_t *s);
 int sinew__register_skin_cmds(sinew_lang_t *L, sinew_session_t *s);
 
+/* Whether a path names a Maya ASCII file: it ends in ".ma", in any case (as the CLI reads it).
+ * Every place that chooses between reading a .ma file and running a script asks this. */
+bool sinew__is_ma_path(const char *path);
+
 /* The .ma writer (cmds/ma_write.c). */
 int sinew__write_ma(sinew_session_t *s, FILE *out, const char *name);
 

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "cmds/cmds_internal.h"
@@ -1196,9 +1197,9 @@ int sinew_session_run(sinew_session_t *s, const char *text, size_t len, const ch
   return finish_run(s, rc);
 }
 
-static bool is_ma(const char *path) {
-  size_t n = strlen(path);
-  return n > 3 && strcmp(path + n - 3, ".ma") == 0;
+bool sinew__is_ma_path(const char *path) {
+  size_t n = path ? strlen(path) : 0;
+  return n >= 3 && strcasecmp(path + n - 3, ".ma") == 0;
 }
 
 /* Reads a whole file (sinew_malloc'd, NUL-terminated). A message in s->errmsg on failure. */
@@ -1242,32 +1243,53 @@ static int read_file(sinew_session_t *s, const char *path, char **out, size_t *l
   return SINEW_OK;
 }
 
-/* A .ma file ends with a complete statement: the last line that is neither blank nor a comment
- * ends with ';'. Otherwise the file was cut short (an interrupted copy or save), and reading
- * only what is there would pass a partial scene off as the whole one. */
+/* What ends a bare word for the parser: a comment marker glued to a word belongs to the word. */
+static bool word_boundary(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ';' || c == '`' || c == '(' ||
+         c == ')' || c == '"' || c == '{' || c == '}';
+}
+
+static int cut_short(sinew_session_t *s, const char *path, uint32_t line, const char *inside) {
+  snprintf(s->errmsg, sizeof s->errmsg,
+           "%s:%u: the file ends inside %s (it was cut short); nothing was read", path, line, inside);
+  return SINEW_ESYNTAX;
+}
+
+/* A .ma file ends with a complete statement: the last thing in it that is not white space or a
+ * comment (a line comment or a block comment, outside strings) is a ';'. Otherwise the file was
+ * cut short (an interrupted copy or save), and reading only what is there would pass a partial
+ * scene off as the whole one. The file ending inside a string or a block comment is cut short
+ * too; a string broken by a newline is left to the parser, which names its line. */
 static int check_complete(sinew_session_t *s, const char *path, const char *text, size_t n) {
-  size_t end = n;
-  uint32_t lines = 1;
-  for (size_t i = 0; i < n; i++) lines += text[i] == '\n';
-  for (;;) {
-    while (end && isspace((unsigned char)text[end - 1])) {
-      if (text[end - 1] == '\n') lines--;
-      end--;
+  uint32_t line = 1, last_line = 1;
+  char last = ';'; /* an empty file is complete */
+  for (size_t i = 0; i < n; i++) {
+    char c = text[i];
+    bool boundary = i == 0 || word_boundary(text[i - 1]);
+    if (c == '\n') {
+      line++;
+    } else if (c == '"') {
+      uint32_t open = line;
+      for (i++; i < n && text[i] != '"'; i++) {
+        if (text[i] == '\n') return SINEW_OK; /* the parser reports the broken string */
+        if (text[i] == '\\' && i + 1 < n) line += text[++i] == '\n'; /* an escape, even of a newline */
+      }
+      if (i >= n) return cut_short(s, path, open, "a string");
+      last = '"';
+      last_line = line;
+    } else if (c == '/' && i + 1 < n && text[i + 1] == '/' && boundary) {
+      while (i + 1 < n && text[i + 1] != '\n') i++;
+    } else if (c == '/' && i + 1 < n && text[i + 1] == '*' && boundary) {
+      uint32_t open = line;
+      for (i += 2; i + 1 < n && !(text[i] == '*' && text[i + 1] == '/'); i++) line += text[i] == '\n';
+      if (i + 1 >= n) return cut_short(s, path, open, "a comment");
+      i++;
+    } else if (!isspace((unsigned char)c)) {
+      last = c;
+      last_line = line;
     }
-    if (!end) return SINEW_OK;
-    size_t start = end;
-    while (start && text[start - 1] != '\n') start--;
-    size_t k = start;
-    while (k < end && (text[k] == ' ' || text[k] == '\t')) k++;
-    if (end - k >= 2 && text[k] == '/' && text[k + 1] == '/') {
-      end = start; /* a comment line: look above it */
-      continue;
-    }
-    if (text[end - 1] == ';') return SINEW_OK;
-    snprintf(s->errmsg, sizeof s->errmsg,
-             "%s:%u: the file ends inside a statement (it was cut short); nothing was read", path, lines);
-    return SINEW_ESYNTAX;
   }
+  return last == ';' ? SINEW_OK : cut_short(s, path, last_line, "a statement");
 }
 
 static int run_ma(sinew_session_t *s, const char *path, sinew_value_t *result) {
@@ -1298,7 +1320,7 @@ static int run_ma(sinew_session_t *s, const char *path, sinew_value_t *result) {
 int sinew_session_run_file(sinew_session_t *s, const char *path, sinew_value_t *result) {
   if (!s || !path) return SINEW_EINVAL;
   s->errmsg[0] = 0;
-  if (is_ma(path)) return import_file(s, path, NULL, result);
+  if (sinew__is_ma_path(path)) return import_file(s, path, NULL, result);
   sinew_node_t saved = s->scene->current;
   int rc = sinew_lang_run_file(s->lang, path, result);
   if (rc) snprintf(s->errmsg, sizeof s->errmsg, "%s", sinew_lang_errmsg(s->lang));
@@ -1327,7 +1349,7 @@ int sinew_session_open(sinew_session_t *s, const char *path) {
   }
   s->scene = fresh;
   sinew_lang_set_graph(s->lang, fresh->graph);
-  rc = is_ma(path) ? run_ma(s, path, NULL) : sinew_session_run_file(s, path, NULL);
+  rc = sinew__is_ma_path(path) ? run_ma(s, path, NULL) : sinew_session_run_file(s, path, NULL);
   if (rc) {
     s->scene = old;
     sinew_lang_set_graph(s->lang, old->graph);

@@ -723,6 +723,66 @@ static void test_bad_files(void **state) {
   sinew_session_destroy(s);
 }
 
+/* A file may end with comments: a line comment after the last statement, a block comment, a
+ * comment-only last line, and the comment markers inside a string are text, not comments. A file
+ * cut short is still refused, with its file and line: a statement without its ';' (also when a
+ * comment follows it), a string or a block comment the file ends inside. */
+static void test_trailing_comments(void **state) {
+  (void)state;
+  sinew_session_t *s = new_session();
+  static const char *const fine[] = {
+      "//Maya ASCII 2020 scene\ncreateNode transform -n \"a\"; // the root",
+      "//Maya ASCII 2020 scene\ncreateNode transform -n \"a\";\n/* end */\n",
+      "//Maya ASCII 2020 scene\ncreateNode transform -n \"a\"; /* the\nroot */ // done\n\n",
+      "//Maya ASCII 2020 scene\ncreateNode transform -n \"a\";\n\t// End of scene.ma\n",
+      "//Maya ASCII 2020 scene\ncreateNode transform -n \"a\";\naddAttr -ln \"note\" -dt \"string\";\n"
+      "setAttr \".note\" -type \"string\" \"x // y /* z\";"};
+  for (size_t i = 0; i < sizeof fine / sizeof fine[0]; i++) {
+    spill(tmp("fine.ma"), fine[i], strlen(fine[i]));
+    if (sinew_session_open(s, tmp("fine.ma")) != 0)
+      fail_msg("file %zu refused: %s", i, sinew_session_errmsg(s));
+    sinew_node_t n;
+    assert_int_equal(sinew_node_find(sinew_session_graph(s), "a", &n), 0);
+    assert_string_equal(res(s, "nodeType a"), "transform");
+  }
+  assert_string_equal(res(s, "getAttr a.note"), "x // y /* z");
+  /* cut short: the message names the file and the line the statement or string starts on */
+  const char *nosemi = "//Maya ASCII 2020 scene\ncreateNode transform -n \"a\";\nsetAttr \".tx\" 2 // two\n";
+  spill(tmp("cut1.ma"), nosemi, strlen(nosemi));
+  open_must_fail(s, tmp("cut1.ma"), "cut1.ma:3: the file ends inside a statement (it was cut short)");
+  const char *nosemi2 = "//Maya ASCII 2020 scene\ncreateNode transform -n \"a\";\nsetAttr \".tx\"\n\t2 /* two */";
+  spill(tmp("cut2.ma"), nosemi2, strlen(nosemi2));
+  open_must_fail(s, tmp("cut2.ma"), "cut2.ma:4: the file ends inside a statement (it was cut short)");
+  const char *instring = "//Maya ASCII 2020 scene\ncreateNode transform -n \"a\";\nrename \"a\" \"b; // c";
+  spill(tmp("cut3.ma"), instring, strlen(instring));
+  open_must_fail(s, tmp("cut3.ma"), "cut3.ma:3: the file ends inside a string (it was cut short)");
+  const char *incomment = "//Maya ASCII 2020 scene\ncreateNode transform -n \"a\";\n/* the end\nof\n";
+  spill(tmp("cut4.ma"), incomment, strlen(incomment));
+  open_must_fail(s, tmp("cut4.ma"), "cut4.ma:3: the file ends inside a comment (it was cut short)");
+  sinew_session_destroy(s);
+}
+
+/* The extension is matched without regard to case, as the CLI matches it: UP.MA is read as a
+ * Maya ASCII file (an unknown type becomes a placeholder with a warning) through open and
+ * run_file alike, not run as a script (where an unknown type is an error). */
+static void test_upper_case_extension(void **state) {
+  (void)state;
+  const char *text = "//Maya ASCII 2020 scene\nrequires maya \"2020\";\ncreateNode fancyThing -n \"f\";\n"
+                     "\tsetAttr \".foo\" 3;\ncreateNode transform -n \"t\";\n\tsetAttr \".tx\" 2;\n";
+  spill(tmp("UP.MA"), text, strlen(text));
+  spill(tmp("mixed.Ma"), text, strlen(text));
+  sinew_session_t *s = new_session();
+  if (sinew_session_open(s, tmp("UP.MA")) != 0) fail_msg("open UP.MA: %s", sinew_session_errmsg(s));
+  assert_string_equal(res(s, "nodeType f"), "fancyThing");
+  assert_string_equal(res(s, "getAttr t.tx"), "2");
+  sinew_session_destroy(s);
+  s = new_session();
+  if (sinew_session_run_file(s, tmp("mixed.Ma"), NULL) != 0)
+    fail_msg("run_file mixed.Ma: %s", sinew_session_errmsg(s));
+  assert_string_equal(res(s, "nodeType f"), "fancyThing");
+  sinew_session_destroy(s);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_corpus_loads, make_tmpdir, remove_tmpdir),
@@ -732,6 +792,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_written_file, make_tmpdir, remove_tmpdir),
       cmocka_unit_test_setup_teardown(test_failed_save, make_tmpdir, remove_tmpdir),
       cmocka_unit_test_setup_teardown(test_bad_files, make_tmpdir, remove_tmpdir),
+      cmocka_unit_test_setup_teardown(test_trailing_comments, make_tmpdir, remove_tmpdir),
+      cmocka_unit_test_setup_teardown(test_upper_case_extension, make_tmpdir, remove_tmpdir),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
