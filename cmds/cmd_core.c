@@ -204,24 +204,6 @@ static int cmd_rename(sinew_cmd_t *cmd) {
 
 /* ---- delete ---------------------------------------------------------------------------------------- */
 
-/* A locked node in the DAG subtree of n (n included). */
-static bool find_locked(sinew_graph_t *g, sinew_node_t n, sinew_node_t *out) {
-  if (sinew_node_locked(g, n)) {
-    *out = n;
-    return true;
-  }
-  size_t nk = sinew_node_children(g, n, NULL, 0);
-  if (!nk) return false;
-  sinew_node_t small[16];
-  sinew_node_t *kids = nk <= 16 ? small : sinew_malloc(nk * sizeof *kids);
-  if (!kids) return false;
-  sinew_node_children(g, n, kids, nk);
-  bool found = false;
-  for (size_t i = 0; i < nk && !found; i++) found = find_locked(g, kids[i], out);
-  if (kids != small) sinew_free(kids);
-  return found;
-}
-
 static const sinew_cmd_flag_t delete_flags[] = {
     {"constructionHistory", "ch", "", 0}, {"all", "all", "", 0}, {"hierarchy", "hi", "s", 0}};
 
@@ -236,25 +218,17 @@ static int cmd_delete(sinew_cmd_t *cmd) {
   sinew_node_t *nodes = sinew_malloc(count * sizeof *nodes);
   if (!nodes) return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
   int rc = SINEW_OK;
+  size_t k = 0;
   for (size_t i = 0; i < count && !rc; i++) {
-    if (argc) rc = sinew__cmd_node(cmd, sinew_cmd_arg_string(cmd, i), &nodes[i]);
-    else nodes[i] = s->scene->selection[i];
+    if (argc) rc = sinew__cmd_node(cmd, sinew_cmd_arg_string(cmd, i), &nodes[k++]);
+    else if (sinew_node_valid(g, s->scene->selection[i])) nodes[k++] = s->scene->selection[i]; /* not gone already */
   }
-  /* check all first, so a locked node anywhere (in any subtree) deletes nothing */
-  for (size_t i = 0; i < count && !rc; i++) {
-    sinew_node_t locked;
-    if (find_locked(g, nodes[i], &locked)) {
-      if (locked.index == nodes[i].index && locked.gen == nodes[i].gen)
-        rc = sinew_cmd_error(cmd, SINEW_ELOCKED, "%s is locked", sinew_node_name(g, nodes[i]));
-      else
-        rc = sinew_cmd_error(cmd, SINEW_ELOCKED, "%s: its descendant %s is locked", sinew_node_name(g, nodes[i]),
-                             sinew_node_name(g, locked));
-    }
-  }
-  for (size_t i = 0; i < count && !rc; i++) {
-    if (!sinew_node_valid(g, nodes[i])) continue; /* went with an ancestor */
-    if ((rc = sinew_node_delete(g, nodes[i]))) rc = sinew__graph_error(cmd, rc);
-  }
+  if (!rc && !k) rc = sinew_cmd_error(cmd, SINEW_EINVAL, "nothing to delete (the selected nodes are gone)");
+  count = k;
+  /* one call, all or nothing: a locked node anywhere in the subtrees (named in the message),
+   * or an allocation failing, deletes none of them; the graph walks the subtrees without
+   * recursion, so a hierarchy of any depth is fine */
+  if (!rc && (rc = sinew_node_delete_many(g, nodes, count))) rc = sinew__graph_error(cmd, rc);
   sinew_free(nodes);
   return rc;
 }
@@ -387,22 +361,44 @@ static bool intermediate(sinew_graph_t *g, sinew_node_t n) {
 
 /* Maya's name wildcards: '*' (any run) and '?' (one character) stay within one level, so they
  * never match a namespace separator ':' or a DAG separator '|' ("ns:*GRP" matches
- * "ns:model_GRP", not "ns:inner:model_GRP"). */
-static bool glob(const char *p, const char *pe, const char *s, const char *se) {
-  while (p < pe) {
-    if (*p == '*') {
+ * "ns:model_GRP", not "ns:inner:model_GRP"). So the separators of the pattern and of the name
+ * must be the same, one for one, and the pieces between them match separately. */
+static bool is_separator(char c) { return c == ':' || c == '|'; }
+
+/* A piece without separators: greedy, going back only to the last '*' (what an earlier '*'
+ * could take instead, the last one can take too), so it takes at most len(p) * len(s) steps
+ * where trying every '*' at every place took exponential time. */
+static bool glob_piece(const char *p, const char *pe, const char *s, const char *se) {
+  const char *star = NULL, *mark = NULL;
+  while (s < se) {
+    if (p < pe && *p == '*') {
+      star = ++p;
+      mark = s;
+    } else if (p < pe && (*p == '?' || *p == *s)) {
       p++;
-      for (const char *t = s;; t++) {
-        if (glob(p, pe, t, se)) return true;
-        if (t == se || *t == ':' || *t == '|') return false;
-      }
+      s++;
+    } else if (star) {
+      p = star; /* the last '*' takes one more character */
+      s = ++mark;
+    } else {
+      return false;
     }
-    if (s == se) return false;
-    if (*p == '?' ? (*s == ':' || *s == '|') : *p != *s) return false;
-    p++;
-    s++;
   }
-  return s == se;
+  while (p < pe && *p == '*') p++;
+  return p == pe;
+}
+
+static bool glob(const char *p, const char *pe, const char *s, const char *se) {
+  for (;;) {
+    const char *pn = p, *sn = s;
+    while (pn < pe && !is_separator(*pn)) pn++;
+    while (sn < se && !is_separator(*sn)) sn++;
+    if (!glob_piece(p, pn, s, sn)) return false;
+    if (pn == pe || sn == se) return pn == pe && sn == se;
+    if (*pn != *sn) return false;
+    p = pn + 1;
+    s = sn + 1;
+  }
 }
 
 /* One level of a pattern against one name: a leading ':' is the root namespace (as without

@@ -285,6 +285,72 @@ static void test_rename_delete(void **state) {
   bad("rename r", "usage", NULL);
 }
 
+/* delete on a 60,000-deep chain: the locked-node check and the deletion walk it without
+ * recursion (it once recursed per level and overflowed the stack). */
+static void test_delete_deep_chain(void **state) {
+  (void)state;
+  size_t before = sinew_node_count(G());
+  ok("createNode transform -n t0;"
+     "for ($i = 1; $i < 60000; $i++) createNode transform -n (\"t\" + $i) -p (\"t\" + ($i - 1));");
+  expect_res("listRelatives -p t59999", "t59998");
+  ok("createNode transform -n other;");
+  ok("lockNode -l 1 t59999;");
+  /* refused, naming the locked node, and nothing goes (counted: a snapshot of this scene is slow) */
+  assert_int_not_equal(run("delete t0"), 0);
+  assert_non_null(strstr(sinew_session_errmsg(S), "t59999 is locked"));
+  assert_int_equal(sinew_node_count(G()), before + 60001);
+  ok("lockNode -l 0 t59999; delete t0;");
+  assert_false(exists("t0") || exists("t30000") || exists("t59999"));
+  assert_true(exists("other"));
+  assert_int_equal(sinew_node_count(G()), before + 1);
+}
+
+/* delete a b is all or nothing: with each allocation failing in turn (on a fresh scene each
+ * time, so that what an earlier attempt left cached does not hide a later allocation), the
+ * scene is exactly as it was, or everything listed went; then both go. */
+static const char delete_scene[] =
+    "createNode transform -n a; createNode transform -n a2 -p a; createNode transform -n b;"
+    "createNode transform -n keep; connectAttr a.tx keep.ty; connectAttr b.ty keep.tz; setAttr a.tx 3;"
+    "setAttr b.ty 4;";
+
+static void test_delete_out_of_memory(void **state) {
+  (void)state;
+  sinew_session_destroy(S);
+  S = NULL;
+  test_alloc_install();
+  long failures = 0;
+  for (long n = 1;; n++) {
+    sinew_session_desc_t d = {.logger = logger};
+    assert_int_equal(sinew_session_create(&d, &S), 0);
+    ok(delete_scene);
+    char *before = snapshot();
+    test_alloc_reset();
+    test_alloc_fail_at(n);
+    int rc = run("delete a b");
+    bool reached = test_alloc_count() >= n;
+    test_alloc_fail_at(0);
+    if (rc) {
+      failures++;
+      char *after = snapshot();
+      if (strcmp(before, after) != 0)
+        fail_msg("allocation %ld failed; the scene changed:\n--- before\n%s--- after\n%s", n, before, after);
+      free(after);
+    } else {
+      assert_false(exists("a") || exists("a2") || exists("b"));
+      assert_near(num("getAttr keep.ty"), 3, 0);
+      assert_near(num("getAttr keep.tz"), 4, 0);
+    }
+    free(before);
+    sinew_session_destroy(S);
+    S = NULL;
+    assert_int_equal(test_alloc_live(), 0);
+    if (!reached) break;
+    if (n > 10000) fail_msg("delete never succeeded");
+  }
+  assert_true(failures >= 2);
+  test_alloc_uninstall();
+}
+
 /* ---- parent and listRelatives ---------------------------------------------------------------- */
 
 static void test_parent(void **state) {
@@ -814,6 +880,39 @@ static void test_ls_wildcards(void **state) {
   expect_res("ls \"|*\"", "model_GRP");
 }
 
+/* Wildcards in linear time: a pattern with many '*' against long names that almost match
+ * (it once backtracked on every '*' and never finished); the level rules still hold. */
+static void test_ls_wildcards_linear(void **state) {
+  (void)state;
+  char cmd[512], name[64];
+  memset(name, 'a', 60);
+  name[60] = 0;
+  snprintf(cmd, sizeof cmd, "createNode transform -n \"%s\";", name);
+  ok(cmd);
+  name[59] = 'c';
+  snprintf(cmd, sizeof cmd, "createNode transform -n \"%s\";", name);
+  ok(cmd);
+  snprintf(cmd, sizeof cmd, "createNode transform -n \"x:%s\";", name);
+  ok(cmd);
+  snprintf(cmd, sizeof cmd, "ls \"*a*a*a*a*a*a*a*a*a*a*a*a*c\"");
+  expect_res(cmd, name);
+  char want[160];
+  snprintf(want, sizeof want, "%s x:%s", name, name);
+  expect_res("ls -r 1 \"*a*a*a*a*a*a*a*a*a*a*a*a*c\"", want);
+  ok("createNode transform -n abcbd; createNode transform -n \"ab:cd\"; createNode transform -n abd -p abcbd;");
+  expect_res("ls \"a*b*d\"", "abcbd abd");
+  expect_res("ls \"a*?d\"", "abcbd abd");
+  expect_res("ls \"a*bd\"", "abcbd abd");
+  expect_res("ls \"a*c*d\"", "abcbd");
+  expect_res("ls \"*:*d\"", "ab:cd");
+  expect_res("ls \"a*d*\"", "abcbd abd");
+  expect_res("ls \"ab**?\"", "abcbd abd");
+  expect_res("ls \"ab?d\"", "");
+  expect_res("ls \"*|abd\"", "abd");
+  expect_res("ls \"a*|a*\"", "abd");
+  expect_res("ls \"|a*d|*\"", "abd");
+}
+
 /* ---- header commands ------------------------------------------------------------------------------ */
 
 static void test_header_commands(void **state) {
@@ -1157,9 +1256,13 @@ static void test_file_query_alone(void **state) {
 }
 
 int main(void) {
+  /* TEST_FILTER=test_ls_* runs some tests (a cmocka glob pattern). */
+  if (getenv("TEST_FILTER")) cmocka_set_test_filter(getenv("TEST_FILTER"));
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_create_node, setup, teardown),
       cmocka_unit_test_setup_teardown(test_rename_delete, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_delete_deep_chain, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_delete_out_of_memory, setup, teardown),
       cmocka_unit_test_setup_teardown(test_parent, setup, teardown),
       cmocka_unit_test_setup_teardown(test_setattr_scalars, setup, teardown),
       cmocka_unit_test_setup_teardown(test_setattr_bare_plug_is_fine, setup, teardown),
@@ -1172,6 +1275,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_add_attr, setup, teardown),
       cmocka_unit_test_setup_teardown(test_queries, setup, teardown),
       cmocka_unit_test_setup_teardown(test_ls_wildcards, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_ls_wildcards_linear, setup, teardown),
       cmocka_unit_test_setup_teardown(test_header_commands, setup, teardown),
       cmocka_unit_test_setup_teardown(test_file_command, setup, teardown),
       cmocka_unit_test_setup_teardown(test_import_names, setup, teardown),
