@@ -481,29 +481,123 @@ static int set_compact(sinew_cmd_t *cmd, sinew_graph_t *g, const plug_text *pt, 
   return rc;
 }
 
-static int apply_flags(sinew_cmd_t *cmd, sinew_graph_t *g, const plug_text *pt, const sinew_plug_t *base) {
-  sinew_session_t *s = sinew__session(cmd);
-  int32_t first = pt->has_range ? pt->first : 0, last = pt->has_range ? pt->last : 0;
-  bool k = sinew_cmd_flag_count(cmd, "keyable") > 0, cb = sinew_cmd_flag_count(cmd, "channelBox") > 0;
-  for (int32_t i = first; i <= last; i++) {
-    sinew_plug_t p = element(pt, base, i);
-    int rc = SINEW_OK;
-    if (k || cb) {
-      struct sinew__plug_state *st = sinew__plug_state(s->scene, &p, true);
-      if (!st) return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
-      if (k) {
-        st->keyable = sinew_cmd_flag_bool(cmd, "keyable", true);
-        rc = sinew_plug_set_keyable(g, &p, st->keyable);
-      }
-      if (!rc && cb) {
-        st->channel_box = sinew_cmd_flag_bool(cmd, "channelBox", true);
-        rc = sinew_plug_set_channel_box(g, &p, st->channel_box);
-      }
-    }
-    if (!rc && sinew_cmd_flag_count(cmd, "lock")) rc = sinew_plug_set_locked(g, &p, sinew_cmd_flag_bool(cmd, "lock", true));
-    if (rc) return sinew__graph_error(cmd, rc);
+/* The array plug a range is on: the plug at the range's index ("a.cc" of "a.cc[0:9].ccy"). */
+static bool range_array(sinew_graph_t *g, const plug_text *pt, const sinew_plug_t *base, sinew_plug_t *out) {
+  sinew_plug_t p = element(pt, base, pt->first), up;
+  while (!(p.nidx == pt->range_pos && sinew_plug_is_array(g, &p))) {
+    if (p.nidx < pt->range_pos || !sinew_plug_parent(g, &p, &up)) return false;
+    p = up;
   }
+  *out = p;
+  return true;
+}
+
+/* The indices of a range that flags apply to. After values, every element of the range (they
+ * were just set, and there are as many as values). Flags alone name elements to flag, not
+ * elements to make: only those that exist, so [0:2147483646] means every element there is.
+ * *out is sinew_malloc'd (NULL when *n is 0). */
+static int flag_indices(sinew_cmd_t *cmd, sinew_graph_t *g, const plug_text *pt, const sinew_plug_t *base,
+                        bool had_values, int32_t **out, size_t *n) {
+  *out = NULL;
+  *n = 0;
+  if (!pt->has_range || had_values) {
+    size_t count = pt->has_range ? (size_t)(pt->last - pt->first) + 1 : 1;
+    int32_t *ix = sinew_malloc(count * sizeof *ix);
+    if (!ix) return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+    for (size_t i = 0; i < count; i++) ix[i] = (pt->has_range ? pt->first : 0) + (int32_t)i;
+    *out = ix;
+    *n = count;
+    return SINEW_OK;
+  }
+  sinew_plug_t arr;
+  if (!range_array(g, pt, base, &arr))
+    return sinew_cmd_error(cmd, SINEW_EINVAL, "%s: the range is not on an array", pt->raw_attr);
+  size_t all = sinew_plug_indices(g, &arr, NULL, 0);
+  if (!all) return SINEW_OK;
+  int32_t *ix = sinew_malloc(all * sizeof *ix);
+  if (!ix) return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+  all = sinew_plug_indices(g, &arr, ix, all);
+  size_t k = 0;
+  for (size_t i = 0; i < all; i++)
+    if (ix[i] >= pt->first && ix[i] <= pt->last) ix[k++] = ix[i];
+  if (!k) {
+    sinew_free(ix);
+    ix = NULL;
+  }
+  *out = ix;
+  *n = k;
   return SINEW_OK;
+}
+
+/* What a plug's flags were before setAttr -k / -cb / -l changed them. */
+typedef struct flag_undo {
+  struct sinew__plug_state *st; /* its -k / -cb record */
+  bool made;                    /* the record is new */
+  bool locked;                  /* its own lock */
+} flag_undo;
+
+/* Puts back the graph flags of plug p as they were (the session record still holds the old
+ * -k / -cb; "not given" is the attribute's own keyable flag and no channel-box override). */
+static void undo_flags(sinew_graph_t *g, const sinew_plug_t *p, const flag_undo *u, bool k, bool cb, bool lock) {
+  sinew_attr_info_t info;
+  sinew_node_attr_info(g, p->node, p->attr, &info);
+  if (k) sinew_plug_set_keyable(g, p, u->st->keyable >= 0 ? u->st->keyable : (info.flags & SINEW_ATTR_KEYABLE) != 0);
+  if (cb) sinew_plug_set_channel_box(g, p, u->st->channel_box > 0);
+  if (lock) sinew_plug_set_locked(g, p, u->locked);
+}
+
+/* setAttr -k / -cb / -l, all or nothing: the plugs are listed and their records made first
+ * (nothing changes if that fails), then the graph's flags are set, and put back if one fails
+ * part-way (only a plug that is made by its first flag can fail, so those already done take
+ * their old flags back without failing); the records take the new values last. */
+static int apply_flags(sinew_cmd_t *cmd, sinew_graph_t *g, const plug_text *pt, const sinew_plug_t *base,
+                       bool had_values) {
+  sinew__scene *sc = sinew__session(cmd)->scene;
+  bool k = sinew_cmd_flag_count(cmd, "keyable") > 0, cb = sinew_cmd_flag_count(cmd, "channelBox") > 0;
+  bool lock = sinew_cmd_flag_count(cmd, "lock") > 0;
+  if (!k && !cb && !lock) return SINEW_OK;
+  bool kv = sinew_cmd_flag_bool(cmd, "keyable", true), cbv = sinew_cmd_flag_bool(cmd, "channelBox", true);
+  bool lv = sinew_cmd_flag_bool(cmd, "lock", true);
+  int32_t *ix;
+  size_t n;
+  int rc = flag_indices(cmd, g, pt, base, had_values, &ix, &n);
+  if (rc || !n) return rc;
+  flag_undo *u = sinew_calloc(n, sizeof *u);
+  if (!u) rc = sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+  size_t done = 0; /* plugs whose records exist, then plugs whose flags are set */
+  for (; !rc && done < n && (k || cb); done++) {
+    sinew_plug_t p = element(pt, base, ix[done]);
+    if (!(u[done].st = sinew__plug_state(sc, &p, true, &u[done].made)))
+      rc = sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+  }
+  for (size_t i = 0; !rc && lock && i < n; i++) {
+    sinew_plug_t p = element(pt, base, ix[i]), up;
+    /* its own lock: a locked parent leaves it unknown, taken as off */
+    u[i].locked = sinew_plug_locked(g, &p) && !(sinew_plug_parent(g, &p, &up) && sinew_plug_locked(g, &up));
+  }
+  size_t set = 0;
+  for (; !rc && set < n; set++) {
+    sinew_plug_t p = element(pt, base, ix[set]);
+    if (k) rc = sinew_plug_set_keyable(g, &p, kv);
+    if (!rc && cb) rc = sinew_plug_set_channel_box(g, &p, cbv);
+    if (!rc && lock) rc = sinew_plug_set_locked(g, &p, lv);
+    if (rc) {
+      rc = sinew__graph_error(cmd, rc);
+      while (set-- > 0) {
+        sinew_plug_t q = element(pt, base, ix[set]);
+        undo_flags(g, &q, &u[set], k, cb, lock);
+      }
+      break;
+    }
+  }
+  for (size_t i = 0; u && i < done; i++) {
+    if (rc && u[i].made) sinew__plug_state_drop(sc, base->node, u[i].st);
+    else if (!rc && k) u[i].st->keyable = kv;
+    if (!rc && cb) u[i].st->channel_box = cbv;
+  }
+  sinew_free(u);
+  sinew_free(ix);
+  return rc;
 }
 
 static int set_values(sinew_cmd_t *cmd, sinew_graph_t *g, const plug_text *pt, const sinew_plug_t *base) {
@@ -764,7 +858,7 @@ static int set_attr(sinew_cmd_t *cmd) {
     }
     if (rc) return rc;
   }
-  return apply_flags(cmd, g, &pt, &base);
+  return apply_flags(cmd, g, &pt, &base, nvals > 0);
 }
 
 /* ---- getAttr ---------------------------------------------------------------------------------------- */
@@ -950,7 +1044,7 @@ static int cmd_get_attr(sinew_cmd_t *cmd) {
     return sinew_cmd_result_int(cmd, (info.flags & SINEW_ATTR_WRITABLE) && !sinew_plug_locked(g, &p) &&
                                          !sinew_plug_source(g, &p, NULL));
   if (sinew_cmd_flag_count(cmd, "keyable") || sinew_cmd_flag_count(cmd, "channelBox")) {
-    struct sinew__plug_state *st = sinew__plug_state(sinew__session(cmd)->scene, &p, false);
+    struct sinew__plug_state *st = sinew__plug_state(sinew__session(cmd)->scene, &p, false, NULL);
     if (sinew_cmd_flag_count(cmd, "keyable"))
       return sinew_cmd_result_int(cmd, st && st->keyable >= 0 ? st->keyable : (info.flags & SINEW_ATTR_KEYABLE) != 0);
     return sinew_cmd_result_int(cmd, st && st->channel_box >= 0 ? st->channel_box : 0);
@@ -1103,6 +1197,7 @@ static double conversion_needed(sinew_graph_t *g, const sinew_plug_t *src, const
 /* Takes back an attribute a failed connectAttr made to hold it (and its implicit marks). */
 static void unmake_attr(sinew_session_t *s, sinew_graph_t *g, sinew_node_t n, uint32_t attr) {
   if (attr == UINT32_MAX || sinew_node_remove_attr(g, n, attr)) return;
+  sinew__plug_states_prune(s->scene, n);
   sinew__extra *e = sinew__extra_get(s->scene, n, false);
   for (uint32_t i = 0; e && i < e->nimplicit;)
     if (e->implicit[i] >= attr) e->implicit[i] = e->implicit[--e->nimplicit];
@@ -1420,6 +1515,7 @@ static int cmd_delete_attr(sinew_cmd_t *cmd) {
     return rc;
   }
   if ((rc = sinew_node_remove_attr(g, p.node, p.attr))) return sinew__graph_error(cmd, rc);
+  sinew__plug_states_prune(sinew__session(cmd)->scene, p.node); /* -k / -cb records go with it */
   return SINEW_OK;
 }
 

@@ -63,6 +63,17 @@ typedef struct sinew__pending_mesh {
   bool active;
 } sinew__pending_mesh;
 
+/* The -k / -cb record of one plug: the attribute path in short names ("arr[3].ccy", the key),
+ * the plug's attribute (a record whose attribute was deleted is stale: not reported, not
+ * written, and taken over afresh by an attribute added later under the name), and per flag -1
+ * (not given), 0 (off) or 1 (on). */
+struct sinew__plug_state {
+  char *attr;
+  uint32_t attr_id;
+  int8_t keyable, channel_box;
+  UT_hash_handle hh;
+};
+
 /* What the session knows about one node beyond the graph. */
 typedef struct sinew__extra {
   uint64_t key; /* index << 32 | gen */
@@ -81,13 +92,8 @@ typedef struct sinew__extra {
   char **dyn_types;  /* attribute name, addAttr -dataType pairs for data attributes */
   uint32_t ndyn, cdyn;
   /* setAttr -k / -cb given on a plug (the graph keeps them but cannot report them), for
-   * getAttr -k / -cb and for saving: the attribute path in short names, and per flag -1 (not
-   * given), 0 (off) or 1 (on) */
-  struct sinew__plug_state {
-    char *attr;
-    int8_t keyable, channel_box;
-  } *states;
-  uint32_t nstates, cstates;
+   * getAttr -k / -cb and for saving: a hash by attribute path, in the order first given */
+  struct sinew__plug_state *states;
   UT_hash_handle hh;
 } sinew__extra;
 
@@ -144,8 +150,16 @@ void sinew__scene_destroy(sinew__scene *sc);
 /* The record of a node (created on demand when create is true; NULL on out-of-memory). */
 sinew__extra *sinew__extra_get(sinew__scene *sc, sinew_node_t n, bool create);
 int sinew__extra_add_raw(sinew__scene *sc, sinew_node_t n, const char *attr, const char *text);
-/* The -k / -cb record of a plug (created when create is true; NULL when none or out of memory). */
-struct sinew__plug_state *sinew__plug_state(sinew__scene *sc, const sinew_plug_t *p, bool create);
+/* The -k / -cb record of a plug (created when create is true; NULL when none or out of memory).
+ * *made (may be NULL) says whether the call created it. A stale record (its attribute deleted)
+ * is not found; with create it is reset and taken over. A hash lookup: O(1) per plug. */
+struct sinew__plug_state *sinew__plug_state(sinew__scene *sc, const sinew_plug_t *p, bool create, bool *made);
+/* Removes one record of node n (a record a failed command made). */
+void sinew__plug_state_drop(sinew__scene *sc, sinew_node_t n, struct sinew__plug_state *st);
+/* Removes node n's records whose attribute is gone (after deleteAttr). */
+void sinew__plug_states_prune(sinew__scene *sc, sinew_node_t n);
+/* Whether a record still belongs to an attribute of node n. */
+bool sinew__plug_state_live(sinew_graph_t *g, sinew_node_t n, const struct sinew__plug_state *st);
 bool sinew__extra_is_implicit(sinew__scene *sc, sinew_node_t n, uint32_t attr);
 int sinew__extra_mark_implicit(sinew__scene *sc, sinew_node_t n, uint32_t attr);
 /* Turns a mesh node's pending ed/fc lines into its stored topology. */

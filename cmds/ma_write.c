@@ -501,8 +501,8 @@ static void write_node(writer *w, sinew_node_t n) {
       put(w, e->raws[i].text);
       put(w, ";\n");
     }
-  for (uint32_t i = 0; e && i < e->nstates; i++) {
-    const struct sinew__plug_state *st = &e->states[i];
+  for (const struct sinew__plug_state *st = e ? e->states : NULL; st; st = st->hh.next) {
+    if (!sinew__plug_state_live(w->g, n, st)) continue; /* its attribute was deleted */
     if (st->keyable >= 0) sinew__buf_printf(&w->b, "\tsetAttr -k %s \".%s\";\n", st->keyable ? "on" : "off", st->attr);
     if (st->channel_box >= 0)
       sinew__buf_printf(&w->b, "\tsetAttr -cb %s \".%s\";\n", st->channel_box ? "on" : "off", st->attr);

@@ -155,8 +155,12 @@ static void extra_free(sinew__extra *e) {
   sinew_free(e->implicit);
   for (uint32_t i = 0; i < e->ndyn; i++) sinew_free(e->dyn_types[i]);
   sinew_free(e->dyn_types);
-  for (uint32_t i = 0; i < e->nstates; i++) sinew_free(e->states[i].attr);
-  sinew_free(e->states);
+  struct sinew__plug_state *st, *tmp;
+  HASH_ITER(hh, e->states, st, tmp) {
+    HASH_DEL(e->states, st);
+    sinew_free(st->attr);
+    sinew_free(st);
+  }
   pending_mesh_free(&e->mesh);
   sinew_free(e);
 }
@@ -203,18 +207,60 @@ int sinew__extra_add_raw(sinew__scene *sc, sinew_node_t n, const char *attr, con
   return SINEW_OK;
 }
 
-struct sinew__plug_state *sinew__plug_state(sinew__scene *sc, const sinew_plug_t *p, bool create) {
+bool sinew__plug_state_live(sinew_graph_t *g, sinew_node_t n, const struct sinew__plug_state *st) {
+  sinew_attr_info_t info;
+  return sinew_node_attr_info(g, n, st->attr_id, &info) == SINEW_OK;
+}
+
+struct sinew__plug_state *sinew__plug_state(sinew__scene *sc, const sinew_plug_t *p, bool create, bool *made) {
+  if (made) *made = false;
   sinew__extra *e = sinew__extra_get(sc, p->node, create);
   if (!e) return NULL;
   char attr[1024];
-  if (sinew_plug_format_attr(sc->graph, p, true, attr, sizeof attr) >= sizeof attr) return NULL;
-  for (uint32_t i = 0; i < e->nstates; i++)
-    if (strcmp(e->states[i].attr, attr) == 0) return &e->states[i];
-  if (!create || grow((void **)&e->states, &e->cstates, e->nstates + 1, sizeof *e->states)) return NULL;
-  char *a = dupstr(attr);
-  if (!a) return NULL;
-  e->states[e->nstates] = (struct sinew__plug_state){a, -1, -1};
-  return &e->states[e->nstates++];
+  size_t len = sinew_plug_format_attr(sc->graph, p, true, attr, sizeof attr);
+  if (len >= sizeof attr) return NULL;
+  struct sinew__plug_state *st = NULL;
+  HASH_FIND(hh, e->states, attr, len, st);
+  if (st && st->attr_id == p->attr && sinew__plug_state_live(sc->graph, p->node, st)) return st;
+  if (!create) return NULL;
+  if (st) { /* the name's earlier attribute was deleted: this one starts afresh */
+    st->attr_id = p->attr;
+    st->keyable = st->channel_box = -1;
+    return st;
+  }
+  st = sinew_calloc(1, sizeof *st);
+  char *a = st ? dupstr(attr) : NULL;
+  if (!a) {
+    sinew_free(st);
+    return NULL;
+  }
+  *st = (struct sinew__plug_state){.attr = a, .attr_id = p->attr, .keyable = -1, .channel_box = -1};
+  sinew__cmds_oom = 0;
+  HASH_ADD_KEYPTR(hh, e->states, st->attr, len, st);
+  if (sinew__cmds_oom) {
+    sinew_free(a);
+    sinew_free(st);
+    return NULL;
+  }
+  if (made) *made = true;
+  return st;
+}
+
+void sinew__plug_state_drop(sinew__scene *sc, sinew_node_t n, struct sinew__plug_state *st) {
+  sinew__extra *e = sinew__extra_get(sc, n, false);
+  if (!e || !st) return;
+  HASH_DEL(e->states, st);
+  sinew_free(st->attr);
+  sinew_free(st);
+}
+
+void sinew__plug_states_prune(sinew__scene *sc, sinew_node_t n) {
+  sinew__extra *e = sinew__extra_get(sc, n, false);
+  if (!e) return;
+  struct sinew__plug_state *st, *tmp;
+  HASH_ITER(hh, e->states, st, tmp) {
+    if (!sinew__plug_state_live(sc->graph, n, st)) sinew__plug_state_drop(sc, n, st);
+  }
 }
 
 bool sinew__extra_is_implicit(sinew__scene *sc, sinew_node_t n, uint32_t attr) {

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sinew/cmds.h"
@@ -1249,6 +1250,142 @@ static void test_import_out_of_memory(void **state) {
   test_alloc_uninstall();
 }
 
+/* setAttr -k / -cb / -l over a range: each plug's state is found in a hash (40,001 elements in
+ * well under a second, where a linear search took seconds); a flag-only range touches only the
+ * elements that exist, so a range to 2147483646 is quick and makes nothing; states go with
+ * their attribute (deleteAttr) and their node (delete), so saving does not bring them back. */
+static void test_setattr_flag_ranges(void **state) {
+  (void)state;
+  ok("createNode transform -n a; addAttr -ln arr -at double -m a;");
+  sinew_plug_t arr;
+  assert_int_equal(sinew_plug_parse(G(), "a.arr", (sinew_node_t){0, 0}, &arr), 0);
+  enum { N = 40001 };
+  int32_t *idx = malloc(N * sizeof *idx);
+  double *val = malloc(N * sizeof *val);
+  assert_true(idx && val);
+  for (int32_t i = 0; i < N; i++) {
+    idx[i] = i;
+    val[i] = i;
+  }
+  assert_int_equal(sinew_set_double_elements(G(), &arr, idx, val, N), 0);
+  free(idx);
+  free(val);
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  ok("setAttr -k on \"a.arr[0:40000]\"; setAttr -cb on \"a.arr[0:40000]\";");
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+  print_message("setAttr -k and -cb on 40001 elements: %.3f s\n", secs);
+  assert_true(secs < 2.0);
+  expect_res("getAttr -k a.arr[0]", "1");
+  expect_res("getAttr -k a.arr[40000]", "1");
+  expect_res("getAttr -cb a.arr[12345]", "1");
+  /* flags alone over a huge range: only the elements that exist */
+  ok("createNode transform -n b; addAttr -ln arr -at double -m b; setAttr b.arr[3] 1; setAttr b.arr[70000] 2;");
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  ok("setAttr -k on \"b.arr[0:2147483646]\"; setAttr -l on \"b.arr[0:2147483646]\";");
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  assert_true((double)(t1.tv_sec - t0.tv_sec) < 2.0);
+  expect_res("getAttr -mi b.arr", "3 70000");
+  expect_res("getAttr -k b.arr[3]", "1");
+  expect_res("getAttr -k b.arr[70000]", "1");
+  expect_res("getAttr -l b.arr[70000]", "1");
+  expect_res("getAttr -l b.arr[4]", "0");
+  char *snap = snapshot();
+  assert_non_null(strstr(snap, "setAttr -k on \".arr[70000]\";"));
+  assert_non_null(strstr(snap, "setAttr -l on \".arr[3]\";"));
+  assert_null(strstr(snap, "-l on \".arr[4]\""));
+  free(snap);
+  /* a range with no element in it changes nothing */
+  char *before = snapshot();
+  ok("setAttr -k on \"b.arr[10:20]\"");
+  char *after = snapshot();
+  assert_string_equal(before, after);
+  free(before);
+  free(after);
+  /* the state goes with its attribute ... */
+  ok("createNode transform -n c; addAttr -ln foo -at double c; setAttr -k on c.foo; setAttr -cb on c.foo;");
+  expect_res("getAttr -k c.foo", "1");
+  ok("deleteAttr c.foo;");
+  snap = snapshot();
+  assert_null(strstr(snap, "\".foo\""));
+  free(snap);
+  /* ... and an attribute added again under the name starts afresh */
+  ok("addAttr -ln foo -at double c;");
+  expect_res("getAttr -k c.foo", "0");
+  expect_res("getAttr -cb c.foo", "0");
+  snap = snapshot();
+  assert_null(strstr(snap, "\".foo\""));
+  free(snap);
+  /* ... and with its node */
+  ok("setAttr -k on c.foo; delete c; createNode transform -n c; addAttr -ln foo -at double c;");
+  expect_res("getAttr -k c.foo", "0");
+  snap = snapshot();
+  assert_null(strstr(snap, "\".foo\""));
+  free(snap);
+}
+
+/* setAttr -k -cb -l over a range is all or nothing: with each allocation failing in turn, the
+ * scene is exactly as it was (no element flagged, no state recorded), or every element is. */
+static void test_setattr_flag_range_out_of_memory(void **state) {
+  (void)state;
+  sinew_session_destroy(S);
+  S = NULL;
+  test_alloc_install();
+  sinew_session_desc_t d = {.logger = logger};
+  assert_int_equal(sinew_session_create(&d, &S), 0);
+  ok("createNode transform -n a; addAttr -ln arr -at double -m a; addAttr -ln cc -at double3 -m a;"
+     "addAttr -ln ccx -at double -p cc a; addAttr -ln ccy -at double -p cc a; addAttr -ln ccz -at double -p cc a;"
+     "setAttr a.arr[0:5] 0 1 2 3 4 5; setAttr -k off a.arr[2]; setAttr -l on a.arr[4];"
+     "setAttr a.cc[0:3] -type double3 1 2 3 4 5 6 7 8 9 10 11 12;");
+  char *before = snapshot();
+  long failures = 0;
+  for (long n = 1;; n++) {
+    test_alloc_reset();
+    test_alloc_fail_at(n);
+    int rc = run("setAttr -k on -cb off -l on \"a.arr[0:5]\"");
+    test_alloc_fail_at(0);
+    if (rc == 0) break;
+    failures++;
+    char *after = snapshot();
+    if (strcmp(before, after) != 0)
+      fail_msg("allocation %ld failed; the scene changed:\n--- before\n%s--- after\n%s", n, before, after);
+    free(after);
+  }
+  assert_true(failures > 3);
+  for (int i = 0; i <= 5; i++) {
+    char q[64];
+    snprintf(q, sizeof q, "getAttr -k a.arr[%d]", i);
+    expect_res(q, "1");
+    snprintf(q, sizeof q, "getAttr -l a.arr[%d]", i);
+    expect_res(q, "1");
+  }
+  /* a range on an inner index: the children of existing elements */
+  free(before);
+  before = snapshot();
+  failures = 0;
+  for (long n = 1;; n++) {
+    test_alloc_reset();
+    test_alloc_fail_at(n);
+    int rc = run("setAttr -k on \"a.cc[0:9].ccy\"");
+    test_alloc_fail_at(0);
+    if (rc == 0) break;
+    failures++;
+    char *after = snapshot();
+    if (strcmp(before, after) != 0)
+      fail_msg("allocation %ld failed; the scene changed:\n--- before\n%s--- after\n%s", n, before, after);
+    free(after);
+  }
+  free(before);
+  assert_true(failures > 3);
+  expect_res("getAttr -k a.cc[3].ccy", "1");
+  expect_res("getAttr -mi a.cc", "0 1 2 3");
+  sinew_session_destroy(S);
+  S = NULL;
+  assert_int_equal(test_alloc_live(), 0);
+  test_alloc_uninstall();
+}
+
 static void test_file_query_alone(void **state) {
   (void)state;
   expect_res("file -q -sn", "");
@@ -1286,6 +1423,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_import_failure_puts_back, setup, teardown),
       cmocka_unit_test_setup_teardown(test_import_out_of_memory, setup, teardown),
       cmocka_unit_test_setup_teardown(test_file_query_alone, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_setattr_flag_ranges, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_setattr_flag_range_out_of_memory, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
