@@ -823,14 +823,30 @@ static void delete_one(sinew_graph_t *g, sinew_node_t h) {
   g->free_slots[g->nfree++] = h.index;
 }
 
-static bool is_descendant(sinew_graph_t *g, sinew_node_t n, sinew_node_t ancestor) {
-  for (sinew__node *x = sinew__node_get(g, n); x;) {
-    sinew__node *p = sinew__node_get(g, x->parent);
-    if (!p) return false;
-    if (x->parent.index == ancestor.index && x->parent.gen == ancestor.gen) return true;
-    x = p;
+/* Marks, one byte per node slot, for choosing the roots delete_many deletes. */
+enum {
+  ROOT = 1,     /* listed */
+  TAKEN = 2,    /* listed, and its subtree is collected already */
+  KNOWN = 4,    /* COVERED below is worked out */
+  COVERED = 8   /* listed, or below a listed node */
+};
+
+/* Whether a node or one of its ancestors is listed. Each walk stops at the first node listed
+ * or already worked out, and writes its answer on the nodes it passed (none of them listed), so
+ * all the walks together visit each node about once. */
+static bool covered(sinew_graph_t *g, uint8_t *mark, sinew_node_t n) {
+  bool answer = false;
+  size_t steps = 0;
+  for (sinew_node_t h = n; sinew__node_get(g, h); h = sinew__node_get(g, h)->parent, steps++) {
+    uint8_t m = mark[h.index];
+    if (m & (ROOT | KNOWN)) {
+      answer = (m & (ROOT | COVERED)) != 0;
+      break;
+    }
   }
-  return false;
+  for (sinew_node_t h = n; steps--; h = sinew__node_get(g, h)->parent)
+    mark[h.index] |= KNOWN | (answer ? COVERED : 0);
+  return answer;
 }
 
 int sinew_node_delete_many(sinew_graph_t *g, const sinew_node_t *nodes, size_t n) {
@@ -840,37 +856,43 @@ int sinew_node_delete_many(sinew_graph_t *g, const sinew_node_t *nodes, size_t n
   if (sinew__check_mutable(g, "delete")) return SINEW_EINVAL;
   if (n == 0) return SINEW_OK;
   const char *first = sinew__node_get(g, nodes[0])->name;
-  /* Collect each subtree depth-first, skipping roots listed twice or inside another root's
-   * subtree (so the subtrees are disjoint); refuse if any node in them is locked. */
+  /* Collect each subtree breadth-first, skipping roots listed twice or inside another root's
+   * subtree (so the subtrees are disjoint); refuse if any node in them is locked. The roots are
+   * marked first, so that this is linear in the roots and their subtrees. */
+  uint8_t *mark = sinew__calloc(g->nnodes, 1);
   uint32_t cap = 16, count = 0;
-  sinew_node_t *list = sinew__malloc(cap * sizeof *list);
-  if (!list) return sinew_graph_set_error(g, SINEW_ENOMEM, "delete %s: out of memory", first);
-  for (size_t r = 0; r < n; r++) {
-    bool skip = false;
-    for (size_t q = 0; q < n && !skip; q++) {
-      if (q == r) continue;
-      bool same = nodes[q].index == nodes[r].index && nodes[q].gen == nodes[r].gen;
-      skip = same ? q < r : is_descendant(g, nodes[r], nodes[q]);
-    }
-    if (skip) continue;
+  sinew_node_t *list = mark ? sinew__malloc(cap * sizeof *list) : NULL;
+  int rc = SINEW_OK;
+  if (!list) rc = SINEW_ENOMEM;
+  for (size_t r = 0; r < n && !rc; r++) mark[nodes[r].index] |= ROOT;
+  for (size_t r = 0; r < n && !rc; r++) {
+    if (mark[nodes[r].index] & TAKEN) continue;                           /* listed twice */
+    if (covered(g, mark, sinew__node_get(g, nodes[r])->parent)) continue; /* in another's subtree */
+    mark[nodes[r].index] |= TAKEN;
     if (sinew__reserve((void **)&list, &cap, count + 1, sizeof *list)) {
-      sinew__free(list);
-      return sinew_graph_set_error(g, SINEW_ENOMEM, "delete %s: out of memory", first);
+      rc = SINEW_ENOMEM;
+      break;
     }
     uint32_t begin = count;
     list[count++] = nodes[r];
-    for (uint32_t i = begin; i < count; i++) {
+    for (uint32_t i = begin; i < count && !rc; i++) {
       sinew__node *x = sinew__node_get(g, list[i]);
-      if (x->locked) {
-        sinew__free(list);
-        return sinew_graph_set_error(g, SINEW_ELOCKED, "delete: node %s is locked", x->name);
+      if (x->locked && i == begin) {
+        rc = sinew_graph_set_error(g, SINEW_ELOCKED, "delete: node %s is locked", x->name);
+      } else if (x->locked) {
+        rc = sinew_graph_set_error(g, SINEW_ELOCKED, "delete: node %s: its descendant %s is locked",
+                                   sinew__node_get(g, nodes[r])->name, x->name);
+      } else if (sinew__reserve((void **)&list, &cap, count + x->nchildren, sizeof *list)) {
+        rc = SINEW_ENOMEM;
+      } else {
+        for (uint32_t k = 0; k < x->nchildren; k++) list[count++] = x->children[k];
       }
-      if (sinew__reserve((void **)&list, &cap, count + x->nchildren, sizeof *list)) {
-        sinew__free(list);
-        return sinew_graph_set_error(g, SINEW_ENOMEM, "delete %s: out of memory", first);
-      }
-      for (uint32_t k = 0; k < x->nchildren; k++) list[count++] = x->children[k];
     }
+  }
+  sinew__free(mark);
+  if (rc) {
+    sinew__free(list);
+    return rc == SINEW_ENOMEM ? sinew_graph_set_error(g, SINEW_ENOMEM, "delete %s: out of memory", first) : rc;
   }
   /* Destinations on other nodes keep the value they have from the subtrees: bring them up to
    * date, and make room for the dirt their cutting pushes, before anything goes, so that the
@@ -881,7 +903,7 @@ int sinew_node_delete_many(sinew_graph_t *g, const sinew_node_t *nodes, size_t n
       const sinew__conn *c = x->conns[k];
       if (c->dst.node.index == list[i].index) continue;
       sinew_plug_t dst = c->dst;
-      int rc = sinew__pull(g, &dst);
+      rc = sinew__pull(g, &dst);
       if (!rc && sinew__reserve_push(g)) rc = sinew_graph_set_error(g, SINEW_ENOMEM, "out of memory");
       if (rc) {
         sinew__free(list);

@@ -274,7 +274,7 @@ static void test_rename_delete(void **state) {
   /* locked nodes: refused, and a locked descendant keeps its ancestors too */
   ok("createNode transform -n p; createNode transform -n q -p p; createNode transform -n r; lockNode -l 1 q;");
   expect_res("lockNode -q q", "1");
-  bad("delete r p", "p", "q is locked", NULL);
+  bad("delete r p", "node p: its descendant q is locked", NULL);
   bad("delete q", "q is locked", NULL);
   bad("rename q q2", "q", "locked", NULL);
   bad("delete r nothing", "no node named 'nothing'", NULL);
@@ -298,7 +298,7 @@ static void test_delete_deep_chain(void **state) {
   ok("lockNode -l 1 t59999;");
   /* refused, naming the locked node, and nothing goes (counted: a snapshot of this scene is slow) */
   assert_int_not_equal(run("delete t0"), 0);
-  assert_non_null(strstr(sinew_session_errmsg(S), "t59999 is locked"));
+  assert_non_null(strstr(sinew_session_errmsg(S), "t0: its descendant t59999 is locked"));
   assert_int_equal(sinew_node_count(G()), before + 60001);
   ok("lockNode -l 0 t59999; delete t0;");
   assert_false(exists("t0") || exists("t30000") || exists("t59999"));

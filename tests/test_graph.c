@@ -480,6 +480,52 @@ static void test_delete_and_stale(void **state) {
   assert_true(sinew_node_valid(g, b));
 }
 
+/* delete_many with many roots: 25,000 parents and a child under each, the children listed
+ * first, so every child is inside another listed root's subtree; then a chain whose every link
+ * is listed, deepest first. Both must be near-linear (the roots once compared pairwise took
+ * minutes here); everything listed goes, each node once. */
+static void test_delete_many_roots(void **state) {
+  (void)state;
+  sinew_graph_t *g;
+  assert_int_equal(sinew_graph_create(NULL, &g), 0);
+  assert_int_equal(register_types(g), 0);
+  enum { HALF = 25000, CHAIN = 20000 };
+  sinew_node_t *nodes = malloc(2 * HALF * sizeof *nodes);
+  assert_non_null(nodes);
+  sinew_node_t keep = mk(g, "xform", "keep");
+  char name[32];
+  for (size_t i = 0; i < HALF; i++) {
+    snprintf(name, sizeof name, "p%zu", i);
+    assert_int_equal(sinew_node_create(g, "xform", name, &nodes[HALF + i]), 0);
+    snprintf(name, sizeof name, "c%zu", i);
+    assert_int_equal(sinew_node_create_under(g, "xform", name, nodes[HALF + i], &nodes[i]), 0);
+  }
+  assert_int_equal(sinew_node_count(g), 2 * HALF + 1);
+  assert_int_equal(sinew_node_delete_many(g, nodes, 2 * HALF), SINEW_OK);
+  assert_int_equal(sinew_node_count(g), 1);
+  assert_true(sinew_node_valid(g, keep));
+  assert_false(sinew_node_valid(g, nodes[0]) || sinew_node_valid(g, nodes[2 * HALF - 1]));
+  /* a chain, every link listed (the last one twice), deepest first; a lock at the bottom
+   * refuses it all */
+  sinew_node_t *chain = malloc((CHAIN + 1) * sizeof *chain);
+  assert_non_null(chain);
+  chain[CHAIN - 1] = mk(g, "xform", "top");
+  for (size_t i = CHAIN - 1; i-- > 0;) {
+    snprintf(name, sizeof name, "link%zu", i);
+    assert_int_equal(sinew_node_create_under(g, "xform", name, chain[i + 1], &chain[i]), 0);
+  }
+  chain[CHAIN] = chain[CHAIN - 1];
+  assert_int_equal(sinew_node_set_locked(g, chain[0], true), 0);
+  assert_int_equal(sinew_node_delete_many(g, chain, CHAIN + 1), SINEW_ELOCKED);
+  assert_int_equal(sinew_node_count(g), CHAIN + 1);
+  assert_int_equal(sinew_node_set_locked(g, chain[0], false), 0);
+  assert_int_equal(sinew_node_delete_many(g, chain, CHAIN + 1), SINEW_OK);
+  assert_int_equal(sinew_node_count(g), 1);
+  free(chain);
+  free(nodes);
+  sinew_graph_destroy(g);
+}
+
 /* delete a b c: all or nothing. Overlapping subtrees and repeated nodes are deleted once; a
  * locked node, a stale handle or an allocation failure anywhere deletes none of them, and the
  * destinations they fed keep their values. */
@@ -3299,6 +3345,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_long_names, setup, teardown),
       cmocka_unit_test_setup_teardown(test_delete_and_stale, setup, teardown),
       cmocka_unit_test(test_delete_many),
+      cmocka_unit_test(test_delete_many_roots),
       cmocka_unit_test_setup_teardown(test_dag_hierarchy, setup, teardown),
       cmocka_unit_test_setup_teardown(test_plug_parse_format, setup, teardown),
       cmocka_unit_test_setup_teardown(test_sparse_multi, setup, teardown),
