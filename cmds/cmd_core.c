@@ -1041,8 +1041,7 @@ static int cmd_file(sinew_cmd_t *cmd) {
                             .prefix = sinew_cmd_flag_string(cmd, "renamingPrefix", NULL),
                             .rename_all = sinew_cmd_flag_bool(cmd, "renameAll", false),
                             .merge_ns = sinew_cmd_flag_bool(cmd, "mergeNamespacesOnClash", false)};
-    size_t n = strlen(path);
-    bool ma = n > 3 && strcmp(path + n - 3, ".ma") == 0;
+    bool ma = sinew__is_ma_path(path); /* .ma in any case, as everywhere */
     int rc;
     if (sinew_cmd_flag_count(cmd, "open")) {
       rc = sinew_session_open(s, path);

@@ -781,6 +781,13 @@ static void test_upper_case_extension(void **state) {
     fail_msg("run_file mixed.Ma: %s", sinew_session_errmsg(s));
   assert_string_equal(res(s, "nodeType f"), "fancyThing");
   sinew_session_destroy(s);
+  /* file -i reads it as a .ma too (placeholders, not "Unknown object type") */
+  s = new_session();
+  char cmd[600];
+  snprintf(cmd, sizeof cmd, "file -i \"%s\"", tmp("UP.MA"));
+  res(s, cmd);
+  assert_string_equal(res(s, "nodeType f"), "fancyThing");
+  sinew_session_destroy(s);
 }
 
 int main(void) {
