@@ -116,29 +116,6 @@ static int group_parts_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
   return rc;
 }
 
-/* An exclusive block shaped like src (same topology, point count and normals) holding src's
- * points and normals: one of the pair when nobody else holds it, else a fresh clone that takes
- * a free slot. Borrowed (the state keeps the reference); NULL on out-of-memory. */
-static sinew_data_t *output_block(tweak_state *st, const sinew_data_t *src) {
-  const sinew_mesh_t *ms = sinew_mesh_get(src);
-  size_t bytes = sizeof(float) * 3 * (size_t)ms->npoints;
-  for (int b = 0; b < 2; b++) {
-    sinew_data_t *d = st->out[b];
-    if (!d || d == src || sinew_data_refcount(d) != 1) continue;
-    const sinew_mesh_t *md = sinew_mesh_get(d);
-    if (md->topology != ms->topology || md->npoints != ms->npoints || !md->normals != !ms->normals) continue;
-    if (bytes) memcpy((float *)md->points, ms->points, bytes);
-    if (bytes && ms->normals) memcpy((float *)md->normals, ms->normals, bytes);
-    return d;
-  }
-  sinew_data_t *fresh;
-  if (sinew_mesh_clone_shared(src, true, &fresh)) return NULL;
-  int slot = !st->out[0] || sinew_data_refcount(st->out[0]) == 1 ? 0 : 1;
-  sinew_data_unref(st->out[slot]); /* other holders, if any, keep theirs alive */
-  st->out[slot] = fresh;
-  return fresh;
-}
-
 /* Adds scale * every non-zero element of the offset array `arr` (vl[k].vt or pl[k].cp) to the
  * points of *out, making *out (from `in`) on the first such offset. */
 static int add_offsets(sinew_graph_t *g, tweak_state *st, const sinew_plug_t *arr, double scale,
@@ -158,7 +135,7 @@ static int add_offsets(sinew_graph_t *g, tweak_state *st, const sinew_plug_t *ar
     int rc = sinew_get_doubles(g, &e, v, 3, NULL);
     if (rc) return rc;
     if (v[0] == 0 && v[1] == 0 && v[2] == 0) continue;
-    if (!*out && !(*out = output_block(st, in))) return SINEW_ENOMEM;
+    if (!*out && !(*out = sinew__mesh_reuse_block(st->out, in))) return SINEW_ENOMEM;
     float *p = (float *)sinew_mesh_get(*out)->points + 3 * (size_t)idx[k];
     for (int c = 0; c < 3; c++) p[c] = (float)(p[c] + scale * v[c]);
   }

@@ -188,6 +188,29 @@ void sinew__mesh_buf_free(sinew__mesh_buf *b) {
   *b = (sinew__mesh_buf){0};
 }
 
+/* One of the pair, exclusively held by the node and shaped like src (same topology, point
+ * count, normals), with src's points and normals copied in; a fresh clone when neither fits.
+ * Borrowed: the node keeps its reference. NULL on out-of-memory. */
+sinew_data_t *sinew__mesh_reuse_block(sinew_data_t *pair[2], const sinew_data_t *src) {
+  const sinew_mesh_t *ms = sinew_mesh_get(src);
+  size_t bytes = sizeof(float) * 3 * (size_t)ms->npoints;
+  for (int b = 0; b < 2; b++) {
+    sinew_data_t *d = pair[b];
+    if (!d || d == src || sinew_data_refcount(d) != 1) continue;
+    const sinew_mesh_t *md = sinew_mesh_get(d);
+    if (md->topology != ms->topology || md->npoints != ms->npoints || !md->normals != !ms->normals) continue;
+    if (bytes) memcpy((float *)md->points, ms->points, bytes);
+    if (bytes && ms->normals) memcpy((float *)md->normals, ms->normals, bytes);
+    return d;
+  }
+  sinew_data_t *fresh;
+  if (sinew_mesh_clone_shared(src, true, &fresh)) return NULL;
+  int slot = !pair[0] || sinew_data_refcount(pair[0]) == 1 ? 0 : 1;
+  sinew_data_unref(pair[slot]); /* other holders, if any, keep theirs alive */
+  pair[slot] = fresh;
+  return fresh;
+}
+
 void *sinew__mesh_scratch(sinew_data_t **block, size_t bytes) {
   if (*block && sinew_data_size(*block) >= bytes) return (void *)sinew_data_get(*block);
   sinew_data_t *nb;

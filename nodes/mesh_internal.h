@@ -1,6 +1,7 @@
-/* nodes/mesh_internal.h: what the mesh files (mesh.c, mesh_prim.c, mesh_obj.c, mesh_node.c)
- * share: building a topology in place, and growable scratch arrays. Every byte lives in a data
- * block, so all memory goes through the library's allocator funnel. */
+/* nodes/mesh_internal.h: what the mesh files (mesh.c, mesh_prim.c, mesh_obj.c, mesh_node.c) and
+ * the deformers that write meshes share: building a topology in place, reusable output blocks,
+ * and growable scratch arrays. Every byte lives in a data block, so all memory goes through the
+ * library's allocator funnel. */
 #ifndef SINEW_MESH_INTERNAL_H
 #define SINEW_MESH_INTERNAL_H
 
@@ -31,6 +32,12 @@ int sinew__mesh_buf_reserve(sinew__mesh_buf *b, size_t more);
 /* Appends n bytes. */
 int sinew__mesh_buf_append(sinew__mesh_buf *b, const void *data, size_t n);
 void sinew__mesh_buf_free(sinew__mesh_buf *b);
+
+/* Output blocks a node keeps as a pair so that steady-state evaluation allocates nothing: one of
+ * the pair, held by nobody else and shaped like src (same topology, point count, normals), with
+ * src's points and normals copied in; else a fresh clone of src, put in a slot nobody else
+ * holds. Borrowed (the pair keeps the reference). NULL on out-of-memory. */
+sinew_data_t *sinew__mesh_reuse_block(sinew_data_t *pair[2], const sinew_data_t *src);
 
 /* A scratch area of at least `bytes` in *block, grown (contents dropped) when too small, so a
  * node can keep it between evaluations and allocate nothing in steady state. NULL on failure. */

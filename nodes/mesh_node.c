@@ -129,29 +129,6 @@ typedef struct mesh_state {
 
 /* ---- helpers ------------------------------------------------------------------------------- */
 
-/* One of the pair, exclusively held by the node and shaped like src (same topology, point
- * count, normals), with src's points and normals copied in; a fresh clone when neither fits.
- * Borrowed: the node keeps its reference. NULL on out-of-memory. */
-static sinew_data_t *reuse_block(sinew_data_t **pair, const sinew_data_t *src) {
-  const sinew_mesh_t *ms = sinew_mesh_get(src);
-  size_t bytes = sizeof(float) * 3 * (size_t)ms->npoints;
-  for (int b = 0; b < 2; b++) {
-    sinew_data_t *d = pair[b];
-    if (!d || d == src || sinew_data_refcount(d) != 1) continue;
-    const sinew_mesh_t *md = sinew_mesh_get(d);
-    if (md->topology != ms->topology || md->npoints != ms->npoints || !md->normals != !ms->normals) continue;
-    if (bytes) memcpy((float *)md->points, ms->points, bytes);
-    if (bytes && ms->normals) memcpy((float *)md->normals, ms->normals, bytes);
-    return d;
-  }
-  sinew_data_t *fresh;
-  if (sinew_mesh_clone_shared(src, true, &fresh)) return NULL;
-  int slot = !pair[0] || sinew_data_refcount(pair[0]) == 1 ? 0 : 1;
-  sinew_data_unref(pair[slot]); /* other holders, if any, keep theirs alive */
-  pair[slot] = fresh;
-  return fresh;
-}
-
 /* Logical indices of an array plug, in the node's scratch block after `reserve` extra bytes per
  * element for the caller. */
 static size_t array_indices(sinew_graph_t *g, sinew_node_t n, mesh_state *st, uint32_t attr, size_t reserve,
@@ -237,7 +214,7 @@ static int apply_tweaks(sinew_graph_t *g, sinew_node_t n, mesh_state *st, sinew_
   if (!kept) return SINEW_OK;
   sinew_data_t *dst = *base;
   bool own = sinew_data_refcount(dst) == 1; /* made by stored_geometry: write in place */
-  if (!own && !(dst = reuse_block(st->out_buf, *base))) return SINEW_ENOMEM;
+  if (!own && !(dst = sinew__mesh_reuse_block(st->out_buf, *base))) return SINEW_ENOMEM;
   float *p = (float *)sinew_mesh_get(dst)->points;
   for (size_t k = 0; k < kept; k++)
     for (int c = 0; c < 3; c++) p[3 * (size_t)idx[k] + c] += val[3 * k + c];
@@ -317,7 +294,7 @@ static int compute_world_mesh(sinew_compute_t *ctx, const sinew_plug_t *plug) {
     sinew_data_unref(local);
     return rc;
   }
-  sinew_data_t *dst = reuse_block(st->world_buf, local);
+  sinew_data_t *dst = sinew__mesh_reuse_block(st->world_buf, local);
   sinew_data_unref(local);
   if (!dst) return SINEW_ENOMEM;
   const sinew_mesh_t *md = sinew_mesh_get(dst);
