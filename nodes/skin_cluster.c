@@ -558,7 +558,8 @@ static int skin_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
   int32_t idx2[2] = {k, 0};
   sinew_plug_t ig = sinew_plug_make(n, A.input_geometry, 1, idx2);
   sinew_data_t *in = NULL;
-  sinew__geometry_input(g, &ig, &in); /* a worldMesh source gives its local points, as in Maya */
+  /* a worldMesh source gives its local points, as in Maya; out of memory fails the read */
+  if (sinew__geometry_input(g, &ig, &in) == SINEW_ENOMEM) return SINEW_ENOMEM;
   const sinew_mesh_t *mesh = in ? sinew_mesh_get(in) : NULL;
   double en = 1, state = 0, method = 0;
   sinew_plug_t pen = sinew_plug_make(n, A.envelope, 0, NULL), pns = sinew_plug_make(n, A.node_state, 0, NULL);
