@@ -10,22 +10,9 @@
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
-static char *dupstr(const char *s) {
-  size_t n = strlen(s);
-  char *d = sinew_malloc(n + 1);
-  if (d) memcpy(d, s, n + 1);
-  return d;
-}
-
 static int push_str(char ***v, uint32_t *n, uint32_t *cap, const char *s) {
-  if (*n == *cap) {
-    uint32_t nc = *cap ? *cap * 2 : 8;
-    char **p = sinew_realloc(*v, nc * sizeof *p);
-    if (!p) return SINEW_ENOMEM;
-    *v = p;
-    *cap = nc;
-  }
-  char *d = dupstr(s);
+  if (sinew__cmds_grow((void **)v, cap, *n + 1, sizeof **v)) return SINEW_ENOMEM;
+  char *d = sinew__cmds_strdup(s);
   if (!d) return SINEW_ENOMEM;
   (*v)[(*n)++] = d;
   return SINEW_OK;
@@ -38,13 +25,7 @@ static int set_selection(sinew__scene *sc, const sinew_node_t *nodes, uint32_t n
     for (uint32_t k = 0; k < sc->nsel; k++)
       dup |= sc->selection[k].index == nodes[i].index && sc->selection[k].gen == nodes[i].gen;
     if (dup) continue;
-    if (sc->nsel == sc->csel) {
-      uint32_t nc = sc->csel ? sc->csel * 2 : 8;
-      sinew_node_t *p = sinew_realloc(sc->selection, nc * sizeof *p);
-      if (!p) return SINEW_ENOMEM;
-      sc->selection = p;
-      sc->csel = nc;
-    }
+    if (sinew__cmds_grow((void **)&sc->selection, &sc->csel, sc->nsel + 1, sizeof *sc->selection)) return SINEW_ENOMEM;
     sc->selection[sc->nsel++] = nodes[i];
   }
   return SINEW_OK;
@@ -156,7 +137,7 @@ static int cmd_rename(sinew_cmd_t *cmd) {
     if (argc >= 1 && (rc = sinew__cmd_node(cmd, sinew_cmd_arg_string(cmd, 0), &n))) return rc;
     if (!sinew_node_valid(g, n)) return sinew_cmd_error(cmd, SINEW_EINVAL, "-uuid: no current node");
     sinew__extra *e = sinew__extra_get(s->scene, n, true);
-    char *d = dupstr(uid);
+    char *d = sinew__cmds_strdup(uid);
     if (!e || !d) {
       sinew_free(d);
       return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
@@ -817,7 +798,7 @@ static int cmd_file_info(sinew_cmd_t *cmd) {
         sc->nfile_info -= 2;
         return SINEW_OK;
       }
-      char *v = dupstr(sinew_cmd_arg_string(cmd, 1));
+      char *v = sinew__cmds_strdup(sinew_cmd_arg_string(cmd, 1));
       if (!v) return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
       sinew_free(sc->file_info[i + 1]);
       sc->file_info[i + 1] = v;
@@ -1024,7 +1005,7 @@ static int cmd_file(sinew_cmd_t *cmd) {
   }
   const char *rn = sinew_cmd_flag_string(cmd, "rename", NULL);
   if (rn) {
-    char *d = dupstr(rn);
+    char *d = sinew__cmds_strdup(rn);
     if (!d) return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
     sinew_free(s->scene->file_name);
     s->scene->file_name = d;
@@ -1062,7 +1043,7 @@ static int cmd_file(sinew_cmd_t *cmd) {
     const char *target = path ? path : s->scene->file_name;
     if (!target || !target[0])
       return sinew_cmd_error(cmd, SINEW_EINVAL, "the scene has no file name (use file -rename first)");
-    char *t = dupstr(target);
+    char *t = sinew__cmds_strdup(target);
     if (!t) return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
     int rc = sinew_session_save(s, t);
     if (rc) {

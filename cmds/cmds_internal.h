@@ -144,6 +144,12 @@ struct sinew_session {
   char errmsg[1024];
 };
 
+/* A copy of s through the allocation funnel; NULL on out-of-memory. */
+char *sinew__cmds_strdup(const char *s);
+/* Makes room for `need` elements of es bytes in *p (capacity *cap, doubled from 8); SINEW_ENOMEM
+ * leaves *p and *cap as they were. */
+int sinew__cmds_grow(void **p, uint32_t *cap, uint32_t need, size_t es);
+
 /* Scenes. */
 int sinew__scene_create(sinew_session_t *s, sinew__scene **out);
 void sinew__scene_destroy(sinew__scene *sc);

@@ -111,14 +111,14 @@ void sinew__buf_free(sinew__buf *b) {
   memset(b, 0, sizeof *b);
 }
 
-static char *dupstr(const char *s) {
+char *sinew__cmds_strdup(const char *s) {
   size_t n = strlen(s);
   char *d = sinew_malloc(n + 1);
   if (d) memcpy(d, s, n + 1);
   return d;
 }
 
-static int grow(void **p, uint32_t *cap, uint32_t need, size_t es) {
+int sinew__cmds_grow(void **p, uint32_t *cap, uint32_t need, size_t es) {
   if (need <= *cap) return SINEW_OK;
   uint32_t nc = *cap ? *cap * 2 : 8;
   while (nc < need) nc *= 2;
@@ -189,14 +189,14 @@ int sinew__extra_add_raw(sinew__scene *sc, sinew_node_t n, const char *attr, con
   /* the same attribute set again replaces the earlier line */
   for (uint32_t i = 0; i < e->nraws; i++)
     if (strcmp(e->raws[i].attr, attr) == 0) {
-      char *t = dupstr(text);
+      char *t = sinew__cmds_strdup(text);
       if (!t) return SINEW_ENOMEM;
       sinew_free(e->raws[i].text);
       e->raws[i].text = t;
       return SINEW_OK;
     }
-  if (grow((void **)&e->raws, &e->craws, e->nraws + 1, sizeof *e->raws)) return SINEW_ENOMEM;
-  char *a = dupstr(attr), *t = dupstr(text);
+  if (sinew__cmds_grow((void **)&e->raws, &e->craws, e->nraws + 1, sizeof *e->raws)) return SINEW_ENOMEM;
+  char *a = sinew__cmds_strdup(attr), *t = sinew__cmds_strdup(text);
   if (!a || !t) {
     sinew_free(a);
     sinew_free(t);
@@ -229,7 +229,7 @@ struct sinew__plug_state *sinew__plug_state(sinew__scene *sc, const sinew_plug_t
     return st;
   }
   st = sinew_calloc(1, sizeof *st);
-  char *a = st ? dupstr(attr) : NULL;
+  char *a = st ? sinew__cmds_strdup(attr) : NULL;
   if (!a) {
     sinew_free(st);
     return NULL;
@@ -273,7 +273,7 @@ bool sinew__extra_is_implicit(sinew__scene *sc, sinew_node_t n, uint32_t attr) {
 
 int sinew__extra_mark_implicit(sinew__scene *sc, sinew_node_t n, uint32_t attr) {
   sinew__extra *e = sinew__extra_get(sc, n, true);
-  if (!e || grow((void **)&e->implicit, &e->cimplicit, e->nimplicit + 1, sizeof *e->implicit))
+  if (!e || sinew__cmds_grow((void **)&e->implicit, &e->cimplicit, e->nimplicit + 1, sizeof *e->implicit))
     return SINEW_ENOMEM;
   e->implicit[e->nimplicit++] = attr;
   return SINEW_OK;
@@ -366,8 +366,8 @@ void sinew__warn_once(sinew_session_t *s, sinew_cmd_t *cmd, sinew_log_id_t id, c
   sinew__scene *sc = s->scene;
   for (uint32_t i = 0; i < sc->nwarned; i++)
     if (strcmp(sc->warned[i], key) == 0) return;
-  char *k = dupstr(key);
-  if (k && !grow((void **)&sc->warned, &sc->cwarned, sc->nwarned + 1, sizeof *sc->warned))
+  char *k = sinew__cmds_strdup(key);
+  if (k && !sinew__cmds_grow((void **)&sc->warned, &sc->cwarned, sc->nwarned + 1, sizeof *sc->warned))
     sc->warned[sc->nwarned++] = k;
   else
     sinew_free(k);
@@ -588,14 +588,14 @@ int sinew__import_record(sinew_session_t *s, const char *file_name, sinew_node_t
   bool new_bucket = !b, new_node = !in;
   if (!b) {
     b = sinew_calloc(1, sizeof *b);
-    if (!b || !(own = dupstr(file_name))) {
+    if (!b || !(own = sinew__cmds_strdup(file_name))) {
       sinew_free(b);
       return SINEW_ENOMEM;
     }
     b->name = own;
   }
   if (!in && !(in = sinew_calloc(1, sizeof *in))) goto oom;
-  if (grow((void **)&b->nodes, &b->cap, b->n + 1, sizeof *b->nodes)) goto oom;
+  if (sinew__cmds_grow((void **)&b->nodes, &b->cap, b->n + 1, sizeof *b->nodes)) goto oom;
   sinew__cmds_oom = 0;
   if (new_bucket) HASH_ADD_KEYPTR(hh, imp->names, b->name, strlen(b->name), b);
   if (sinew__cmds_oom) goto oom;
@@ -717,7 +717,7 @@ int sinew__import_node_name(sinew_session_t *s, const char *name, const char *ty
 static void import_log_conn(sinew__scene *sc, const sinew_plug_t *src, const sinew_plug_t *dst, bool made) {
   for (struct sinew__import *imp = sc->import; imp; imp = imp->outer) {
     if (!before_find(imp, src->node) || !before_find(imp, dst->node)) continue;
-    if (grow((void **)&imp->conns, &imp->cconns, imp->nconns + 1, sizeof *imp->conns)) {
+    if (sinew__cmds_grow((void **)&imp->conns, &imp->cconns, imp->nconns + 1, sizeof *imp->conns)) {
       imp->conns_lost = true;
       continue;
     }
@@ -839,7 +839,7 @@ static int import_begin(sinew_session_t *s, const sinew__import_opts *o, struct 
   sinew_node_t it = {0, 0};
   while (!rc && imp->nbefore < count && sinew_node_next(g, &it)) {
     import_before *bf = &imp->before[imp->nbefore];
-    *bf = (import_before){key_of(it), it, sinew_node_parent(g, it), dupstr(sinew_node_name(g, it)),
+    *bf = (import_before){key_of(it), it, sinew_node_parent(g, it), sinew__cmds_strdup(sinew_node_name(g, it)),
                           sinew_node_locked(g, it)};
     if (!bf->name) rc = SINEW_ENOMEM;
     else imp->nbefore++;
@@ -856,7 +856,7 @@ static int import_begin(sinew_session_t *s, const sinew__import_opts *o, struct 
     imp->file_info = sinew_calloc(sc->nfile_info, sizeof *imp->file_info);
     if (!imp->file_info) rc = SINEW_ENOMEM;
     for (uint32_t i = 0; !rc && i < sc->nfile_info; i++, imp->nfile_info++)
-      if (!(imp->file_info[i] = dupstr(sc->file_info[i]))) rc = SINEW_ENOMEM;
+      if (!(imp->file_info[i] = sinew__cmds_strdup(sc->file_info[i]))) rc = SINEW_ENOMEM;
   }
   if (rc) {
     import_free(imp);
@@ -1402,7 +1402,7 @@ int sinew_session_open(sinew_session_t *s, const char *path) {
     sinew__scene_destroy(fresh);
     return rc;
   }
-  char *fn = dupstr(path);
+  char *fn = sinew__cmds_strdup(path);
   sinew_free(fresh->file_name);
   fresh->file_name = fn;
   fresh->current = (sinew_node_t){0, 0};
@@ -1454,7 +1454,7 @@ int sinew_session_save(sinew_session_t *s, const char *path) {
                rc == SINEW_EIO ? strerror(errno) : sinew_strerror(rc));
     remove(tmp);
   } else {
-    char *fn = dupstr(path);
+    char *fn = sinew__cmds_strdup(path);
     if (fn) {
       sinew_free(s->scene->file_name);
       s->scene->file_name = fn;
