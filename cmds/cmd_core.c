@@ -1013,7 +1013,7 @@ static int cmd_file(sinew_cmd_t *cmd) {
   }
   if (sinew_cmd_flag_count(cmd, "new")) {
     int rc = sinew_session_new_scene(s);
-    if (rc == SINEW_EINVAL) return sinew_cmd_error(cmd, rc, "-new: not while a file is being imported");
+    if (rc == SINEW_EINVAL) return sinew_cmd_error(cmd, rc, "%s", sinew_session_errmsg(s));
     return rc ? sinew_cmd_error(cmd, rc, "cannot create a new scene") : SINEW_OK;
   }
   if (sinew_cmd_flag_count(cmd, "open") || sinew_cmd_flag_count(cmd, "import")) {

@@ -141,6 +141,7 @@ struct sinew_session {
   sinew_lang_t *lang;
   sinew__scene *scene;
   int loading;       /* > 0 while a .ma file runs: unknown commands warn and are skipped */
+  int opening;       /* > 0 while sinew_session_open runs a file: its scene cannot be replaced */
   char errmsg[1024];
 };
 

@@ -66,7 +66,7 @@ void sinew__buf_num(sinew__buf *b, double d) {
     sinew__buf_put(b, "0", 1);
     return;
   }
-  if (d == (double)(int64_t)d && d > -1e15 && d < 1e15) {
+  if (d > -1e15 && d < 1e15 && d == (double)(int64_t)d) { /* in range before the cast */
     snprintf(tmp, sizeof tmp, "%lld", (long long)d);
   } else {
     for (int prec = 15; prec <= 17; prec++) {
@@ -1375,8 +1375,14 @@ int sinew_session_run_file(sinew_session_t *s, const char *path, sinew_value_t *
   return rc;
 }
 
-/* While a file is imported its scene stays: the import puts it back if it fails. */
-static int refuse_while_importing(sinew_session_t *s, const char *what) {
+/* While a file is opened or imported its scene stays: the reader is still building it (an open
+ * holds the scene it makes until the file ends; an import puts the scene back if it fails), so a
+ * line of that file cannot replace it with file -new or file -open. */
+static int refuse_while_reading(sinew_session_t *s, const char *what) {
+  if (s->opening) {
+    snprintf(s->errmsg, sizeof s->errmsg, "%s: not while a file is being opened", what);
+    return SINEW_EINVAL;
+  }
   if (!s->scene->import) return SINEW_OK;
   snprintf(s->errmsg, sizeof s->errmsg, "%s: not while a file is being imported", what);
   return SINEW_EINVAL;
@@ -1385,7 +1391,7 @@ static int refuse_while_importing(sinew_session_t *s, const char *what) {
 int sinew_session_open(sinew_session_t *s, const char *path) {
   if (!s || !path) return SINEW_EINVAL;
   s->errmsg[0] = 0;
-  int rc = refuse_while_importing(s, "file -open");
+  int rc = refuse_while_reading(s, "file -open");
   if (rc) return rc;
   sinew__scene *fresh, *old = s->scene;
   rc = sinew__scene_create(s, &fresh);
@@ -1395,7 +1401,9 @@ int sinew_session_open(sinew_session_t *s, const char *path) {
   }
   s->scene = fresh;
   sinew_lang_set_graph(s->lang, fresh->graph);
+  s->opening++;
   rc = sinew__is_ma_path(path) ? run_ma(s, path, NULL) : sinew_session_run_file(s, path, NULL);
+  s->opening--;
   if (rc) {
     s->scene = old;
     sinew_lang_set_graph(s->lang, old->graph);
@@ -1412,8 +1420,9 @@ int sinew_session_open(sinew_session_t *s, const char *path) {
 
 int sinew_session_new_scene(sinew_session_t *s) {
   if (!s) return SINEW_EINVAL;
+  s->errmsg[0] = 0;
   sinew__scene *fresh;
-  int rc = refuse_while_importing(s, "file -new");
+  int rc = refuse_while_reading(s, "file -new");
   if (rc) return rc;
   rc = sinew__scene_create(s, &fresh);
   if (rc) return rc;

@@ -53,9 +53,10 @@ SINEW_API int sinew_session_run(sinew_session_t *session, const char *text, size
 SINEW_API int sinew_session_run_file(sinew_session_t *session, const char *path,
                                      sinew_value_t *result);
 /* file -open: reads the file into a new scene; on success it replaces the current one, on
- * failure the current scene is untouched. */
+ * failure the current scene is untouched. While a file is being opened or imported, its lines
+ * cannot replace the scene under it: file -open and file -new from inside fail (SINEW_EINVAL). */
 SINEW_API int sinew_session_open(sinew_session_t *session, const char *path);
-/* file -new: an empty scene. */
+/* file -new: an empty scene (SINEW_EINVAL while a file is being opened or imported). */
 SINEW_API int sinew_session_new_scene(sinew_session_t *session);
 /* file -save -type "mayaAscii": writes the current scene. */
 SINEW_API int sinew_session_save(sinew_session_t *session, const char *path);
