@@ -441,7 +441,7 @@ static int set_compact(sinew_cmd_t *cmd, sinew_graph_t *g, const plug_text *pt, 
     start[e] = npairs;
     double cnt;
     if ((rc = num_arg(cmd, i++, &cnt))) break;
-    if (cnt < 0 || cnt != floor(cnt) || i + 2 * (size_t)cnt > argc) {
+    if (!(cnt >= 0) || cnt != floor(cnt) || cnt > (double)(argc - i) / 2) {
       rc = sinew_cmd_error(cmd, SINEW_ESYNTAX, ".%s: element %d: bad count %g (%zu values left)", pt->raw_attr,
                            el, cnt, argc - i);
       break;
@@ -449,8 +449,10 @@ static int set_compact(sinew_cmd_t *cmd, sinew_graph_t *g, const plug_text *pt, 
     for (size_t k = 0; k < (size_t)cnt && !rc; k++) {
       double ix;
       if ((rc = num_arg(cmd, i + 2 * k, &ix)) || (rc = num_arg(cmd, i + 2 * k + 1, &val[npairs]))) break;
-      if (ix < 0 || ix > INT32_MAX || ix != floor(ix))
+      if (!(ix >= 0 && ix <= INT32_MAX) || ix != floor(ix)) {
         rc = sinew_cmd_error(cmd, SINEW_ERANGE, ".%s: element %d: bad index %g", pt->raw_attr, el, ix);
+        break;
+      }
       idx[npairs] = (int32_t)ix;
       val[npairs] = sinew__unit_to_internal(g, wi.type, val[npairs]);
       npairs++;

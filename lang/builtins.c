@@ -328,7 +328,7 @@ static int f_hsv_to_rgb(builtin_call *bc, val *a, int n, val *out) {
   (void)bc, (void)n;
   double hsv[3], rgb[3];
   vec(&a[0], hsv);
-  double h = fmod(hsv[0], 1.0), s = hsv[1], v = hsv[2];
+  double h = isfinite(hsv[0]) ? fmod(hsv[0], 1.0) : 0, s = hsv[1], v = hsv[2];
   if (h < 0) h += 1;
   double h6 = h * 6;
   int i = (int)floor(h6);
@@ -463,7 +463,9 @@ static double noise3(double x, double y, double z) {
   perm_init();
   if (!isfinite(x) || !isfinite(y) || !isfinite(z)) return 0;
   double fx = floor(x), fy = floor(y), fz = floor(z);
-  int X = (int)((int64_t)fx & 255), Y = (int)((int64_t)fy & 255), Z = (int)((int64_t)fz & 255);
+  /* the lattice repeats every 256: reduce before the cast, which a huge coordinate would overflow */
+  int X = (int)fmod(fmod(fx, 256) + 256, 256), Y = (int)fmod(fmod(fy, 256) + 256, 256),
+      Z = (int)fmod(fmod(fz, 256) + 256, 256);
   x -= fx, y -= fy, z -= fz;
   double u = fade(x), v = fade(y), w = fade(z);
   int A = perm[X] + Y, AA = perm[A] + Z, AB = perm[A + 1] + Z, B = perm[X + 1] + Y,
