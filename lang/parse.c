@@ -824,10 +824,13 @@ static ast *command_word(sinew__parse *p) {
     p->pos = save;
     p->line = sline;
   }
-  ast *a = node(p, A_WORD);
-  if (!a) return NULL;
   size_t i = 0;
   while (!word_end(peekc(p, i))) i++;
+  /* a character that ends words but starts none ('}' inside backquotes): refused, never an empty
+   * word that does not move the parser on */
+  if (i == 0) FAIL(p, "unexpected '%c' in a command", c);
+  ast *a = node(p, A_WORD);
+  if (!a) return NULL;
   a->v.str.s = dup_text(p, p->src + p->pos, i);
   a->v.str.len = i;
   advance(p, i);
