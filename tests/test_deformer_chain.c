@@ -2,10 +2,10 @@
  * tweak): their names as Maya files write them, pass-through without a copy (the same block),
  * tweak offsets (vlist and sparse plist controlPoints) scaled by envelope 0 / 0.5 / 1, several
  * geometries, normals, a worldMesh source read as local points, dirty propagation (an offset
- * re-runs the skin; a joint does not re-run the tweak), steady state and allocation failure,
- * bad input; and corpus scenes whose skinClusters are fed through groupParts + tweak +
- * groupParts: at their bind pose the skinned output equals the Orig's points, a tweak offset
- * shows through, and a turned joint moves the output. */
+ * re-runs the skin; a joint does not re-run the tweak), steady state and allocation failure, bad
+ * input; and real Maya scenes (tests/data; a missing file fails the test) whose skinClusters are
+ * fed through groupParts + tweak + groupParts: at their bind pose the skinned output equals the
+ * Orig's points, a tweak offset shows through, and a turned joint moves the output. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -742,19 +742,16 @@ static void test_bad_input(void **state) {
   sinew_session_destroy(s);
 }
 
-/* ---- corpus scenes ---------------------------------------------------------------------------- */
+/* ---- real Maya scenes (tests/data) ------------------------------------------------------------ */
 
-static const char *corpus(const char *rel) {
+/* The path of a file under tests/data; fails the test when the file is missing. */
+static const char *data_file(const char *rel) {
   static char buf[512];
-  snprintf(buf, sizeof buf, "%s/%s", SINEW_CORPUS_DIR, rel);
+  snprintf(buf, sizeof buf, "%s/%s", SINEW_TEST_DATA_DIR, rel);
+  FILE *f = fopen(buf, "rb");
+  if (!f) fail_msg("test data file %s is missing", buf);
+  fclose(f);
   return buf;
-}
-
-static bool have(const char *rel) {
-  FILE *f = fopen(corpus(rel), "rb");
-  if (f) fclose(f);
-  else print_message("corpus file %s not found: skipped\n", corpus(rel));
-  return f != NULL;
 }
 
 static bool same_node(sinew_node_t a, sinew_node_t b) { return a.index == b.index && a.gen == b.gen; }
@@ -835,9 +832,8 @@ static sinew_node_t bind_pose(sinew_graph_t *g, sinew_node_t sk) {
  * <- the Orig mesh, with groupIds connected; at the bind pose its output is the Orig's points, a tweak offset
  * shows through exactly, and turning an influence moves the output without touching the chain. */
 static void check_scene(const char *rel, size_t want_skins) {
-  if (!have(rel)) return;
   sinew_session_t *s = session();
-  if (sinew_session_open(s, corpus(rel))) fail_msg("%s: %s", rel, sinew_session_errmsg(s));
+  if (sinew_session_open(s, data_file(rel))) fail_msg("%s: %s", rel, sinew_session_errmsg(s));
   sinew_graph_t *g = sinew_session_graph(s);
   sinew_node_t sk[8];
   size_t nsk = sinew_node_list_type(g, "skinCluster", true, sk, 8);

@@ -1,12 +1,12 @@
-/* tests/test_ma.c: Maya ASCII reading and writing against the corpus (SINEW_CORPUS_DIR, skipped
- * with a message when it is absent): every file loads, with node counts by type and connection
- * counts that match the file's own text and chosen values read back; placeholder types warn
- * once; the skinned scenes at their bind pose give skinCluster output points equal to their
- * Orig shape's points, through the deformer chain Maya writes (groupParts, tweak); save ->
- * load -> save is byte-identical; the written file keeps dynamic
- * attributes, DAG parents, connections, placeholder nodes and compact weights; a failing save
- * leaves the old file; bad files (truncated, garbage, an unterminated string, a setAttr on a
- * missing node) give a message with file and line and leave the open scene as it was. */
+/* tests/test_ma.c: Maya ASCII reading and writing against real Maya files (the .ma files under
+ * tests/data, SINEW_TEST_DATA_DIR; a missing file fails the test): every file loads, with node
+ * counts by type and connection counts that match the file's own text and chosen values read back;
+ * placeholder types warn once; the skinned scenes at their bind pose give skinCluster output
+ * points equal to their Orig shape's points, through the deformer chain Maya writes (groupParts,
+ * tweak); save -> load -> save is byte-identical; the written file keeps dynamic attributes, DAG
+ * parents, connections, placeholder nodes and compact weights; a failing save leaves the old file;
+ * bad files (truncated, garbage, an unterminated string, a setAttr on a missing node) give a
+ * message with file and line and leave the open scene as it was. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -71,45 +71,46 @@ static void spill(const char *path, const char *text, size_t len) {
   fclose(f);
 }
 
-/* The corpus's .ma files, sorted; 0 when the corpus is absent. */
+/* The .ma files one folder below tests/data (one folder per source), sorted. Fails the test
+ * when their number is not the one tests/data/README.md lists, so a lost file or folder is seen. */
+#define DATA_MA_FILES 30
 static char files[64][512];
 static size_t nfiles;
 
 static int cmp_str(const void *a, const void *b) { return strcmp(a, b); }
 
-static size_t corpus_files(void) {
-  if (nfiles) return nfiles;
-  DIR *top = opendir(SINEW_CORPUS_DIR);
-  if (!top) return 0;
+static void list_data_files(void) {
+  if (nfiles) return;
+  DIR *top = opendir(SINEW_TEST_DATA_DIR);
+  if (!top) fail_msg("test data folder %s is missing", SINEW_TEST_DATA_DIR);
   struct dirent *d;
   while ((d = readdir(top))) {
     if (d->d_name[0] == '.') continue;
     char sub[512];
-    snprintf(sub, sizeof sub, "%s/%s", SINEW_CORPUS_DIR, d->d_name);
+    snprintf(sub, sizeof sub, "%s/%s", SINEW_TEST_DATA_DIR, d->d_name);
     DIR *dir = opendir(sub);
     if (!dir) continue;
     struct dirent *e;
     while ((e = readdir(dir))) {
       size_t n = strlen(e->d_name);
-      if (n > 3 && strcmp(e->d_name + n - 3, ".ma") == 0 && nfiles < 64)
-        snprintf(files[nfiles++], sizeof files[0], "%s/%s", sub, e->d_name);
+      if (n <= 3 || strcmp(e->d_name + n - 3, ".ma") != 0) continue;
+      if (nfiles == sizeof files / sizeof *files)
+        fail_msg("more than %zu .ma files under %s", nfiles, SINEW_TEST_DATA_DIR);
+      snprintf(files[nfiles++], sizeof files[0], "%s/%s", sub, e->d_name);
     }
     closedir(dir);
   }
   closedir(top);
+  if (nfiles != DATA_MA_FILES)
+    fail_msg("%zu .ma files under %s, expected %d", nfiles, SINEW_TEST_DATA_DIR, DATA_MA_FILES);
   qsort(files, nfiles, sizeof files[0], cmp_str);
-  return nfiles;
 }
 
-static bool have_corpus(void) {
-  if (corpus_files()) return true;
-  print_message("corpus not found at %s: skipped\n", SINEW_CORPUS_DIR);
-  return false;
-}
-
-static const char *corpus(const char *rel) {
+/* The path of a file under tests/data; fails the test when the file is missing. */
+static const char *data_file(const char *rel) {
   static char buf[512];
-  snprintf(buf, sizeof buf, "%s/%s", SINEW_CORPUS_DIR, rel);
+  snprintf(buf, sizeof buf, "%s/%s", SINEW_TEST_DATA_DIR, rel);
+  if (access(buf, R_OK) != 0) fail_msg("test data file %s is missing", buf);
   return buf;
 }
 
@@ -233,7 +234,7 @@ static const char *tmp(const char *name) {
  * load -> save gives the same bytes. */
 static void test_corpus_loads(void **state) {
   (void)state;
-  if (!have_corpus()) return;
+  list_data_files();
   static const char *const types[] = {"joint", "mesh", "skinCluster", "dagPose", "expression"};
   char a[600], b[600];
   snprintf(a, sizeof a, "%s", tmp("first.ma"));
@@ -297,11 +298,10 @@ static void test_corpus_loads(void **state) {
 /* Values read back from chosen files, written down from the files' text. */
 static void test_corpus_values(void **state) {
   (void)state;
-  if (!have_corpus()) return;
   double v[32];
   sinew_session_t *s = new_session();
 
-  assert_int_equal(sinew_session_open(s, corpus("maya-skin-truth/transformed_skin_f0.ma")), 0);
+  assert_int_equal(sinew_session_open(s, data_file("maya-skin-truth/transformed_skin_f0.ma")), 0);
   assert_int_equal(nums(s, "getAttr skinCluster1.pm[0]", v, 32), 16);
   assert_near(v[12], 1.9999999999999998, 0);
   assert_near(v[1], -1, 0);
@@ -315,7 +315,7 @@ static void test_corpus_values(void **state) {
   assert_string_equal(res(s, "getAttr skinnedShapeOrig.io"), "1");
   assert_string_equal(res(s, "listConnections -p 1 skinCluster1.og[0]"), "skinnedShape.inMesh");
 
-  assert_int_equal(sinew_session_open(s, corpus("maya-usd/UsdExportSkeleton.ma")), 0);
+  assert_int_equal(sinew_session_open(s, data_file("maya-usd/UsdExportSkeleton.ma")), 0);
   assert_int_equal(nums(s, "getAttr Hips.t", v, 32), 3);
   assert_near(v[0], 9.5965901891759131e-11, 0);
   assert_near(v[1], 2.2584633827209464, 0);
@@ -327,11 +327,11 @@ static void test_corpus_values(void **state) {
   assert_string_equal(res(s, "ls -l Hips"), "|SkelChar|Hips");
   assert_string_equal(res(s, "rename -uid \"X\" Hips; nodeType Hips"), "joint");
 
-  assert_int_equal(sinew_session_open(s, corpus("ffda/CylinderTest.ma")), 0);
+  assert_int_equal(sinew_session_open(s, data_file("ffda/CylinderTest.ma")), 0);
   assert_string_equal(res(s, "getAttr -s skinCluster1.weightList"), "142");
   assert_near(num(s, "getAttr skinCluster1.weightList[0].weights[0]"), 1, 0);
 
-  assert_int_equal(sinew_session_open(s, corpus("mldeform/Cylinder.ma")), 0);
+  assert_int_equal(sinew_session_open(s, data_file("mldeform/Cylinder.ma")), 0);
   assert_near(num(s, "getAttr joint2.tx"), 2.2714393990170763, 0);
   assert_int_equal(nums(s, "getAttr joint1.jo", v, 32), 3);
   assert_near(v[0], 89.999999999999986, 1e-12);
@@ -339,7 +339,7 @@ static void test_corpus_values(void **state) {
   assert_string_equal(res(s, "addAttr -q -ex -ln lockInfluenceWeights joint1"), "1");
   assert_string_equal(res(s, "nodeType joint1_rotateX"), "animCurveTA");
 
-  assert_int_equal(sinew_session_open(s, corpus("maya-usd/bindTransformsExport.ma")), 0);
+  assert_int_equal(sinew_session_open(s, data_file("maya-usd/bindTransformsExport.ma")), 0);
   assert_int_equal(nums(s, "getAttr rt_joint.r", v, 32), 3);
   assert_near(v[2], -91.054100036621094, 1e-12);
   assert_string_equal(res(s, "getAttr rt_joint.liw"), "0");
@@ -349,10 +349,9 @@ static void test_corpus_values(void **state) {
 /* Each placeholder type warns once, however many nodes of it a file has. */
 static void test_placeholder_warnings(void **state) {
   (void)state;
-  if (!have_corpus()) return;
   log_reset();
   sinew_session_t *s = new_session();
-  assert_int_equal(sinew_session_open(s, corpus("maya-usd/UsdExportSkeletonSegfaultTest.ma")), 0);
+  assert_int_equal(sinew_session_open(s, data_file("maya-usd/UsdExportSkeletonSegfaultTest.ma")), 0);
   sinew_session_stats_t st;
   sinew_session_stats(s, &st);
   assert_true(st.placeholder_nodes > 100);
@@ -505,7 +504,6 @@ static double mesh_diff(sinew_graph_t *g, const sinew_plug_t *a, const sinew_plu
 
 static void test_bind_pose(void **state) {
   (void)state;
-  if (!have_corpus()) return;
   static const char *const scenes[] = {
       "maya-skin-truth/transformed_skin_f0.ma", "maya-skin-truth/transformed_skin_f8.ma",
       "maya-skin-truth/dual_quaternion.ma",     "maya-skin-truth/dual_quaternion_scale.ma",
@@ -516,7 +514,7 @@ static void test_bind_pose(void **state) {
   size_t chained = 0; /* skinClusters fed through a deformer chain (groupParts, tweak) */
   for (size_t f = 0; f < sizeof scenes / sizeof *scenes; f++) {
     sinew_session_t *s = new_session();
-    assert_int_equal(sinew_session_open(s, corpus(scenes[f])), 0);
+    assert_int_equal(sinew_session_open(s, data_file(scenes[f])), 0);
     sinew_graph_t *g = sinew_session_graph(s);
     sinew_node_t sk[8];
     size_t n = sinew_node_list_type(g, "skinCluster", true, sk, 8);
@@ -551,9 +549,8 @@ static void test_bind_pose(void **state) {
 /* What the written file keeps. */
 static void test_written_file(void **state) {
   (void)state;
-  if (!have_corpus()) return;
   sinew_session_t *s = new_session();
-  assert_int_equal(sinew_session_open(s, corpus("mldeform/Cylinder.ma")), 0);
+  assert_int_equal(sinew_session_open(s, data_file("mldeform/Cylinder.ma")), 0);
   char *text = scene_text(s);
   /* dynamic attributes, with their flags */
   assert_non_null(strstr(text, "createNode joint -n \"joint1\";\n\trename -uid \"A43DD79A-4747-4D05-94F8-4991EFCC6083\";\n"
@@ -667,10 +664,11 @@ static void test_bad_files(void **state) {
   const char *trunc = "//Maya ASCII 2020 scene\ncreateNode joint -n \"a\";\n\tsetAttr \".t\" -type \"double3\" 1 2";
   spill(tmp("trunc.ma"), trunc, strlen(trunc));
   open_must_fail(s, tmp("trunc.ma"), ":3:");
-  /* a corpus file cut in half */
-  if (have_corpus()) {
+  /* a real file cut in half */
+  {
     size_t len;
-    char *text = slurp(corpus("maya-skin-truth/transformed_skin_f0.ma"), &len);
+    char *text = slurp(data_file("maya-skin-truth/transformed_skin_f0.ma"), &len);
+    assert_non_null(text);
     const char *cut = strstr(text, "setAttr \".wl[0:19].w\"");
     assert_non_null(cut);
     spill(tmp("half.ma"), text, (size_t)(cut - text) + 40);

@@ -1,6 +1,6 @@
 /* tests/test_mesh.c: mesh data blocks (copy-on-write, shared topology), normals, polyFaces
- * decoding, primitives against Maya's own meshes (spec 8.8's cube, the corpus's polyCylinder
- * output), OBJ, the mesh and poly* node types, and allocation failure. */
+ * decoding, primitives against Maya's own meshes (spec 8.8's cube, the polyCylinder output
+ * in tests/data), OBJ, the mesh and poly* node types, and allocation failure. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -398,12 +398,12 @@ static void test_primitive_counts(void **state) {
   assert_int_equal(sinew_mesh_plane(1, 1, 100000, 100000, &d), SINEW_ERANGE);
 }
 
-/* ---- the corpus: Maya's own polyCylinder output ------------------------------------------- */
+/* ---- Maya's own polyCylinder output (tests/data) ------------------------------------------ */
 
-/* The text of a file, NUL-terminated; NULL when missing. */
+/* The text of a file, NUL-terminated; fails the test when the file is missing. */
 static char *slurp(const char *path) {
   FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
+  if (!f) fail_msg("test data file %s is missing", path);
   fseek(f, 0, SEEK_END);
   long n = ftell(f);
   fseek(f, 0, SEEK_SET);
@@ -432,8 +432,7 @@ static void numbers_after(char **at, const char *key, double *out, size_t n) {
 /* Checks the polyCylinder -sa 10 -sh 10 -h 5 primitive against the stored copy Maya wrote of
  * it in mldeform/Cylinder_setup.ma ("Tube1ShapeOrig1": .vt, .ed and .fc). */
 static void test_cylinder_matches_maya(void **state) {
-  char *text = slurp(SINEW_CORPUS_DIR "/mldeform/Cylinder_setup.ma");
-  if (!text) skip();
+  char *text = slurp(SINEW_TEST_DATA_DIR "/mldeform/Cylinder_setup.ma");
   char *at = strstr(text, "createNode mesh -n \"Tube1ShapeOrig1\"");
   assert_non_null(at);
   double vt[336], ed[690];
@@ -483,11 +482,10 @@ static void test_cylinder_matches_maya(void **state) {
 }
 
 /* Reads a mesh's .vt, .ed and polyFaces .fc (f records only) written on single lines, as in
- * maya-skin-truth/, and decodes the faces. Returns false when the file is missing. */
-static bool read_ma_mesh(const char *path, uint32_t np, uint32_t ne, uint32_t nf, double *vt, uint32_t *counts,
+ * maya-skin-truth/, and decodes the faces. */
+static void read_ma_mesh(const char *path, uint32_t np, uint32_t ne, uint32_t nf, double *vt, uint32_t *counts,
                          uint32_t *fv) {
   char *text = slurp(path);
-  if (!text) return false;
   char key[64];
   char *at = text;
   snprintf(key, sizeof key, "\".vt[0:%u]\"", np - 1);
@@ -520,7 +518,6 @@ static bool read_ma_mesh(const char *path, uint32_t np, uint32_t ne, uint32_t nf
   free(edges);
   free(fe);
   free(text);
-  return true;
 }
 
 /* Cubes Maya exported (through FBX, ufbx's test data; maya-skin-truth/ keeps them as .ma):
@@ -529,12 +526,12 @@ static void test_cube_matches_maya(void **state) {
   static const struct {
     const char *file;
     uint32_t sh, np, ne, nf;
-  } cases[] = {{SINEW_CORPUS_DIR "/maya-skin-truth/transformed_skin_f0.ma", 4, 20, 36, 18},
-               {SINEW_CORPUS_DIR "/maya-skin-truth/dual_quaternion.ma", 10, 44, 84, 42}};
+  } cases[] = {{SINEW_TEST_DATA_DIR "/maya-skin-truth/transformed_skin_f0.ma", 4, 20, 36, 18},
+               {SINEW_TEST_DATA_DIR "/maya-skin-truth/dual_quaternion.ma", 10, 44, 84, 42}};
   for (size_t c = 0; c < 2; c++) {
     double vt[3 * 44];
     uint32_t counts[42], fv[4 * 42];
-    if (!read_ma_mesh(cases[c].file, cases[c].np, cases[c].ne, cases[c].nf, vt, counts, fv)) skip();
+    read_ma_mesh(cases[c].file, cases[c].np, cases[c].ne, cases[c].nf, vt, counts, fv);
     sinew_data_t *d;
     assert_int_equal(sinew_mesh_cube(1, 4, 1, 1, cases[c].sh, 1, &d), 0);
     const sinew_mesh_t *m = sinew_mesh_get(d);
