@@ -98,11 +98,24 @@ static int visit_add(visit_set *v, uint64_t key, bool *fresh) {
   return SINEW_OK;
 }
 
+/* A plug the search reached: a whole attribute (nidx 0: reached through an affects relation,
+ * which is declared per attribute), or the very plug a connection ends at, elements included, so
+ * that connecting one element of a multi to another (a reference node's placeholder list,
+ * `rigRN.phl[1] -> rigRN.phl[2]`) is not taken for a cycle. */
 typedef struct qitem {
-  sinew_node_t node;
-  uint32_t attr;
+  sinew_plug_t plug;
   int32_t from; /* queue index of the item that led here, -1 for the start */
 } qitem;
+
+/* Do two plugs of one attribute family share a value? They do unless an element index that both
+ * give differs (phl[1] and phl[2] do not; phl and phl[2] do). Indices name multi levels from the
+ * top of the family down, so the shorter list is compared with the start of the longer. */
+static bool overlap(const sinew_plug_t *a, const sinew_plug_t *b) {
+  uint32_t n = a->nidx < b->nidx ? a->nidx : b->nidx;
+  for (uint32_t i = 0; i < n && i < SINEW_PLUG_MAX_INDICES; i++)
+    if (a->idx[i] >= 0 && b->idx[i] >= 0 && a->idx[i] != b->idx[i]) return false;
+  return true;
+}
 
 static bool family(const sinew_graph_t *g, const sinew__node *n, uint32_t a, uint32_t b) {
   for (uint32_t x = a; x != SINEW__NO_ATTR; x = sinew__attr_get(g, n, x)->parent)
@@ -118,33 +131,42 @@ static int check_cycle(sinew_graph_t *g, const sinew_plug_t *src, const sinew_pl
                        const char *what) {
   qitem *q = NULL;
   uint32_t n = 0, cap = 0;
-  visit_set seen = {NULL, 0, 0};
+  /* whole attributes visited, keyed (node index, attribute); and connections followed, keyed by
+   * address: each connection's destination plug is queued at most once */
+  visit_set seen = {NULL, 0, 0}, followed = {NULL, 0, 0};
   int rc = SINEW_OK;
   int32_t hit = -1;
   if (sinew__reserve((void **)&q, &cap, 16, sizeof *q))
     return sinew_graph_set_error(g, SINEW_ENOMEM, "%s: out of memory", what);
-  q[n++] = (qitem){dst->node, dst->attr, -1};
+  q[n++] = (qitem){sinew__plug_key(dst), -1};
   for (uint32_t head = 0; head < n && hit < 0; head++) {
     qitem it = q[head];
-    sinew__node *node = sinew__node_get(g, it.node);
-    uint64_t key = ((uint64_t)it.node.index << 32) | it.attr;
+    sinew__node *node = sinew__node_get(g, it.plug.node);
     bool fresh;
-    if (visit_add(&seen, key, &fresh)) { rc = SINEW_ENOMEM; break; }
-    if (!fresh) continue;
-    if (it.node.index == src->node.index && family(g, node, it.attr, src->attr)) {
+    if (!it.plug.nidx) {
+      uint64_t key = ((uint64_t)it.plug.node.index << 32) | it.plug.attr;
+      if (visit_add(&seen, key, &fresh)) { rc = SINEW_ENOMEM; break; }
+      if (!fresh) continue;
+    }
+    if (it.plug.node.index == src->node.index && family(g, node, it.plug.attr, src->attr) &&
+        overlap(&it.plug, src)) {
       hit = (int32_t)head;
       break;
     }
-    const sinew__attr *a = sinew__attr_get(g, node, it.attr);
+    const sinew__attr *a = sinew__attr_get(g, node, it.plug.attr);
     for (uint32_t k = 0; k < a->naffects; k++) {
       if (sinew__reserve((void **)&q, &cap, n + 1, sizeof *q)) { rc = SINEW_ENOMEM; goto done; }
-      q[n++] = (qitem){it.node, a->affects[k], (int32_t)head};
+      q[n++] = (qitem){sinew_plug_make(it.plug.node, a->affects[k], 0, NULL), (int32_t)head};
     }
     for (uint32_t k = 0; k < node->nconns; k++) {
       const sinew__conn *c = node->conns[k];
-      if (c->src.node.index != it.node.index || !family(g, node, c->src.attr, it.attr)) continue;
+      if (c->src.node.index != it.plug.node.index || !family(g, node, c->src.attr, it.plug.attr) ||
+          !overlap(&c->src, &it.plug))
+        continue;
+      if (visit_add(&followed, (uint64_t)(uintptr_t)c, &fresh)) { rc = SINEW_ENOMEM; goto done; }
+      if (!fresh) continue;
       if (sinew__reserve((void **)&q, &cap, n + 1, sizeof *q)) { rc = SINEW_ENOMEM; goto done; }
-      q[n++] = (qitem){c->dst.node, c->dst.attr, (int32_t)head};
+      q[n++] = (qitem){c->dst, (int32_t)head};
     }
   }
 done:
@@ -154,10 +176,10 @@ done:
     size_t used = 0;
     uint32_t last = UINT32_MAX;
     for (int32_t i = hit; i >= 0 && used < sizeof path - 64; i = q[i].from) {
-      if (q[i].node.index == last) continue; /* each node once per visit: "c <- b <- a" */
-      last = q[i].node.index;
+      if (q[i].plug.node.index == last) continue; /* each node once per visit: "c <- b <- a" */
+      last = q[i].plug.node.index;
       used += (size_t)snprintf(path + used, sizeof path - used, "%s%s", used ? " <- " : "",
-                               sinew_node_name(g, q[i].node));
+                               sinew_node_name(g, q[i].plug.node));
     }
     char sb[256], db[256];
     sinew__plug_str(g, src, sb, sizeof sb);
@@ -168,6 +190,7 @@ done:
     sinew_graph_set_error(g, rc, "%s: out of memory", what);
   }
   sinew__free(seen.keys);
+  sinew__free(followed.keys);
   sinew__free(q);
   return rc;
 }
