@@ -102,27 +102,32 @@ static int split_plug(sinew_cmd_t *cmd, const char *text, plug_text *out) {
 static int num_arg(sinew_cmd_t *cmd, size_t i, double *out) {
   const sinew_value_t *v = sinew_cmd_arg(cmd, i);
   if (!v) return sinew_cmd_error(cmd, SINEW_EINVAL, "missing value");
+  double d;
+  bool ok = false;
   if (v->kind == SINEW_VALUE_INT || v->kind == SINEW_VALUE_FLOAT) {
-    *out = sinew_value_to_double(v);
-    return SINEW_OK;
-  }
-  bool b;
-  if (v->kind == SINEW_VALUE_STRING && sinew_value_to_bool(v, &b)) {
-    *out = b;
-    return SINEW_OK;
-  }
-  if (v->kind == SINEW_VALUE_STRING) {
+    d = sinew_value_to_double(v);
+    ok = true;
+  } else if (v->kind == SINEW_VALUE_STRING) {
+    /* a number written as text ("7.25") is that number; only then the words of a boolean
+     * (on / off, yes / no, true / false), which would turn any number into 1 */
     const char *s = sinew_value_string(v);
     char *end;
-    double d = strtod(s, &end);
-    if (end != s && !*end) {
-      *out = d;
-      return SINEW_OK;
-    }
+    d = strtod(s, &end);
+    ok = end != s && !*end;
+    bool b;
+    if (!ok && sinew_value_to_bool(v, &b)) d = b, ok = true;
   }
   char t[64];
-  sinew_value_format(v, t, sizeof t);
-  return sinew_cmd_error(cmd, SINEW_EINVAL, "'%s' is not a number", t);
+  if (!ok) {
+    sinew_value_format(v, t, sizeof t);
+    return sinew_cmd_error(cmd, SINEW_EINVAL, "'%s' is not a number", t);
+  }
+  if (!isfinite(d)) { /* 1e309, inf, nan: no attribute holds them, and they poison every matrix downstream */
+    sinew_value_format(v, t, sizeof t);
+    return sinew_cmd_error(cmd, SINEW_ERANGE, "'%s' is not a finite number", t);
+  }
+  *out = d;
+  return SINEW_OK;
 }
 
 /* Re-serialises positional arguments from `from` as MEL words. */
