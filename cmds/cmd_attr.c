@@ -715,7 +715,17 @@ static int set_values(sinew_cmd_t *cmd, sinew_graph_t *g, const plug_text *pt, c
   leaf_set ls;
   if (leaves_of(g, base, &ls)) return KEEP_RAW; /* the caller keeps such lines as text */
   if (type && !numeric_type_fits(type, &ls)) {
-    if (sinew__session(cmd)->loading) return KEEP_RAW;
+    if (sinew__session(cmd)->loading) {
+      /* kept (Maya's attribute may differ from sinew's), but never silently: the scene now
+       * differs from the file until the value is set again */
+      char key[300];
+      snprintf(key, sizeof key, "%s.%s -type %s", sinew_node_type_name(sinew_node_type(g, pt->node)), info.name,
+               type);
+      sinew__warn_once(sinew__session(cmd), cmd, SINEW_LOG_FILE_WARNING, key,
+                       "%s has type %s, not %s: the value is not used; it is kept as text and written back", pbuf,
+                       maya_type_name(&info), type);
+      return KEEP_RAW;
+    }
     return sinew_cmd_error(cmd, SINEW_ETYPE, "%s is a %s, not %s", pbuf, maya_type_name(&info), type);
   }
   if (nvals != (size_t)ls.n * nel)
