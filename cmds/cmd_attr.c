@@ -1509,6 +1509,11 @@ static int cmd_add_attr(sinew_cmd_t *cmd) {
   if (type == SINEW_ATTR_COMPOUND) pa->want += kids;
   if (pa->want > 0) return SINEW_OK;
   rc = sinew_node_add_attr(g, n, pa->descs, pa->n);
+  if (!rc)
+    for (uint32_t i = 0; i < pa->n; i++) {
+      sinew__extra_drop_raws(sinew__session(cmd)->scene, n, pa->descs[i].name);
+      sinew__extra_drop_raws(sinew__session(cmd)->scene, n, pa->descs[i].short_name);
+    }
   pending_reset(pa);
   if (rc) return sinew__graph_error(cmd, rc);
   return SINEW_OK;

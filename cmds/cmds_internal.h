@@ -157,6 +157,10 @@ void sinew__scene_destroy(sinew__scene *sc);
 /* The record of a node (created on demand when create is true; NULL on out-of-memory). */
 sinew__extra *sinew__extra_get(sinew__scene *sc, sinew_node_t n, bool create);
 int sinew__extra_add_raw(sinew__scene *sc, sinew_node_t n, const char *attr, const char *text);
+/* Forgets the values kept as text for attribute `name` of n (and its elements and children): an
+ * attribute of that name was just added, and the kept line, written back after the attribute's
+ * own value, would override it on the next read. Maya would have refused that setAttr anyway. */
+void sinew__extra_drop_raws(sinew__scene *sc, sinew_node_t n, const char *name);
 /* The -k / -cb record of a plug (created when create is true; NULL when none or out of memory).
  * *made (may be NULL) says whether the call created it. A stale record (its attribute deleted)
  * is not found; with create it is reset and taken over. A hash lookup: O(1) per plug. */

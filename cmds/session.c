@@ -207,6 +207,24 @@ int sinew__extra_add_raw(sinew__scene *sc, sinew_node_t n, const char *attr, con
   return SINEW_OK;
 }
 
+void sinew__extra_drop_raws(sinew__scene *sc, sinew_node_t n, const char *name) {
+  sinew__extra *e = name ? sinew__extra_get(sc, n, false) : NULL;
+  if (!e) return;
+  size_t len = strlen(name);
+  uint32_t kept = 0;
+  for (uint32_t i = 0; i < e->nraws; i++) {
+    const char *a = e->raws[i].attr;
+    if (strncmp(a, name, len) == 0 && (a[len] == 0 || a[len] == '[' || a[len] == '.')) {
+      sinew_free(e->raws[i].attr);
+      sinew_free(e->raws[i].text);
+      if (sc->stats.raw_values) sc->stats.raw_values--;
+    } else {
+      e->raws[kept++] = e->raws[i];
+    }
+  }
+  e->nraws = kept;
+}
+
 bool sinew__plug_state_live(sinew_graph_t *g, sinew_node_t n, const struct sinew__plug_state *st) {
   sinew_attr_info_t info;
   return sinew_node_attr_info(g, n, st->attr_id, &info) == SINEW_OK;
