@@ -206,6 +206,14 @@ static int cmd_delete(sinew_cmd_t *cmd) {
   }
   if (!rc && !k) rc = sinew_cmd_error(cmd, SINEW_EINVAL, "nothing to delete (the selected nodes are gone)");
   count = k;
+  /* the scene's time node is a default node, as in Maya: without it nothing follows the frame,
+   * and a bake would write the same pose for every frame */
+  sinew_node_t t;
+  for (size_t i = 0; i < count && !rc; i++)
+    if (sinew_node_type_is_a(sinew_node_type(g, nodes[i]), "time") && !sinew_time_node(g, &t) &&
+        t.index == nodes[i].index && t.gen == nodes[i].gen)
+      rc = sinew_cmd_error(cmd, SINEW_EINVAL, "%s is the scene's time node (a default node) and cannot be deleted",
+                           sinew_node_name(g, nodes[i]));
   /* one call, all or nothing: a locked node anywhere in the subtrees (named in the message),
    * or an allocation failing, deletes none of them; the graph walks the subtrees without
    * recursion, so a hierarchy of any depth is fine */
