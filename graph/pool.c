@@ -29,6 +29,9 @@ typedef struct pool {
   atomic_int active;               /* workers still inside the job */
   atomic_bool quit;
   int sleepers;
+  /* the generation when the workers were started: a worker has seen every job up to it. Written
+   * before the threads are created, read by each at its start. */
+  uint_fast64_t start_generation;
   /* the job */
   size_t n, chunk;
   sinew_pool_fn fn;
@@ -50,7 +53,13 @@ static void run_chunks(void) {
 
 static void worker(void *arg) {
   (void)arg;
-  uint_fast64_t seen = 0;
+  /* Not 0 and not the generation at the time this thread first runs: a pool restarted by
+   * sinew_pool_set_threads has run jobs before (generation > 0), and a worker starting from 0
+   * would run the last one again, reading the job fields while the next sinew_pool_run writes
+   * them and counting itself out of that next job twice (so the caller could return while a
+   * worker is still inside fn). Reading the generation here instead could miss a job
+   * published before this thread got scheduled, which then would wait for it forever. */
+  uint_fast64_t seen = P.start_generation;
   while (!atomic_load(&P.quit)) {
     uint_fast64_t gen = atomic_load(&P.generation);
     int spins = 0;
@@ -107,6 +116,7 @@ static void start_workers(void) {
   int total = P.wanted > 0 ? P.wanted : cpu_count();
   if (total > MAX_THREADS + 1) total = MAX_THREADS + 1;
   P.nthreads = 0;
+  P.start_generation = atomic_load(&P.generation); /* no job runs: run_lock is held */
   for (int i = 0; i < total - 1; i++) {
     if (uv_thread_create(&P.threads[i], worker, NULL) != 0) break; /* run with fewer */
     P.nthreads++;
