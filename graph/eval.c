@@ -1043,6 +1043,16 @@ int sinew_get_double_elements(sinew_graph_t *g, const sinew_plug_t *arr, int32_t
 
 sinew_graph_t *sinew_compute_graph(sinew_compute_t *ctx) { return ctx ? ctx->graph : NULL; }
 sinew_node_t sinew_compute_node(sinew_compute_t *ctx) { return ctx ? ctx->node : (sinew_node_t){0, 0}; }
+bool sinew_compute_interrupted(sinew_compute_t *ctx) {
+  sinew_graph_t *g = sinew_compute_graph(ctx);
+  return g && atomic_load_explicit(&g->interrupt, memory_order_relaxed) &&
+         atomic_exchange(&g->interrupt, 0);
+}
+
+void sinew_graph_interrupt(sinew_graph_t *g) {
+  if (g) atomic_store(&g->interrupt, 1);
+}
+
 void *sinew_compute_state(sinew_compute_t *ctx) {
   return ctx ? sinew_node_state(ctx->graph, ctx->node) : NULL;
 }

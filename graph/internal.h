@@ -4,6 +4,7 @@
 #define SINEW_GRAPH_INTERNAL_H
 
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -225,6 +226,7 @@ struct sinew_graph {
   uint32_t work_cap;
   size_t computed_plugs;           /* computed attributes over all live nodes (queue bound) */
   int pushing;                     /* dirt is being propagated: hooks are running */
+  atomic_int interrupt;            /* sinew_graph_interrupt, from any thread */
 };
 
 /* ---- helpers shared across files ---------------------------------------------------------- */

@@ -197,6 +197,10 @@ int sinew_expr_eval(sinew_expr_t *E, const sinew_expr_io_t *io, unsigned *out_fa
   ex.rand_state = &E->rand_state;
   ex.faultbuf = faultbuf;
   ex.faultlen = faultlen;
+  ex.bounds.steps_left = io->max_steps ? io->max_steps : SINEW_EXPR_DEFAULT_MAX_STEPS;
+  ex.bounds.max_steps = ex.bounds.steps_left;
+  ex.bounds.should_stop = io->should_stop;
+  ex.bounds.stop_data = io->stop_data;
   if (faultbuf && faultlen) faultbuf[0] = 0;
   int rc = sinew__vm_run(NULL, &E->code, E->locals, &ex, NULL);
   if (rc) ex.faults++;

@@ -25,7 +25,9 @@ typedef struct expr_state {
   bool compile_failed;  /* compiled holds text that does not compile */
   bool inputs_changed;  /* an input other than time changed since the last run */
   bool evaluated;
-  double *outs;         /* the last values written, in the expression's units */
+  double *outs;         /* the last values written, in the expression's units; then as many
+                           more: the values before the evaluation running now (put back when it
+                           is stopped) */
   size_t nouts;
   uint64_t evaluations, faults;
 } expr_state;
@@ -98,6 +100,9 @@ static void expr_input_changed(sinew_graph_t *g, sinew_node_t n, void *state,
 
 /* Compiles ixp when it differs from what was compiled: SINEW_OK, SINEW_ECOMPUTE when the text
  * does not compile (logged once), SINEW_ENOMEM (tried again next time). */
+/* The poll an evaluation makes while it runs (sinew_expr_io_t.should_stop). */
+static bool stop_requested(void *ctx) { return sinew_compute_interrupted(ctx); }
+
 static int ensure_compiled(sinew_graph_t *g, sinew_node_t n, expr_state *s) {
   const char *text = "";
   sinew_plug_t p = plug0(n, A.ixp);
@@ -113,7 +118,7 @@ static int ensure_compiled(sinew_graph_t *g, sinew_node_t n, expr_state *s) {
   char err[256];
   int rc = sinew_expr_compile(text, &e, err, sizeof err);
   size_t nout = rc ? 0 : sinew_expr_output_count(e);
-  double *outs = rc ? NULL : sinew_calloc(nout ? nout : 1, sizeof *outs);
+  double *outs = rc ? NULL : sinew_calloc(nout ? 2 * nout : 1, sizeof *outs);
   if (rc == SINEW_ENOMEM || (!rc && !outs)) {
     /* not the text's fault: nothing is remembered, the next pull tries again */
     sinew_expr_destroy(e);
@@ -200,14 +205,24 @@ static int evaluate(sinew_compute_t *ctx, expr_state *s) {
     double fps = sinew_time_unit_fps(sinew_time_get_unit(g));
     sinew_expr_io_t io = {.inputs = ins, .ninputs = nin, .input_matrices = mps,
                           .outputs = s->outs, .noutputs = nout, .time_seconds = seconds,
-                          .frame = seconds * fps};
+                          .frame = seconds * fps, .should_stop = stop_requested, .stop_data = ctx};
     unsigned faults = 0;
     char fault[256];
+    memcpy(s->outs + nout, s->outs, nout * sizeof *s->outs);
     int rc = sinew_expr_eval(e, &io, &faults, fault, sizeof fault);
     if (ins != in_small) sinew_free(ins);
     if (mps != mp_small) sinew_free((void *)mps);
     if (mats && mats != mat_small) sinew_free(mats);
     if (rc == SINEW_ENOMEM) return rc; /* the plug stays dirty: the next pull runs it again */
+    if (rc == SINEW_ELIMIT || rc == SINEW_EINTERRUPTED) {
+      /* an endless loop or a host's interrupt: the outputs keep their last values and the
+       * graph goes on; the next change of the inputs or the time runs the expression again */
+      memcpy(s->outs, s->outs + nout, nout * sizeof *s->outs);
+      s->faults++;
+      sinew_log(g, SINEW_LOG_ERROR, SINEW_LOG_EXPR_STOPPED, "%s: %s; its outputs keep their last values",
+                sinew_node_name(g, n), fault[0] ? fault : sinew_strerror(rc));
+      faults = 0;
+    }
     s->evaluations++;
     s->evaluated = true;
     s->inputs_changed = false;

@@ -1,5 +1,7 @@
 /* lang/lang.c: language contexts: creation, running scripts (parse everything, compile, then
  * execute), errors naming the file and line, and global variables. */
+#include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -73,6 +75,15 @@ const char *sinew_lang_errmsg(const sinew_lang_t *L) {
   return !L ? "no language context" : L->errcode ? L->errmsg : "no error";
 }
 int sinew_lang_errcode(const sinew_lang_t *L) { return L ? L->errcode : SINEW_EINVAL; }
+void sinew_lang_set_limits(sinew_lang_t *L, const sinew_lang_limits_t *limits) {
+  if (!L) return;
+  sinew_lang_limits_t none = {0, 0};
+  L->limits = limits ? *limits : none;
+  if (!(L->limits.max_seconds > 0) || !isfinite(L->limits.max_seconds)) L->limits.max_seconds = 0;
+}
+void sinew_lang_interrupt(sinew_lang_t *L) {
+  if (L) atomic_store(&L->interrupt, 1);
+}
 void sinew_lang_set_keep_going(sinew_lang_t *L, bool on) {
   if (L) L->keep_going = on;
 }
@@ -124,6 +135,15 @@ int sinew_lang_run(sinew_lang_t *L, const char *source, size_t len, const char *
       const char *saved_file = L->cur_file;
       uint32_t saved_line = L->cur_line;
       L->cur_file = name;
+      if (L->depth == 0) { /* a top-level run: its bounds, shared by the runs it starts */
+        vm_bounds *b = &L->bounds;
+        memset(b, 0, sizeof *b);
+        b->steps_left = L->limits.max_steps ? L->limits.max_steps : UINT64_MAX;
+        b->max_steps = L->limits.max_steps;
+        b->max_seconds = L->limits.max_seconds;
+        b->deadline = L->limits.max_seconds > 0 ? sinew__lang_now() + L->limits.max_seconds : 0;
+        b->flag = &L->interrupt;
+      }
       L->depth++;
       rc = sinew__vm_run(L, &main, locals, NULL, result);
       L->depth--;
@@ -141,7 +161,7 @@ int sinew_lang_run(sinew_lang_t *L, const char *source, size_t len, const char *
 int sinew_lang_run_file(sinew_lang_t *L, const char *path, sinew_value_t *result) {
   if (!L || !path) return SINEW_EINVAL;
   FILE *f = fopen(path, "rb");
-  if (!f) return sinew__lang_error(L, SINEW_EIO, "%s: cannot open the file", path);
+  if (!f) return sinew__lang_error(L, SINEW_EIO, "%s: cannot open the file: %s", path, strerror(errno));
   char *buf = NULL;
   size_t n = 0, cap = 0;
   for (;;) {
@@ -160,11 +180,11 @@ int sinew_lang_run_file(sinew_lang_t *L, const char *path, sinew_value_t *result
     n += r;
     if (r == 0) break;
   }
-  bool bad = ferror(f) != 0;
+  int bad = ferror(f) ? (errno ? errno : EIO) : 0;
   fclose(f);
   if (bad) {
     sinew_free(buf);
-    return sinew__lang_error(L, SINEW_EIO, "%s: read error", path);
+    return sinew__lang_error(L, SINEW_EIO, "%s: read error: %s", path, strerror(bad));
   }
   if (memchr(buf, 0, n)) {
     sinew_free(buf);

@@ -4,6 +4,7 @@
 #define SINEW_LANG_INTERNAL_H
 
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -278,6 +279,20 @@ typedef struct expr_refs {
 
 typedef struct sinew__compiler sinew__compiler;
 
+/* What stops a VM run early: a step budget, a deadline, an interrupt flag, a host's poll. */
+typedef struct vm_bounds {
+  uint64_t steps_left;  /* UINT64_MAX = no limit */
+  uint64_t max_steps;   /* for messages */
+  double deadline;      /* monotonic seconds; 0 = none */
+  double max_seconds;
+  atomic_int *flag;     /* taken (cleared) when it stops a run; NULL = none */
+  bool (*should_stop)(void *user_data);
+  void *stop_data;
+} vm_bounds;
+
+/* Seconds on the monotonic clock. */
+double sinew__lang_now(void);
+
 struct sinew_lang {
   sinew_graph_t *graph;
   sinew_lang_desc_t desc;
@@ -304,6 +319,10 @@ struct sinew_lang {
   uint64_t failures;
   sinew_cmd_fn fallback;  /* called for unknown commands; NULL = error */
   void *fallback_data;
+  /* bounded execution */
+  atomic_int interrupt;   /* sinew_lang_interrupt, from any thread */
+  sinew_lang_limits_t limits;
+  vm_bounds bounds;       /* of the current top-level run (shared by nested runs) */
 };
 
 /* Compiles a parsed program into main (and procedures into lang). expr: expression mode with
@@ -320,6 +339,7 @@ typedef struct vm_expr_ctx {
   uint64_t *rand_state; /* the expression's own random sequence */
   char *faultbuf;
   size_t faultlen;
+  vm_bounds bounds;
 } vm_expr_ctx;
 
 /* Runs a chunk. locals: nlocals values (persistent for expressions, fresh for scripts).

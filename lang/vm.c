@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "lang/lang_internal.h"
 
@@ -28,6 +29,9 @@ typedef struct vm {
   uint32_t line;
   const insn *cur; /* the instruction being run */
   builtin_call bc;
+  vm_bounds *bounds; /* the script's or the expression's; NULL = unbounded */
+  uint32_t tick;     /* steps left in this batch: bounds are checked when it reaches 0 */
+  uint32_t batch;    /* the batch's size */
   sinew_value_t inline_stack[32];
   frame inline_frame;
 } vm;
@@ -67,6 +71,53 @@ int sinew__fault(builtin_call *bc, const char *fmt, ...) {
   }
   return SINEW_OK;
 }
+
+/* ---- bounds ------------------------------------------------------------------------------------ */
+
+#define CHECK_EVERY 1024u
+
+double sinew__lang_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Steps until the next check: a batch, or one more than the budget has left (that step fails). */
+static uint32_t next_batch(const vm_bounds *b) {
+  return b && b->steps_left < CHECK_EVERY ? (uint32_t)b->steps_left + 1 : CHECK_EVERY;
+}
+
+/* The interrupt flag, the host's poll and the deadline; SINEW_OK to go on. */
+static int vm_poll(vm *V) {
+  vm_bounds *b = V->bounds;
+  if (!b) return SINEW_OK;
+  if (b->flag && atomic_load_explicit(b->flag, memory_order_relaxed) && atomic_exchange(b->flag, 0))
+    return vm_error(V, SINEW_EINTERRUPTED, "interrupted");
+  if (b->should_stop && b->should_stop(b->stop_data)) return vm_error(V, SINEW_EINTERRUPTED, "interrupted");
+  if (b->deadline > 0 && sinew__lang_now() > b->deadline)
+    return vm_error(V, SINEW_ELIMIT, "stopped: the run took longer than its limit of %g s", b->max_seconds);
+  return SINEW_OK;
+}
+
+/* A batch of steps is over: charge it to the budget, then poll. */
+static int vm_check(vm *V) {
+  vm_bounds *b = V->bounds;
+  if (b->steps_left != UINT64_MAX) {
+    if (V->batch > b->steps_left) {
+      b->steps_left = 0;
+      V->tick = V->batch = 1; /* a caught error stays caught at the next step */
+      return vm_error(V, SINEW_ELIMIT,
+                      "stopped: over the limit of %llu steps (loop iterations and procedure calls)",
+                      (unsigned long long)b->max_steps);
+    }
+    b->steps_left -= V->batch;
+  }
+  V->tick = V->batch = next_batch(b);
+  return vm_poll(V);
+}
+
+/* One step (a loop iteration or a procedure call). */
+#define STEP(V) ((V)->bounds && --(V)->tick == 0 ? vm_check(V) : SINEW_OK)
 
 /* The builtin context with the current line, for fault messages. */
 static builtin_call *vbc(vm *V) {
@@ -611,19 +662,30 @@ static int run(vm *V, sinew_value_t *result) {
         V->sp--;
         break;
       }
-      case OPC_JMP: f->pc = (uint32_t)in->a; break;
+      case OPC_JMP:
+        /* a jump back is a loop iteration: a step */
+        if ((uint32_t)in->a < f->pc && (rc = STEP(V))) return rc;
+        f->pc = (uint32_t)in->a;
+        break;
       case OPC_JF:
       case OPC_JT: {
         bool b = sinew__truthy(&S[V->sp - 1]);
         lv_release(&S[--V->sp]);
-        if (b == (in->op == OPC_JT)) f->pc = (uint32_t)in->a;
+        if (b == (in->op == OPC_JT)) {
+          if ((uint32_t)in->a < f->pc && (rc = STEP(V))) return rc;
+          f->pc = (uint32_t)in->a;
+        }
         break;
       }
       case OPC_JFK:
       case OPC_JTK: {
         bool b = sinew__truthy(&S[V->sp - 1]);
-        if (b == (in->op == OPC_JTK)) f->pc = (uint32_t)in->a;
-        else lv_release(&S[--V->sp]);
+        if (b == (in->op == OPC_JTK)) {
+          if ((uint32_t)in->a < f->pc && (rc = STEP(V))) return rc;
+          f->pc = (uint32_t)in->a;
+        } else {
+          lv_release(&S[--V->sp]);
+        }
         break;
       }
       case OPC_VEC: {
@@ -698,6 +760,7 @@ static int run(vm *V, sinew_value_t *result) {
         break;
       }
       case OPC_CALL: {
+        if ((rc = STEP(V))) return rc;
         proc_def *pd = V->L->proc_list[in->a];
         uint32_t n = (uint32_t)in->b;
         uint32_t base = V->sp - n;
@@ -757,7 +820,9 @@ static int run(vm *V, sinew_value_t *result) {
           fb.desc.user_data = V->L->fallback_data;
           ce = &fb;
         }
-        if (!ce) {
+        if ((rc = vm_poll(V))) {
+          /* stopped before the command: nothing to run */
+        } else if (!ce) {
           rc = vm_error(V, SINEW_ENOTFOUND, "%s: unknown command", name);
         } else {
           V->L->errmsg[0] = 0;
@@ -774,7 +839,8 @@ static int run(vm *V, sinew_value_t *result) {
         S = V->stack;
         release_range(&S[V->sp - n], n);
         V->sp -= n;
-        if (rc && V->L->keep_going && V->nframes == 1 && rc != SINEW_ENOMEM) {
+        if (rc && V->L->keep_going && V->nframes == 1 && rc != SINEW_ENOMEM && rc != SINEW_EINTERRUPTED &&
+            rc != SINEW_ELIMIT) {
           /* as Maya reads a scene: report the failed line and go on */
           sinew_log(V->L->graph, SINEW_LOG_ERROR, SINEW_LOG_COMMAND_FAILED, "%s", V->L->errmsg);
           V->L->failures++;
@@ -824,8 +890,15 @@ int sinew__vm_run(sinew_lang_t *L, const chunk *c, sinew_value_t *locals, vm_exp
   V.bc.lang = L;
   V.bc.ex = ex;
   V.bc.rand_state = ex && ex->rand_state ? ex->rand_state : L ? &L->rand_state : NULL;
+  V.bounds = ex ? &ex->bounds : L ? &L->bounds : NULL;
+  V.tick = V.batch = next_batch(V.bounds);
   int rc = push_frame(&V, c, 0, locals);
   if (!rc) rc = run(&V, result);
+  /* the steps of the unfinished batch are charged too (a nested run shares the budget) */
+  if (V.bounds && V.bounds->steps_left != UINT64_MAX) {
+    uint64_t used = V.batch - V.tick;
+    V.bounds->steps_left = used < V.bounds->steps_left ? V.bounds->steps_left - used : 0;
+  }
   release_range(V.stack, V.sp);
   if (V.stack != V.inline_stack) sinew_free(V.stack);
   if (V.frames != &V.inline_frame) sinew_free(V.frames);

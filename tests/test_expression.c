@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <pthread.h>
+#include <stdatomic.h>
+#include <uv.h>
 
 #include "sinew/sinew.h"
 #include "sinew/lang.h"
@@ -176,6 +178,56 @@ static void test_compile_refs(void **state) {
 }
 
 /* ---- evaluating without a graph ---------------------------------------------------------------- */
+
+/* ---- bounded evaluation ----------------------------------------------------------------------- */
+
+static bool flag_raised(void *ud) { return atomic_load((atomic_int *)ud) != 0; }
+
+static void *raise_later(void *ud) {
+  uv_sleep(20);
+  atomic_store((atomic_int *)ud, 1);
+  return NULL;
+}
+
+static void test_eval_bounded(void **state) {
+  (void)state;
+  /* an endless loop stops at the default budget, with the line, and the outputs it assigned */
+  sinew_expr_t *e = compile("o.a = 1;\nwhile (1) { o.b = o.b + 1; }");
+  double out[2] = {0, 0};
+  sinew_expr_io_t io = {.outputs = out, .noutputs = 2};
+  char fault[256];
+  unsigned faults = 0;
+  assert_int_equal(sinew_expr_eval(e, &io, &faults, fault, sizeof fault), SINEW_ELIMIT);
+  assert_int_equal(faults, 1);
+  if (strcmp(fault, "line 2: stopped: over the limit of 10000000 steps (loop iterations and procedure calls)") != 0)
+    fail_msg("fault: %s", fault);
+  assert_close(out[0], 1);
+  /* a step is a jump back: the body ran once before the first one, then once per step */
+  assert_close(out[1], SINEW_EXPR_DEFAULT_MAX_STEPS + 1.0);
+  /* a budget of its own */
+  io.max_steps = 10;
+  out[1] = 0;
+  assert_int_equal(sinew_expr_eval(e, &io, NULL, fault, sizeof fault), SINEW_ELIMIT);
+  assert_close(out[1], 11);
+  /* no budget: only the host's poll stops it, raised here from another thread */
+  io.max_steps = UINT64_MAX;
+  atomic_int stop = 0;
+  io.should_stop = flag_raised;
+  io.stop_data = &stop;
+  pthread_t t;
+  assert_int_equal(pthread_create(&t, NULL, raise_later, &stop), 0);
+  assert_int_equal(sinew_expr_eval(e, &io, NULL, fault, sizeof fault), SINEW_EINTERRUPTED);
+  assert_int_equal(pthread_join(t, NULL), 0);
+  if (strcmp(fault, "line 2: interrupted") != 0) fail_msg("fault: %s", fault);
+  assert_true(out[1] > 11);
+  sinew_expr_destroy(e);
+  /* a loop that ends is not affected */
+  e = compile("int $i; float $s = 0; for ($i = 0; $i < 100000; $i++) $s += 1; o.a = $s;");
+  io = (sinew_expr_io_t){.outputs = out, .noutputs = 1};
+  assert_int_equal(sinew_expr_eval(e, &io, NULL, NULL, 0), SINEW_OK);
+  assert_close(out[0], 100000);
+  sinew_expr_destroy(e);
+}
 
 static void test_eval_direct(void **state) {
   (void)state;
@@ -888,6 +940,44 @@ static void expect_refused(fx *f, const char *text, sinew_node_t object, int wan
   if (strcmp(before, after) != 0) fail_msg("%s\n  changed the graph:\n%s\n--- became ---\n%s", text, before, after);
 }
 
+/* An expression node that loops forever logs an error and keeps its last values; the graph goes
+ * on (the others evaluate), and the host's interrupt stops it the same way. */
+static void test_node_bounded(void **state) {
+  fx *f = *state;
+  mk(f, "probe", "src");
+  mk(f, "probe", "dst");
+  mk(f, "probe", "other");
+  sinew_node_t n = expr(f, "dst.y = src.x * 2;\nif (src.x > 5) { while (1) { dst.x = dst.x + 1; } }\ndst.x = src.x;", NONE);
+  expr(f, "other.x = src.x + 100;", NONE);
+  set(f, "src.x", 2);
+  assert_close(get(f, "dst.x"), 2);
+  assert_close(get(f, "dst.y"), 4);
+  set(f, "src.x", 7);
+  memset(f->nlog, 0, sizeof f->nlog);
+  assert_close(get(f, "dst.x"), 2); /* the value before the endless run */
+  assert_close(get(f, "dst.y"), 4); /* assigned before the loop, put back too */
+  assert_int_equal(f->nlog[SINEW_LOG_EXPR_STOPPED], 1);
+  expect_contains_log(f, "line 2: stopped: over the limit of 10000000 steps");
+  expect_contains_log(f, "its outputs keep their last values");
+  assert_close(get(f, "other.x"), 107); /* the graph goes on */
+  uint64_t ev, faults;
+  assert_int_equal(sinew_expression_stats(f->g, n, &ev, &faults), SINEW_OK);
+  assert_int_equal(faults, 1);
+  /* back in range: it runs again */
+  set(f, "src.x", 3);
+  assert_close(get(f, "dst.x"), 3);
+  /* the host's interrupt, raised before the pull, is taken by the first compute that polls */
+  set(f, "src.x", 8);
+  sinew_graph_interrupt(f->g);
+  memset(f->nlog, 0, sizeof f->nlog);
+  assert_close(get(f, "dst.x"), 3);
+  assert_int_equal(f->nlog[SINEW_LOG_EXPR_STOPPED], 1);
+  expect_contains_log(f, "line 2: interrupted");
+  /* taken: the flag does not stop the next one */
+  set(f, "src.x", 4);
+  assert_close(get(f, "dst.x"), 4);
+}
+
 static void test_node_bad_input(void **state) {
   fx *f = *state;
   sinew_node_t p = mk(f, "probe", "p");
@@ -1114,6 +1204,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_compile_refs),
       cmocka_unit_test(test_eval_direct),
+      cmocka_unit_test(test_eval_bounded),
       cmocka_unit_test_setup_teardown(test_node_connections, setup, teardown),
       cmocka_unit_test_setup_teardown(test_node_evaluation_counts, setup, teardown),
       cmocka_unit_test_setup_teardown(test_node_variables, setup, teardown),
@@ -1122,6 +1213,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_node_matrix_input, setup, teardown),
       cmocka_unit_test_setup_teardown(test_bicep_bulge, setup, teardown),
       cmocka_unit_test_setup_teardown(test_node_runtime_faults, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_node_bounded, setup, teardown),
       cmocka_unit_test_setup_teardown(test_node_bad_input, setup, teardown),
       cmocka_unit_test_setup_teardown(test_set_text, setup, teardown),
       cmocka_unit_test(test_node_out_of_memory),

@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <uv.h>
+
 #include "sinew/sinew.h"
 #include "sinew/lang.h"
 #include "tests/support.h"
@@ -1027,6 +1029,70 @@ static void test_keep_going(void **state) {
 }
 
 /* Runaway recursion, deep nesting and long loops end cleanly (no C stack overflow). */
+/* ---- bounded execution ---------------------------------------------------------------------- */
+
+typedef struct interrupter {
+  sinew_lang_t *L;
+  unsigned delay_ms;
+} interrupter;
+
+static void interrupter_main(void *arg) {
+  interrupter *it = arg;
+  uv_sleep(it->delay_ms);
+  sinew_lang_interrupt(it->L);
+}
+
+static void test_bounded_execution(void **state) {
+  fx *f = *state;
+  /* a step budget: loops and calls count, straight code does not */
+  sinew_lang_limits_t lim = {.max_steps = 1000};
+  sinew_lang_set_limits(f->L, &lim);
+  expect_error(f, "int $i = 0;\nwhile (1) $i++;", SINEW_ELIMIT, "test.mel:2: stopped: over the limit of 1000 steps");
+  expect_int(f, "int $s = 0; int $i; for ($i = 0; $i < 999; $i++) $s += 1; $s;", 999);
+  expect_error(f, "int $s = 0; int $i; for ($i = 0; $i < 1001; $i++) $s += 1; $s;", SINEW_ELIMIT, "test.mel:1:");
+  expect_error(f, "global proc spin() { while (1); }\n\nspin();", SINEW_ELIMIT, "test.mel:1: stopped");
+  /* calls count too: a procedure calling itself twice per level (2^100 calls, never ending in
+   * practice, never nested past 101) stops at the budget */
+  expect_error(f, "global proc fork(int $n) { if ($n > 100) return; fork($n + 1); fork($n + 1); }\nfork(0);",
+               SINEW_ELIMIT, "test.mel:1: stopped");
+  /* nested runs (eval) share the budget of the run that started them */
+  expect_error(f, "int $k; for ($k = 0; $k < 10; $k++) eval(\"int $j; for ($j = 0; $j < 200; $j++);\");",
+               SINEW_ELIMIT, NULL);
+  /* keep-going mode (reading a .ma file) does not skip a stop */
+  sinew_lang_set_keep_going(f->L, true);
+  expect_error(f, "counter;\neval(\"while (1);\");\ncounter;", SINEW_ELIMIT, NULL);
+  assert_int_equal(f->counter, 1);
+  sinew_lang_set_keep_going(f->L, false);
+  /* the context still works; the budget is per top-level run */
+  expect_int(f, "int $s = 0; int $i; for ($i = 0; $i < 900; $i++) $s += 1; $s;", 900);
+
+  /* a time limit */
+  lim = (sinew_lang_limits_t){.max_seconds = 0.05};
+  sinew_lang_set_limits(f->L, &lim);
+  expect_error(f, "\nwhile (1) ;", SINEW_ELIMIT, "test.mel:2: stopped: the run took longer than its limit of 0.05 s");
+  sinew_lang_set_limits(f->L, NULL);
+
+  /* an interrupt from another thread stops a script that has no limit */
+  interrupter it = {f->L, 30};
+  uv_thread_t t;
+  assert_int_equal(uv_thread_create(&t, interrupter_main, &it), 0);
+  expect_error(f, "global proc loop() { int $i = 0; while (1) $i++; }\nloop();", SINEW_EINTERRUPTED, "test.mel:1: interrupted");
+  assert_int_equal(uv_thread_join(&t), 0);
+  /* the same for a procedure recursing forever */
+  it.delay_ms = 10;
+  assert_int_equal(uv_thread_create(&t, interrupter_main, &it), 0);
+  expect_error(f, "fork(0);", SINEW_EINTERRUPTED, "test.mel:1: interrupted");
+  assert_int_equal(uv_thread_join(&t), 0);
+  /* taken by the run it stopped: the next run goes on */
+  expect_int(f, "1 + 1;", 2);
+  /* raised while nothing runs, it stops the next run at its first check: before a command */
+  sinew_lang_interrupt(f->L);
+  f->counter = 0;
+  expect_error(f, "int $x = 1;\ncounter;", SINEW_EINTERRUPTED, "test.mel:2: interrupted");
+  assert_int_equal(f->counter, 0);
+  expect_int(f, "2 + 2;", 4);
+}
+
 static void test_limits(void **state) {
   fx *f = *state;
   run_ok(f, "global proc int down(int $n) { if ($n == 0) return 0; return 1 + down($n - 1); }");
@@ -1301,6 +1367,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_command_failure, setup, teardown),
       cmocka_unit_test_setup_teardown(test_keep_going, setup, teardown),
       cmocka_unit_test_setup_teardown(test_limits, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_bounded_execution, setup, teardown),
       cmocka_unit_test_setup_teardown(test_runtime_faults, setup, teardown),
       cmocka_unit_test_setup_teardown(test_hosting, setup, teardown),
       cmocka_unit_test(test_out_of_memory),

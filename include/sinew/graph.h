@@ -53,14 +53,16 @@ extern "C" {
   XX(IO, -16, "input/output error")                                         \
   XX(UNSUPPORTED, -17, "not supported")                                     \
   XX(COMPUTE, -18, "compute failed")                                        \
-  XX(RUNTIME, -19, "runtime error")
+  XX(RUNTIME, -19, "runtime error")                                         \
+  XX(INTERRUPTED, -20, "interrupted")                                       \
+  XX(LIMIT, -21, "execution limit reached")
 
 typedef enum sinew_status {
   SINEW_OK = 0,
 #define SINEW__ERR_ENUM(name, code, msg) SINEW_E##name = (code),
   SINEW_ERRNO_MAP(SINEW__ERR_ENUM)
 #undef SINEW__ERR_ENUM
-  SINEW_ERRNO_MIN = -20
+  SINEW_ERRNO_MIN = -22
 } sinew_status_t;
 
 /* "SINEW_ECYCLE" style name of a status code; "SINEW_UNKNOWN" for codes not in the list. */
@@ -115,7 +117,8 @@ typedef enum sinew_log_level {
   XX(EXPR_RUNTIME, "expression runtime fault; a defined value was used")             \
   XX(SCRIPT_PRINT, "script output")                                                  \
   XX(COMMAND_FAILED, "a command failed; the file goes on (as Maya reads files)")      \
-  XX(GENERIC, "message")
+  XX(GENERIC, "message")                                                              \
+  XX(EXPR_STOPPED, "expression stopped (interrupted or over its budget); outputs keep their last values")
 
 typedef enum sinew_log_id {
 #define SINEW__LOG_ENUM(name, text) SINEW_LOG_##name,
@@ -314,6 +317,10 @@ SINEW_API void sinew_log(sinew_graph_t *graph, sinew_log_level_t level, sinew_lo
  * create a cycle through b -> a". Valid until the next failing call. */
 SINEW_API int sinew_graph_errcode(const sinew_graph_t *graph);
 SINEW_API const char *sinew_graph_errmsg(const sinew_graph_t *graph);
+/* Asks the compute running in graph (or the next one that polls) to stop: see
+ * sinew_compute_interrupted(). The one graph call that any thread may make at any time, from a
+ * signal handler too (a lock-free atomic store). */
+SINEW_API void sinew_graph_interrupt(sinew_graph_t *graph);
 /* Sets the last error (used by the node, language and command layers); returns status. */
 SINEW_API int sinew_graph_set_error(sinew_graph_t *graph, int status, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -555,6 +562,10 @@ SINEW_API int sinew_dirty(sinew_graph_t *graph, const sinew_plug_t *plug);
 SINEW_API sinew_graph_t *sinew_compute_graph(sinew_compute_t *ctx);
 SINEW_API sinew_node_t sinew_compute_node(sinew_compute_t *ctx);
 SINEW_API void *sinew_compute_state(sinew_compute_t *ctx);
+/* Long computes (an expression's loop) poll this: true when the host called
+ * sinew_graph_interrupt(). Reading it true takes the request (the flag is cleared), so one
+ * interrupt stops one compute; the compute then keeps its outputs' last values. */
+SINEW_API bool sinew_compute_interrupted(sinew_compute_t *ctx);
 SINEW_API int sinew_compute_set_double(sinew_compute_t *ctx, const sinew_plug_t *plug, double v);
 SINEW_API int sinew_compute_set_doubles(sinew_compute_t *ctx, const sinew_plug_t *plug,
                                         const double *values, size_t n);

@@ -134,6 +134,23 @@ SINEW_API int sinew_lang_errcode(const sinew_lang_t *lang);
 SINEW_API const char *sinew_lang_current_file(const sinew_lang_t *lang);
 SINEW_API uint32_t sinew_lang_current_line(const sinew_lang_t *lang);
 
+/* Bounded execution. A host can stop a running script from another thread and give runs
+ * limits; the run then fails with SINEW_EINTERRUPTED or SINEW_ELIMIT and a message naming the
+ * file and line it had reached ("rig.mel:12: interrupted"). Both stop a run of a .ma file too
+ * (keep-going mode does not skip them), and every script it runs (source, eval). The VM checks
+ * at loop iterations and procedure calls (in batches of 1024) and before each command; a
+ * command that runs long itself is not cut short. */
+typedef struct sinew_lang_limits {
+  uint64_t max_steps;  /* loop iterations + procedure calls per top-level run; 0 = no limit */
+  double max_seconds;  /* wall-clock seconds per top-level run (a monotonic clock); 0 = none */
+} sinew_lang_limits_t;
+/* Limits for the runs that start after the call (NULL: none). */
+SINEW_API void sinew_lang_set_limits(sinew_lang_t *lang, const sinew_lang_limits_t *limits);
+/* Asks the running script to stop. Any thread may call it at any time, a signal handler too (a
+ * lock-free atomic store). The run that stops on it takes the request; raised while nothing
+ * runs, it stops the next run at its first check. */
+SINEW_API void sinew_lang_interrupt(sinew_lang_t *lang);
+
 /* Global variables, as `global float $name` in a script (name with or without the '$'). */
 SINEW_API int sinew_lang_set_global(sinew_lang_t *lang, const char *name, const sinew_value_t *v);
 SINEW_API int sinew_lang_get_global(sinew_lang_t *lang, const char *name, sinew_value_t *out);
@@ -294,7 +311,20 @@ typedef struct sinew_expr_io {
   size_t noutputs;
   double time_seconds;
   double frame;
+  /* Bounds (zero-initialised fields take the defaults): loop iterations + procedure calls one
+   * evaluation may take (0 = SINEW_EXPR_DEFAULT_MAX_STEPS; UINT64_MAX = no limit), and a poll
+   * that stops the run when it returns true (NULL = none; the expression node passes
+   * sinew_compute_interrupted). A stopped run returns SINEW_ELIMIT or SINEW_EINTERRUPTED with
+   * the line in faultbuf; outputs it assigned before stopping hold those values. */
+  uint64_t max_steps;
+  bool (*should_stop)(void *user_data);
+  void *stop_data;
 } sinew_expr_io_t;
+
+/* Steps an expression evaluation may take unless told otherwise: far more than any expression
+ * driving a rig takes in one frame (about a tenth of a second of looping), so that an endless
+ * loop in a scene's expression stops instead of hanging every pull. */
+#define SINEW_EXPR_DEFAULT_MAX_STEPS 10000000u
 
 SINEW_API int sinew_expr_eval(sinew_expr_t *expr, const sinew_expr_io_t *io, unsigned *out_faults,
                               char *faultbuf, size_t faultlen);
