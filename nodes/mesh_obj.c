@@ -22,6 +22,10 @@ int sinew_mesh_write_obj(const sinew_data_t *mesh, FILE *out) {
   const sinew_mesh_t *m = sinew_mesh_get(mesh);
   if (!m || !out) return SINEW_EINVAL;
   const sinew_topology_t *t = m->topology;
+  /* a point that is not a finite number (a NaN or infinite matrix upstream) makes a file no
+   * reader takes ("v -nan -nan -nan"): refused before anything is written */
+  for (size_t i = 0; i < 3 * (size_t)m->npoints; i++)
+    if (!isfinite(m->points[i])) return SINEW_ERANGE;
   /* %.9g: nine significant digits bring every float back bit for bit */
   fprintf(out, "# sinew mesh: %u points, %u faces\n", m->npoints, t->nfaces);
   for (uint32_t i = 0; i < m->npoints; i++) {
@@ -31,7 +35,9 @@ int sinew_mesh_write_obj(const sinew_data_t *mesh, FILE *out) {
   if (m->normals)
     for (uint32_t i = 0; i < m->npoints; i++) {
       const float *n = &m->normals[3 * (size_t)i];
-      fprintf(out, "vn %.9g %.9g %.9g\n", n[0], n[1], n[2]);
+      /* a degenerate face has no direction: written as 0 0 0, which readers take */
+      if (isfinite(n[0]) && isfinite(n[1]) && isfinite(n[2])) fprintf(out, "vn %.9g %.9g %.9g\n", n[0], n[1], n[2]);
+      else fputs("vn 0 0 0\n", out);
     }
   for (uint32_t f = 0; f < t->nfaces; f++) {
     const uint32_t *fv = &t->face_verts[t->face_offsets[f]];

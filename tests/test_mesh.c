@@ -591,6 +591,39 @@ static void test_obj_round_trip(void **state) {
   sinew_data_unref(back);
 }
 
+/* A point that is not a finite number is refused before anything is written; a normal that is
+ * not finite is written 0 0 0; either way the file sinew writes is one its reader takes. */
+static void test_obj_non_finite(void **state) {
+  (void)state;
+  sinew_data_t *d;
+  assert_int_equal(sinew_mesh_cube(1, 1, 1, 1, 1, 1, &d), 0);
+  assert_int_equal(sinew_mesh_compute_normals(&d), 0);
+  float *normals = sinew_mesh_normals_mutable(&d);
+  assert_non_null(normals);
+  normals[4] = NAN;
+  FILE *f = tmpfile();
+  assert_non_null(f);
+  assert_int_equal(sinew_mesh_write_obj(d, f), 0);
+  rewind(f);
+  sinew_data_t *back = NULL;
+  char err[256];
+  if (sinew_mesh_read_obj(f, "n.obj", &back, err, sizeof err)) fail_msg("%s", err);
+  sinew_data_unref(back);
+  fclose(f);
+  float bad[] = {NAN, INFINITY, -INFINITY};
+  for (int k = 0; k < 3; k++) {
+    float *points = sinew_mesh_points_mutable(&d);
+    assert_non_null(points);
+    points[7] = bad[k];
+    f = tmpfile();
+    assert_non_null(f);
+    assert_int_equal(sinew_mesh_write_obj(d, f), SINEW_ERANGE);
+    assert_int_equal(ftell(f), 0); /* nothing written */
+    fclose(f);
+  }
+  sinew_data_unref(d);
+}
+
 static int read_text(const char *text, sinew_data_t **out, char *err, size_t errlen) {
   FILE *f = fmemopen((void *)text, strlen(text), "r");
   assert_non_null(f);
@@ -1162,6 +1195,7 @@ int main(void) {
       cmocka_unit_test(test_cylinder_component_tags),
       cmocka_unit_test(test_cube_matches_maya),
       cmocka_unit_test(test_obj_round_trip),
+      cmocka_unit_test(test_obj_non_finite),
       cmocka_unit_test(test_obj_forms),
       cmocka_unit_test(test_obj_errors),
       cmocka_unit_test(test_mesh_node_stored),

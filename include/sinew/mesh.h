@@ -110,8 +110,10 @@ SINEW_API int sinew_mesh_cylinder(double radius, double height, uint32_t sx, uin
 SINEW_API int sinew_mesh_sphere(double radius, uint32_t sx, uint32_t sy, sinew_data_t **out);
 
 /* OBJ: writes v (and vn when the mesh has normals) and f lines (1-based; "f 1//1 ..." with
- * normals), floats with 9 significant digits so they read back bit for bit. SINEW_EIO when the
- * stream reports an error. */
+ * normals), floats with 9 significant digits so they read back bit for bit. SINEW_ERANGE,
+ * writing nothing, when a point is not a finite number (NaN or infinite: a file no reader would
+ * take); a normal that is not finite is written 0 0 0. SINEW_EIO when the stream reports an
+ * error. */
 SINEW_API int sinew_mesh_write_obj(const sinew_data_t *mesh, FILE *out);
 /* Reads v and f lines (v/vt/vn forms, negative indices; vt and vn indices are checked against
  * the vt and vn lines read so far, then dropped); other lines are skipped, and a line ending
