@@ -6,7 +6,6 @@
  * The file may be a pipe: it is read once, into growable data blocks, so nothing is malloc'ed
  * outside the library's allocator funnel and a failure at any point frees everything. */
 #include <ctype.h>
-#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -137,11 +136,13 @@ static int parse_vertex(obj_reader *r, char *rest) {
   for (int k = 0; k < 3; k++) {
     char *tok = token(&rest), *end;
     if (!tok) return fail(r, SINEW_ESYNTAX, "a vertex needs 3 coordinates");
-    double v = strtod(tok, &end);
+    /* strtof, not strtod and a cast: the float nearest the text, so what the writer prints
+     * (9 significant digits) reads back bit for bit. FLT_MAX prints as 3.40282347e+38, which
+     * as a double is above FLT_MAX but rounds to it; only overflow to infinity is refused. */
+    float v = strtof(tok, &end);
     if (*end || end == tok) return fail(r, SINEW_ESYNTAX, "'%s' is not a number", tok);
-    if (!isfinite(v) || fabs(v) > FLT_MAX)
-      return fail(r, SINEW_ERANGE, "coordinate '%s' is not a finite float", tok);
-    xyz[k] = (float)v;
+    if (!isfinite(v)) return fail(r, SINEW_ERANGE, "coordinate '%s' is not a finite float", tok);
+    xyz[k] = v;
   }
   if (r->npoints >= MAX_OBJ_POINTS) return fail(r, SINEW_ERANGE, "too many vertices");
   if (sinew__mesh_buf_append(&r->points, xyz, sizeof xyz)) return fail(r, SINEW_ENOMEM, "out of memory");
