@@ -8,6 +8,7 @@
 #include "sinew/mesh.h"
 #include "sinew/skin.h"
 #include "sinew/pool.h"
+#include "sinew/io.h"
 #include "sinew/lang.h"
 #include "sinew/cmds.h"
 

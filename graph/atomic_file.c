@@ -1,0 +1,386 @@
+/* graph/atomic_file.c: output files written whole or not at all (sinew/io.h): a temporary file
+ * made with mkstemp beside the target, checked, fsynced, given the target's mode and renamed
+ * over it. A file utility, not graph code; it lives here because every layer above may use it. */
+#if defined(__linux__) && !defined(_GNU_SOURCE)
+#define _GNU_SOURCE /* fopencookie, mkostemp */
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include "graph/internal.h"
+#include "sinew/io.h"
+
+#if defined(__GLIBC__) || defined(__linux__)
+#define AFILE_COOKIE 1 /* the stream records the errno of a failed write */
+#endif
+
+#define AFILE_MAX_LINKS 40      /* symbolic links followed, as the kernel's ELOOP limit */
+#define AFILE_TMP_STEM_MAX 200  /* bytes of the target's name kept in the temporary name */
+
+struct sinew_afile {
+  char *path;      /* the target as given */
+  char *target;    /* the file replaced: path with symbolic links resolved */
+  char *tmp;       /* the temporary file; NULL when writing in place */
+  FILE *stream;
+  int fd;          /* the stream's descriptor, closed by fclose */
+  int err;         /* errno of the first failed write (0: none) */
+  bool existed;    /* the target exists (its mode, owner and group are below) */
+  mode_t mode;
+  uid_t uid;
+  gid_t gid;
+};
+
+static void set_msg(char *errbuf, size_t errlen, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+static void set_msg(char *errbuf, size_t errlen, const char *fmt, ...) {
+  if (!errbuf || !errlen) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(errbuf, errlen, fmt, ap);
+  va_end(ap);
+}
+
+/* A status for an errno, with the message "path: what: reason" (what may be NULL). */
+static int sys_fail(const char *path, const char *what, int err, char *errbuf, size_t errlen) {
+  if (what)
+    set_msg(errbuf, errlen, "%s: %s: %s", path, what, strerror(err));
+  else
+    set_msg(errbuf, errlen, "%s: %s", path, strerror(err));
+  return err == ENOMEM ? SINEW_ENOMEM : SINEW_EIO;
+}
+
+static int oom(const char *path, char *errbuf, size_t errlen) {
+  set_msg(errbuf, errlen, "%s: out of memory", path);
+  return SINEW_ENOMEM;
+}
+
+/* ---- the stream ------------------------------------------------------------------------------ */
+
+#ifdef AFILE_COOKIE
+static ssize_t cookie_write(void *cookie, const char *buf, size_t n) {
+  sinew_afile_t *af = cookie;
+  if (af->err) return 0; /* the stream has failed already: nothing more reaches the file */
+  size_t done = 0;
+  while (done < n) {
+    ssize_t w = write(af->fd, buf + done, n - done);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      af->err = w < 0 ? errno : EIO;
+      return 0; /* fewer bytes than asked: the stream's error flag is set */
+    }
+    done += (size_t)w;
+  }
+  return (ssize_t)n;
+}
+
+static int cookie_close(void *cookie) {
+  sinew_afile_t *af = cookie;
+  int rc = close(af->fd);
+  af->fd = -1;
+  return rc;
+}
+#endif
+
+static FILE *open_stream(sinew_afile_t *af) {
+  FILE *f;
+#ifdef AFILE_COOKIE
+  f = fopencookie(af, "wb", (cookie_io_functions_t){.write = cookie_write, .close = cookie_close});
+#else
+  f = fdopen(af->fd, "wb");
+#endif
+  if (f) setvbuf(f, NULL, _IOFBF, 1 << 16);
+  return f;
+}
+
+/* Closes the stream and its descriptor; the errno of a failure, 0 when none. */
+static int close_stream(sinew_afile_t *af) {
+  int err = 0;
+  if (af->stream) {
+    if (fclose(af->stream) != 0) err = errno ? errno : EIO;
+    af->stream = NULL;
+    af->fd = -1;
+  } else if (af->fd >= 0) {
+    if (close(af->fd) != 0) err = errno;
+    af->fd = -1;
+  }
+  return err;
+}
+
+/* Why the stream failed: the recorded errno, else what errno says now. */
+static int stream_errno(const sinew_afile_t *af) {
+  if (af->err) return af->err;
+  return errno ? errno : EIO;
+}
+
+static void afile_free(sinew_afile_t *af) {
+  sinew__free(af->path);
+  sinew__free(af->target);
+  sinew__free(af->tmp);
+  sinew__free(af);
+}
+
+/* Closes everything, removes the temporary file and frees af. */
+static void discard(sinew_afile_t *af) {
+  int saved = errno;
+  close_stream(af);
+  if (af->tmp) unlink(af->tmp);
+  afile_free(af);
+  errno = saved;
+}
+
+/* ---- paths ----------------------------------------------------------------------------------- */
+
+/* The length of path's directory part including its last '/' (0 when it has none). */
+static size_t dir_len(const char *path) {
+  const char *slash = strrchr(path, '/');
+  return slash ? (size_t)(slash - path) + 1 : 0;
+}
+
+/* The target's contents of a symbolic link (sinew__malloc'd, NUL-terminated) or NULL with
+ * errno set. */
+static char *read_link(const char *path, size_t hint) {
+  size_t cap = hint + 2 > 64 ? hint + 2 : 64;
+  for (;;) {
+    char *buf = sinew__malloc(cap);
+    if (!buf) {
+      errno = ENOMEM;
+      return NULL;
+    }
+    ssize_t n = readlink(path, buf, cap);
+    if (n < 0) {
+      int e = errno;
+      sinew__free(buf);
+      errno = e;
+      return NULL;
+    }
+    if ((size_t)n < cap) {
+      buf[n] = 0;
+      return buf;
+    }
+    sinew__free(buf);
+    if (cap > ((size_t)1 << 20)) {
+      errno = ENAMETOOLONG;
+      return NULL;
+    }
+    cap *= 2;
+  }
+}
+
+/* Follows symbolic links from path to the file they name (which need not exist): af->target,
+ * and what lstat says about it (af->existed, mode, owner). */
+static int resolve(sinew_afile_t *af, struct stat *st, char *errbuf, size_t errlen) {
+  char *cur = sinew__strdup(af->path);
+  if (!cur) return oom(af->path, errbuf, errlen);
+  for (int hops = 0;; hops++) {
+    if (lstat(cur, st) != 0) {
+      int e = errno;
+      if (e == ENOENT) { /* a new file (or a missing directory, which creating the file names) */
+        af->existed = false;
+        break;
+      }
+      sinew__free(cur);
+      return sys_fail(af->path, NULL, e, errbuf, errlen);
+    }
+    if (!S_ISLNK(st->st_mode)) {
+      af->existed = true;
+      break;
+    }
+    if (hops >= AFILE_MAX_LINKS) {
+      sinew__free(cur);
+      return sys_fail(af->path, NULL, ELOOP, errbuf, errlen);
+    }
+    char *link = read_link(cur, (size_t)st->st_size);
+    if (!link) {
+      int e = errno;
+      sinew__free(cur);
+      return sys_fail(af->path, NULL, e, errbuf, errlen);
+    }
+    if (link[0] != '/' && dir_len(cur)) { /* relative to the link's own directory */
+      size_t d = dir_len(cur), n = strlen(link);
+      char *joined = sinew__malloc(d + n + 1);
+      if (!joined) {
+        sinew__free(link);
+        sinew__free(cur);
+        return oom(af->path, errbuf, errlen);
+      }
+      memcpy(joined, cur, d);
+      memcpy(joined + d, link, n + 1);
+      sinew__free(link);
+      link = joined;
+    }
+    sinew__free(cur);
+    cur = link;
+  }
+  af->target = cur;
+  return SINEW_OK;
+}
+
+/* The mode fopen gives a new file: 0666 less the umask, read without changing it where the
+ * system says it (umask() itself would change it for every thread for a moment). */
+static mode_t new_file_mode(void) {
+  mode_t mask = 0;
+  bool known = false;
+#ifdef __linux__
+  FILE *f = fopen("/proc/self/status", "r");
+  if (f) {
+    char line[256];
+    while (fgets(line, sizeof line, f))
+      if (!strncmp(line, "Umask:", 6)) {
+        mask = (mode_t)strtoul(line + 6, NULL, 8);
+        known = true;
+        break;
+      }
+    fclose(f);
+  }
+#endif
+  if (!known) {
+    mask = umask(022);
+    umask(mask);
+  }
+  return 0666 & ~mask & 07777;
+}
+
+/* ---- the API --------------------------------------------------------------------------------- */
+
+int sinew_afile_open(const char *path, sinew_afile_t **out, char *errbuf, size_t errlen) {
+  if (!path || !path[0] || !out) {
+    set_msg(errbuf, errlen, "%s: no file name", path ? path : "(null)");
+    return SINEW_EINVAL;
+  }
+  sinew_afile_t *af = sinew__calloc(1, sizeof *af);
+  if (!af) return oom(path, errbuf, errlen);
+  af->fd = -1;
+  if (!(af->path = sinew__strdup(path))) {
+    afile_free(af);
+    return oom(path, errbuf, errlen);
+  }
+  struct stat st;
+  int rc = resolve(af, &st, errbuf, errlen);
+  if (rc) {
+    afile_free(af);
+    return rc;
+  }
+  if (af->existed && S_ISDIR(st.st_mode)) {
+    afile_free(af);
+    return sys_fail(path, NULL, EISDIR, errbuf, errlen);
+  }
+  if (af->existed && !S_ISREG(st.st_mode)) {
+    /* a pipe or a device: written in place, as fopen(path, "w") would */
+    af->fd = open(af->target, O_WRONLY | O_TRUNC | O_CLOEXEC);
+    if (af->fd < 0) {
+      int e = errno;
+      afile_free(af);
+      return sys_fail(path, NULL, e, errbuf, errlen);
+    }
+  } else {
+    af->mode = af->existed ? (st.st_mode & 07777) : new_file_mode();
+    if (af->existed) {
+      af->uid = st.st_uid;
+      af->gid = st.st_gid;
+    }
+    const char *base = af->target + dir_len(af->target);
+    size_t d = dir_len(af->target), b = strlen(base);
+    if (b > AFILE_TMP_STEM_MAX) b = AFILE_TMP_STEM_MAX;
+    static const char suffix[] = ".sinew-tmp-XXXXXX";
+    if (!(af->tmp = sinew__malloc(d + 1 + b + sizeof suffix))) {
+      afile_free(af);
+      return oom(path, errbuf, errlen);
+    }
+    memcpy(af->tmp, af->target, d);
+    af->tmp[d] = '.';
+    memcpy(af->tmp + d + 1, base, b);
+    memcpy(af->tmp + d + 1 + b, suffix, sizeof suffix);
+#ifdef AFILE_COOKIE
+    af->fd = mkostemp(af->tmp, O_CLOEXEC);
+#else
+    af->fd = mkstemp(af->tmp);
+    if (af->fd >= 0) fcntl(af->fd, F_SETFD, FD_CLOEXEC);
+#endif
+    if (af->fd < 0) {
+      int e = errno;
+      /* the directory without its last '/' ("/" stays), "." when the name has none */
+      int dn = d == 0 ? 1 : d == 1 ? 1 : (int)(d - 1);
+      set_msg(errbuf, errlen, "%s: cannot create a temporary file in %.*s: %s", path, dn,
+              d ? af->target : ".", strerror(e));
+      sinew__free(af->tmp);
+      af->tmp = NULL; /* nothing was created */
+      afile_free(af);
+      return e == ENOMEM ? SINEW_ENOMEM : SINEW_EIO;
+    }
+  }
+  if (!(af->stream = open_stream(af))) {
+    int e = errno;
+    discard(af);
+    return e == ENOMEM ? oom(path, errbuf, errlen) : sys_fail(path, NULL, e, errbuf, errlen);
+  }
+  *out = af;
+  return SINEW_OK;
+}
+
+FILE *sinew_afile_stream(const sinew_afile_t *af) { return af ? af->stream : NULL; }
+
+const char *sinew_afile_path(const sinew_afile_t *af) { return af ? af->path : NULL; }
+
+int sinew_afile_commit(sinew_afile_t *af, char *errbuf, size_t errlen) {
+  if (!af) return SINEW_EINVAL;
+  const char *path = af->path;
+  int rc = SINEW_OK;
+  errno = 0;
+  if (fflush(af->stream) != 0 || ferror(af->stream)) {
+    rc = sys_fail(path, NULL, stream_errno(af), errbuf, errlen);
+  } else if (af->tmp) {
+    struct stat now;
+    if (fsync(af->fd) != 0) rc = sys_fail(path, NULL, errno, errbuf, errlen);
+    /* the old file's owner and group, where allowed (a user who may not give a file away keeps
+     * it, and may still set a group of theirs); then its mode, which chown may have cleared */
+    if (!rc && af->existed && fstat(af->fd, &now) == 0 &&
+        (now.st_uid != af->uid || now.st_gid != af->gid) && fchown(af->fd, af->uid, af->gid) != 0)
+      (void)!fchown(af->fd, (uid_t)-1, af->gid);
+    if (!rc && fchmod(af->fd, af->mode) != 0)
+      rc = sys_fail(path, "cannot set its mode", errno, errbuf, errlen);
+  }
+  if (!rc) {
+    int e = close_stream(af); /* a network file system may report a failed write only here */
+    if (e) rc = sys_fail(path, NULL, af->err ? af->err : e, errbuf, errlen);
+  }
+  if (!rc && af->tmp && rename(af->tmp, af->target) != 0)
+    rc = sys_fail(path, "cannot replace the file", errno, errbuf, errlen);
+  if (rc) {
+    discard(af);
+    return rc;
+  }
+  if (af->tmp) { /* the new name on disk too (best effort: not every file system can) */
+    size_t d = dir_len(af->target);
+    char first = af->target[d];
+    af->target[d] = 0; /* "dir/", without allocating */
+    int dfd = open(d ? af->target : ".", O_RDONLY | O_CLOEXEC);
+    af->target[d] = first;
+    if (dfd >= 0) {
+      (void)fsync(dfd);
+      close(dfd);
+    }
+  }
+  afile_free(af);
+  return SINEW_OK;
+}
+
+int sinew_afile_abort(sinew_afile_t *af, char *errbuf, size_t errlen) {
+  if (!af) return SINEW_OK;
+  int rc = SINEW_OK;
+  if (af->err || ferror(af->stream)) {
+    set_msg(errbuf, errlen, "%s: %s", af->path, strerror(af->err ? af->err : EIO));
+    rc = SINEW_EIO;
+  }
+  discard(af);
+  return rc;
+}
