@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cmds/cmds_internal.h"
+#include "sinew/io.h"
 
 _Thread_local int sinew__cmds_oom;
 
@@ -1459,34 +1460,30 @@ int sinew_session_write_ma(sinew_session_t *s, FILE *out, const char *name) {
 int sinew_session_save(sinew_session_t *s, const char *path) {
   if (!s || !path || !path[0]) return SINEW_EINVAL;
   s->errmsg[0] = 0;
-  size_t n = strlen(path);
-  char *tmp = sinew_malloc(n + 32);
-  if (!tmp) return SINEW_ENOMEM;
-  snprintf(tmp, n + 32, "%s.sinew-tmp-%ld", path, (long)getpid());
-  FILE *f = fopen(tmp, "wb");
-  if (!f) {
-    snprintf(s->errmsg, sizeof s->errmsg, "file -save: %s: cannot create the file: %s", tmp,
-             strerror(errno));
-    sinew_free(tmp);
-    return SINEW_EIO;
+  /* written whole or not at all: a temporary file beside the target, renamed over it (sinew/io.h) */
+  char why[sizeof s->errmsg - 16];
+  sinew_afile_t *af;
+  int rc = sinew_afile_open(path, &af, why, sizeof why);
+  if (rc) {
+    snprintf(s->errmsg, sizeof s->errmsg, "file -save: %s", why);
+    return rc;
   }
   const char *base = strrchr(path, '/');
-  int rc = sinew__write_ma(s, f, base ? base + 1 : path);
-  if (fflush(f) != 0 || ferror(f)) rc = rc ? rc : SINEW_EIO;
-  if (fclose(f) != 0) rc = rc ? rc : SINEW_EIO;
-  if (!rc && rename(tmp, path) != 0) rc = SINEW_EIO;
+  rc = sinew__write_ma(s, sinew_afile_stream(af), base ? base + 1 : path);
   if (rc) {
-    if (!s->errmsg[0])
-      snprintf(s->errmsg, sizeof s->errmsg, "file -save: %s: %s", path,
-               rc == SINEW_EIO ? strerror(errno) : sinew_strerror(rc));
-    remove(tmp);
-  } else {
-    char *fn = sinew__cmds_strdup(path);
-    if (fn) {
-      sinew_free(s->scene->file_name);
-      s->scene->file_name = fn;
-    }
+    if (sinew_afile_abort(af, why, sizeof why) == SINEW_OK)
+      snprintf(why, sizeof why, "%s: %s", path, sinew_strerror(rc));
+    if (!s->errmsg[0]) snprintf(s->errmsg, sizeof s->errmsg, "file -save: %s", why);
+    return rc;
   }
-  sinew_free(tmp);
-  return rc;
+  if ((rc = sinew_afile_commit(af, why, sizeof why))) {
+    snprintf(s->errmsg, sizeof s->errmsg, "file -save: %s", why);
+    return rc;
+  }
+  char *fn = sinew__cmds_strdup(path);
+  if (fn) {
+    sinew_free(s->scene->file_name);
+    s->scene->file_name = fn;
+  }
+  return SINEW_OK;
 }

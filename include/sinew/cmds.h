@@ -8,9 +8,10 @@
  * what a file held that sinew does not model (node types it does not implement become
  * placeholder nodes that keep their attributes and connections, so saving writes them back).
  *
- * Reading a .ma file is running it (file -open / -import, sinew_session_open). Writing is
- * sinew_session_save (file -save): a temporary file renamed over the target, so a failure never
- * destroys the old file.
+ * Reading a .ma file is running it (file -open / -import, sinew_session_open); the file is
+ * opened once and read whole before it is parsed (a named pipe is fine). Writing is
+ * sinew_session_save (file -save), through sinew/io.h: a temporary file beside the target,
+ * fsynced and renamed over it, so a failure never destroys the old file.
  *
  * Like the graph, a session is not thread-safe.
  */
@@ -58,7 +59,10 @@ SINEW_API int sinew_session_run_file(sinew_session_t *session, const char *path,
 SINEW_API int sinew_session_open(sinew_session_t *session, const char *path);
 /* file -new: an empty scene (SINEW_EINVAL while a file is being opened or imported). */
 SINEW_API int sinew_session_new_scene(sinew_session_t *session);
-/* file -save -type "mayaAscii": writes the current scene. */
+/* file -save -type "mayaAscii": writes the current scene, whole or not at all (sinew/io.h: the
+ * target's mode is kept, a symbolic link is written through). On failure the old file is as it
+ * was and the message names the file and the reason ("file -save: s.ma: No space left on
+ * device"); SINEW_EIO, SINEW_ENOMEM, or what writing the scene returned. */
 SINEW_API int sinew_session_save(sinew_session_t *session, const char *path);
 /* Writes the scene as Maya ASCII to a stream (what save writes). name goes in the header. */
 SINEW_API int sinew_session_write_ma(sinew_session_t *session, FILE *out, const char *name);
