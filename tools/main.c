@@ -157,12 +157,8 @@ int cli_load(cli_common_t *c, sinew_session_t **out) {
                                .print = on_print,
                                .print_data = c,
                                .strict = c->strict};
-  FILE *f = fopen(c->file, "r");
-  if (!f) {
-    fprintf(stderr, "sinew %s: %s: %s\n", c->sub, c->file, strerror(errno));
-    return CLI_FAIL;
-  }
-  fclose(f);
+  /* FILE is opened once, by the session, which reads it whole before parsing: opening it here
+   * first to check it would consume a named pipe's writer (the second open then waits for ever) */
   sinew_session_t *s;
   int rc = sinew_session_create(&desc, &s);
   if (rc) {
