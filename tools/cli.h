@@ -16,6 +16,8 @@ enum {
   CLI_FAIL = 1,  /* the script or file failed, or an output could not be written */
   CLI_USAGE = 2  /* the command line was wrong */
 };
+/* `sinew run` stopped by a signal (SIGINT, SIGTERM) exits 128 + the signal's number, as a shell
+ * reports a command the signal ended: 130 for SIGINT, 143 for SIGTERM. */
 
 /* Options every subcommand takes, and the state the logger keeps. */
 typedef struct cli_common {

@@ -34,7 +34,8 @@ static const char usage_text[] =
     "  --strict       a command that fails in a .ma file fails the load\n"
     "  -h, --help     help for the command\n"
     "\n"
-    "exit status: 0 success, 1 script or file error, 2 usage error.\n"
+    "exit status: 0 success, 1 script or file error, 2 usage error, 130/143 a run\n"
+    "stopped by SIGINT/SIGTERM.\n"
     "'sinew COMMAND --help' describes each command.\n";
 
 static const struct {

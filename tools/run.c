@@ -2,6 +2,7 @@
  * and in world space, as one OBJ file per mesh and frame (docs/cli.md). */
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +29,11 @@ static const char run_help[] =
     "  -q, -v, --strict, -h   as for every command (sinew --help)\n"
     "\n"
     "A progress bar goes to stderr when it is a terminal; a summary line to stdout at the\n"
-    "end. The script's print output goes to stdout.\n";
+    "end. The script's print output goes to stdout.\n"
+    "\n"
+    "Each file is written to a temporary file beside it and renamed into place when\n"
+    "complete, so a file is never left half written. SIGINT or SIGTERM stops the run\n"
+    "between files (exit 130 or 143), naming the frame it stopped at.\n";
 
 typedef struct run_opts {
   cli_common_t common;
@@ -38,6 +43,23 @@ typedef struct run_opts {
   bool object_space;
   bool progress;   /* a progress bar is on stderr's current line */
 } run_opts_t;
+
+/* The signal that asked the run to stop (SIGINT, SIGTERM), 0 while none has. The handler only
+ * stores it, and asks the compute running in run_graph to stop (a lock-free atomic store, so
+ * that a long frame ends early; its files are discarded); the frame loop looks at the flag
+ * between files. run_graph is set before the handler is installed and cleared after. */
+static volatile sig_atomic_t run_stop_signal;
+static sinew_graph_t *volatile run_graph;
+
+static void on_stop_signal(int sig) {
+  run_stop_signal = sig;
+  sinew_graph_t *g = run_graph;
+  if (g) sinew_graph_interrupt(g);
+}
+
+/* What write_mesh reports besides CLI_OK and CLI_FAIL: a stop signal came, the file was not
+ * written. */
+#define RUN_STOPPED (-1)
 
 /* One mesh to write: its node and the file name stem. */
 typedef struct run_mesh {
@@ -220,6 +242,10 @@ static int write_mesh(run_opts_t *o, sinew_graph_t *g, const run_mesh_t *m, long
   sinew_data_t *data = NULL;
   int rc = sinew_plug_parse_attr(g, m->node, plug_name, &p);
   if (!rc) rc = sinew_get_data(g, &p, &data);
+  if (rc && run_stop_signal) { /* the evaluation was interrupted: nothing is written */
+    sinew_data_unref(data);
+    return RUN_STOPPED;
+  }
   if (rc) {
     run_error(o, "%s.%s: %s", name, plug_name, sinew_graph_errmsg(g));
     return CLI_FAIL;
@@ -238,18 +264,28 @@ static int write_mesh(run_opts_t *o, sinew_graph_t *g, const run_mesh_t *m, long
     return CLI_FAIL;
   }
   snprintf(path, len, "%s/%s.%04ld.obj", o->out_dir, m->stem, frame);
-  FILE *f = fopen(path, "w");
+  /* written to a temporary file and renamed into place when complete (sinew/io.h) */
+  char why[1024];
+  sinew_afile_t *af = NULL;
   int status = CLI_OK;
-  if (!f) {
-    run_error(o, "%s: %s", path, strerror(errno));
+  if (sinew_afile_open(path, &af, why, sizeof why)) {
+    run_error(o, "%s", why);
     status = CLI_FAIL;
   } else {
+    FILE *f = sinew_afile_stream(af);
     fprintf(f, "# sinew %s: %s.%s at frame %ld (%s space, centimetres)\no %s\n",
             o->common.file, name, plug_name, frame, o->object_space ? "object" : "world", m->stem);
     rc = sinew_mesh_write_obj(data, f);
-    int close_err = fclose(f) ? errno : 0;
-    if (rc || close_err) {
-      run_error(o, "%s: %s", path, close_err ? strerror(close_err) : sinew_strerror(rc));
+    if (rc) {
+      if (sinew_afile_abort(af, why, sizeof why) == SINEW_OK)
+        snprintf(why, sizeof why, "%s: %s", path, sinew_strerror(rc));
+      run_error(o, "%s", why);
+      status = CLI_FAIL;
+    } else if (run_stop_signal) {
+      sinew_afile_abort(af, NULL, 0); /* stopped while this file was written: it is not kept */
+      status = RUN_STOPPED;
+    } else if (sinew_afile_commit(af, why, sizeof why)) {
+      run_error(o, "%s", why);
       status = CLI_FAIL;
     }
   }
@@ -309,26 +345,53 @@ static int run_frames(run_opts_t *o, sinew_session_t *s, double load_seconds) {
   double start = cli_now();
   size_t points = 0, written = 0, files = 0;
   int status = CLI_OK;
+  long frame = o->first, last_done = o->first;
+  /* SIGINT and SIGTERM stop the run between files; the file being written is discarded */
+  struct sigaction stop = {.sa_handler = on_stop_signal, .sa_flags = SA_RESTART}, old_int, old_term;
+  sigemptyset(&stop.sa_mask);
+  run_stop_signal = 0;
+  run_graph = g;
+  sigaction(SIGINT, &stop, &old_int);
+  sigaction(SIGTERM, &stop, &old_term);
   if (progress) show_progress(0, total, o->first);
-  for (long frame = o->first; frame <= o->last && !status; frame += o->step) {
+  for (; !status; frame += o->step) {
+    points = written = 0;
+    if (run_stop_signal) {
+      status = RUN_STOPPED;
+      break;
+    }
     if (o->has_frames && sinew_time_set_frame(g, (double)frame)) {
       run_error(o, "frame %ld: %s", frame, sinew_graph_errmsg(g));
       status = CLI_FAIL;
     }
-    points = written = 0;
     for (size_t k = 0; k < nmeshes && !status; k++)
-      status = write_mesh(o, g, &meshes[k], frame, &points, &written);
+      status = run_stop_signal ? RUN_STOPPED : write_mesh(o, g, &meshes[k], frame, &points, &written);
     files += written;
+    if (status) break;
     done++;
-    if (progress && !status) show_progress(done, total, frame);
+    last_done = frame;
+    if (progress) show_progress(done, total, frame);
     if (o->last - frame < o->step) break; /* the next step would pass B (or overflow) */
   }
+  sigaction(SIGINT, &old_int, NULL);
+  sigaction(SIGTERM, &old_term, NULL);
+  run_graph = NULL;
   if (progress) clear_progress();
   double seconds = cli_now() - start;
-  if (!status && !o->common.quiet)
+  if (status == RUN_STOPPED) {
+    int sig = run_stop_signal;
+    char complete[128] = "no frame is complete";
+    if (done == 1) snprintf(complete, sizeof complete, "frame %ld is complete", last_done);
+    else if (done > 1)
+      snprintf(complete, sizeof complete, "%ld frames are complete (%ld to %ld)", done, o->first, last_done);
+    fprintf(stderr, "sinew run: stopped by %s at frame %ld: %s in %s; frame %ld: %zu of %zu files written\n",
+            sig == SIGTERM ? "SIGTERM" : "SIGINT", frame, complete, o->out_dir, frame, written, nmeshes);
+    status = 128 + sig;
+  } else if (!status && !o->common.quiet) {
     printf("%ld frame%s, %zu mesh%s, %zu vertices per frame, %zu files in %s; %.3f s (load %.3f s)\n",
            done, done == 1 ? "" : "s", written, written == 1 ? "" : "es", points, files,
            o->out_dir, seconds, load_seconds);
+  }
   free_meshes(meshes, nmeshes);
   return status;
 }
