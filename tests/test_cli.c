@@ -13,11 +13,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sinew/cmds.h"
@@ -769,6 +771,97 @@ static void test_usage_errors(void **state) {
   result_free(&r);
 }
 
+/* --timeout: a script that loops for ever, an expression in a scene that does, and a bake of
+ * more frames than the time allows all stop, with the line or frame named and exit 124; a bad
+ * value is a usage error. */
+static void test_timeout(void **state) {
+  (void)state;
+  const char *loop = write_tmp("loop.mel", "createNode transform -n a;\nint $i = 0;\nwhile (1) $i++;\n");
+  result_t r = run_cli("info", "--timeout", "0.3", loop, NULL);
+  assert_status(&r, 124);
+  assert_contains(r.err, "loop.mel:3:");
+  assert_contains(r.err, "sinew info: stopped by --timeout (0.3 s)");
+  result_free(&r);
+  /* the same in a .ma file read in keep-going mode: the read stops, it is not skipped */
+  const char *ma = write_tmp("loop.ma", "createNode transform -n \"a\";\nwhile (1) ;\ncreateNode transform -n \"b\";\n");
+  r = run_cli("eval", "--timeout=0.3", ma, "--get", "a.tx", NULL);
+  assert_status(&r, 124);
+  assert_contains(r.err, "loop.ma:2:");
+  assert_string_equal(r.out, "");
+  result_free(&r);
+  /* a bake: every file written is complete, the frame it stopped at is named */
+  const char *out = tmp_path("timeout_out");
+  r = run_cli("run", "--timeout", "0.4", "--frames", "1:1000000", "--out", out, SINEW_SOURCE_DIR "/scripts/example_rig.mel",
+              NULL);
+  assert_status(&r, 124);
+  assert_contains(r.err, "sinew run: stopped by --timeout (0.4 s) at frame ");
+  int files = count_entries(out);
+  assert_true(files > 0);
+  DIR *d = opendir(out);
+  assert_non_null(d);
+  for (struct dirent *e; (e = readdir(d));) {
+    if (e->d_name[0] == '.') {
+      if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) fail_msg("temporary file left: %s", e->d_name);
+      continue;
+    }
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", out, e->d_name);
+    sinew_data_t *m = read_obj(path);
+    sinew_data_unref(m);
+  }
+  closedir(d);
+  result_free(&r);
+  /* an expression looping for ever is stopped by its own budget: no timeout needed */
+  const char *spin = write_tmp("spin.ma", "createNode transform -n \"a\";\ncreateNode expression -n \"spin\";\n"
+                                          "\tsetAttr \".ixp\" -type \"string\" \"while (1) { .O[0] = 1; }\";\n"
+                                          "connectAttr \"spin.out[0]\" \"a.tx\";\n");
+  r = run_cli("eval", spin, "--get", "a.tx", NULL);
+  assert_status(&r, 0);
+  assert_contains(r.err, "spin: line 1: stopped: over the limit of 10000000 steps");
+  result_free(&r);
+  /* a script that finishes in time is not affected */
+  r = run_cli("eval", "--timeout", "30", SINEW_SOURCE_DIR "/scripts/example_rig.mel", "--get", "elbow.rz", NULL);
+  assert_status(&r, 0);
+  result_free(&r);
+  const char *bad[] = {"0", "-1", "abc", "nan", "1e99"};
+  for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+    r = run_cli("info", "--timeout", bad[k], loop, NULL);
+    assert_status(&r, 2);
+    assert_contains(r.err, "--timeout");
+    result_free(&r);
+  }
+  r = run_cli("info", loop, "--timeout", NULL);
+  assert_status(&r, 2);
+  result_free(&r);
+}
+
+/* SIGINT while a script loops: it stops at the line it had reached, exit 130. */
+static void test_interrupt_while_loading(void **state) {
+  (void)state;
+  const char *loop = write_tmp("loop2.mel", "int $i = 0;\nwhile (1) $i++;\n");
+  const char *argv[] = {SINEW_CLI_PATH, "info", loop, NULL};
+  const char *out_path = tmp_path("int_out.txt"), *err_path = tmp_path("int_err.txt");
+  posix_spawn_file_actions_t fa;
+  assert_int_equal(posix_spawn_file_actions_init(&fa), 0);
+  assert_int_equal(posix_spawn_file_actions_addopen(&fa, 1, out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644), 0);
+  assert_int_equal(posix_spawn_file_actions_addopen(&fa, 2, err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644), 0);
+  pid_t pid;
+  fflush(NULL);
+  assert_int_equal(posix_spawn(&pid, SINEW_CLI_PATH, &fa, NULL, (char *const *)argv, environ), 0);
+  posix_spawn_file_actions_destroy(&fa);
+  /* wait until the script runs (the handler is installed before it starts), then interrupt */
+  nanosleep(&(struct timespec){0, 300 * 1000 * 1000}, NULL);
+  assert_int_equal(kill(pid, SIGINT), 0);
+  int wstatus = 0;
+  while (waitpid(pid, &wstatus, 0) < 0) assert_int_equal(errno, EINTR);
+  assert_true(WIFEXITED(wstatus));
+  assert_int_equal(WEXITSTATUS(wstatus), 130);
+  char *err = slurp(err_path);
+  assert_contains(err, "loop2.mel:2: interrupted");
+  assert_contains(err, "sinew info: stopped by SIGINT");
+  free(err);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_help_and_version),
@@ -783,6 +876,8 @@ int main(void) {
       cmocka_unit_test(test_dot),
       cmocka_unit_test(test_script_errors),
       cmocka_unit_test(test_usage_errors),
+      cmocka_unit_test(test_timeout),
+      cmocka_unit_test(test_interrupt_while_loading),
   };
   return cmocka_run_group_tests_name("cli", tests, setup, teardown);
 }

@@ -16,8 +16,10 @@ enum {
   CLI_FAIL = 1,  /* the script or file failed, or an output could not be written */
   CLI_USAGE = 2  /* the command line was wrong */
 };
-/* `sinew run` stopped by a signal (SIGINT, SIGTERM) exits 128 + the signal's number, as a shell
- * reports a command the signal ended: 130 for SIGINT, 143 for SIGTERM. */
+/* A command stopped by a signal (SIGINT, SIGTERM) exits 128 + the signal's number, as a shell
+ * reports a command the signal ended: 130 for SIGINT, 143 for SIGTERM; one stopped by --timeout
+ * exits 124, as timeout(1) does. */
+#define CLI_TIMEOUT 124
 
 /* Options every subcommand takes, and the state the logger keeps. */
 typedef struct cli_common {
@@ -26,6 +28,7 @@ typedef struct cli_common {
   bool quiet;         /* -q: no warnings, no progress, no summary */
   bool verbose;       /* -v: every warning, and informational messages */
   bool strict;        /* --strict: a failing command in a .ma file fails the load */
+  double timeout;     /* --timeout SECONDS: the whole command's time limit; 0 = none */
   FILE *print_to;     /* where the script's print output goes */
   unsigned warnings;  /* warnings and skipped-command errors logged so far */
   unsigned shown;     /* of those, how many were printed */
@@ -61,6 +64,23 @@ int cli_usage_error(const cli_common_t *c, const char *fmt, ...)
 int cli_load(cli_common_t *c, sinew_session_t **out);
 /* Destroys the session and tells how many warnings were not shown. */
 void cli_unload(cli_common_t *c, sinew_session_t *session);
+
+/* Stopping. From cli_load to cli_unload, SIGINT and SIGTERM, and --timeout (a SIGALRM timer
+ * armed when loading starts), stop the command gracefully: the handler records what stopped it
+ * in cli_stop and interrupts the running script (sinew_lang_interrupt) and the compute running
+ * in the watched graph (sinew_graph_interrupt); the commands look at cli_stop between steps.
+ * --timeout also limits the script's run (sinew_lang_set_limits), so a script stopped by it
+ * names its line. */
+#include <signal.h>
+extern volatile sig_atomic_t cli_stop; /* 0, or SIGINT / SIGTERM / SIGALRM (--timeout) */
+/* The graph whose computes a stop interrupts: the scene being evaluated (NULL: none). */
+void cli_watch_graph(sinew_graph_t *graph);
+/* "SIGINT", "SIGTERM", or "--timeout (5 s)". */
+const char *cli_stop_name(const cli_common_t *c);
+/* The exit status of a stopped command: 128 + the signal, or CLI_TIMEOUT. */
+int cli_stop_status(void);
+/* rc, or the stop's status (with a message on stderr) when a stop came. */
+int cli_check_stop(const cli_common_t *c, int rc);
 
 /* Numbers as text: the shortest form that reads back to the same double ("0.5", "1e-07"). */
 void cli_format_double(double v, char *buf, size_t size);

@@ -1,10 +1,13 @@
 /* tools/main.c: the sinew command: subcommand dispatch, --help and --version, the options every
  * subcommand shares, and loading FILE into a session (docs/cli.md). */
 #include <errno.h>
+#include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/time.h>
 #include <time.h>
 
 #include "tools/cli.h"
@@ -32,10 +35,12 @@ static const char usage_text[] =
     "  -q, --quiet    no warnings, progress or summary\n"
     "  -v, --verbose  every warning and informational message\n"
     "  --strict       a command that fails in a .ma file fails the load\n"
+    "  --timeout SECONDS  stop the command after this long (exit 124); the\n"
+    "                 script's message names the line it had reached\n"
     "  -h, --help     help for the command\n"
     "\n"
-    "exit status: 0 success, 1 script or file error, 2 usage error, 130/143 a run\n"
-    "stopped by SIGINT/SIGTERM.\n"
+    "exit status: 0 success, 1 script or file error, 2 usage error, 124 stopped by\n"
+    "--timeout, 130/143 stopped by SIGINT/SIGTERM.\n"
     "'sinew COMMAND --help' describes each command.\n";
 
 static const struct {
@@ -113,6 +118,17 @@ cli_arg_t cli_parse_common(cli_common_t *c, int argc, char **argv, int *i) {
     c->verbose = true;
   } else if (!strcmp(arg, "--strict")) {
     c->strict = true;
+  } else if (!strncmp(arg, "--timeout", 9) && (arg[9] == 0 || arg[9] == '=')) {
+    const char *v;
+    cli_option_value(c, argc, argv, i, "--timeout", NULL, &v);
+    if (!v) return CLI_ARG_ERROR;
+    char *end;
+    double t = strtod(v, &end);
+    if (end == v || *end || !(t > 0) || t > 1e9) {
+      cli_usage_error(c, "--timeout '%s': give a number of seconds above 0", v);
+      return CLI_ARG_ERROR;
+    }
+    c->timeout = t;
   } else if (arg[0] == '-' && arg[1] != 0) {
     return CLI_ARG_OTHER;
   } else if (c->file) {
@@ -121,7 +137,6 @@ cli_arg_t cli_parse_common(cli_common_t *c, int argc, char **argv, int *i) {
   } else {
     c->file = arg;
   }
-  (void)argc;
   return CLI_ARG_TAKEN;
 }
 
@@ -150,6 +165,73 @@ static bool is_ma(const char *path) {
   return n >= 3 && !strcasecmp(path + n - 3, ".ma");
 }
 
+/* ---- stopping ------------------------------------------------------------------------------- */
+
+volatile sig_atomic_t cli_stop;
+static sinew_lang_t *volatile stop_lang;
+static sinew_graph_t *volatile stop_graph;
+static struct sigaction old_int, old_term, old_alrm;
+
+/* Async-signal-safe: stores, and two lock-free atomic stores in the library. */
+static void on_stop(int sig) {
+  if (!cli_stop) cli_stop = sig;
+  sinew_lang_t *l = stop_lang;
+  sinew_graph_t *g = stop_graph;
+  if (l) sinew_lang_interrupt(l);
+  if (g) sinew_graph_interrupt(g);
+}
+
+void cli_watch_graph(sinew_graph_t *g) { stop_graph = g; }
+
+const char *cli_stop_name(const cli_common_t *c) {
+  static char buf[64];
+  if (cli_stop == SIGALRM) {
+    char t[40];
+    cli_format_double(c->timeout, t, sizeof t);
+    snprintf(buf, sizeof buf, "--timeout (%s s)", t);
+    return buf;
+  }
+  return cli_stop == SIGTERM ? "SIGTERM" : "SIGINT";
+}
+
+int cli_stop_status(void) { return cli_stop == SIGALRM ? CLI_TIMEOUT : 128 + cli_stop; }
+
+int cli_check_stop(const cli_common_t *c, int rc) {
+  if (!cli_stop) return rc;
+  fprintf(stderr, "sinew %s: stopped by %s\n", c->sub, cli_stop_name(c));
+  return cli_stop_status();
+}
+
+static void stop_handlers_install(cli_common_t *c, sinew_session_t *s) {
+  cli_stop = 0;
+  stop_lang = sinew_session_lang(s);
+  stop_graph = NULL;
+  struct sigaction sa = {.sa_handler = on_stop, .sa_flags = SA_RESTART};
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, &old_int);
+  sigaction(SIGTERM, &sa, &old_term);
+  sigaction(SIGALRM, &sa, &old_alrm);
+  if (c->timeout > 0) {
+    double whole = floor(c->timeout);
+    struct itimerval it = {.it_value = {.tv_sec = (time_t)whole,
+                                        .tv_usec = (suseconds_t)((c->timeout - whole) * 1e6)}};
+    if (!it.it_value.tv_sec && !it.it_value.tv_usec) it.it_value.tv_usec = 1;
+    setitimer(ITIMER_REAL, &it, NULL);
+    sinew_lang_limits_t lim = {.max_seconds = c->timeout};
+    sinew_lang_set_limits(sinew_session_lang(s), &lim);
+  }
+}
+
+static void stop_handlers_remove(void) {
+  struct itimerval off = {{0, 0}, {0, 0}};
+  setitimer(ITIMER_REAL, &off, NULL);
+  sigaction(SIGINT, &old_int, NULL);
+  sigaction(SIGTERM, &old_term, NULL);
+  sigaction(SIGALRM, &old_alrm, NULL);
+  stop_lang = NULL;
+  stop_graph = NULL;
+}
+
 int cli_load(cli_common_t *c, sinew_session_t **out) {
   *out = NULL;
   if (!c->file) return cli_usage_error(c, "missing FILE (a .mel script or a .ma file)");
@@ -166,18 +248,24 @@ int cli_load(cli_common_t *c, sinew_session_t **out) {
     fprintf(stderr, "sinew %s: cannot create a session: %s\n", c->sub, sinew_strerror(rc));
     return CLI_FAIL;
   }
+  stop_handlers_install(c, s);
   rc = is_ma(c->file) ? sinew_session_open(s, c->file) : sinew_session_run_file(s, c->file, NULL);
   if (rc) {
     const char *msg = sinew_session_errmsg(s);
     fprintf(stderr, "%s\n", msg && msg[0] ? msg : sinew_strerror(rc));
+    /* the script's own time limit (the same as --timeout) may stop it before the timer does */
+    if (!cli_stop && rc == SINEW_ELIMIT && c->timeout > 0) cli_stop = SIGALRM;
+    int status = (rc == SINEW_EINTERRUPTED || rc == SINEW_ELIMIT) ? cli_check_stop(c, CLI_FAIL) : CLI_FAIL;
     cli_unload(c, s);
-    return CLI_FAIL;
+    return status;
   }
+  cli_watch_graph(sinew_session_graph(s));
   *out = s;
   return CLI_OK;
 }
 
 void cli_unload(cli_common_t *c, sinew_session_t *s) {
+  stop_handlers_remove();
   sinew_session_destroy(s);
   if (!c->quiet && c->warnings > c->shown)
     fprintf(stderr, "sinew %s: %u more warnings not shown (-v shows them all)\n", c->sub,

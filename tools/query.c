@@ -237,7 +237,9 @@ int cli_eval(int argc, char **argv) {
       fprintf(stderr, "sinew eval: --frame %s: %s\n", frame_text, sinew_graph_errmsg(g));
       rc = CLI_FAIL;
     }
-    for (size_t k = 0; k < ngets && !rc; k++) rc = print_plug(g, gets[k]);
+    for (size_t k = 0; k < ngets && !rc && !cli_stop; k++) rc = print_plug(g, gets[k]);
+    /* a value an interrupted compute left stale is not trusted: the stop is the outcome */
+    rc = cli_check_stop(&c, rc);
     cli_unload(&c, s);
   }
   free(gets);
@@ -446,8 +448,9 @@ int cli_info(int argc, char **argv) {
   print_skins(g);
   print_meshes(g);
   print_placeholders(s);
+  rc = cli_check_stop(&c, CLI_OK);
   cli_unload(&c, s);
-  return CLI_OK;
+  return rc;
 }
 
 /* ---- dot ------------------------------------------------------------------------------------ */
@@ -463,6 +466,7 @@ int cli_dot(int argc, char **argv) {
     fprintf(stderr, "sinew dot: writing the graph: %s\n", rc ? sinew_strerror(rc) : "write error");
     rc = CLI_FAIL;
   }
+  rc = cli_check_stop(&c, rc);
   cli_unload(&c, s);
   return rc;
 }

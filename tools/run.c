@@ -44,21 +44,8 @@ typedef struct run_opts {
   bool progress;   /* a progress bar is on stderr's current line */
 } run_opts_t;
 
-/* The signal that asked the run to stop (SIGINT, SIGTERM), 0 while none has. The handler only
- * stores it, and asks the compute running in run_graph to stop (a lock-free atomic store, so
- * that a long frame ends early; its files are discarded); the frame loop looks at the flag
- * between files. run_graph is set before the handler is installed and cleared after. */
-static volatile sig_atomic_t run_stop_signal;
-static sinew_graph_t *volatile run_graph;
-
-static void on_stop_signal(int sig) {
-  run_stop_signal = sig;
-  sinew_graph_t *g = run_graph;
-  if (g) sinew_graph_interrupt(g);
-}
-
-/* What write_mesh reports besides CLI_OK and CLI_FAIL: a stop signal came, the file was not
- * written. */
+/* What write_mesh reports besides CLI_OK and CLI_FAIL: a stop came (SIGINT, SIGTERM,
+ * --timeout: cli_stop), the file was not written. */
 #define RUN_STOPPED (-1)
 
 /* One mesh to write: its node and the file name stem. */
@@ -242,7 +229,7 @@ static int write_mesh(run_opts_t *o, sinew_graph_t *g, const run_mesh_t *m, long
   sinew_data_t *data = NULL;
   int rc = sinew_plug_parse_attr(g, m->node, plug_name, &p);
   if (!rc) rc = sinew_get_data(g, &p, &data);
-  if (rc && run_stop_signal) { /* the evaluation was interrupted: nothing is written */
+  if (rc && cli_stop) { /* the evaluation was interrupted: nothing is written */
     sinew_data_unref(data);
     return RUN_STOPPED;
   }
@@ -278,10 +265,13 @@ static int write_mesh(run_opts_t *o, sinew_graph_t *g, const run_mesh_t *m, long
     rc = sinew_mesh_write_obj(data, f);
     if (rc) {
       if (sinew_afile_abort(af, why, sizeof why) == SINEW_OK)
-        snprintf(why, sizeof why, "%s: %s", path, sinew_strerror(rc));
+        snprintf(why, sizeof why, "%s: %s", path,
+                 rc == SINEW_ERANGE ? "the deformed mesh has points that are not finite numbers (NaN or "
+                                      "infinite); nothing was written"
+                                    : sinew_strerror(rc));
       run_error(o, "%s", why);
       status = CLI_FAIL;
-    } else if (run_stop_signal) {
+    } else if (cli_stop) {
       sinew_afile_abort(af, NULL, 0); /* stopped while this file was written: it is not kept */
       status = RUN_STOPPED;
     } else if (sinew_afile_commit(af, why, sizeof why)) {
@@ -346,17 +336,12 @@ static int run_frames(run_opts_t *o, sinew_session_t *s, double load_seconds) {
   size_t points = 0, written = 0, files = 0;
   int status = CLI_OK;
   long frame = o->first, last_done = o->first;
-  /* SIGINT and SIGTERM stop the run between files; the file being written is discarded */
-  struct sigaction stop = {.sa_handler = on_stop_signal, .sa_flags = SA_RESTART}, old_int, old_term;
-  sigemptyset(&stop.sa_mask);
-  run_stop_signal = 0;
-  run_graph = g;
-  sigaction(SIGINT, &stop, &old_int);
-  sigaction(SIGTERM, &stop, &old_term);
+  /* SIGINT, SIGTERM and --timeout (cli_stop) stop the run between files; the file being written
+   * is discarded */
   if (progress) show_progress(0, total, o->first);
   for (; !status; frame += o->step) {
     points = written = 0;
-    if (run_stop_signal) {
+    if (cli_stop) {
       status = RUN_STOPPED;
       break;
     }
@@ -365,7 +350,7 @@ static int run_frames(run_opts_t *o, sinew_session_t *s, double load_seconds) {
       status = CLI_FAIL;
     }
     for (size_t k = 0; k < nmeshes && !status; k++)
-      status = run_stop_signal ? RUN_STOPPED : write_mesh(o, g, &meshes[k], frame, &points, &written);
+      status = cli_stop ? RUN_STOPPED : write_mesh(o, g, &meshes[k], frame, &points, &written);
     files += written;
     if (status) break;
     done++;
@@ -373,20 +358,16 @@ static int run_frames(run_opts_t *o, sinew_session_t *s, double load_seconds) {
     if (progress) show_progress(done, total, frame);
     if (o->last - frame < o->step) break; /* the next step would pass B (or overflow) */
   }
-  sigaction(SIGINT, &old_int, NULL);
-  sigaction(SIGTERM, &old_term, NULL);
-  run_graph = NULL;
   if (progress) clear_progress();
   double seconds = cli_now() - start;
   if (status == RUN_STOPPED) {
-    int sig = run_stop_signal;
     char complete[128] = "no frame is complete";
     if (done == 1) snprintf(complete, sizeof complete, "frame %ld is complete", last_done);
     else if (done > 1)
       snprintf(complete, sizeof complete, "%ld frames are complete (%ld to %ld)", done, o->first, last_done);
     fprintf(stderr, "sinew run: stopped by %s at frame %ld: %s in %s; frame %ld: %zu of %zu files written\n",
-            sig == SIGTERM ? "SIGTERM" : "SIGINT", frame, complete, o->out_dir, frame, written, nmeshes);
-    status = 128 + sig;
+            cli_stop_name(&o->common), frame, complete, o->out_dir, frame, written, nmeshes);
+    status = cli_stop_status();
   } else if (!status && !o->common.quiet) {
     printf("%ld frame%s, %zu mesh%s, %zu vertices per frame, %zu files in %s; %.3f s (load %.3f s)\n",
            done, done == 1 ? "" : "s", written, written == 1 ? "" : "es", points, files,
