@@ -1,0 +1,2 @@
+//Maya ASCII 2020 scene
+createNode transform -n "a"; // the root

@@ -1,0 +1,91 @@
+/* tests/fuzz/fuzz_expr.c: the bytes as the text of an expression (expression mode of the
+ * language, sinew/lang.h): compiled, its references listed, its internal text (.I[n] / .O[n])
+ * and a rewrite made, then evaluated three times (variables keep their values) with inputs
+ * of every kind of number. The internal text must compile too, with the same numbers of
+ * inputs and outputs: it is what a saved file holds and what an expression node compiles. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/fuzz/fuzz_common.h"
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerInitialize(int *argc, char ***argv) {
+  (void)argc;
+  (void)argv;
+  fuzz_init();
+  return 0;
+}
+
+static const char *name_ref(void *ud, const sinew_expr_ref_t *ref) {
+  (void)ud;
+  return ref->written ? "obj.out" : NULL;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  if (size > 65536) return 0;
+  char *text = malloc(size + 1);
+  if (!text) return 0;
+  memcpy(text, data, size);
+  text[size] = 0;
+  sinew_expr_t *e = NULL;
+  char err[256];
+  if (sinew_expr_compile(text, &e, err, sizeof err) != SINEW_OK) {
+    free(text);
+    return 0;
+  }
+  size_t nin = sinew_expr_input_count(e), nout = sinew_expr_output_count(e);
+  size_t nref = sinew_expr_ref_count(e);
+  for (size_t i = 0; i < nref; i++) {
+    const sinew_expr_ref_t *r = sinew_expr_ref(e, i);
+    if (!r || !r->text) abort();
+  }
+  (void)sinew_expr_uses_time(e);
+  char *internal = sinew_expr_internal_text(e);
+  char *rewritten = sinew_expr_rewrite(e, name_ref, NULL);
+  sinew_free(rewritten);
+  if (internal) {
+    sinew_expr_t *again = NULL;
+    char err2[256];
+    int rc = sinew_expr_compile(internal, &again, err2, sizeof err2);
+    if (rc != SINEW_OK && rc != SINEW_ENOMEM) {
+      fprintf(stderr, "fuzz: the internal text does not compile (%s):\n%.500s\n", err2, internal);
+      abort();
+    }
+    if (again && (sinew_expr_input_count(again) != nin || sinew_expr_output_count(again) != nout)) {
+      fprintf(stderr, "fuzz: the internal text has %zu inputs and %zu outputs, the text %zu and %zu:\n%.500s\n",
+              sinew_expr_input_count(again), sinew_expr_output_count(again), nin, nout, internal);
+      abort();
+    }
+    sinew_expr_destroy(again);
+    sinew_free(internal);
+  }
+
+  static const double values[] = {0.0, 1.0, -2.5, 1e300, -1e-300, 3e9, NAN, INFINITY, -0.0, 0.5};
+  double *in = calloc(nin + 1, sizeof *in), *out = calloc(nout + 1, sizeof *out);
+  const sinew_mat4_t **mats = calloc(nin + 1, sizeof *mats);
+  static const sinew_mat4_t ident = {{{1, 0, 0, 0}, {0, 1, 0, 0}, {0, 0, 1, 0}, {0, 0, 0, 1}}};
+  if (in && out && mats) {
+    for (int round = 0; round < 3; round++) {
+      for (size_t i = 0; i < nin; i++) {
+        in[i] = values[(i + (size_t)round * 3) % (sizeof values / sizeof values[0])];
+        mats[i] = (i + (size_t)round) % 4 == 3 ? &ident : NULL;
+      }
+      sinew_expr_io_t io = {.inputs = in, .ninputs = nin, .input_matrices = mats, .outputs = out,
+                            .noutputs = nout, .time_seconds = round * 0.5, .frame = 12.0 * round,
+                            .max_steps = FUZZ_MAX_STEPS};
+      unsigned faults = 0;
+      char fault[128];
+      sinew_expr_eval(e, &io, &faults, fault, sizeof fault);
+    }
+  }
+  free(in);
+  free(out);
+  free(mats);
+  sinew_expr_destroy(e);
+  free(text);
+  return 0;
+}
