@@ -48,6 +48,14 @@ int sinew__register_mesh_types(sinew_graph_t *g);
 
 int sinew__register_pose_types(sinew_graph_t *g);
 
+/* ---- animation (nodes/anim_curve.c) -------------------------------------------------------- */
+
+/* The animCurve family; registers nothing when animCurve is already known. */
+int sinew__register_anim_curve_types(sinew_graph_t *g);
+/* The scene's time changed: dirties the output of every time curve whose input is not
+ * connected (it evaluates at the current time), as Maya marks its time-dependent nodes. */
+int sinew__anim_time_changed(sinew_graph_t *g);
+
 /* Scratch memory from a zeroed data block, so every allocation goes through the library's
  * allocator. Release with sinew_data_unref(*holder). NULL on out-of-memory. */
 void *sinew__scratch(size_t bytes, sinew_data_t **holder);

@@ -242,7 +242,9 @@ int sinew_time_set_seconds(sinew_graph_t *g, double seconds) {
   double now;
   if (sinew_get_double(g, &p, &now) == SINEW_OK && now == seconds && sinew_plug_has_value(g, &p))
     return SINEW_OK; /* the same time: nothing is dirtied */
-  return sinew_set_double(g, &p, seconds);
+  if ((rc = sinew_set_double(g, &p, seconds))) return rc;
+  /* animation curves left unconnected evaluate at the current time (nodes/anim_curve.c) */
+  return sinew__anim_time_changed(g);
 }
 
 int sinew_time_get_seconds(sinew_graph_t *g, double *out) {

@@ -769,7 +769,7 @@ static sinew_plug_t source_of(sinew_graph_t *g, const sinew_plug_t *dst) {
   return src;
 }
 
-/* Frees a joint's channels from the placeholders (animation curves) that drive them. */
+/* Frees a joint's channels from the animation curves (and any placeholders) that drive them. */
 typedef struct incoming {
   sinew_node_t node;
   sinew_connection_t c[64];
@@ -786,7 +786,8 @@ static void free_channels(sinew_graph_t *g, sinew_node_t n) {
   incoming x = {.node = n};
   sinew_foreach_connection(g, n, false, collect, &x);
   for (size_t i = 0; i < x.n; i++) {
-    if (!(sinew_node_type_flags(sinew_node_type(g, x.c[i].src.node)) & SINEW_NODE_TYPE_PLACEHOLDER)) continue;
+    const sinew_node_type_t *t = sinew_node_type(g, x.c[i].src.node);
+    if (!(sinew_node_type_flags(t) & SINEW_NODE_TYPE_PLACEHOLDER) && !sinew_node_type_is_a(t, "animCurve")) continue;
     assert_int_equal(sinew_disconnect(g, &x.c[i].src, &x.c[i].dst), 0);
   }
 }

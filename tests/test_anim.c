@@ -1,0 +1,429 @@
+/* tests/test_anim.c: animation curves (spec maya-reference-rigging.md
+ * section 1).
+ *
+ * The curve evaluation is checked against values Autodesk's AnimX computed for 600 random
+ * curves (tests/data/animx, README there); the rest against numbers worked out by hand from
+ * the keys, and the corpus files against the keys they store. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sinew/sinew.h"
+#include "tests/support.h"
+
+static const double PI = 3.14159265358979323846;
+static double deg(double d) { return d * (PI / 180.0); }
+
+static sinew_plug_t P(sinew_graph_t *g, const char *text) {
+  sinew_plug_t p;
+  int rc = sinew_plug_parse(g, text, (sinew_node_t){0, 0}, &p);
+  if (rc) fail_msg("plug %s: %s", text, sinew_graph_errmsg(g));
+  return p;
+}
+
+static void set(sinew_graph_t *g, const char *text, double v) {
+  sinew_plug_t p = P(g, text);
+  int rc = sinew_set_double(g, &p, v);
+  if (rc) fail_msg("set %s: %s", text, sinew_graph_errmsg(g));
+}
+
+static double get(sinew_graph_t *g, const char *text) {
+  sinew_plug_t p = P(g, text);
+  double v = NAN;
+  int rc = sinew_get_double(g, &p, &v);
+  if (rc) fail_msg("get %s: %s", text, sinew_graph_errmsg(g));
+  return v;
+}
+
+static void connect(sinew_graph_t *g, const char *a, const char *b) {
+  sinew_plug_t s = P(g, a), d = P(g, b);
+  int rc = sinew_connect(g, &s, &d, 0, NULL);
+  if (rc) fail_msg("connect %s %s: %s", a, b, sinew_graph_errmsg(g));
+}
+
+static void assert_near(double got, double want, double tol) {
+  if (!(fabs(got - want) <= tol)) fail_msg("%.17g != %.17g (tolerance %g)", got, want, tol);
+}
+
+static void key(sinew_graph_t *g, const char *curve, int i, double t, double v, int tin, int tout) {
+  char buf[256];
+  snprintf(buf, sizeof buf, "%s.ktv[%d].kt", curve, i);
+  set(g, buf, t);
+  snprintf(buf, sizeof buf, "%s.ktv[%d].kv", curve, i);
+  set(g, buf, v);
+  snprintf(buf, sizeof buf, "%s.kit[%d]", curve, i);
+  set(g, buf, tin);
+  snprintf(buf, sizeof buf, "%s.kot[%d]", curve, i);
+  set(g, buf, tout);
+}
+
+static sinew_graph_t *scene(void) {
+  sinew_graph_t *g = NULL;
+  assert_int_equal(sinew_scene_create(NULL, &g), 0);
+  return g;
+}
+
+/* ---- AnimX reference values ------------------------------------------------------------------ */
+
+typedef struct ref_key {
+  double t, v, ix, iy, ox, oy;
+  int tin, tout;
+} ref_key;
+
+/* Builds one curve of the data file on node `name` (animCurveTU or animCurveUU). */
+static void build_ref_curve(sinew_graph_t *g, const char *name, bool tcurve, double fps, int weighted, int pre,
+                            int post, const ref_key *keys, int nk) {
+  char buf[256];
+  snprintf(buf, sizeof buf, "%s.wgt", name);
+  set(g, buf, weighted);
+  snprintf(buf, sizeof buf, "%s.pre", name);
+  set(g, buf, pre);
+  snprintf(buf, sizeof buf, "%s.pst", name);
+  set(g, buf, post);
+  for (int i = 0; i < nk; i++) {
+    key(g, name, i, tcurve ? keys[i].t / fps : keys[i].t, keys[i].v, keys[i].tin, keys[i].tout);
+    const char *names[4] = {"kix", "kiy", "kox", "koy"};
+    double vals[4] = {keys[i].ix, keys[i].iy, keys[i].ox, keys[i].oy};
+    for (int c = 0; c < 4; c++) {
+      snprintf(buf, sizeof buf, "%s.%s[%d]", name, names[c], i);
+      set(g, buf, vals[c]);
+    }
+  }
+}
+
+static void test_animx_reference(void **state) {
+  (void)state;
+  char path[512];
+  snprintf(path, sizeof path, "%s/animx/curves.txt", SINEW_TEST_DATA_DIR);
+  FILE *f = fopen(path, "r");
+  if (!f) fail_msg("%s is missing", path);
+  sinew_graph_t *g = scene();
+  char line[512];
+  size_t ncurves = 0, nvalues = 0, worst_curve = 0;
+  double worst = 0;
+  while (fgets(line, sizeof line, f)) {
+    if (line[0] == '#') continue;
+    int id, weighted, pre, post, nk;
+    size_t ns;
+    char kind;
+    double fps;
+    if (sscanf(line, "curve %d %c %lf %d %d %d %d %zu", &id, &kind, &fps, &weighted, &pre, &post, &nk, &ns) != 8)
+      fail_msg("bad line: %s", line);
+    bool tcurve = kind == 'T';
+    ref_key keys[16];
+    assert_true(nk > 0 && nk <= 16);
+    for (int i = 0; i < nk; i++) {
+      assert_non_null(fgets(line, sizeof line, f));
+      ref_key *k = &keys[i];
+      if (sscanf(line, "key %lf %lf %d %d %lf %lf %lf %lf", &k->t, &k->v, &k->tin, &k->tout, &k->ix, &k->iy, &k->ox,
+                 &k->oy) != 8)
+        fail_msg("bad key line: %s", line);
+    }
+    sinew_node_t n;
+    assert_int_equal(sinew_node_create(g, tcurve ? "animCurveTU" : "animCurveUU", "ref", &n), 0);
+    if (tcurve) {
+      sinew_time_unit_t u = fps == 24 ? SINEW_TIME_FILM : fps == 30 ? SINEW_TIME_NTSC : SINEW_TIME_PAL;
+      assert_int_equal(sinew_time_set_unit(g, u), 0);
+    }
+    build_ref_curve(g, "ref", tcurve, fps, weighted, pre, post, keys, nk);
+    for (size_t s = 0; s < ns; s++) {
+      double x, want;
+      assert_non_null(fgets(line, sizeof line, f));
+      if (sscanf(line, "at %lf %lf", &x, &want) != 2) fail_msg("bad sample line: %s", line);
+      if (tcurve) assert_int_equal(sinew_time_set_frame(g, x), 0);
+      else set(g, "ref.i", x);
+      double got = get(g, "ref.o");
+      double err = want != 0 ? fabs(got - want) / fabs(want) : fabs(got);
+      if (err > worst) worst = err, worst_curve = (size_t)id;
+      if (!(err <= 1e-9))
+        fail_msg("curve %d (%s, weighted %d, pre %d, post %d) at %.17g: %.17g, AnimX %.17g", id, tcurve ? "T" : "U",
+                 weighted, pre, post, x, got, want);
+      nvalues++;
+    }
+    assert_int_equal(sinew_node_delete(g, n), 0);
+    ncurves++;
+  }
+  fclose(f);
+  assert_true(ncurves >= 500);
+  printf("AnimX reference: %zu curves, %zu values, largest relative difference %.3g (curve %zu)\n", ncurves,
+         nvalues, worst, worst_curve);
+  sinew_graph_destroy(g);
+}
+
+/* ---- curves from .ma text -------------------------------------------------------------------- */
+
+static char tmpfile_path[128];
+
+static sinew_session_t *open_text(const char *text) {
+  snprintf(tmpfile_path, sizeof tmpfile_path, "/tmp/sinew-test-anim-%d.ma", (int)getpid());
+  FILE *f = fopen(tmpfile_path, "w");
+  assert_non_null(f);
+  fputs(text, f);
+  fclose(f);
+  sinew_session_t *s = NULL;
+  assert_int_equal(sinew_session_create(NULL, &s), 0);
+  if (sinew_session_open(s, tmpfile_path)) fail_msg("open: %s", sinew_session_errmsg(s));
+  sinew_session_stats_t st;
+  sinew_session_stats(s, &st);
+  assert_int_equal(st.failed_commands, 0);
+  remove(tmpfile_path);
+  return s;
+}
+
+/* A joint keyed in degrees at ntsc, a transform keyed in metres: the reader converts frames,
+ * degrees and metres, and the joint plays as time moves. */
+static void test_ma_curves_play(void **state) {
+  (void)state;
+  sinew_session_t *s = open_text("//Maya ASCII 2018 scene\n"
+                                 "requires maya \"2018\";\n"
+                                 "currentUnit -l meter -a degree -t ntsc;\n"
+                                 "createNode joint -n \"elbow\";\n"
+                                 "createNode transform -n \"box\";\n"
+                                 "createNode animCurveTA -n \"elbow_rotateZ\";\n"
+                                 "\tsetAttr \".tan\" 2;\n"
+                                 "\tsetAttr \".wgt\" no;\n"
+                                 "\tsetAttr -s 3 \".ktv[0:2]\"  1 0 13 45 25 45;\n"
+                                 "\tsetAttr \".pst\" 4;\n"
+                                 "createNode animCurveTL -n \"box_translateY\";\n"
+                                 "\tsetAttr \".tan\" 5;\n"
+                                 "\tsetAttr \".wgt\" no;\n"
+                                 "\tsetAttr -s 2 \".ktv[0:1]\"  0 1 10 2;\n"
+                                 "connectAttr \"elbow_rotateZ.o\" \"elbow.rz\";\n"
+                                 "connectAttr \"box_translateY.o\" \"box.ty\";\n");
+  sinew_graph_t *g = sinew_session_graph(s);
+  double want[][2] = {{1, 0}, {7, 22.5}, {13, 45}, {20, 45}, {25, 45}, {31, 67.5}, {37, 90}, {-5, 0}};
+  /* (cycle with offset after frame 25: each cycle adds 45 degrees) */
+  for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+    assert_int_equal(sinew_time_set_frame(g, want[i][0]), 0);
+    assert_near(get(g, "elbow.rz"), deg(want[i][1]), 1e-12);
+  }
+  /* at ntsc 0.4 s is frame 12: the key times are seconds */
+  assert_int_equal(sinew_time_set_seconds(g, 0.4), 0);
+  assert_near(get(g, "elbow.rz"), deg(45.0 * 11 / 12), 1e-12);
+  /* step keys in metres: 100 cm held until frame 10 */
+  assert_int_equal(sinew_time_set_frame(g, 9.9), 0);
+  assert_near(get(g, "box.ty"), 100, 1e-12);
+  assert_int_equal(sinew_time_set_frame(g, 10), 0);
+  assert_near(get(g, "box.ty"), 200, 1e-12);
+  /* the joint's world matrix follows the curve */
+  sinew_node_t elbow;
+  assert_int_equal(sinew_node_find(g, "elbow", &elbow), 0);
+  assert_int_equal(sinew_time_set_frame(g, 13), 0);
+  sinew_mat4_t wm;
+  assert_int_equal(sinew_dag_world_matrix(g, elbow, &wm), 0);
+  assert_near(wm.m[0][0], cos(deg(45)), 1e-12);
+  assert_near(wm.m[0][1], sin(deg(45)), 1e-12);
+  sinew_session_destroy(s);
+}
+
+/* ---- bad input ------------------------------------------------------------------------------- */
+
+static void test_bad_keys(void **state) {
+  (void)state;
+  sinew_graph_t *g = scene();
+  sinew_node_t n;
+  assert_int_equal(sinew_node_create(g, "animCurveUU", "c", &n), 0);
+  /* no keys: 0 */
+  set(g, "c.i", 3);
+  assert_near(get(g, "c.o"), 0, 0);
+  /* keys written out of order are used in time order */
+  key(g, "c", 0, 10, 5, 2, 2);
+  key(g, "c", 1, 0, 0, 2, 2);
+  assert_near(get(g, "c.o"), 1.5, 1e-12);
+  set(g, "c.i", 10);
+  assert_near(get(g, "c.o"), 5, 0);
+  /* two keys at one time: the one with the higher index stays */
+  key(g, "c", 2, 10, 7, 2, 2);
+  assert_near(get(g, "c.o"), 7, 0);
+  set(g, "c.i", 5);
+  assert_near(get(g, "c.o"), 3.5, 1e-12);
+  /* a key that is not finite is not used */
+  key(g, "c", 3, 5, 100, 2, 2);
+  assert_near(get(g, "c.o"), 100, 0);
+  sinew_plug_t kv = P(g, "c.ktv[3].kv");
+  if (sinew_set_double(g, &kv, NAN) == SINEW_OK) {
+    assert_near(get(g, "c.o"), 3.5, 1e-12);
+    assert_true(isfinite(get(g, "c.o")));
+  } else {
+    assert_near(get(g, "c.o"), 100, 0); /* refused: the key is as it was */
+  }
+  /* a single key: its value everywhere, whatever the infinity */
+  sinew_node_t one;
+  assert_int_equal(sinew_node_create(g, "animCurveUU", "one", &one), 0);
+  key(g, "one", 0, 2, 9, 18, 18);
+  set(g, "one.pre", 3);
+  set(g, "one.pst", 4);
+  set(g, "one.i", -50);
+  assert_near(get(g, "one.o"), 9, 0);
+  set(g, "one.i", 50);
+  assert_near(get(g, "one.o"), 9, 0);
+  sinew_graph_destroy(g);
+}
+
+/* ---- no allocation when time changes --------------------------------------------------------- */
+
+static void test_no_alloc_on_time(void **state) {
+  (void)state;
+  test_alloc_install();
+  sinew_graph_t *g = scene();
+  assert_int_equal(sinew_node_create(g, "joint", "j", NULL), 0);
+  const char *curves[] = {"jx", "jy", "jz"};
+  const char *dst[] = {"j.rx", "j.ry", "j.tz"};
+  for (int c = 0; c < 3; c++) {
+    assert_int_equal(sinew_node_create(g, c < 2 ? "animCurveTA" : "animCurveTL", curves[c], NULL), 0);
+    for (int i = 0; i < 20; i++) key(g, curves[c], i, i * 0.25, sin(i + c), 18, c == 1 ? 9 : 18);
+    char buf[64];
+    snprintf(buf, sizeof buf, "%s.pst", curves[c]);
+    set(g, buf, 3);
+    snprintf(buf, sizeof buf, "%s.o", curves[c]);
+    connect(g, buf, dst[c]);
+  }
+  sinew_node_t j;
+  assert_int_equal(sinew_node_find(g, "j", &j), 0);
+  sinew_mat4_t m;
+  for (int f = 0; f < 3; f++) {
+    assert_int_equal(sinew_time_set_frame(g, f), 0);
+    assert_int_equal(sinew_dag_world_matrix(g, j, &m), 0);
+  }
+  test_alloc_reset();
+  double prev = get(g, "j.rx");
+  bool moved = false;
+  for (int f = 3; f < 300; f++) {
+    assert_int_equal(sinew_time_set_frame(g, f * 0.7), 0);
+    assert_int_equal(sinew_dag_world_matrix(g, j, &m), 0);
+    double rx = get(g, "j.rx");
+    moved |= rx != prev;
+    prev = rx;
+  }
+  assert_int_equal(test_alloc_count(), 0);
+  assert_true(moved);
+  sinew_graph_destroy(g);
+  assert_int_equal(test_alloc_live(), 0);
+  test_alloc_uninstall();
+}
+
+/* ---- the corpus ------------------------------------------------------------------------------ */
+
+static sinew_session_t *open_data(const char *rel) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/%s", SINEW_TEST_DATA_DIR, rel);
+  sinew_session_t *s = NULL;
+  assert_int_equal(sinew_session_create(NULL, &s), 0);
+  if (sinew_session_open(s, path)) fail_msg("%s: %s", path, sinew_session_errmsg(s));
+  return s;
+}
+
+/* Cylinder.ma (Maya 2018, film, degrees): at the key times the joints hold the keys' values
+ * exactly; between them they move; and the tangents sinew computes for its auto keys are the
+ * ones Maya stored in the file: a copy of each curve with every key made fixed with the stored
+ * tangents gives the same values. */
+static void test_corpus_cylinder(void **state) {
+  (void)state;
+  sinew_session_t *s = open_data("mldeform/Cylinder.ma");
+  sinew_graph_t *g = sinew_session_graph(s);
+  /* joint1_rotateY: .ktv 1 0 27 33.926708484143681 56 -24.207856697044612 85 -19.665645652181905
+   * 100 34.938447916115848 120 0 */
+  double keys[][2] = {{1, 0}, {27, 33.926708484143681}, {56, -24.207856697044612},
+                      {85, -19.665645652181905}, {100, 34.938447916115848}, {120, 0}};
+  for (size_t i = 0; i < 6; i++) {
+    assert_int_equal(sinew_time_set_frame(g, keys[i][0]), 0);
+    double got = get(g, "joint1.ry");
+    if (got != keys[i][1] * (PI / 180.0)) fail_msg("frame %g: %.17g", keys[i][0], got);
+  }
+  assert_int_equal(sinew_time_set_frame(g, 40), 0);
+  double a = get(g, "joint1.ry");
+  assert_int_equal(sinew_time_set_frame(g, 41), 0);
+  assert_true(a != get(g, "joint1.ry"));
+  assert_true(a < deg(33.926708484143681) && a > deg(-24.207856697044612));
+  /* the stored tangents: rebuild every curve with fixed keys and compare */
+  sinew_node_t curves[64];
+  size_t nc = sinew_node_list_type(g, "animCurveTA", true, curves, 64);
+  assert_true(nc == 12);
+  size_t nstored = 0;
+  for (size_t c = 0; c < nc; c++) {
+    const char *name = sinew_node_name(g, curves[c]);
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s.ktv", name);
+    sinew_plug_t ktv = P(g, buf);
+    int32_t idx[16];
+    size_t nk = sinew_plug_indices(g, &ktv, idx, 16);
+    sinew_node_t copy;
+    assert_int_equal(sinew_node_create(g, "animCurveTA", "fixedCopy", &copy), 0);
+    set(g, "fixedCopy.wgt", 0);
+    snprintf(buf, sizeof buf, "%s.tan", name);
+    set(g, "fixedCopy.tan", get(g, buf));
+    for (size_t i = 0; i < nk; i++) {
+      char src[256], dstp[256];
+      snprintf(src, sizeof src, "%s.kix[%zu]", name, i);
+      sinew_plug_t stored = P(g, src);
+      bool fixed = sinew_plug_has_value(g, &stored);
+      const char *attrs[] = {"ktv[%zu].kt", "ktv[%zu].kv", "kit[%zu]", "kot[%zu]",
+                             "kix[%zu]",    "kiy[%zu]",    "kox[%zu]", "koy[%zu]"};
+      for (size_t k = 0; k < 8; k++) {
+        char a1[64];
+        snprintf(a1, sizeof a1, attrs[k], i);
+        snprintf(src, sizeof src, "%s.%s", name, a1);
+        snprintf(dstp, sizeof dstp, "fixedCopy.%s", a1);
+        sinew_plug_t sp = P(g, src);
+        if (k == 2 || k == 3) { /* a key with stored tangents becomes fixed; others keep their type */
+          if (fixed) set(g, dstp, 1);
+          else if (sinew_plug_has_value(g, &sp)) set(g, dstp, get(g, src));
+        } else if (sinew_plug_has_value(g, &sp)) {
+          set(g, dstp, get(g, src));
+        }
+      }
+      nstored += fixed;
+    }
+    snprintf(buf, sizeof buf, "%s.o", name);
+    for (double f = -5; f <= 130; f += 0.5) {
+      assert_int_equal(sinew_time_set_frame(g, f), 0);
+      double want = get(g, "fixedCopy.o"), got = get(g, buf);
+      if (!(fabs(got - want) <= 1e-9 * fmax(1, fabs(want))))
+        fail_msg("%s at frame %g: %.17g, with the file's tangents %.17g", name, f, got, want);
+    }
+    assert_int_equal(sinew_node_delete(g, copy), 0);
+  }
+  assert_true(nstored >= 15); /* keys whose stored tangents were compared */
+  sinew_session_destroy(s);
+}
+
+/* UsdExportSkeleton.ma: 3 auto keys at frames 1, 2, 3 with the middle one an extreme (flat);
+ * halfway between two keys with flat tangents a Hermite span is at the mean of the values. */
+static void test_corpus_usd_skeleton(void **state) {
+  (void)state;
+  sinew_session_t *s = open_data("maya-usd/UsdExportSkeleton.ma");
+  sinew_graph_t *g = sinew_session_graph(s);
+  /* SkelChar_rotateZ: 1 -5.7370631743402694 2 3.1080952133423874 3 -5.7370631743402694 */
+  double v1 = -5.7370631743402694, v2 = 3.1080952133423874;
+  assert_int_equal(sinew_time_set_frame(g, 1), 0);
+  assert_true(get(g, "SkelChar.rz") == v1 * (PI / 180.0));
+  assert_int_equal(sinew_time_set_frame(g, 2), 0);
+  assert_true(get(g, "SkelChar.rz") == v2 * (PI / 180.0));
+  assert_int_equal(sinew_time_set_frame(g, 1.5), 0);
+  assert_near(get(g, "SkelChar.rz"), deg((v1 + v2) / 2), 1e-12);
+  assert_int_equal(sinew_time_set_frame(g, 3), 0);
+  assert_true(get(g, "SkelChar.rz") == v1 * (PI / 180.0));
+  /* SkelChar_translateX: 1 -8.4976140071971855 2 -13.180064874791341 */
+  assert_int_equal(sinew_time_set_frame(g, 2), 0);
+  assert_true(get(g, "SkelChar.tx") == -13.180064874791341);
+  assert_int_equal(sinew_time_set_frame(g, 2.5), 0);
+  assert_near(get(g, "SkelChar.tx"), (-13.180064874791341 + -8.4976140071971855) / 2, 1e-12);
+  sinew_session_destroy(s);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_animx_reference), cmocka_unit_test(test_ma_curves_play),
+      cmocka_unit_test(test_bad_keys),
+      cmocka_unit_test(test_no_alloc_on_time), cmocka_unit_test(test_corpus_cylinder),
+      cmocka_unit_test(test_corpus_usd_skeleton),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
