@@ -1,5 +1,5 @@
-/* tests/test_anim.c: animation curves (spec maya-reference-rigging.md
- * section 1).
+/* tests/test_anim.c: animation curves and the blending nodes (spec maya-reference-rigging.md
+ * sections 1 and 2.7).
  *
  * The curve evaluation is checked against values Autodesk's AnimX computed for 600 random
  * curves (tests/data/animx, README there); the rest against numbers worked out by hand from
@@ -223,6 +223,132 @@ static void test_ma_curves_play(void **state) {
   sinew_session_destroy(s);
 }
 
+/* A set-driven key as Maya wires it: the driver's angle goes through a unitConversion (radians
+ * to degrees) into an animCurveUA, whose output drives the joint; a distance driver goes
+ * straight into an animCurveUL. Two driven keys on one plug are summed by a blendWeighted. */
+static void test_set_driven_keys(void **state) {
+  (void)state;
+  sinew_session_t *s = open_text("//Maya ASCII 2018 scene\n"
+                                 "requires maya \"2018\";\n"
+                                 "currentUnit -l centimeter -a degree -t film;\n"
+                                 "createNode transform -n \"ctl\";\n"
+                                 "createNode joint -n \"driven\";\n"
+                                 "createNode unitConversion -n \"unitConversion1\";\n"
+                                 "\tsetAttr \".cf\" 57.295779513082323;\n"
+                                 "createNode animCurveUA -n \"driven_rotateX\";\n"
+                                 "\tsetAttr \".tan\" 2;\n"
+                                 "\tsetAttr \".wgt\" no;\n"
+                                 "\tsetAttr -s 2 \".ktv[0:1]\"  0 0 90 45;\n"
+                                 "createNode animCurveUL -n \"driven_translateY\";\n"
+                                 "\tsetAttr \".tan\" 2;\n"
+                                 "\tsetAttr \".wgt\" no;\n"
+                                 "\tsetAttr -s 2 \".ktv[0:1]\"  0 0 10 -5;\n"
+                                 "\tsetAttr \".pre\" 1;\n"
+                                 "\tsetAttr \".pst\" 1;\n"
+                                 "createNode animCurveUU -n \"sdk_a\";\n"
+                                 "\tsetAttr \".tan\" 2;\n"
+                                 "\tsetAttr \".wgt\" no;\n"
+                                 "\tsetAttr -s 2 \".ktv[0:1]\"  0 1 10 2;\n"
+                                 "createNode animCurveUU -n \"sdk_b\";\n"
+                                 "\tsetAttr \".tan\" 2;\n"
+                                 "\tsetAttr \".wgt\" no;\n"
+                                 "\tsetAttr -s 2 \".ktv[0:1]\"  0 0 1 3;\n"
+                                 "createNode blendWeighted -n \"blendWeighted1\";\n"
+                                 "\tsetAttr -s 2 \".w\";\n"
+                                 "\tsetAttr \".w[1]\" 0.5;\n"
+                                 "connectAttr \"ctl.rz\" \"unitConversion1.i\";\n"
+                                 "connectAttr \"unitConversion1.o\" \"driven_rotateX.i\";\n"
+                                 "connectAttr \"driven_rotateX.o\" \"driven.rx\";\n"
+                                 "connectAttr \"ctl.tx\" \"driven_translateY.i\";\n"
+                                 "connectAttr \"driven_translateY.o\" \"driven.ty\";\n"
+                                 "connectAttr \"ctl.tx\" \"sdk_a.i\";\n"
+                                 "connectAttr \"ctl.sy\" \"sdk_b.i\";\n"
+                                 "connectAttr \"sdk_a.o\" \"blendWeighted1.i[0]\";\n"
+                                 "connectAttr \"sdk_b.o\" \"blendWeighted1.i[1]\";\n"
+                                 "connectAttr \"blendWeighted1.o\" \"driven.sz\";\n");
+  sinew_graph_t *g = sinew_session_graph(s);
+  set(g, "ctl.rz", deg(45));
+  assert_near(get(g, "driven.rx"), deg(22.5), 1e-12);
+  set(g, "ctl.rz", deg(90));
+  assert_near(get(g, "driven.rx"), deg(45), 1e-12);
+  set(g, "ctl.tx", 4);
+  assert_near(get(g, "driven.ty"), -2, 1e-12);
+  set(g, "ctl.tx", 20); /* linear post-infinity goes on with the last slope */
+  assert_near(get(g, "driven.ty"), -10, 1e-12);
+  /* blendWeighted: sdk_a(tx = 20: past the end, constant 2) * 1 + sdk_b(sy = 1: 3) * 0.5 */
+  assert_near(get(g, "driven.sz"), 2 + 1.5, 1e-12);
+  set(g, "ctl.tx", 5);
+  set(g, "ctl.sy", 0.5);
+  assert_near(get(g, "driven.sz"), 1.5 + 0.75, 1e-12);
+  /* moving time changes nothing here */
+  assert_int_equal(sinew_time_set_frame(g, 30), 0);
+  assert_near(get(g, "driven.sz"), 2.25, 1e-12);
+  sinew_session_destroy(s);
+}
+
+/* ---- blending nodes -------------------------------------------------------------------------- */
+
+static void test_pair_blend(void **state) {
+  (void)state;
+  sinew_graph_t *g = scene();
+  assert_int_equal(sinew_node_create(g, "pairBlend", "pb", NULL), 0);
+  assert_int_equal(sinew_node_create(g, "transform", "x", NULL), 0);
+  connect(g, "pb.ot", "x.t");
+  connect(g, "pb.or", "x.r");
+  set(g, "pb.itx1", 1);
+  set(g, "pb.ity1", 2);
+  set(g, "pb.itx2", 5);
+  set(g, "pb.itz2", 4);
+  set(g, "pb.irz1", deg(10));
+  set(g, "pb.irz2", deg(50));
+  set(g, "pb.w", 0.25);
+  assert_near(get(g, "x.tx"), 1 * 0.75 + 5 * 0.25, 1e-12);
+  assert_near(get(g, "x.ty"), 2 * 0.75, 1e-12);
+  assert_near(get(g, "x.tz"), 1, 1e-12);
+  assert_near(get(g, "x.rz"), deg(20), 1e-12);
+  /* per-channel modes: input 1 only, input 2 only */
+  set(g, "pb.txm", 1);
+  set(g, "pb.tzm", 2);
+  assert_near(get(g, "x.tx"), 1, 1e-12);
+  assert_near(get(g, "x.tz"), 4, 1e-12);
+  set(g, "pb.rm", 2);
+  assert_near(get(g, "x.rz"), deg(50), 1e-12);
+  set(g, "pb.rm", 0);
+  /* quaternion: about one axis the slerp is the angle's own interpolation */
+  set(g, "pb.ri", 1);
+  assert_near(get(g, "x.rz"), deg(20), 1e-9);
+  /* two axes: the slerp halfway between 90 degrees about x and 90 about y */
+  set(g, "pb.irz1", 0);
+  set(g, "pb.irz2", 0);
+  set(g, "pb.irx1", deg(90));
+  set(g, "pb.iry2", deg(90));
+  set(g, "pb.w", 0.5);
+  sinew_node_t x;
+  assert_int_equal(sinew_node_find(g, "x", &x), 0);
+  sinew_mat4_t m;
+  assert_int_equal(sinew_dag_world_matrix(g, x, &m), 0);
+  /* halfway: q = (sin 45, 0, 0, cos 45) + (0, sin 45, 0, cos 45) normalised = (1, 1, 0, 2)/sqrt 6,
+   * whose x axis is (1 - 2(y^2 + z^2), 2(xy + wz), 2(xz - wy)) = (2/3, 1/3, -2/3) */
+  assert_near(m.m[0][0], 2.0 / 3, 1e-9);
+  assert_near(m.m[0][1], 1.0 / 3, 1e-9);
+  assert_near(m.m[0][2], -2.0 / 3, 1e-9);
+  sinew_graph_destroy(g);
+}
+
+static void test_blend_two_attr(void **state) {
+  (void)state;
+  sinew_graph_t *g = scene();
+  assert_int_equal(sinew_node_create(g, "blendTwoAttr", "b", NULL), 0);
+  set(g, "b.i[0]", 2);
+  set(g, "b.i[1]", 10);
+  assert_near(get(g, "b.o"), 2, 1e-12);
+  set(g, "b.ab", 0.25);
+  assert_near(get(g, "b.o"), 4, 1e-12);
+  set(g, "b.ab", 1);
+  assert_near(get(g, "b.o"), 10, 1e-12);
+  sinew_graph_destroy(g);
+}
+
 /* ---- bad input ------------------------------------------------------------------------------- */
 
 static void test_bad_keys(void **state) {
@@ -421,7 +547,8 @@ static void test_corpus_usd_skeleton(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_animx_reference), cmocka_unit_test(test_ma_curves_play),
-      cmocka_unit_test(test_bad_keys),
+      cmocka_unit_test(test_set_driven_keys), cmocka_unit_test(test_pair_blend),
+      cmocka_unit_test(test_blend_two_attr),  cmocka_unit_test(test_bad_keys),
       cmocka_unit_test(test_no_alloc_on_time), cmocka_unit_test(test_corpus_cylinder),
       cmocka_unit_test(test_corpus_usd_skeleton),
   };

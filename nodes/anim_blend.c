@@ -1,0 +1,233 @@
+/* nodes/anim_blend.c: the nodes Maya puts between animation curves and the attributes they
+ * drive (spec maya-reference-rigging.md 1.1 and 2.7):
+ *
+ *   pairBlend      two translate/rotate triples blended by weight (keys in input 1, a
+ *                  constraint in input 2); rotations per Euler channel or by quaternion slerp
+ *   blendWeighted  output = sum of input[k] * weight[k] (several set-driven keys on one plug;
+ *                  a missing weight is 1)
+ *   blendTwoAttr   output = input[0] * (1 - ab) + input[1] * ab */
+#include <math.h>
+
+#include "nodes/nodes_internal.h"
+
+#define F_ARR (SINEW_ATTR_INPUT | SINEW_ATTR_ARRAY)
+#define F_KEY (SINEW_ATTR_INPUT | SINEW_ATTR_KEYABLE)
+
+/* ---- pairBlend -------------------------------------------------------------------------------- */
+
+static const sinew_attr_desc_t pair_blend_attrs[] = {
+    {.name = "inTranslate1", .short_name = "it1", .type = SINEW_ATTR_COMPOUND},
+    {.name = "inTranslateX1", .short_name = "itx1", .type = SINEW_ATTR_DISTANCE, .parent = "inTranslate1", .flags = F_KEY},
+    {.name = "inTranslateY1", .short_name = "ity1", .type = SINEW_ATTR_DISTANCE, .parent = "inTranslate1", .flags = F_KEY},
+    {.name = "inTranslateZ1", .short_name = "itz1", .type = SINEW_ATTR_DISTANCE, .parent = "inTranslate1", .flags = F_KEY},
+    {.name = "inRotate1", .short_name = "ir1", .type = SINEW_ATTR_COMPOUND},
+    {.name = "inRotateX1", .short_name = "irx1", .type = SINEW_ATTR_ANGLE, .parent = "inRotate1", .flags = F_KEY},
+    {.name = "inRotateY1", .short_name = "iry1", .type = SINEW_ATTR_ANGLE, .parent = "inRotate1", .flags = F_KEY},
+    {.name = "inRotateZ1", .short_name = "irz1", .type = SINEW_ATTR_ANGLE, .parent = "inRotate1", .flags = F_KEY},
+    {.name = "inTranslate2", .short_name = "it2", .type = SINEW_ATTR_COMPOUND},
+    {.name = "inTranslateX2", .short_name = "itx2", .type = SINEW_ATTR_DISTANCE, .parent = "inTranslate2", .flags = F_KEY},
+    {.name = "inTranslateY2", .short_name = "ity2", .type = SINEW_ATTR_DISTANCE, .parent = "inTranslate2", .flags = F_KEY},
+    {.name = "inTranslateZ2", .short_name = "itz2", .type = SINEW_ATTR_DISTANCE, .parent = "inTranslate2", .flags = F_KEY},
+    {.name = "inRotate2", .short_name = "ir2", .type = SINEW_ATTR_COMPOUND},
+    {.name = "inRotateX2", .short_name = "irx2", .type = SINEW_ATTR_ANGLE, .parent = "inRotate2", .flags = F_KEY},
+    {.name = "inRotateY2", .short_name = "iry2", .type = SINEW_ATTR_ANGLE, .parent = "inRotate2", .flags = F_KEY},
+    {.name = "inRotateZ2", .short_name = "irz2", .type = SINEW_ATTR_ANGLE, .parent = "inRotate2", .flags = F_KEY},
+    {.name = "weight", .short_name = "w", .type = SINEW_ATTR_DOUBLE, .flags = F_KEY, .default_value = 1,
+     .has_min = true, .has_max = true, .min_value = 0, .max_value = 1},
+    {.name = "rotInterpolation", .short_name = "ri", .type = SINEW_ATTR_ENUM, .enum_fields = "Euler:Quaternion"},
+    {.name = "rotateMode", .short_name = "rm", .type = SINEW_ATTR_ENUM, .enum_fields = "Blend:Input 1 only:Input 2 only"},
+    {.name = "translateXMode", .short_name = "txm", .type = SINEW_ATTR_ENUM, .enum_fields = "Blend:Input 1 only:Input 2 only"},
+    {.name = "translateYMode", .short_name = "tym", .type = SINEW_ATTR_ENUM, .enum_fields = "Blend:Input 1 only:Input 2 only"},
+    {.name = "translateZMode", .short_name = "tzm", .type = SINEW_ATTR_ENUM, .enum_fields = "Blend:Input 1 only:Input 2 only"},
+    {.name = "rotateOrder", .short_name = "ro", .type = SINEW_ATTR_ENUM, .enum_fields = "xyz:yzx:zxy:xzy:yxz:zyx"},
+    {.name = "currentDriver", .short_name = "c", .type = SINEW_ATTR_INT},
+    {.name = "outTranslate", .short_name = "ot", .type = SINEW_ATTR_COMPOUND, .flags = SINEW_ATTR_OUTPUT},
+    {.name = "outTranslateX", .short_name = "otx", .type = SINEW_ATTR_DISTANCE, .parent = "outTranslate", .flags = SINEW_ATTR_OUTPUT},
+    {.name = "outTranslateY", .short_name = "oty", .type = SINEW_ATTR_DISTANCE, .parent = "outTranslate", .flags = SINEW_ATTR_OUTPUT},
+    {.name = "outTranslateZ", .short_name = "otz", .type = SINEW_ATTR_DISTANCE, .parent = "outTranslate", .flags = SINEW_ATTR_OUTPUT},
+    {.name = "outRotate", .short_name = "or", .type = SINEW_ATTR_COMPOUND, .flags = SINEW_ATTR_OUTPUT},
+    {.name = "outRotateX", .short_name = "orx", .type = SINEW_ATTR_ANGLE, .parent = "outRotate", .flags = SINEW_ATTR_OUTPUT},
+    {.name = "outRotateY", .short_name = "ory", .type = SINEW_ATTR_ANGLE, .parent = "outRotate", .flags = SINEW_ATTR_OUTPUT},
+    {.name = "outRotateZ", .short_name = "orz", .type = SINEW_ATTR_ANGLE, .parent = "outRotate", .flags = SINEW_ATTR_OUTPUT},
+};
+static const sinew_affects_t pair_blend_affects[] = {
+    {"inTranslate1", "outTranslate"}, {"inTranslate2", "outTranslate"}, {"weight", "outTranslate"},
+    {"translateXMode", "outTranslate"}, {"translateYMode", "outTranslate"}, {"translateZMode", "outTranslate"},
+    {"inRotate1", "outRotate"}, {"inRotate2", "outRotate"}, {"weight", "outRotate"},
+    {"rotInterpolation", "outRotate"}, {"rotateMode", "outRotate"}, {"rotateOrder", "outRotate"}};
+
+static struct {
+  uint32_t it1, ir1, it2, ir2, w, ri, rm, txm, tym, tzm, ro, ot, or_;
+  uint32_t bw_input, bw_weight, bw_output, bt_input, bt_ab, bt_output;
+} A;
+
+static double get1(sinew_graph_t *g, sinew_node_t n, uint32_t attr, double dflt) {
+  sinew_plug_t p = sinew_plug_make(n, attr, 0, NULL);
+  double v = dflt;
+  sinew_get_double(g, &p, &v);
+  return v;
+}
+
+static sinew_vec3_t get3(sinew_graph_t *g, sinew_node_t n, uint32_t attr) {
+  sinew_plug_t p = sinew_plug_make(n, attr, 0, NULL);
+  double v[3] = {0, 0, 0};
+  sinew_get_doubles(g, &p, v, 3, NULL);
+  return (sinew_vec3_t){v[0], v[1], v[2]};
+}
+
+/* One channel by its mode: 0 blend, 1 input 1 only, 2 input 2 only. */
+static double blend_channel(double a, double b, double w, int mode) {
+  if (mode == 1) return a;
+  if (mode == 2) return b;
+  return a * (1 - w) + b * w;
+}
+
+static int set3(sinew_compute_t *ctx, sinew_node_t n, uint32_t attr, sinew_vec3_t v) {
+  sinew_plug_t p = sinew_plug_make(n, attr, 0, NULL);
+  double d[3] = {v.x, v.y, v.z};
+  return sinew_compute_set_doubles(ctx, &p, d, 3);
+}
+
+static sinew_vec3_t blend_rotation(sinew_graph_t *g, sinew_node_t n, double w) {
+  sinew_vec3_t r1 = get3(g, n, A.ir1), r2 = get3(g, n, A.ir2);
+  int mode = (int)get1(g, n, A.rm, 0);
+  if (mode == 1) return r1;
+  if (mode == 2) return r2;
+  if ((int)get1(g, n, A.ri, 0) != 1)
+    return (sinew_vec3_t){r1.x + (r2.x - r1.x) * w, r1.y + (r2.y - r1.y) * w, r1.z + (r2.z - r1.z) * w};
+  int ro = (int)get1(g, n, A.ro, 0);
+  sinew_rotate_order_t order = ro >= 0 && ro <= 5 ? (sinew_rotate_order_t)ro : SINEW_ROTATE_XYZ;
+  sinew_quat_t q1, q2, q;
+  sinew_quat_from_euler(r1, order, &q1);
+  sinew_quat_from_euler(r2, order, &q2);
+  sinew_quat_slerp(q1, q2, w, &q);
+  sinew_vec3_t out;
+  sinew_quat_to_euler(q, order, &out);
+  return out;
+}
+
+static int pair_blend_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
+  sinew_graph_t *g = sinew_compute_graph(ctx);
+  sinew_node_t n = sinew_compute_node(ctx);
+  sinew_plug_t parent;
+  uint32_t attr = sinew_plug_parent(g, plug, &parent) ? parent.attr : plug->attr;
+  double w = get1(g, n, A.w, 1);
+  if (attr == A.ot) {
+    sinew_vec3_t a = get3(g, n, A.it1), b = get3(g, n, A.it2);
+    sinew_vec3_t t = {blend_channel(a.x, b.x, w, (int)get1(g, n, A.txm, 0)),
+                      blend_channel(a.y, b.y, w, (int)get1(g, n, A.tym, 0)),
+                      blend_channel(a.z, b.z, w, (int)get1(g, n, A.tzm, 0))};
+    return set3(ctx, n, A.ot, t);
+  }
+  if (attr == A.or_) return set3(ctx, n, A.or_, blend_rotation(g, n, w));
+  return SINEW_EUNKNOWN_PLUG;
+}
+
+/* ---- blendWeighted and blendTwoAttr ----------------------------------------------------------- */
+
+/* Maya's abstract "blend": a multi of inputs and one output; currentDriver is stored only. */
+static const sinew_attr_desc_t blend_weighted_attrs[] = {
+    {.name = "input", .short_name = "i", .type = SINEW_ATTR_DOUBLE, .flags = F_ARR | SINEW_ATTR_KEYABLE},
+    {.name = "current", .short_name = "c", .type = SINEW_ATTR_INT},
+    {.name = "output", .short_name = "o", .type = SINEW_ATTR_DOUBLE, .flags = SINEW_ATTR_OUTPUT},
+    {.name = "weight", .short_name = "w", .type = SINEW_ATTR_FLOAT, .flags = F_ARR | SINEW_ATTR_KEYABLE,
+     .default_value = 1},
+};
+static const sinew_affects_t blend_weighted_affects[] = {{"input", "output"}, {"weight", "output"}};
+
+static const sinew_attr_desc_t blend_two_attrs[] = {
+    {.name = "input", .short_name = "i", .type = SINEW_ATTR_DOUBLE, .flags = F_ARR | SINEW_ATTR_KEYABLE},
+    {.name = "current", .short_name = "c", .type = SINEW_ATTR_INT},
+    {.name = "output", .short_name = "o", .type = SINEW_ATTR_DOUBLE, .flags = SINEW_ATTR_OUTPUT},
+    {.name = "attributesBlender", .short_name = "ab", .type = SINEW_ATTR_FLOAT, .flags = F_KEY},
+};
+static const sinew_affects_t blend_two_affects[] = {{"input", "output"}, {"attributesBlender", "output"}};
+
+static double element(sinew_graph_t *g, sinew_node_t n, uint32_t attr, int32_t i, double dflt) {
+  sinew_plug_t p = sinew_plug_make(n, attr, 1, &i);
+  double v = dflt;
+  if (sinew_plug_has_value(g, &p) || sinew_plug_source(g, &p, NULL)) sinew_get_double(g, &p, &v);
+  return v;
+}
+
+/* The inputs' indices and values, kept between evaluations so that a frame allocates nothing
+ * (the buffer grows only when inputs are added). */
+typedef struct blend_state {
+  sinew_data_t *buf;
+  size_t cap;
+} blend_state;
+
+static void blend_destroy(sinew_graph_t *g, sinew_node_t n, void *state) {
+  (void)g;
+  (void)n;
+  sinew_data_unref(((blend_state *)state)->buf);
+}
+
+/* output = sum of input[k] * weight[k] over the inputs there are (a missing weight is 1). */
+static int blend_weighted_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
+  if (plug->attr != A.bw_output) return SINEW_EUNKNOWN_PLUG;
+  sinew_graph_t *g = sinew_compute_graph(ctx);
+  sinew_node_t n = sinew_compute_node(ctx);
+  blend_state *st = sinew_compute_state(ctx);
+  sinew_plug_t in = sinew_plug_make(n, A.bw_input, 0, NULL);
+  size_t count = sinew_plug_indices(g, &in, NULL, 0);
+  if (count > st->cap) {
+    sinew_data_t *buf = NULL;
+    if (!sinew__scratch(count * (sizeof(double) + sizeof(int32_t)), &buf)) return SINEW_ENOMEM;
+    sinew_data_unref(st->buf);
+    st->buf = buf;
+    st->cap = count;
+  }
+  double *val = st->buf ? sinew_data_mutable(&st->buf) : NULL;
+  int32_t *idx = val ? (int32_t *)(val + st->cap) : NULL;
+  size_t total = 0;
+  int rc = count ? sinew_get_double_elements(g, &in, idx, val, count, &total) : SINEW_OK;
+  if (rc) return rc;
+  double sum = 0;
+  for (size_t k = 0; k < total && k < count; k++) sum += val[k] * element(g, n, A.bw_weight, idx[k], 1.0);
+  return sinew_compute_set_double(ctx, plug, sum);
+}
+
+static int blend_two_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
+  if (plug->attr != A.bt_output) return SINEW_EUNKNOWN_PLUG;
+  sinew_graph_t *g = sinew_compute_graph(ctx);
+  sinew_node_t n = sinew_compute_node(ctx);
+  double ab = get1(g, n, A.bt_ab, 0);
+  double a = element(g, n, A.bt_input, 0, 0), b = element(g, n, A.bt_input, 1, 0);
+  return sinew_compute_set_double(ctx, plug, a * (1 - ab) + b * ab);
+}
+
+/* ---- registration ----------------------------------------------------------------------------- */
+
+#define COUNT(a) (sizeof(a) / sizeof *(a))
+
+int sinew__register_anim_blend_types(sinew_graph_t *g) {
+  if (sinew_find_node_type(g, "pairBlend")) return SINEW_OK;
+  const sinew_node_type_t *pb, *bw, *bt;
+  sinew_node_type_desc_t d = {.name = "pairBlend", .attrs = pair_blend_attrs, .attr_count = COUNT(pair_blend_attrs),
+                              .affects = pair_blend_affects, .affects_count = COUNT(pair_blend_affects),
+                              .compute = pair_blend_compute};
+  int rc = sinew_register_node_type(g, &d, &pb);
+  if (rc) return rc;
+  d = (sinew_node_type_desc_t){.name = "blendWeighted", .attrs = blend_weighted_attrs,
+                               .attr_count = COUNT(blend_weighted_attrs), .affects = blend_weighted_affects,
+                               .affects_count = COUNT(blend_weighted_affects), .compute = blend_weighted_compute,
+                               .state_size = sizeof(blend_state), .destroy = blend_destroy};
+  if ((rc = sinew_register_node_type(g, &d, &bw))) return rc;
+  d = (sinew_node_type_desc_t){.name = "blendTwoAttr", .attrs = blend_two_attrs, .attr_count = COUNT(blend_two_attrs),
+                               .affects = blend_two_affects, .affects_count = COUNT(blend_two_affects),
+                               .compute = blend_two_compute};
+  if ((rc = sinew_register_node_type(g, &d, &bt))) return rc;
+  static const char *const pb_names[] = {"it1", "ir1", "it2", "ir2", "w", "ri", "rm",
+                                         "txm", "tym", "tzm", "ro", "ot", "or"};
+  uint32_t *pb_ids[] = {&A.it1, &A.ir1, &A.it2, &A.ir2, &A.w, &A.ri, &A.rm,
+                        &A.txm, &A.tym, &A.tzm, &A.ro, &A.ot, &A.or_};
+  for (size_t i = 0; i < COUNT(pb_names); i++) *pb_ids[i] = sinew_node_type_attr(pb, pb_names[i]);
+  A.bw_input = sinew_node_type_attr(bw, "i");
+  A.bw_weight = sinew_node_type_attr(bw, "w");
+  A.bw_output = sinew_node_type_attr(bw, "o");
+  A.bt_input = sinew_node_type_attr(bt, "i");
+  A.bt_ab = sinew_node_type_attr(bt, "ab");
+  A.bt_output = sinew_node_type_attr(bt, "o");
+  return SINEW_OK;
+}
