@@ -65,11 +65,28 @@ double sinew_angle_unit_radians(sinew_angle_unit_t u) {
   return (u > 0 && u < SINEW_ANGLE_UNIT_MAX) ? angle_units[u].rad : 0.0;
 }
 
+/* Every rate Maya's currentUnit -t takes; each is a whole number of Maya's 141,120,000 ticks
+ * per frame. */
 static const struct {
   const char *name;
   double fps;
 } units[SINEW_TIME_UNIT_MAX] = {
-    {"", 0}, {"game", 15}, {"film", 24}, {"pal", 25}, {"ntsc", 30}, {"show", 48}, {"palf", 50}, {"ntscf", 60}};
+    {"", 0},           {"game", 15},        {"film", 24},        {"pal", 25},
+    {"ntsc", 30},      {"show", 48},        {"palf", 50},        {"ntscf", 60},
+    {"23.976fps", 24000.0 / 1001.0},        {"29.97fps", 30000.0 / 1001.0},
+    {"29.97df", 30000.0 / 1001.0},          {"47.952fps", 48000.0 / 1001.0},
+    {"59.94fps", 60000.0 / 1001.0},         {"hour", 1.0 / 3600.0},
+    {"min", 1.0 / 60.0},                    {"sec", 1},
+    {"millisec", 1000},
+    {"2fps", 2},       {"3fps", 3},         {"4fps", 4},         {"5fps", 5},
+    {"6fps", 6},       {"8fps", 8},         {"10fps", 10},       {"12fps", 12},
+    {"16fps", 16},     {"20fps", 20},       {"40fps", 40},       {"75fps", 75},
+    {"80fps", 80},     {"100fps", 100},     {"120fps", 120},     {"125fps", 125},
+    {"150fps", 150},   {"200fps", 200},     {"240fps", 240},     {"250fps", 250},
+    {"300fps", 300},   {"375fps", 375},     {"400fps", 400},     {"500fps", 500},
+    {"600fps", 600},   {"750fps", 750},     {"1200fps", 1200},   {"1500fps", 1500},
+    {"2000fps", 2000}, {"3000fps", 3000},   {"6000fps", 6000},   {"44100fps", 44100},
+    {"48000fps", 48000}};
 
 sinew_time_unit_t sinew_time_unit_from_name(const char *name) {
   if (!name) return SINEW_TIME_INVALID;

@@ -223,6 +223,46 @@ static void test_ma_curves_play(void **state) {
   sinew_session_destroy(s);
 }
 
+/* Every time unit Maya writes: a file at 59.94 fps keys in its own frames. */
+static void test_time_units(void **state) {
+  (void)state;
+  struct {
+    const char *name;
+    double fps;
+  } units[] = {{"film", 24}, {"ntsc", 30}, {"pal", 25}, {"game", 15}, {"show", 48}, {"palf", 50},
+               {"ntscf", 60}, {"23.976fps", 24000.0 / 1001}, {"29.97fps", 30000.0 / 1001},
+               {"29.97df", 30000.0 / 1001}, {"47.952fps", 48000.0 / 1001}, {"59.94fps", 60000.0 / 1001},
+               {"2fps", 2}, {"120fps", 120}, {"6000fps", 6000}, {"44100fps", 44100}, {"48000fps", 48000},
+               {"millisec", 1000}, {"sec", 1}, {"min", 1.0 / 60}, {"hour", 1.0 / 3600}};
+  for (size_t i = 0; i < sizeof units / sizeof *units; i++) {
+    sinew_time_unit_t u = sinew_time_unit_from_name(units[i].name);
+    if (u == SINEW_TIME_INVALID) fail_msg("%s: not a time unit", units[i].name);
+    assert_string_equal(sinew_time_unit_name(u), units[i].name);
+    assert_near(sinew_time_unit_fps(u), units[i].fps, 1e-12);
+    /* a frame is a whole number of Maya's ticks */
+    double ticks = 141120000.0 / units[i].fps;
+    assert_near(ticks, round(ticks), 1e-6);
+  }
+  assert_int_equal(sinew_time_unit_from_name("60fps"), SINEW_TIME_NTSCF);
+  assert_int_equal(sinew_time_unit_from_name("59.94"), SINEW_TIME_INVALID);
+  sinew_session_t *s = open_text("//Maya ASCII 2020 scene\n"
+                                 "requires maya \"2020\";\n"
+                                 "currentUnit -l centimeter -a degree -t 59.94fps;\n"
+                                 "createNode transform -n \"x\";\n"
+                                 "createNode animCurveTU -n \"x_scaleX\";\n"
+                                 "\tsetAttr \".tan\" 2;\n"
+                                 "\tsetAttr \".wgt\" no;\n"
+                                 "\tsetAttr -s 2 \".ktv[0:1]\"  0 0 100 100;\n"
+                                 "connectAttr \"x_scaleX.o\" \"x.sx\";\n");
+  sinew_graph_t *g = sinew_session_graph(s);
+  assert_int_equal(sinew_time_get_unit(g), SINEW_TIME_59_94FPS);
+  assert_int_equal(sinew_time_set_seconds(g, 1.0), 0); /* frame 59.94... */
+  assert_near(get(g, "x.sx"), 60000.0 / 1001, 1e-9);
+  assert_int_equal(sinew_time_set_frame(g, 50), 0);
+  assert_near(get(g, "x.sx"), 50, 1e-9);
+  sinew_session_destroy(s);
+}
+
 /* A set-driven key as Maya wires it: the driver's angle goes through a unitConversion (radians
  * to degrees) into an animCurveUA, whose output drives the joint; a distance driver goes
  * straight into an animCurveUL. Two driven keys on one plug are summed by a blendWeighted. */
@@ -547,6 +587,7 @@ static void test_corpus_usd_skeleton(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_animx_reference), cmocka_unit_test(test_ma_curves_play),
+      cmocka_unit_test(test_time_units),
       cmocka_unit_test(test_set_driven_keys), cmocka_unit_test(test_pair_blend),
       cmocka_unit_test(test_blend_two_attr),  cmocka_unit_test(test_bad_keys),
       cmocka_unit_test(test_no_alloc_on_time), cmocka_unit_test(test_corpus_cylinder),

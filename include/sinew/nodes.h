@@ -32,10 +32,28 @@ typedef enum sinew_time_unit {
   SINEW_TIME_SHOW,  /* 48 fps */
   SINEW_TIME_PALF,  /* 50 fps */
   SINEW_TIME_NTSCF, /* 60 fps */
+  /* the other rates Maya writes in currentUnit -t (names as Maya spells them) */
+  SINEW_TIME_23_976FPS, /* "23.976fps": 24000/1001 */
+  SINEW_TIME_29_97FPS,  /* "29.97fps": 30000/1001 */
+  SINEW_TIME_29_97DF,   /* "29.97df": 30000/1001, drop-frame display */
+  SINEW_TIME_47_952FPS, /* "47.952fps": 48000/1001 */
+  SINEW_TIME_59_94FPS,  /* "59.94fps": 60000/1001 */
+  SINEW_TIME_HOUR,      /* "hour": 1/3600 */
+  SINEW_TIME_MIN,       /* "min": 1/60 */
+  SINEW_TIME_SEC,       /* "sec": 1 */
+  SINEW_TIME_MILLISEC,  /* "millisec": 1000 */
+  SINEW_TIME_2FPS, SINEW_TIME_3FPS, SINEW_TIME_4FPS, SINEW_TIME_5FPS, SINEW_TIME_6FPS, SINEW_TIME_8FPS,
+  SINEW_TIME_10FPS, SINEW_TIME_12FPS, SINEW_TIME_16FPS, SINEW_TIME_20FPS, SINEW_TIME_40FPS, SINEW_TIME_75FPS,
+  SINEW_TIME_80FPS, SINEW_TIME_100FPS, SINEW_TIME_120FPS, SINEW_TIME_125FPS, SINEW_TIME_150FPS,
+  SINEW_TIME_200FPS, SINEW_TIME_240FPS, SINEW_TIME_250FPS, SINEW_TIME_300FPS, SINEW_TIME_375FPS,
+  SINEW_TIME_400FPS, SINEW_TIME_500FPS, SINEW_TIME_600FPS, SINEW_TIME_750FPS, SINEW_TIME_1200FPS,
+  SINEW_TIME_1500FPS, SINEW_TIME_2000FPS, SINEW_TIME_3000FPS, SINEW_TIME_6000FPS, SINEW_TIME_44100FPS,
+  SINEW_TIME_48000FPS,
   SINEW_TIME_UNIT_MAX
 } sinew_time_unit_t;
 
-/* "film" -> SINEW_TIME_FILM; SINEW_TIME_INVALID for unknown names. */
+/* "film" -> SINEW_TIME_FILM, "59.94fps" -> SINEW_TIME_59_94FPS; a whole rate written "<n>fps"
+ * is the unit of that rate ("24fps" is film); SINEW_TIME_INVALID for unknown names. */
 SINEW_API sinew_time_unit_t sinew_time_unit_from_name(const char *name);
 SINEW_API const char *sinew_time_unit_name(sinew_time_unit_t unit);
 SINEW_API double sinew_time_unit_fps(sinew_time_unit_t unit);
