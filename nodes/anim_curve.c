@@ -83,7 +83,8 @@ typedef struct curve_state {
   sinew_data_t *mem; /* holds keys and spans */
   bool stale;            /* a key attribute changed since the last compile */
   size_t hint;           /* the span used last */
-  sinew_node_t time_node;
+  sinew_node_t time_node; /* the scene's time node and its outTime */
+  uint32_t out_time;
 } curve_state;
 
 /* ---- attributes ------------------------------------------------------------------------------ */
@@ -743,13 +744,15 @@ static const curve_kind *kind_of(sinew_graph_t *g, sinew_node_t n) {
   return sinew_node_type_user_data(sinew_node_type(g, n));
 }
 
-/* The scene's current time, from the time node remembered in the state. */
+/* The scene's current time, from the time node remembered in the state (looked up again only
+ * when that node is gone: a handle of a deleted node is never valid again). */
 static int current_time(sinew_graph_t *g, curve_state *st, double *out) {
-  if (!sinew_node_valid(g, st->time_node) || !sinew_node_type_is_a(sinew_node_type(g, st->time_node), "time")) {
+  if (!sinew_node_valid(g, st->time_node)) {
     int rc = sinew_time_node(g, &st->time_node);
     if (rc) return rc;
+    st->out_time = sinew_node_attr(g, st->time_node, "outTime");
   }
-  sinew_plug_t p = plug0(st->time_node, sinew_node_attr(g, st->time_node, "outTime"));
+  sinew_plug_t p = plug0(st->time_node, st->out_time);
   return sinew_get_double(g, &p, out);
 }
 
