@@ -85,6 +85,7 @@ typedef struct curve_state {
   size_t hint;           /* the span used last */
   sinew_node_t time_node; /* the scene's time node and its outTime */
   uint32_t out_time;
+  bool warned_roti; /* rotationInterpolation >= 3 was reported */
 } curve_state;
 
 /* ---- attributes ------------------------------------------------------------------------------ */
@@ -128,6 +129,7 @@ static const char *const key_attr_names[NKEY_ATTRS] = {"kit", "kot", "kix", "kiy
 
 static struct {
   uint32_t key[NKEY_ATTRS];
+  uint32_t roti;
   uint32_t input, output, ktv, kt, kv; /* identical in the eight types (same table order) */
 } A;
 
@@ -654,12 +656,18 @@ static int read_key_multi(sinew_graph_t *g, sinew_node_t node, uint32_t attr, an
   return SINEW_OK;
 }
 
+/* A stored tangent that is not finite (only the API can set one; files refuse it) counts as not
+ * written: a fixed key then has a flat (0, 0) tangent instead of making the curve NaN. */
 static void store_tin(anim_key *k, double v) { k->tin = (int)v; }
 static void store_tout(anim_key *k, double v) { k->tout = (int)v; }
-static void store_ix(anim_key *k, double v) { k->sx = v, k->has_stored_in = true; }
-static void store_iy(anim_key *k, double v) { k->sy = v; }
-static void store_ox(anim_key *k, double v) { k->tx = v, k->has_stored_out = true; }
-static void store_oy(anim_key *k, double v) { k->ty = v; }
+static void store_ix(anim_key *k, double v) {
+  if (isfinite(v)) k->sx = v, k->has_stored_in = true;
+}
+static void store_iy(anim_key *k, double v) { k->sy = isfinite(v) ? v : 0.0; }
+static void store_ox(anim_key *k, double v) {
+  if (isfinite(v)) k->tx = v, k->has_stored_out = true;
+}
+static void store_oy(anim_key *k, double v) { k->ty = isfinite(v) ? v : 0.0; }
 
 /* Keeps the keys Maya could hold: finite, sorted by time, one per time (the last by index).
  * Returns how many were dropped. */
@@ -725,6 +733,12 @@ static int compile(sinew_graph_t *g, sinew_node_t node, curve_state *st, bool ti
               "%s: %zu key(s) not used (a time or value that is not finite, or a time another key has)",
               sinew_node_name(g, node), dropped);
   anim_compiled c = {.keys = keys, .spans = spans, .n = n};
+  if (read_double(g, node, A.roti, 1) >= 3 && !st->warned_roti) {
+    st->warned_roti = true;
+    sinew_log(g, SINEW_LOG_WARNING, SINEW_LOG_GENERIC,
+              "%s: quaternion rotation interpolation is not supported; the curve is evaluated on its own",
+              sinew_node_name(g, node));
+  }
   c.weighted = read_double(g, node, A.key[K_WGT], 1) != 0;
   c.pre = (int)read_double(g, node, A.key[K_PRE], 0);
   c.post = (int)read_double(g, node, A.key[K_PST], 0);
@@ -859,6 +873,7 @@ int sinew__register_anim_curve_types(sinew_graph_t *g) {
   int rc = sinew_register_node_type(g, &d, &base);
   if (rc) return rc;
   for (size_t i = 0; i < NKEY_ATTRS; i++) A.key[i] = sinew_node_type_attr(base, key_attr_names[i]);
+  A.roti = sinew_node_type_attr(base, "roti");
   for (size_t i = 0; i < NCURVE_TYPES && !rc; i++) rc = register_curve_type(g, i);
   return rc;
 }

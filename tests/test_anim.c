@@ -391,9 +391,21 @@ static void test_blend_two_attr(void **state) {
 
 /* ---- bad input ------------------------------------------------------------------------------- */
 
+static char logged[2048];
+
+static void capture(void *ud, sinew_log_level_t level, sinew_log_id_t id, const char *msg) {
+  (void)ud;
+  (void)level;
+  (void)id;
+  size_t n = strlen(logged);
+  snprintf(logged + n, sizeof logged - n, "%s\n", msg);
+}
+
 static void test_bad_keys(void **state) {
   (void)state;
   sinew_graph_t *g = scene();
+  logged[0] = 0;
+  sinew_graph_set_logger(g, capture, NULL);
   sinew_node_t n;
   assert_int_equal(sinew_node_create(g, "animCurveUU", "c", &n), 0);
   /* no keys: 0 */
@@ -408,6 +420,7 @@ static void test_bad_keys(void **state) {
   /* two keys at one time: the one with the higher index stays */
   key(g, "c", 2, 10, 7, 2, 2);
   assert_near(get(g, "c.o"), 7, 0);
+  assert_non_null(strstr(logged, "c: 1 key(s) not used"));
   set(g, "c.i", 5);
   assert_near(get(g, "c.o"), 3.5, 1e-12);
   /* a key that is not finite is not used */
@@ -420,6 +433,28 @@ static void test_bad_keys(void **state) {
   } else {
     assert_near(get(g, "c.o"), 100, 0); /* refused: the key is as it was */
   }
+  /* a fixed tangent that is not finite counts as not written (flat), not as a NaN curve */
+  sinew_node_t fx;
+  assert_int_equal(sinew_node_create(g, "animCurveUU", "fx", &fx), 0);
+  set(g, "fx.wgt", 0);
+  key(g, "fx", 0, 0, 0, 1, 1);
+  key(g, "fx", 1, 2, 2, 1, 1);
+  set(g, "fx.kox[0]", 1);
+  set(g, "fx.koy[0]", 0);
+  set(g, "fx.kix[1]", 1);
+  set(g, "fx.kiy[1]", 0);
+  set(g, "fx.i", 0.5);
+  double flat = get(g, "fx.o"); /* flat ends: 2 * (3 s^2 - 2 s^3) at s = 1/4 */
+  assert_near(flat, 2 * (3 * 0.0625 - 2 * 0.015625), 1e-12);
+  sinew_plug_t kix = P(g, "fx.kix[1]");
+  if (sinew_set_double(g, &kix, NAN) == SINEW_OK) assert_near(get(g, "fx.o"), flat, 1e-12);
+  /* quaternion rotation curves are evaluated one by one, with a warning */
+  sinew_node_t q;
+  assert_int_equal(sinew_node_create(g, "animCurveTA", "q", &q), 0);
+  set(g, "q.roti", 3);
+  key(g, "q", 0, 0, 1, 2, 2);
+  assert_near(get(g, "q.o"), 1, 0);
+  assert_non_null(strstr(logged, "q: quaternion rotation interpolation is not supported"));
   /* a single key: its value everywhere, whatever the infinity */
   sinew_node_t one;
   assert_int_equal(sinew_node_create(g, "animCurveUU", "one", &one), 0);
