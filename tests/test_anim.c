@@ -486,12 +486,26 @@ static void test_no_alloc_on_time(void **state) {
     snprintf(buf, sizeof buf, "%s.o", curves[c]);
     connect(g, buf, dst[c]);
   }
-  sinew_node_t j;
+  /* and through the blending nodes: a blendWeighted and a pairBlend drive a second node */
+  assert_int_equal(sinew_node_create(g, "transform", "k", NULL), 0);
+  assert_int_equal(sinew_node_create(g, "blendWeighted", "bw", NULL), 0);
+  assert_int_equal(sinew_node_create(g, "pairBlend", "pb", NULL), 0);
+  connect(g, "jz.o", "bw.i[0]");
+  connect(g, "jx.o", "bw.i[1]");
+  connect(g, "bw.o", "k.sx");
+  connect(g, "jy.o", "pb.iry1");
+  connect(g, "jx.o", "pb.irx2");
+  set(g, "pb.w", 0.3);
+  set(g, "pb.ri", 1);
+  connect(g, "pb.or", "k.r");
+  sinew_node_t j, kk;
   assert_int_equal(sinew_node_find(g, "j", &j), 0);
+  assert_int_equal(sinew_node_find(g, "k", &kk), 0);
   sinew_mat4_t m;
   for (int f = 0; f < 3; f++) {
     assert_int_equal(sinew_time_set_frame(g, f), 0);
     assert_int_equal(sinew_dag_world_matrix(g, j, &m), 0);
+    assert_int_equal(sinew_dag_world_matrix(g, kk, &m), 0);
   }
   test_alloc_reset();
   double prev = get(g, "j.rx");
@@ -499,6 +513,7 @@ static void test_no_alloc_on_time(void **state) {
   for (int f = 3; f < 300; f++) {
     assert_int_equal(sinew_time_set_frame(g, f * 0.7), 0);
     assert_int_equal(sinew_dag_world_matrix(g, j, &m), 0);
+    assert_int_equal(sinew_dag_world_matrix(g, kk, &m), 0);
     double rx = get(g, "j.rx");
     moved |= rx != prev;
     prev = rx;
@@ -508,6 +523,74 @@ static void test_no_alloc_on_time(void **state) {
   sinew_graph_destroy(g);
   assert_int_equal(test_alloc_live(), 0);
   test_alloc_uninstall();
+}
+
+/* Each allocation of a curve's first evaluation (compiling its keys) fails in turn: the read
+ * fails with SINEW_ENOMEM, nothing leaks, and the next read computes the right value. */
+static void test_alloc_failures(void **state) {
+  (void)state;
+  test_alloc_install();
+  long total = -1;
+  for (long k = 0; total < 0 || k <= total; k++) {
+    test_alloc_reset();
+    sinew_graph_t *g = scene();
+    assert_int_equal(sinew_node_create(g, "animCurveUU", "c", NULL), 0);
+    for (int i = 0; i < 5; i++) key(g, "c", i, i, i * i, 18, 18);
+    set(g, "c.i", 2);
+    sinew_plug_t o = P(g, "c.o");
+    long before = test_alloc_count();
+    if (k) test_alloc_fail_at(before + k); /* k = 0: a clean run that counts */
+    double v = -1;
+    int rc = sinew_get_double(g, &o, &v);
+    test_alloc_fail_at(0);
+    if (!k) total = test_alloc_count() - before;
+    assert_true(rc == 0 || rc == SINEW_ENOMEM);
+    if (rc == 0) assert_near(v, 4, 0);
+    assert_near(get(g, "c.o"), 4, 0); /* tried again, with memory */
+    sinew_graph_destroy(g);
+    assert_int_equal(test_alloc_live(), 0);
+  }
+  assert_true(total >= 2); /* the index scratch and the key table */
+  test_alloc_uninstall();
+}
+
+/* A scene with curves saved and opened again gives the same values. */
+static void test_save_reopen(void **state) {
+  (void)state;
+  sinew_session_t *s = open_text("//Maya ASCII 2018 scene\n"
+                                 "requires maya \"2018\";\n"
+                                 "currentUnit -l centimeter -a degree -t pal;\n"
+                                 "createNode joint -n \"j\";\n"
+                                 "createNode animCurveTA -n \"j_rotateZ\";\n"
+                                 "\tsetAttr \".tan\" 10;\n"
+                                 "\tsetAttr -s 4 \".ktv[0:3]\"  1 0 10 30 20 29.98 30 -40;\n"
+                                 "\tsetAttr -s 4 \".kot[1:3]\"  1 17 18;\n"
+                                 "\tsetAttr -s 4 \".kox[1:3]\"  0.5 1 1;\n"
+                                 "\tsetAttr -s 4 \".koy[1:3]\"  0.8 0 0;\n"
+                                 "\tsetAttr \".pre\" 5;\n"
+                                 "\tsetAttr \".pst\" 3;\n"
+                                 "connectAttr \"j_rotateZ.o\" \"j.rz\";\n");
+  double frames[] = {-17.5, 0, 1, 4.2, 10, 14, 20, 25, 30, 44.4, 71};
+  double want[sizeof frames / sizeof *frames];
+  sinew_graph_t *g = sinew_session_graph(s);
+  for (size_t i = 0; i < sizeof frames / sizeof *frames; i++) {
+    assert_int_equal(sinew_time_set_frame(g, frames[i]), 0);
+    want[i] = get(g, "j.rz");
+  }
+  char path[128];
+  snprintf(path, sizeof path, "/tmp/sinew-test-anim-save-%d.ma", (int)getpid());
+  assert_int_equal(sinew_session_save(s, path), 0);
+  sinew_session_t *t = NULL;
+  assert_int_equal(sinew_session_create(NULL, &t), 0);
+  if (sinew_session_open(t, path)) fail_msg("reopen: %s", sinew_session_errmsg(t));
+  remove(path);
+  g = sinew_session_graph(t);
+  for (size_t i = 0; i < sizeof frames / sizeof *frames; i++) {
+    assert_int_equal(sinew_time_set_frame(g, frames[i]), 0);
+    if (get(g, "j.rz") != want[i]) fail_msg("frame %g: %.17g, before saving %.17g", frames[i], get(g, "j.rz"), want[i]);
+  }
+  sinew_session_destroy(t);
+  sinew_session_destroy(s);
 }
 
 /* ---- the corpus ------------------------------------------------------------------------------ */
@@ -625,7 +708,8 @@ int main(void) {
       cmocka_unit_test(test_time_units),
       cmocka_unit_test(test_set_driven_keys), cmocka_unit_test(test_pair_blend),
       cmocka_unit_test(test_blend_two_attr),  cmocka_unit_test(test_bad_keys),
-      cmocka_unit_test(test_no_alloc_on_time), cmocka_unit_test(test_corpus_cylinder),
+      cmocka_unit_test(test_no_alloc_on_time), cmocka_unit_test(test_alloc_failures),
+      cmocka_unit_test(test_save_reopen),      cmocka_unit_test(test_corpus_cylinder),
       cmocka_unit_test(test_corpus_usd_skeleton),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
