@@ -80,12 +80,12 @@ typedef struct curve_kind {
 
 typedef struct curve_state {
   anim_compiled curve;
-  sinew_data_t *mem; /* holds keys and spans */
-  bool stale;            /* a key attribute changed since the last compile */
-  size_t hint;           /* the span used last */
+  sinew_data_t *mem;      /* holds keys and spans */
+  bool stale;             /* a key attribute changed since the last compile */
+  size_t hint;            /* the span used last */
   sinew_node_t time_node; /* the scene's time node and its outTime */
   uint32_t out_time;
-  bool warned_roti; /* rotationInterpolation >= 3 was reported */
+  bool warned_roti;       /* rotationInterpolation >= 3 was reported */
 } curve_state;
 
 /* ---- attributes ------------------------------------------------------------------------------ */
@@ -639,15 +639,16 @@ static int cmp_key(const void *a, const void *b) {
   return x->index < y->index ? -1 : x->index > y->index;
 }
 
-/* Reads one per-key multi (kit, kix ...) into the keys whose logical index it has. keys are
- * sorted by logical index here; idx/vals are scratch of n entries. */
+/* Reads one per-key multi (kit, kix ...) into the keys whose logical index it has (entries no
+ * key has are ignored). keys are sorted by logical index here; idx/vals are scratch of cap
+ * entries, at least the multi's. */
 static int read_key_multi(sinew_graph_t *g, sinew_node_t node, uint32_t attr, anim_key *keys, size_t n,
-                          int32_t *idx, double *vals, void (*store)(anim_key *, double)) {
+                          int32_t *idx, double *vals, size_t cap, void (*store)(anim_key *, double)) {
   sinew_plug_t p = plug0(node, attr);
   size_t count = 0;
-  int rc = sinew_get_double_elements(g, &p, idx, vals, n, &count);
+  int rc = sinew_get_double_elements(g, &p, idx, vals, cap, &count);
   if (rc) return rc;
-  if (count > n) count = n; /* more entries than keys: the rest belong to no key */
+  if (count > cap) count = cap;
   size_t j = 0;
   for (size_t i = 0; i < count; i++) {
     while (j < n && keys[j].index < idx[i]) j++;
@@ -658,8 +659,12 @@ static int read_key_multi(sinew_graph_t *g, sinew_node_t node, uint32_t attr, an
 
 /* A stored tangent that is not finite (only the API can set one; files refuse it) counts as not
  * written: a fixed key then has a flat (0, 0) tangent instead of making the curve NaN. */
-static void store_tin(anim_key *k, double v) { k->tin = (int)v; }
-static void store_tout(anim_key *k, double v) { k->tout = (int)v; }
+/* A type or infinity code as an int; a number no code has (the API can store any) becomes -1,
+ * which no rule knows, instead of an out-of-range conversion. */
+static int to_code(double v) { return v >= 0 && v < 1000 ? (int)v : -1; }
+
+static void store_tin(anim_key *k, double v) { k->tin = to_code(v); }
+static void store_tout(anim_key *k, double v) { k->tout = to_code(v); }
 static void store_ix(anim_key *k, double v) {
   if (isfinite(v)) k->sx = v, k->has_stored_in = true;
 }
@@ -689,9 +694,14 @@ static size_t clean_keys(anim_key *keys, size_t *n) {
  * if it fails. */
 static int compile(sinew_graph_t *g, sinew_node_t node, curve_state *st, bool time_keys) {
   sinew_plug_t ktv = plug0(node, A.ktv);
-  size_t n = sinew_plug_indices(g, &ktv, NULL, 0);
+  size_t n = sinew_plug_indices(g, &ktv, NULL, 0), most = n;
+  for (size_t i = K_KIT; i <= K_KOY; i++) { /* a multi may hold entries no key has */
+    sinew_plug_t m = plug0(node, A.key[i]);
+    size_t c = sinew_plug_indices(g, &m, NULL, 0);
+    if (c > most) most = c;
+  }
   sinew_data_t *tmpmem = NULL, *mem = NULL;
-  void *tmp = sinew__scratch(n * (sizeof(int32_t) + sizeof(double)) + 16, &tmpmem);
+  void *tmp = sinew__scratch(most * (sizeof(int32_t) + sizeof(double)) + 16, &tmpmem);
   void *block = tmp ? sinew__scratch(n * (sizeof(anim_key) + sizeof(anim_span)) + 16, &mem) : NULL;
   if (!block) {
     sinew_data_unref(tmpmem);
@@ -699,11 +709,11 @@ static int compile(sinew_graph_t *g, sinew_node_t node, curve_state *st, bool ti
     return SINEW_ENOMEM;
   }
   double *vals = tmp;
-  int32_t *idx = (int32_t *)(vals + n);
+  int32_t *idx = (int32_t *)(vals + most);
   anim_key *keys = block;
   anim_span *spans = (anim_span *)(keys + n);
   n = sinew_plug_indices(g, &ktv, idx, n);
-  int default_type = (int)read_double(g, node, A.key[K_TAN], TAN_AUTO);
+  int default_type = to_code(read_double(g, node, A.key[K_TAN], TAN_AUTO));
   int rc = SINEW_OK;
   for (size_t i = 0; i < n && !rc; i++) {
     int32_t path[1] = {idx[i]};
@@ -721,7 +731,7 @@ static int compile(sinew_graph_t *g, sinew_node_t node, curve_state *st, bool ti
   } multis[] = {{A.key[K_KIT], store_tin}, {A.key[K_KOT], store_tout}, {A.key[K_KIX], store_ix},
                 {A.key[K_KIY], store_iy},  {A.key[K_KOX], store_ox},   {A.key[K_KOY], store_oy}};
   for (size_t m = 0; m < sizeof multis / sizeof *multis && !rc; m++)
-    rc = read_key_multi(g, node, multis[m].attr, keys, n, idx, vals, multis[m].store);
+    rc = read_key_multi(g, node, multis[m].attr, keys, n, idx, vals, most, multis[m].store);
   sinew_data_unref(tmpmem);
   if (rc) {
     sinew_data_unref(mem);
@@ -740,8 +750,8 @@ static int compile(sinew_graph_t *g, sinew_node_t node, curve_state *st, bool ti
               sinew_node_name(g, node));
   }
   c.weighted = read_double(g, node, A.key[K_WGT], 1) != 0;
-  c.pre = (int)read_double(g, node, A.key[K_PRE], 0);
-  c.post = (int)read_double(g, node, A.key[K_PST], 0);
+  c.pre = to_code(read_double(g, node, A.key[K_PRE], 0));
+  c.post = to_code(read_double(g, node, A.key[K_PST], 0));
   compute_tangents(&c);
   compute_spans(&c);
   sinew_data_unref(st->mem);

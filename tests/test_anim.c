@@ -433,6 +433,22 @@ static void test_bad_keys(void **state) {
   } else {
     assert_near(get(g, "c.o"), 100, 0); /* refused: the key is as it was */
   }
+  /* tangent entries for keys that do not exist (below and between the keys' indices) are
+   * ignored, and the keys' own entries still found */
+  sinew_node_t sp;
+  assert_int_equal(sinew_node_create(g, "animCurveUU", "sp", &sp), 0);
+  for (int i = 0; i < 8; i++) {
+    char buf[64];
+    snprintf(buf, sizeof buf, "sp.kot[%d]", i);
+    set(g, buf, 5); /* step */
+  }
+  key(g, "sp", 6, 0, 0, 2, 2);
+  key(g, "sp", 7, 1, 10, 2, 2);
+  set(g, "sp.i", 0.25);
+  assert_near(get(g, "sp.o"), 2.5, 1e-12); /* linear: the kot entries 6 and 7 were read */
+  set(g, "sp.kit[9]", 1e300);
+  set(g, "sp.tan", 1e300);
+  assert_near(get(g, "sp.o"), 2.5, 1e-12);
   /* a fixed tangent that is not finite counts as not written (flat), not as a NaN curve */
   sinew_node_t fx;
   assert_int_equal(sinew_node_create(g, "animCurveUU", "fx", &fx), 0);
