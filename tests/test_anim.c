@@ -195,8 +195,14 @@ static void test_ma_curves_play(void **state) {
                                  "\tsetAttr \".tan\" 5;\n"
                                  "\tsetAttr \".wgt\" no;\n"
                                  "\tsetAttr -s 2 \".ktv[0:1]\"  0 1 10 2;\n"
+                                 "createNode animCurveTU -n \"box_scaleX\";\n"
+                                 "\tsetAttr \".tan\" 2;\n"
+                                 "\tsetAttr \".wgt\" no;\n"
+                                 "\tsetAttr -s 2 \".ktv[0:1]\"  0 1 30 4;\n"
                                  "connectAttr \"elbow_rotateZ.o\" \"elbow.rz\";\n"
-                                 "connectAttr \"box_translateY.o\" \"box.ty\";\n");
+                                 "connectAttr \"box_translateY.o\" \"box.ty\";\n"
+                                 "connectAttr \":time1.o\" \"box_scaleX.i\";\n"
+                                 "connectAttr \"box_scaleX.o\" \"box.sx\";\n");
   sinew_graph_t *g = sinew_session_graph(s);
   double want[][2] = {{1, 0}, {7, 22.5}, {13, 45}, {20, 45}, {25, 45}, {31, 67.5}, {37, 90}, {-5, 0}};
   /* (cycle with offset after frame 25: each cycle adds 45 degrees) */
@@ -212,6 +218,9 @@ static void test_ma_curves_play(void **state) {
   assert_near(get(g, "box.ty"), 100, 1e-12);
   assert_int_equal(sinew_time_set_frame(g, 10), 0);
   assert_near(get(g, "box.ty"), 200, 1e-12);
+  /* a curve connected from time1 (as some files write it) follows it through the connection */
+  assert_int_equal(sinew_time_set_frame(g, 15), 0);
+  assert_near(get(g, "box.sx"), 2.5, 1e-12);
   /* the joint's world matrix follows the curve */
   sinew_node_t elbow;
   assert_int_equal(sinew_node_find(g, "elbow", &elbow), 0);
