@@ -676,9 +676,13 @@ static void test_units(void **state) {
   assert_near(sec, 1, 1e-15);
   ok("select -ne :time1; setAttr \".o\" 45;");
   assert_near(num("currentTime -q"), 45, 1e-12);
+  /* every rate Maya writes is a time unit, the NTSC ones included */
+  ok("currentUnit -t 23.976fps");
+  expect_res("currentUnit -q -t", "23.976fps");
+  ok("currentUnit -t ntsc");
   /* a unit sinew does not know for time warns and keeps the old one */
   nwarnings = 0;
-  ok("currentUnit -t 23.976fps");
+  ok("currentUnit -t 33fps");
   assert_int_equal(nwarnings, 1);
   expect_res("currentUnit -q -t", "ntsc");
   bad("currentUnit -l parsec", "-linear: unknown unit 'parsec'", NULL);
