@@ -406,6 +406,19 @@ static sinew_plug_t element(const plug_text *pt, const sinew_plug_t *base, int32
   return p;
 }
 
+/* One number into one plug. The scene's time (time1.outTime) is set through the time function,
+ * which also dirties the animation curves that follow the current time without a connection
+ * (docs/animation.md); every other plug is a plain set. */
+static int set_number(sinew_graph_t *g, const sinew_plug_t *p, double v) {
+  if (p->nidx == 0 && sinew_node_type_is_a(sinew_node_type(g, p->node), "time") &&
+      p->attr == sinew_node_attr(g, p->node, "outTime")) {
+    sinew_node_t t;
+    if (sinew_time_node(g, &t) == SINEW_OK && t.index == p->node.index && t.gen == p->node.gen)
+      return sinew_time_set_seconds(g, v);
+  }
+  return sinew_set_double(g, p, v);
+}
+
 /* Refuses before anything changes: locked or connected plugs in the range. */
 static int check_settable(sinew_cmd_t *cmd, sinew_graph_t *g, const plug_text *pt, const sinew_plug_t *base) {
   int32_t first = pt->has_range ? pt->first : 0, last = pt->has_range ? pt->last : 0;
@@ -750,7 +763,7 @@ static int set_values(sinew_cmd_t *cmd, sinew_graph_t *g, const plug_text *pt, c
   } else {
     for (size_t e = 0; e < nel && !rc; e++) {
       sinew_plug_t p = element(pt, base, first + (int32_t)e);
-      rc = ls.compound ? sinew_set_doubles(g, &p, val + e * ls.n, ls.n) : sinew_set_double(g, &p, val[e]);
+      rc = ls.compound ? sinew_set_doubles(g, &p, val + e * ls.n, ls.n) : set_number(g, &p, val[e]);
       if (rc) rc = sinew__graph_error(cmd, rc);
     }
   }

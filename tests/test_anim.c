@@ -218,6 +218,13 @@ static void test_ma_curves_play(void **state) {
   assert_near(get(g, "box.ty"), 100, 1e-12);
   assert_int_equal(sinew_time_set_frame(g, 10), 0);
   assert_near(get(g, "box.ty"), 200, 1e-12);
+  /* setAttr on time1.outTime (a script's way to change the time, in frames) moves the curves
+   * that were evaluated at the old time */
+  assert_near(get(g, "elbow.rz"), deg(45.0 * 9 / 12), 1e-12);
+  sinew_value_t res = {0};
+  assert_int_equal(sinew_session_run(s, "setAttr time1.o 6;", 18, "t.mel", &res), 0);
+  sinew_value_clear(&res);
+  assert_near(get(g, "elbow.rz"), deg(45.0 * 5 / 12), 1e-12);
   /* a curve connected from time1 (as some files write it) follows it through the connection */
   assert_int_equal(sinew_time_set_frame(g, 15), 0);
   assert_near(get(g, "box.sx"), 2.5, 1e-12);
