@@ -4,6 +4,8 @@
  * of every kind of number. The internal text must compile too, with the same numbers of
  * inputs and outputs: it is what a saved file holds and what an expression node compiles. */
 #include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +27,25 @@ static const char *name_ref(void *ud, const sinew_expr_ref_t *ref) {
   return ref->written ? "obj.out" : NULL;
 }
 
+/* `.I[n]` and `.O[n]` name input and output n directly: the reference must get index n, and a
+ * number an int32 cannot hold must be refused, not wrapped to another index. */
+static void check_direct_ref(const sinew_expr_ref_t *r) {
+  const char *t = r->text;
+  if (t[0] != '.' || (t[1] != 'I' && t[1] != 'O') || t[2] != '[') return;
+  size_t k = 3;
+  uint64_t n = 0;
+  bool big = false;
+  while (t[k] >= '0' && t[k] <= '9') {
+    n = n * 10 + (uint64_t)(t[k++] - '0');
+    if (n > INT32_MAX) big = true, n = INT32_MAX + (uint64_t)1;
+  }
+  if (k == 3 || t[k] != ']' || t[k + 1]) return;
+  if (big || (uint64_t)r->index != n) {
+    fprintf(stderr, "fuzz: the reference %s got index %d\n", t, (int)r->index);
+    abort();
+  }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size > 65536) return 0;
   char *text = malloc(size + 1);
@@ -42,6 +63,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   for (size_t i = 0; i < nref; i++) {
     const sinew_expr_ref_t *r = sinew_expr_ref(e, i);
     if (!r || !r->text) abort();
+    check_direct_ref(r);
   }
   (void)sinew_expr_uses_time(e);
   char *internal = sinew_expr_internal_text(e);
@@ -64,6 +86,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     sinew_free(internal);
   }
 
+  /* .I[n] / .O[n] make n + 1 inputs or outputs: evaluate only what fits in small arrays */
+  if (nin > 4096 || nout > 4096) {
+    sinew_expr_destroy(e);
+    free(text);
+    return 0;
+  }
   static const double values[] = {0.0, 1.0, -2.5, 1e300, -1e-300, 3e9, NAN, INFINITY, -0.0, 0.5};
   double *in = calloc(nin + 1, sizeof *in), *out = calloc(nout + 1, sizeof *out);
   const sinew_mat4_t **mats = calloc(nin + 1, sizeof *mats);
