@@ -4,6 +4,7 @@
  * imported file gave its nodes, its namespace or prefix, and undoing a failed import. */
 #include <ctype.h>
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,8 +80,16 @@ void sinew__buf_num(sinew__buf *b, double d) {
 }
 
 void sinew__buf_num_float(sinew__buf *b, double d) {
+  if (d == 0) { /* -0 too, as sinew__buf_num writes it: "-0" reads back as the integer 0 */
+    sinew__buf_put(b, "0", 1);
+    return;
+  }
+  if (!(fabs(d) <= FLT_MAX)) { /* NaN, infinite or beyond float: the cast would be undefined */
+    sinew__buf_num(b, d);
+    return;
+  }
   float f = (float)d;
-  if ((double)f != d || !isfinite(d)) {
+  if ((double)f != d) {
     sinew__buf_num(b, d);
     return;
   }

@@ -1,6 +1,7 @@
 /* lang/compile.c: AST -> bytecode. Resolves variables to slots (block scopes, globals,
  * persistent expression variables), procedures to indices, calls to built-ins, procedures or
  * commands, and in expression mode attribute references to numbered inputs and outputs. */
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -927,18 +928,39 @@ static int collect_refs(comp *C, const ast *a) {
   return SINEW_OK;
 }
 
+/* The highest .I[n] / .O[n] an expression may use. Expressions have a handful of references,
+ * and the node keeps a value per index up to the highest, so `.I[200000000]` in a file would
+ * allocate gigabytes; past the limit the text is refused. */
+#define MAX_REF_INDEX 65535
+
+/* Is text `.I[n]` (io 'I') or `.O[n]`? 1 with *n set, 0 when it is another reference, -1 when
+ * the index is above MAX_REF_INDEX. Digits only: no sign, no overflow. */
+static int direct_ref(const char *text, char io, int32_t *n) {
+  if (text[0] != '.' || text[1] != io || text[2] != '[' || !isdigit((unsigned char)text[3])) return 0;
+  int64_t v = 0;
+  const char *p = text + 3;
+  for (; isdigit((unsigned char)*p); p++)
+    if ((v = v * 10 + (*p - '0')) > MAX_REF_INDEX) v = MAX_REF_INDEX + 1; /* stays put: no overflow */
+  if (p[0] != ']' || p[1]) return 0;
+  if (v > MAX_REF_INDEX) return -1;
+  *n = (int32_t)v;
+  return 1;
+}
+
 /* Numbers the references: explicit .I[n] / .O[n] keep n; the others follow in order. */
 static int number_refs(comp *C) {
   expr_refs *R = C->refs;
   int32_t max_in = -1, max_out = -1;
   for (uint32_t i = 0; i < R->n; i++) {
-    int n;
-    char c;
-    if (sscanf(R->text[i], ".I[%d%c", &n, &c) == 2 && c == ']' && n >= 0) {
+    int32_t n = 0;
+    int in = direct_ref(R->text[i], 'I', &n), out = in ? 0 : direct_ref(R->text[i], 'O', &n);
+    if (in < 0 || out < 0)
+      return cerr(C, NULL, SINEW_ERANGE, "%s: the index is above the limit of %d", R->text[i], MAX_REF_INDEX);
+    if (in) {
       if (R->written[i]) return cerr(C, NULL, SINEW_ESYNTAX, "cannot assign to input .I[%d]", n);
       R->id[i] = n;
       if (n > max_in) max_in = n;
-    } else if (sscanf(R->text[i], ".O[%d%c", &n, &c) == 2 && c == ']' && n >= 0) {
+    } else if (out) {
       R->written[i] = true;
       R->id[i] = n;
       if (n > max_out) max_out = n;

@@ -221,6 +221,18 @@ static void test_eval_bounded(void **state) {
   if (strcmp(fault, "line 2: interrupted") != 0) fail_msg("fault: %s", fault);
   assert_true(out[1] > 11);
   sinew_expr_destroy(e);
+  /* .I[n] / .O[n] past 65535 are refused when compiled (the node keeps a value per index up to
+   * the highest, so a huge one in a file allocated gigabytes); no overflow on any length */
+  const char *too_big[] = {".I[65536]", "a.x = .I[2147483648];", ".O[2147483647] = 1;", ".I[99999999999999999999999]"};
+  for (size_t k = 0; k < sizeof too_big / sizeof too_big[0]; k++) {
+    sinew_expr_t *x = NULL;
+    assert_int_equal(sinew_expr_compile(too_big[k], &x, fault, sizeof fault), SINEW_ERANGE);
+    assert_null(x);
+    if (!strstr(fault, "the index is above the limit of 65535")) fail_msg("%s: %s", too_big[k], fault);
+  }
+  sinew_expr_t *edge = compile(".O[65535] = .I[65535] + 1;");
+  assert_int_equal(sinew_expr_input_count(edge), 65536);
+  sinew_expr_destroy(edge);
   /* a loop that ends is not affected */
   e = compile("int $i; float $s = 0; for ($i = 0; $i < 100000; $i++) $s += 1; o.a = $s;");
   io = (sinew_expr_io_t){.outputs = out, .noutputs = 1};
