@@ -289,7 +289,9 @@ static void assign(comp *C, const ast *e) {
       cerr(C, lv, SINEW_ESYNTAX, "cannot assign to this element");
       return;
     }
-    local *l = store_target(C, base, false);
+    /* $arr[$i] = v on an undeclared $arr declares it, an array of the value's type (the VM
+     * makes it at the first store) */
+    local *l = store_target(C, base, nidx == 1 && e->op == OP_ASSIGN);
     if (!l) return;
     if (nidx == 2) expression(C, lv->a->b);
     expression(C, lv->b);
@@ -617,8 +619,18 @@ static void declare(comp *C, const ast *d) {
   local *existing = find_local(C, d->v.str.s, d->v.str.len);
   local *l;
   if (existing && existing->depth == C->depth && !existing->global) {
-    l = existing; /* MEL allows redeclaring in the same scope */
+    /* MEL allows declaring a variable again in the same scope with the same type: without a
+     * value it keeps the one it has, with one it takes the new value. Another type is an
+     * error. A variable declared implicitly takes the declared type. */
+    l = existing;
+    uint8_t old = C->ch->local_kinds[l->slot];
+    if (old && old != kind) {
+      cerr(C, d, SINEW_ESYNTAX, "$%s is already declared as %s in this scope; it cannot be declared again as %s",
+           d->v.str.s, sinew_value_kind_name(old), sinew_value_kind_name(kind));
+      return;
+    }
     C->ch->local_kinds[l->slot] = kind;
+    if (old == kind && !d->a) return;
   } else {
     if (!(l = add_local(C, d->v.str.s, d->v.str.len))) return;
     l->slot = new_slot(C, kind);
@@ -680,15 +692,11 @@ static void statement(comp *C, const ast *s) {
     case A_IF: {
       expression(C, s->a);
       uint32_t jf = emit(C, OPC_JF, 0, 0, 0);
-      C->depth++;
       statement(C, s->b);
-      end_scope(C);
       if (s->c) {
         uint32_t je = emit(C, OPC_JMP, 0, 0, 0);
         patch(C, jf, here(C));
-        C->depth++;
         statement(C, s->c);
-        end_scope(C);
         patch(C, je, here(C));
       } else {
         patch(C, jf, here(C));
@@ -700,9 +708,7 @@ static void statement(comp *C, const ast *s) {
       expression(C, s->a);
       uint32_t jf = emit(C, OPC_JF, 0, 0, 0);
       if (!begin_loop(C, false, s)) return;
-      C->depth++;
       statement(C, s->b);
-      end_scope(C);
       emit(C, OPC_JMP, (int32_t)top, 0, 0);
       patch(C, jf, here(C));
       end_loop(C, top, here(C));
@@ -711,9 +717,7 @@ static void statement(comp *C, const ast *s) {
     case A_DO: {
       uint32_t top = here(C);
       if (!begin_loop(C, false, s)) return;
-      C->depth++;
       statement(C, s->b);
-      end_scope(C);
       uint32_t cond = here(C);
       expression(C, s->a);
       emit(C, OPC_JT, (int32_t)top, 0, 0);
@@ -721,7 +725,6 @@ static void statement(comp *C, const ast *s) {
       break;
     }
     case A_FOR: {
-      C->depth++;
       for (const ast *x = s->a; x; x = x->next) {
         expression(C, x);
         emit(C, OPC_POP, 0, 0, 0);
@@ -732,9 +735,7 @@ static void statement(comp *C, const ast *s) {
         jf = emit(C, OPC_JF, 0, 0, 0);
       }
       if (!begin_loop(C, false, s)) return;
-      C->depth++;
       statement(C, s->d);
-      end_scope(C);
       uint32_t cont = here(C);
       for (const ast *x = s->c; x; x = x->next) {
         expression(C, x);
@@ -743,11 +744,9 @@ static void statement(comp *C, const ast *s) {
       emit(C, OPC_JMP, (int32_t)top, 0, 0);
       if (jf != UINT32_MAX) patch(C, jf, here(C));
       end_loop(C, cont, here(C));
-      end_scope(C);
       break;
     }
     case A_FOR_IN: {
-      C->depth++;
       int32_t arr = new_slot(C, SINEW_VALUE_NONE), idx = new_slot(C, SINEW_VALUE_INT);
       expression(C, s->b);
       emit(C, OPC_STORE, arr, 0, 0);
@@ -769,9 +768,7 @@ static void statement(comp *C, const ast *s) {
       store_var(C, l);
       emit(C, OPC_POP, 0, 0, 0);
       if (!begin_loop(C, false, s)) return;
-      C->depth++;
       statement(C, s->c);
-      end_scope(C);
       uint32_t cont = here(C);
       emit(C, OPC_LOAD, idx, 0, 0);
       emit(C, OPC_INT, 1, 0, 0);
@@ -781,7 +778,6 @@ static void statement(comp *C, const ast *s) {
       emit(C, OPC_JMP, (int32_t)top, 0, 0);
       patch(C, jf, here(C));
       end_loop(C, cont, here(C));
-      end_scope(C);
       break;
     }
     case A_SWITCH: {

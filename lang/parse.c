@@ -1020,6 +1020,89 @@ static bool end_statement(sinew__parse *p) {
   return expect(p, ";");
 }
 
+/* name word word ...; as a statement. */
+static ast *command_statement(sinew__parse *p) {
+  ast *s = command(p, false);
+  if (!s) return NULL;
+  accept(p, ";"); /* command() stops only at ';', '}' or the end of the text */
+  ast *st = node(p, A_EXPR_STMT);
+  if (!st) return NULL;
+  st->a = s;
+  st->line = s->line;
+  return st;
+}
+
+/* Where the parser is, to try one reading of the text and go back for another. */
+typedef struct parse_mark {
+  size_t pos, col_base;
+  uint32_t line;
+  int depth;
+} parse_mark;
+
+static parse_mark mark(const sinew__parse *p) {
+  return (parse_mark){p->pos, p->col_base, p->line, p->depth};
+}
+
+static void rewind_to(sinew__parse *p, parse_mark m) {
+  p->pos = m.pos;
+  p->col_base = m.col_base;
+  p->line = m.line;
+  p->depth = m.depth;
+  p->status = 0;
+  p->err[0] = 0;
+}
+
+/* Can c (and what follows) start another word of a command? */
+static bool starts_command_word(const sinew__parse *p) {
+  int c = peekc(p, 0), d = peekc(p, 1);
+  if (c == '-') return is_ident_start(d) || isdigit(d) || (d == '.' && isdigit(peekc(p, 2)));
+  return c == '(' || c == '"' || c == '$' || c == '`' || c == '{' || (c == '<' && d == '<') ||
+         isdigit(c) || (c == '.' && isdigit(d)) || is_ident_start(c) || c == '|' || c == ':';
+}
+
+/* A statement that starts with name( is MEL's function syntax, myProc($a, $b);, when the call
+ * ends the statement or an operator follows it (abs(-3) + 1;); it is command syntax whose first
+ * word is a parenthesised expression when another word follows: setAttr ($n + ".tx") 10;
+ * rename ($a) ($b); move ($x) -1 0; (a '-' glued to a number or a name is a word, as in any
+ * command). print ($a + 1); reads the same either way. When neither reading parses, the error
+ * of the one that got further is reported. */
+static ast *call_or_command(sinew__parse *p) {
+  parse_mark start = mark(p);
+  ast *e = primary(p); /* name( args ) */
+  bool command_form = !e;
+  if (e) {
+    skip_ws(p);
+    command_form = !p->status && p->pos < p->len && peekc(p, 0) != ';' && peekc(p, 0) != '}' &&
+                   starts_command_word(p);
+  }
+  if (p->status == SINEW_ENOMEM) return NULL;
+  if (!command_form) {
+    rewind_to(p, start);
+    ast *s = node(p, A_EXPR_STMT);
+    if (!s) return NULL;
+    if ((s->a = expr(p)) && end_statement(p)) return s;
+    if (p->status == SINEW_ENOMEM) return NULL;
+  }
+  /* command syntax; when it fails too, the error of the reading that got further */
+  size_t call_pos = p->pos;
+  uint32_t call_line = p->line;
+  size_t call_base = p->col_base;
+  int call_status = p->status;
+  char call_err[sizeof p->err];
+  memcpy(call_err, p->err, sizeof call_err);
+  rewind_to(p, start);
+  ast *s = command_statement(p);
+  if (s || p->status == SINEW_ENOMEM) return s;
+  if (call_status && call_pos > p->pos) {
+    p->pos = call_pos;
+    p->line = call_line;
+    p->col_base = call_base;
+    p->status = call_status;
+    memcpy(p->err, call_err, sizeof p->err);
+  }
+  return NULL;
+}
+
 static ast *statement_nested(sinew__parse *p);
 
 static ast *statement(sinew__parse *p) {
@@ -1210,16 +1293,8 @@ static ast *statement_nested(sinew__parse *p) {
     static const char *consts[] = {"true", "false", "on", "off", "yes", "no"};
     bool constant = false;
     for (size_t i = 0; i < 6; i++) constant |= word_is(p, consts[i]);
-    if (!call && !constant) {
-      ast *s = command(p, false);
-      if (!s) return NULL;
-      accept(p, ";"); /* command() stops only at ';', '}' or the end of the text */
-      ast *st = node(p, A_EXPR_STMT);
-      if (!st) return NULL;
-      st->a = s;
-      st->line = s->line;
-      return st;
-    }
+    if (call && !constant) return call_or_command(p);
+    if (!call && !constant) return command_statement(p);
   }
   ast *s = node(p, A_EXPR_STMT);
   if (!s) return NULL;

@@ -511,7 +511,11 @@ static void test_arrays(void **state) {
   expect_int(f, "int $a[] = {1, 2, 3}; int $b[] = $a; $b[0] = 100; $a[0];", 1);
   expect_int(f, "int $a[] = {1, 2, 3}; int $b[] = $a; $a[0] = 100; $b[0];", 1);
   /* an array must be declared before its elements are assigned */
-  expect_error(f, "$u[3] = 4;", SINEW_ESYNTAX, "test.mel:1:1: undeclared variable $u");
+  /* an element assigned to an undeclared variable declares an array of the value's type */
+  expect_int(f, "$u[3] = 4; size($u);", 4);
+  expect_str(f, "$u[1] = \"b\"; $u[0] + $u[1];", "b");
+  expect_error(f, "$u[3] += 4;", SINEW_ESYNTAX, "test.mel:1:1: undeclared variable $u");
+  expect_error(f, "$m[1][2] = 4;", SINEW_ESYNTAX, "test.mel:1:1: undeclared variable $m");
   /* arrays of a size given at declaration */
   expect_int(f, "float $f[3]; size($f);", 3);
   /* sizes, sort, clear */
@@ -1296,6 +1300,108 @@ static void test_hosting(void **state) {
 
 /* ---- out of memory at every allocation -------------------------------------------------------------- */
 
+/* ---- command syntax with expressions (issue 12) ------------------------------------------------- */
+
+static void test_command_expressions(void **state) {
+  fx *f = *state;
+  /* a parenthesised expression as the first word makes a command, not a call */
+  run_ok(f, "string $n = \"obj\"; tcmd ($n + \".tx\") 10;");
+  assert_string_equal(f->rec, "pos: string:obj.tx int:10 |");
+  run_ok(f, "string $n = \"obj\"; tcmd ($n+\".ty\") (2 * 3);");
+  assert_string_equal(f->rec, "pos: string:obj.ty int:6 |");
+  run_ok(f, "string $a = \"p\", $b = \"q\"; tcmd ($a) ($b);");
+  assert_string_equal(f->rec, "pos: string:p string:q |");
+  run_ok(f, "string $a = \"a\"; tcmd ($a + \".x\") ($a + \".y\");");
+  assert_string_equal(f->rec, "pos: string:a.x string:a.y |");
+  /* flag values in parentheses, words after them */
+  run_ok(f, "string $name = \"arm\"; tcmd -n ($name + \"_grp\") -c (1 + 2) -sc (0.5) obj;");
+  assert_string_equal(f->rec, "pos: wstring:obj | -name string:arm_grp -count int:3 -scale float:0.5");
+  run_ok(f, "tcmd (1) -n (\"x\");");
+  assert_string_equal(f->rec, "pos: int:1 | -name string:x");
+  /* negative numbers are words; a '-' glued to a number after a parenthesised word too */
+  run_ok(f, "tcmd 0 -1 0;");
+  assert_string_equal(f->rec, "pos: int:0 int:-1 int:0 |");
+  run_ok(f, "float $x = 2; tcmd ($x) -1 0;");
+  assert_string_equal(f->rec, "pos: float:2 int:-1 int:0 |");
+  run_ok(f, "tcmd (1) -2.5;");
+  assert_string_equal(f->rec, "pos: int:1 float:-2.5 |");
+  /* vectors as words */
+  run_ok(f, "vector $v = <<1, 2, 3>>; tcmd <<4, 5, 6>> $v -v <<7, 8, 9>>;");
+  assert_string_equal(f->rec, "pos: vector:4 5 6 vector:1 2 3 | -value vector:7 8 9");
+  run_ok(f, "vector $v = <<1, 2, 3>>; tcmd ($v.x) ($v.y * 2) ($v.z);");
+  assert_string_equal(f->rec, "pos: float:1 float:4 float:3 |");
+  /* the same inside backquotes */
+  expect_str(f, "string $n = \"leg\"; string $g = `echo ($n + \"_grp\")`; $g;", "leg_grp");
+  run_ok(f, "string $n = \"leg\"; string $g = `tcmd -n ($n + \"_grp\") ($n) (1 + 1)`;");
+  assert_string_equal(f->rec, "pos: string:leg int:2 | -name string:leg_grp");
+  expect_str(f, "string $r[] = `echo (\"a\" + 1) (\"b\" + 2)`; $r[0] + $r[1];", "a1b2");
+  /* ... where function syntax stays function syntax */
+  expect_int(f, "abs(-3) + 1;", 4);
+  expect_int(f, "int $a = 2; print ($a + 1); 0;", 0);
+  assert_string_equal(f->out, "3");
+  expect_int(f, "tcmd(\"a\", 5);", 2);
+  assert_string_equal(f->rec, "pos: string:a int:5 |");
+  expect_int(f, "int $x = `tcmd a`; $x;", 1);
+  expect_int(f, "int $x = tcmd(\"a\", \"b\") * 10; $x;", 20);
+  /* procedures: function syntax, command syntax, parenthesised words */
+  run_ok(f, "global proc int add2(int $a, int $b) { return $a * 10 + $b; }");
+  expect_int(f, "int $a = 1; add2($a, 2);", 12);
+  expect_int(f, "int $a = 1; add2 $a 3;", 13);
+  expect_int(f, "int $a = 1; add2 ($a) (4);", 14);
+  expect_int(f, "int $a = 1; add2 ($a + 1) -5;", 15);
+  expect_int(f, "int $a = 1; add2 ($a) 6;", 16);
+  expect_int(f, "add2(1, 2) + add2 (0, 1);", 13);
+  /* bad input: syntax errors name the file, line and column */
+  expect_error(f, "string $n;\ntcmd ($n + ) 1;", SINEW_ESYNTAX, "test.mel:2:12: unexpected ')'");
+  expect_error(f, "tcmd ($n + \".x\" 1;", SINEW_ESYNTAX, "test.mel:1:17: expected ')'");
+  expect_error(f, "int $a;\nadd2($a, 2) 3;", SINEW_ESYNTAX, "test.mel:2:8: expected ')'");
+  expect_error(f, "int $a; add2 ($a) (1) (2);", SINEW_ESYNTAX, "test.mel:1:9: add2 takes 2 arguments, not 3");
+  expect_error(f, "\n  fail (\"x\" + 1) 2;", SINEW_EINVAL, "test.mel:2: fail: boom x1");
+}
+
+/* ---- declarations as MEL has them ---------------------------------------------------------------- */
+
+static void test_declarations(void **state) {
+  fx *f = *state;
+  /* implicit declarations take the type of their first value */
+  expect_str(f, "for ($i = 0; $i < 3; $i++) $arr[$i] = $i * 2; string $t = $arr[2] + \" \" + size($arr); $t;", "4 3");
+  run_ok(f, "for ($i = 0; $i < 3; $i++) $arr[$i] = $i * 2; $arr;");
+  assert_int_equal(f->res.kind, SINEW_VALUE_INT_ARRAY);
+  run_ok(f, "$names[0] = \"a\"; $names;");
+  assert_int_equal(f->res.kind, SINEW_VALUE_STRING_ARRAY);
+  run_ok(f, "$ws[2] = 0.5; $ws;");
+  assert_int_equal(f->res.kind, SINEW_VALUE_FLOAT_ARRAY);
+  assert_int_equal(sinew_value_count(&f->res), 3);
+  expect_int(f, "$x = 5; $x = 2.9; $x;", 2);
+  expect_str(f, "$s = \"a\"; $s = 5; $s + 1;", "51");
+  /* a loop variable lives on after its loop, and is used again by a later one */
+  expect_int(f, "for ($i = 0; $i < 4; $i++) ; $i;", 4);
+  expect_int(f, "for ($i = 0; $i < 2; $i++) {} for ($i = 0; $i < 5; $i++) {} $i;", 5);
+  expect_int(f, "{ int $i; for ($i = 0; $i < 2; $i++) ; } int $n = 0; for ($i = 0; $i < 3; $i++) $n += $i; $n;", 3);
+  expect_str(f, "for ($k in {\"a\", \"b\"}) ; string $r = $k; for ($k in {\"c\"}) $r += $k; $r;", "bc");
+  expect_int(f, "int $t = 0; for ($i = 0; $i < 3; $i++) { int $j = $i * 2; $t += $j; } for ($j = 0; $j < 2; $j++) $t += 10; $t;", 26);
+  expect_int(f, "if (1) $late = 7; $late;", 7);
+  /* blocks: a variable declared (or made by assignment) inside one is local to it */
+  expect_int(f, "int $test = 10; { int $test = 15; } $test;", 10);
+  expect_error(f, "{ $inner = 1; }\n$inner;", SINEW_ESYNTAX, "test.mel:2:1: undeclared variable $inner");
+  expect_error(f, "if (1) { int $q = 1; }\n$q;", SINEW_ESYNTAX, "test.mel:2:1: undeclared variable $q");
+  /* declaring again in the same scope: same type allowed (the value stays unless a new one is
+   * given); another type is an error */
+  expect_int(f, "int $x = 1; int $x; $x;", 1);
+  expect_int(f, "int $x = 1; int $x = 3; $x;", 3);
+  expect_int(f, "string $a[] = {\"p\"}; string $a[]; size($a);", 1);
+  expect_int(f, "for ($i = 0; $i < 3; $i++) { int $x; $x++; if ($i == 2) print $x; } 0;", 0);
+  assert_string_equal(f->out, "1");
+  expect_error(f, "int $x = 1;\nfloat $x;", SINEW_ESYNTAX,
+               "test.mel:2:7: $x is already declared as int in this scope; it cannot be declared again as float");
+  expect_error(f, "string $s;\nstring $s[];", SINEW_ESYNTAX, "test.mel:2:8: $s is already declared as string");
+  /* globals: declared where they are used; the same name again keeps the value */
+  run_ok(f, "global string $gRig = \"rig1\";");
+  expect_str(f, "global string $gRig; $gRig;", "rig1");
+  expect_str(f, "global proc string rigName() { global string $gRig; return $gRig; } rigName();", "rig1");
+  expect_error(f, "proc string noGlobal() { return $gRig; }", SINEW_ESYNTAX, "test.mel:1:33: undeclared variable $gRig");
+}
+
 static const char *OOM_SCRIPT =
     "global proc string[] parts(string $s) { string $r[]; tokenize($s, \"_\", $r); return $r; }\n"
     "global int $calls;\n"
@@ -1370,6 +1476,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_bounded_execution, setup, teardown),
       cmocka_unit_test_setup_teardown(test_runtime_faults, setup, teardown),
       cmocka_unit_test_setup_teardown(test_hosting, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_command_expressions, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_declarations, setup, teardown),
       cmocka_unit_test(test_out_of_memory),
   };
   return cmocka_run_group_tests_name("lang", tests, NULL, NULL);
