@@ -905,10 +905,216 @@ static int f_exists(builtin_call *bc, val *a, int n, val *out) {
     proc_def *pd = NULL;
     HASH_FIND_STR(bc->lang->procs, lv_str(&s), pd);
     e = e || (pd && pd->defined);
+    /* Maya's commands, the UI ones too, and scripts Maya would source on first use */
+    char path[4096];
+    e = e || sinew__is_ui_command(lv_str(&s)) || strcmp(lv_str(&s), "catch") == 0 ||
+        strcmp(lv_str(&s), "catchQuiet") == 0 ||
+        (lv_strlen(&s) && sinew__find_script(bc->lang, lv_str(&s), false, path, sizeof path));
   }
   lv_release(&s);
   *out = lv_int(e);
   return SINEW_OK;
+}
+
+/* ---- environment and Maya's string-array procedures -------------------------------------------- */
+
+/* getenv(name): the variable as the script sees it (putenv's value first), "" when unset. */
+static int f_getenv(builtin_call *bc, val *a, int n, val *out) {
+  (void)n;
+  val s;
+  int rc = text_of(&a[0], &s);
+  if (rc) return rc;
+  const char *v = sinew__lang_getenv(bc->lang, lv_str(&s));
+  lv_release(&s);
+  return new_str(out, v ? v : "", v ? strlen(v) : 0);
+}
+
+/* putenv(name, value): for this language context (getenv, source, MAYA_SCRIPT_PATH), not the
+ * process: the library does not change its host's environment. */
+static int f_putenv(builtin_call *bc, val *a, int n, val *out) {
+  (void)n;
+  if (!bc->lang) return SINEW_EINVAL;
+  val k, v;
+  int rc = text_of(&a[0], &k);
+  if (rc) return rc;
+  if ((rc = text_of(&a[1], &v))) {
+    lv_release(&k);
+    return rc;
+  }
+  rc = lv_strlen(&k) ? sinew__lang_putenv(bc->lang, lv_str(&k), lv_str(&v)) : SINEW_OK;
+  lv_release(&k);
+  lv_release(&v);
+  *out = LV_NONE;
+  return rc;
+}
+
+/* substituteAllString(s, search, replace): every occurrence of the text search (not a regular
+ * expression) replaced. */
+static int f_substituteAllString(builtin_call *bc, val *a, int n, val *out) {
+  (void)bc, (void)n;
+  val s, f, r;
+  int rc = text_of(&a[0], &s);
+  if (rc) return rc;
+  if ((rc = text_of(&a[1], &f))) {
+    lv_release(&s);
+    return rc;
+  }
+  if ((rc = text_of(&a[2], &r))) {
+    lv_release(&s);
+    lv_release(&f);
+    return rc;
+  }
+  size_t ls = lv_strlen(&s), lf = lv_strlen(&f), lr = lv_strlen(&r), count = 0;
+  const char *src = lv_str(&s), *fs = lv_str(&f);
+  if (lf)
+    for (const char *p = src; (p = strstr(p, fs)); p += lf) count++;
+  if (!count) {
+    *out = s;
+  } else {
+    char *buf = sinew_malloc(ls - count * lf + count * lr + 1);
+    if (!buf) {
+      rc = SINEW_ENOMEM;
+    } else {
+      size_t k = 0;
+      for (const char *p = src;;) {
+        const char *q = strstr(p, fs);
+        if (!q) {
+          memcpy(buf + k, p, (size_t)(src + ls - p));
+          k += (size_t)(src + ls - p);
+          break;
+        }
+        memcpy(buf + k, p, (size_t)(q - p));
+        k += (size_t)(q - p);
+        memcpy(buf + k, lv_str(&r), lr);
+        k += lr;
+        p = q + lf;
+      }
+      rc = new_str(out, buf, k);
+      sinew_free(buf);
+    }
+    lv_release(&s);
+  }
+  lv_release(&f);
+  lv_release(&r);
+  return rc;
+}
+
+/* v as a string array (a single value is an array of one), a new reference. */
+static int as_string_array(const val *v, val *out) {
+  if (v->kind == SINEW_VALUE_STRING_ARRAY) {
+    sinew_value_copy(out, v);
+    return SINEW_OK;
+  }
+  sinew_value_copy(out, v);
+  int rc = sinew__convert(out, SINEW_VALUE_STRING_ARRAY);
+  if (rc) lv_release(out);
+  return rc;
+}
+
+static bool str_in(const val *arr, const char *s) {
+  for (uint32_t i = 0; i < arr->as.obj->len; i++)
+    if (strcmp(arr->as.obj->d.str[i]->d.s, s) == 0) return true;
+  return false;
+}
+
+/* Appends element i of from to out when keep(i) says so. */
+static int push_str(val *out, const val *from, uint32_t i) {
+  val e;
+  int rc = sinew__array_get(from, i, &e);
+  if (rc) return rc;
+  rc = sinew__array_push(out, &e);
+  lv_release(&e);
+  return rc;
+}
+
+/* stringArrayRemove(remove[], list[]): list without the items of remove. */
+static int f_stringArrayRemove(builtin_call *bc, val *a, int n, val *out) {
+  (void)bc, (void)n;
+  val rm, list;
+  int rc = as_string_array(&a[0], &rm);
+  if (rc) return rc;
+  if ((rc = as_string_array(&a[1], &list))) {
+    lv_release(&rm);
+    return rc;
+  }
+  rc = sinew__array_new(SINEW_VALUE_STRING_ARRAY, 0, out);
+  for (uint32_t i = 0; i < list.as.obj->len && !rc; i++)
+    if (!str_in(&rm, list.as.obj->d.str[i]->d.s)) rc = push_str(out, &list, i);
+  if (rc) lv_release(out);
+  lv_release(&rm);
+  lv_release(&list);
+  return rc;
+}
+
+/* stringArrayCatenate(a[], b[]): a then b. */
+static int f_stringArrayCatenate(builtin_call *bc, val *a, int n, val *out) {
+  (void)bc, (void)n;
+  val x, y;
+  int rc = as_string_array(&a[0], &x);
+  if (rc) return rc;
+  if ((rc = as_string_array(&a[1], &y))) {
+    lv_release(&x);
+    return rc;
+  }
+  rc = sinew__array_new(SINEW_VALUE_STRING_ARRAY, 0, out);
+  for (uint32_t i = 0; i < x.as.obj->len && !rc; i++) rc = push_str(out, &x, i);
+  for (uint32_t i = 0; i < y.as.obj->len && !rc; i++) rc = push_str(out, &y, i);
+  if (rc) lv_release(out);
+  lv_release(&x);
+  lv_release(&y);
+  return rc;
+}
+
+/* stringArrayFind(item, start, list[]): the index of the first item at or after start, -1. */
+static int f_stringArrayFind(builtin_call *bc, val *a, int n, val *out) {
+  (void)bc, (void)n;
+  val item, list;
+  int rc = text_of(&a[0], &item);
+  if (rc) return rc;
+  if ((rc = as_string_array(&a[2], &list))) {
+    lv_release(&item);
+    return rc;
+  }
+  int64_t start = sinew_value_to_int(&a[1]), found = -1;
+  for (int64_t i = start < 0 ? 0 : start; i < (int64_t)list.as.obj->len; i++)
+    if (strcmp(list.as.obj->d.str[i]->d.s, lv_str(&item)) == 0) {
+      found = i;
+      break;
+    }
+  lv_release(&item);
+  lv_release(&list);
+  *out = lv_int(found);
+  return SINEW_OK;
+}
+
+/* stringArrayRemoveDuplicates(list[]): the first of each item, in order. */
+static int f_stringArrayRemoveDuplicates(builtin_call *bc, val *a, int n, val *out) {
+  (void)bc, (void)n;
+  val list;
+  int rc = as_string_array(&a[0], &list);
+  if (rc) return rc;
+  rc = sinew__array_new(SINEW_VALUE_STRING_ARRAY, 0, out);
+  for (uint32_t i = 0; i < list.as.obj->len && !rc; i++)
+    if (!str_in(out, list.as.obj->d.str[i]->d.s)) rc = push_str(out, &list, i);
+  if (rc) lv_release(out);
+  lv_release(&list);
+  return rc;
+}
+
+/* stringArrayRemoveAtIndex(index, list[]): list without that element (unchanged when out of
+ * range). */
+static int f_stringArrayRemoveAtIndex(builtin_call *bc, val *a, int n, val *out) {
+  (void)bc, (void)n;
+  val list;
+  int rc = as_string_array(&a[1], &list);
+  if (rc) return rc;
+  int64_t skip = sinew_value_to_int(&a[0]);
+  rc = sinew__array_new(SINEW_VALUE_STRING_ARRAY, 0, out);
+  for (uint32_t i = 0; i < list.as.obj->len && !rc; i++)
+    if ((int64_t)i != skip) rc = push_str(out, &list, i);
+  if (rc) lv_release(out);
+  lv_release(&list);
+  return rc;
 }
 
 /* ---- the table ------------------------------------------------------------------------------------------ */
@@ -952,6 +1158,13 @@ static const builtin_def builtins[] = {
     {"gmatch", f_gmatch, 2, 2, true},     {"stringArrayContains", f_stringArrayContains, 2, 2, true},
     {"print", f_print, 1, -1, false},      {"eval", f_eval, 1, -1, false},
     {"exists", f_exists, 1, 1, false},
+    {"getenv", f_getenv, 1, 1, false},    {"putenv", f_putenv, 2, 2, false},
+    {"substituteAllString", f_substituteAllString, 3, 3, false},
+    {"stringArrayRemove", f_stringArrayRemove, 2, 2, false},
+    {"stringArrayCatenate", f_stringArrayCatenate, 2, 2, false},
+    {"stringArrayFind", f_stringArrayFind, 3, 3, false},
+    {"stringArrayRemoveDuplicates", f_stringArrayRemoveDuplicates, 1, 1, false},
+    {"stringArrayRemoveAtIndex", f_stringArrayRemoveAtIndex, 2, 2, false},
 };
 
 #define NBUILTINS (int)(sizeof builtins / sizeof builtins[0])

@@ -400,6 +400,25 @@ static void call(comp *C, const ast *e, bool command_syntax) {
     emit(C, OPC_CALL, pi, argc, 0);
     return;
   }
+  /* catch(expr) / catchQuiet(expr): 1 when evaluating expr failed (the script goes on), else 0 */
+  bool quiet = strcmp(name, "catchQuiet") == 0;
+  if (!C->expr_mode && (quiet || strcmp(name, "catch") == 0)) {
+    if (argc != 1) {
+      cerr(C, e, SINEW_ESYNTAX, "%s takes one argument, not %d", name, argc);
+      return;
+    }
+    uint32_t t = emit(C, OPC_TRY, 0, 0, quiet);
+    expression(C, e->a);
+    C->line = line;
+    emit(C, OPC_POP, 0, 0, 0);
+    emit(C, OPC_ENDTRY, 0, 0, 0);
+    emit(C, OPC_INT, 0, 0, 0);
+    uint32_t j = emit(C, OPC_JMP, 0, 0, 0);
+    patch(C, t, here(C));
+    emit(C, OPC_INT, 1, 0, 0);
+    patch(C, j, here(C));
+    return;
+  }
   int bi = sinew__builtin_find(name);
   if (bi >= 0 && C->expr_mode && !sinew__builtin(bi)->expr_ok) {
     cerr(C, e, SINEW_ESYNTAX, "%s cannot be used in an expression", name);
@@ -1059,12 +1078,30 @@ static int commit_procs(comp *C) {
   if (grow((void **)&L->proc_list, &L->cprocs, L->nprocs + nnew, sizeof(proc_def *)) ||
       grow((void **)&L->retired, &L->cretired, L->nretired + nold, sizeof(chunk *)))
     return cerr(C, NULL, SINEW_ENOMEM, "out of memory");
+  /* each procedure remembers the script that defined it (whatIs) */
+  const char *src = L->compiling && strcmp(L->compiling, "eval") != 0 ? L->compiling : NULL;
+  char **files = sinew_calloc(C->nprocs ? C->nprocs : 1, sizeof(char *));
+  if (!files) return cerr(C, NULL, SINEW_ENOMEM, "out of memory");
+  for (uint32_t i = 0; src && i < C->nprocs; i++)
+    if (!(files[i] = sinew_malloc(strlen(src) + 1))) {
+      for (uint32_t k = 0; k < i; k++) sinew_free(files[k]);
+      sinew_free(files);
+      return cerr(C, NULL, SINEW_ENOMEM, "out of memory");
+    } else {
+      strcpy(files[i], src);
+    }
   chunk **olds = sinew_calloc(nold ? nold : 1, sizeof(chunk *));
-  if (!olds) return cerr(C, NULL, SINEW_ENOMEM, "out of memory");
+  if (!olds) {
+    for (uint32_t k = 0; k < C->nprocs; k++) sinew_free(files[k]);
+    sinew_free(files);
+    return cerr(C, NULL, SINEW_ENOMEM, "out of memory");
+  }
   for (uint32_t i = 0; i < nold; i++)
     if (!(olds[i] = sinew_malloc(sizeof(chunk)))) {
       for (uint32_t k = 0; k < i; k++) sinew_free(olds[k]);
       sinew_free(olds);
+      for (uint32_t k = 0; k < C->nprocs; k++) sinew_free(files[k]);
+      sinew_free(files);
       return cerr(C, NULL, SINEW_ENOMEM, "out of memory");
     }
   for (uint32_t i = 0; i < C->nprocs; i++) {
@@ -1077,6 +1114,8 @@ static int commit_procs(comp *C) {
         if (C->procs[k].is_new) HASH_DEL(L->procs, C->procs[k].def);
       for (uint32_t k = 0; k < nold; k++) sinew_free(olds[k]);
       sinew_free(olds);
+      for (uint32_t k = 0; k < C->nprocs; k++) sinew_free(files[k]);
+      sinew_free(files);
       return cerr(C, NULL, SINEW_ENOMEM, "out of memory");
     }
   }
@@ -1099,10 +1138,13 @@ static int commit_procs(comp *C) {
     pp->def->param_kinds = pp->param_kinds;
     pp->def->ret_kind = pp->ret_kind;
     pp->def->defined = true;
+    sinew_free(pp->def->file);
+    pp->def->file = files[i];
     memset(&pp->code, 0, sizeof pp->code);
     pp->param_kinds = NULL;
   }
   sinew_free(olds);
+  sinew_free(files);
   return SINEW_OK;
 }
 

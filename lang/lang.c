@@ -28,6 +28,11 @@ int sinew_lang_create(sinew_graph_t *g, const sinew_lang_desc_t *desc, sinew_lan
   L->graph = g;
   if (desc) L->desc = *desc;
   L->rand_state = 0x853C49E6748FEA9Bull;
+  int rc = sinew__register_lang_cmds(L);
+  if (rc) {
+    sinew_lang_destroy(L);
+    return rc;
+  }
   *out = L;
   return SINEW_OK;
 }
@@ -46,8 +51,10 @@ void sinew_lang_destroy(sinew_lang_t *L) {
     sinew__chunk_free(&pd->code);
     sinew_free(pd->param_kinds);
     sinew_free(pd->name);
+    sinew_free(pd->file);
     sinew_free(pd);
   }
+  sinew__lang_vars_free(L);
   sinew_free(L->proc_list);
   for (uint32_t i = 0; i < L->nretired; i++) {
     sinew__chunk_free(L->retired[i]);
@@ -123,7 +130,10 @@ int sinew_lang_run(sinew_lang_t *L, const char *source, size_t len, const char *
     located_error(L, rc, name, p.err);
   } else {
     char err[512];
+    const char *saved_compiling = L->compiling;
+    L->compiling = name;
     rc = sinew__compile(L, prog, false, NULL, &main, err, sizeof err);
+    L->compiling = saved_compiling;
     if (rc) located_error(L, rc, name, err);
   }
   sinew__parse_free(&p);

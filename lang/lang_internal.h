@@ -223,6 +223,8 @@ typedef enum opcode {
   OPC_RET,        /* [v] */
   OPC_RETNONE,
   OPC_SETLAST,    /* [v] -> (the run's result) */
+  OPC_TRY,        /* a: handler; b8: 1 = quiet (catchQuiet): an error until OPC_ENDTRY jumps there */
+  OPC_ENDTRY,
   OPC_HALT
 } opcode;
 
@@ -253,7 +255,15 @@ typedef struct proc_def {
   bool defined;
   UT_hash_handle hh;
   uint32_t index;
+  char *file; /* the script that defined it (whatIs), NULL when unknown */
 } proc_def;
+
+/* A named value the language keeps per context: optionVar entries, putenv's variables. */
+typedef struct lang_var {
+  char *name;
+  sinew_value_t v;
+  UT_hash_handle hh;
+} lang_var;
 
 typedef struct global_var {
   char *name; /* without '$' */
@@ -323,6 +333,10 @@ struct sinew_lang {
   atomic_int interrupt;   /* sinew_lang_interrupt, from any thread */
   sinew_lang_limits_t limits;
   vm_bounds bounds;       /* of the current top-level run (shared by nested runs) */
+  /* language commands (lang/langcmds.c) */
+  const char *compiling;  /* name of the script being compiled (its procedures' file) */
+  lang_var *optvars;      /* optionVar */
+  lang_var *envvars;      /* putenv: seen by getenv, source and the script path */
 };
 
 /* Compiles a parsed program into main (and procedures into lang). expr: expression mode with
@@ -382,6 +396,23 @@ int sinew__fault(builtin_call *bc, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+
+/* ---- the language's own commands (lang/langcmds.c) ------------------------------------------ */
+
+/* Registers source, error, warning, whatIs, about, optionVar (sinew_lang_create). */
+int sinew__register_lang_cmds(sinew_lang_t *lang);
+/* Frees the optionVar and putenv tables. */
+void sinew__lang_vars_free(sinew_lang_t *lang);
+/* An environment variable as the script sees it: putenv's value, else the process's; NULL. */
+const char *sinew__lang_getenv(sinew_lang_t *lang, const char *name);
+/* Sets a putenv variable of the context. */
+int sinew__lang_putenv(sinew_lang_t *lang, const char *name, const char *value);
+/* True for Maya's user-interface commands (window, button, ...), which sinew does not run. */
+bool sinew__is_ui_command(const char *name);
+/* Finds name (".mel" added when it has no extension) beside the running script (beside_script)
+ * and in the folders of MAYA_SCRIPT_PATH; the path in out. */
+bool sinew__find_script(sinew_lang_t *lang, const char *name, bool beside_script, char *out,
+                        size_t size);
 
 /* ---- commands (lang/cmd.c) -------------------------------------------------------------------- */
 

@@ -19,6 +19,14 @@ typedef struct frame {
   sinew_value_t *ext;     /* external locals (the main chunk) */
 } frame;
 
+/* An active catch: where to go when an error happens before its OPC_ENDTRY. */
+typedef struct try_ctx {
+  uint32_t handler; /* pc in frame nframes - 1 */
+  uint32_t nframes;
+  uint32_t sp;
+  bool quiet;
+} try_ctx;
+
 typedef struct vm {
   sinew_lang_t *L;
   vm_expr_ctx *ex;
@@ -34,6 +42,8 @@ typedef struct vm {
   uint32_t batch;    /* the batch's size */
   sinew_value_t inline_stack[32];
   frame inline_frame;
+  try_ctx *tries;    /* catch / catchQuiet in progress, innermost last (set up by vm_run) */
+  uint32_t ntries, ctries;
 } vm;
 
 static int vm_error(vm *V, int status, const char *fmt, ...)
@@ -468,6 +478,162 @@ static int push_frame(vm *V, const chunk *ch, uint32_t base, sinew_value_t *ext)
   return SINEW_OK;
 }
 
+/* Calls procedure pd with the n arguments on the stack top: converts them to its parameter
+ * types and pushes its frame. */
+#if defined(__GNUC__)
+__attribute__((noinline)) /* kept out of run(): a bigger loop made expressions slower */
+#endif
+static int enter_proc(vm *V, const proc_def *pd, uint32_t n) {
+  sinew_value_t *S = V->stack;
+  uint32_t base = V->sp - n;
+  int rc;
+  for (uint32_t k = 0; k < n; k++) {
+    sinew_value_t *a = &S[base + k];
+    a->flag = a->word = 0;
+    uint8_t want = pd->param_kinds[k];
+    if (a->kind != want) {
+      if (want == SINEW_VALUE_MATRIX || (lv_is_array(want) && !lv_is_array(a->kind)))
+        return vm_error(V, SINEW_ETYPE, "%s: argument %u must be %s, not %s", pd->name, k + 1,
+                        sinew_value_kind_name(want), sinew_value_kind_name(a->kind));
+      if ((rc = sinew__convert(a, want))) return vm_error(V, rc, "%s: bad argument %u", pd->name, k + 1);
+    }
+  }
+  uint32_t extra = pd->code.nlocals - n;
+  if ((rc = reserve(V, extra + 8))) return rc;
+  for (uint32_t k = 0; k < extra; k++) V->stack[V->sp++] = LV_NONE;
+  return push_frame(V, &pd->code, base, NULL);
+}
+
+/* A name called as a command that no command answers: a procedure defined after this script was
+ * compiled (by a script it sourced), or one that a script of the same name in MAYA_SCRIPT_PATH
+ * defines (Maya sources it on first use). NULL when neither; *rc is set when sourcing failed. */
+static proc_def *late_proc(vm *V, const char *name, int *rc) {
+  proc_def *pd = NULL;
+  HASH_FIND_STR(V->L->procs, name, pd);
+  if (pd && pd->defined) return pd;
+  char path[4096];
+  if (!sinew__find_script(V->L, name, false, path, sizeof path)) return NULL;
+  if ((*rc = sinew_lang_run_file(V->L, path, NULL))) return NULL;
+  pd = NULL;
+  HASH_FIND_STR(V->L->procs, name, pd);
+  return pd && pd->defined ? pd : NULL;
+}
+
+/* The arguments of a command-syntax call handed to a procedure: a flag word is the text "-name"
+ * again. */
+static int args_for_proc(vm *V, uint32_t n) {
+  for (uint32_t k = V->sp - n; k < V->sp; k++) {
+    sinew_value_t *a = &V->stack[k];
+    if (a->flag) {
+      sinew_value_t dash, t;
+      int rc = sinew__str_new("-", 1, &dash);
+      if (!rc) {
+        rc = sinew__str_cat(&dash, a, &t);
+        lv_release(&dash);
+      }
+      if (rc) return vm_error(V, rc, "out of memory");
+      lv_release(a);
+      *a = t;
+    }
+    a->flag = a->word = 0;
+  }
+  return SINEW_OK;
+}
+
+/* OPC_CMD for a name no command answers: calls the procedure late_proc finds (*called). */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static int call_late_proc(vm *V, const char *name, uint32_t n, bool *called) {
+  int rc = SINEW_OK;
+  const char *file = V->L->cur_file;
+  uint32_t line = V->L->cur_line;
+  proc_def *pd = late_proc(V, name, &rc);
+  V->L->cur_file = file;
+  V->L->cur_line = line;
+  if (rc) {
+    char msg[1024];
+    snprintf(msg, sizeof msg, "%s", V->L->errmsg);
+    return vm_error(V, rc, "%s", msg);
+  }
+  if (!pd) return SINEW_OK;
+  if (pd->nparams != n)
+    return vm_error(V, SINEW_ESYNTAX, "%s takes %u argument%s, not %u", name, pd->nparams,
+                    pd->nparams == 1 ? "" : "s", n);
+  if ((rc = STEP(V)) || (rc = args_for_proc(V, n)) || (rc = enter_proc(V, pd, n))) return rc;
+  *called = true;
+  return SINEW_OK;
+}
+
+/* OPC_CMD: calls the command (or the procedure) named by constant a with the b values on the
+ * stack top, which it replaces with the result. Out of run(): a bigger loop makes every
+ * expression slower. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static int op_cmd(vm *V, const insn *in) {
+  sinew_value_t *S = V->stack;
+  int rc;
+  uint32_t n = (uint32_t)in->b;
+  const char *name = lv_str(&V->frames[V->nframes - 1].ch->consts[in->a]);
+  sinew_value_t r = LV_NONE;
+  cmd_entry *ce = sinew__cmd_find(V->L, name);
+  uint32_t line = in->line;
+  V->L->cur_line = line;
+  const char *file = V->L->cur_file;
+  cmd_entry fb;
+  if (!ce) {
+    bool called = false;
+    if ((rc = call_late_proc(V, name, n, &called)) || called) return rc;
+  }
+  bool ui = !ce && sinew__is_ui_command(name);
+  if (!ce && !ui && V->L->fallback) {
+    memset(&fb, 0, sizeof fb);
+    fb.name = (char *)name;
+    fb.desc.name = name;
+    fb.desc.fn = V->L->fallback;
+    fb.desc.lenient_flags = true;
+    fb.desc.user_data = V->L->fallback_data;
+    ce = &fb;
+  }
+  if ((rc = vm_poll(V))) {
+    /* stopped before the command: nothing to run */
+  } else if (ui) {
+    rc = vm_error(V, SINEW_EUNSUPPORTED, "%s: a UI command; sinew runs without a user interface", name);
+  } else if (!ce) {
+    rc = vm_error(V, SINEW_ENOTFOUND, "%s: unknown command", name);
+  } else {
+    V->L->errmsg[0] = 0;
+    rc = sinew__cmd_invoke(V->L, ce, &S[V->sp - n], n, &r);
+    V->L->cur_file = file;
+    V->L->cur_line = line;
+    V->line = line;
+    if (rc) {
+      char msg[1024];
+      snprintf(msg, sizeof msg, "%s", V->L->errmsg[0] ? V->L->errmsg : sinew_strerror(rc));
+      vm_error(V, rc, "%s", msg);
+    }
+  }
+  S = V->stack;
+  release_range(&S[V->sp - n], n);
+  V->sp -= n;
+  if (rc && V->L->keep_going && V->nframes == 1 && !V->ntries && rc != SINEW_ENOMEM && rc != SINEW_EINTERRUPTED &&
+      rc != SINEW_ELIMIT) {
+    /* as Maya reads a scene: report the failed line and go on */
+    sinew_log(V->L->graph, SINEW_LOG_ERROR, SINEW_LOG_COMMAND_FAILED, "%s", V->L->errmsg);
+    V->L->failures++;
+    lv_release(&r);
+    r = LV_NONE;
+    rc = SINEW_OK;
+  }
+  if (rc) {
+    lv_release(&r);
+    return rc;
+  }
+  S[V->sp++] = r;
+  return SINEW_OK;
+}
+
 static int run(vm *V, sinew_value_t *result) {
   int rc = SINEW_OK;
   frame *f = &V->frames[V->nframes - 1];
@@ -760,25 +926,8 @@ static int run(vm *V, sinew_value_t *result) {
         break;
       }
       case OPC_CALL: {
-        if ((rc = STEP(V))) return rc;
-        proc_def *pd = V->L->proc_list[in->a];
-        uint32_t n = (uint32_t)in->b;
-        uint32_t base = V->sp - n;
-        for (uint32_t k = 0; k < n; k++) {
-          sinew_value_t *a = &S[base + k];
-          a->flag = a->word = 0;
-          uint8_t want = pd->param_kinds[k];
-          if (a->kind != want) {
-            if (want == SINEW_VALUE_MATRIX || (lv_is_array(want) && !lv_is_array(a->kind)))
-              return vm_error(V, SINEW_ETYPE, "%s: argument %u must be %s, not %s", pd->name, k + 1,
-                              sinew_value_kind_name(want), sinew_value_kind_name(a->kind));
-            if ((rc = sinew__convert(a, want))) return vm_error(V, rc, "%s: bad argument %u", pd->name, k + 1);
-          }
-        }
-        uint32_t extra = pd->code.nlocals - n;
-        if ((rc = reserve(V, extra + 8))) return rc;
-        for (uint32_t k = 0; k < extra; k++) V->stack[V->sp++] = LV_NONE;
-        if ((rc = push_frame(V, &pd->code, base, NULL))) return rc;
+        if ((rc = STEP(V)) || (rc = enter_proc(V, V->L->proc_list[in->a], (uint32_t)in->b)))
+          return rc;
         f = &V->frames[V->nframes - 1];
         break;
       }
@@ -802,59 +951,10 @@ static int run(vm *V, sinew_value_t *result) {
         S[V->sp++] = r;
         break;
       }
-      case OPC_CMD: {
-        uint32_t n = (uint32_t)in->b;
-        const char *name = lv_str(&f->ch->consts[in->a]);
-        sinew_value_t r = LV_NONE;
-        cmd_entry *ce = sinew__cmd_find(V->L, name);
-        uint32_t line = in->line;
-        V->L->cur_line = line;
-        const char *file = V->L->cur_file;
-        cmd_entry fb;
-        if (!ce && V->L->fallback) {
-          memset(&fb, 0, sizeof fb);
-          fb.name = (char *)name;
-          fb.desc.name = name;
-          fb.desc.fn = V->L->fallback;
-          fb.desc.lenient_flags = true;
-          fb.desc.user_data = V->L->fallback_data;
-          ce = &fb;
-        }
-        if ((rc = vm_poll(V))) {
-          /* stopped before the command: nothing to run */
-        } else if (!ce) {
-          rc = vm_error(V, SINEW_ENOTFOUND, "%s: unknown command", name);
-        } else {
-          V->L->errmsg[0] = 0;
-          rc = sinew__cmd_invoke(V->L, ce, &S[V->sp - n], n, &r);
-          V->L->cur_file = file;
-          V->L->cur_line = line;
-          V->line = line;
-          if (rc) {
-            char msg[1024];
-            snprintf(msg, sizeof msg, "%s", V->L->errmsg[0] ? V->L->errmsg : sinew_strerror(rc));
-            vm_error(V, rc, "%s", msg);
-          }
-        }
-        S = V->stack;
-        release_range(&S[V->sp - n], n);
-        V->sp -= n;
-        if (rc && V->L->keep_going && V->nframes == 1 && rc != SINEW_ENOMEM && rc != SINEW_EINTERRUPTED &&
-            rc != SINEW_ELIMIT) {
-          /* as Maya reads a scene: report the failed line and go on */
-          sinew_log(V->L->graph, SINEW_LOG_ERROR, SINEW_LOG_COMMAND_FAILED, "%s", V->L->errmsg);
-          V->L->failures++;
-          lv_release(&r);
-          r = LV_NONE;
-          rc = SINEW_OK;
-        }
-        if (rc) {
-          lv_release(&r);
-          return rc;
-        }
-        S[V->sp++] = r;
+      case OPC_CMD:
+        if ((rc = op_cmd(V, in))) return rc;
+        f = &V->frames[V->nframes - 1]; /* a procedure's, when the name was one */
         break;
-      }
       case OPC_FLAG: {
         lv_copy(&S[V->sp], &f->ch->consts[in->a]);
         S[V->sp].flag = 1;
@@ -871,10 +971,36 @@ static int run(vm *V, sinew_value_t *result) {
           lv_release(&S[--V->sp]);
         }
         break;
+      case OPC_TRY: {
+        if (V->ntries == V->ctries) {
+          uint32_t nc = V->ctries ? V->ctries * 2 : 4;
+          try_ctx *t = sinew_realloc(V->tries, nc * sizeof *t);
+          if (!t) return vm_error(V, SINEW_ENOMEM, "out of memory");
+          V->tries = t;
+          V->ctries = nc;
+        }
+        V->tries[V->ntries++] = (try_ctx){(uint32_t)in->a, V->nframes, V->sp, in->b8 != 0};
+        break;
+      }
+      case OPC_ENDTRY: V->ntries--; break;
       case OPC_HALT: return SINEW_OK;
       default: return vm_error(V, SINEW_EINVAL, "internal: bad opcode %d", in->op);
     }
   }
+}
+
+/* An error inside catch(...): back to the catch's frame and stack, where the handler pushes 1.
+ * A stop (interrupt, limits) and running out of memory are not caught. */
+static int catch_error(vm *V) {
+  try_ctx t = V->tries[--V->ntries];
+  sinew_lang_t *L = V->L;
+  if (!t.quiet) sinew_log(L->graph, SINEW_LOG_ERROR, SINEW_LOG_COMMAND_FAILED, "%s", L->errmsg);
+  L->errcode = 0;
+  release_range(V->stack + t.sp, V->sp - t.sp);
+  V->sp = t.sp;
+  V->nframes = t.nframes;
+  V->frames[V->nframes - 1].pc = t.handler;
+  return SINEW_OK;
 }
 
 int sinew__vm_run(sinew_lang_t *L, const chunk *c, sinew_value_t *locals, vm_expr_ctx *ex,
@@ -885,6 +1011,8 @@ int sinew__vm_run(sinew_lang_t *L, const chunk *c, sinew_value_t *locals, vm_exp
   V.cap = sizeof V.inline_stack / sizeof V.inline_stack[0];
   V.frames = &V.inline_frame;
   V.cframes = 1;
+  V.tries = NULL;
+  V.ntries = V.ctries = 0;
   V.L = L;
   V.ex = ex;
   V.bc.lang = L;
@@ -893,7 +1021,10 @@ int sinew__vm_run(sinew_lang_t *L, const chunk *c, sinew_value_t *locals, vm_exp
   V.bounds = ex ? &ex->bounds : L ? &L->bounds : NULL;
   V.tick = V.batch = next_batch(V.bounds);
   int rc = push_frame(&V, c, 0, locals);
-  if (!rc) rc = run(&V, result);
+  /* one call of run() (two would keep the compiler from inlining it: expressions slow down) */
+  while (!rc && (rc = run(&V, result)) && V.ntries && rc != SINEW_ENOMEM &&
+         rc != SINEW_EINTERRUPTED && rc != SINEW_ELIMIT)
+    rc = catch_error(&V);
   /* the steps of the unfinished batch are charged too (a nested run shares the budget) */
   if (V.bounds && V.bounds->steps_left != UINT64_MAX) {
     uint64_t used = V.batch - V.tick;
@@ -902,5 +1033,6 @@ int sinew__vm_run(sinew_lang_t *L, const chunk *c, sinew_value_t *locals, vm_exp
   release_range(V.stack, V.sp);
   if (V.stack != V.inline_stack) sinew_free(V.stack);
   if (V.frames != &V.inline_frame) sinew_free(V.frames);
+  if (V.tries) sinew_free(V.tries);
   return rc;
 }

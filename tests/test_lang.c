@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <uv.h>
 
@@ -1402,6 +1404,198 @@ static void test_declarations(void **state) {
   expect_error(f, "proc string noGlobal() { return $gRig; }", SINEW_ESYNTAX, "test.mel:1:33: undeclared variable $gRig");
 }
 
+/* ---- catch, error, warning ---------------------------------------------------------------------- */
+
+static void test_catch_error(void **state) {
+  fx *f = *state;
+  /* catch: 1 when what it evaluates fails, the error logged; the script goes on */
+  int before = f->nlog[SINEW_LOG_COMMAND_FAILED];
+  expect_int(f, "int $r = catch(`fail x`); $r;", 1);
+  assert_int_equal(f->nlog[SINEW_LOG_COMMAND_FAILED], before + 1);
+  assert_string_equal(f->lastlog, "test.mel:1: fail: boom x");
+  expect_int(f, "catch(`counter`);", 0);
+  expect_int(f, "catch(`fail`) + catch(`fail`) + catch(`counter`);", 2);
+  expect_int(f, "catch (`fail a`);\ncounter;", f->counter + 1);
+  expect_int(f, "int $r = catch(fail(\"y\")); $r;", 1);
+  /* command syntax, errors inside procedures, nested catches */
+  expect_int(f, "int $n = 0; catch `fail`; $n + 5;", 5);
+  expect_int(f, "proc deep(int $d) { if ($d == 0) fail; deep($d - 1); } catch(deep(5));", 1);
+  expect_int(f, "proc int inner() { return catch(`fail`) * 10; } catch(inner()) + inner();", 10);
+  expect_int(f, "int $k = 0; for ($i = 0; $i < 5; $i++) $k += catch(`fail`); $k;", 5);
+  expect_int(f, "catch(eval(\"fail z\"));", 1);
+  expect_int(f, "catch(eval(\"int $q = ;\"));", 1);
+  expect_int(f, "catch(`error \"stop\"`);", 1);
+  /* catchQuiet: the same, nothing logged */
+  before = f->nlog[SINEW_LOG_COMMAND_FAILED];
+  expect_int(f, "catchQuiet(`fail q`);", 1);
+  assert_int_equal(f->nlog[SINEW_LOG_COMMAND_FAILED], before);
+  /* a stop is not an error to catch */
+  sinew_lang_limits_t lim = {.max_steps = 100};
+  sinew_lang_set_limits(f->L, &lim);
+  expect_error(f, "catch(eval(\"while (1) ;\"));", SINEW_ELIMIT, NULL);
+  sinew_lang_set_limits(f->L, NULL);
+  /* error: stops the script with the file and line */
+  expect_error(f, "counter;\nerror \"bad joint\";\ncounter;", SINEW_ERUNTIME, "test.mel:2: Error: bad joint");
+  expect_error(f, "proc check(string $j) {\n  if ($j == \"\") error (\"no joint given for \" + \"arm\");\n}\ncheck(\"\");",
+               SINEW_ERUNTIME, "test.mel:2: Error: no joint given for arm");
+  expect_error(f, "error -sl true \"x\";", SINEW_ERUNTIME, "test.mel:1: Error: x");
+  /* warning: logged with the file and line, the script goes on */
+  before = f->nlog[SINEW_LOG_FILE_WARNING];
+  expect_int(f, "\nwarning \"careful\"; 7;", 7);
+  assert_int_equal(f->nlog[SINEW_LOG_FILE_WARNING], before + 1);
+  assert_string_equal(f->lastlog, "test.mel:2: Warning: careful");
+  expect_error(f, "catch();", SINEW_ESYNTAX, "test.mel:1:1: catch takes one argument, not 0");
+}
+
+/* ---- language commands: source, exists, whatIs, about, optionVar, environment, UI ---------------- */
+
+static void write_text(const char *path, const char *text) {
+  FILE *fp = fopen(path, "w");
+  assert_non_null(fp);
+  fputs(text, fp);
+  fclose(fp);
+}
+
+static void test_language_commands(void **state) {
+  fx *f = *state;
+  char dir[] = "/tmp/sinew_test_src_XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  char p1[512], p2[512], p3[512], p4[512], sub[512], main_path[512], src[2048];
+  snprintf(sub, sizeof sub, "%s/lib", dir);
+  snprintf(p1, sizeof p1, "%s/lib/util.mel", dir);
+  snprintf(p2, sizeof p2, "%s/paths/autoRig.mel", dir);
+  snprintf(p3, sizeof p3, "%s/main.mel", dir);
+  snprintf(p4, sizeof p4, "%s/paths/broken.mel", dir);
+  snprintf(main_path, sizeof main_path, "%s/paths", dir);
+  assert_int_equal(mkdir(sub, 0700), 0);
+  assert_int_equal(mkdir(main_path, 0700), 0);
+  write_text(p1, "global proc string suffixed(string $n) { return ($n + \"_jnt\"); }\n");
+  write_text(p2, "global proc int autoRig(int $n) { return $n * 3; }\n");
+  write_text(p4, "counter;\nnotACommand;\n");
+  /* source: relative to the running script, then MAYA_SCRIPT_PATH; procedures it defines can
+   * be called by the script that sourced it */
+  snprintf(src, sizeof src, "source \"lib/util.mel\";\nsource lib/util;\nstring $r = suffixed(\"arm\") + `suffixed leg`;\n$r;");
+  write_text(p3, src);
+  sinew_value_clear(&f->res);
+  if (sinew_lang_run_file(f->L, p3, &f->res)) fail_msg("%s", sinew_lang_errmsg(f->L));
+  assert_string_equal(sinew_value_string(&f->res), "arm_jntleg_jnt");
+  snprintf(src, sizeof src, "putenv \"MAYA_SCRIPT_PATH\" \"/nonexistent:%s\"; source \"util.mel\";", sub);
+  run_ok(f, src);
+  expect_error(f, "putenv \"MAYA_SCRIPT_PATH\" \"\";\nsource \"nowhere.mel\";", SINEW_ENOTFOUND,
+               "test.mel:2: source: cannot find nowhere.mel (looked beside test.mel and in MAYA_SCRIPT_PATH)");
+  /* a procedure in MAYA_SCRIPT_PATH in a file of its name is sourced on its first call */
+  snprintf(src, sizeof src, "putenv \"MAYA_SCRIPT_PATH\" \"%s\"; autoRig(4) + `autoRig 1`;", main_path);
+  expect_int(f, src, 15);
+  char want[1024];
+  snprintf(want, sizeof want, "Mel procedure found in: %s", p2);
+  expect_str(f, "whatIs autoRig;", want);
+  /* an error in a sourced script names that script's line */
+  snprintf(want, sizeof want, "test.mel:2: %s:2: notACommand: unknown command", p4);
+  expect_error(f, "\nsource broken;", SINEW_ENOTFOUND, want);
+  expect_int(f, "exists broken;", 1);
+  /* exists, whatIs */
+  expect_int(f, "exists \"tcmd\";", 1);
+  expect_int(f, "exists(\"sin\") + exists(\"suffixed\") + exists(\"window\") + exists(\"catch\");", 4);
+  expect_int(f, "exists \"noSuchThing\";", 0);
+  expect_int(f, "exists \"\";", 0);
+  expect_str(f, "whatIs tcmd;", "Command");
+  expect_str(f, "whatIs \"print\";", "Command");
+  expect_str(f, "whatIs source;", "Command");
+  snprintf(want, sizeof want, "Mel procedure found in: %s", p1);
+  expect_str(f, "whatIs suffixed;", want);
+  run_ok(f, "eval \"global proc typed() {}\";");
+  expect_str(f, "whatIs typed;", "Mel procedure entered interactively.");
+  expect_str(f, "whatIs noSuchThing;", "Unknown");
+  run_ok(f, "global float $gW[];");
+  expect_str(f, "whatIs \"$gW\";", "float array variable");
+  run_ok(f, "global int $gI;");
+  expect_str(f, "whatIs \"$gI\";", "int variable");
+  expect_str(f, "whatIs \"$nope\";", "Unknown");
+  snprintf(want, sizeof want, "Script found in: %s/broken.mel", main_path);
+  expect_str(f, "whatIs broken;", want);
+  /* about */
+  expect_int(f, "about -batch;", 1);
+  expect_int(f, "`about -b`;", 1);
+  expect_str(f, "about -version;", "2020");
+  expect_int(f, "about -apiVersion;", 20200000);
+  expect_str(f, "about -os;", "linux64");
+  expect_int(f, "about -windows;", 0);
+  expect_int(f, "about -linux;", 1);
+  expect_error(f, "about -nope;", SINEW_EINVAL, "test.mel:1: about: unknown flag -nope");
+  /* optionVar: kept in the context */
+  run_ok(f, "optionVar -iv \"rigSize\" 3 -fv \"rigScale\" 1.5 -sv \"rigName\" \"bob\";");
+  expect_int(f, "optionVar -q \"rigSize\";", 3);
+  expect_float(f, "`optionVar -q rigScale`;", 1.5);
+  expect_str(f, "optionVar -q \"rigName\";", "bob");
+  expect_int(f, "optionVar -exists \"rigName\";", 1);
+  expect_int(f, "optionVar -exists \"other\";", 0);
+  expect_int(f, "optionVar -q \"other\";", 0);
+  run_ok(f, "optionVar -sva \"recent\" \"a\" -sva \"recent\" \"b\"; optionVar -sva \"recent\" \"c\";");
+  expect_str(f, "string $r[] = `optionVar -q \"recent\"`; $r[0] + $r[2] + size($r);", "ac3");
+  expect_int(f, "optionVar -arraySize \"recent\";", 3);
+  run_ok(f, "optionVar -iva \"ids\" 4 -iva \"ids\" 5;");
+  expect_int(f, "int $ids[] = `optionVar -q ids`; $ids[1];", 5);
+  run_ok(f, "optionVar -remove \"rigName\";");
+  expect_int(f, "optionVar -exists \"rigName\";", 0);
+  run_ok(f, "optionVar -ca \"recent\";");
+  expect_int(f, "optionVar -arraySize \"recent\";", 0);
+  /* getenv / putenv: the context's environment over the process's */
+  expect_str(f, "putenv \"SINEW_TEST_VAR\" \"hello\"; getenv(\"SINEW_TEST_VAR\");", "hello");
+  expect_str(f, "getenv \"SINEW_TEST_VAR\";", "hello");
+  assert_null(getenv("SINEW_TEST_VAR"));
+  expect_str(f, "getenv(\"SINEW_TEST_UNSET_VAR\");", "");
+  /* UI commands are not faked; scripts that check about -batch skip them */
+  expect_error(f, "\nwindow -title \"Rig\";", SINEW_EUNSUPPORTED,
+               "test.mel:2: window: a UI command; sinew runs without a user interface");
+  expect_error(f, "string $b = `button -l \"go\"`;", SINEW_EUNSUPPORTED,
+               "test.mel:1: button: a UI command; sinew runs without a user interface");
+  expect_int(f, "int $shown = 0; if (!`about -batch`) { window; showWindow; $shown = 1; } $shown;", 0);
+  expect_int(f, "catchQuiet(`deleteUI \"win\"`);", 1);
+  expect_str(f, "whatIs window;", "Command");
+  remove(p1);
+  remove(p2);
+  remove(p3);
+  remove(p4);
+  rmdir(sub);
+  rmdir(main_path);
+  rmdir(dir);
+}
+
+/* ---- Maya's string and array procedures ------------------------------------------------------------ */
+
+static void test_string_array_procs(void **state) {
+  fx *f = *state;
+  expect_int(f, "string $p[]; tokenize(\"a|b||c\", \"|\", $p);", 3);
+  expect_str(f, "string $p[]; int $n = tokenize(\"l_arm_jnt\", \"_\", $p); $p[1] + $n;", "arm3");
+  expect_int(f, "string $p[]; tokenize \"x y  z\" $p;", 3);
+  expect_int(f, "tokenize(\"one two\", $fresh); size($fresh);", 2);
+  expect_str(f, "substituteAllString(\"a.b.c\", \".\", \"_\");", "a_b_c");
+  expect_str(f, "substituteAllString(\"l_arm_l\", \"l\", \"left\");", "left_arm_left");
+  expect_str(f, "substituteAllString(\"abc\", \"\", \"x\");", "abc");
+  expect_str(f, "substituteAllString(\"aaa\", \"aa\", \"b\");", "ba");
+  expect_str(f, "substitute(\"_jnt$\", \"arm_jnt\", \"_ctl\");", "arm_ctl");
+  expect_str(f, "match(\"[0-9]+\", \"joint12_end\");", "12");
+  expect_int(f, "gmatch(\"arm_jnt\", \"*_jnt\");", 1);
+  expect_str(f, "strip(\"  x y \\n\");", "x y");
+  expect_int(f, "startsWith(\"L_arm\", \"L_\") + endsWith(\"L_arm\", \"arm\") + endsWith(\"a\", \"arm\");", 2);
+  expect_str(f, "stringArrayToString(stringArrayRemove({\"a\", \"c\"}, {\"a\", \"b\", \"a\", \"c\", \"d\"}), \",\");", "b,d");
+  expect_str(f, "stringArrayToString(stringArrayCatenate({\"a\"}, {\"b\", \"c\"}), \"\");", "abc");
+  expect_int(f, "stringArrayContains(\"b\", {\"a\", \"b\"}) + stringArrayContains(\"z\", {\"a\"});", 1);
+  expect_int(f, "stringArrayFind(\"b\", 0, {\"a\", \"b\", \"b\"});", 1);
+  expect_int(f, "stringArrayFind(\"b\", 2, {\"a\", \"b\", \"b\"});", 2);
+  expect_int(f, "stringArrayFind(\"q\", 0, {\"a\"});", -1);
+  expect_str(f, "stringArrayToString(stringArrayRemoveDuplicates({\"a\", \"b\", \"a\", \"c\", \"b\"}), \" \");", "a b c");
+  expect_str(f, "stringArrayToString(stringArrayRemoveAtIndex(1, {\"a\", \"b\", \"c\"}), \"\");", "ac");
+  expect_str(f, "string $s[] = {\"c\", \"a\", \"b\"}; $s = sort($s); stringArrayToString($s, \"\");", "abc");
+  expect_int(f, "string $s[] = {\"c\"}; clear($s); size($s);", 0);
+  expect_int(f, "size(\"four\") + size({1, 2});", 6);
+  /* command syntax works for them too */
+  expect_int(f, "string $l[] = {\"x\", \"y\"}; stringArrayFind \"y\" 0 $l;", 1);
+  expect_error(f, "stringArrayFind(\"y\", 0);", SINEW_ESYNTAX, "test.mel:1:1: wrong number of arguments to stringArrayFind (2)");
+  expect_error(f, "string $l[];\ntokenize(\"a b\", \"c\");", SINEW_ESYNTAX,
+               "test.mel:2:17: tokenize needs an array variable as its last argument");
+}
+
 static const char *OOM_SCRIPT =
     "global proc string[] parts(string $s) { string $r[]; tokenize($s, \"_\", $r); return $r; }\n"
     "global int $calls;\n"
@@ -1478,6 +1672,9 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_hosting, setup, teardown),
       cmocka_unit_test_setup_teardown(test_command_expressions, setup, teardown),
       cmocka_unit_test_setup_teardown(test_declarations, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_catch_error, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_language_commands, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_string_array_procs, setup, teardown),
       cmocka_unit_test(test_out_of_memory),
   };
   return cmocka_run_group_tests_name("lang", tests, NULL, NULL);
