@@ -1,7 +1,8 @@
 /* lang/parse.c: the lexer and recursive-descent parser of the MEL subset, for both front ends.
  *
- * Script mode reads MEL's command syntax: a statement that starts with a name not followed by
- * '(' is a command, and its words are split the way MEL splits them (flags -name, numbers,
+ * Script mode reads MEL's command syntax: a statement that starts with a name is a command
+ * unless name( is a call that ends the statement (call_or_command: setAttr ($n + ".tx") 10; is
+ * a command), and its words are split the way MEL splits them (flags -name, numbers,
  * quoted strings, $variables, (expressions), `backquoted commands`, and bare words such as
  * :time1 or |grp|joint1.tx, which are strings). Expression mode reads attribute references
  * (obj.attr, obj.attr[2], .I[0], a bare attribute of the default object) instead of commands.
