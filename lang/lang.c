@@ -28,6 +28,8 @@ int sinew_lang_create(sinew_graph_t *g, const sinew_lang_desc_t *desc, sinew_lan
   L->graph = g;
   if (desc) L->desc = *desc;
   L->rand_state = 0x853C49E6748FEA9Bull;
+  L->bounds.steps_left = UINT64_MAX; /* unbounded until a top-level run sets its limits */
+  L->bounds.flag = &L->interrupt;
   int rc = sinew__register_lang_cmds(L);
   if (rc) {
     sinew_lang_destroy(L);
