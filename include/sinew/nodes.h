@@ -110,6 +110,16 @@ SINEW_API sinew_linear_unit_t sinew_scene_linear_unit(sinew_graph_t *graph);
 SINEW_API int sinew_scene_set_angle_unit(sinew_graph_t *graph, sinew_angle_unit_t unit);
 SINEW_API sinew_angle_unit_t sinew_scene_angle_unit(sinew_graph_t *graph);
 
+/* ---- animation curves ---------------------------------------------------------------------- */
+
+/* The keys of an animation curve (animCurveTL ... UU) as its evaluation uses them: sorted by
+ * time, one per time, and for each {time, in x, in y, out x, out y}, the tangents computed for
+ * the key's tangent type (stored ones for fixed keys). Times and tangent x are in seconds on
+ * time curves and in input units on U curves; values and tangent y in the output's internal
+ * unit. Fills up to cap keys; *out_count is the number of keys. SINEW_ETYPE for another node. */
+SINEW_API int sinew_anim_curve_tangents(sinew_graph_t *graph, sinew_node_t curve, double (*out)[5],
+                                        size_t cap, size_t *out_count);
+
 /* ---- DAG --------------------------------------------------------------------------------- */
 
 enum sinew_parent_flags {
