@@ -134,6 +134,11 @@ typedef struct sinew__scene {
   char **warned;             /* placeholder types and unknown attributes already warned about */
   uint32_t nwarned, cwarned;
   struct sinew__import *import; /* the innermost file being imported into this scene, or NULL */
+  /* The playback range (playbackOptions), in frames of the scene's time unit: min, max (what
+   * plays), ast, aet (the animation range), by (the step). has_playback once a playbackOptions
+   * command or the file's sceneConfigurationScriptNode set it. */
+  bool has_playback;
+  double pb_min, pb_max, pb_ast, pb_aet, pb_by;
 } sinew__scene;
 
 struct sinew_session {
@@ -143,6 +148,7 @@ struct sinew_session {
   int loading;       /* > 0 while a .ma file runs: unknown commands warn and are skipped */
   int opening;       /* > 0 while sinew_session_open runs a file: its scene cannot be replaced */
   char errmsg[1024];
+  struct sinew__anim_clipboard *clipboard; /* copyKey's keys (cmds/cmd_anim.c) */
 };
 
 /* A copy of s through the allocation funnel; NULL on out-of-memory. */
@@ -249,6 +255,14 @@ int sinew__register_core_cmds(sinew_lang_t *L, sinew_session_t *s);
 int sinew__register_attr_cmds(sinew_lang_t *L, sinew_session_t *s);
 int sinew__register_rig_cmds(sinew_lang_t *L, sinew_session_t *s);
 int sinew__register_skin_cmds(sinew_lang_t *L, sinew_session_t *s);
+int sinew__register_anim_cmds(sinew_lang_t *L, sinew_session_t *s);
+/* Frees copyKey's clipboard (session destroy). */
+void sinew__anim_clipboard_free(sinew_session_t *s);
+/* Runs the sceneConfigurationScriptNode's text of a file just opened (playbackOptions only). */
+int sinew__run_scene_config(sinew_session_t *s);
+/* The text Maya keeps in the sceneConfigurationScriptNode for the scene's playback range
+ * ("playbackOptions -min 1 -max 120 -ast 1 -aet 200 "); NULL on out of memory. sinew_free it. */
+char *sinew__playback_script(const sinew__scene *sc);
 
 /* Whether a path names a Maya ASCII file: it ends in ".ma", in any case (as the CLI reads it).
  * Every place that chooses between reading a .ma file and running a script asks this. */

@@ -565,6 +565,18 @@ int sinew__write_ma(sinew_session_t *s, FILE *out, const char *name) {
   flush(&w);
   it = (sinew_node_t){0, 0};
   while (sinew_node_next(g, &it) && !w.rc) write_node(&w, it);
+  sinew_node_t config;
+  if (w.sc->has_playback && sinew_node_find(g, "sceneConfigurationScriptNode", &config) != SINEW_OK) {
+    /* the playback range, where Maya keeps it (a scene that had the node keeps its text there) */
+    char *text = sinew__playback_script(w.sc);
+    if (!text) w.rc = SINEW_ENOMEM;
+    else {
+      put(&w, "createNode script -n \"sceneConfigurationScriptNode\";\n\tsetAttr \".b\" -type \"string\" ");
+      quoted(&w, text);
+      put(&w, ";\n\tsetAttr \".st\" 6;\n");
+      sinew_free(text);
+    }
+  }
   sinew_foreach_connection(g, (sinew_node_t){0, 0}, false, write_conn, &w);
   for (uint32_t i = 0; i < w.sc->nraw_conns; i++) {
     const sinew__raw_conn *c = &w.sc->raw_conns[i];

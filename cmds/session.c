@@ -1220,7 +1220,8 @@ int sinew_session_create(const sinew_session_desc_t *desc, sinew_session_t **out
   sinew_lang_desc_t ld = {.print = s->desc.print, .user_data = s->desc.print_data};
   if ((rc = sinew_lang_create(s->scene->graph, &ld, &s->lang)) ||
       (rc = sinew__register_core_cmds(s->lang, s)) || (rc = sinew__register_attr_cmds(s->lang, s)) ||
-      (rc = sinew__register_rig_cmds(s->lang, s)) || (rc = sinew__register_skin_cmds(s->lang, s))) {
+      (rc = sinew__register_rig_cmds(s->lang, s)) || (rc = sinew__register_skin_cmds(s->lang, s)) ||
+      (rc = sinew__register_anim_cmds(s->lang, s))) {
     sinew_session_destroy(s);
     return rc;
   }
@@ -1232,6 +1233,7 @@ void sinew_session_destroy(sinew_session_t *s) {
   if (!s) return;
   sinew_lang_destroy(s->lang);
   sinew__scene_destroy(s->scene);
+  sinew__anim_clipboard_free(s);
   sinew_free(s);
 }
 
@@ -1239,6 +1241,14 @@ sinew_graph_t *sinew_session_graph(const sinew_session_t *s) { return s ? s->sce
 sinew_lang_t *sinew_session_lang(const sinew_session_t *s) { return s ? s->lang : NULL; }
 const char *sinew_session_errmsg(const sinew_session_t *s) {
   return s ? (s->errmsg[0] ? s->errmsg : "no error") : "no session";
+}
+bool sinew_session_playback_range(const sinew_session_t *s, double out[4]) {
+  if (!s || !s->scene->has_playback) return false;
+  if (out) {
+    out[0] = s->scene->pb_min, out[1] = s->scene->pb_max;
+    out[2] = s->scene->pb_ast, out[3] = s->scene->pb_aet;
+  }
+  return true;
 }
 const char *sinew_session_file_name(const sinew_session_t *s) {
   return s && s->scene->file_name ? s->scene->file_name : "";
@@ -1430,7 +1440,10 @@ int sinew_session_open(sinew_session_t *s, const char *path) {
   s->scene = fresh;
   sinew_lang_set_graph(s->lang, fresh->graph);
   s->opening++;
-  rc = sinew__is_ma_path(path) ? run_ma(s, path, NULL) : sinew_session_run_file(s, path, NULL);
+  bool ma = sinew__is_ma_path(path);
+  rc = ma ? run_ma(s, path, NULL) : sinew_session_run_file(s, path, NULL);
+  /* the file's sceneConfigurationScriptNode runs when it is opened, as in Maya */
+  if (!rc && ma) rc = sinew__run_scene_config(s);
   s->opening--;
   if (rc) {
     s->scene = old;

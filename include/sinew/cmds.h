@@ -68,6 +68,10 @@ SINEW_API int sinew_session_save(sinew_session_t *session, const char *path);
 SINEW_API int sinew_session_write_ma(sinew_session_t *session, FILE *out, const char *name);
 /* The scene's file name (file -q -sn), "" when it has none. */
 SINEW_API const char *sinew_session_file_name(const sinew_session_t *session);
+/* The scene's playback range (playbackOptions, or the sceneConfigurationScriptNode of the file
+ * opened), in frames: {min, max, animation start, animation end}. false when the scene has none
+ * (out is then not written). out may be NULL. */
+SINEW_API bool sinew_session_playback_range(const sinew_session_t *session, double out[4]);
 SINEW_API const char *sinew_session_errmsg(const sinew_session_t *session);
 
 /* What a loaded file held that sinew keeps without modelling it. */
