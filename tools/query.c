@@ -444,6 +444,12 @@ int cli_info(int argc, char **argv) {
          sinew_linear_unit_name(sinew_scene_linear_unit(g)),
          sinew_angle_unit_name(sinew_scene_angle_unit(g)), sinew_time_unit_name(tu),
          sinew_time_unit_fps(tu), fbuf);
+  double range[4];
+  if (sinew_session_playback_range(s, range)) {
+    char b[4][40];
+    for (int i = 0; i < 4; i++) cli_format_double(range[i], b[i], sizeof b[i]);
+    printf("playback range: %s to %s (animation range %s to %s)\n", b[0], b[1], b[2], b[3]);
+  }
   print_nodes(g);
   print_skins(g);
   print_meshes(g);

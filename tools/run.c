@@ -2,6 +2,7 @@
  * and in world space, as one OBJ file per mesh and frame (docs/cli.md). */
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -20,7 +21,9 @@ static const char run_help[] =
     "\n"
     "options:\n"
     "  --frames A:B    frames A to B, whole numbers, both included (also --frames A);\n"
-    "                  default: the scene's current frame only, time left as it is\n"
+    "                  default: the scene's playback range (playbackOptions -min / -max, which\n"
+    "                  a Maya file keeps in its sceneConfigurationScriptNode), else the\n"
+    "                  current frame only, time left as it is\n"
     "  --step N        every Nth frame from A (a whole number >= 1; default 1)\n"
     "  --out DIR       where the files go, created if missing (default: .)\n"
     "  --format obj    the file format (obj is the only one)\n"
@@ -319,6 +322,19 @@ static int run_frames(run_opts_t *o, sinew_session_t *s, double load_seconds) {
     run_error(o, "--out %s: %s", o->out_dir, strerror(err));
     free_meshes(meshes, nmeshes);
     return CLI_FAIL;
+  }
+  double range[4];
+  if (!o->has_frames && sinew_session_playback_range(s, range)) {
+    /* the scene's playback range (playbackOptions -min / -max), its whole frames */
+    double a = ceil(range[0] - 1e-9), b = floor(range[1] + 1e-9);
+    if (!(a >= -9999999 && b <= 99999999) || a > b) {
+      run_error(o, "the scene's playback range (%g to %g) holds no frame sinew can write: give --frames", range[0],
+                range[1]);
+      free_meshes(meshes, nmeshes);
+      return CLI_FAIL;
+    }
+    o->first = (long)a, o->last = (long)b;
+    o->has_frames = true;
   }
   if (!o->has_frames) { /* the scene's current frame, within the limits --frames has */
     double now = 0;
