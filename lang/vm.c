@@ -506,13 +506,15 @@ static int enter_proc(vm *V, const proc_def *pd, uint32_t n) {
 
 /* A name called as a command that no command answers: a procedure defined after this script was
  * compiled (by a script it sourced), or one that a script of the same name in MAYA_SCRIPT_PATH
- * defines (Maya sources it on first use). NULL when neither; *rc is set when sourcing failed. */
+ * defines (Maya sources it on first use; not in keep-going mode, where unknown commands are
+ * skipped). NULL when neither; *rc is set when sourcing failed. */
 static proc_def *late_proc(vm *V, const char *name, int *rc) {
   proc_def *pd = NULL;
   HASH_FIND_STR(V->L->procs, name, pd);
   if (pd && pd->defined) return pd;
+  /* not while reading a file (keep-going): its unknown commands are skipped, not looked for */
   char path[4096];
-  if (!sinew__find_script(V->L, name, false, path, sizeof path)) return NULL;
+  if (V->L->keep_going || !sinew__find_script(V->L, name, false, path, sizeof path)) return NULL;
   if ((*rc = sinew_lang_run_file(V->L, path, NULL))) return NULL;
   pd = NULL;
   HASH_FIND_STR(V->L->procs, name, pd);

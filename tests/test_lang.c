@@ -1493,6 +1493,12 @@ static void test_language_commands(void **state) {
   snprintf(want, sizeof want, "test.mel:2: %s:2: notACommand: unknown command", p4);
   expect_error(f, "\nsource broken;", SINEW_ENOTFOUND, want);
   expect_int(f, "exists broken;", 1);
+  /* keep-going mode (reading a file) skips an unknown command without sourcing anything */
+  sinew_lang_set_keep_going(f->L, true);
+  int counted = f->counter;
+  run_ok(f, "broken;");
+  assert_int_equal(f->counter, counted);
+  sinew_lang_set_keep_going(f->L, false);
   /* exists, whatIs */
   expect_int(f, "exists \"tcmd\";", 1);
   expect_int(f, "exists(\"sin\") + exists(\"suffixed\") + exists(\"window\") + exists(\"catch\");", 4);
