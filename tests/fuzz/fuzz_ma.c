@@ -9,7 +9,6 @@
  *   through sinew unchanged after one save; a difference aborts with the first differing
  *   line);
  * - the file opened again with the session's strict option (a failing line fails the open). */
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,31 +47,6 @@ static void first_difference(const char *a, const char *b) {
           line, a + start, b + start);
 }
 
-/* Known and pending (regressions/pending/ma/26_roundtrip_negative_zero.ma): a -0.0 value is
- * written "-0", which reads back as the integer 0, so the second save writes "0". Until that
- * is fixed, a lone "-0" and "0" compare equal here (unless SINEW_FUZZ_STRICT=1, which
- * scripts/fuzz pending sets), so the short fuzz runs of scripts/test do not keep finding it;
- * remove this when the pending file passes. */
-static void forget_negative_zeros(char *t) {
-  size_t w = 0;
-  for (size_t r = 0; t[r]; r++) {
-    bool lone = t[r] == '-' && t[r + 1] == '0' && (r == 0 || t[r - 1] == ' ' || t[r - 1] == '\t') &&
-                (t[r + 2] == ' ' || t[r + 2] == ';' || t[r + 2] == '\n' || t[r + 2] == 0);
-    if (!lone) t[w++] = t[r];
-  }
-  t[w] = 0;
-}
-
-static bool same_text(char *a, size_t alen, char *b, size_t blen) {
-  if (alen == blen && memcmp(a, b, alen) == 0) return true;
-  static int strict = -1; /* SINEW_FUZZ_STRICT=1 (scripts/fuzz pending): no tolerance */
-  if (strict < 0) strict = getenv("SINEW_FUZZ_STRICT") && atoi(getenv("SINEW_FUZZ_STRICT")) > 0;
-  if (strict || memchr(a, 0, alen) || memchr(b, 0, blen)) return false;
-  forget_negative_zeros(a);
-  forget_negative_zeros(b);
-  return strcmp(a, b) == 0;
-}
-
 static void check_roundtrip(sinew_session_t *s) {
   size_t len1 = 0, len2 = 0;
   char *t1 = write_text(s, &len1);
@@ -83,7 +57,7 @@ static void check_roundtrip(sinew_session_t *s) {
   int rc = sinew_session_open(s2, "roundtrip.ma");
   if (rc == SINEW_OK) {
     char *t2 = write_text(s2, &len2);
-    if (t2 && !same_text(t1, len1, t2, len2)) {
+    if (t2 && (len1 != len2 || memcmp(t1, t2, len1) != 0)) {
       fprintf(stderr, "fuzz: saving is not idempotent: the saved file, opened and saved again, "
                       "differs (%zu and %zu bytes)\n", len1, len2);
       first_difference(t1, t2);
