@@ -3,7 +3,11 @@
  * globals, command syntax with flag parsing (through small test commands), every built-in
  * function checked against the same computation in C, print, and the errors: syntax errors
  * that run nothing, failing and unknown commands, keep-going mode, runaway recursion and
- * nesting, and out-of-memory at every allocation of a small script. */
+ * nesting, and out-of-memory at every allocation of a small script. Then what real scripts
+ * need: command syntax with parenthesised expressions as words (setAttr ($n + ".tx") 10),
+ * MEL's implicit declarations and scopes, catch / error / warning, the language commands
+ * (source, exists, whatIs, about, optionVar, getenv / putenv, UI commands refused) and Maya's
+ * string-array procedures. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
