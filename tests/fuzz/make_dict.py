@@ -28,7 +28,7 @@ def section(title, words):
 cmds, flags, attrs, types, builtins = [], [], [], [], []
 for f, s in src.items():
     cmds += re.findall(r'\{"([A-Za-z]\w*)",\s*cmd_\w+', s)
-    if f.startswith("cmds/"):
+    if f.startswith("cmds/") or f == "lang/langcmds.c":
         for long_, short in re.findall(r'\{"([A-Za-z]\w*)",\s*(?:"([A-Za-z]\w*)"|NULL),\s*"[a-z]*"', s):
             flags += ["-" + long_] + (["-" + short] if short else [])
     if f.startswith("nodes/") or f == "lang/expression_node.c":
@@ -40,7 +40,8 @@ builtins = re.findall(r'\{"([A-Za-z]\w*)",\s*f_\w+', src.get("lang/builtins.c", 
 # attribute names that are really node types or commands stay in their own sections
 attrs = [a for a in attrs if a and a not in types]
 
-section("commands", sorted(set(cmds)) + ["print", "source", "eval", "catch", "size", "clear"])
+section("commands", sorted(set(cmds)) + ["print", "source", "eval", "catch", "catchQuiet", "size", "clear",
+                                         "window", "button"])
 section("command flags", sorted(set(flags)))
 section("node types (built in, then types files use that sinew keeps as placeholders)",
         sorted(set(types)) + ["dagNode", "time", "unitConversion", "expression", "dagPose", "groupId",
