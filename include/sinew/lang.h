@@ -98,7 +98,9 @@ typedef struct sinew_lang_desc {
 
 /* Creates a language context bound to graph (which must outlive it or be replaced with
  * sinew_lang_set_graph). desc may be NULL. The built-in functions (math, vectors, random,
- * noise, strings, arrays) are always there; commands are registered separately. */
+ * noise, strings, arrays, catch) are always there, and the language registers its own commands
+ * (source, error, warning, whatIs, about, optionVar: docs/lang.md); Maya's commands are
+ * registered separately (sinew/cmds.h). */
 SINEW_API int sinew_lang_create(sinew_graph_t *graph, const sinew_lang_desc_t *desc,
                                 sinew_lang_t **out);
 SINEW_API void sinew_lang_destroy(sinew_lang_t *lang);
