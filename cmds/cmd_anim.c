@@ -359,9 +359,12 @@ static void undo_run(sinew_graph_t *g, undo_log *u) {
     case U_CURVE:
       if (sinew_node_valid(g, op->snap.node)) curve_write(g, &op->snap);
       break;
-    case U_VALUE:
-      sinew_set_double(g, &op->a, op->value);
+    case U_VALUE: {
+      /* only when it changed: setting it would turn a plug never set into a set one */
+      double now;
+      if (sinew_get_double(g, &op->a, &now) || now != op->value) sinew_set_double(g, &op->a, op->value);
       break;
+    }
     }
   }
 }
@@ -415,14 +418,6 @@ static int logged_connect(sinew_graph_t *g, undo_log *u, const sinew_plug_t *src
   if (out_dst) *out_dst = d;
   undo_op op = {.kind = U_CONNECTED, .a = *src, .b = d};
   return undo_push(u, &op); /* room reserved above */
-}
-
-static int logged_disconnect(sinew_graph_t *g, undo_log *u, const sinew_plug_t *src, const sinew_plug_t *dst) {
-  if (sinew__cmds_grow((void **)&u->ops, &u->cap, u->n + 1, sizeof *u->ops)) return SINEW_ENOMEM;
-  int rc = sinew_disconnect(g, src, dst);
-  if (rc) return rc;
-  undo_op op = {.kind = U_DISCONNECTED, .a = *src, .b = *dst};
-  return undo_push(u, &op);
 }
 
 static int logged_create(sinew_graph_t *g, undo_log *u, const char *type, const char *name, sinew_node_t *out) {
@@ -821,6 +816,15 @@ static int new_curve_for(sinew_cmd_t *cmd, undo_log *u, const sinew_plug_t *p, b
   return rc;
 }
 
+/* Connects a curve made by this command to the plug it keys (the plug's value is logged). */
+static int connect_new_curve(sinew_graph_t *g, undo_log *u, sinew_node_t curve, const sinew_plug_t *p,
+                             uint32_t flags) {
+  sinew_plug_t o;
+  int rc = logged_value(g, u, p);
+  if (!rc) rc = sinew_plug_parse_attr(g, curve, "o", &o);
+  return rc ? rc : logged_connect(g, u, &o, p, flags, NULL);
+}
+
 /* Checks that a plug can take keys: it exists as a number, is writable, keyable and not locked.
  * The source feeding it is the caller's business. */
 static int check_key_plug(sinew_cmd_t *cmd, const sinew_plug_t *p) {
@@ -965,11 +969,13 @@ static int cmd_set_keyframe(sinew_cmd_t *cmd) {
       }
     }
   }
-  /* then change */
+  /* then change: keys first, connections of new curves last (a plug once fed keeps a stored
+   * value when the connection is taken back, so nothing that can fail comes after them) */
+  if ((rc = sinew_cmd_result_int(cmd, (int64_t)pl.n * nt))) goto out2;
   undo_log u = {0};
   for (uint32_t i = 0; i < pl.n && !rc; i++) {
     acurve c = {0};
-    if (!has[i]) rc = new_curve_for(cmd, &u, &pl.v[i], true, true, &curves[i]);
+    if (!has[i]) rc = new_curve_for(cmd, &u, &pl.v[i], true, false, &curves[i]);
     if (!rc) rc = curve_read(g, curves[i], &c);
     acurve before = {0};
     if (!rc && has[i]) rc = curve_copy(&c, &before);
@@ -979,12 +985,13 @@ static int cmd_set_keyframe(sinew_cmd_t *cmd) {
     curve_free(&c);
     curve_free(&before);
   }
+  for (uint32_t i = 0; i < pl.n && !rc; i++)
+    if (!has[i]) rc = connect_new_curve(g, &u, curves[i], &pl.v[i], 0);
   if (rc) {
     rc = fail_undo(cmd, &u, rc, NULL);
     goto out2;
   }
   undo_free(&u);
-  rc = sinew_cmd_result_int(cmd, (int64_t)pl.n * nt);
 out2:
   sinew_free(curves);
   sinew_free(has);
@@ -1306,7 +1313,7 @@ static int cmd_paste_key(sinew_cmd_t *cmd) {
   for (uint32_t i = 0; i < pl.n && !rc; i++) {
     const acurve *src = &cb->curves[i % cb->n];
     acurve c = {0}, before = {0};
-    if (!has[i]) rc = new_curve_for(cmd, &u, &pl.v[i], true, true, &curves[i]);
+    if (!has[i]) rc = new_curve_for(cmd, &u, &pl.v[i], true, false, &curves[i]);
     if (!rc) rc = curve_read(g, curves[i], &c);
     if (!rc && has[i]) rc = curve_copy(&c, &before);
     double first = key_ui_time(g, src, src->k[0].t), last = key_ui_time(g, src, src->k[src->n - 1].t);
@@ -1333,6 +1340,8 @@ static int cmd_paste_key(sinew_cmd_t *cmd) {
     curve_free(&c);
     curve_free(&before);
   }
+  for (uint32_t i = 0; i < pl.n && !rc; i++)
+    if (!has[i]) rc = connect_new_curve(g, &u, curves[i], &pl.v[i], 0);
   if (rc && u.n) rc = fail_undo(cmd, &u, rc, NULL);
   else if (rc) undo_free(&u);
   else {
@@ -1764,7 +1773,7 @@ static int cmd_set_driven_keyframe(sinew_cmd_t *cmd) {
       break;
     }
   }
-  if (rc) goto out2;
+  if (rc || (rc = sinew_cmd_result_int(cmd, pl.n))) goto out2;
   /* change */
   undo_log u = {0};
   for (uint32_t i = 0; i < pl.n && !rc; i++) {
@@ -1772,31 +1781,13 @@ static int cmd_set_driven_keyframe(sinew_cmd_t *cmd) {
     sdk_plan *pp = &plan[i];
     sinew_attr_type_t pty = plug_type(g, p), dty = plug_type(g, &driver);
     bool fresh = !sinew_node_valid(g, pp->curve);
+    sinew_plug_t ci, co;
     if (fresh) {
       if ((rc = new_curve_for(cmd, &u, p, false, false, &pp->curve))) break;
-      sinew_plug_t ci = attr_plug(g, pp->curve, "input"), co = attr_plug(g, pp->curve, "output");
+      ci = attr_plug(g, pp->curve, "input");
       if ((rc = connect_converted(g, &u, &driver, &ci, to_number_factor(g, dty), 0, NULL))) break;
-      double to_num = pty == SINEW_ATTR_ANGLE ? to_number_factor(g, pty) : 0; /* into a blendWeighted's double */
-      if (sinew_node_valid(g, pp->single) || sinew_node_valid(g, pp->bw)) {
-        sinew_node_t bw = pp->bw;
-        if (!sinew_node_valid(g, bw)) {
-          /* a second driver: both curves go through a new blendWeighted, as Maya wires it */
-          sinew_plug_t so = attr_plug(g, pp->single, "output"), bo, e0;
-          if ((rc = logged_create(g, &u, "blendWeighted", NULL, &bw))) break;
-          bo = attr_plug(g, bw, "output");
-          sinew_plug_t arr = attr_plug(g, bw, "input");
-          if ((rc = sinew_plug_element(g, &arr, 0, &e0)) || (rc = logged_disconnect(g, &u, &so, p)) ||
-              (rc = connect_converted(g, &u, &so, &e0, to_num, 0, NULL)) ||
-              (rc = connect_converted(g, &u, &bo, p, to_num ? 1.0 / to_num : 0, 0, NULL)))
-            break;
-        }
-        sinew_plug_t arr = attr_plug(g, bw, "input"), e;
-        int32_t next = sinew_plug_next_index(g, &arr);
-        if ((rc = sinew_plug_element(g, &arr, next, &e)) || (rc = connect_converted(g, &u, &co, &e, to_num, 0, NULL))) break;
-      } else {
-        if ((rc = logged_value(g, &u, p)) || (rc = logged_connect(g, &u, &co, p, 0, NULL))) break;
-      }
     }
+    co = attr_plug(g, pp->curve, "output");
     acurve c = {0}, before = {0};
     rc = curve_read(g, pp->curve, &c);
     if (!rc && !fresh) rc = curve_copy(&c, &before);
@@ -1804,13 +1795,38 @@ static int cmd_set_driven_keyframe(sinew_cmd_t *cmd) {
     if (!rc) rc = logged_write(g, &u, &c, fresh ? NULL : &before);
     curve_free(&c);
     curve_free(&before);
+    if (rc || !fresh) continue;
+    /* a new curve is wired to the driven attribute last */
+    double to_num = pty == SINEW_ATTR_ANGLE ? to_number_factor(g, pty) : 0; /* into a blendWeighted's double */
+    if (sinew_node_valid(g, pp->single) || sinew_node_valid(g, pp->bw)) {
+      sinew_node_t bw = pp->bw;
+      if (!sinew_node_valid(g, bw)) {
+        /* a second driver: both curves go through a new blendWeighted, as Maya wires it */
+        sinew_plug_t so = attr_plug(g, pp->single, "output"), bo, e0;
+        if ((rc = logged_create(g, &u, "blendWeighted", NULL, &bw))) break;
+        bo = attr_plug(g, bw, "output");
+        sinew_plug_t arr = attr_plug(g, bw, "input");
+        if ((rc = sinew_plug_element(g, &arr, 0, &e0)) || (rc = connect_converted(g, &u, &so, &e0, to_num, 0, NULL)))
+          break;
+        sinew_plug_t arr1 = attr_plug(g, bw, "input"), e1;
+        if ((rc = sinew_plug_element(g, &arr1, 1, &e1)) || (rc = connect_converted(g, &u, &co, &e1, to_num, 0, NULL)))
+          break;
+        /* forced: the old curve's connection breaks as the new one is made, in one step */
+        if ((rc = connect_converted(g, &u, &bo, p, to_num ? 1.0 / to_num : 0, SINEW_CONNECT_FORCE, NULL))) break;
+        continue;
+      }
+      sinew_plug_t arr = attr_plug(g, bw, "input"), e;
+      int32_t next = sinew_plug_next_index(g, &arr);
+      if ((rc = sinew_plug_element(g, &arr, next, &e)) || (rc = connect_converted(g, &u, &co, &e, to_num, 0, NULL))) break;
+    } else if ((rc = logged_value(g, &u, p)) || (rc = logged_connect(g, &u, &co, p, 0, NULL))) {
+      break;
+    }
   }
   if (rc) {
     rc = fail_undo(cmd, &u, rc, NULL);
     goto out2;
   }
   undo_free(&u);
-  rc = sinew_cmd_result_int(cmd, pl.n);
 out2:
   sinew_free(plan);
 out:
@@ -1896,14 +1912,12 @@ static int cmd_bake_results(sinew_cmd_t *cmd) {
     rc = sinew__graph_error(cmd, rc ? rc : trc);
     goto out;
   }
+  if ((rc = sinew_cmd_result_int(cmd, pl.n))) goto out;
   undo_log u = {0};
   for (uint32_t i = 0; i < pl.n && !rc; i++) {
-    sinew_plug_t *p = &pl.v[i], src;
+    sinew_plug_t *p = &pl.v[i];
     acurve c = {0}, before = {0};
-    if (!own[i]) {
-      if (sinew_plug_source(g, p, &src) && (rc = logged_disconnect(g, &u, &src, p))) break;
-      if ((rc = new_curve_for(cmd, &u, p, true, true, &curves[i]))) break;
-    }
+    if (!own[i] && (rc = new_curve_for(cmd, &u, p, true, false, &curves[i]))) break;
     rc = curve_read(g, curves[i], &c);
     if (!rc && own[i]) rc = curve_copy(&c, &before);
     if (!rc) {
@@ -1924,12 +1938,14 @@ static int cmd_bake_results(sinew_cmd_t *cmd) {
     curve_free(&c);
     curve_free(&before);
   }
+  /* the baked curves replace what fed the attributes */
+  for (uint32_t i = 0; i < pl.n && !rc; i++)
+    if (!own[i]) rc = connect_new_curve(g, &u, curves[i], &pl.v[i], SINEW_CONNECT_FORCE);
   if (rc) {
     rc = fail_undo(cmd, &u, rc, NULL);
     goto out;
   }
   undo_free(&u);
-  rc = sinew_cmd_result_int(cmd, pl.n);
 out:
   sinew_free(vals);
   sinew_free(curves);
