@@ -600,6 +600,56 @@ static void test_eval_errors(void **state) {
 
 /* ---- info and dot --------------------------------------------------------------------------- */
 
+/* A file's playback range (its sceneConfigurationScriptNode, as Maya writes it): run without
+ * --frames writes its frames, info prints it; a script's playbackOptions does the same. */
+static void test_playback_range(void **state) {
+  (void)state;
+  const char *ma = write_tmp("range.ma",
+                             "//Maya ASCII 2020 scene\n"
+                             "requires maya \"2020\";\n"
+                             "currentUnit -l centimeter -a degree -t film;\n"
+                             "createNode transform -n \"box\";\n"
+                             "createNode mesh -n \"boxShape\" -p \"box\";\n"
+                             "createNode polyCube -n \"polyCube1\";\n"
+                             "createNode script -n \"sceneConfigurationScriptNode\";\n"
+                             "\tsetAttr \".b\" -type \"string\" \"playbackOptions -min 3 -max 6 -ast 1 -aet 10 \";\n"
+                             "\tsetAttr \".st\" 6;\n"
+                             "connectAttr \"polyCube1.out\" \"boxShape.i\";\n");
+  const char *out = tmp_path("range_out");
+  result_t r = run_cli("run", ma, "--out", out, NULL);
+  assert_status(&r, 0);
+  assert_int_equal(count_entries(out), 4);
+  for (int f = 3; f <= 6; f++) {
+    char name[64];
+    snprintf(name, sizeof name, "range_out/boxShape.%04d.obj", f);
+    assert_true(exists(tmp_path(name)));
+  }
+  assert_contains(r.out, "4 frames, 1 mesh, 8 vertices per frame, 4 files");
+  result_free(&r);
+  /* --frames still wins */
+  const char *out2 = tmp_path("range_out2");
+  r = run_cli("run", ma, "--frames", "8", "--out", out2, NULL);
+  assert_status(&r, 0);
+  assert_int_equal(count_entries(out2), 1);
+  result_free(&r);
+  r = run_cli("info", ma, NULL);
+  assert_status(&r, 0);
+  assert_contains(r.out, "playback range: 3 to 6 (animation range 1 to 10)\n");
+  result_free(&r);
+  const char *mel = write_tmp("range.mel", "polyCube -n box; playbackOptions -min 2 -max 3;");
+  const char *out3 = tmp_path("range_out3");
+  r = run_cli("run", mel, "--out", out3, NULL);
+  assert_status(&r, 0);
+  assert_int_equal(count_entries(out3), 2);
+  result_free(&r);
+  /* no range: the current frame only, and info says nothing of a range */
+  const char *plain = write_tmp("plain.mel", "polyCube -n box;");
+  r = run_cli("info", plain, NULL);
+  assert_status(&r, 0);
+  assert_null(strstr(r.out, "playback range"));
+  result_free(&r);
+}
+
 static void test_info(void **state) {
   const char *rig = write_tmp("rig.mel", rig_mel);
   result_t r = run_cli("info", rig, NULL);
@@ -873,6 +923,7 @@ int main(void) {
       cmocka_unit_test(test_eval_values),
       cmocka_unit_test(test_eval_errors),
       cmocka_unit_test(test_info),
+      cmocka_unit_test(test_playback_range),
       cmocka_unit_test(test_dot),
       cmocka_unit_test(test_script_errors),
       cmocka_unit_test(test_usage_errors),
