@@ -791,6 +791,14 @@ static ast *command_word(sinew__parse *p) {
     advance(p, n);
     return a;
   }
+  if (c == '-' && (peekc(p, 1) == '$' || peekc(p, 1) == '(')) { /* -$y, -($y * 2) */
+    ast *u = node(p, A_UNARY);
+    if (!u) return NULL;
+    u->op = OP_NEG;
+    advance(p, 1);
+    if (!(u->a = command_word(p))) return NULL;
+    return u;
+  }
   if (c == '$') {
     ast *v = variable(p);
     if (!v) return NULL;
@@ -1056,7 +1064,8 @@ static void rewind_to(sinew__parse *p, parse_mark m) {
 /* Can c (and what follows) start another word of a command? */
 static bool starts_command_word(const sinew__parse *p) {
   int c = peekc(p, 0), d = peekc(p, 1);
-  if (c == '-') return is_ident_start(d) || isdigit(d) || (d == '.' && isdigit(peekc(p, 2)));
+  if (c == '-')
+    return is_ident_start(d) || isdigit(d) || (d == '.' && isdigit(peekc(p, 2))) || d == '$';
   return c == '(' || c == '"' || c == '$' || c == '`' || c == '{' || (c == '<' && d == '<') ||
          isdigit(c) || (c == '.' && isdigit(d)) || is_ident_start(c) || c == '|' || c == ':';
 }

@@ -1331,6 +1331,12 @@ static void test_command_expressions(void **state) {
   assert_string_equal(f->rec, "pos: float:2 int:-1 int:0 |");
   run_ok(f, "tcmd (1) -2.5;");
   assert_string_equal(f->rec, "pos: int:1 float:-2.5 |");
+  run_ok(f, "float $y = 2; tcmd 1 -$y -($y * 2);");
+  assert_string_equal(f->rec, "pos: int:1 float:-2 float:-4 |");
+  run_ok(f, "float $y = 2; tcmd ($y) -$y -($y) 0;");
+  assert_string_equal(f->rec, "pos: float:2 float:-2 float:-2 int:0 |");
+  run_ok(f, "string $a[] = {\"q\"}; tcmd -n $a[0] -c -(1 + 2);");
+  assert_string_equal(f->rec, "pos: | -name string:q -count int:-3");
   /* vectors as words */
   run_ok(f, "vector $v = <<1, 2, 3>>; tcmd <<4, 5, 6>> $v -v <<7, 8, 9>>;");
   assert_string_equal(f->rec, "pos: vector:4 5 6 vector:1 2 3 | -value vector:7 8 9");
