@@ -1066,8 +1066,16 @@ static bool starts_command_word(const sinew__parse *p) {
   int c = peekc(p, 0), d = peekc(p, 1);
   if (c == '-')
     return is_ident_start(d) || isdigit(d) || (d == '.' && isdigit(peekc(p, 2))) || d == '$';
+  if (is_ident_start(c)) { /* a keyword (f(x) else ...) is not a word: the statement lacks its ';' */
+    static const char *const keywords[] = {"if", "else", "for", "while", "do", "switch", "case",
+                                           "default", "break", "continue", "return", "proc",
+                                           "global", "in"};
+    for (size_t i = 0; i < sizeof keywords / sizeof keywords[0]; i++)
+      if (word_is(p, keywords[i])) return false;
+    return true;
+  }
   return c == '(' || c == '"' || c == '$' || c == '`' || c == '{' || (c == '<' && d == '<') ||
-         isdigit(c) || (c == '.' && isdigit(d)) || is_ident_start(c) || c == '|' || c == ':';
+         isdigit(c) || (c == '.' && isdigit(d)) || c == '|' || c == ':';
 }
 
 /* A statement that starts with name( is MEL's function syntax, myProc($a, $b);, when the call
@@ -1079,11 +1087,12 @@ static bool starts_command_word(const sinew__parse *p) {
 static ast *call_or_command(sinew__parse *p) {
   parse_mark start = mark(p);
   ast *e = primary(p); /* name( args ) */
-  bool command_form = !e;
+  bool command_form = !e, keyword_next = false;
   if (e) {
     skip_ws(p);
     command_form = !p->status && p->pos < p->len && peekc(p, 0) != ';' && peekc(p, 0) != '}' &&
                    starts_command_word(p);
+    keyword_next = !command_form && is_ident_start(peekc(p, 0));
   }
   if (p->status == SINEW_ENOMEM) return NULL;
   if (!command_form) {
@@ -1091,7 +1100,8 @@ static ast *call_or_command(sinew__parse *p) {
     ast *s = node(p, A_EXPR_STMT);
     if (!s) return NULL;
     if ((s->a = expr(p)) && end_statement(p)) return s;
-    if (p->status == SINEW_ENOMEM) return NULL;
+    /* f(x) else ...: a missing ';', not a command with the word else */
+    if (p->status == SINEW_ENOMEM || keyword_next) return NULL;
   }
   /* command syntax; when it fails too, the error of the reading that got further */
   size_t call_pos = p->pos;

@@ -1367,6 +1367,7 @@ static void test_command_expressions(void **state) {
   expect_error(f, "string $n;\ntcmd ($n + ) 1;", SINEW_ESYNTAX, "test.mel:2:12: unexpected ')'");
   expect_error(f, "tcmd ($n + \".x\" 1;", SINEW_ESYNTAX, "test.mel:1:17: expected ')'");
   expect_error(f, "int $a;\nadd2($a, 2) 3;", SINEW_ESYNTAX, "test.mel:2:8: expected ')'");
+  expect_error(f, "if (1) print(\"a\") else print(\"b\");", SINEW_ESYNTAX, "test.mel:1:19: expected ';'");
   expect_error(f, "int $a; add2 ($a) (1) (2);", SINEW_ESYNTAX, "test.mel:1:9: add2 takes 2 arguments, not 3");
   expect_error(f, "\n  fail (\"x\" + 1) 2;", SINEW_EINVAL, "test.mel:2: fail: boom x1");
 }
