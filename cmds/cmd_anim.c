@@ -218,15 +218,16 @@ static int curve_write(sinew_graph_t *g, const acurve *c) {
     sinew_plug_t arr;
     if ((rc = sinew_plug_parse_attr(g, c->node, key_multis[m], &arr))) break;
     size_t cnt = sinew_plug_indices(g, &arr, NULL, 0);
-    while (cnt && !rc) {
-      int32_t last;
-      int32_t buf[256];
-      size_t got = sinew_plug_indices(g, &arr, buf, COUNT(buf));
-      last = buf[(got < COUNT(buf) ? got : COUNT(buf)) - 1];
+    if (!cnt) continue;
+    int32_t *idx = sinew_malloc(cnt * sizeof *idx);
+    if (!idx) return SINEW_ENOMEM;
+    cnt = sinew_plug_indices(g, &arr, idx, cnt);
+    /* from the last, so no element moves */
+    for (size_t i = cnt; i-- > 0 && !rc;) {
       sinew_plug_t e;
-      if (!(rc = sinew_plug_element(g, &arr, last, &e))) rc = sinew_plug_remove_element(g, &e);
-      cnt = sinew_plug_indices(g, &arr, NULL, 0);
+      if (!(rc = sinew_plug_element(g, &arr, idx[i], &e))) rc = sinew_plug_remove_element(g, &e);
     }
+    sinew_free(idx);
   }
   bool types = false;
   for (uint32_t i = 0; i < c->n; i++) types |= c->k[i].itt != c->tan || c->k[i].ott != c->tan;
