@@ -1113,7 +1113,7 @@ static int cmd_keyframe(sinew_cmd_t *cmd) {
         key->order = INT32_MAX; /* a moved key wins over one already at its new time */
       }
     }
-    changed += hits;
+    changed += hits != 0; /* Maya returns the number of curves changed */
     if (hits) {
       curve_normalise(c);
       rc = logged_write(g, &u, c, &before);
@@ -1535,7 +1535,7 @@ static int cmd_key_tangent(sinew_cmd_t *cmd) {
       c->wgt = wt != 0;
       hits += hits == 0;
     }
-    changed += hits;
+    changed += hits != 0; /* Maya returns the number of curves changed */
     if (hits) rc = logged_write(g, &u, c, &before);
     curve_free(&before);
   }
