@@ -683,8 +683,9 @@ static int read_ranges(sinew_cmd_t *cmd, const char *flag, double *r0, double *r
     if (!v) continue; /* query mode without an argument */
     const char *text = sinew_value_string(v);
     double a, b;
-    if (!parse_range(text, &a, &b) || (whole && ((isfinite(a) && (a != floor(a) || a < 0)) ||
-                                                 (isfinite(b) && (b != floor(b) || b < 0)))))
+    if (!parse_range(text, &a, &b) ||
+        (whole && ((isfinite(a) && (a != floor(a) || a < 0 || a > INT32_MAX)) ||
+                   (isfinite(b) && (b != floor(b) || b < 0 || b > INT32_MAX)))))
       return sinew_cmd_error(cmd, SINEW_EINVAL, "-%s '%s': not a %s or a range (5, 1:10, 5:, :20, :)", flag, text,
                              whole ? "key index" : flag[0] == 't' ? "time" : "value");
     r0[*n] = a, r1[*n] = b;
@@ -699,7 +700,7 @@ static int read_keysel(sinew_cmd_t *cmd, keysel *ks) {
   if (!rc) rc = read_ranges(cmd, "float", ks->f0, ks->f1, &ks->nf, false);
   double a[MAX_RANGES], b[MAX_RANGES];
   if (!rc) rc = read_ranges(cmd, "index", a, b, &ks->ni, true);
-  for (uint32_t i = 0; i < ks->ni; i++) {
+  for (uint32_t i = 0; i < ks->ni; i++) { /* whole numbers in [0, 2^31) when finite (read_ranges) */
     ks->i0[i] = isfinite(a[i]) ? (int64_t)a[i] : 0;
     ks->i1[i] = isfinite(b[i]) ? (int64_t)b[i] : INT64_MAX;
   }
@@ -1441,7 +1442,9 @@ static int cmd_key_tangent(sinew_cmd_t *cmd) {
         continue;
       }
       if (which >= 2 && which <= 5 && (rc = used_tangents(g, c, &tan))) {
-        rc = sinew_cmd_error(cmd, rc, "%s: %s", sinew_node_name(g, c->node), sinew_graph_errmsg(g));
+        rc = rc == SINEW_ENOMEM ? sinew_cmd_error(cmd, rc, "out of memory")
+                                : sinew_cmd_error(cmd, rc, "%s: its keys do not match the keys it evaluates (two keys at nearly the same time?)",
+                                                  sinew_node_name(g, c->node));
         goto out;
       }
       for (uint32_t k = 0; k < c->n && !rc; k++) {

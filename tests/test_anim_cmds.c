@@ -668,6 +668,9 @@ static void test_bad_input(void **state) {
   bad("keyframe -q -vc -index 2 box.tx", "test.mel:3: keyframe: -index 2: box_translateX has 2 keys (indices 0 to 1)");
   bad("keyframe -e -index \"0:5\" -vc 1 box.tx", "test.mel:3: keyframe: -index 5: box_translateX has 2 keys (indices 0 to 1)");
   bad("keyframe -q -vc -index -1 box.tx", "test.mel:3: keyframe: -index '-1': not a key index or a range (5, 1:10, 5:, :20, :)");
+  bad("keyframe -q -vc -index 1e300 box.tx", "test.mel:3: keyframe: -index '1e+300': not a key index or a range (5, 1:10, 5:, :20, :)");
+  bad("keyframe -q -vc -index 1.5 box.tx", "test.mel:3: keyframe: -index '1.5': not a key index or a range (5, 1:10, 5:, :20, :)");
+  bad("setKeyframe -t 1e999 box.tx", "test.mel:3: setKeyframe: -time 'inf': not a time (a frame number)");
   bad("keyframe -e -tc 3 box.tx", "test.mel:3: keyframe: -timeChange 3: one absolute time for 2 keys of box_translateX; select one key or use -relative");
   bad("keyframe -e -vc 3 -o move box.tx", "test.mel:3: keyframe: -option 'move': only 'over' is supported");
   bad("cutKey -index 4 box.tx", "test.mel:3: cutKey: -index 4: box_translateX has 2 keys (indices 0 to 1)");
