@@ -67,14 +67,16 @@ static int vm_error(vm *V, int status, const char *fmt, ...) {
 }
 
 int sinew__fault(builtin_call *bc, const char *fmt, ...) {
+  /* an expression keeps the text of its first fault only: the others are counted, not
+   * formatted (a loop dividing by zero faults once per iteration) */
+  if (bc->ex && (bc->ex->faults++ > 0 || !bc->ex->faultbuf || !bc->ex->faultlen)) return SINEW_OK;
   char msg[512];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
   if (bc->ex) {
-    if (bc->ex->faults++ == 0 && bc->ex->faultbuf && bc->ex->faultlen)
-      snprintf(bc->ex->faultbuf, bc->ex->faultlen, "line %u: %s", bc->line, msg);
+    snprintf(bc->ex->faultbuf, bc->ex->faultlen, "line %u: %s", bc->line, msg);
   } else if (bc->lang) {
     sinew_log(bc->lang->graph, SINEW_LOG_WARNING, SINEW_LOG_EXPR_RUNTIME, "%s:%u: %s",
               bc->lang->cur_file ? bc->lang->cur_file : "script", bc->line, msg);
