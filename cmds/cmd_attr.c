@@ -1252,6 +1252,9 @@ static int cmd_connect_attr(sinew_cmd_t *cmd) {
   return rc;
 }
 
+static int connect_plugs(sinew_cmd_t *cmd, sinew_graph_t *g, const sinew_plug_t *src, const sinew_plug_t *dst,
+                         uint32_t flags, double factor, sinew_plug_t *final_dst);
+
 static int connect_attr(sinew_cmd_t *cmd, sinew_plug_t *src, sinew_plug_t *dst, uint32_t *made_src,
                         uint32_t *made_dst, bool *connected) {
   sinew_graph_t *g = sinew_cmd_graph(cmd);
@@ -1278,24 +1281,13 @@ static int connect_attr(sinew_cmd_t *cmd, sinew_plug_t *src, sinew_plug_t *dst, 
   if (na && sinew_plug_is_array(g, dst)) flags |= SINEW_CONNECT_NEXT_AVAILABLE;
   double factor = conversion_needed(g, src, dst);
   sinew_plug_t final_dst = *dst;
-  if (factor != 0) {
-    sinew_node_t uc;
-    if ((rc = sinew_node_create(g, "unitConversion", NULL, &uc))) return sinew__graph_error(cmd, rc);
-    sinew_plug_t cf, in, out;
-    sinew_plug_parse_attr(g, uc, "conversionFactor", &cf);
-    sinew_plug_parse_attr(g, uc, "input", &in);
-    sinew_plug_parse_attr(g, uc, "output", &out);
-    if ((rc = sinew_set_double(g, &cf, factor)) || (rc = sinew_connect(g, src, &in, 0, NULL)) ||
-        (rc = sinew_connect(g, &out, dst, flags, &final_dst))) {
-      char msg[1024];
-      snprintf(msg, sizeof msg, "%s", sinew_graph_errmsg(g));
-      sinew_node_delete(g, uc);
-      return sinew_cmd_error(cmd, rc, "%s", msg);
-    }
-  } else if ((rc = sinew_connect(g, src, dst, flags, &final_dst))) {
-    if (rc == SINEW_ETYPE && s->loading) return keep_raw_conn(cmd, st, dt, "types sinew cannot join");
-    return sinew__graph_error(cmd, rc);
-  }
+  /* Maya writes a plug's lock (setAttr -l on) before the connections into it, and makes them
+   * when it reads its own files: reading a file, a locked destination is connected and stays
+   * locked. A script still gets the error. */
+  if (s->loading) flags |= SINEW_CONNECT_IGNORE_LOCK;
+  rc = connect_plugs(cmd, g, src, dst, flags, factor, &final_dst);
+  if (rc == KEEP_RAW) return keep_raw_conn(cmd, st, dt, "types sinew cannot join");
+  if (rc) return rc;
   *connected = true;
   if (sinew_cmd_flag_count(cmd, "lock") && sinew_cmd_flag_bool(cmd, "lock", false))
     sinew_plug_set_locked(g, &final_dst, true);
@@ -1304,6 +1296,32 @@ static int connect_attr(sinew_cmd_t *cmd, sinew_plug_t *src, sinew_plug_t *dst, 
   sinew_plug_format(g, &final_dst, false, b, sizeof b);
   if ((rc = sinew_cmd_result_append_string(cmd, a))) return rc;
   return sinew_cmd_result_append_string(cmd, b);
+}
+
+/* The connection itself: straight, or through a new unitConversion node when the units differ
+ * (taken back if a step fails). KEEP_RAW when a file connects types sinew cannot join. */
+static int connect_plugs(sinew_cmd_t *cmd, sinew_graph_t *g, const sinew_plug_t *src, const sinew_plug_t *dst,
+                         uint32_t flags, double factor, sinew_plug_t *final_dst) {
+  int rc;
+  if (factor != 0) {
+    sinew_node_t uc;
+    if ((rc = sinew_node_create(g, "unitConversion", NULL, &uc))) return sinew__graph_error(cmd, rc);
+    sinew_plug_t cf, in, out;
+    sinew_plug_parse_attr(g, uc, "conversionFactor", &cf);
+    sinew_plug_parse_attr(g, uc, "input", &in);
+    sinew_plug_parse_attr(g, uc, "output", &out);
+    if ((rc = sinew_set_double(g, &cf, factor)) || (rc = sinew_connect(g, src, &in, 0, NULL)) ||
+        (rc = sinew_connect(g, &out, dst, flags, final_dst))) {
+      char msg[1024];
+      snprintf(msg, sizeof msg, "%s", sinew_graph_errmsg(g));
+      sinew_node_delete(g, uc);
+      return sinew_cmd_error(cmd, rc, "%s", msg);
+    }
+  } else if ((rc = sinew_connect(g, src, dst, flags, final_dst))) {
+    if (rc == SINEW_ETYPE && sinew__session(cmd)->loading) return KEEP_RAW;
+    return sinew__graph_error(cmd, rc);
+  }
+  return SINEW_OK;
 }
 
 static const sinew_cmd_flag_t disconnect_flags[] = {{"nextAvailable", "na", "", 0}};

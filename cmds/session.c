@@ -1010,7 +1010,7 @@ static const char *const maya_dag_types[] = {
     "deformBend", "deformSquash", "deformTwist", "deformWave", "deformFlare", "deformSine",
     "softModHandle", "sculpt", "implicitSphere", "renderBox", "xgmPalette", "aiSkyDomeLight",
     "aiAreaLight", "bezierCurve", "dagContainer", "assemblyReference", "gpuCache",
-    "motionTrail", "hikIKEffector", "hikFKJoint", "ikSpringSolver"};
+    "motionTrail", "hikIKEffector", "hikFKJoint", "ikSpringSolver", "fosterParent"};
 
 static bool known_dag(const char *t) {
   size_t n = strlen(t);

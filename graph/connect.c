@@ -436,7 +436,7 @@ int sinew_connect(sinew_graph_t *g, const sinew_plug_t *src_in, const sinew_plug
     return sinew_graph_set_error(g, SINEW_ETYPE, "connectAttr: %s (%s%s) -> %s (%s%s): incompatible types",
                                  sb, sinew_attr_type_name(sa->type), swhole ? " array" : "", db,
                                  sinew_attr_type_name(da->type), dwhole ? " array" : "");
-  if (sinew_plug_locked(g, &dst))
+  if (!(flags & SINEW_CONNECT_IGNORE_LOCK) && sinew_plug_locked(g, &dst))
     return sinew_graph_set_error(g, SINEW_ELOCKED, "connectAttr: %s -> %s: the destination is locked", sb, db);
   sinew__conn *old = sinew__conn_to(g, &dst);
   if (old && sinew_plug_equal(&old->src, &src)) { /* already so: nothing to do */

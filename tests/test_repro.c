@@ -325,6 +325,30 @@ static void test_default_nodes_and_wrong_types(void **state) {
     fail_msg("log: %s", f->log);
 }
 
+/* ---- Maya files as they are: locks written before the connections, fosterParent -------------- */
+
+static void test_files_as_maya_writes_them(void **state) {
+  fx *f = *state;
+  const char *p = path_in(f, "locked.ma");
+  /* the lock comes first, on the compound parent; the connection into a child is made as Maya
+   * makes it reading its own file, and the plug stays locked */
+  write_text(p, "createNode transform -n \"grp\";\n\taddAttr -ci true -ln \"globalScale\" -dv 1 -at \"double\";\n"
+                "\tsetAttr -l on \".s\";\n\tsetAttr \".globalScale\" 2;\n"
+                "createNode fosterParent -n \"fp\";\ncreateNode transform -n \"kid\" -p \"fp\";\n"
+                "connectAttr \"grp.globalScale\" \"grp.sx\";\n");
+  assert_int_equal(sinew_session_open(f->s, p), SINEW_OK);
+  sinew_session_stats_t st;
+  sinew_session_stats(f->s, &st);
+  assert_int_equal(st.failed_commands, 0);
+  assert_true(get(f->s, "grp.sx") == 2);
+  /* still locked: a script cannot connect or set it */
+  expect_fail(f->s, "disconnectAttr grp.globalScale grp.sx; connectAttr grp.globalScale grp.sx;", SINEW_ELOCKED,
+              "the destination is locked");
+  expect_fail(f->s, "setAttr grp.sy 3;", SINEW_ELOCKED, NULL);
+  /* fosterParent is a DAG node: it takes children */
+  assert_true(exists(f->s, "fp|kid"));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_file_new_inside_open, setup, teardown),
@@ -336,6 +360,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_roundtrip_is_stable, setup, teardown),
       cmocka_unit_test_setup_teardown(test_numbers_as_text_and_non_finite, setup, teardown),
       cmocka_unit_test_setup_teardown(test_default_nodes_and_wrong_types, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_files_as_maya_writes_them, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

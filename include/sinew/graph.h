@@ -584,7 +584,9 @@ SINEW_API int sinew_compute_set_clean(sinew_compute_t *ctx, const sinew_plug_t *
 enum sinew_connect_flags {
   SINEW_CONNECT_FORCE = 1u << 0,          /* replace an existing incoming connection */
   SINEW_CONNECT_NEXT_AVAILABLE = 1u << 1, /* dst is an array: use its next free index */
-  SINEW_CONNECT_LOCK = 1u << 2            /* lock the destination afterwards */
+  SINEW_CONNECT_LOCK = 1u << 2,           /* lock the destination afterwards */
+  SINEW_CONNECT_IGNORE_LOCK = 1u << 3     /* connect into a locked destination (it stays locked),
+                                             as Maya does reading its own files */
 };
 
 /* Connects src -> dst (source first, as connectAttr). Types must be compatible; a connection
