@@ -185,6 +185,17 @@ static int raw_text(sinew_cmd_t *cmd, const plug_text *pt, sinew__buf *b) {
   return b->oom ? SINEW_ENOMEM : SINEW_OK;
 }
 
+/* Was the plug's attribute made by addAttr? Dynamic (not the type's), and not one the reader
+ * made on a placeholder to hold a connection. */
+static bool added_attr(sinew_session_t *s, sinew_graph_t *g, const sinew_plug_t *p) {
+  sinew_attr_info_t info;
+  uint32_t top = p->attr;
+  while (sinew_node_attr_info(g, p->node, top, &info) == SINEW_OK && info.parent != UINT32_MAX) top = info.parent;
+  if (sinew_node_attr_info(g, p->node, top, &info) != SINEW_OK) return false;
+  return sinew_node_type_attr(sinew_node_type(g, p->node), info.name) == UINT32_MAX &&
+         !sinew__extra_is_implicit(s->scene, p->node, top);
+}
+
 static int keep_raw(sinew_cmd_t *cmd, const plug_text *pt) {
   sinew_session_t *s = sinew__session(cmd);
   sinew__buf b = {0};
@@ -835,8 +846,11 @@ static int set_attr(sinew_cmd_t *cmd) {
     }
   }
   sinew_plug_t base;
-  bool placeholder = sinew__is_placeholder(g, pt.node);
-  if (placeholder || sinew_plug_parse_attr(g, pt.node, pt.attr, &base) != SINEW_OK) {
+  bool parsed = sinew_plug_parse_attr(g, pt.node, pt.attr, &base) == SINEW_OK;
+  /* a placeholder keeps its values as text, except those of attributes addAttr gave it: they
+   * are real attributes, set and read back as on any node */
+  bool placeholder = sinew__is_placeholder(g, pt.node) && !(parsed && added_attr(s, g, &base));
+  if (placeholder || !parsed) {
     /* an attribute sinew does not have: kept as text (files), an error (scripts) */
     if (!placeholder && !s->loading)
       return sinew_cmd_error(cmd, SINEW_ENOTFOUND, "%s has no attribute '%s'", sinew_node_name(g, pt.node),

@@ -912,6 +912,23 @@ static void test_interrupt_while_loading(void **state) {
   free(err);
 }
 
+/* A placeholder's values read back as MEL's getAttr reads them: those kept as text, and an
+ * attribute addAttr gave it (which is a real attribute, set and read as on any node). */
+static void test_eval_placeholder_values(void **state) {
+  (void)state;
+  const char *ma = write_tmp("ph.ma", "createNode someStudioNode -n \"md\";\n\tsetAttr \".i1\" -type \"float3\" 1 2 3;\n"
+                                      "\tsetAttr \".op\" 2;\n\taddAttr -ci true -ln \"myVal\" -at \"double\";\n"
+                                      "\tsetAttr \".myVal\" 5;\n\tsetAttr \".str\" -type \"string\" \"hello\";\n");
+  result_t r = run_cli("eval", "-q", ma, "--get", "md.myVal", "--get", "md.op", "--get", "md.i1", "--get", "md.str", NULL);
+  assert_status(&r, 0);
+  assert_string_equal(r.out, "5\n2\n1 2 3\nhello\n");
+  result_free(&r);
+  r = run_cli("eval", "-q", ma, "--get", "md.nope", NULL);
+  assert_status(&r, 1);
+  assert_contains(r.err, "md.nope: md (a someStudioNode) has no attribute 'nope'");
+  result_free(&r);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_help_and_version),
@@ -928,6 +945,7 @@ int main(void) {
       cmocka_unit_test(test_script_errors),
       cmocka_unit_test(test_usage_errors),
       cmocka_unit_test(test_timeout),
+      cmocka_unit_test(test_eval_placeholder_values),
       cmocka_unit_test(test_interrupt_while_loading),
   };
   return cmocka_run_group_tests_name("cli", tests, setup, teardown);

@@ -178,13 +178,45 @@ static int add_value(sinew_graph_t *g, const sinew_plug_t *p, text_t *t, char *w
   }
 }
 
+/* A value the scene keeps as text (an attribute of a node type sinew does not implement, or one
+ * sinew does not model): read back as MEL's getAttr reads it, through the session. SINEW_OK
+ * with the value in *t; otherwise the plug's own error stands. */
+static int kept_value(sinew_session_t *s, const char *text, text_t *t) {
+  if (strpbrk(text, "\"\\\n;")) return SINEW_ENOTFOUND;
+  size_t n = strlen(text) + 16;
+  char *script = malloc(n);
+  if (!script) return SINEW_ENOMEM;
+  snprintf(script, n, "getAttr \"%s\";", text);
+  sinew_value_t v = {0};
+  int rc = sinew_session_run(s, script, strlen(script), "--get", &v);
+  free(script);
+  size_t count = sinew_value_count(&v);
+  if (!rc && (v.kind == SINEW_VALUE_NONE || count == 0)) rc = SINEW_ENOTFOUND;
+  for (size_t k = 0; !rc && k < count; k++) {
+    const char *str = sinew_value_string_at(&v, k);
+    if (!str && v.kind == SINEW_VALUE_STRING) str = sinew_value_string(&v);
+    if (str) text_add(t, str);
+    else text_add_double(t, sinew_value_double_at(&v, k));
+  }
+  sinew_value_clear(&v);
+  return rc;
+}
+
 /* Prints one plug's value as a line; on failure a message naming the plug goes to stderr. */
-static int print_plug(sinew_graph_t *g, const char *text) {
+static int print_plug(sinew_session_t *s, const char *text) {
+  sinew_graph_t *g = sinew_session_graph(s);
   sinew_plug_t p;
   text_t t = {0};
   char why[200] = "";
   int rc = sinew_plug_parse(g, text, (sinew_node_t){0, 0}, &p);
-  if (!rc) rc = add_value(g, &p, &t, why, sizeof why);
+  if (rc == SINEW_ENOTFOUND) {
+    char msg[512];
+    snprintf(msg, sizeof msg, "%s", sinew_graph_errmsg(g));
+    if (kept_value(s, text, &t) == SINEW_OK) rc = SINEW_OK;
+    else sinew_graph_set_error(g, SINEW_ENOTFOUND, "%s", msg);
+  } else if (!rc) {
+    rc = add_value(g, &p, &t, why, sizeof why);
+  }
   if (!rc && t.oom) rc = SINEW_ENOMEM;
   if (rc) {
     const char *msg = why[0] ? why : rc == SINEW_ENOMEM ? "out of memory" : sinew_graph_errmsg(g);
@@ -237,7 +269,7 @@ int cli_eval(int argc, char **argv) {
       fprintf(stderr, "sinew eval: --frame %s: %s\n", frame_text, sinew_graph_errmsg(g));
       rc = CLI_FAIL;
     }
-    for (size_t k = 0; k < ngets && !rc && !cli_stop; k++) rc = print_plug(g, gets[k]);
+    for (size_t k = 0; k < ngets && !rc && !cli_stop; k++) rc = print_plug(s, gets[k]);
     /* a value an interrupted compute left stale is not trusted: the stop is the outcome */
     rc = cli_check_stop(&c, rc);
     cli_unload(&c, s);
