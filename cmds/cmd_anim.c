@@ -2008,11 +2008,14 @@ static bool config_node(sinew_session_t *s, sinew_node_t *out) {
   return !strcmp(sinew_node_type_name(sinew_node_type(g, *out)), "script");
 }
 
-/* A value a placeholder node keeps as text (the words after the plug of its setAttr line). */
+/* A value a placeholder node keeps as text (the words after the plug of its setAttr line), by
+ * the attribute's short name "b" / "st" or its long name "before" / "scriptType" (files write
+ * either). */
 static sinew__raw *config_raw(sinew_session_t *s, sinew_node_t n, const char *attr) {
+  const char *other = !strcmp(attr, "b") ? "before" : !strcmp(attr, "st") ? "scriptType" : attr;
   sinew__extra *e = sinew__extra_get(s->scene, n, false);
   for (uint32_t i = e ? e->nraws : 0; i-- > 0;)
-    if (!strcmp(e->raws[i].attr, attr)) return &e->raws[i];
+    if (!strcmp(e->raws[i].attr, attr) || !strcmp(e->raws[i].attr, other)) return &e->raws[i];
   return NULL;
 }
 
@@ -2053,9 +2056,9 @@ static int update_config_node(sinew_session_t *s) {
   } else {
     /* a placeholder keeps the value as the text of its setAttr line */
     sinew__buf line = {0};
-    sinew__buf_puts(&line, "\".b\" -type \"string\" ");
-    sinew__buf_quoted(&line, text);
     sinew__raw *r = config_raw(s, n, "b");
+    sinew__buf_printf(&line, "\".%s\" -type \"string\" ", r ? r->attr : "b");
+    sinew__buf_quoted(&line, text);
     if (line.oom) rc = SINEW_ENOMEM;
     else if (r) {
       sinew_free(r->text);

@@ -548,6 +548,7 @@ static const char config_ma[] =
 static void test_playback_range_from_file(void **state) {
   (void)state;
   double r[4];
+  char cyl[512];
   assert_false(sinew_session_playback_range(S, r));
   /* Maya's defaults when nothing set them */
   assert_near(num("playbackOptions -q -max"), 120, 0);
@@ -575,8 +576,25 @@ static void test_playback_range_from_file(void **state) {
   free(text);
   assert_int_equal(sinew_session_open(S, out), 0);
   assert_near(num("playbackOptions -q -max"), 30, 0);
-  /* the corpus file: Maya's default range */
-  char cyl[512];
+  /* long attribute names (createNode -name, .before, .scriptType), as some files write them */
+  path = write_file("long.ma", "requires maya \"2020\";\n"
+                               "createNode script -name \"sceneConfigurationScriptNode\";\n"
+                               "\tsetAttr \".before\" -type \"string\" \"playbackOptions -min 0 -max 40 -ast 0 -aet 40 \";\n"
+                               "\tsetAttr \".scriptType\" 6;\n");
+  assert_int_equal(sinew_session_open(S, path), 0);
+  assert_true(sinew_session_playback_range(S, r));
+  assert_near(r[1], 40, 0);
+  ok("playbackOptions -max 50;");
+  assert_int_equal(sinew_session_save(S, out), 0);
+  text = slurp(out);
+  assert_non_null(strstr(text, "\tsetAttr \".before\" -type \"string\" \"playbackOptions -min 0 -max 50 -ast 0 -aet 50 \";\n"));
+  free(text);
+  /* the corpus files: Maya's default range, and one written with long names */
+  snprintf(cyl, sizeof cyl, "%s/ffda/CylinderTest.ma", SINEW_TEST_DATA_DIR);
+  assert_int_equal(sinew_session_open(S, cyl), 0);
+  assert_true(sinew_session_playback_range(S, r));
+  assert_near(r[0], 0, 0);
+  assert_near(r[1], 40, 0);
   snprintf(cyl, sizeof cyl, "%s/mldeform/Cylinder.ma", SINEW_TEST_DATA_DIR);
   assert_int_equal(sinew_session_open(S, cyl), 0);
   assert_true(sinew_session_playback_range(S, r));
