@@ -1169,6 +1169,7 @@ static int resolve_end(sinew_cmd_t *cmd, const char *text, const sinew_plug_t *l
   }
   if (rc) {
     if (rc == SINEW_EUNSUPPORTED) return RESOLVE_AS_TEXT; /* the caller keeps the line as text */
+    if (rc == SINEW_EINVAL) return sinew_cmd_error(cmd, rc, "%s: '%s' is not an attribute name", text, pt.attr);
     return sinew_cmd_error(cmd, rc, "%s: cannot hold the connection: %s", text, sinew_graph_errmsg(g));
   }
   return SINEW_OK;

@@ -1063,6 +1063,8 @@ static int split_path(const char *path, seg *out, int max, int *count) {
     size_t k = 0;
     while (*p && *p != '.' && *p != '[') {
       if (k + 1 >= sizeof out[n].name) return SINEW_ERANGE;
+      /* a name Maya could have made: letters, digits and '_', not starting with a digit */
+      if (!(isalpha((unsigned char)*p) || *p == '_' || (k && isdigit((unsigned char)*p)))) return SINEW_EINVAL;
       out[n].name[k++] = *p++;
     }
     out[n].name[k] = 0;
@@ -1096,15 +1098,25 @@ int sinew__implicit_attr(sinew_session_t *s, sinew_node_t n, const char *attr_pa
   int rc = split_path(attr_path, segs, (int)(sizeof segs / sizeof *segs), &ns);
   if (rc) return rc;
   int first_missing = -1;
-  for (int i = 0; i < ns; i++)
-    if (sinew_node_attr(g, n, segs[i].name) == UINT32_MAX) {
+  uint32_t parent = UINT32_MAX;
+  for (int i = 0; i < ns; i++) {
+    uint32_t a = sinew_node_attr(g, n, segs[i].name);
+    if (a == UINT32_MAX) {
       first_missing = i;
       break;
     }
+    /* a name the node has under another parent: the path cannot be made (kept as text), in
+     * whichever order the file's lines come */
+    sinew_attr_info_t info;
+    if (sinew_node_attr_info(g, n, a, &info) || info.parent != parent) return SINEW_EUNSUPPORTED;
+    parent = a;
+  }
   if (first_missing >= 0) {
     /* children cannot be added to an existing compound, so the missing part must start at the
-     * top */
+     * top; and a name further down must be new to the node */
     if (first_missing > 0) return SINEW_EUNSUPPORTED;
+    for (int i = 1; i < ns; i++)
+      if (sinew_node_attr(g, n, segs[i].name) != UINT32_MAX) return SINEW_EUNSUPPORTED;
     (void)like;
     sinew_attr_desc_t descs[SINEW_PLUG_MAX_INDICES + 4];
     int nd = 0;

@@ -347,6 +347,19 @@ static void test_files_as_maya_writes_them(void **state) {
   expect_fail(f->s, "setAttr grp.sy 3;", SINEW_ELOCKED, NULL);
   /* fosterParent is a DAG node: it takes children */
   assert_true(exists(f->s, "fp|kid"));
+  /* attributes made on a placeholder to hold a connection have names Maya could make; a child
+   * name the node has under another parent is kept as text, whichever line comes first */
+  p = path_in(f, "names.ma");
+  write_text(p, "createNode transform -n \"src\";\ncreateNode someNode -n \"q\";\n"
+                "connectAttr \"src.tx\" \"q.tg[0].ts\";\nconnectAttr \"src.ty\" \"q.bad name[0].ts\";\n"
+                "connectAttr \"src.tz\" \"q.other[0].ts\";\n");
+  f->nlog = 0;
+  assert_int_equal(sinew_session_open(f->s, p), SINEW_OK);
+  if (!strstr(f->log, "names.ma:4: connectAttr: q.bad name[0].ts: 'bad name[0].ts' is not an attribute name"))
+    fail_msg("log: %s", f->log);
+  sinew_session_stats(f->s, &st);
+  assert_int_equal(st.failed_commands, 1);
+  assert_int_equal(st.raw_connections, 1);
 }
 
 int main(void) {
