@@ -2041,11 +2041,11 @@ static bool raw_string(const char *text, sinew__buf *out) {
 }
 
 /* Keeps the configuration node's text in step with the range, so that a save writes it (Maya
- * writes the range there). A file being read is left alone: its node is where the range came
- * from. */
+ * writes the range there). A file being opened is left alone: its node is where the range comes
+ * from (an imported file's playbackOptions lines do update the scene's node). */
 static int update_config_node(sinew_session_t *s) {
   sinew_node_t n;
-  if (s->loading || s->opening || !config_node(s, &n)) return SINEW_OK; /* the writer adds one */
+  if (s->opening || !config_node(s, &n)) return SINEW_OK; /* without a node, the writer adds one */
   sinew_graph_t *g = s->scene->graph;
   char *text = sinew__playback_script(s->scene);
   if (!text) return SINEW_ENOMEM;

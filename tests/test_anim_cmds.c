@@ -576,6 +576,16 @@ static void test_playback_range_from_file(void **state) {
   free(text);
   assert_int_equal(sinew_session_open(S, out), 0);
   assert_near(num("playbackOptions -q -max"), 30, 0);
+  /* an imported file's playbackOptions line changes the scene's range, and its node's text */
+  const char *imp = write_file("imp.ma", "requires maya \"2020\";\nplaybackOptions -min 7 -max 9;\n");
+  char cmd[300];
+  snprintf(cmd, sizeof cmd, "file -i \"%s\";", imp);
+  ok(cmd);
+  assert_near(num("playbackOptions -q -min"), 7, 0);
+  assert_int_equal(sinew_session_save(S, out), 0);
+  text = slurp(out);
+  assert_non_null(strstr(text, "\"playbackOptions -min 7 -max 9 -ast 1 -aet 40 \""));
+  free(text);
   /* long attribute names (createNode -name, .before, .scriptType), as some files write them */
   path = write_file("long.ma", "requires maya \"2020\";\n"
                                "createNode script -name \"sceneConfigurationScriptNode\";\n"
