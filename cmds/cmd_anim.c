@@ -2001,6 +2001,8 @@ char *sinew__playback_script(const sinew__scene *sc) {
 
 #define CONFIG_NODE "sceneConfigurationScriptNode"
 
+static bool only_playback_options(const char *text);
+
 /* The scene's configuration script node, when it is a script node (placeholder or not). */
 static bool config_node(sinew_session_t *s, sinew_node_t *out) {
   sinew_graph_t *g = s->scene->graph;
@@ -2040,17 +2042,43 @@ static bool raw_string(const char *text, sinew__buf *out) {
   return *p == '"' && !out->oom;
 }
 
-/* Keeps the configuration node's text in step with the range, so that a save writes it (Maya
- * writes the range there). A file being opened is left alone: its node is where the range comes
- * from (an imported file's playbackOptions lines do update the scene's node). */
-static int update_config_node(sinew_session_t *s) {
-  sinew_node_t n;
-  if (s->opening || !config_node(s, &n)) return SINEW_OK; /* without a node, the writer adds one */
+/* The configuration node's text (a string attribute, or the kept text of a placeholder's setAttr
+ * line) into out; false when it has none. */
+static bool config_text(sinew_session_t *s, sinew_node_t n, sinew__buf *out) {
   sinew_graph_t *g = s->scene->graph;
-  char *text = sinew__playback_script(s->scene);
-  if (!text) return SINEW_ENOMEM;
   sinew_plug_t b;
+  const char *str = NULL;
+  if (!sinew_plug_parse_attr(g, n, "b", &b) && !sinew_get_string(g, &b, &str) && str) {
+    sinew__buf_puts(out, str);
+    sinew__buf_put(out, "", 1);
+    return !out->oom;
+  }
+  sinew__raw *r = config_raw(s, n, "b");
+  return r && raw_string(r->text, out);
+}
+
+/* Keeps the configuration node's text in step with the scene's range, so that a save writes the
+ * range where Maya keeps it. A node whose text holds more than playbackOptions is left as it is
+ * (its other lines would be lost); without a node, the writer adds one. */
+int sinew__sync_playback_node(sinew_session_t *s) {
+  sinew_node_t n;
+  if (!s->scene->has_playback || !config_node(s, &n)) return SINEW_OK;
+  sinew_graph_t *g = s->scene->graph;
+  sinew__buf old = {0};
+  bool has = config_text(s, n, &old);
+  if (old.oom) {
+    sinew__buf_free(&old);
+    return SINEW_ENOMEM;
+  }
+  char *text = NULL;
   int rc = SINEW_OK;
+  if (has && old.p[0] && !only_playback_options(old.p)) goto out;
+  if (!(text = sinew__playback_script(s->scene))) {
+    rc = SINEW_ENOMEM;
+    goto out;
+  }
+  if (has && !strcmp(old.p, text)) goto out;
+  sinew_plug_t b;
   if (!sinew_plug_parse_attr(g, n, "b", &b)) {
     rc = sinew_set_string(g, &b, text);
   } else {
@@ -2069,7 +2097,9 @@ static int update_config_node(sinew_session_t *s) {
     }
     sinew__buf_free(&line);
   }
+out:
   sinew_free(text);
+  sinew__buf_free(&old);
   return rc;
 }
 
@@ -2123,7 +2153,7 @@ static int cmd_playback_options(sinew_cmd_t *cmd) {
   double old[5] = {sc->pb_min, sc->pb_max, sc->pb_ast, sc->pb_aet, sc->pb_by};
   sc->pb_min = nv[0], sc->pb_max = nv[1], sc->pb_ast = nv[2], sc->pb_aet = nv[3], sc->pb_by = nv[4];
   sc->has_playback = true;
-  int rc = update_config_node(s);
+  int rc = s->opening ? SINEW_OK : sinew__sync_playback_node(s); /* an opened file's node is the source */
   if (rc) {
     sc->has_playback = had;
     sc->pb_min = old[0], sc->pb_max = old[1], sc->pb_ast = old[2], sc->pb_aet = old[3], sc->pb_by = old[4];
@@ -2155,22 +2185,11 @@ int sinew__run_scene_config(sinew_session_t *s) {
   sinew_graph_t *g = s->scene->graph;
   sinew__buf text = {0};
   double type = 0;
-  sinew_plug_t b, st;
-  const char *str = NULL;
-  if (!sinew_plug_parse_attr(g, n, "b", &b) && !sinew_get_string(g, &b, &str) && str) {
-    sinew__buf_puts(&text, str);
-    sinew__buf_put(&text, "", 1);
-  } else {
-    sinew__raw *r = config_raw(s, n, "b");
-    if (!r || !raw_string(r->text, &text)) {
-      bool oom = text.oom;
-      sinew__buf_free(&text);
-      return oom ? SINEW_ENOMEM : SINEW_OK;
-    }
-  }
-  if (text.oom) {
+  sinew_plug_t st;
+  if (!config_text(s, n, &text)) {
+    bool oom = text.oom;
     sinew__buf_free(&text);
-    return SINEW_ENOMEM;
+    return oom ? SINEW_ENOMEM : SINEW_OK;
   }
   if (!sinew_plug_parse_attr(g, n, "st", &st)) {
     sinew_get_double(g, &st, &type);

@@ -263,6 +263,9 @@ int sinew__run_scene_config(sinew_session_t *s);
 /* The text Maya keeps in the sceneConfigurationScriptNode for the scene's playback range
  * ("playbackOptions -min 1 -max 120 -ast 1 -aet 200 "); NULL on out of memory. sinew_free it. */
 char *sinew__playback_script(const sinew__scene *sc);
+/* Writes the scene's range into its sceneConfigurationScriptNode's text (when it has both and
+ * the text holds only playbackOptions); the writer calls it before saving. */
+int sinew__sync_playback_node(sinew_session_t *s);
 
 /* Whether a path names a Maya ASCII file: it ends in ".ma", in any case (as the CLI reads it).
  * Every place that chooses between reading a .ma file and running a script asks this. */

@@ -529,6 +529,7 @@ int sinew__write_ma(sinew_session_t *s, FILE *out, const char *name) {
   sinew_graph_t *g = w.g;
   if (!name) name = "untitled";
   int rc = sinew__finish_current(s);
+  if (!rc) rc = sinew__sync_playback_node(s); /* the range goes where Maya keeps it */
   if (rc) return rc;
   sinew_node_t it = {0, 0};
   while (sinew_node_next(g, &it))

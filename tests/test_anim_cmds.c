@@ -637,6 +637,19 @@ static void test_playback_range_saved_without_node(void **state) {
   assert_near(num("playbackOptions -q -aet"), 300, 0);
   ok("playbackOptions -ast 0;");
   assert_near(num("playbackOptions -q -min"), 0, 0);
+  /* a scene without the node imports one: the import does not change the range, and the save
+   * writes the scene's range in the node it brought */
+  ok("file -f -new; playbackOptions -min 2 -max 8;");
+  const char *imp = write_file("withnode.ma", config_ma);
+  char cmd[300];
+  snprintf(cmd, sizeof cmd, "file -i \"%s\";", imp);
+  ok(cmd);
+  assert_near(num("playbackOptions -q -max"), 8, 0);
+  assert_int_equal(sinew_session_save(S, out), 0);
+  text = slurp(out);
+  assert_non_null(strstr(text, "\"playbackOptions -min 2 -max 8 -ast 1 -aet 200 \""));
+  assert_null(strstr(text, "-max 12"));
+  free(text);
 }
 
 static void test_playback_script_is_not_run_beyond_playback_options(void **state) {
