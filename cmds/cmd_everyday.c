@@ -1,0 +1,731 @@
+/* cmds/cmd_everyday.c: the transform commands rig scripts use on every other line: xform,
+ * move, rotate, scale and group (issue 12, "The everyday commands").
+ *
+ * World-space queries read the world matrix; world-space edits solve the local values that
+ * give the wanted world value under the node's parent (offsetParentMatrix and the parent's
+ * world matrix). Each command checks its nodes and flags before changing anything, and a late
+ * failure puts back every value it set (a group it made is deleted), so a failed command leaves
+ * the scene as it was. Reaches the graph only through the public API. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmds/cmds_internal.h"
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+static bool is_type(sinew_graph_t *g, sinew_node_t n, const char *type) {
+  const sinew_node_type_t *t = sinew_node_type(g, n);
+  return t && sinew_node_type_is_a(t, type);
+}
+
+static sinew_plug_t attr_plug(sinew_graph_t *g, sinew_node_t n, const char *name) {
+  return sinew_plug_make(n, sinew_node_attr(g, n, name), 0, NULL);
+}
+
+static sinew_vec3_t v3(const double a[3]) { return (sinew_vec3_t){a[0], a[1], a[2]}; }
+
+static const char *const rotate_orders[] = {"xyz", "yzx", "zxy", "xzy", "yxz", "zyx"};
+
+static int rotate_order_from(const char *s) {
+  for (int i = 0; i < 6; i++)
+    if (strcmp(s, rotate_orders[i]) == 0) return i;
+  return -1;
+}
+
+/* ---- the values a command may change, to put back on failure ---------------------------------- */
+
+static const char *const snap_attrs[] = {"translate", "rotate", "scale", "shear", "rotatePivot", "scalePivot",
+                                         "rotatePivotTranslate", "scalePivotTranslate"};
+#define NSNAP 8
+
+typedef struct snap {
+  sinew_node_t node;
+  double v[NSNAP][3];
+  double roo;
+} snap;
+
+static int snap_take(sinew_graph_t *g, sinew_node_t n, snap *s) {
+  s->node = n;
+  for (int i = 0; i < NSNAP; i++) {
+    sinew_plug_t p = attr_plug(g, n, snap_attrs[i]);
+    int rc = sinew_get_doubles(g, &p, s->v[i], 3, NULL);
+    if (rc) return rc;
+  }
+  sinew_plug_t p = attr_plug(g, n, "rotateOrder");
+  return sinew_get_double(g, &p, &s->roo);
+}
+
+/* Puts the recorded values back, keeping the failure's message. */
+static void snap_restore(sinew_graph_t *g, const snap *s, size_t count) {
+  int code = sinew_graph_errcode(g);
+  char msg[1024];
+  snprintf(msg, sizeof msg, "%s", sinew_graph_errmsg(g));
+  for (size_t k = count; k-- > 0;) {
+    if (!sinew_node_valid(g, s[k].node)) continue;
+    /* only what changed is set back: a value set again, even to what it was, is written */
+    double now[3];
+    sinew_plug_t p = attr_plug(g, s[k].node, "rotateOrder");
+    if (sinew_get_double(g, &p, &now[0]) || now[0] != s[k].roo) sinew_set_double(g, &p, s[k].roo);
+    for (int i = 0; i < NSNAP; i++) {
+      p = attr_plug(g, s[k].node, snap_attrs[i]);
+      if (sinew_get_doubles(g, &p, now, 3, NULL) || memcmp(now, s[k].v[i], sizeof now) != 0)
+        sinew_set_doubles(g, &p, s[k].v[i], 3);
+    }
+  }
+  sinew_graph_set_error(g, code, "%s", msg);
+}
+
+/* ---- matrices ------------------------------------------------------------------------------------ */
+
+static int get3(sinew_graph_t *g, sinew_node_t n, const char *attr, double out[3]) {
+  sinew_plug_t p = attr_plug(g, n, attr);
+  return sinew_get_doubles(g, &p, out, 3, NULL);
+}
+
+static int set3(sinew_graph_t *g, sinew_node_t n, const char *attr, const double v[3]) {
+  sinew_plug_t p = attr_plug(g, n, attr);
+  return sinew_set_doubles(g, &p, v, 3);
+}
+
+/* What the local matrix is multiplied by to reach the world: offsetParentMatrix times the
+ * parent's world matrix (identity when the node does not inherit). */
+static int above_local(sinew_graph_t *g, sinew_node_t n, sinew_mat4_t *out) {
+  sinew_mat4_t opm, pm;
+  sinew_plug_t popm = attr_plug(g, n, "offsetParentMatrix"), pit = attr_plug(g, n, "inheritsTransform");
+  sinew_plug_t ppm = sinew_plug_make(n, sinew_node_attr(g, n, "parentMatrix"), 1, (const int32_t[]){0});
+  bool inherits = true;
+  int rc = sinew_get_matrix(g, &popm, &opm);
+  if (!rc) rc = sinew_get_bool(g, &pit, &inherits);
+  if (!rc) rc = sinew_get_matrix(g, &ppm, &pm);
+  if (rc) return rc;
+  if (!inherits) sinew_mat4_identity(&pm);
+  sinew_mat4_mul(&opm, &pm, out);
+  return SINEW_OK;
+}
+
+static int above_inverse(sinew_graph_t *g, sinew_node_t n, sinew_mat4_t *inv) {
+  sinew_mat4_t above;
+  int rc = above_local(g, n, &above);
+  if (rc) return rc;
+  if (!sinew_mat4_inverse(&above, inv))
+    return sinew_graph_set_error(g, SINEW_ERANGE, "%s: the parent's world matrix is singular; no local value "
+                                 "gives that world value", sinew_node_name(g, n));
+  return SINEW_OK;
+}
+
+/* Moves the node by d in world space: translate changes by d carried into the parent's space
+ * (translate is the last, purely additive factor of the local matrix). */
+static int move_world_by(sinew_graph_t *g, sinew_node_t n, const double d[3]) {
+  sinew_mat4_t inv;
+  double t[3];
+  int rc = above_inverse(g, n, &inv);
+  if (!rc) rc = get3(g, n, "translate", t);
+  if (rc) return rc;
+  sinew_vec3_t r;
+  sinew_mat4_transform_vector(v3(d), &inv, &r);
+  t[0] += r.x, t[1] += r.y, t[2] += r.z;
+  return set3(g, n, "translate", t);
+}
+
+/* Puts the node's world translation (the world matrix's last row) at p. */
+static int move_world_to(sinew_graph_t *g, sinew_node_t n, const double p[3]) {
+  sinew_mat4_t w;
+  int rc = sinew_dag_world_matrix(g, n, &w);
+  if (rc) return rc;
+  double d[3] = {p[0] - w.m[3][0], p[1] - w.m[3][1], p[2] - w.m[3][2]};
+  return move_world_by(g, n, d);
+}
+
+/* Gives the node the world matrix `want` (its translation kept exactly through the translate
+ * row): the local matrix is solved under the parent and decomposed into translate, rotate,
+ * scale and shear (pivots, rotateAxis and jointOrient kept). */
+static int set_world_matrix(sinew_graph_t *g, sinew_node_t n, const sinew_mat4_t *want) {
+  sinew_mat4_t inv, local;
+  int rc = above_inverse(g, n, &inv);
+  if (rc) return rc;
+  sinew_mat4_mul(want, &inv, &local);
+  if ((rc = sinew_dag_set_local_matrix(g, n, &local))) return rc;
+  double p[3] = {want->m[3][0], want->m[3][1], want->m[3][2]};
+  return move_world_to(g, n, p);
+}
+
+static int node_roo(sinew_graph_t *g, sinew_node_t n) {
+  double r = 0;
+  sinew_plug_t p = attr_plug(g, n, "rotateOrder");
+  if (sinew_get_double(g, &p, &r) || r < 0 || r > 5) return 0;
+  return (int)r;
+}
+
+/* The world matrix with its rotation replaced by Euler angles r (radians, the node's order),
+ * scale and shear kept. */
+static int world_with_rotation(sinew_graph_t *g, sinew_node_t n, const double r[3], sinew_mat4_t *out) {
+  sinew_mat4_t w;
+  sinew_vec3_t t, rot, s, sh;
+  int rc = sinew_dag_world_matrix(g, n, &w);
+  if (rc) return rc;
+  sinew_rotate_order_t o = (sinew_rotate_order_t)node_roo(g, n);
+  if (!sinew_mat4_decompose(&w, o, &t, &rot, &s, &sh))
+    return sinew_graph_set_error(g, SINEW_ERANGE, "%s: the world matrix is singular", sinew_node_name(g, n));
+  sinew_mat4_compose(t, v3(r), o, s, sh, out);
+  return SINEW_OK;
+}
+
+/* Moves a pivot (rotatePivot or scalePivot) to object-space point p without moving the object,
+ * as Maya does: rotatePivotTranslate / scalePivotTranslate take up the difference. */
+static int set_pivot(sinew_graph_t *g, sinew_node_t n, bool rotate_pivot, const double p[3]) {
+  double old[3], comp[3], r[3], ra[3], s[3], sh[3];
+  const char *pv = rotate_pivot ? "rotatePivot" : "scalePivot";
+  const char *pt = rotate_pivot ? "rotatePivotTranslate" : "scalePivotTranslate";
+  int rc = get3(g, n, pv, old);
+  if (!rc) rc = get3(g, n, pt, comp);
+  if (!rc) rc = get3(g, n, "rotate", r);
+  if (!rc) rc = get3(g, n, "rotateAxis", ra);
+  if (!rc) rc = get3(g, n, "scale", s);
+  if (!rc) rc = get3(g, n, "shear", sh);
+  if (rc) return rc;
+  sinew_mat4_t m, a, b;
+  if (rotate_pivot) {
+    sinew_mat4_euler(v3(ra), SINEW_ROTATE_XYZ, &a);
+    sinew_mat4_euler(v3(r), (sinew_rotate_order_t)node_roo(g, n), &b);
+  } else {
+    sinew_mat4_scale(v3(s), &a);
+    sinew_mat4_shear(sh[0], sh[1], sh[2], &b);
+  }
+  sinew_mat4_mul(&a, &b, &m);
+  /* -p M p + pt stays: pt' = pt + d M - d for d = p' - p */
+  double d[3] = {p[0] - old[0], p[1] - old[1], p[2] - old[2]};
+  sinew_vec3_t dm;
+  sinew_mat4_transform_vector(v3(d), &m, &dm);
+  comp[0] += dm.x - d[0], comp[1] += dm.y - d[1], comp[2] += dm.z - d[2];
+  if ((rc = set3(g, n, pv, p))) return rc;
+  return set3(g, n, pt, comp);
+}
+
+/* The nodes a command works on: its positional arguments from `first`, else the selection.
+ * Each must be a transform. *out is sinew_malloc'd. */
+static int gather_transforms(sinew_cmd_t *cmd, size_t first, sinew_node_t **out, size_t *count) {
+  sinew_session_t *s = sinew__session(cmd);
+  sinew_graph_t *g = sinew_cmd_graph(cmd);
+  size_t argc = sinew_cmd_argc(cmd);
+  size_t n = argc > first ? argc - first : s->scene->nsel;
+  if (n == 0) return sinew_cmd_error(cmd, SINEW_EINVAL, "no object given and nothing selected");
+  sinew_node_t *nodes = sinew_malloc(n * sizeof *nodes);
+  if (!nodes) return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+  int rc = SINEW_OK;
+  for (size_t i = 0; i < n && !rc; i++) {
+    if (argc > first) rc = sinew__cmd_node(cmd, sinew_cmd_arg_string(cmd, first + i), &nodes[i]);
+    else nodes[i] = s->scene->selection[i];
+    if (!rc && !sinew_node_valid(g, nodes[i])) rc = sinew_cmd_error(cmd, SINEW_ESTALE, "a selected node was deleted");
+    if (!rc && !is_type(g, nodes[i], "transform"))
+      rc = sinew_cmd_error(cmd, SINEW_ETYPE, "%s is a %s, not a transform", sinew_node_name(g, nodes[i]),
+                           sinew_node_type_name(sinew_node_type(g, nodes[i])));
+  }
+  if (rc) {
+    sinew_free(nodes);
+    return rc;
+  }
+  *out = nodes;
+  *count = n;
+  return SINEW_OK;
+}
+
+static int result_triple(sinew_cmd_t *cmd, const double v[3], double unit) {
+  int rc = sinew_cmd_result_empty_array(cmd, SINEW_VALUE_FLOAT_ARRAY);
+  for (int k = 0; k < 3 && !rc; k++) rc = sinew_cmd_result_append_double(cmd, v[k] / unit);
+  return rc;
+}
+
+/* Whether the command can set attribute `attr` (and each of its children) of n: not locked and
+ * not fed by a connection. Checked before anything changes, because a value set and then set
+ * back still counts as set (it is saved). */
+static int check_settable(sinew_cmd_t *cmd, sinew_graph_t *g, sinew_node_t n, const char *attr) {
+  uint32_t id = sinew_node_attr(g, n, attr);
+  sinew_attr_info_t info;
+  if (id == UINT32_MAX || sinew_node_attr_info(g, n, id, &info))
+    return sinew_cmd_error(cmd, SINEW_ENOTFOUND, "%s has no attribute '%s'", sinew_node_name(g, n), attr);
+  for (uint32_t k = 0; k <= info.child_count; k++) {
+    uint32_t a = k == 0 ? id : info.children[k - 1];
+    sinew_attr_info_t ai;
+    if (sinew_node_attr_info(g, n, a, &ai)) continue;
+    sinew_plug_t p = sinew_plug_make(n, a, 0, NULL), src;
+    if (sinew_plug_locked(g, &p))
+      return sinew_cmd_error(cmd, SINEW_ELOCKED, "%s.%s is locked", sinew_node_name(g, n), ai.name);
+    if (sinew_plug_source(g, &p, &src))
+      return sinew_cmd_error(cmd, SINEW_ECONNECTED, "%s.%s is connected from %s", sinew_node_name(g, n), ai.name,
+                             sinew_node_name(g, src.node));
+  }
+  return SINEW_OK;
+}
+
+/* The same for a list of attributes (NULL-terminated) on each node. */
+static int check_all_settable(sinew_cmd_t *cmd, const sinew_node_t *nodes, size_t count, const char *const *attrs) {
+  sinew_graph_t *g = sinew_cmd_graph(cmd);
+  for (size_t i = 0; i < count; i++)
+    for (size_t k = 0; attrs[k]; k++) {
+      int rc = check_settable(cmd, g, nodes[i], attrs[k]);
+      if (rc) return rc;
+    }
+  return SINEW_OK;
+}
+
+/* Runs edit(g, node, ud) on each node, putting every node back when one fails. */
+typedef int (*edit_fn)(sinew_cmd_t *cmd, sinew_graph_t *g, sinew_node_t n, void *ud);
+
+static int edit_all(sinew_cmd_t *cmd, const sinew_node_t *nodes, size_t count, edit_fn fn, void *ud) {
+  sinew_graph_t *g = sinew_cmd_graph(cmd);
+  snap *snaps = sinew_malloc(count * sizeof *snaps);
+  if (!snaps) return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+  int rc = SINEW_OK;
+  for (size_t i = 0; i < count && !rc; i++) rc = snap_take(g, nodes[i], &snaps[i]);
+  if (rc) {
+    sinew_free(snaps);
+    return sinew__graph_error(cmd, rc);
+  }
+  size_t done = 0;
+  for (; done < count && !rc; done++) rc = fn(cmd, g, nodes[done], ud);
+  if (rc) {
+    snap_restore(g, snaps, done);
+    rc = sinew__graph_error(cmd, rc);
+  }
+  sinew_free(snaps);
+  return rc;
+}
+
+/* ---- xform --------------------------------------------------------------------------------------- */
+
+static const sinew_cmd_flag_t xform_flags[] = {
+    {"translation", "t", "lll", 0},         {"rotation", "ro", "aaa", 0},
+    {"scale", "s", "fff", 0},               {"shear", "sh", "fff", 0},
+    {"matrix", "m", "ffffffffffffffff", 0}, {"pivots", "piv", "lll", 0},
+    {"rotatePivot", "rp", "lll", 0},        {"scalePivot", "sp", "lll", 0},
+    {"rotateAxis", "ra", "aaa", 0},         {"rotateOrder", "roo", "s", 0},
+    {"worldSpace", "ws", "", 0},            {"objectSpace", "os", "", 0},
+    {"absolute", "a", "", 0},               {"relative", "r", "", 0},
+    {"query", "q", "", SINEW_CMD_QUERY},    {"edit", "e", "", SINEW_CMD_EDIT}};
+
+static int xform_query(sinew_cmd_t *cmd, sinew_graph_t *g, sinew_node_t n, bool ws) {
+  static const char *const queryable[] = {"translation", "rotation", "scale", "shear", "matrix", "pivots",
+                                          "rotatePivot", "scalePivot", "rotateAxis", "rotateOrder"};
+  const char *what = NULL;
+  for (size_t i = 0; i < COUNT(queryable); i++)
+    if (sinew_cmd_flag_count(cmd, queryable[i])) {
+      if (what) return sinew_cmd_error(cmd, SINEW_EINVAL, "query one flag at a time (-%s and -%s)", what, queryable[i]);
+      what = queryable[i];
+    }
+  if (!what) return sinew_cmd_error(cmd, SINEW_EINVAL, "-query: give the flag to query (-translation, -rotation, ...)");
+  double lin = sinew__unit_in(g, SINEW_ATTR_DISTANCE), ang = sinew__unit_in(g, SINEW_ATTR_ANGLE);
+  double v[3];
+  sinew_mat4_t w;
+  int rc = SINEW_OK;
+  if (strcmp(what, "rotateOrder") == 0) return sinew_cmd_result_string(cmd, rotate_orders[node_roo(g, n)]);
+  if (strcmp(what, "matrix") == 0) {
+    if (ws) rc = sinew_dag_world_matrix(g, n, &w);
+    else {
+      sinew_plug_t p = attr_plug(g, n, "matrix");
+      rc = sinew_get_matrix(g, &p, &w);
+    }
+    if (rc) return sinew__graph_error(cmd, rc);
+    if ((rc = sinew_cmd_result_empty_array(cmd, SINEW_VALUE_FLOAT_ARRAY))) return rc;
+    for (int r = 0; r < 4; r++)
+      for (int c = 0; c < 4; c++)
+        if ((rc = sinew_cmd_result_append_double(cmd, c == 3 || r < 3 ? w.m[r][c] : w.m[r][c] / lin))) return rc;
+    return SINEW_OK;
+  }
+  if (strcmp(what, "pivots") == 0 || strcmp(what, "rotatePivot") == 0 || strcmp(what, "scalePivot") == 0) {
+    bool both = strcmp(what, "pivots") == 0;
+    double p[2][3];
+    if ((rc = get3(g, n, "rotatePivot", p[0])) || (rc = get3(g, n, "scalePivot", p[1])))
+      return sinew__graph_error(cmd, rc);
+    if (ws) {
+      if ((rc = sinew_dag_world_matrix(g, n, &w))) return sinew__graph_error(cmd, rc);
+      for (int k = 0; k < 2; k++) {
+        sinew_vec3_t r;
+        sinew_mat4_transform_point(v3(p[k]), &w, &r);
+        p[k][0] = r.x, p[k][1] = r.y, p[k][2] = r.z;
+      }
+    }
+    if ((rc = sinew_cmd_result_empty_array(cmd, SINEW_VALUE_FLOAT_ARRAY))) return rc;
+    int from = strcmp(what, "scalePivot") == 0, to = both ? 2 : from + 1;
+    for (int k = from; k < to; k++)
+      for (int c = 0; c < 3; c++)
+        if ((rc = sinew_cmd_result_append_double(cmd, p[k][c] / lin))) return rc;
+    return SINEW_OK;
+  }
+  if (strcmp(what, "translation") == 0) {
+    if (ws) {
+      if ((rc = sinew_dag_world_matrix(g, n, &w))) return sinew__graph_error(cmd, rc);
+      for (int k = 0; k < 3; k++) v[k] = w.m[3][k];
+    } else if ((rc = get3(g, n, "translate", v))) return sinew__graph_error(cmd, rc);
+    return result_triple(cmd, v, lin);
+  }
+  if (ws && (strcmp(what, "rotation") == 0 || strcmp(what, "scale") == 0 || strcmp(what, "shear") == 0)) {
+    sinew_vec3_t t, r, s, sh;
+    if ((rc = sinew_dag_world_matrix(g, n, &w))) return sinew__graph_error(cmd, rc);
+    if (!sinew_mat4_decompose(&w, (sinew_rotate_order_t)node_roo(g, n), &t, &r, &s, &sh))
+      return sinew_cmd_error(cmd, SINEW_ERANGE, "%s: the world matrix is singular", sinew_node_name(g, n));
+    sinew_vec3_t x = what[1] == 'o' ? r : what[1] == 'c' ? s : sh;
+    double xv[3] = {x.x, x.y, x.z};
+    return result_triple(cmd, xv, what[1] == 'o' ? ang : 1);
+  }
+  const char *attr = strcmp(what, "rotation") == 0 ? "rotate" : what;
+  if ((rc = get3(g, n, attr, v))) return sinew__graph_error(cmd, rc);
+  bool angle = strcmp(what, "rotation") == 0 || strcmp(what, "rotateAxis") == 0;
+  return result_triple(cmd, v, angle ? ang : 1);
+}
+
+typedef struct xform_args {
+  bool ws, rel;
+  int roo;
+} xform_args;
+
+static int flag3(sinew_cmd_t *cmd, const char *flag, double out[3]) {
+  for (size_t k = 0; k < 3; k++) out[k] = sinew_cmd_flag_double(cmd, flag, k, 0);
+  return (int)sinew_cmd_flag_count(cmd, flag);
+}
+
+/* The edits in Maya's order: rotate order, scale, shear, rotation, translation, pivots, matrix. */
+static int xform_edit_one(sinew_cmd_t *cmd, sinew_graph_t *g, sinew_node_t n, void *ud) {
+  const xform_args *a = ud;
+  double v[3], cur[3];
+  int rc = SINEW_OK;
+  if (a->roo >= 0) {
+    sinew_plug_t p = attr_plug(g, n, "rotateOrder");
+    if ((rc = sinew_set_double(g, &p, a->roo))) return rc;
+  }
+  if (flag3(cmd, "scale", v)) {
+    if ((rc = get3(g, n, "scale", cur))) return rc;
+    for (int k = 0; k < 3; k++) cur[k] = a->rel ? cur[k] * v[k] : v[k];
+    if ((rc = set3(g, n, "scale", cur))) return rc;
+  }
+  if (flag3(cmd, "shear", v)) {
+    if ((rc = get3(g, n, "shear", cur))) return rc;
+    for (int k = 0; k < 3; k++) cur[k] = a->rel ? cur[k] + v[k] : v[k];
+    if ((rc = set3(g, n, "shear", cur))) return rc;
+  }
+  if (flag3(cmd, "rotateAxis", v)) {
+    if ((rc = get3(g, n, "rotateAxis", cur))) return rc;
+    for (int k = 0; k < 3; k++) cur[k] = a->rel ? cur[k] + v[k] : v[k];
+    if ((rc = set3(g, n, "rotateAxis", cur))) return rc;
+  }
+  if (flag3(cmd, "rotation", v)) {
+    if (a->ws) {
+      sinew_mat4_t w;
+      if (a->rel) {
+        /* about the world axes: the world rotation is followed by the given one */
+        sinew_mat4_t d, cw;
+        if ((rc = sinew_dag_world_matrix(g, n, &cw))) return rc;
+        sinew_mat4_euler(v3(v), SINEW_ROTATE_XYZ, &d);
+        sinew_mat4_mul(&cw, &d, &w);
+        for (int k = 0; k < 3; k++) w.m[3][k] = cw.m[3][k];
+      } else if ((rc = world_with_rotation(g, n, v, &w))) return rc;
+      if ((rc = set_world_matrix(g, n, &w))) return rc;
+    } else {
+      if ((rc = get3(g, n, "rotate", cur))) return rc;
+      for (int k = 0; k < 3; k++) cur[k] = a->rel ? cur[k] + v[k] : v[k];
+      if ((rc = set3(g, n, "rotate", cur))) return rc;
+    }
+  }
+  if (flag3(cmd, "translation", v)) {
+    if (a->ws) rc = a->rel ? move_world_by(g, n, v) : move_world_to(g, n, v);
+    else {
+      if ((rc = get3(g, n, "translate", cur))) return rc;
+      for (int k = 0; k < 3; k++) cur[k] = a->rel ? cur[k] + v[k] : v[k];
+      rc = set3(g, n, "translate", cur);
+    }
+    if (rc) return rc;
+  }
+  const char *piv[3] = {"pivots", "rotatePivot", "scalePivot"};
+  for (int i = 0; i < 3; i++) {
+    if (!flag3(cmd, piv[i], v)) continue;
+    if (a->ws) {
+      sinew_mat4_t w, inv;
+      if ((rc = sinew_dag_world_matrix(g, n, &w))) return rc;
+      if (!sinew_mat4_inverse(&w, &inv))
+        return sinew_graph_set_error(g, SINEW_ERANGE, "%s: the world matrix is singular", sinew_node_name(g, n));
+      sinew_vec3_t r;
+      sinew_mat4_transform_point(v3(v), &inv, &r);
+      v[0] = r.x, v[1] = r.y, v[2] = r.z;
+    }
+    if (i != 2 && (rc = set_pivot(g, n, true, v))) return rc;
+    if (i != 1 && (rc = set_pivot(g, n, false, v))) return rc;
+  }
+  if (sinew_cmd_flag_count(cmd, "matrix")) {
+    sinew_mat4_t m;
+    double lin = sinew__unit_in(g, SINEW_ATTR_DISTANCE);
+    for (int r = 0; r < 4; r++)
+      for (int c = 0; c < 4; c++) {
+        double x = sinew_cmd_flag_double(cmd, "matrix", (size_t)(r * 4 + c), 0);
+        m.m[r][c] = r == 3 && c < 3 ? x * lin : x;
+      }
+    if (a->ws) rc = set_world_matrix(g, n, &m);
+    else rc = sinew_dag_set_local_matrix(g, n, &m);
+    if (rc == SINEW_ERANGE && !sinew_graph_errmsg(g)[0])
+      sinew_graph_set_error(g, rc, "%s: -matrix: the matrix has no translate, rotate and scale", sinew_node_name(g, n));
+    if (rc) return rc;
+  }
+  return SINEW_OK;
+}
+
+static int cmd_xform(sinew_cmd_t *cmd) {
+  sinew_graph_t *g = sinew_cmd_graph(cmd);
+  bool ws = sinew_cmd_flag_count(cmd, "worldSpace"), os = sinew_cmd_flag_count(cmd, "objectSpace");
+  bool rel = sinew_cmd_flag_count(cmd, "relative"), abs_ = sinew_cmd_flag_count(cmd, "absolute");
+  if (ws && os) return sinew_cmd_error(cmd, SINEW_EINVAL, "give -worldSpace or -objectSpace, not both");
+  if (rel && abs_) return sinew_cmd_error(cmd, SINEW_EINVAL, "give -relative or -absolute, not both");
+  sinew_node_t *nodes;
+  size_t count;
+  int rc = gather_transforms(cmd, 0, &nodes, &count);
+  if (rc) return rc;
+  if (sinew_cmd_query(cmd)) {
+    rc = xform_query(cmd, g, nodes[0], ws);
+    sinew_free(nodes);
+    return rc;
+  }
+  xform_args a = {.ws = ws, .rel = rel, .roo = -1};
+  const char *roo = sinew_cmd_flag_string(cmd, "rotateOrder", NULL);
+  if (roo && (a.roo = rotate_order_from(roo)) < 0)
+    rc = sinew_cmd_error(cmd, SINEW_EINVAL, "-rotateOrder: '%s' is not xyz, yzx, zxy, xzy, yxz or zyx", roo);
+  if (!rc && rel && sinew_cmd_flag_count(cmd, "matrix"))
+    rc = sinew_cmd_error(cmd, SINEW_EUNSUPPORTED, "-matrix with -relative is not supported");
+  for (size_t i = 0; i < count && !rc; i++)
+    if (is_type(g, nodes[i], "joint") && (sinew_cmd_flag_count(cmd, "pivots") || sinew_cmd_flag_count(cmd, "rotatePivot") ||
+                                          sinew_cmd_flag_count(cmd, "scalePivot") || sinew_cmd_flag_count(cmd, "shear")))
+      rc = sinew_cmd_error(cmd, SINEW_EINVAL, "%s is a joint: its matrix has no pivots or shear", sinew_node_name(g, nodes[i]));
+  const char *attrs[16];
+  size_t na = 0;
+  bool solve = sinew_cmd_flag_count(cmd, "matrix") || (ws && sinew_cmd_flag_count(cmd, "rotation"));
+  if (a.roo >= 0) attrs[na++] = "rotateOrder";
+  if (solve || sinew_cmd_flag_count(cmd, "translation")) attrs[na++] = "translate";
+  if (solve || sinew_cmd_flag_count(cmd, "rotation")) attrs[na++] = "rotate";
+  if (solve || sinew_cmd_flag_count(cmd, "scale")) attrs[na++] = "scale";
+  if (solve || sinew_cmd_flag_count(cmd, "shear")) attrs[na++] = "shear";
+  if (sinew_cmd_flag_count(cmd, "rotateAxis")) attrs[na++] = "rotateAxis";
+  if (sinew_cmd_flag_count(cmd, "pivots") || sinew_cmd_flag_count(cmd, "rotatePivot"))
+    attrs[na++] = "rotatePivot", attrs[na++] = "rotatePivotTranslate";
+  if (sinew_cmd_flag_count(cmd, "pivots") || sinew_cmd_flag_count(cmd, "scalePivot"))
+    attrs[na++] = "scalePivot", attrs[na++] = "scalePivotTranslate";
+  attrs[na] = NULL;
+  if (!rc) rc = check_all_settable(cmd, nodes, count, attrs);
+  if (!rc) rc = edit_all(cmd, nodes, count, xform_edit_one, &a);
+  sinew_free(nodes);
+  return rc;
+}
+
+/* ---- move / rotate / scale ------------------------------------------------------------------------ */
+
+static const sinew_cmd_flag_t move_flags[] = {
+    {"relative", "r", "", 0},    {"absolute", "a", "", 0},   {"worldSpace", "ws", "", 0},
+    {"objectSpace", "os", "", 0}, {"localSpace", "ls", "", 0}};
+
+static const sinew_cmd_flag_t rotate_flags[] = {
+    {"relative", "r", "", 0},    {"absolute", "a", "", 0},   {"worldSpace", "ws", "", 0},
+    {"objectSpace", "os", "", 0}};
+
+static const sinew_cmd_flag_t scale_flags[] = {
+    {"relative", "r", "", 0}, {"absolute", "a", "", 0}, {"objectSpace", "os", "", 0}};
+
+typedef struct mrs_args {
+  char which; /* 'm', 'r', 's' */
+  bool rel;
+  int space;  /* 0 world, 1 object, 2 local (parent) */
+  double v[3];
+} mrs_args;
+
+static int mrs_one(sinew_cmd_t *cmd, sinew_graph_t *g, sinew_node_t n, void *ud) {
+  (void)cmd;
+  const mrs_args *a = ud;
+  double cur[3];
+  int rc;
+  if (a->which == 'm') {
+    if (a->space == 0) return a->rel ? move_world_by(g, n, a->v) : move_world_to(g, n, a->v);
+    if (a->space == 1 && a->rel) {
+      /* along the object's own axes, in its units */
+      sinew_mat4_t w;
+      if ((rc = sinew_dag_world_matrix(g, n, &w))) return rc;
+      sinew_vec3_t d;
+      sinew_mat4_transform_vector(v3(a->v), &w, &d);
+      return move_world_by(g, n, (double[3]){d.x, d.y, d.z});
+    }
+    if ((rc = get3(g, n, "translate", cur))) return rc;
+    for (int k = 0; k < 3; k++) cur[k] = a->rel ? cur[k] + a->v[k] : a->v[k];
+    return set3(g, n, "translate", cur);
+  }
+  if (a->which == 's') {
+    if ((rc = get3(g, n, "scale", cur))) return rc;
+    for (int k = 0; k < 3; k++) cur[k] = a->rel ? cur[k] * a->v[k] : a->v[k];
+    return set3(g, n, "scale", cur);
+  }
+  /* rotate */
+  if (a->space == 0) {
+    sinew_mat4_t w;
+    if (a->rel) {
+      sinew_mat4_t d, cw;
+      if ((rc = sinew_dag_world_matrix(g, n, &cw))) return rc;
+      sinew_mat4_euler(v3(a->v), SINEW_ROTATE_XYZ, &d);
+      sinew_mat4_mul(&cw, &d, &w);
+      for (int k = 0; k < 3; k++) w.m[3][k] = cw.m[3][k];
+    } else if ((rc = world_with_rotation(g, n, a->v, &w))) return rc;
+    return set_world_matrix(g, n, &w);
+  }
+  if ((rc = get3(g, n, "rotate", cur))) return rc;
+  if (!a->rel) return set3(g, n, "rotate", a->v);
+  /* about the object's own axes: the given rotation acts first */
+  sinew_rotate_order_t o = (sinew_rotate_order_t)node_roo(g, n);
+  sinew_mat4_t d, r, m;
+  sinew_mat4_euler(v3(a->v), SINEW_ROTATE_XYZ, &d);
+  sinew_mat4_euler(v3(cur), o, &r);
+  sinew_mat4_mul(&d, &r, &m);
+  sinew_vec3_t e;
+  sinew_euler_from_mat4(&m, o, &e);
+  return set3(g, n, "rotate", (double[3]){e.x, e.y, e.z});
+}
+
+static int cmd_mrs(sinew_cmd_t *cmd) {
+  sinew_graph_t *g = sinew_cmd_graph(cmd);
+  const char *name = sinew_cmd_name(cmd);
+  mrs_args a = {.which = name[0] == 'm' ? 'm' : name[0] == 'r' ? 'r' : 's'};
+  bool rel = sinew_cmd_flag_count(cmd, "relative"), abs_ = sinew_cmd_flag_count(cmd, "absolute");
+  if (rel && abs_) return sinew_cmd_error(cmd, SINEW_EINVAL, "give -relative or -absolute, not both");
+  a.rel = rel;
+  int spaces = 0;
+  if (sinew_cmd_flag_count(cmd, "worldSpace")) spaces++, a.space = 0;
+  if (sinew_cmd_flag_count(cmd, "objectSpace")) spaces++, a.space = 1;
+  if (sinew_cmd_flag_count(cmd, "localSpace")) spaces++, a.space = 2;
+  if (spaces > 1) return sinew_cmd_error(cmd, SINEW_EINVAL, "give one of -worldSpace, -objectSpace, -localSpace");
+  if (a.which == 's') a.space = 1;
+  size_t argc = sinew_cmd_argc(cmd);
+  if (argc < 3) return sinew_cmd_error(cmd, SINEW_EINVAL, "usage: %s [flags] x y z [objects]", name);
+  sinew_attr_type_t unit = a.which == 'm' ? SINEW_ATTR_DISTANCE : a.which == 'r' ? SINEW_ATTR_ANGLE : SINEW_ATTR_DOUBLE;
+  for (size_t k = 0; k < 3; k++) {
+    const sinew_value_t *v = sinew_cmd_arg(cmd, k);
+    const char *text = sinew_cmd_arg_string(cmd, k);
+    char *end = NULL;
+    double x = v && v->kind == SINEW_VALUE_INT ? (double)v->as.i
+             : v && v->kind == SINEW_VALUE_FLOAT ? v->as.f : (text ? strtod(text, &end) : 0);
+    if (v && v->kind != SINEW_VALUE_INT && v->kind != SINEW_VALUE_FLOAT && (!text || !text[0] || !end || *end))
+      return sinew_cmd_error(cmd, SINEW_ETYPE, "argument %zu: '%s' is not a number (give x y z, then the objects)",
+                             k + 1, text ? text : "");
+    a.v[k] = unit == SINEW_ATTR_DOUBLE ? x : sinew__unit_to_internal(g, unit, x);
+  }
+  sinew_node_t *nodes;
+  size_t count;
+  int rc = gather_transforms(cmd, 3, &nodes, &count);
+  if (rc) return rc;
+  static const char *const move_attrs[] = {"translate", NULL}, *const scale_attrs[] = {"scale", NULL};
+  static const char *const rot_attrs[] = {"rotate", NULL};
+  static const char *const solve_attrs[] = {"translate", "rotate", "scale", "shear", NULL};
+  const char *const *attrs = a.which == 'm' ? move_attrs : a.which == 's' ? scale_attrs
+                           : a.space == 0 ? solve_attrs : rot_attrs;
+  rc = check_all_settable(cmd, nodes, count, attrs);
+  if (!rc) rc = edit_all(cmd, nodes, count, mrs_one, &a);
+  sinew_free(nodes);
+  return rc;
+}
+
+/* ---- group --------------------------------------------------------------------------------------- */
+
+static const sinew_cmd_flag_t group_flags[] = {
+    {"empty", "em", "", 0}, {"name", "n", "s", 0}, {"world", "w", "", 0}, {"parent", "p", "s", 0},
+    {"absolute", "a", "", 0}, {"relative", "r", "", 0}};
+
+static int cmd_group(sinew_cmd_t *cmd) {
+  sinew_session_t *s = sinew__session(cmd);
+  sinew_graph_t *g = sinew_cmd_graph(cmd);
+  bool empty = sinew_cmd_flag_count(cmd, "empty"), world = sinew_cmd_flag_count(cmd, "world");
+  const char *pname = sinew_cmd_flag_string(cmd, "parent", NULL), *name = sinew_cmd_flag_string(cmd, "name", NULL);
+  if (world && pname) return sinew_cmd_error(cmd, SINEW_EINVAL, "give -world or -parent, not both");
+  if (sinew_cmd_flag_count(cmd, "relative"))
+    return sinew_cmd_error(cmd, SINEW_EUNSUPPORTED, "-relative (keeping local values) is not supported");
+  if (empty && sinew_cmd_argc(cmd)) return sinew_cmd_error(cmd, SINEW_EINVAL, "-empty takes no objects");
+  sinew_node_t parent = {0, 0}, *kids = NULL, *old = NULL;
+  size_t nkids = 0;
+  int rc = SINEW_OK;
+  if (pname) {
+    if ((rc = sinew__cmd_node(cmd, pname, &parent))) return rc;
+    if (!is_type(g, parent, "transform"))
+      return sinew_cmd_error(cmd, SINEW_ETYPE, "-parent: %s is not a transform", sinew_node_name(g, parent));
+  }
+  if (!empty && (sinew_cmd_argc(cmd) || s->scene->nsel)) {
+    if ((rc = gather_transforms(cmd, 0, &kids, &nkids))) return rc;
+    for (size_t i = 0; i < nkids && !rc; i++)
+      for (size_t j = 0; j < i && !rc; j++)
+        if (kids[i].index == kids[j].index && kids[i].gen == kids[j].gen)
+          rc = sinew_cmd_error(cmd, SINEW_EINVAL, "%s is given twice", sinew_node_name(g, kids[i]));
+    /* a new parent inside a grouped object's subtree would make a cycle */
+    for (sinew_node_t a = parent; !rc && (a.index || a.gen); a = sinew_node_parent(g, a))
+      for (size_t i = 0; i < nkids && !rc; i++)
+        if (a.index == kids[i].index && a.gen == kids[i].gen)
+          rc = sinew_cmd_error(cmd, SINEW_EINVAL, "-parent %s is %s or below it", pname, sinew_node_name(g, kids[i]));
+    if (!rc && !pname && !world && nkids) {
+      /* the objects' common parent, as Maya; the world when they differ */
+      parent = sinew_node_parent(g, kids[0]);
+      for (size_t i = 1; i < nkids; i++) {
+        sinew_node_t p = sinew_node_parent(g, kids[i]);
+        if (p.index != parent.index || p.gen != parent.gen) parent = (sinew_node_t){0, 0};
+      }
+    }
+    if (!rc && !(old = sinew_malloc(nkids * sizeof *old))) rc = sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+    for (size_t i = 0; i < nkids && !rc; i++) old[i] = sinew_node_parent(g, kids[i]);
+  }
+  static const char *const solve_attrs[] = {"translate", "rotate", "scale", "shear", NULL};
+  if (!rc && nkids) rc = check_all_settable(cmd, kids, nkids, solve_attrs);
+  snap *snaps = NULL;
+  if (!rc && nkids && !(snaps = sinew_malloc(nkids * sizeof *snaps))) rc = sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+  for (size_t i = 0; i < nkids && !rc; i++)
+    if ((rc = snap_take(g, kids[i], &snaps[i]))) rc = sinew__graph_error(cmd, rc);
+  if (!rc && s->scene->csel == 0) {
+    sinew_node_t *p = sinew_realloc(s->scene->selection, 8 * sizeof *p);
+    if (!p) rc = sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+    else s->scene->selection = p, s->scene->csel = 8;
+  }
+  sinew_node_t grp = {0, 0};
+  if (!rc) {
+    const char *want = name && name[0] ? name : "group#";
+    rc = (parent.index || parent.gen) ? sinew_node_create_under(g, "transform", want, parent, &grp)
+                                      : sinew_node_create(g, "transform", want, &grp);
+    if (rc) rc = sinew__graph_error(cmd, rc);
+  }
+  size_t moved = 0;
+  for (; moved < nkids && !rc; moved++)
+    if ((rc = sinew_dag_parent(g, kids[moved], grp, SINEW_PARENT_KEEP_WORLD))) break;
+  if (rc && (grp.index || grp.gen)) {
+    int code = sinew_graph_errcode(g);
+    char msg[1024];
+    snprintf(msg, sizeof msg, "%s", sinew_graph_errmsg(g));
+    /* sinew_dag_parent leaves the node it failed on as it was: the ones before go back */
+    for (size_t i = moved; i-- > 0;) sinew_dag_parent(g, kids[i], old[i], 0);
+    snap_restore(g, snaps, moved);
+    sinew_node_delete(g, grp);
+    sinew_graph_set_error(g, code, "%s", msg);
+    rc = sinew__graph_error(cmd, rc);
+  }
+  if (!rc) {
+    s->scene->selection[0] = grp;
+    s->scene->nsel = 1;
+    char buf[512];
+    rc = sinew_cmd_result_string(cmd, sinew__node_label(g, grp, buf, sizeof buf));
+  }
+  sinew_free(snaps);
+  sinew_free(old);
+  sinew_free(kids);
+  return rc;
+}
+
+/* ---- registration ------------------------------------------------------------------------------ */
+
+int sinew__register_everyday_cmds(sinew_lang_t *L, sinew_session_t *s) {
+  const sinew_cmd_desc_t cmds[] = {
+      {"xform", cmd_xform, xform_flags, COUNT(xform_flags), false, s},
+      {"move", cmd_mrs, move_flags, COUNT(move_flags), false, s},
+      {"rotate", cmd_mrs, rotate_flags, COUNT(rotate_flags), false, s},
+      {"scale", cmd_mrs, scale_flags, COUNT(scale_flags), false, s},
+      {"group", cmd_group, group_flags, COUNT(group_flags), false, s},
+  };
+  for (size_t i = 0; i < COUNT(cmds); i++) {
+    int rc = sinew_lang_register_command(L, &cmds[i]);
+    if (rc) return rc;
+  }
+  return SINEW_OK;
+}

@@ -1,0 +1,365 @@
+/* tests/test_everyday_cmds.c: the transform commands of cmds/cmd_everyday.c through
+ * sinew_session_run: xform (query and edit of every flag, object and world space, absolute and
+ * relative), move / rotate / scale (spaces, several objects, the selection) and group (-em, -n,
+ * -w, -p, the common parent, world positions kept). World positions are worked by hand in the
+ * comments; bad input fails with file, line, command and node, and leaves the scene exactly as
+ * it was (compared as the .ma text the writer makes of it). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sinew/cmds.h"
+#include "sinew/sinew.h"
+#include "tests/support.h"
+
+static sinew_session_t *S;
+
+static int setup(void **state) {
+  (void)state;
+  sinew_session_desc_t d = {0};
+  assert_int_equal(sinew_session_create(&d, &S), 0);
+  return 0;
+}
+
+static int teardown(void **state) {
+  (void)state;
+  sinew_session_destroy(S);
+  S = NULL;
+  return 0;
+}
+
+static sinew_graph_t *G(void) { return sinew_session_graph(S); }
+
+static int run(const char *text) { return sinew_session_run(S, text, strlen(text), "test.mel", NULL); }
+
+static void ok(const char *text) {
+  int rc = run(text);
+  if (rc) fail_msg("%s\n  failed: %s", text, sinew_session_errmsg(S));
+}
+
+static char resbuf[1 << 14];
+static const char *res(const char *text) {
+  sinew_value_t v = {0};
+  int rc = sinew_session_run(S, text, strlen(text), "test.mel", &v);
+  if (rc) fail_msg("%s\n  failed: %s", text, sinew_session_errmsg(S));
+  sinew_value_format(&v, resbuf, sizeof resbuf);
+  sinew_value_clear(&v);
+  size_t n = strlen(resbuf);
+  for (size_t i = 0; i < n; i++)
+    if (resbuf[i] == '\n') resbuf[i] = ' ';
+  while (n && resbuf[n - 1] == ' ') resbuf[--n] = 0;
+  return resbuf;
+}
+
+static void expect_res(const char *text, const char *want) {
+  const char *got = res(text);
+  if (strcmp(got, want) != 0) fail_msg("%s\n  gave '%s'\n  want '%s'", text, got, want);
+}
+
+/* The numbers of a result must be `want` (n of them) within 1e-9. */
+static void expect_nums(const char *text, size_t n, ...) {
+  sinew_value_t v = {0};
+  int rc = sinew_session_run(S, text, strlen(text), "test.mel", &v);
+  if (rc) fail_msg("%s\n  failed: %s", text, sinew_session_errmsg(S));
+  size_t got = sinew_value_count(&v);
+  if (got != n) fail_msg("%s\n  gave %zu numbers, want %zu", text, got, n);
+  va_list ap;
+  va_start(ap, n);
+  for (size_t i = 0; i < n; i++) {
+    double want = va_arg(ap, double), x = sinew_value_double_at(&v, i);
+    if (fabs(x - want) > 1e-9) fail_msg("%s\n  number %zu is %.12g, want %.12g", text, i, x, want);
+  }
+  va_end(ap);
+  sinew_value_clear(&v);
+}
+
+static bool count_conn(void *ud, const sinew_connection_t *c) {
+  (void)c;
+  (*(size_t *)ud)++;
+  return true;
+}
+
+static char *snapshot(void) {
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  assert_non_null(f);
+  size_t nc = 0;
+  sinew_foreach_connection(G(), (sinew_node_t){0, 0}, false, count_conn, &nc);
+  fprintf(f, "nodes %zu connections %zu\n", sinew_node_count(G()), nc);
+  assert_int_equal(sinew_session_write_ma(S, f, "snapshot"), 0);
+  fclose(f);
+  return buf;
+}
+
+/* A command that must fail on line 3 of test.mel naming the command and each needle (NULL ends
+ * the list), leaving the scene exactly as it was. */
+static void bad(const char *text, ...) {
+  char *before = snapshot();
+  char script[4096];
+  snprintf(script, sizeof script, "\n\n%s", text);
+  int rc = run(script);
+  if (rc == 0) fail_msg("%s\n  succeeded; it should fail", text);
+  const char *msg = sinew_session_errmsg(S);
+  if (!strstr(msg, "test.mel:3:")) fail_msg("%s\n  message '%s' does not say test.mel:3:", text, msg);
+  char cmdname[64];
+  snprintf(cmdname, sizeof cmdname, "%.*s:", (int)strcspn(text, " ;"), text);
+  if (!strstr(msg, cmdname)) fail_msg("%s\n  message '%s' does not name the command", text, msg);
+  va_list ap;
+  va_start(ap, text);
+  for (const char *needle; (needle = va_arg(ap, const char *));)
+    if (!strstr(msg, needle)) fail_msg("%s\n  message '%s' does not name '%s'", text, msg, needle);
+  va_end(ap);
+  char *after = snapshot();
+  if (strcmp(before, after) != 0) fail_msg("%s\n  changed the scene:\n--- before\n%s--- after\n%s", text, before, after);
+  free(before);
+  free(after);
+}
+
+/* P at tx 10 turned 90 degrees about y: a child's local (a, b, c) is world (c + 10, b, -a). */
+static void parent_scene(void) {
+  ok("createNode transform -n P; setAttr P.tx 10; setAttr P.ry 90; createNode transform -n C -p P;");
+}
+
+/* ---- xform ------------------------------------------------------------------------------------ */
+
+static void test_xform_translation(void **state) {
+  (void)state;
+  parent_scene();
+  /* world (1, 2, 3) = (c + 10, b, -a): local (-3, 2, -9) */
+  ok("xform -ws -t 1 2 3 C");
+  expect_nums("xform -q -ws -t C", 3, 1.0, 2.0, 3.0);
+  expect_nums("xform -q -os -t C", 3, -3.0, 2.0, -9.0);
+  expect_nums("xform -q -t C", 3, -3.0, 2.0, -9.0);
+  /* one more along world x is one more along local z */
+  ok("xform -r -ws -t 1 0 0 C");
+  expect_nums("getAttr C.t", 3, -3.0, 2.0, -8.0);
+  expect_nums("xform -q -worldSpace -translation C", 3, 2.0, 2.0, 3.0);
+  ok("xform -r -os -t 0 1 0 C");
+  expect_nums("xform -q -ws -t C", 3, 2.0, 3.0, 3.0);
+  ok("xform -t 1 1 1 C");
+  expect_nums("xform -q -ws -t C", 3, 11.0, 1.0, -1.0);
+  /* the selection when no object is named */
+  ok("select -r C; xform -a -t 0 0 0");
+  expect_nums("xform -q -ws -t", 3, 10.0, 0.0, 0.0);
+  /* several objects in one edit */
+  ok("createNode transform -n D; xform -ws -t 0 5 0 C D");
+  expect_nums("xform -q -ws -t C", 3, 0.0, 5.0, 0.0);
+  expect_nums("xform -q -ws -t D", 3, 0.0, 5.0, 0.0);
+  /* scene units: 1 m is 100 cm */
+  ok("currentUnit -l m; xform -ws -t 1 0 0 D");
+  expect_nums("getAttr D.tx", 1, 1.0);
+  ok("currentUnit -l cm");
+  expect_nums("getAttr D.tx", 1, 100.0);
+}
+
+static void test_xform_rotation_scale_shear(void **state) {
+  (void)state;
+  parent_scene();
+  ok("xform -ws -t 1 2 3 C");
+  expect_nums("xform -q -ws -ro C", 3, 0.0, 90.0, 0.0);
+  expect_nums("xform -q -ro C", 3, 0.0, 0.0, 0.0);
+  /* world rotation 0 under a parent turned 90 about y: local -90 about y; the position stays */
+  ok("xform -ws -ro 0 0 0 C");
+  expect_nums("xform -q -ro C", 3, 0.0, -90.0, 0.0);
+  expect_nums("xform -q -ws -ro C", 3, 0.0, 0.0, 0.0);
+  expect_nums("xform -q -ws -t C", 3, 1.0, 2.0, 3.0);
+  ok("xform -r -ro 0 0 10 C");
+  expect_nums("xform -q -ro C", 3, 0.0, -90.0, 10.0);
+  ok("xform -s 2 3 4 C; xform -r -s 2 1 1 C");
+  expect_nums("xform -q -s C", 3, 4.0, 3.0, 4.0);
+  ok("xform -sh 0.5 0 0 C; xform -r -sh 0.25 1 0 C");
+  expect_nums("xform -q -sh C", 3, 0.75, 1.0, 0.0);
+  ok("xform -roo zxy C");
+  expect_res("xform -q -roo C", "zxy");
+  expect_nums("getAttr C.ro", 1, 2.0);
+  ok("xform -ra 0 45 0 C");
+  expect_nums("xform -q -ra C", 3, 0.0, 45.0, 0.0);
+}
+
+static void test_xform_matrix(void **state) {
+  (void)state;
+  ok("createNode transform -n N; setAttr N.t 1 2 3");
+  expect_nums("xform -q -m N", 16, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 1.0, 2.0, 3.0, 1.0);
+  /* rows: x -> y, y -> -x: 90 degrees about z */
+  ok("xform -m 0 1 0 0 -1 0 0 0 0 0 1 0 4 5 6 1 N");
+  expect_nums("getAttr N.r", 3, 0.0, 0.0, 90.0);
+  expect_nums("getAttr N.t", 3, 4.0, 5.0, 6.0);
+  parent_scene();
+  ok("xform -ws -m 1 0 0 0 0 1 0 0 0 0 1 0 1 2 3 1 C");
+  expect_nums("xform -q -ws -m C", 16, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 1.0, 2.0, 3.0,
+              1.0);
+  expect_nums("getAttr C.t", 3, -3.0, 2.0, -9.0);
+  expect_nums("getAttr C.r", 3, 0.0, -90.0, 0.0);
+}
+
+static void test_xform_pivots(void **state) {
+  (void)state;
+  /* Q turned 90 about z, at (5, 0, 0). Its rotate pivot moved to (1, 0, 0) turns to (0, 1, 0):
+   * rotatePivotTranslate = d R - d = (-1, 1, 0) keeps the object where it was. */
+  ok("createNode transform -n Q; setAttr Q.t 5 0 0; setAttr Q.rz 90");
+  ok("xform -rp 1 0 0 Q");
+  expect_nums("xform -q -rp Q", 3, 1.0, 0.0, 0.0);
+  expect_nums("getAttr Q.rpt", 3, -1.0, 1.0, 0.0);
+  expect_nums("xform -q -ws -t Q", 3, 5.0, 0.0, 0.0);
+  /* in the world the pivot is rp + rpt + t */
+  expect_nums("xform -q -ws -rp Q", 3, 5.0, 1.0, 0.0);
+  /* back to the object's origin, given in world space */
+  ok("xform -ws -rp 5 0 0 Q");
+  expect_nums("xform -q -rp Q", 3, 0.0, 0.0, 0.0);
+  expect_nums("getAttr Q.rpt", 3, 0.0, 0.0, 0.0);
+  /* -piv moves both; a scale pivot under scale 2 is balanced by scalePivotTranslate d S - d */
+  ok("createNode transform -n V; setAttr V.s 2 2 2; xform -piv 1 2 3 V");
+  expect_nums("xform -q -piv V", 6, 1.0, 2.0, 3.0, 1.0, 2.0, 3.0);
+  expect_nums("xform -q -sp V", 3, 1.0, 2.0, 3.0);
+  expect_nums("getAttr V.spt", 3, 1.0, 2.0, 3.0);
+  expect_nums("xform -q -ws -t V", 3, 0.0, 0.0, 0.0);
+}
+
+static void test_xform_bad(void **state) {
+  (void)state;
+  parent_scene();
+  ok("xform -t 1 2 3 C");
+  bad("xform -q -t nosuch", "nosuch", NULL);
+  bad("xform -t 1 2 3 time1", "time1", "not a transform", NULL);
+  bad("xform -roo abc C", "abc", NULL);
+  bad("xform -ws -os -t 1 2 3 C", "-worldSpace", NULL);
+  bad("xform -r -a -t 1 2 3 C", "-relative", NULL);
+  bad("xform -q C", "-query", NULL);
+  bad("xform -q -t -ro C", "one flag", NULL);
+  bad("xform -nosuchflag 1 C", "nosuchflag", NULL);
+  bad("xform -t 1 two 3 C", "-t", NULL);
+  ok("joint -n J");
+  bad("xform -rp 1 0 0 J", "J", "joint", NULL);
+  /* a late failure (rotate locked) puts back the scale already set */
+  ok("setAttr -lock 1 C.rx");
+  bad("xform -s 5 5 5 -ro 1 2 3 C", "C", NULL);
+  expect_nums("getAttr C.s", 3, 1.0, 1.0, 1.0);
+  /* one of several objects failing puts back the others */
+  ok("createNode transform -n A");
+  bad("xform -ro 1 2 3 A C", "C", NULL);
+  expect_nums("getAttr A.r", 3, 0.0, 0.0, 0.0);
+  ok("select -cl");
+  bad("xform -t 1 2 3", "nothing selected", NULL);
+}
+
+/* ---- move / rotate / scale --------------------------------------------------------------------- */
+
+static void test_move(void **state) {
+  (void)state;
+  parent_scene();
+  /* absolute in world space by default */
+  ok("move 1 2 3 C");
+  expect_nums("getAttr C.t", 3, -3.0, 2.0, -9.0);
+  ok("move -r 1 0 0 C");
+  expect_nums("xform -q -ws -t C", 3, 2.0, 2.0, 3.0);
+  /* -ls: the parent's space, straight into translate */
+  ok("move -r -ls 1 0 0 C");
+  expect_nums("getAttr C.t", 3, -2.0, 2.0, -8.0);
+  ok("move -ls 0 0 0 C");
+  expect_nums("getAttr C.t", 3, 0.0, 0.0, 0.0);
+  /* -os -r: along the object's own axes, in its units: x of an object turned 90 about y and
+   * scaled 2 is world (0, 0, -2) */
+  ok("createNode transform -n O; setAttr O.ry 90; setAttr O.s 2 2 2; move -r -os 1 0 0 O");
+  expect_nums("xform -q -ws -t O", 3, 0.0, 0.0, -2.0);
+  /* several objects, and the selection */
+  ok("createNode transform -n A; createNode transform -n B; move -r 0 1 0 A B");
+  expect_nums("getAttr A.t", 3, 0.0, 1.0, 0.0);
+  expect_nums("getAttr B.t", 3, 0.0, 1.0, 0.0);
+  ok("select -r A B; move -r 0 0 1");
+  expect_nums("getAttr A.t", 3, 0.0, 1.0, 1.0);
+  expect_nums("getAttr B.t", 3, 0.0, 1.0, 1.0);
+  /* a late failure on B puts A back */
+  ok("setAttr -lock 1 B.tx");
+  bad("move -r 1 0 0 A B", "B", NULL);
+  bad("move 1 2 nosuch", "nosuch", NULL);
+  bad("move 1 2 3 nosuch", "nosuch", NULL);
+  bad("move -r -a 1 2 3 A", "-relative", NULL);
+  bad("move -ws -os 1 2 3 A", "-worldSpace", NULL);
+  bad("move 1 2 3 time1", "time1", NULL);
+}
+
+static void test_rotate_scale(void **state) {
+  (void)state;
+  parent_scene();
+  /* object space, relative: the given turn acts first */
+  ok("rotate -r -os 0 0 45 C");
+  expect_nums("getAttr C.r", 3, 0.0, 0.0, 45.0);
+  ok("rotate -os 10 20 30 C");
+  expect_nums("getAttr C.r", 3, 10.0, 20.0, 30.0);
+  /* absolute world: world rotation 0 under P is local -90 about y */
+  ok("rotate 0 0 0 C");
+  expect_nums("xform -q -ws -ro C", 3, 0.0, 0.0, 0.0);
+  expect_nums("getAttr C.r", 3, 0.0, -90.0, 0.0);
+  /* relative world: 90 about z, then 90 about world y: x -> y -> y, y -> -x -> z, z -> z -> x */
+  ok("createNode transform -n R; setAttr R.rz 90; rotate -r -ws 0 90 0 R");
+  expect_nums("xform -q -ws -m R", 16, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0);
+  ok("createNode transform -n K; scale 2 2 2 K; scale -r 2 1 0.5 K");
+  expect_nums("getAttr K.s", 3, 4.0, 2.0, 1.0);
+  ok("select -r K C; scale 3 3 3");
+  expect_nums("getAttr K.s", 3, 3.0, 3.0, 3.0);
+  expect_nums("getAttr C.s", 3, 3.0, 3.0, 3.0);
+  bad("rotate 1 2 C", "C", NULL);
+  bad("scale -ws 1 1 1 K", "ws", NULL);
+  ok("setAttr -lock 1 C.sz");
+  bad("scale 2 2 2 K C", "C", NULL);
+  expect_nums("getAttr K.s", 3, 3.0, 3.0, 3.0);
+}
+
+/* ---- group ------------------------------------------------------------------------------------ */
+
+static void test_group(void **state) {
+  (void)state;
+  parent_scene();
+  ok("xform -ws -t 1 2 3 C");
+  /* under the objects' common parent, at its origin; C keeps its world position */
+  expect_res("group -n G C", "G");
+  expect_res("listRelatives -p C", "G");
+  expect_res("listRelatives -p G", "P");
+  expect_nums("getAttr G.t", 3, 0.0, 0.0, 0.0);
+  expect_nums("xform -q -ws -t C", 3, 1.0, 2.0, 3.0);
+  expect_res("ls -sl", "G");
+  /* -w: under the world */
+  expect_res("group -w -n W C", "W");
+  expect_res("listRelatives -p W", "");
+  expect_nums("xform -q -ws -t C", 3, 1.0, 2.0, 3.0);
+  expect_nums("getAttr C.t", 3, 1.0, 2.0, 3.0);
+  /* -em, automatic names, -p */
+  expect_res("group -em", "group1");
+  expect_res("group -em -p P", "group2");
+  expect_res("listRelatives -p group2", "P");
+  /* the selection, and objects with different parents go under the world */
+  ok("createNode transform -n A; createNode transform -n B -p P; select -r A B");
+  expect_res("group -n AB", "AB");
+  expect_res("listRelatives -p AB", "");
+  expect_res("listRelatives -c AB", "A B");
+  /* a string result, as Maya's */
+  expect_res("string $g = `group -em -n X`; $g", "X");
+  bad("group -p nosuch C", "nosuch", NULL);
+  bad("group -p C C", "C", NULL);
+  bad("group -em C", "-empty", NULL);
+  bad("group -w -p P C", "-world", NULL);
+  bad("group nosuch", "nosuch", NULL);
+  bad("group -n Y C time1", "time1", NULL);
+  bad("group -r C", "-relative", NULL);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(test_xform_translation, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_xform_rotation_scale_shear, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_xform_matrix, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_xform_pivots, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_xform_bad, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_move, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_rotate_scale, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_group, setup, teardown),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
