@@ -713,6 +713,158 @@ static int cmd_group(sinew_cmd_t *cmd) {
   return rc;
 }
 
+/* ---- objectType, attributeExists, attributeQuery ---------------------------------------------- */
+
+static const sinew_cmd_flag_t objtype_flags[] = {{"isType", "i", "s", 0}, {"isAType", "isa", "s", 0}};
+
+static int cmd_object_type(sinew_cmd_t *cmd) {
+  sinew_graph_t *g = sinew_cmd_graph(cmd);
+  if (sinew_cmd_argc(cmd) != 1) return sinew_cmd_error(cmd, SINEW_EINVAL, "give one object");
+  bool is = sinew_cmd_flag_count(cmd, "isType") > 0, isa = sinew_cmd_flag_count(cmd, "isAType") > 0;
+  if (is && isa) return sinew_cmd_error(cmd, SINEW_EINVAL, "give -isType or -isAType, not both");
+  sinew_node_t n;
+  int rc = sinew__cmd_node(cmd, sinew_cmd_arg_string(cmd, 0), &n);
+  if (rc) return rc;
+  const sinew_node_type_t *t = sinew_node_type(g, n);
+  if (is) return sinew_cmd_result_int(cmd, strcmp(sinew_node_type_name(t), sinew_cmd_flag_string(cmd, "isType", "")) == 0);
+  if (isa) return sinew_cmd_result_int(cmd, sinew_node_type_is_a(t, sinew_cmd_flag_string(cmd, "isAType", "")));
+  return sinew_cmd_result_string(cmd, sinew_node_type_name(t));
+}
+
+/* attributeExists attr node: Maya's script procedure; 0 for a node that does not exist. */
+static int cmd_attribute_exists(sinew_cmd_t *cmd) {
+  sinew_session_t *s = sinew__session(cmd);
+  sinew_graph_t *g = sinew_cmd_graph(cmd);
+  if (sinew_cmd_argc(cmd) != 2) return sinew_cmd_error(cmd, SINEW_EINVAL, "usage: attributeExists attribute node");
+  const char *attr = sinew_cmd_arg_string(cmd, 0), *name = sinew_cmd_arg_string(cmd, 1);
+  sinew_node_t n;
+  if (!attr || !attr[0] || !name || !name[0] || sinew__find_node(s, name, &n)) return sinew_cmd_result_int(cmd, 0);
+  return sinew_cmd_result_int(cmd, sinew_node_attr(g, n, attr) != UINT32_MAX);
+}
+
+static const sinew_cmd_flag_t attrq_flags[] = {
+    {"node", "n", "s", 0},           {"type", "typ", "s", 0},        {"exists", "ex", "", 0},
+    {"listChildren", "lc", "", 0},   {"listParent", "lp", "", 0},    {"attributeType", "at", "", 0},
+    {"minExists", "mne", "", 0},     {"maxExists", "mxe", "", 0},    {"minimum", "min", "", 0},
+    {"maximum", "max", "", 0},       {"keyable", "k", "", 0},        {"niceName", "nn", "", 0},
+    {"longName", "ln", "", 0},       {"shortName", "sn", "", 0},     {"multi", "m", "", 0},
+    {"hidden", "h", "", 0},          {"writable", "w", "", 0},       {"readable", "r", "", 0},
+    {"numberOfChildren", "nc", "", 0}, {"listEnum", "le", "", 0}};
+
+static const char *maya_type_name(const sinew_attr_info_t *info) {
+  switch (info->type) {
+    case SINEW_ATTR_BOOL: return "bool";
+    case SINEW_ATTR_INT: return "long";
+    case SINEW_ATTR_ENUM: return "enum";
+    case SINEW_ATTR_FLOAT: return "float";
+    case SINEW_ATTR_DOUBLE: return "double";
+    case SINEW_ATTR_DISTANCE: return "doubleLinear";
+    case SINEW_ATTR_ANGLE: return "doubleAngle";
+    case SINEW_ATTR_TIME: return "time";
+    case SINEW_ATTR_MATRIX: return "matrix";
+    case SINEW_ATTR_STRING: return "typed";
+    case SINEW_ATTR_MESSAGE: return "message";
+    case SINEW_ATTR_COMPOUND: return info->child_count == 3 ? "double3" : info->child_count == 2 ? "double2" : "compound";
+    case SINEW_ATTR_DATA: return "typed";
+    default: return "unknown";
+  }
+}
+
+/* Maya's nice name of an attribute name: "translateX" -> "Translate X". */
+static void nice_name(const char *name, char *out, size_t size) {
+  size_t k = 0;
+  for (size_t i = 0; name[i] && k + 2 < size; i++) {
+    char c = name[i];
+    bool upper = c >= 'A' && c <= 'Z', digit = c >= '0' && c <= '9';
+    char prev = i ? name[i - 1] : 0;
+    bool prev_lower = prev >= 'a' && prev <= 'z', prev_digit = prev >= '0' && prev <= '9';
+    if (i && ((upper && (prev_lower || prev_digit)) || (digit && !prev_digit))) out[k++] = ' ';
+    out[k++] = i == 0 && c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') : c;
+  }
+  out[k] = 0;
+}
+
+static int cmd_attribute_query(sinew_cmd_t *cmd) {
+  sinew_session_t *s = sinew__session(cmd);
+  sinew_graph_t *g = sinew_cmd_graph(cmd);
+  static const char *const what_flags[] = {"exists", "listChildren", "listParent", "attributeType", "minExists",
+                                           "maxExists", "minimum", "maximum", "keyable", "niceName", "longName",
+                                           "shortName", "multi", "hidden", "writable", "readable",
+                                           "numberOfChildren", "listEnum"};
+  const char *what = NULL;
+  for (size_t i = 0; i < COUNT(what_flags); i++)
+    if (sinew_cmd_flag_count(cmd, what_flags[i])) {
+      if (what) return sinew_cmd_error(cmd, SINEW_EINVAL, "query one flag at a time (-%s and -%s)", what, what_flags[i]);
+      what = what_flags[i];
+    }
+  if (!what) return sinew_cmd_error(cmd, SINEW_EINVAL, "give what to query (-exists, -attributeType, ...)");
+  if (sinew_cmd_argc(cmd) != 1) return sinew_cmd_error(cmd, SINEW_EINVAL, "give one attribute name");
+  const char *node = sinew_cmd_flag_string(cmd, "node", NULL), *attr = sinew_cmd_arg_string(cmd, 0);
+  if (!node) return sinew_cmd_error(cmd, SINEW_EUNSUPPORTED, "-node is required (-type queries are not supported)");
+  sinew_node_t n;
+  int rc = sinew__cmd_node(cmd, node, &n);
+  if (rc) return rc;
+  (void)s;
+  uint32_t id = attr && attr[0] ? sinew_node_attr(g, n, attr) : UINT32_MAX;
+  if (strcmp(what, "exists") == 0) return sinew_cmd_result_int(cmd, id != UINT32_MAX);
+  sinew_attr_info_t info;
+  if (id == UINT32_MAX || sinew_node_attr_info(g, n, id, &info))
+    return sinew_cmd_error(cmd, SINEW_ENOTFOUND, "%s has no attribute '%s'", sinew_node_name(g, n), attr ? attr : "");
+  if (strcmp(what, "listChildren") == 0 || strcmp(what, "listParent") == 0) {
+    bool kids = what[4] == 'C';
+    if ((rc = sinew_cmd_result_empty_array(cmd, SINEW_VALUE_STRING_ARRAY))) return rc;
+    uint32_t m = kids ? info.child_count : info.parent != UINT32_MAX;
+    for (uint32_t k = 0; k < m && !rc; k++) {
+      sinew_attr_info_t ci;
+      if (sinew_node_attr_info(g, n, kids ? info.children[k] : info.parent, &ci)) continue;
+      rc = sinew_cmd_result_append_string(cmd, ci.name);
+    }
+    return rc;
+  }
+  if (strcmp(what, "attributeType") == 0) return sinew_cmd_result_string(cmd, maya_type_name(&info));
+  if (strcmp(what, "minExists") == 0) return sinew_cmd_result_int(cmd, info.has_min);
+  if (strcmp(what, "maxExists") == 0) return sinew_cmd_result_int(cmd, info.has_max);
+  if (strcmp(what, "minimum") == 0 || strcmp(what, "maximum") == 0) {
+    bool mn = what[1] == 'i';
+    if (!(mn ? info.has_min : info.has_max))
+      return sinew_cmd_error(cmd, SINEW_EINVAL, "%s.%s has no %s", sinew_node_name(g, n), info.name, what);
+    if ((rc = sinew_cmd_result_empty_array(cmd, SINEW_VALUE_FLOAT_ARRAY))) return rc;
+    return sinew_cmd_result_append_double(cmd, sinew__unit_to_ui(g, info.type, mn ? info.min_value : info.max_value));
+  }
+  if (strcmp(what, "keyable") == 0) return sinew_cmd_result_int(cmd, (info.flags & SINEW_ATTR_KEYABLE) != 0);
+  if (strcmp(what, "multi") == 0) return sinew_cmd_result_int(cmd, (info.flags & SINEW_ATTR_ARRAY) != 0);
+  if (strcmp(what, "hidden") == 0) return sinew_cmd_result_int(cmd, (info.flags & SINEW_ATTR_HIDDEN) != 0);
+  if (strcmp(what, "writable") == 0) return sinew_cmd_result_int(cmd, (info.flags & SINEW_ATTR_WRITABLE) != 0);
+  if (strcmp(what, "readable") == 0) return sinew_cmd_result_int(cmd, (info.flags & SINEW_ATTR_READABLE) != 0);
+  if (strcmp(what, "numberOfChildren") == 0) return sinew_cmd_result_int(cmd, info.child_count);
+  if (strcmp(what, "longName") == 0) return sinew_cmd_result_string(cmd, info.name);
+  if (strcmp(what, "shortName") == 0) return sinew_cmd_result_string(cmd, info.short_name ? info.short_name : info.name);
+  if (strcmp(what, "listEnum") == 0) {
+    if (info.type != SINEW_ATTR_ENUM || !info.enum_fields)
+      return sinew_cmd_error(cmd, SINEW_ETYPE, "%s.%s is not an enum", sinew_node_name(g, n), info.name);
+    /* "a=0:b=1:c=5" -> "a:b:c=5", as Maya lists them (a value given only where it skips) */
+    sinew__buf b = {0};
+    long next = 0;
+    for (const char *f = info.enum_fields; *f;) {
+      size_t len = strcspn(f, ":");
+      const char *eq = memchr(f, '=', len);
+      long v = eq ? strtol(eq + 1, NULL, 10) : next;
+      if (b.n) sinew__buf_puts(&b, ":");
+      sinew__buf_put(&b, f, eq && v == next ? (size_t)(eq - f) : len);
+      next = v + 1;
+      f += len + (f[len] == ':');
+    }
+    if (b.oom) rc = sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+    if (!rc) rc = sinew_cmd_result_empty_array(cmd, SINEW_VALUE_STRING_ARRAY);
+    if (!rc) rc = sinew_cmd_result_append_string(cmd, b.p ? b.p : "");
+    sinew__buf_free(&b);
+    return rc;
+  }
+  char buf[512];
+  nice_name(info.name, buf, sizeof buf);
+  return sinew_cmd_result_string(cmd, buf);
+}
+
 /* ---- registration ------------------------------------------------------------------------------ */
 
 int sinew__register_everyday_cmds(sinew_lang_t *L, sinew_session_t *s) {
@@ -722,6 +874,9 @@ int sinew__register_everyday_cmds(sinew_lang_t *L, sinew_session_t *s) {
       {"rotate", cmd_mrs, rotate_flags, COUNT(rotate_flags), false, s},
       {"scale", cmd_mrs, scale_flags, COUNT(scale_flags), false, s},
       {"group", cmd_group, group_flags, COUNT(group_flags), false, s},
+      {"objectType", cmd_object_type, objtype_flags, COUNT(objtype_flags), false, s},
+      {"attributeExists", cmd_attribute_exists, NULL, 0, false, s},
+      {"attributeQuery", cmd_attribute_query, attrq_flags, COUNT(attrq_flags), false, s},
   };
   for (size_t i = 0; i < COUNT(cmds); i++) {
     int rc = sinew_lang_register_command(L, &cmds[i]);

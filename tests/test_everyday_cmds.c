@@ -350,6 +350,75 @@ static void test_group(void **state) {
   bad("group -r C", "-relative", NULL);
 }
 
+/* ---- objectType, attributeExists, attributeQuery --------------------------------------------- */
+
+static void test_object_type(void **state) {
+  (void)state;
+  ok("joint -n J; createNode transform -n T");
+  expect_res("objectType J", "joint");
+  expect_res("objectType T", "transform");
+  expect_res("objectType time1", "time");
+  expect_res("objectType -isType joint J", "1");
+  expect_res("objectType -isType transform J", "0");
+  expect_res("objectType -isAType transform J", "1");
+  expect_res("objectType -isAType joint T", "0");
+  expect_res("objectType -isAType dagNode T", "1");
+  bad("objectType nosuch", "nosuch", NULL);
+  bad("objectType", "one object", NULL);
+  bad("objectType -isType joint -isAType joint J", "-isType", NULL);
+}
+
+static void test_attribute_exists(void **state) {
+  (void)state;
+  ok("joint -n J; addAttr -ln foo -at double J");
+  expect_res("attributeExists \"tx\" J", "1");
+  expect_res("attributeExists \"translateX\" J", "1");
+  expect_res("attributeExists \"jointOrient\" J", "1");
+  expect_res("attributeExists \"foo\" J", "1");
+  expect_res("attributeExists \"nope\" J", "0");
+  /* a node that does not exist is 0, not an error (Maya's procedure) */
+  expect_res("attributeExists \"tx\" nosuch", "0");
+  expect_res("int $e = `attributeExists \"foo\" \"J\"`; $e + 1", "2");
+  bad("attributeExists tx", "usage", NULL);
+}
+
+static void test_attribute_query(void **state) {
+  (void)state;
+  ok("joint -n J; addAttr -ln foo -at double -min -1 -max 5 -k 1 J; addAttr -ln mode -at \"enum\" -en \"a:b:c=5\" J");
+  expect_res("attributeQuery -n J -ex foo", "1");
+  expect_res("attributeQuery -n J -exists bar", "0");
+  expect_res("attributeQuery -n J -lc translate", "translateX translateY translateZ");
+  expect_res("attributeQuery -n J -listChildren tx", "");
+  expect_res("attributeQuery -n J -lp tx", "translate");
+  expect_res("attributeQuery -n J -at tx", "doubleLinear");
+  expect_res("attributeQuery -n J -at rx", "doubleAngle");
+  expect_res("attributeQuery -n J -at t", "double3");
+  expect_res("attributeQuery -n J -at foo", "double");
+  expect_res("attributeQuery -n J -at mode", "enum");
+  expect_res("attributeQuery -n J -mne foo", "1");
+  expect_res("attributeQuery -n J -mxe foo", "1");
+  expect_res("attributeQuery -n J -mne tx", "0");
+  expect_nums("attributeQuery -n J -min foo", 1, -1.0);
+  expect_nums("attributeQuery -n J -max foo", 1, 5.0);
+  expect_res("attributeQuery -n J -k foo", "1");
+  expect_res("attributeQuery -n J -k tx", "1");
+  expect_res("attributeQuery -n J -k mode", "0");
+  expect_res("attributeQuery -n J -nn tx", "Translate X");
+  expect_res("attributeQuery -n J -niceName segmentScaleCompensate", "Segment Scale Compensate");
+  expect_res("attributeQuery -n J -ln tx", "translateX");
+  expect_res("attributeQuery -n J -sn translateX", "tx");
+  expect_res("attributeQuery -n J -le ro", "xyz:yzx:zxy:xzy:yxz:zyx");
+  expect_res("attributeQuery -n J -le mode", "a:b:c=5");
+  expect_res("attributeQuery -n J -nc t", "3");
+  bad("attributeQuery -n J -min tx", "J.translateX", "minimum", NULL);
+  bad("attributeQuery -n nosuch -ex tx", "nosuch", NULL);
+  bad("attributeQuery -n J -at nope", "J", "nope", NULL);
+  bad("attributeQuery -n J tx", "-exists", NULL);
+  bad("attributeQuery -n J -ex -at tx", "one flag", NULL);
+  bad("attributeQuery -ex tx", "-node", NULL);
+  bad("attributeQuery -n J -le tx", "not an enum", NULL);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_xform_translation, setup, teardown),
@@ -360,6 +429,9 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_move, setup, teardown),
       cmocka_unit_test_setup_teardown(test_rotate_scale, setup, teardown),
       cmocka_unit_test_setup_teardown(test_group, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_object_type, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_attribute_exists, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_attribute_query, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
