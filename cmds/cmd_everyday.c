@@ -37,8 +37,8 @@ static int rotate_order_from(const char *s) {
 /* ---- the values a command may change, to put back on failure ---------------------------------- */
 
 static const char *const snap_attrs[] = {"translate", "rotate", "scale", "shear", "rotatePivot", "scalePivot",
-                                         "rotatePivotTranslate", "scalePivotTranslate"};
-#define NSNAP 8
+                                         "rotatePivotTranslate", "scalePivotTranslate", "rotateAxis", "jointOrient"};
+#define NSNAP 10
 
 typedef struct snap {
   sinew_node_t node;
@@ -49,6 +49,7 @@ typedef struct snap {
 static int snap_take(sinew_graph_t *g, sinew_node_t n, snap *s) {
   s->node = n;
   for (int i = 0; i < NSNAP; i++) {
+    if (sinew_node_attr(g, n, snap_attrs[i]) == UINT32_MAX) continue; /* jointOrient: joints only */
     sinew_plug_t p = attr_plug(g, n, snap_attrs[i]);
     int rc = sinew_get_doubles(g, &p, s->v[i], 3, NULL);
     if (rc) return rc;
@@ -69,6 +70,7 @@ static void snap_restore(sinew_graph_t *g, const snap *s, size_t count) {
     sinew_plug_t p = attr_plug(g, s[k].node, "rotateOrder");
     if (sinew_get_double(g, &p, &now[0]) || now[0] != s[k].roo) sinew_set_double(g, &p, s[k].roo);
     for (int i = 0; i < NSNAP; i++) {
+      if (sinew_node_attr(g, s[k].node, snap_attrs[i]) == UINT32_MAX) continue;
       p = attr_plug(g, s[k].node, snap_attrs[i]);
       if (sinew_get_doubles(g, &p, now, 3, NULL) || memcmp(now, s[k].v[i], sizeof now) != 0)
         sinew_set_doubles(g, &p, s[k].v[i], 3);
@@ -865,6 +867,163 @@ static int cmd_attribute_query(sinew_cmd_t *cmd) {
   return sinew_cmd_result_string(cmd, buf);
 }
 
+/* ---- makeIdentity ---------------------------------------------------------------------------- */
+
+static const sinew_cmd_flag_t mi_flags[] = {
+    {"apply", "a", "b", 0},  {"translate", "t", "b", 0},       {"rotate", "r", "b", 0},
+    {"scale", "s", "b", 0},  {"jointOrient", "jo", "", 0},     {"normal", "n", "i", 0},
+    {"preserveNormals", "pn", "b", 0}};
+
+/* Appends n and its DAG descendants (pre-order) to *list; shapes and other non-transforms
+ * are refused (sinew cannot carry the accumulated transform into their geometry). */
+static int mi_collect(sinew_cmd_t *cmd, sinew_graph_t *g, sinew_node_t n, sinew_node_t **list, uint32_t *count,
+                      uint32_t *cap) {
+  if (!is_type(g, n, "transform"))
+    return sinew_cmd_error(cmd, SINEW_EUNSUPPORTED, "%s is a %s: freezing into shapes is not supported",
+                           sinew_node_name(g, n), sinew_node_type_name(sinew_node_type(g, n)));
+  for (uint32_t i = 0; i < *count; i++)
+    if ((*list)[i].index == n.index && (*list)[i].gen == n.gen) return SINEW_OK; /* given twice or nested */
+  if (sinew__cmds_grow((void **)list, cap, *count + 1, sizeof **list))
+    return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+  (*list)[(*count)++] = n;
+  size_t nk = sinew_node_children(g, n, NULL, 0);
+  if (!nk) return SINEW_OK;
+  sinew_node_t *kids = sinew_malloc(nk * sizeof *kids);
+  if (!kids) return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+  sinew_node_children(g, n, kids, nk);
+  int rc = SINEW_OK;
+  for (size_t i = 0; i < nk && !rc; i++) rc = mi_collect(cmd, g, kids[i], list, count, cap);
+  sinew_free(kids);
+  return rc;
+}
+
+typedef struct mi_args {
+  bool apply, t, r, s, jo;
+  const sinew_node_t *nodes;
+  double (*world_t)[3], (*world_rp)[3], (*world_sp)[3]; /* before, per node */
+  uint32_t count;
+} mi_args;
+
+static uint32_t mi_index(const mi_args *a, sinew_node_t n) {
+  for (uint32_t i = 0; i < a->count; i++)
+    if (a->nodes[i].index == n.index && a->nodes[i].gen == n.gen) return i;
+  return 0;
+}
+
+static int mi_one(sinew_cmd_t *cmd, sinew_graph_t *g, sinew_node_t n, void *ud) {
+  (void)cmd;
+  const mi_args *a = ud;
+  uint32_t i = mi_index(a, n);
+  bool joint = is_type(g, n, "joint");
+  static const double zero[3] = {0, 0, 0}, one[3] = {1, 1, 1};
+  int rc = SINEW_OK;
+  if (joint && !a->apply) {
+    /* without -apply the values are only reset */
+    if (a->r && ((rc = set3(g, n, "rotate", zero)) || (rc = set3(g, n, "rotateAxis", zero)))) return rc;
+    if (a->jo && (rc = set3(g, n, "jointOrient", zero))) return rc;
+  } else if (joint && (a->r || a->jo)) {
+    /* the rotation goes into jointOrient: S * RA * R * JO is kept as JO' */
+    double r[3], ra[3], jo[3];
+    if ((rc = get3(g, n, "rotate", r)) || (rc = get3(g, n, "rotateAxis", ra)) || (rc = get3(g, n, "jointOrient", jo)))
+      return rc;
+    sinew_mat4_t mra, mr, mjo, t1, t2;
+    sinew_mat4_euler(v3(ra), SINEW_ROTATE_XYZ, &mra);
+    sinew_mat4_euler(v3(r), (sinew_rotate_order_t)node_roo(g, n), &mr);
+    sinew_mat4_euler(v3(jo), SINEW_ROTATE_XYZ, &mjo);
+    sinew_mat4_mul(&mra, &mr, &t1);
+    sinew_mat4_mul(&t1, &mjo, &t2);
+    if (a->jo) {
+      /* -jointOrient: aligned with the world, the parent's rotation undone */
+      sinew_mat4_t above, inv;
+      if ((rc = above_local(g, n, &above))) return rc;
+      sinew_vec3_t t, rot, sc, sh;
+      if (!sinew_mat4_decompose(&above, SINEW_ROTATE_XYZ, &t, &rot, &sc, &sh))
+        return sinew_graph_set_error(g, SINEW_ERANGE, "%s: the parent's world matrix is singular", sinew_node_name(g, n));
+      sinew_mat4_euler(rot, SINEW_ROTATE_XYZ, &mr);
+      if (!sinew_mat4_inverse(&mr, &inv)) return sinew_graph_set_error(g, SINEW_ERANGE, "singular rotation");
+      t2 = inv;
+    }
+    sinew_vec3_t e;
+    sinew_euler_from_mat4(&t2, SINEW_ROTATE_XYZ, &e);
+    if ((rc = set3(g, n, "rotate", zero)) || (rc = set3(g, n, "rotateAxis", zero)) ||
+        (rc = set3(g, n, "jointOrient", (double[3]){e.x, e.y, e.z})))
+      return rc;
+  } else if (!joint && a->r) {
+    if ((rc = set3(g, n, "rotate", zero)) || (rc = set3(g, n, "rotateAxis", zero))) return rc;
+  }
+  if (a->s && ((rc = set3(g, n, "scale", one)) || (!joint && (rc = set3(g, n, "shear", zero))))) return rc;
+  bool keep_t = joint || !a->t;
+  if (!keep_t && (rc = set3(g, n, "translate", zero))) return rc;
+  if (!a->apply) return SINEW_OK;
+  /* a translate that is not frozen keeps the node's world position; the pivots stay where they
+   * were in the world */
+  if (keep_t && (rc = move_world_to(g, n, a->world_t[i]))) return rc;
+  if (joint) return SINEW_OK;
+  sinew_mat4_t w, inv;
+  if ((rc = sinew_dag_world_matrix(g, n, &w))) return rc;
+  if (!sinew_mat4_inverse(&w, &inv))
+    return sinew_graph_set_error(g, SINEW_ERANGE, "%s: the world matrix is singular", sinew_node_name(g, n));
+  sinew_vec3_t prp, psp;
+  sinew_mat4_transform_point(v3(a->world_rp[i]), &inv, &prp);
+  sinew_mat4_transform_point(v3(a->world_sp[i]), &inv, &psp);
+  if ((rc = set_pivot(g, n, true, (double[3]){prp.x, prp.y, prp.z}))) return rc;
+  return set_pivot(g, n, false, (double[3]){psp.x, psp.y, psp.z});
+}
+
+static int cmd_make_identity(sinew_cmd_t *cmd) {
+  sinew_graph_t *g = sinew_cmd_graph(cmd);
+  mi_args a = {.apply = sinew_cmd_flag_bool(cmd, "apply", false), .jo = sinew_cmd_flag_count(cmd, "jointOrient") > 0};
+  bool any = sinew_cmd_flag_count(cmd, "translate") || sinew_cmd_flag_count(cmd, "rotate") || sinew_cmd_flag_count(cmd, "scale");
+  a.t = any ? sinew_cmd_flag_bool(cmd, "translate", false) : true;
+  a.r = any ? sinew_cmd_flag_bool(cmd, "rotate", false) : true;
+  a.s = any ? sinew_cmd_flag_bool(cmd, "scale", false) : true;
+  if (sinew_cmd_flag_count(cmd, "normal") && sinew_cmd_flag_int(cmd, "normal", 0) != 0)
+    return sinew_cmd_error(cmd, SINEW_EUNSUPPORTED, "-normal applies to polygon shapes, which makeIdentity does not freeze");
+  sinew_node_t *given, *list = NULL;
+  size_t ngiven;
+  uint32_t count = 0, cap = 0;
+  int rc = gather_transforms(cmd, 0, &given, &ngiven);
+  if (rc) return rc;
+  for (size_t i = 0; i < ngiven && !rc; i++) rc = mi_collect(cmd, g, given[i], &list, &count, &cap);
+  sinew_free(given);
+  static const char *const attrs[] = {"translate", "rotate", "scale", "shear", "rotateAxis", "rotatePivot",
+                                      "scalePivot", "rotatePivotTranslate", "scalePivotTranslate", NULL};
+  static const char *const jattrs[] = {"jointOrient", NULL};
+  for (uint32_t i = 0; i < count && !rc; i++) {
+    rc = check_all_settable(cmd, &list[i], 1, attrs);
+    if (!rc && is_type(g, list[i], "joint")) rc = check_all_settable(cmd, &list[i], 1, jattrs);
+  }
+  if (!rc) {
+    a.nodes = list;
+    a.count = count;
+    a.world_t = sinew_malloc(count * sizeof *a.world_t);
+    a.world_rp = sinew_malloc(count * sizeof *a.world_rp);
+    a.world_sp = sinew_malloc(count * sizeof *a.world_sp);
+    if (!a.world_t || !a.world_rp || !a.world_sp) rc = sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+  }
+  for (uint32_t i = 0; i < count && !rc; i++) {
+    sinew_mat4_t w;
+    double rp[3], sp[3];
+    if ((rc = sinew_dag_world_matrix(g, list[i], &w)) || (rc = get3(g, list[i], "rotatePivot", rp)) ||
+        (rc = get3(g, list[i], "scalePivot", sp))) {
+      rc = sinew__graph_error(cmd, rc);
+      break;
+    }
+    sinew_vec3_t r;
+    for (int k = 0; k < 3; k++) a.world_t[i][k] = w.m[3][k];
+    sinew_mat4_transform_point(v3(rp), &w, &r);
+    a.world_rp[i][0] = r.x, a.world_rp[i][1] = r.y, a.world_rp[i][2] = r.z;
+    sinew_mat4_transform_point(v3(sp), &w, &r);
+    a.world_sp[i][0] = r.x, a.world_sp[i][1] = r.y, a.world_sp[i][2] = r.z;
+  }
+  if (!rc) rc = edit_all(cmd, list, count, mi_one, &a);
+  sinew_free(a.world_t);
+  sinew_free(a.world_rp);
+  sinew_free(a.world_sp);
+  sinew_free(list);
+  return rc;
+}
+
 /* ---- registration ------------------------------------------------------------------------------ */
 
 int sinew__register_everyday_cmds(sinew_lang_t *L, sinew_session_t *s) {
@@ -874,6 +1033,7 @@ int sinew__register_everyday_cmds(sinew_lang_t *L, sinew_session_t *s) {
       {"rotate", cmd_mrs, rotate_flags, COUNT(rotate_flags), false, s},
       {"scale", cmd_mrs, scale_flags, COUNT(scale_flags), false, s},
       {"group", cmd_group, group_flags, COUNT(group_flags), false, s},
+      {"makeIdentity", cmd_make_identity, mi_flags, COUNT(mi_flags), false, s},
       {"objectType", cmd_object_type, objtype_flags, COUNT(objtype_flags), false, s},
       {"attributeExists", cmd_attribute_exists, NULL, 0, false, s},
       {"attributeQuery", cmd_attribute_query, attrq_flags, COUNT(attrq_flags), false, s},

@@ -419,6 +419,70 @@ static void test_attribute_query(void **state) {
   bad("attributeQuery -n J -le tx", "not an enum", NULL);
 }
 
+/* ---- makeIdentity ------------------------------------------------------------------------------ */
+
+static void test_make_identity(void **state) {
+  (void)state;
+  /* A at (1, 2, 3), turned 90 about z, scaled 2; its child B at local (1, 0, 0) is world
+   * (1, 2, 3) + (2, 0, 0) turned: (1, 4, 3). Frozen, both are identity and each pivot stays
+   * where it was in the world. */
+  ok("createNode transform -n A; setAttr A.t 1 2 3; setAttr A.rz 90; setAttr A.s 2 2 2;"
+     "createNode transform -n B -p A; setAttr B.t 1 0 0");
+  expect_nums("xform -q -ws -t B", 3, 1.0, 4.0, 3.0);
+  ok("makeIdentity -apply true A");
+  expect_nums("getAttr A.t", 3, 0.0, 0.0, 0.0);
+  expect_nums("getAttr A.r", 3, 0.0, 0.0, 0.0);
+  expect_nums("getAttr A.s", 3, 1.0, 1.0, 1.0);
+  expect_nums("xform -q -rp A", 3, 1.0, 2.0, 3.0);
+  expect_nums("xform -q -ws -sp A", 3, 1.0, 2.0, 3.0);
+  expect_nums("getAttr B.t", 3, 0.0, 0.0, 0.0);
+  expect_nums("xform -q -ws -rp B", 3, 1.0, 4.0, 3.0);
+  /* -t only: translate frozen, rotation and scale kept */
+  ok("createNode transform -n C; setAttr C.t 5 0 0; setAttr C.ry 30; makeIdentity -a 1 -t 1 C");
+  expect_nums("getAttr C.t", 3, 0.0, 0.0, 0.0);
+  expect_nums("getAttr C.r", 3, 0.0, 30.0, 0.0);
+  expect_nums("xform -q -ws -rp C", 3, 5.0, 0.0, 0.0);
+  /* without -apply the values are reset and the object moves */
+  ok("createNode transform -n D; setAttr D.t 5 0 0; makeIdentity D");
+  expect_nums("getAttr D.t", 3, 0.0, 0.0, 0.0);
+  expect_nums("xform -q -ws -rp D", 3, 0.0, 0.0, 0.0);
+}
+
+static void test_make_identity_joints(void **state) {
+  (void)state;
+  /* J1 at the origin turned 90 about z and scaled 2; J2 at local (2, 0, 0) is world (0, 4, 0).
+   * Freezing rotation puts it into jointOrient; freezing scale pushes it into J2's translate. */
+  ok("joint -n J1 -p 0 0 0; joint -n J2 -p 2 0 0; select -cl; setAttr J1.rz 90; setAttr J1.s 2 2 2");
+  expect_nums("xform -q -ws -t J2", 3, 0.0, 4.0, 0.0);
+  ok("makeIdentity -a 1 -r 1 -s 1 J1");
+  expect_nums("getAttr J1.r", 3, 0.0, 0.0, 0.0);
+  expect_nums("getAttr J1.jo", 3, 0.0, 0.0, 90.0);
+  expect_nums("getAttr J1.s", 3, 1.0, 1.0, 1.0);
+  expect_nums("getAttr J2.t", 3, 4.0, 0.0, 0.0);
+  expect_nums("xform -q -ws -t J2", 3, 0.0, 4.0, 0.0);
+  /* -t does not apply to joints */
+  ok("makeIdentity -a 1 -t 1 J1");
+  expect_nums("getAttr J2.t", 3, 4.0, 0.0, 0.0);
+  /* -jo: orientation aligned with the world, J2 kept in place */
+  ok("makeIdentity -a 1 -jo J1");
+  expect_nums("getAttr J1.jo", 3, 0.0, 0.0, 0.0);
+  expect_nums("getAttr J2.t", 3, 0.0, 4.0, 0.0);
+  expect_nums("xform -q -ws -t J2", 3, 0.0, 4.0, 0.0);
+  /* without -apply: rotate reset, nothing kept */
+  ok("joint -n K1 -p 0 0 0; joint -n K2 -p 2 0 0; select -cl; setAttr K1.rz 90; makeIdentity -r 1 K1");
+  expect_nums("getAttr K1.r", 3, 0.0, 0.0, 0.0);
+  expect_nums("getAttr K1.jo", 3, 0.0, 0.0, 0.0);
+  expect_nums("xform -q -ws -t K2", 3, 2.0, 0.0, 0.0);
+  /* bad input leaves everything as it was */
+  ok("setAttr J1.rz 45; setAttr -lock 1 J2.jox");
+  bad("makeIdentity -a 1 J1", "J2.jointOrientX", "locked", NULL);
+  bad("makeIdentity -a 1 nosuch", "nosuch", NULL);
+  bad("makeIdentity -a 1 time1", "time1", NULL);
+  bad("makeIdentity -a 1 -n 1 J1", "-normal", NULL);
+  ok("polyCube -n box");
+  bad("makeIdentity -a 1 box", "box", "shapes", NULL);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_xform_translation, setup, teardown),
@@ -429,6 +493,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_move, setup, teardown),
       cmocka_unit_test_setup_teardown(test_rotate_scale, setup, teardown),
       cmocka_unit_test_setup_teardown(test_group, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_make_identity, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_make_identity_joints, setup, teardown),
       cmocka_unit_test_setup_teardown(test_object_type, setup, teardown),
       cmocka_unit_test_setup_teardown(test_attribute_exists, setup, teardown),
       cmocka_unit_test_setup_teardown(test_attribute_query, setup, teardown),
