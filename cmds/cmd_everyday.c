@@ -1024,6 +1024,71 @@ static int cmd_make_identity(sinew_cmd_t *cmd) {
   return rc;
 }
 
+/* ---- renameAttr ------------------------------------------------------------------------------ */
+
+/* renameAttr node.attr newName: the long name when attr is the long name, else the short one.
+ * Returns the new name. */
+static int cmd_rename_attr(sinew_cmd_t *cmd) {
+  sinew_session_t *s = sinew__session(cmd);
+  sinew_graph_t *g = sinew_cmd_graph(cmd);
+  if (sinew_cmd_argc(cmd) != 2) return sinew_cmd_error(cmd, SINEW_EINVAL, "usage: renameAttr node.attribute newName");
+  const char *text = sinew_cmd_arg_string(cmd, 0), *name = sinew_cmd_arg_string(cmd, 1);
+  const char *dot = text ? strchr(text, '.') : NULL;
+  if (!dot || !dot[1] || strpbrk(dot + 1, ".[]"))
+    return sinew_cmd_error(cmd, SINEW_EINVAL, "'%s' is not node.attribute", text ? text : "");
+  char nodename[512];
+  if ((size_t)(dot - text) >= sizeof nodename) return sinew_cmd_error(cmd, SINEW_EINVAL, "node name too long");
+  memcpy(nodename, text, (size_t)(dot - text));
+  nodename[dot - text] = 0;
+  sinew_node_t n;
+  int rc = sinew__cmd_node(cmd, nodename, &n);
+  if (rc) return rc;
+  uint32_t id = sinew_node_attr(g, n, dot + 1);
+  sinew_attr_info_t info;
+  if (id == UINT32_MAX || sinew_node_attr_info(g, n, id, &info))
+    return sinew_cmd_error(cmd, SINEW_ENOTFOUND, "%s has no attribute '%s'", sinew_node_name(g, n), dot + 1);
+  if (!(info.flags & SINEW_ATTR_DYNAMIC))
+    return sinew_cmd_error(cmd, SINEW_EINVAL, "%s.%s is not a user-defined attribute", sinew_node_name(g, n), info.name);
+  bool short_name = strcmp(info.name, dot + 1) != 0;
+  /* the session's records keyed by the attribute's names: the -k / -cb records cannot follow a
+   * rename, so such an attribute is refused; the saved -dataType follows the long name */
+  sinew__extra *e = sinew__extra_get(s->scene, n, false);
+  if (e)
+    for (struct sinew__plug_state *st = e->states; st; st = st->hh.next) {
+      if (!sinew__plug_state_live(g, n, st)) continue;
+      for (uint32_t a = st->attr_id; a != UINT32_MAX;) {
+        sinew_attr_info_t ai;
+        if (a == id)
+          return sinew_cmd_error(cmd, SINEW_EUNSUPPORTED, "%s.%s has setAttr -k / -cb settings; renaming it is not supported",
+                                 sinew_node_name(g, n), info.name);
+        if (sinew_node_attr_info(g, n, a, &ai)) break;
+        a = ai.parent;
+      }
+    }
+  char *old_long = sinew__cmds_strdup(info.name), *new_copy = sinew__cmds_strdup(name ? name : "");
+  if (!old_long || !new_copy) {
+    sinew_free(old_long);
+    sinew_free(new_copy);
+    return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+  }
+  if ((rc = sinew_node_rename_attr(g, n, id, name, short_name))) {
+    sinew_free(old_long);
+    sinew_free(new_copy);
+    return sinew__graph_error(cmd, rc);
+  }
+  bool used = false;
+  for (uint32_t i = 0; e && !short_name && i + 1 < e->ndyn; i += 2)
+    if (strcmp(e->dyn_types[i], old_long) == 0) {
+      sinew_free(e->dyn_types[i]);
+      e->dyn_types[i] = new_copy;
+      used = true;
+      break;
+    }
+  if (!used) sinew_free(new_copy);
+  sinew_free(old_long);
+  return sinew_cmd_result_string(cmd, name);
+}
+
 /* ---- registration ------------------------------------------------------------------------------ */
 
 int sinew__register_everyday_cmds(sinew_lang_t *L, sinew_session_t *s) {
@@ -1034,6 +1099,7 @@ int sinew__register_everyday_cmds(sinew_lang_t *L, sinew_session_t *s) {
       {"scale", cmd_mrs, scale_flags, COUNT(scale_flags), false, s},
       {"group", cmd_group, group_flags, COUNT(group_flags), false, s},
       {"makeIdentity", cmd_make_identity, mi_flags, COUNT(mi_flags), false, s},
+      {"renameAttr", cmd_rename_attr, NULL, 0, false, s},
       {"objectType", cmd_object_type, objtype_flags, COUNT(objtype_flags), false, s},
       {"attributeExists", cmd_attribute_exists, NULL, 0, false, s},
       {"attributeQuery", cmd_attribute_query, attrq_flags, COUNT(attrq_flags), false, s},

@@ -1126,6 +1126,49 @@ int sinew_node_add_attr(sinew_graph_t *g, sinew_node_t n, const sinew_attr_desc_
   return SINEW_OK;
 }
 
+int sinew_node_rename_attr(sinew_graph_t *g, sinew_node_t n, uint32_t attr, const char *name, bool short_name) {
+  sinew__node *node = sinew__node_get(g, n);
+  if (!node) return sinew_graph_set_error(g, SINEW_ESTALE, "renameAttr: invalid node handle");
+  if (sinew__check_mutable(g, "renameAttr")) return SINEW_EINVAL;
+  if (attr < node->type->nattrs || attr >= sinew__node_nattrs(node))
+    return sinew_graph_set_error(g, SINEW_EINVAL, "renameAttr: %s: only dynamic attributes can be renamed",
+                                 node->name);
+  sinew__attr *a = &node->dyn[attr - node->type->nattrs];
+  if (a->flags & SINEW__ATTR_REMOVED) return sinew_graph_set_error(g, SINEW_ENOTFOUND, "renameAttr: no such attribute");
+  bool valid = name && ((name[0] >= 'a' && name[0] <= 'z') || (name[0] >= 'A' && name[0] <= 'Z') || name[0] == '_');
+  for (const char *c = name; valid && *c; c++)
+    valid = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '_';
+  if (!valid)
+    return sinew_graph_set_error(g, SINEW_EINVAL, "renameAttr: %s.%s: '%s' is not an attribute name", node->name,
+                                 a->name, name ? name : "");
+  uint32_t other = sinew_node_attr(g, n, name);
+  if (other != SINEW__NO_ATTR && other != attr)
+    return sinew_graph_set_error(g, SINEW_EEXISTS, "renameAttr: %s already has an attribute named '%s'", node->name,
+                                 name);
+  /* the long name, and the short one with it when they were the same */
+  bool both = !short_name && a->short_name && strcmp(a->short_name, a->name) == 0;
+  char *copy = sinew__malloc(strlen(name) + 1), *copy2 = both ? sinew__malloc(strlen(name) + 1) : NULL;
+  if (!copy || (both && !copy2)) {
+    sinew__free(copy);
+    sinew__free(copy2);
+    return sinew_graph_set_error(g, SINEW_ENOMEM, "renameAttr: out of memory");
+  }
+  strcpy(copy, name);
+  if (copy2) strcpy(copy2, name);
+  if (short_name) {
+    sinew__free(a->short_name);
+    a->short_name = copy;
+  } else {
+    sinew__free(a->name);
+    a->name = copy;
+    if (both) {
+      sinew__free(a->short_name);
+      a->short_name = copy2;
+    }
+  }
+  return SINEW_OK;
+}
+
 int sinew_node_remove_attr(sinew_graph_t *g, sinew_node_t n, uint32_t attr) {
   sinew__node *node = sinew__node_get(g, n);
   if (!node) return sinew_graph_set_error(g, SINEW_ESTALE, "deleteAttr: invalid node handle");

@@ -483,6 +483,31 @@ static void test_make_identity_joints(void **state) {
   bad("makeIdentity -a 1 box", "box", "shapes", NULL);
 }
 
+static void test_rename_attr(void **state) {
+  (void)state;
+  /* Maya's example: the long and short names separately */
+  ok("createNode transform -n sph; addAttr -sn ms -ln mass -dv 1.0 -min 0.001 -max 10000 sph; setAttr sph.mass 5");
+  ok("createNode transform -n T; connectAttr sph.mass T.tx");
+  expect_res("renameAttr sph.mass length", "length");
+  expect_res("attributeExists \"mass\" sph", "0");
+  expect_res("attributeQuery -n sph -sn length", "ms");
+  expect_res("renameAttr sph.ms ln", "ln");
+  expect_res("attributeQuery -n sph -ln ln", "length");
+  /* the value and the connection stay */
+  expect_nums("getAttr sph.length", 1, 5.0);
+  expect_res("listConnections -p 1 T.tx", "sph.length");
+  /* a name used for both long and short follows a long-name rename */
+  ok("addAttr -ln foo -at double sph");
+  expect_res("renameAttr sph.foo bar", "bar");
+  expect_res("attributeExists \"foo\" sph", "0");
+  bad("renameAttr sph.tx moveX", "sph.translateX", "user-defined", NULL);
+  bad("renameAttr sph.length bar", "sph", "bar", NULL);
+  bad("renameAttr sph.length \"9x\"", "9x", NULL);
+  bad("renameAttr sph.nope x", "nope", NULL);
+  bad("renameAttr nosuch.length x", "nosuch", NULL);
+  bad("renameAttr sph x", "node.attribute", NULL);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_xform_translation, setup, teardown),
@@ -498,6 +523,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_object_type, setup, teardown),
       cmocka_unit_test_setup_teardown(test_attribute_exists, setup, teardown),
       cmocka_unit_test_setup_teardown(test_attribute_query, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_rename_attr, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

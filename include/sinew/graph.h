@@ -447,6 +447,12 @@ SINEW_API int sinew_node_add_attr(sinew_graph_t *graph, sinew_node_t node,
                                   const sinew_attr_desc_t *descs, size_t count);
 /* Removes a dynamic attribute (and its children), breaking its connections. */
 SINEW_API int sinew_node_remove_attr(sinew_graph_t *graph, sinew_node_t node, uint32_t attr);
+/* Renames a dynamic attribute (renameAttr): its long name, or its short name when short_name is
+ * true (a short name equal to the long one follows a long-name rename). Connections and values
+ * stay. SINEW_EINVAL for a type attribute or a name that is not letters, digits and '_' starting
+ * with a letter or '_'; SINEW_EEXISTS when another attribute of the node has the name. */
+SINEW_API int sinew_node_rename_attr(sinew_graph_t *graph, sinew_node_t node, uint32_t attr,
+                                     const char *name, bool short_name);
 /* Enum field value by name; SINEW_ENOTFOUND when the attribute has no such field. */
 SINEW_API int sinew_attr_enum_value(const sinew_graph_t *graph, sinew_node_t node, uint32_t attr,
                                     const char *field, int *out);
