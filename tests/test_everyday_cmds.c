@@ -508,6 +508,40 @@ static void test_rename_attr(void **state) {
   bad("renameAttr sph x", "node.attribute", NULL);
 }
 
+/* ---- a script as a rig author writes it ------------------------------------------------------- */
+
+static void test_arm_script(void **state) {
+  (void)state;
+  /* A shoulder at (0, 15, 0), elbow at (5, 15, -1), wrist at (10, 15, 0); a control at the
+   * wrist in an offset group; the arm turned down 30 degrees and frozen into jointOrient. */
+  ok("string $sh = `joint -n L_shoulder -p 0 15 0`;\n"
+     "joint -n L_elbow -p 5 15 -1;\n"
+     "joint -n L_wrist -p 10 15 0;\n"
+     "select -cl;\n"
+     "string $ctrl = `group -em -n L_wrist_ctrl`;\n"
+     "string $grp = `group -n ($ctrl + \"_grp\") $ctrl`;\n"
+     "float $p[] = `xform -q -ws -t L_wrist`;\n"
+     "xform -ws -t $p[0] $p[1] $p[2] $grp;\n"
+     "if (`objectType -isAType transform $grp` && `attributeExists \"tx\" $grp`)\n"
+     "  move -r 0 1 0 $grp;\n"
+     "rotate -r -os 0 0 -30 $sh;\n"
+     "makeIdentity -apply true -rotate true $sh;\n"
+     "makeIdentity -apply true -t 1 -r 1 -s 1 $grp;\n");
+  /* the wrist: (10, 0, 0) from the shoulder turned -30 about z is (10 cos 30, -10 sin 30, 0) */
+  double c30 = cos(30.0 * 3.14159265358979323846 / 180.0);
+  expect_nums("xform -q -ws -t L_wrist", 3, 10 * c30, 10.0, 0.0);
+  /* the elbow: (5, 0, -1) turned: (5 cos 30, -2.5, -1) */
+  expect_nums("xform -q -ws -t L_elbow", 3, 5 * c30, 12.5, -1.0);
+  expect_nums("getAttr L_shoulder.r", 3, 0.0, 0.0, 0.0);
+  expect_nums("getAttr L_shoulder.jo", 3, 0.0, 0.0, -30.0);
+  /* the control group was placed at the wrist before the turn, one up, then frozen: its
+   * values are zero and its pivot (and the control's) stays at (10, 16, 0) */
+  expect_nums("getAttr L_wrist_ctrl_grp.t", 3, 0.0, 0.0, 0.0);
+  expect_nums("xform -q -ws -rp L_wrist_ctrl_grp", 3, 10.0, 16.0, 0.0);
+  expect_nums("xform -q -ws -rp L_wrist_ctrl", 3, 10.0, 16.0, 0.0);
+  expect_res("listRelatives -p L_wrist_ctrl", "L_wrist_ctrl_grp");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_xform_translation, setup, teardown),
@@ -524,6 +558,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_attribute_exists, setup, teardown),
       cmocka_unit_test_setup_teardown(test_attribute_query, setup, teardown),
       cmocka_unit_test_setup_teardown(test_rename_attr, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_arm_script, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
