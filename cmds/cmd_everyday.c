@@ -305,6 +305,7 @@ static const sinew_cmd_flag_t xform_flags[] = {
     {"rotateAxis", "ra", "aaa", 0},         {"rotateOrder", "roo", "s", 0},
     {"worldSpace", "ws", "", 0},            {"objectSpace", "os", "", 0},
     {"absolute", "a", "", 0},               {"relative", "r", "", 0},
+    {"preserve", "p", "b", 0},
     {"query", "q", "", SINEW_CMD_QUERY},    {"edit", "e", "", SINEW_CMD_EDIT}};
 
 static int xform_query(sinew_cmd_t *cmd, sinew_graph_t *g, sinew_node_t n, bool ws) {
@@ -378,7 +379,7 @@ static int xform_query(sinew_cmd_t *cmd, sinew_graph_t *g, sinew_node_t n, bool 
 }
 
 typedef struct xform_args {
-  bool ws, rel;
+  bool ws, rel, preserve;
   int roo;
 } xform_args;
 
@@ -394,6 +395,15 @@ static int xform_edit_one(sinew_cmd_t *cmd, sinew_graph_t *g, sinew_node_t n, vo
   int rc = SINEW_OK;
   if (a->roo >= 0) {
     sinew_plug_t p = attr_plug(g, n, "rotateOrder");
+    if (a->preserve) {
+      /* -p: the same orientation in the new order */
+      sinew_mat4_t m;
+      sinew_vec3_t e;
+      if ((rc = get3(g, n, "rotate", cur))) return rc;
+      sinew_mat4_euler(v3(cur), (sinew_rotate_order_t)node_roo(g, n), &m);
+      sinew_euler_from_mat4(&m, (sinew_rotate_order_t)a->roo, &e);
+      if ((rc = set3(g, n, "rotate", (double[3]){e.x, e.y, e.z}))) return rc;
+    }
     if ((rc = sinew_set_double(g, &p, a->roo))) return rc;
   }
   if (flag3(cmd, "scale", v)) {
@@ -485,7 +495,7 @@ static int cmd_xform(sinew_cmd_t *cmd) {
     sinew_free(nodes);
     return rc;
   }
-  xform_args a = {.ws = ws, .rel = rel, .roo = -1};
+  xform_args a = {.ws = ws, .rel = rel, .roo = -1, .preserve = sinew_cmd_flag_bool(cmd, "preserve", false)};
   const char *roo = sinew_cmd_flag_string(cmd, "rotateOrder", NULL);
   if (roo && (a.roo = rotate_order_from(roo)) < 0)
     rc = sinew_cmd_error(cmd, SINEW_EINVAL, "-rotateOrder: '%s' is not xyz, yzx, zxy, xzy, yxz or zyx", roo);
@@ -499,6 +509,7 @@ static int cmd_xform(sinew_cmd_t *cmd) {
   size_t na = 0;
   bool solve = sinew_cmd_flag_count(cmd, "matrix") || (ws && sinew_cmd_flag_count(cmd, "rotation"));
   if (a.roo >= 0) attrs[na++] = "rotateOrder";
+  if (a.roo >= 0 && a.preserve && !solve && !sinew_cmd_flag_count(cmd, "rotation")) attrs[na++] = "rotate";
   if (solve || sinew_cmd_flag_count(cmd, "translation")) attrs[na++] = "translate";
   if (solve || sinew_cmd_flag_count(cmd, "rotation")) attrs[na++] = "rotate";
   if (solve || sinew_cmd_flag_count(cmd, "scale")) attrs[na++] = "scale";
@@ -519,7 +530,8 @@ static int cmd_xform(sinew_cmd_t *cmd) {
 
 static const sinew_cmd_flag_t move_flags[] = {
     {"relative", "r", "", 0},    {"absolute", "a", "", 0},   {"worldSpace", "ws", "", 0},
-    {"objectSpace", "os", "", 0}, {"localSpace", "ls", "", 0}};
+    {"objectSpace", "os", "", 0}, {"localSpace", "ls", "", 0}, {"rotatePivotRelative", "rpr", "", 0},
+    {"scalePivotRelative", "spr", "", 0}};
 
 static const sinew_cmd_flag_t rotate_flags[] = {
     {"relative", "r", "", 0},    {"absolute", "a", "", 0},   {"worldSpace", "ws", "", 0},
@@ -530,6 +542,7 @@ static const sinew_cmd_flag_t scale_flags[] = {
 
 typedef struct mrs_args {
   char which; /* 'm', 'r', 's' */
+  int pivot;  /* move -a -rpr (1) / -spr (2): the pivot is put at the position */
   bool rel;
   int space;  /* 0 world, 1 object, 2 local (parent) */
   double v[3];
@@ -541,6 +554,15 @@ static int mrs_one(sinew_cmd_t *cmd, sinew_graph_t *g, sinew_node_t n, void *ud)
   double cur[3];
   int rc;
   if (a->which == 'm') {
+    if (a->pivot) {
+      sinew_mat4_t w;
+      double pv[3];
+      if ((rc = sinew_dag_world_matrix(g, n, &w)) || (rc = get3(g, n, a->pivot == 1 ? "rotatePivot" : "scalePivot", pv)))
+        return rc;
+      sinew_vec3_t wp;
+      sinew_mat4_transform_point(v3(pv), &w, &wp);
+      return move_world_by(g, n, (double[3]){a->v[0] - wp.x, a->v[1] - wp.y, a->v[2] - wp.z});
+    }
     if (a->space == 0) return a->rel ? move_world_by(g, n, a->v) : move_world_to(g, n, a->v);
     if (a->space == 1 && a->rel) {
       /* along the object's own axes, in its units */
@@ -597,6 +619,14 @@ static int cmd_mrs(sinew_cmd_t *cmd) {
   if (sinew_cmd_flag_count(cmd, "localSpace")) spaces++, a.space = 2;
   if (spaces > 1) return sinew_cmd_error(cmd, SINEW_EINVAL, "give one of -worldSpace, -objectSpace, -localSpace");
   if (a.which == 's') a.space = 1;
+  if (a.which == 'm') {
+    bool rpr = sinew_cmd_flag_count(cmd, "rotatePivotRelative"), spr = sinew_cmd_flag_count(cmd, "scalePivotRelative");
+    if (rpr && spr) return sinew_cmd_error(cmd, SINEW_EINVAL, "give -rotatePivotRelative or -scalePivotRelative, not both");
+    if ((rpr || spr) && (rel || spaces))
+      return sinew_cmd_error(cmd, SINEW_EINVAL, "-%s goes with an absolute world-space move only",
+                             rpr ? "rotatePivotRelative" : "scalePivotRelative");
+    a.pivot = rpr ? 1 : spr ? 2 : 0;
+  }
   size_t argc = sinew_cmd_argc(cmd);
   if (argc < 3) return sinew_cmd_error(cmd, SINEW_EINVAL, "usage: %s [flags] x y z [objects]", name);
   sinew_attr_type_t unit = a.which == 'm' ? SINEW_ATTR_DISTANCE : a.which == 'r' ? SINEW_ATTR_ANGLE : SINEW_ATTR_DOUBLE;

@@ -179,6 +179,19 @@ static void test_xform_rotation_scale_shear(void **state) {
   ok("xform -roo zxy C");
   expect_res("xform -q -roo C", "zxy");
   expect_nums("getAttr C.ro", 1, 2.0);
+  /* -p: the same orientation in the new order (the world matrix is unchanged) */
+  ok("createNode transform -n O; setAttr O.r 90 90 0");
+  double before[16];
+  {
+    sinew_value_t v = {0};
+    assert_int_equal(sinew_session_run(S, "xform -q -ws -m O", 17, "test.mel", &v), 0);
+    for (int i = 0; i < 16; i++) before[i] = sinew_value_double_at(&v, (size_t)i);
+    sinew_value_clear(&v);
+  }
+  ok("xform -p true -roo zxy O");
+  expect_res("xform -q -roo O", "zxy");
+  expect_nums("xform -q -ws -m O", 16, before[0], before[1], before[2], before[3], before[4], before[5], before[6],
+              before[7], before[8], before[9], before[10], before[11], before[12], before[13], before[14], before[15]);
   ok("xform -ra 0 45 0 C");
   expect_nums("xform -q -ra C", 3, 0.0, 45.0, 0.0);
 }
@@ -268,6 +281,13 @@ static void test_move(void **state) {
    * scaled 2 is world (0, 0, -2) */
   ok("createNode transform -n O; setAttr O.ry 90; setAttr O.s 2 2 2; move -r -os 1 0 0 O");
   expect_nums("xform -q -ws -t O", 3, 0.0, 0.0, -2.0);
+  /* -rpr: the rotate pivot is put at the position (Q's pivot is 1 along x from its origin) */
+  ok("createNode transform -n Q; setAttr Q.rp 1 0 0; setAttr Q.sp 0 2 0; move -rpr 5 5 5 Q");
+  expect_nums("xform -q -ws -rp Q", 3, 5.0, 5.0, 5.0);
+  expect_nums("getAttr Q.t", 3, 4.0, 5.0, 5.0);
+  ok("move -spr 0 0 0 Q");
+  expect_nums("getAttr Q.t", 3, 0.0, -2.0, 0.0);
+  bad("move -r -rpr 1 2 3 Q", "-rotatePivotRelative", NULL);
   /* several objects, and the selection */
   ok("createNode transform -n A; createNode transform -n B; move -r 0 1 0 A B");
   expect_nums("getAttr A.t", 3, 0.0, 1.0, 0.0);
