@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cmds/cmds_internal.h"
+#include "sinew/mesh.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -305,12 +306,50 @@ static const sinew_cmd_flag_t xform_flags[] = {
     {"rotateAxis", "ra", "aaa", 0},         {"rotateOrder", "roo", "s", 0},
     {"worldSpace", "ws", "", 0},            {"objectSpace", "os", "", 0},
     {"absolute", "a", "", 0},               {"relative", "r", "", 0},
-    {"preserve", "p", "b", 0},
+    {"preserve", "p", "b", 0},              {"boundingBox", "bb", "", 0},
     {"query", "q", "", SINEW_CMD_QUERY},    {"edit", "e", "", SINEW_CMD_EDIT}};
+
+/* The bounding box of the meshes at and below n (intermediate objects left out), in world space
+ * or in n's object space: lo/hi stay at +-HUGE_VAL when there are none. */
+static int bbox_walk(sinew_graph_t *g, sinew_node_t n, const sinew_mat4_t *to_space, double lo[3], double hi[3]) {
+  int rc = SINEW_OK;
+  if (is_type(g, n, "mesh")) {
+    bool io = false;
+    sinew_plug_t pio = attr_plug(g, n, "intermediateObject");
+    if ((rc = sinew_get_bool(g, &pio, &io))) return rc;
+    if (!io) {
+      sinew_mat4_t w, m;
+      sinew_data_t *d = NULL;
+      sinew_plug_t po = attr_plug(g, n, "outMesh");
+      if ((rc = sinew_dag_world_matrix(g, n, &w)) || (rc = sinew_get_data(g, &po, &d))) return rc;
+      sinew_mat4_mul(&w, to_space, &m);
+      const sinew_mesh_t *mesh = d ? sinew_mesh_get(d) : NULL;
+      for (uint32_t i = 0; mesh && i < mesh->npoints; i++) {
+        sinew_vec3_t p;
+        sinew_mat4_transform_point((sinew_vec3_t){mesh->points[3 * i], mesh->points[3 * i + 1], mesh->points[3 * i + 2]},
+                                   &m, &p);
+        double q[3] = {p.x, p.y, p.z};
+        for (int k = 0; k < 3; k++) {
+          if (q[k] < lo[k]) lo[k] = q[k];
+          if (q[k] > hi[k]) hi[k] = q[k];
+        }
+      }
+      if (d) sinew_data_unref(d);
+    }
+  }
+  size_t nk = sinew_node_children(g, n, NULL, 0);
+  if (!nk) return SINEW_OK;
+  sinew_node_t *kids = sinew_malloc(nk * sizeof *kids);
+  if (!kids) return sinew_graph_set_error(g, SINEW_ENOMEM, "out of memory");
+  sinew_node_children(g, n, kids, nk);
+  for (size_t i = 0; i < nk && !rc; i++) rc = bbox_walk(g, kids[i], to_space, lo, hi);
+  sinew_free(kids);
+  return rc;
+}
 
 static int xform_query(sinew_cmd_t *cmd, sinew_graph_t *g, sinew_node_t n, bool ws) {
   static const char *const queryable[] = {"translation", "rotation", "scale", "shear", "matrix", "pivots",
-                                          "rotatePivot", "scalePivot", "rotateAxis", "rotateOrder"};
+                                          "rotatePivot", "scalePivot", "rotateAxis", "rotateOrder", "boundingBox"};
   const char *what = NULL;
   for (size_t i = 0; i < COUNT(queryable); i++)
     if (sinew_cmd_flag_count(cmd, queryable[i])) {
@@ -323,6 +362,21 @@ static int xform_query(sinew_cmd_t *cmd, sinew_graph_t *g, sinew_node_t n, bool 
   sinew_mat4_t w;
   int rc = SINEW_OK;
   if (strcmp(what, "rotateOrder") == 0) return sinew_cmd_result_string(cmd, rotate_orders[node_roo(g, n)]);
+  if (strcmp(what, "boundingBox") == 0) {
+    sinew_mat4_t to_space;
+    sinew_mat4_identity(&to_space);
+    if (!ws) {
+      if ((rc = sinew_dag_world_matrix(g, n, &w))) return sinew__graph_error(cmd, rc);
+      if (!sinew_mat4_inverse(&w, &to_space))
+        return sinew_cmd_error(cmd, SINEW_ERANGE, "%s: the world matrix is singular", sinew_node_name(g, n));
+    }
+    double lo[3] = {HUGE_VAL, HUGE_VAL, HUGE_VAL}, hi[3] = {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
+    if ((rc = bbox_walk(g, n, &to_space, lo, hi))) return sinew__graph_error(cmd, rc);
+    if (lo[0] > hi[0]) lo[0] = lo[1] = lo[2] = hi[0] = hi[1] = hi[2] = 0; /* nothing below */
+    if ((rc = sinew_cmd_result_empty_array(cmd, SINEW_VALUE_FLOAT_ARRAY))) return rc;
+    for (int k = 0; k < 6 && !rc; k++) rc = sinew_cmd_result_append_double(cmd, (k < 3 ? lo[k] : hi[k - 3]) / lin);
+    return rc;
+  }
   if (strcmp(what, "matrix") == 0) {
     if (ws) rc = sinew_dag_world_matrix(g, n, &w);
     else {

@@ -235,6 +235,20 @@ static void test_xform_pivots(void **state) {
   expect_nums("xform -q -ws -t V", 3, 0.0, 0.0, 0.0);
 }
 
+static void test_xform_bounding_box(void **state) {
+  (void)state;
+  /* a 2 x 4 x 6 cube, moved to (10, 0, 0) and scaled 2 along x: world x from 8 to 12 */
+  ok("polyCube -w 2 -h 4 -d 6 -n box; setAttr box.t 10 0 0; setAttr box.sx 2");
+  expect_nums("xform -q -ws -bb box", 6, 8.0, -2.0, -3.0, 12.0, 2.0, 3.0);
+  expect_nums("xform -q -bb box", 6, -1.0, -2.0, -3.0, 1.0, 2.0, 3.0);
+  /* a group holds the meshes below it */
+  ok("group -n G box; move -r 0 1 0 G");
+  expect_nums("xform -q -ws -bb G", 6, 8.0, -1.0, -3.0, 12.0, 3.0, 3.0);
+  /* nothing below: zeros */
+  ok("createNode transform -n E");
+  expect_nums("xform -q -bb E", 6, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
+}
+
 static void test_xform_bad(void **state) {
   (void)state;
   parent_scene();
@@ -568,6 +582,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_xform_rotation_scale_shear, setup, teardown),
       cmocka_unit_test_setup_teardown(test_xform_matrix, setup, teardown),
       cmocka_unit_test_setup_teardown(test_xform_pivots, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_xform_bounding_box, setup, teardown),
       cmocka_unit_test_setup_teardown(test_xform_bad, setup, teardown),
       cmocka_unit_test_setup_teardown(test_move, setup, teardown),
       cmocka_unit_test_setup_teardown(test_rotate_scale, setup, teardown),
