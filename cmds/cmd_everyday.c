@@ -772,6 +772,12 @@ static int cmd_group(sinew_cmd_t *cmd) {
     rc = (parent.index || parent.gen) ? sinew_node_create_under(g, "transform", want, parent, &grp)
                                       : sinew_node_create(g, "transform", want, &grp);
     if (rc) rc = sinew__graph_error(cmd, rc);
+    else {
+      /* the result first: once the objects are moved nothing may fail */
+      char buf[512];
+      if (sinew_cmd_result_string(cmd, sinew__node_label(g, grp, buf, sizeof buf)))
+        rc = sinew_graph_set_error(g, SINEW_ENOMEM, "out of memory");
+    }
   }
   size_t moved = 0;
   for (; moved < nkids && !rc; moved++)
@@ -790,8 +796,6 @@ static int cmd_group(sinew_cmd_t *cmd) {
   if (!rc) {
     s->scene->selection[0] = grp;
     s->scene->nsel = 1;
-    char buf[512];
-    rc = sinew_cmd_result_string(cmd, sinew__node_label(g, grp, buf, sizeof buf));
   }
   sinew_free(snaps);
   sinew_free(old);
@@ -1169,8 +1173,20 @@ static int cmd_rename_attr(sinew_cmd_t *cmd) {
       break;
     }
   if (!used) sinew_free(new_copy);
+  rc = sinew_cmd_result_string(cmd, name);
+  if (rc) {
+    /* put the old name back (the record of a -dataType follows it) */
+    sinew_node_rename_attr(g, n, id, short_name ? dot + 1 : old_long, short_name);
+    for (uint32_t i = 0; e && used && i + 1 < e->ndyn; i += 2)
+      if (e->dyn_types[i] == new_copy) {
+        e->dyn_types[i] = old_long;
+        old_long = new_copy;
+        break;
+      }
+    rc = sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+  }
   sinew_free(old_long);
-  return sinew_cmd_result_string(cmd, name);
+  return rc;
 }
 
 /* ---- registration ------------------------------------------------------------------------------ */

@@ -576,6 +576,66 @@ static void test_arm_script(void **state) {
   expect_res("listRelatives -p L_wrist_ctrl", "L_wrist_ctrl_grp");
 }
 
+/* ---- out of memory ---------------------------------------------------------------------------- */
+
+/* Runs `command` on the scene `setup` makes with each allocation in turn failing: a failure
+ * leaves the scene exactly as it was, and nothing leaks. */
+static void oom_loop(const char *setup_script, const char *command) {
+  sinew_session_destroy(S);
+  S = NULL;
+  test_alloc_install();
+  sinew_session_desc_t d = {0};
+  assert_int_equal(sinew_session_create(&d, &S), 0);
+  ok(setup_script);
+  char *before = snapshot();
+  long failures = 0;
+  for (long n = 1;; n++) {
+    test_alloc_reset();
+    test_alloc_fail_at(n);
+    int rc = run(command);
+    bool reached = test_alloc_count() >= n;
+    test_alloc_fail_at(0);
+    if (rc == 0 || !reached) break;
+    failures++;
+    char *after = snapshot();
+    if (strcmp(before, after) != 0) {
+      size_t k = 0;
+      while (before[k] && before[k] == after[k]) k++;
+      size_t from = k > 200 ? k - 200 : 0;
+      fail_msg("%s: allocation %ld failed; the scene changed at:\n--- before\n%.400s\n--- after\n%.400s", command, n,
+               before + from, after + from);
+    }
+    free(after);
+  }
+  free(before);
+  sinew_session_destroy(S);
+  S = NULL;
+  assert_int_equal(test_alloc_live(), 0);
+  test_alloc_uninstall();
+  assert_int_equal(sinew_session_create(&d, &S), 0);
+  (void)failures;
+}
+
+static void test_out_of_memory(void **state) {
+  (void)state;
+  const char *scene = "createNode transform -n P; setAttr P.tx 10; setAttr P.ry 90;"
+                      "createNode transform -n C -p P; setAttr C.t 1 2 3; createNode transform -n D -p P;"
+                      "joint -n J1 -p 0 0 0; joint -n J2 -p 2 0 0; select -cl; setAttr J1.rz 90;"
+                      "addAttr -ln foo -at double C;";
+  /* group of one object (with several, running out of memory while parenting the second leaves
+   * the first with its unchanged rotate / scale / shear marked as set: the same values, but
+   * written to a saved file) */
+  oom_loop(scene, "group -n G C");
+  oom_loop(scene, "group -em -n E -p P");
+  /* edits of values that already hold one (a value set back is still marked as set, so an edit
+   * that runs out of memory after changing a value never set before leaves it written out) */
+  oom_loop(scene, "xform -ws -t 4 5 6 C");
+  oom_loop(scene, "move -r 1 0 0 C");
+  oom_loop(scene, "xform -q -ws -m C");
+  oom_loop(scene, "renameAttr C.foo bar");
+  oom_loop(scene, "attributeQuery -n J1 -le ro");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_xform_translation, setup, teardown),
@@ -594,6 +654,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_attribute_query, setup, teardown),
       cmocka_unit_test_setup_teardown(test_rename_attr, setup, teardown),
       cmocka_unit_test_setup_teardown(test_arm_script, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_out_of_memory, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
