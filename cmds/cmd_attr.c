@@ -1491,7 +1491,7 @@ static int cmd_add_attr(sinew_cmd_t *cmd) {
   if (type == SINEW_ATTR_ENUM) d.enum_fields = en ? en : "";
   /* gather: a compound waits for its children */
   if (pa->n && (pa->node.index != n.index || pa->node.gen != n.gen))
-    return sinew_cmd_error(cmd, SINEW_EINVAL, "compound %s on %s still waits for %u children", pa->names[1],
+    return sinew_cmd_error(cmd, SINEW_EINVAL, "compound %s on %s still waits for %u children", pa->descs[0].name,
                            sinew_node_name(g, pa->node), pa->want);
   if (!pa->n && parent)
     return sinew_cmd_error(cmd, SINEW_EUNSUPPORTED, "%s: children cannot be added to the existing attribute %s", ln, parent);

@@ -243,6 +243,11 @@ static void test_placeholder_self_connection(void **state) {
   assert_int_equal(st.failed_commands, 0);
   assert_int_equal(sinew_session_save(f->s, q), SINEW_OK);
   if (!strstr(read_text(q), "connectAttr \"rigRN.phl[1]\" \"rigRN.phl[2]\";")) fail_msg("%s", read_text(q));
+  /* an addAttr elsewhere while a compound waits for its children names that compound (the name
+   * was read from a freed slot when the compound had no short name) */
+  expect_fail(f->s, "createNode transform -n t1; addAttr -ln \"aa\" -sn \"a\" -at double t1;\n"
+                    "addAttr -ln \"cmp\" -at compound -nc 1 t1;\ncreateNode transform -n u1; addAttr -ln \"y\" -at double u1;",
+              SINEW_EINVAL, "repro.mel:3: addAttr: compound cmp on t1 still waits for 1 children");
   /* still a cycle: an element into itself, and a loop through two elements and back */
   expect_fail(f->s, "connectAttr rigRN.phl[3] rigRN.phl[3];", SINEW_ECYCLE, NULL);
   expect_fail(f->s, "connectAttr rigRN.phl[2] rigRN.phl[1];", SINEW_ECYCLE, NULL);
