@@ -21,19 +21,7 @@ static bool is_type(sinew_graph_t *g, sinew_node_t n, const char *type) {
   return t && sinew_node_type_is_a(t, type);
 }
 
-static sinew_plug_t attr_plug(sinew_graph_t *g, sinew_node_t n, const char *name) {
-  return sinew_plug_make(n, sinew_node_attr(g, n, name), 0, NULL);
-}
-
 static sinew_vec3_t v3(const double a[3]) { return (sinew_vec3_t){a[0], a[1], a[2]}; }
-
-static const char *const rotate_orders[] = {"xyz", "yzx", "zxy", "xzy", "yxz", "zyx"};
-
-static int rotate_order_from(const char *s) {
-  for (int i = 0; i < 6; i++)
-    if (strcmp(s, rotate_orders[i]) == 0) return i;
-  return -1;
-}
 
 /* ---- the values a command may change, to put back on failure ---------------------------------- */
 
@@ -51,11 +39,11 @@ static int snap_take(sinew_graph_t *g, sinew_node_t n, snap *s) {
   s->node = n;
   for (int i = 0; i < NSNAP; i++) {
     if (sinew_node_attr(g, n, snap_attrs[i]) == UINT32_MAX) continue; /* jointOrient: joints only */
-    sinew_plug_t p = attr_plug(g, n, snap_attrs[i]);
+    sinew_plug_t p = sinew__attr_plug(g, n, snap_attrs[i]);
     int rc = sinew_get_doubles(g, &p, s->v[i], 3, NULL);
     if (rc) return rc;
   }
-  sinew_plug_t p = attr_plug(g, n, "rotateOrder");
+  sinew_plug_t p = sinew__attr_plug(g, n, "rotateOrder");
   return sinew_get_double(g, &p, &s->roo);
 }
 
@@ -68,11 +56,11 @@ static void snap_restore(sinew_graph_t *g, const snap *s, size_t count) {
     if (!sinew_node_valid(g, s[k].node)) continue;
     /* only what changed is set back: a value set again, even to what it was, is written */
     double now[3];
-    sinew_plug_t p = attr_plug(g, s[k].node, "rotateOrder");
+    sinew_plug_t p = sinew__attr_plug(g, s[k].node, "rotateOrder");
     if (sinew_get_double(g, &p, &now[0]) || now[0] != s[k].roo) sinew_set_double(g, &p, s[k].roo);
     for (int i = 0; i < NSNAP; i++) {
       if (sinew_node_attr(g, s[k].node, snap_attrs[i]) == UINT32_MAX) continue;
-      p = attr_plug(g, s[k].node, snap_attrs[i]);
+      p = sinew__attr_plug(g, s[k].node, snap_attrs[i]);
       if (sinew_get_doubles(g, &p, now, 3, NULL) || memcmp(now, s[k].v[i], sizeof now) != 0)
         sinew_set_doubles(g, &p, s[k].v[i], 3);
     }
@@ -83,34 +71,18 @@ static void snap_restore(sinew_graph_t *g, const snap *s, size_t count) {
 /* ---- matrices ------------------------------------------------------------------------------------ */
 
 static int get3(sinew_graph_t *g, sinew_node_t n, const char *attr, double out[3]) {
-  sinew_plug_t p = attr_plug(g, n, attr);
+  sinew_plug_t p = sinew__attr_plug(g, n, attr);
   return sinew_get_doubles(g, &p, out, 3, NULL);
 }
 
 static int set3(sinew_graph_t *g, sinew_node_t n, const char *attr, const double v[3]) {
-  sinew_plug_t p = attr_plug(g, n, attr);
+  sinew_plug_t p = sinew__attr_plug(g, n, attr);
   return sinew_set_doubles(g, &p, v, 3);
-}
-
-/* What the local matrix is multiplied by to reach the world: offsetParentMatrix times the
- * parent's world matrix (identity when the node does not inherit). */
-static int above_local(sinew_graph_t *g, sinew_node_t n, sinew_mat4_t *out) {
-  sinew_mat4_t opm, pm;
-  sinew_plug_t popm = attr_plug(g, n, "offsetParentMatrix"), pit = attr_plug(g, n, "inheritsTransform");
-  sinew_plug_t ppm = sinew_plug_make(n, sinew_node_attr(g, n, "parentMatrix"), 1, (const int32_t[]){0});
-  bool inherits = true;
-  int rc = sinew_get_matrix(g, &popm, &opm);
-  if (!rc) rc = sinew_get_bool(g, &pit, &inherits);
-  if (!rc) rc = sinew_get_matrix(g, &ppm, &pm);
-  if (rc) return rc;
-  if (!inherits) sinew_mat4_identity(&pm);
-  sinew_mat4_mul(&opm, &pm, out);
-  return SINEW_OK;
 }
 
 static int above_inverse(sinew_graph_t *g, sinew_node_t n, sinew_mat4_t *inv) {
   sinew_mat4_t above;
-  int rc = above_local(g, n, &above);
+  int rc = sinew__above_local(g, n, &above);
   if (rc) return rc;
   if (!sinew_mat4_inverse(&above, inv))
     return sinew_graph_set_error(g, SINEW_ERANGE, "%s: the parent's world matrix is singular; no local value "
@@ -156,7 +128,7 @@ static int set_world_matrix(sinew_graph_t *g, sinew_node_t n, const sinew_mat4_t
 
 static int node_roo(sinew_graph_t *g, sinew_node_t n) {
   double r = 0;
-  sinew_plug_t p = attr_plug(g, n, "rotateOrder");
+  sinew_plug_t p = sinew__attr_plug(g, n, "rotateOrder");
   if (sinew_get_double(g, &p, &r) || r < 0 || r > 5) return 0;
   return (int)r;
 }
@@ -315,12 +287,12 @@ static int bbox_walk(sinew_graph_t *g, sinew_node_t n, const sinew_mat4_t *to_sp
   int rc = SINEW_OK;
   if (is_type(g, n, "mesh")) {
     bool io = false;
-    sinew_plug_t pio = attr_plug(g, n, "intermediateObject");
+    sinew_plug_t pio = sinew__attr_plug(g, n, "intermediateObject");
     if ((rc = sinew_get_bool(g, &pio, &io))) return rc;
     if (!io) {
       sinew_mat4_t w, m;
       sinew_data_t *d = NULL;
-      sinew_plug_t po = attr_plug(g, n, "outMesh");
+      sinew_plug_t po = sinew__attr_plug(g, n, "outMesh");
       if ((rc = sinew_dag_world_matrix(g, n, &w)) || (rc = sinew_get_data(g, &po, &d))) return rc;
       sinew_mat4_mul(&w, to_space, &m);
       const sinew_mesh_t *mesh = d ? sinew_mesh_get(d) : NULL;
@@ -361,7 +333,7 @@ static int xform_query(sinew_cmd_t *cmd, sinew_graph_t *g, sinew_node_t n, bool 
   double v[3];
   sinew_mat4_t w;
   int rc = SINEW_OK;
-  if (strcmp(what, "rotateOrder") == 0) return sinew_cmd_result_string(cmd, rotate_orders[node_roo(g, n)]);
+  if (strcmp(what, "rotateOrder") == 0) return sinew_cmd_result_string(cmd, sinew__rotate_orders[node_roo(g, n)]);
   if (strcmp(what, "boundingBox") == 0) {
     sinew_mat4_t to_space;
     sinew_mat4_identity(&to_space);
@@ -380,7 +352,7 @@ static int xform_query(sinew_cmd_t *cmd, sinew_graph_t *g, sinew_node_t n, bool 
   if (strcmp(what, "matrix") == 0) {
     if (ws) rc = sinew_dag_world_matrix(g, n, &w);
     else {
-      sinew_plug_t p = attr_plug(g, n, "matrix");
+      sinew_plug_t p = sinew__attr_plug(g, n, "matrix");
       rc = sinew_get_matrix(g, &p, &w);
     }
     if (rc) return sinew__graph_error(cmd, rc);
@@ -448,7 +420,7 @@ static int xform_edit_one(sinew_cmd_t *cmd, sinew_graph_t *g, sinew_node_t n, vo
   double v[3], cur[3];
   int rc = SINEW_OK;
   if (a->roo >= 0) {
-    sinew_plug_t p = attr_plug(g, n, "rotateOrder");
+    sinew_plug_t p = sinew__attr_plug(g, n, "rotateOrder");
     if (a->preserve) {
       /* -p: the same orientation in the new order */
       sinew_mat4_t m;
@@ -551,7 +523,7 @@ static int cmd_xform(sinew_cmd_t *cmd) {
   }
   xform_args a = {.ws = ws, .rel = rel, .roo = -1, .preserve = sinew_cmd_flag_bool(cmd, "preserve", false)};
   const char *roo = sinew_cmd_flag_string(cmd, "rotateOrder", NULL);
-  if (roo && (a.roo = rotate_order_from(roo)) < 0)
+  if (roo && (a.roo = sinew__rotate_order_from(roo)) < 0)
     rc = sinew_cmd_error(cmd, SINEW_EINVAL, "-rotateOrder: '%s' is not xyz, yzx, zxy, xzy, yxz or zyx", roo);
   if (!rc && rel && sinew_cmd_flag_count(cmd, "matrix"))
     rc = sinew_cmd_error(cmd, SINEW_EUNSUPPORTED, "-matrix with -relative is not supported");
@@ -1023,7 +995,7 @@ static int mi_one(sinew_cmd_t *cmd, sinew_graph_t *g, sinew_node_t n, void *ud) 
     if (a->jo) {
       /* -jointOrient: aligned with the world, the parent's rotation undone */
       sinew_mat4_t above, inv;
-      if ((rc = above_local(g, n, &above))) return rc;
+      if ((rc = sinew__above_local(g, n, &above))) return rc;
       sinew_vec3_t t, rot, sc, sh;
       if (!sinew_mat4_decompose(&above, SINEW_ROTATE_XYZ, &t, &rot, &sc, &sh))
         return sinew_graph_set_error(g, SINEW_ERANGE, "%s: the parent's world matrix is singular", sinew_node_name(g, n));

@@ -22,7 +22,7 @@ static bool is_type(sinew_graph_t *g, sinew_node_t n, const char *type) {
   return t && sinew_node_type_is_a(t, type);
 }
 
-static sinew_plug_t attr_plug(sinew_graph_t *g, sinew_node_t n, const char *name) {
+sinew_plug_t sinew__attr_plug(sinew_graph_t *g, sinew_node_t n, const char *name) {
   return sinew_plug_make(n, sinew_node_attr(g, n, name), 0, NULL);
 }
 
@@ -60,7 +60,7 @@ static int log_set(sinew_graph_t *g, undo_log *u, const sinew_plug_t *p, const d
 }
 
 static int log_set1(sinew_graph_t *g, undo_log *u, sinew_node_t node, const char *attr, double v) {
-  sinew_plug_t p = attr_plug(g, node, attr);
+  sinew_plug_t p = sinew__attr_plug(g, node, attr);
   return log_set(g, u, &p, &v, 1);
 }
 
@@ -158,11 +158,11 @@ static const sinew_cmd_flag_t joint_flags[] = {
     {"assumePreferredAngles", "apa", "", 0}, {"exists", "ex", "s", SINEW_CMD_QUERY_ARGS},
     {"query", "q", "", SINEW_CMD_QUERY},  {"edit", "e", "", SINEW_CMD_EDIT}};
 
-static const char *const rotate_orders[] = {"xyz", "yzx", "zxy", "xzy", "yxz", "zyx"};
+const char *const sinew__rotate_orders[6] = {"xyz", "yzx", "zxy", "xzy", "yxz", "zyx"};
 
-static int rotate_order_from(const char *s) {
+int sinew__rotate_order_from(const char *s) {
   for (int i = 0; i < 6; i++)
-    if (strcmp(s, rotate_orders[i]) == 0) return i;
+    if (strcmp(s, sinew__rotate_orders[i]) == 0) return i;
   return -1;
 }
 
@@ -183,7 +183,7 @@ static int joint_check_flags(sinew_cmd_t *cmd) {
   const char *roo = sinew_cmd_flag_string(cmd, "rotationOrder", NULL);
   const char *dof = sinew_cmd_flag_string(cmd, "degreeOfFreedom", NULL);
   bool d[3];
-  if (roo && rotate_order_from(roo) < 0)
+  if (roo && sinew__rotate_order_from(roo) < 0)
     return sinew_cmd_error(cmd, SINEW_EINVAL, "-rotationOrder: '%s' is not xyz, yzx, zxy, xzy, yxz or zyx", roo);
   if (dof && !parse_dof(dof, d))
     return sinew_cmd_error(cmd, SINEW_EINVAL, "-degreeOfFreedom: '%s' is not a combination of x, y and z", dof);
@@ -200,7 +200,7 @@ static int flag_triple(sinew_cmd_t *cmd, const char *flag, double out[3]) {
 }
 
 static int set_triple(sinew_graph_t *g, undo_log *u, sinew_node_t n, const char *attr, const double v[3]) {
-  sinew_plug_t p = attr_plug(g, n, attr);
+  sinew_plug_t p = sinew__attr_plug(g, n, attr);
   return log_set(g, u, &p, v, 3);
 }
 
@@ -214,7 +214,7 @@ static int joint_apply(sinew_cmd_t *cmd, sinew_graph_t *g, sinew_node_t n, undo_
   if (!rc && sinew_cmd_flag_count(cmd, "radius"))
     rc = log_set1(g, u, n, "radius", sinew_cmd_flag_double(cmd, "radius", 0, 1));
   if (!rc && sinew_cmd_flag_count(cmd, "rotationOrder"))
-    rc = log_set1(g, u, n, "rotateOrder", rotate_order_from(sinew_cmd_flag_string(cmd, "rotationOrder", "xyz")));
+    rc = log_set1(g, u, n, "rotateOrder", sinew__rotate_order_from(sinew_cmd_flag_string(cmd, "rotationOrder", "xyz")));
   if (!rc && sinew_cmd_flag_count(cmd, "scaleCompensate"))
     rc = log_set1(g, u, n, "segmentScaleCompensate", sinew_cmd_flag_bool(cmd, "scaleCompensate", true));
   const char *angles[3][2] = {{"angleX", "rotateX"}, {"angleY", "rotateY"}, {"angleZ", "rotateZ"}};
@@ -229,17 +229,15 @@ static int joint_apply(sinew_cmd_t *cmd, sinew_graph_t *g, sinew_node_t n, undo_
   }
   if (!rc && (sinew_cmd_flag_count(cmd, "setPreferredAngles") || sinew_cmd_flag_count(cmd, "assumePreferredAngles"))) {
     bool set = sinew_cmd_flag_count(cmd, "setPreferredAngles");
-    sinew_plug_t from = attr_plug(g, n, set ? "rotate" : "preferredAngle");
+    sinew_plug_t from = sinew__attr_plug(g, n, set ? "rotate" : "preferredAngle");
     if (!(rc = sinew_get_doubles(g, &from, v, 3, NULL))) rc = set_triple(g, u, n, set ? "preferredAngle" : "rotate", v);
   }
   return rc;
 }
 
-/* The matrix a node's local matrix is multiplied by to reach the world: offsetParentMatrix
- * times the parent's world matrix (identity when it does not inherit). */
-static int above_local(sinew_graph_t *g, sinew_node_t n, sinew_mat4_t *out) {
+int sinew__above_local(sinew_graph_t *g, sinew_node_t n, sinew_mat4_t *out) {
   sinew_mat4_t opm, pm;
-  sinew_plug_t popm = attr_plug(g, n, "offsetParentMatrix"), pit = attr_plug(g, n, "inheritsTransform");
+  sinew_plug_t popm = sinew__attr_plug(g, n, "offsetParentMatrix"), pit = sinew__attr_plug(g, n, "inheritsTransform");
   sinew_plug_t ppm = sinew_plug_make(n, sinew_node_attr(g, n, "parentMatrix"), 1, (const int32_t[]){0});
   bool inherits = true;
   int rc = sinew_get_matrix(g, &popm, &opm);
@@ -265,7 +263,7 @@ static int joint_place(sinew_graph_t *g, sinew_node_t n, const double p[3], bool
   double t[3] = {p[0], p[1], p[2]};
   if (!relative) {
     sinew_mat4_t above, inv;
-    int rc = above_local(g, n, &above);
+    int rc = sinew__above_local(g, n, &above);
     if (rc) return rc;
     if (!sinew_mat4_inverse(&above, &inv))
       return sinew_graph_set_error(g, SINEW_ERANGE, "%s: the parent's world matrix is singular; "
@@ -285,14 +283,14 @@ static int joint_keep_children(sinew_graph_t *g, const sinew_node_t *kids, const
     double now[3], t[3];
     sinew_mat4_t above, inv;
     int rc = world_position(g, kids[i], now);
-    if (!rc) rc = above_local(g, kids[i], &above);
+    if (!rc) rc = sinew__above_local(g, kids[i], &above);
     if (rc) return rc;
     if (!sinew_mat4_inverse(&above, &inv))
       return sinew_graph_set_error(g, SINEW_ERANGE, "%s: singular parent matrix", sinew_node_name(g, kids[i]));
     sinew_vec3_t d;
     sinew_mat4_transform_vector((sinew_vec3_t){before[i][0] - now[0], before[i][1] - now[1], before[i][2] - now[2]},
                                 &inv, &d);
-    sinew_plug_t pt = attr_plug(g, kids[i], "translate");
+    sinew_plug_t pt = sinew__attr_plug(g, kids[i], "translate");
     if ((rc = sinew_get_doubles(g, &pt, t, 3, NULL))) return rc;
     t[0] += d.x, t[1] += d.y, t[2] += d.z;
     if ((rc = log_set(g, u, &pt, t, 3))) return rc;
@@ -328,7 +326,7 @@ static int joint_query(sinew_cmd_t *cmd, sinew_graph_t *g) {
   }
   if (strcmp(what, "position") == 0) {
     if (sinew_cmd_flag_count(cmd, "relative")) {
-      p = attr_plug(g, n, "translate");
+      p = sinew__attr_plug(g, n, "translate");
       rc = sinew_get_doubles(g, &p, v, 3, NULL);
     } else {
       rc = world_position(g, n, v);
@@ -341,7 +339,7 @@ static int joint_query(sinew_cmd_t *cmd, sinew_graph_t *g) {
     const char *jt[3] = {"jointTypeX", "jointTypeY", "jointTypeZ"};
     for (int i = 0; i < 3; i++) {
       bool b = true;
-      p = attr_plug(g, n, jt[i]);
+      p = sinew__attr_plug(g, n, jt[i]);
       if ((rc = sinew_get_bool(g, &p, &b))) return sinew_cmd_graph_error(cmd, rc);
       if (b) dof[k++] = (char)('x' + i);
     }
@@ -355,7 +353,7 @@ static int joint_query(sinew_cmd_t *cmd, sinew_graph_t *g) {
                 {"angleY", "rotateY", 1},         {"angleZ", "rotateZ", 1},             {"scaleCompensate", "segmentScaleCompensate", 5}};
   for (size_t i = 0; i < COUNT(simple); i++) {
     if (strcmp(what, simple[i].flag) != 0) continue;
-    p = attr_plug(g, n, simple[i].attr);
+    p = sinew__attr_plug(g, n, simple[i].attr);
     int kind = simple[i].kind;
     rc = kind >= 3 ? sinew_get_doubles(g, &p, v, 3, NULL) : sinew_get_double(g, &p, &v[0]);
     if (rc) return sinew_cmd_graph_error(cmd, rc);
@@ -363,7 +361,7 @@ static int joint_query(sinew_cmd_t *cmd, sinew_graph_t *g) {
       case 3: return result_triple(cmd, v, ang);
       case 4: return result_triple(cmd, v, 1);
       case 1: return sinew_cmd_result_double(cmd, v[0] / ang);
-      case 2: return sinew_cmd_result_string(cmd, rotate_orders[(int)v[0] >= 0 && (int)v[0] < 6 ? (int)v[0] : 0]);
+      case 2: return sinew_cmd_result_string(cmd, sinew__rotate_orders[(int)v[0] >= 0 && (int)v[0] < 6 ? (int)v[0] : 0]);
       case 5: return sinew_cmd_result_int(cmd, v[0] != 0);
       default: return sinew_cmd_result_double(cmd, v[0]);
     }
@@ -483,7 +481,7 @@ static int cmd_joint(sinew_cmd_t *cmd) {
   /* under a joint: parent.scale -> inverseScale, as Maya's parenting of joints does (and
    * sinew_dag_parent, which would also walk the ancestors again: a deep chain is quadratic) */
   if (parent.gen && is_type(g, parent, "joint")) {
-    sinew_plug_t ps = attr_plug(g, parent, "scale"), is = attr_plug(g, n, "inverseScale");
+    sinew_plug_t ps = sinew__attr_plug(g, parent, "scale"), is = sinew__attr_plug(g, n, "inverseScale");
     rc = sinew_connect(g, &ps, &is, 0, NULL);
   }
   undo_log u = {0};
@@ -635,7 +633,7 @@ static int prim_apply(sinew_cmd_t *cmd, sinew_graph_t *g, const prim_kind *k, si
 #define PRIM_MAX_ELEMENTS 268435456.0
 
 static double count_of(sinew_graph_t *g, sinew_node_t n, const char *attr) {
-  sinew_plug_t p = attr_plug(g, n, attr);
+  sinew_plug_t p = sinew__attr_plug(g, n, attr);
   double v = 0;
   sinew_get_double(g, &p, &v);
   return v;
@@ -673,7 +671,7 @@ static int prim_check_size(sinew_graph_t *g, const prim_kind *k, sinew_node_t no
 /* Builds the creation node's mesh now, so that sizes no mesh can have fail the command rather
  * than only logging a compute failure when the mesh is first read. The caller releases *out. */
 static int prim_build(sinew_graph_t *g, sinew_node_t node, sinew_data_t **out) {
-  sinew_plug_t po = attr_plug(g, node, "output");
+  sinew_plug_t po = sinew__attr_plug(g, node, "output");
   int rc = sinew_get_data(g, &po, out);
   if (rc) return rc;
   if (!*out || !sinew_mesh_get(*out))
@@ -702,7 +700,7 @@ static int prim_node_of(sinew_cmd_t *cmd, sinew_graph_t *g, const prim_kind *k, 
       }
   }
   if (is_type(g, n, "mesh")) {
-    sinew_plug_t in = attr_plug(g, n, "inMesh"), src;
+    sinew_plug_t in = sinew__attr_plug(g, n, "inMesh"), src;
     if (sinew_plug_source(g, &in, &src)) n = src.node;
   }
   if (!is_type(g, n, k->type))
@@ -724,7 +722,7 @@ static int prim_query(sinew_cmd_t *cmd, sinew_graph_t *g, const prim_kind *k, si
               : sinew_cmd_result_string(cmd, sinew__node_label(g, node, buf, sizeof buf));
   }
   if (!pp) return sinew_cmd_error(cmd, SINEW_EINVAL, "-query: give the flag to query");
-  sinew_plug_t p = attr_plug(g, node, pp->attr);
+  sinew_plug_t p = sinew__attr_plug(g, node, pp->attr);
   double v[3];
   int rc = pp->kind == 'v' ? sinew_get_doubles(g, &p, v, 3, NULL) : sinew_get_double(g, &p, &v[0]);
   if (rc) return sinew_cmd_graph_error(cmd, rc);
@@ -802,7 +800,7 @@ static int prim_create(sinew_cmd_t *cmd, sinew_graph_t *g, const prim_kind *k) {
       rc = sinew_node_create_under(g, "mesh", sname, m.xf, &m.shape);
     }
     if (!rc && history) {
-      sinew_plug_t out = attr_plug(g, m.node, "output"), in = attr_plug(g, m.shape, "inMesh");
+      sinew_plug_t out = sinew__attr_plug(g, m.node, "output"), in = sinew__attr_plug(g, m.shape, "inMesh");
       rc = sinew_connect(g, &out, &in, 0, NULL);
     } else if (!rc) {
       rc = sinew_mesh_node_set(g, m.shape, mesh);
@@ -880,7 +878,7 @@ static int expr_options(sinew_cmd_t *cmd, int *uc, int *an, int *ae) {
 
 /* The expression's default object: the source of objectMsg, zero when none. */
 static sinew_node_t expr_object(sinew_graph_t *g, sinew_node_t n) {
-  sinew_plug_t obm = attr_plug(g, n, "objectMsg"), src;
+  sinew_plug_t obm = sinew__attr_plug(g, n, "objectMsg"), src;
   return sinew_plug_source(g, &obm, &src) ? src.node : (sinew_node_t){0, 0};
 }
 
@@ -902,13 +900,13 @@ static int expr_query(sinew_cmd_t *cmd, sinew_graph_t *g, sinew_node_t n) {
     return sinew_cmd_result_string(cmd, o.gen ? sinew__node_label(g, o, buf, sizeof buf) : "");
   }
   if (strcmp(what, "string") == 0) {
-    sinew_plug_t p = attr_plug(g, n, "expression");
+    sinew_plug_t p = sinew__attr_plug(g, n, "expression");
     const char *text = "";
     if ((rc = sinew_get_string(g, &p, &text))) return sinew_cmd_graph_error(cmd, rc);
     return sinew_cmd_result_string(cmd, text);
   }
   if (strcmp(what, "timeDependent") == 0) {
-    sinew_plug_t p = attr_plug(g, n, "internalExpression");
+    sinew_plug_t p = sinew__attr_plug(g, n, "internalExpression");
     const char *text = "";
     if ((rc = sinew_get_string(g, &p, &text))) return sinew_cmd_graph_error(cmd, rc);
     sinew_expr_t *e;
@@ -921,7 +919,7 @@ static int expr_query(sinew_cmd_t *cmd, sinew_graph_t *g, sinew_node_t n) {
   const char *attr = strcmp(what, "alwaysEvaluate") == 0 ? "alwaysEvaluate"
                      : strcmp(what, "animated") == 0     ? "animated"
                                                          : "unitOption";
-  sinew_plug_t p = attr_plug(g, n, attr);
+  sinew_plug_t p = sinew__attr_plug(g, n, attr);
   double v = 0;
   if ((rc = sinew_get_double(g, &p, &v))) return sinew_cmd_graph_error(cmd, rc);
   if (strcmp(attr, "unitOption") == 0) return sinew_cmd_result_string(cmd, unit_options[v >= 0 && v < 3 ? (int)v : 0]);
@@ -932,11 +930,11 @@ static int expr_query(sinew_cmd_t *cmd, sinew_graph_t *g, sinew_node_t n) {
 static int expr_link_time(sinew_graph_t *g, sinew_node_t n, bool *made, sinew_plug_t *src, sinew_plug_t *dst) {
   sinew_node_t t1;
   *made = false;
-  *dst = attr_plug(g, n, "time");
+  *dst = sinew__attr_plug(g, n, "time");
   if (sinew_plug_source(g, dst, NULL)) return SINEW_OK;
   int rc = sinew_time_node(g, &t1);
   if (rc) return rc;
-  *src = attr_plug(g, t1, "outTime");
+  *src = sinew__attr_plug(g, t1, "outTime");
   if ((rc = sinew_connect(g, src, dst, 0, NULL))) return rc;
   *made = true;
   return SINEW_OK;
@@ -995,7 +993,7 @@ static void expr_edit_revert(sinew_graph_t *g, sinew_node_t n, expr_undo *x) {
 
 /* The text with attribute names (what -q -s gives), copied. NULL on out-of-memory. */
 static char *expr_text_copy(sinew_graph_t *g, sinew_node_t n) {
-  sinew_plug_t pe = attr_plug(g, n, "expression");
+  sinew_plug_t pe = sinew__attr_plug(g, n, "expression");
   const char *t = "";
   if (sinew_get_string(g, &pe, &t)) return NULL;
   size_t len = strlen(t) + 1;
@@ -1018,7 +1016,7 @@ static int expr_edit(sinew_cmd_t *cmd, sinew_graph_t *g, sinew_node_t n, int uc,
   char *current = NULL;
   if (oname && !text && !(text = current = expr_text_copy(g, n)))
     return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
-  expr_undo x = {.obm = attr_plug(g, n, "objectMsg"), .pob = attr_plug(g, n, "object")};
+  expr_undo x = {.obm = sinew__attr_plug(g, n, "objectMsg"), .pob = sinew__attr_plug(g, n, "object")};
   snprintf(x.old_name, sizeof x.old_name, "%s", sinew_node_name(g, n));
   rc = expr_edit_options(g, n, uc, an, ae, &x);
   if (!rc && oname) rc = expr_edit_object(g, n, object, &x);

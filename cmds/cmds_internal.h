@@ -151,6 +151,16 @@ struct sinew_session {
   struct sinew__anim_clipboard *clipboard; /* copyKey's keys (cmds/cmd_anim.c) */
 };
 
+/* Transform helpers shared by the rig and transform commands (cmds/cmd_rig.c). */
+/* The plug of a node's top-level attribute by name (an invalid plug when it has none). */
+sinew_plug_t sinew__attr_plug(sinew_graph_t *g, sinew_node_t n, const char *name);
+/* The matrix a node's local matrix is multiplied by to reach the world: offsetParentMatrix
+ * times the parent's world matrix (identity when it does not inherit). */
+int sinew__above_local(sinew_graph_t *g, sinew_node_t n, sinew_mat4_t *out);
+/* Maya's rotate order names by value (xyz = 0 ... zyx = 5), and a name's value (-1: none). */
+extern const char *const sinew__rotate_orders[6];
+int sinew__rotate_order_from(const char *s);
+
 /* A copy of s through the allocation funnel; NULL on out-of-memory. */
 char *sinew__cmds_strdup(const char *s);
 /* Makes room for `need` elements of es bytes in *p (capacity *cap, doubled from 8); SINEW_ENOMEM
