@@ -402,6 +402,24 @@ static void test_object_type(void **state) {
   bad("objectType -isType joint -isAType joint J", "-isType", NULL);
 }
 
+/* shadingNode is createNode for the render categories: the same names, parent, selection. */
+static void test_shading_node(void **state) {
+  (void)state;
+  expect_res("shadingNode -asUtility -n pb pairBlend", "pb");
+  expect_res("objectType pb", "pairBlend");
+  expect_res("ls -sl", "pb");
+  expect_res("shadingNode -au pairBlend", "pairBlend1");
+  expect_res("shadingNode -asUtility -ss -n pb blendWeighted", "pb1"); /* a taken name gets a number */
+  expect_res("ls -sl", "pairBlend1");                                   /* -ss: not selected */
+  ok("setAttr pb.weight 0.25");                                       /* the new node is usable */
+  expect_nums("getAttr pb.weight", 1, 0.25);
+  expect_res("shadingNode -asUtility -s -n pb pairBlend", "pb");       /* -shared: the existing one */
+  bad("shadingNode -n x pairBlend", "exactly one of -asUtility", NULL);
+  bad("shadingNode -asUtility -asShader pairBlend", "exactly one of -asUtility", NULL);
+  bad("shadingNode -asUtility noSuchType", "Unknown object type: noSuchType", NULL);
+  bad("shadingNode -asUtility", "one node type", NULL);
+}
+
 static void test_attribute_exists(void **state) {
   (void)state;
   ok("joint -n J; addAttr -ln foo -at double J");
@@ -650,6 +668,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_make_identity, setup, teardown),
       cmocka_unit_test_setup_teardown(test_make_identity_joints, setup, teardown),
       cmocka_unit_test_setup_teardown(test_object_type, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_shading_node, setup, teardown),
       cmocka_unit_test_setup_teardown(test_attribute_exists, setup, teardown),
       cmocka_unit_test_setup_teardown(test_attribute_query, setup, teardown),
       cmocka_unit_test_setup_teardown(test_rename_attr, setup, teardown),
