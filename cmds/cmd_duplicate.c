@@ -36,7 +36,7 @@ typedef struct dup_ctx {
   sinew_cmd_t *cmd;
   sinew_node_t *src, *dst; /* source -> copy, roots first in each subtree, parents before children */
   bool *root;
-  uint32_t n, cap;
+  uint32_t n, cap_src, cap_dst, cap_root;
   uint32_t raw_conns_before;
 } dup_ctx;
 
@@ -58,13 +58,10 @@ static bool is_root(const dup_ctx *d, sinew_node_t n) {
 static int add_source(dup_ctx *d, sinew_node_t n, bool is_root) {
   for (uint32_t i = 0; i < d->n; i++)
     if (same_node(d->src[i], n)) return SINEW_OK; /* listed twice, or below another root */
-  uint32_t cap = d->cap;
-  if (sinew__cmds_grow((void **)&d->src, &cap, d->n + 1, sizeof *d->src)) return SINEW_ENOMEM;
-  cap = d->cap;
-  if (sinew__cmds_grow((void **)&d->dst, &cap, d->n + 1, sizeof *d->dst)) return SINEW_ENOMEM;
-  cap = d->cap;
-  if (sinew__cmds_grow((void **)&d->root, &cap, d->n + 1, sizeof *d->root)) return SINEW_ENOMEM;
-  d->cap = cap;
+  if (sinew__cmds_grow((void **)&d->src, &d->cap_src, d->n + 1, sizeof *d->src) ||
+      sinew__cmds_grow((void **)&d->dst, &d->cap_dst, d->n + 1, sizeof *d->dst) ||
+      sinew__cmds_grow((void **)&d->root, &d->cap_root, d->n + 1, sizeof *d->root))
+    return SINEW_ENOMEM;
   d->src[d->n] = n;
   d->dst[d->n] = (sinew_node_t){0, 0};
   d->root[d->n] = is_root;

@@ -479,6 +479,47 @@ static void test_duplicate(void **state) {
   bad("duplicate", "nothing to duplicate", NULL);
 }
 
+/* sets: objectSets whose members are connections, as in Maya's files. */
+static void test_sets(void **state) {
+  (void)state;
+  ok("joint -n j1; joint -n j2; select -cl; createNode pairBlend -n pb;");
+  expect_res("sets -n ctrls -em", "ctrls");
+  expect_res("objectType ctrls", "objectSet");
+  expect_res("sets -add ctrls j1 pb", "ctrls");
+  expect_res("sets -q ctrls", "j1 pb");
+  /* a DAG member through instObjGroups[0] -> dagSetMembers, another node through its message */
+  expect_res("listConnections -s 1 -d 0 -p 1 ctrls.dsm", "j1.instObjGroups[0]");
+  expect_res("listConnections -s 1 -d 0 -p 1 ctrls.dnsm", "pb.message");
+  expect_res("sets -e -add ctrls j1", "ctrls"); /* already a member: once */
+  expect_nums("sets -q -size ctrls", 1, 2.0);
+  expect_nums("sets -im ctrls j1", 1, 1.0);
+  expect_nums("sets -im ctrls j1 j2", 1, 0.0);
+  expect_res("sets -rm ctrls j1 j2", "ctrls"); /* j2 was not a member: ignored */
+  expect_res("sets -q ctrls", "pb");
+  /* made from the selection, with an annotation; a set inside a set */
+  ok("select j2");
+  expect_res("sets -n picked -t \"arm ctrls\"", "picked");
+  expect_res("sets -q picked", "j2");
+  expect_res("sets -q -t picked", "arm ctrls");
+  expect_res("sets -fe ctrls picked", "ctrls");
+  expect_res("sets -q ctrls", "pb picked");
+  expect_res("sets -cl ctrls", "ctrls");
+  expect_nums("sets -q -s ctrls", 1, 0.0);
+  expect_res("sets -q ctrls", "");
+  /* deleting a member takes it out */
+  ok("sets -add ctrls j1; delete j1");
+  expect_nums("sets -q -s ctrls", 1, 0.0);
+  bad("sets -add ctrls nosuch", "nosuch", NULL);
+  bad("sets -add ctrls pb nosuch", "nosuch", NULL); /* nothing added */
+  bad("sets -add pb j2", "not a set", NULL);
+  bad("sets -add ctrls ctrls", "member of itself", NULL);
+  bad("sets -add ctrls j2.tx", "not components or attributes", NULL);
+  bad("sets -add ctrls -rm ctrls j2", "give one of", NULL);
+  bad("sets -em j2", "-empty", NULL);
+  bad("sets -union ctrls picked", "-union is not supported", NULL);
+  bad("sets -q pb", "not a set", NULL);
+}
+
 static void test_attribute_exists(void **state) {
   (void)state;
   ok("joint -n J; addAttr -ln foo -at double J");
@@ -705,6 +746,8 @@ static void test_out_of_memory(void **state) {
   oom_loop(scene, "group -n G C");
   oom_loop(scene, "duplicate -n P2 P");
   oom_loop(scene, "duplicate -ic J2");
+  oom_loop(scene, "sets -n S C J1 J2");
+  oom_loop("createNode transform -n C; joint -n J1; joint -n J2; sets -n S2 -em; sets -add S2 C", "sets -add S2 J1 J2");
   oom_loop(scene, "group -em -n E -p P");
   /* edits of values that already hold one (a value set back is still marked as set, so an edit
    * that runs out of memory after changing a value never set before leaves it written out) */
@@ -731,6 +774,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_object_type, setup, teardown),
       cmocka_unit_test_setup_teardown(test_shading_node, setup, teardown),
       cmocka_unit_test_setup_teardown(test_duplicate, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_sets, setup, teardown),
       cmocka_unit_test_setup_teardown(test_attribute_exists, setup, teardown),
       cmocka_unit_test_setup_teardown(test_attribute_query, setup, teardown),
       cmocka_unit_test_setup_teardown(test_rename_attr, setup, teardown),
