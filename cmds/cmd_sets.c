@@ -1,5 +1,6 @@
-/* cmds/cmd_sets.c: sets, the command rig scripts keep their controls, skin joints and export
- * lists with (`sets -n ctrls -em; sets -add ctrls $ctrl;`).
+/* cmds/cmd_sets.c: the selection-list commands: sets, which rig scripts keep their controls,
+ * skin joints and export lists with (`sets -n ctrls -em; sets -add ctrls $ctrl;`), and
+ * pickWalk, which walks the selection through the hierarchy.
  *
  * A set is an objectSet node (nodes/object_set.c). Membership is a connection, as in Maya's
  * files: a DAG node's instObjGroups[0] -> set.dagSetMembers[i], any other node's message ->
@@ -297,7 +298,113 @@ static int cmd_sets(sinew_cmd_t *cmd) {
   return rc;
 }
 
+/* ---- pickWalk ---------------------------------------------------------------------------------- */
+
+/* pickWalk -d up|down|left|right [objects]: each object (or selected node) is replaced by its
+ * parent (a root stays), its first child, or its previous / next sibling (wrapping round, as
+ * Maya; roots are siblings of each other in creation order). The result is the new selection,
+ * each node once. */
+static const sinew_cmd_flag_t pickwalk_flags[] = {{"direction", "d", "s", 0}, {"type", "typ", "s", 0}};
+
+/* The node -direction dir (0 up, 1 down, 2 left, 3 right) leads to from n. */
+static int walk_one(sinew_graph_t *g, sinew_node_t n, int dir, sinew_node_t *out) {
+  *out = n;
+  sinew_node_t parent = sinew_node_parent(g, n);
+  if (dir == 0) {
+    if (sinew_node_valid(g, parent)) *out = parent;
+    return SINEW_OK;
+  }
+  if (dir == 1) {
+    sinew_node_t first;
+    if (sinew_node_children(g, n, &first, 1)) *out = first;
+    return SINEW_OK;
+  }
+  /* siblings: the parent's children, or the DAG roots in creation order */
+  sinew_node_t *sib = NULL;
+  size_t count = 0;
+  if (sinew_node_valid(g, parent)) {
+    count = sinew_node_children(g, parent, NULL, 0);
+    if (!(sib = sinew_malloc(count * sizeof *sib))) return SINEW_ENOMEM;
+    sinew_node_children(g, parent, sib, count);
+  } else {
+    uint32_t cap = 0, m = 0;
+    for (sinew_node_t it = {0, 0}; sinew_node_next(g, &it);) {
+      if (!(sinew_node_type_flags(sinew_node_type(g, it)) & SINEW_NODE_TYPE_DAG) ||
+          sinew_node_valid(g, sinew_node_parent(g, it)))
+        continue;
+      if (sinew__cmds_grow((void **)&sib, &cap, m + 1, sizeof *sib)) {
+        sinew_free(sib);
+        return SINEW_ENOMEM;
+      }
+      sib[m++] = it;
+    }
+    count = m;
+  }
+  for (size_t i = 0; i < count; i++)
+    if (same_node(sib[i], n)) {
+      *out = sib[dir == 2 ? (i + count - 1) % count : (i + 1) % count];
+      break;
+    }
+  sinew_free(sib);
+  return SINEW_OK;
+}
+
+static int cmd_pick_walk(sinew_cmd_t *cmd) {
+  sinew_session_t *s = sinew__session(cmd);
+  sinew__scene *sc = s->scene;
+  sinew_graph_t *g = sinew_cmd_graph(cmd);
+  static const char *const dirs[] = {"up", "down", "left", "right"};
+  const char *d = sinew_cmd_flag_string(cmd, "direction", NULL);
+  int dir = -1;
+  for (int i = 0; d && i < 4; i++)
+    if (strcmp(d, dirs[i]) == 0) dir = i;
+  if (dir < 0) return sinew_cmd_error(cmd, SINEW_EINVAL, "-direction: give up, down, left or right");
+  if (sinew_cmd_flag_count(cmd, "type"))
+    return sinew_cmd_error(cmd, SINEW_EUNSUPPORTED, "-type is not supported (sinew walks nodes)");
+  sinew_node_t *objs = NULL;
+  size_t n = 0;
+  int rc = object_list(cmd, true, &objs, &n);
+  for (size_t i = 0; i < n && !rc; i++)
+    if (!(sinew_node_type_flags(sinew_node_type(g, objs[i])) & SINEW_NODE_TYPE_DAG))
+      rc = sinew_cmd_error(cmd, SINEW_ETYPE, "%s is not a DAG node; it has no place in the hierarchy",
+                           sinew_node_name(g, objs[i]));
+  size_t k = 0;
+  for (size_t i = 0; i < n && !rc; i++) {
+    sinew_node_t w;
+    if (walk_one(g, objs[i], dir, &w)) {
+      rc = sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+      break;
+    }
+    bool dup = false;
+    for (size_t j = 0; j < k && !dup; j++) dup = same_node(objs[j], w);
+    if (!dup) objs[k++] = w;
+  }
+  uint32_t cap = sc->csel;
+  if (!rc && sinew__cmds_grow((void **)&sc->selection, &cap, (uint32_t)k, sizeof *sc->selection))
+    rc = sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+  if (!rc) rc = sinew_cmd_result_empty_array(cmd, SINEW_VALUE_STRING_ARRAY);
+  for (size_t i = 0; i < k && !rc; i++) {
+    char buf[1024];
+    if ((rc = sinew_cmd_result_append_string(cmd, sinew__node_label(g, objs[i], buf, sizeof buf))))
+      rc = sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+  }
+  if (!rc) {
+    sc->csel = cap;
+    memcpy(sc->selection, objs, k * sizeof *objs);
+    sc->nsel = (uint32_t)k;
+  }
+  sinew_free(objs);
+  return rc;
+}
+
 int sinew__register_sets_cmds(sinew_lang_t *L, sinew_session_t *s) {
-  const sinew_cmd_desc_t desc = {"sets", cmd_sets, sets_flags, COUNT(sets_flags), false, s};
-  return sinew_lang_register_command(L, &desc);
+  const sinew_cmd_desc_t cmds[] = {
+      {"sets", cmd_sets, sets_flags, COUNT(sets_flags), false, s},
+      {"pickWalk", cmd_pick_walk, pickwalk_flags, COUNT(pickwalk_flags), false, s},
+  };
+  for (size_t i = 0; i < COUNT(cmds); i++) {
+    int rc = sinew_lang_register_command(L, &cmds[i]);
+    if (rc) return rc;
+  }
+  return SINEW_OK;
 }

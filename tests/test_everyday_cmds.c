@@ -520,6 +520,27 @@ static void test_sets(void **state) {
   bad("sets -q pb", "not a set", NULL);
 }
 
+/* pickWalk: parent, first child, siblings with wrap-around (the roots are siblings too). */
+static void test_pick_walk(void **state) {
+  (void)state;
+  ok("joint -n a; joint -n b; select -cl; joint -n c -p 0 1 0; select -cl; createNode transform -n r2;"
+     "createNode transform -n k1 -p a; createNode transform -n k2 -p a;");
+  /* a's children in order: b, k1, k2 */
+  expect_res("pickWalk -d down a", "b");
+  expect_res("ls -sl", "b");
+  expect_res("pickWalk -d right", "k1");
+  expect_res("pickWalk -d right k2", "b");   /* wraps */
+  expect_res("pickWalk -d left b", "k2");
+  expect_res("pickWalk -d up b k1", "a");    /* both walk to a: once */
+  expect_res("pickWalk -d up a", "a");       /* a root stays */
+  expect_res("pickWalk -d right a", "c");    /* roots in creation order: a, c, r2 */
+  expect_res("pickWalk -d left a", "r2");
+  expect_res("pickWalk -d down r2", "r2");   /* no child: stays */
+  bad("pickWalk -d sideways a", "-direction", NULL);
+  bad("pickWalk -d up time1", "not a DAG node", NULL);
+  bad("pickWalk -d up nosuch", "nosuch", NULL);
+}
+
 static void test_attribute_exists(void **state) {
   (void)state;
   ok("joint -n J; addAttr -ln foo -at double J");
@@ -747,6 +768,7 @@ static void test_out_of_memory(void **state) {
   oom_loop(scene, "duplicate -n P2 P");
   oom_loop(scene, "duplicate -ic J2");
   oom_loop(scene, "sets -n S C J1 J2");
+  oom_loop(scene, "pickWalk -d left C");
   oom_loop("createNode transform -n C; joint -n J1; joint -n J2; sets -n S2 -em; sets -add S2 C", "sets -add S2 J1 J2");
   oom_loop(scene, "group -em -n E -p P");
   /* edits of values that already hold one (a value set back is still marked as set, so an edit
@@ -775,6 +797,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_shading_node, setup, teardown),
       cmocka_unit_test_setup_teardown(test_duplicate, setup, teardown),
       cmocka_unit_test_setup_teardown(test_sets, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_pick_walk, setup, teardown),
       cmocka_unit_test_setup_teardown(test_attribute_exists, setup, teardown),
       cmocka_unit_test_setup_teardown(test_attribute_query, setup, teardown),
       cmocka_unit_test_setup_teardown(test_rename_attr, setup, teardown),
