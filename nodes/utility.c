@@ -267,20 +267,20 @@ static void pm_add(pm_acc *acc, int op, double x) {
   acc->count++;
 }
 
-/* One lane: array `arr`, and child `child` of its elements (UINT32_MAX: the elements are numbers). */
-static double pm_lane(sinew_compute_t *ctx, sinew_graph_t *g, sinew_node_t n, uint32_t arr, uint32_t child) {
+/* One lane: array `arr`, and child `child` of its elements (UINT32_MAX: the elements are
+ * numbers). Out of memory (more than 64 elements need scratch memory for their indices) is
+ * returned, so the plug stays dirty. */
+static int pm_lane(sinew_compute_t *ctx, uint32_t arr, uint32_t child, double *out) {
+  sinew_graph_t *g = sinew_compute_graph(ctx);
+  sinew_node_t n = sinew_compute_node(ctx);
   int op = (int)get_attr(g, n, U.pm_op, 1);
   sinew_plug_t a = sinew_plug_make(n, arr, 0, NULL);
   pm_acc acc = {0, 0};
-  int32_t idx[64];
-  size_t total = sinew_plug_indices(g, &a, idx, COUNT(idx));
-  /* Elements come in chunks: a multi with more than 64 elements is read again from after the
-   * last index seen (sinew_plug_indices fills the first `cap`). */
-  int32_t *all = idx;
+  int32_t idx[64], *all = idx;
   sinew_data_t *holder = NULL;
+  size_t total = sinew_plug_indices(g, &a, idx, COUNT(idx));
   if (total > COUNT(idx)) {
-    all = sinew__scratch(total * sizeof *all, &holder);
-    if (!all) return finite_or_zero(ctx, NAN, "out of memory reading the inputs");
+    if (!(all = sinew__scratch(total * sizeof *all, &holder))) return SINEW_ENOMEM;
     total = sinew_plug_indices(g, &a, all, total);
   }
   for (size_t i = 0; i < total; i++) {
@@ -291,29 +291,34 @@ static double pm_lane(sinew_compute_t *ctx, sinew_graph_t *g, sinew_node_t n, ui
   }
   sinew_data_unref(holder);
   if (op == 3 && acc.count) acc.v /= (double)acc.count;
-  return finite_or_zero(ctx, acc.v, "sum overflows");
+  *out = finite_or_zero(ctx, acc.v, "sum overflows");
+  return SINEW_OK;
 }
 
-static double pm_channel2(sinew_compute_t *ctx, sinew_graph_t *g, sinew_node_t n, int k) {
-  return k < 2 ? pm_lane(ctx, g, n, U.pm_i2, U.pm_i2c[k]) : 0;
-}
-
-static double pm_channel3(sinew_compute_t *ctx, sinew_graph_t *g, sinew_node_t n, int k) {
-  return pm_lane(ctx, g, n, U.pm_i3, U.pm_i3c[k]);
-}
-
+/* output1D, output2D and output3D, each channel from its own lane. */
 static int pm_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
-  sinew_graph_t *g = sinew_compute_graph(ctx);
-  sinew_node_t n = sinew_compute_node(ctx);
-  if (plug->attr == U.pm_o1) return sinew_compute_set_double(ctx, plug, pm_lane(ctx, g, n, U.pm_i1, UINT32_MAX));
-  if (which(&U.pm_o3, plug->attr) >= 0) return compute_channels(ctx, plug, &U.pm_o3, pm_channel3);
-  if (plug->attr == U.pm_o2.p) {
-    double v[2] = {pm_channel2(ctx, g, n, 0), pm_channel2(ctx, g, n, 1)};
-    return sinew_compute_set_doubles(ctx, plug, v, 2);
+  const uint32_t *lanes;
+  uint32_t arr;
+  int nch, w;
+  if (plug->attr == U.pm_o1) {
+    double v;
+    int rc = pm_lane(ctx, U.pm_i1, UINT32_MAX, &v);
+    return rc ? rc : sinew_compute_set_double(ctx, plug, v);
   }
-  if (plug->attr == U.pm_o2.c[0] || plug->attr == U.pm_o2.c[1])
-    return sinew_compute_set_double(ctx, plug, pm_channel2(ctx, g, n, plug->attr == U.pm_o2.c[0] ? 0 : 1));
-  return SINEW_EUNKNOWN_PLUG;
+  if ((w = which(&U.pm_o3, plug->attr)) >= 0) {
+    arr = U.pm_i3, lanes = U.pm_i3c, nch = 3;
+  } else if ((w = which(&U.pm_o2, plug->attr)) >= 0 && w != 2) {
+    arr = U.pm_i2, lanes = U.pm_i2c, nch = 2;
+  } else {
+    return SINEW_EUNKNOWN_PLUG;
+  }
+  double v[3];
+  for (int k = 0; k < nch; k++) {
+    if (w < 3 && k != w) continue;
+    int rc = pm_lane(ctx, arr, lanes[k], &v[k]);
+    if (rc) return rc;
+  }
+  return w < 3 ? sinew_compute_set_double(ctx, plug, v[w]) : sinew_compute_set_doubles(ctx, plug, v, (size_t)nch);
 }
 
 /* ---- reverse, blendColors, clamp, setRange ----------------------------------------------------- */

@@ -18,6 +18,7 @@
 
 #include "sinew/cmds.h"
 #include "sinew/sinew.h"
+#include "tests/support.h"
 
 #define PI 3.14159265358979323846
 #define TOL 1e-6
@@ -548,6 +549,67 @@ static void test_bad_input(void **state) {
   expect1("p.o1", 3);
 }
 
+
+/* ---- many elements, and allocation failures --------------------------------------------------- */
+
+static sinew_plug_t gplug(sinew_graph_t *g, const char *text) {
+  sinew_plug_t p;
+  if (sinew_plug_parse(g, text, (sinew_node_t){0, 0}, &p)) fail_msg("no plug %s", text);
+  return p;
+}
+
+/* 100 elements (past the 64 indices a compute keeps on its stack) and a 100-entry ramp: the first
+ * read needs scratch memory. Each of its allocations fails in turn: the read fails with
+ * SINEW_ENOMEM and the plug stays dirty, nothing leaks, and the next read is right. */
+static void test_many_elements_and_alloc_failures(void **state) {
+  (void)state;
+  test_alloc_install();
+  long total = -1;
+  for (long k = 0; total < 0 || k <= total; k++) {
+    test_alloc_reset();
+    sinew_graph_t *g;
+    assert_int_equal(sinew_scene_create(NULL, &g), 0);
+    assert_int_equal(sinew_node_create(g, "plusMinusAverage", "p", NULL), 0);
+    assert_int_equal(sinew_node_create(g, "remapValue", "r", NULL), 0);
+    char buf[64];
+    for (int i = 0; i < 100; i++) {
+      snprintf(buf, sizeof buf, "p.i1[%d]", 3 * i); /* sparse: 0, 3, 6 ... 297 */
+      sinew_plug_t e = gplug(g, buf);
+      assert_int_equal(sinew_set_double(g, &e, i), 0);
+      /* ramp entry i at position i/99 with value (i/99)^2, linear: stored in reverse index order */
+      double pos = i / 99.0, val[3] = {pos, pos * pos, 1};
+      snprintf(buf, sizeof buf, "r.vl[%d]", 99 - i);
+      e = gplug(g, buf);
+      assert_int_equal(sinew_set_doubles(g, &e, val, 3), 0);
+    }
+    sinew_plug_t o1 = gplug(g, "p.o1"), ov = gplug(g, "r.ov"), in = gplug(g, "r.i");
+    assert_int_equal(sinew_set_double(g, &in, 0.5), 0);
+    long before = test_alloc_count();
+    if (k) test_alloc_fail_at(before + k); /* k = 0: a clean run that counts */
+    double v1 = -1, v2 = -1;
+    int rc1 = sinew_get_double(g, &o1, &v1);
+    int rc2 = sinew_get_double(g, &ov, &v2);
+    test_alloc_fail_at(0);
+    if (!k) total = test_alloc_count() - before;
+    assert_true(rc1 == 0 || rc1 == SINEW_ENOMEM);
+    assert_true(rc2 == 0 || rc2 == SINEW_ENOMEM);
+    if (rc1) assert_true(sinew_plug_is_dirty(g, &o1));
+    if (rc2) assert_true(sinew_plug_is_dirty(g, &ov));
+    /* sum 0 + 1 + ... + 99 = 4950 */
+    assert_int_equal(sinew_get_double(g, &o1, &v1), 0);
+    assert_true(v1 == 4950);
+    /* x = 0.5 lies between entries 49/99 and 50/99: linear between their squares */
+    double p0 = (float)(49 / 99.0), p1 = (float)(50 / 99.0), a = (float)(p0 * p0), b = (float)(p1 * p1);
+    double want = (float)(a + (0.5 - p0) / (p1 - p0) * (b - a));
+    assert_int_equal(sinew_get_double(g, &ov, &v2), 0);
+    if (fabs(v2 - want) > 1e-6) fail_msg("ov %.9g want %.9g", v2, want);
+    sinew_graph_destroy(g);
+    assert_int_equal(test_alloc_live(), 0);
+  }
+  assert_true(total >= 2); /* the index scratch of each node */
+  test_alloc_uninstall();
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_multiply_divide, setup, teardown),
@@ -564,6 +626,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_dirty_minimal, setup, teardown),
       cmocka_unit_test_setup_teardown(test_ma_snippet_round_trip, setup, teardown),
       cmocka_unit_test_setup_teardown(test_bad_input, setup, teardown),
+      cmocka_unit_test(test_many_elements_and_alloc_failures),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
