@@ -178,7 +178,7 @@ static const sinew_affects_t md_affects[] = {{"op", "o"},    {"i1x", "ox"}, {"i2
 static double md_channel(sinew_compute_t *ctx, sinew_graph_t *g, sinew_node_t n, int k) {
   int op = (int)get_attr(g, n, U.md_op, 1);
   double a = get_float(g, n, U.md_i1.c[k], 0);
-  if (op == 0) return a; /* no operation: input2 is ignored (and not pulled) */
+  if (op == 0) return a; /* no operation: input2 is ignored */
   double b = get_float(g, n, U.md_i2.c[k], 1);
   switch (op) {
     case 1: return finite_or_zero(ctx, a * b, "multiply overflows");
@@ -222,7 +222,6 @@ static bool cd_test(sinew_graph_t *g, sinew_node_t n) {
 
 static double cd_channel(sinew_compute_t *ctx, sinew_graph_t *g, sinew_node_t n, int k) {
   (void)ctx;
-  /* only the chosen colour is pulled */
   return cd_test(g, n) ? get_float(g, n, U.cd_ct.c[k], 0) : get_float(g, n, U.cd_cf.c[k], 1);
 }
 

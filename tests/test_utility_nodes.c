@@ -286,6 +286,14 @@ static void test_angle_between(void **state) {
   run("setAttr ab.v1 -type double3 1 0 0; setAttr ab.v2 -type double3 -5 0 0;");
   expect1("ab.a", PI);
   expect3("ab.ax", 0, 0, 1);
+  /* the whole axisAngle compound is computed at once: axis and angle come out clean */
+  run("setAttr ab.v2 -type double3 0 7 0;");
+  sinew_plug_t axa = plug("ab.axa");
+  assert_true(sinew_plug_is_dirty(sinew_session_graph(S), &axa));
+  assert_int_equal(sinew_evaluate(sinew_session_graph(S), &axa), 0);
+  assert_false(dirty("ab.axa") || dirty("ab.a") || dirty("ab.axz"));
+  expect1("ab.a", PI / 2);
+  expect3("ab.ax", 0, 0, 1);
   /* a zero vector: angle 0 about (0 0 1) */
   run("setAttr ab.v2 -type double3 0 0 0;");
   expect1("ab.a", 0);
