@@ -529,6 +529,40 @@ static void test_ma_snippet_round_trip(void **state) {
   check_snippet_values();
 }
 
+/* ---- a real rig ------------------------------------------------------------------------------- */
+
+/* nlol's digitigrade leg (tests/data/nlol): the foot-roll chain of utility nodes evaluates.
+ *   bend = ikAnkleLeg_left_ctrl.rollToeBendAngle (default -35), roll = ...ctrl.roll
+ *   legFootToeRemapValueDouble (multiplyDivide, i2 = 2 1 1): ox = 2 bend -> remapValue.imx
+ *   legFootToeRoll (remapValue, ramp (0,0) (0.5,1) (1,0) linear): i = roll, omx = bend
+ *   leg180Switch (condition, op <, ct 180, cf -180): ft = bend, st = 0
+ *   leg180Invert (multiplyDivide, i2 = -1 1 1): ox = -ocr
+ *   leg180Difference (plusMinusAverage, sum): o1 = -ocr + bend */
+static void test_real_rig_foot_roll(void **state) {
+  (void)state;
+  const char *path = SINEW_TEST_DATA_DIR "/nlol/standalone_modules_digitigrade_leg_mod_example.ma";
+  if (sinew_session_open(S, path)) fail_msg("%s: %s", path, sinew_session_errmsg(S));
+  /* as saved: bend -35, roll 0 -> imx -70, x = 0 -> ov 0; -35 < 0 -> 180 -> -180 -> -215 */
+  expect1("legFootToeRoll_left_remapValue.imx", -70);
+  expect1("legFootToeRoll_left_remapValue.ov", 0);
+  expect1("leg180Switch_left_condition.ocr", 180);
+  expect1("leg180Difference_left_plusMinusAverage.o1", -215);
+  /* roll -17.5: x = -17.5 / -70 = 0.25 -> ramp 0.5 -> ov = 0.5 * -35 = -17.5 */
+  run("setAttr ikAnkleLeg_left_ctrl.roll -17.5;");
+  expect1("legFootToeRoll_left_remapValue.ov", -17.5);
+  /* bend 40: imx 80, omx 40; roll 20: x = 0.25 -> ov 20; the condition flips (40 < 0 false):
+   * ocr -180 -> invert 180 -> 180 + 40 = 220 */
+  run("setAttr -l false ikAnkleLeg_left_ctrl.rollToeBendAngle; setAttr ikAnkleLeg_left_ctrl.rollToeBendAngle 40;"
+      "setAttr ikAnkleLeg_left_ctrl.roll 20;"); /* the rig locks bend */
+  expect1("legFootToeRoll_left_remapValue.imx", 80);
+  expect1("legFootToeRoll_left_remapValue.ov", 20);
+  expect1("leg180Switch_left_condition.ocr", -180);
+  expect1("leg180Difference_left_plusMinusAverage.o1", 220);
+  /* roll 60: x = 0.75, on the falling half of the ramp: 1 - 0.5 = 0.5 -> 20 */
+  run("setAttr ikAnkleLeg_left_ctrl.roll 60;");
+  expect1("legFootToeRoll_left_remapValue.ov", 20);
+}
+
 /* ---- bad input --------------------------------------------------------------------------------- */
 
 static void test_bad_input(void **state) {
@@ -633,6 +667,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_choice_and_math_nodes, setup, teardown),
       cmocka_unit_test_setup_teardown(test_dirty_minimal, setup, teardown),
       cmocka_unit_test_setup_teardown(test_ma_snippet_round_trip, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_real_rig_foot_roll, setup, teardown),
       cmocka_unit_test_setup_teardown(test_bad_input, setup, teardown),
       cmocka_unit_test(test_many_elements_and_alloc_failures),
   };
