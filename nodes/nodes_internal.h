@@ -62,7 +62,7 @@ int sinew__anim_time_changed(sinew_graph_t *g);
 
 /* multiplyDivide, condition, plusMinusAverage, reverse, blendColors, clamp, setRange,
  * multDoubleLinear, addDoubleLinear, distanceBetween, vectorProduct, angleBetween, remapValue,
- * choice, floatConstant, multiply; registers nothing when multiplyDivide is already known. */
+ * choice, floatConstant, multiply, sum, subtract, divide; registers nothing when multiplyDivide is already known. */
 int sinew__register_utility_types(sinew_graph_t *g);
 
 /* Scratch memory from a zeroed data block, so every allocation goes through the library's

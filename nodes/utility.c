@@ -8,7 +8,8 @@
  *   distanceBetween, vectorProduct, angleBetween   vectors, points and matrices
  *   remapValue     value and colour ramps (None / Linear / Smooth / Spline entries)
  *   choice         output = input[selector] (numbers)
- *   floatMath, floatConstant, multiply   the newer math nodes the corpus carries
+ *   floatConstant  lookdevKit's constant (the corpus carries one)
+ *   multiply, sum, subtract, divide   Maya 2026's unitless math nodes
  *
  * A result that is not a finite number (divide by zero, a negative number to a fractional
  * power) is written as 0, and the node logs one warning (GENERIC) the first time. */
@@ -159,8 +160,8 @@ static struct {
   trip rm_clc, rm_oc;
   /* choice */
   uint32_t ch_s, ch_i, ch_o;
-  /* floatMath, floatConstant, multiply */
-  uint32_t fm_a, fm_b, fm_op, fm_o, fc_f, fc_o, mu_i, mu_o;
+  /* floatConstant, multiply, sum, subtract, divide */
+  uint32_t fc_f, fc_o, mu_i, mu_o, su_i, su_o, sb_i1, sb_i2, sb_o, dv_i1, dv_i2, dv_o;
 } U;
 
 /* ---- multiplyDivide ---------------------------------------------------------------------------- */
@@ -736,7 +737,7 @@ static int ch_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
   return sinew_compute_set_double(ctx, plug, finite_or_zero(ctx, v, "input is not finite"));
 }
 
-/* ---- floatConstant (lookdevKit) and multiply (Maya 2026 math) ---------------------------------- */
+/* ---- floatConstant (lookdevKit); multiply, sum, subtract, divide (Maya 2026 math) ------------ */
 
 static const sinew_attr_desc_t fc_attrs[] = {
     {.name = "inFloat", .short_name = "_f", .type = FL, .flags = IN},
@@ -756,31 +757,68 @@ static const sinew_attr_desc_t mu_attrs[] = {
 };
 static const sinew_affects_t mu_affects[] = {{"i", "o"}};
 
-/* The product of the present elements; none gives 0 (an empty product in Maya's node is not
- * documented; 0 is what its output holds before any input). */
+/* Folds the present elements of multi `arr`: their sum, or their product (none gives 0 either
+ * way; Maya's page leaves an empty product undocumented and 0 is the output's default). */
+static int list_fold(sinew_compute_t *ctx, uint32_t arr, bool product, double *out) {
+  sinew_graph_t *g = sinew_compute_graph(ctx);
+  sinew_plug_t a = sinew_plug_make(sinew_compute_node(ctx), arr, 0, NULL);
+  size_t total = sinew_plug_indices(g, &a, NULL, 0);
+  *out = 0;
+  if (!total) return SINEW_OK;
+  sinew_data_t *holder = NULL;
+  double *val = sinew__scratch(total * (sizeof(double) + sizeof(int32_t)), &holder);
+  if (!val) return SINEW_ENOMEM;
+  int32_t *idx = (int32_t *)(val + total);
+  size_t got = 0;
+  int rc = sinew_get_double_elements(g, &a, idx, val, total, &got);
+  double v = product ? 1 : 0;
+  for (size_t k = 0; !rc && k < got && k < total; k++) v = product ? v * val[k] : v + val[k];
+  sinew_data_unref(holder);
+  if (!rc) *out = finite_or_zero(ctx, v, product ? "product overflows" : "sum overflows");
+  return rc;
+}
+
 static int mu_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
   if (plug->attr != U.mu_o) return SINEW_EUNKNOWN_PLUG;
+  double v;
+  int rc = list_fold(ctx, U.mu_i, true, &v);
+  return rc ? rc : sinew_compute_set_double(ctx, plug, v);
+}
+
+static int su_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
+  if (plug->attr != U.su_o) return SINEW_EUNKNOWN_PLUG;
+  double v;
+  int rc = list_fold(ctx, U.su_i, false, &v);
+  return rc ? rc : sinew_compute_set_double(ctx, plug, v);
+}
+
+/* subtract: input1 - input2; divide: input1 / input2 (input2 defaults to 1). */
+static const sinew_attr_desc_t sb_attrs[] = {
+    {.name = "input1", .short_name = "i1", .type = SINEW_ATTR_DOUBLE, .flags = IN},
+    {.name = "input2", .short_name = "i2", .type = SINEW_ATTR_DOUBLE, .flags = IN},
+    {.name = "output", .short_name = "o", .type = SINEW_ATTR_DOUBLE, .flags = OUT},
+};
+static const sinew_attr_desc_t dv_attrs[] = {
+    {.name = "input1", .short_name = "i1", .type = SINEW_ATTR_DOUBLE, .flags = IN},
+    {.name = "input2", .short_name = "i2", .type = SINEW_ATTR_DOUBLE, .flags = IN, .default_value = 1},
+    {.name = "output", .short_name = "o", .type = SINEW_ATTR_DOUBLE, .flags = OUT},
+};
+static const sinew_affects_t pair_affects[] = {{"i1", "o"}, {"i2", "o"}};
+
+static int sb_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
+  if (plug->attr != U.sb_o) return SINEW_EUNKNOWN_PLUG;
   sinew_graph_t *g = sinew_compute_graph(ctx);
   sinew_node_t n = sinew_compute_node(ctx);
-  sinew_plug_t a = sinew_plug_make(n, U.mu_i, 0, NULL);
-  size_t total = sinew_plug_indices(g, &a, NULL, 0);
-  double v = 0;
-  if (total) {
-    sinew_data_t *holder = NULL;
-    double *val = sinew__scratch(total * (sizeof(double) + sizeof(int32_t)), &holder);
-    if (!val) return SINEW_ENOMEM;
-    int32_t *idx = (int32_t *)(val + total);
-    size_t got = 0;
-    int rc = sinew_get_double_elements(g, &a, idx, val, total, &got);
-    if (rc) {
-      sinew_data_unref(holder);
-      return rc;
-    }
-    v = 1;
-    for (size_t k = 0; k < got && k < total; k++) v *= val[k];
-    sinew_data_unref(holder);
-  }
-  return sinew_compute_set_double(ctx, plug, finite_or_zero(ctx, v, "product overflows"));
+  double v = get_attr(g, n, U.sb_i1, 0) - get_attr(g, n, U.sb_i2, 0);
+  return sinew_compute_set_double(ctx, plug, finite_or_zero(ctx, v, "difference overflows"));
+}
+
+static int dv_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
+  if (plug->attr != U.dv_o) return SINEW_EUNKNOWN_PLUG;
+  sinew_graph_t *g = sinew_compute_graph(ctx);
+  sinew_node_t n = sinew_compute_node(ctx);
+  double v = get_attr(g, n, U.dv_i1, 0) / get_attr(g, n, U.dv_i2, 1);
+  return sinew_compute_set_double(ctx, plug, finite_or_zero(ctx, v, "divide by zero"));
 }
 
 /* ---- registration ------------------------------------------------------------------------------ */
@@ -812,6 +850,9 @@ static const util_type types[] = {
     UT("choice", ch_attrs, ch_affects, ch_compute),
     UT("floatConstant", fc_attrs, fc_affects, fc_compute),
     UT("multiply", mu_attrs, mu_affects, mu_compute),
+    UT("sum", mu_attrs, mu_affects, su_compute),
+    UT("subtract", sb_attrs, pair_affects, sb_compute),
+    UT("divide", dv_attrs, pair_affects, dv_compute),
 };
 
 static void ids(const sinew_node_type_t *t, const char *const *names, uint32_t *const *out, size_t n) {
@@ -881,6 +922,9 @@ static void lookup_ids(const sinew_node_type_t *const *t) {
   ids(t[13], (const char *const[]){"s", "i", "o"}, (uint32_t *const[]){&U.ch_s, &U.ch_i, &U.ch_o}, 3);
   ids(t[14], (const char *const[]){"_f", "of"}, (uint32_t *const[]){&U.fc_f, &U.fc_o}, 2);
   ids(t[15], (const char *const[]){"i", "o"}, (uint32_t *const[]){&U.mu_i, &U.mu_o}, 2);
+  ids(t[16], (const char *const[]){"i", "o"}, (uint32_t *const[]){&U.su_i, &U.su_o}, 2);
+  ids(t[17], (const char *const[]){"i1", "i2", "o"}, (uint32_t *const[]){&U.sb_i1, &U.sb_i2, &U.sb_o}, 3);
+  ids(t[18], (const char *const[]){"i1", "i2", "o"}, (uint32_t *const[]){&U.dv_i1, &U.dv_i2, &U.dv_o}, 3);
 }
 
 int sinew__register_utility_types(sinew_graph_t *g) {

@@ -383,6 +383,17 @@ static void test_choice_and_math_nodes(void **state) {
   expect1("mu.o", 0); /* no inputs */
   run("setAttr mu.i[0] -1; setAttr mu.i[4] 2.5; setAttr mu.i[2] 4;");
   expect1("mu.o", -10);
+  run("createNode sum -n su; setAttr su.i[3] 1.5; setAttr su.i[0] -4;");
+  expect1("su.o", -2.5);
+  run("createNode subtract -n sb; setAttr sb.i1 3; setAttr sb.i2 5;");
+  expect1("sb.o", -2); /* input1 - input2 */
+  run("createNode divide -n dv; setAttr dv.i1 3;");
+  expect1("dv.o", 3);  /* input2 defaults to 1 */
+  run("setAttr dv.i2 -4;");
+  expect1("dv.o", -0.75);
+  run("setAttr dv.i2 0;");
+  expect1("dv.o", 0);  /* divide by zero: 0 and a warning */
+  assert_int_equal(warnings, 1);
   run("createNode floatConstant -n fc; setAttr fc._f 0.45;");
   expect1("fc.of", 0.45f);
 }
