@@ -590,6 +590,11 @@ static void test_bad_input(void **state) {
   assert_int_not_equal(run_rc("connectAttr t.wm[0] md.i1x;"), 0);
   /* an operation number past the list is refused; the node keeps multiplying */
   assert_int_not_equal(run_rc("setAttr md.op 9;"), 0);
+  assert_non_null(strstr(sinew_session_errmsg(S), "outside [0, 3]"));
+  /* choice carries numbers: a matrix is refused; the spec's "vlf" is not remapValue's name */
+  run("createNode choice -n ch;");
+  assert_int_not_equal(run_rc("connectAttr t.wm[0] ch.i[0];"), 0);
+  assert_int_not_equal(run_rc("setAttr r.vl[0].vlf 1;"), 0);
   run("setAttr md.i1 -type float3 2 2 2; setAttr md.i2 -type float3 3 3 3;");
   expect3("md.o", 6, 6, 6);
   /* the graph API's own setters accept non-finite numbers on float inputs: the node writes 0 */
