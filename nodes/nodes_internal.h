@@ -60,6 +60,13 @@ int sinew__register_object_set_types(sinew_graph_t *g);
  * connected (it evaluates at the current time), as Maya marks its time-dependent nodes. */
 int sinew__anim_time_changed(sinew_graph_t *g);
 
+/* ---- utility nodes (nodes/utility.c) ------------------------------------------------------- */
+
+/* multiplyDivide, condition, plusMinusAverage, reverse, blendColors, clamp, setRange,
+ * multDoubleLinear, addDoubleLinear, distanceBetween, vectorProduct, angleBetween, remapValue,
+ * choice, floatConstant, multiply, sum, subtract, divide; registers nothing when multiplyDivide is already known. */
+int sinew__register_utility_types(sinew_graph_t *g);
+
 /* Scratch memory from a zeroed data block, so every allocation goes through the library's
  * allocator. Release with sinew_data_unref(*holder). NULL on out-of-memory. */
 void *sinew__scratch(size_t bytes, sinew_data_t **holder);
