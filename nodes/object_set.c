@@ -1,4 +1,5 @@
-/* nodes/object_set.c: objectSet, Maya's named collection of nodes (`sets -n ctrls -em`; the
+/* nodes/object_set.c: the nodes that only hold links: network (below) and objectSet, Maya's
+ * named collection of nodes (`sets -n ctrls -em`; the
  * control sets, joint sets and export sets rig scripts make; the "Set" nodes of deformers in
  * files). A set computes nothing: its members are connections, a DAG member's
  * instObjGroups[0] -> dagSetMembers[i] and any other node's message -> dnSetMembers[i], and
@@ -32,5 +33,11 @@ static const sinew_attr_desc_t object_set_attrs[] = {
 int sinew__register_object_set_types(sinew_graph_t *g) {
   if (sinew_find_node_type(g, "objectSet")) return SINEW_OK;
   sinew_node_type_desc_t d = {.name = "objectSet", .attrs = object_set_attrs, .attr_count = COUNT(object_set_attrs)};
-  return sinew_register_node_type(g, &d, NULL);
+  int rc = sinew_register_node_type(g, &d, NULL);
+  /* network: a node with nothing of its own. Auto-riggers (omtk, mGear) hang dynamic
+   * attributes on it, to keep metadata and to pass values: a joint's worldMatrix -> net.m ->
+   * distanceBetween.inMatrix1 flows through it like any connected input. */
+  d = (sinew_node_type_desc_t){.name = "network"};
+  if (!rc) rc = sinew_register_node_type(g, &d, NULL);
+  return rc;
 }
