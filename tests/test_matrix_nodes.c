@@ -604,6 +604,45 @@ static void test_ma_round_trip(void **state) {
   sinew_session_destroy(s);
 }
 
+/* ---- offsetParentMatrix in the commands ------------------------------------------------------ */
+
+static void query3(sinew_session_t *s, const char *text, double x, double y, double z) {
+  sinew_value_t r = {0};
+  if (sinew_session_run(s, text, strlen(text), "test.mel", &r)) fail_msg("'%s': %s", text, sinew_session_errmsg(s));
+  assert_int_equal(sinew_value_count(&r), 3);
+  double want[3] = {x, y, z};
+  for (size_t i = 0; i < 3; i++)
+    if (fabs(sinew_value_double_at(&r, i) - want[i]) > TOL)
+      fail_msg("'%s'[%zu]: got %.12g, want %.12g", text, i, sinew_value_double_at(&r, i), want[i]);
+  sinew_value_clear(&r);
+}
+
+/* World = matrix * offsetParentMatrix * parent's world: grp at (0,0,5), c under it with opm
+ * T(10,0,0) and translate (1,0,0): world translation (1,0,0) + (10,0,0) + (0,0,5) = (11,0,5). World
+ * edits solve the local values through the offset: xform -ws -t 0 0 0 needs t + (10,0,5) = 0, so
+ * t = (-10,0,-5); parent -w keeps the world matrix: t = W * inverse(opm) = (0,0,0) - (10,0,0). */
+static void test_offset_parent_matrix_commands(void **state) {
+  (void)state;
+  sinew_session_t *s = new_session();
+  run_ok(s, "createNode transform -n grp; setAttr grp.t 0 0 5; createNode transform -n c -p grp;"
+            "setAttr c.opm -type \"matrix\" 1 0 0 0 0 1 0 0 0 0 1 0 10 0 0 1; setAttr c.t 1 0 0;");
+  query3(s, "xform -q -ws -t c", 11, 0, 5);
+  check_matrix(s, "c.pm[0]", (double[]){1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 5, 1}, 0);
+  check_matrix(s, "c.m", (double[]){1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 1, 0, 0, 1}, 0);
+  run_ok(s, "xform -ws -t 0 0 0 c;");
+  check3(s, "c.t", -10, 0, -5);
+  query3(s, "xform -q -ws -t c", 0, 0, 0);
+  run_ok(s, "parent -w c;");
+  check3(s, "c.t", -10, 0, 0);
+  query3(s, "xform -q -ws -t c", 0, 0, 0);
+  /* inheritsTransform off drops the parent but keeps the offset. */
+  run_ok(s, "parent -r c grp; setAttr c.it 0;");
+  query3(s, "xform -q -ws -t c", 0, 0, 0);
+  run_ok(s, "setAttr c.it 1;");
+  query3(s, "xform -q -ws -t c", 0, 0, 5);
+  sinew_session_destroy(s);
+}
+
 /* ---- offsetParentMatrix: Autodesk's maya-usd rig ---------------------------------------------- */
 
 /* test/lib/mayaUsd/fileio/testDuplicateAs.py (Autodesk/maya-usd) opens offset_parent_matrix_rig.ma,
@@ -665,6 +704,7 @@ int main(void) {
       cmocka_unit_test(test_dirty_minimal),
       cmocka_unit_test(test_locator),
       cmocka_unit_test(test_ma_round_trip),
+      cmocka_unit_test(test_offset_parent_matrix_commands),
       cmocka_unit_test(test_offset_parent_matrix_rig),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
