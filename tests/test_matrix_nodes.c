@@ -144,6 +144,23 @@ static void test_decompose_basic(void **state) {
   sinew_session_destroy(s);
 }
 
+/* Maya's own outputs: omtk's components/limb2.ma (renaudll/omtk f3f3b2c3, MIT; the corpus
+ * rigs/omtk/) stores the values Maya computed for decomposeGuide01LocalTm, fed from guide_01.m, a
+ * joint at t = (-4.93e-32, 5, 5.47e-48) with jointOrient (90, -45, -90) and ssc off. */
+static void test_decompose_against_maya(void **state) {
+  (void)state;
+  sinew_session_t *s = new_session();
+  run_ok(s, "createNode joint -n guide_01; setAttr guide_01.t -4.9303806576313249e-32 5 5.4738221262688167e-48;"
+            "setAttr guide_01.jo 90 -45.000000000000007 -89.999999999999986; setAttr guide_01.ssc 0;"
+            "createNode decomposeMatrix -n dm; connectAttr guide_01.m dm.imat;");
+  check_vals(s, "dm.ot", 3, (double[]){-4.9303806576313249e-32, 5, 5.4738221262688167e-48}, 1e-12);
+  check_vals(s, "dm.or", 3, (double[]){PI / 2, -PI / 4, -PI / 2}, 1e-12);
+  check_vals(s, "dm.os", 3, (double[]){1, 1, 1.0000000000000002}, 1e-12);
+  check_vals(s, "dm.oq", 4,
+             (double[]){0.27059805007309845, -0.65328148243818818, -0.27059805007309851, 0.65328148243818829}, 1e-12);
+  sinew_session_destroy(s);
+}
+
 static void test_decompose_mirrored_and_degenerate(void **state) {
   (void)state;
   sinew_session_t *s = new_session();
@@ -693,6 +710,7 @@ static void test_offset_parent_matrix_rig(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_decompose_basic),
+      cmocka_unit_test(test_decompose_against_maya),
       cmocka_unit_test(test_decompose_mirrored_and_degenerate),
       cmocka_unit_test(test_compose),
       cmocka_unit_test(test_mult_inverse_fourbyfour),
