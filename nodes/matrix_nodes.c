@@ -547,13 +547,13 @@ static const sinew_attr_desc_t aim_attrs[] = {
      .default_value = 1},
     {.name = "primaryInputAxisY", .short_name = "pmiy", .type = SINEW_ATTR_DOUBLE, .parent = "primaryInputAxis"},
     {.name = "primaryInputAxisZ", .short_name = "pmiz", .type = SINEW_ATTR_DOUBLE, .parent = "primaryInputAxis"},
-    {.name = "primaryMode", .short_name = "pmod", .type = SINEW_ATTR_ENUM, .parent = "primary",
+    {.name = "primaryMode", .short_name = "pm", .type = SINEW_ATTR_ENUM, .parent = "primary",
      .enum_fields = AIM_MODES, .default_value = 1},
-    {.name = "primaryTargetVector", .short_name = "ptv", .type = SINEW_ATTR_COMPOUND, .parent = "primary"},
-    {.name = "primaryTargetVectorX", .short_name = "ptvx", .type = SINEW_ATTR_DOUBLE, .parent = "primaryTargetVector"},
-    {.name = "primaryTargetVectorY", .short_name = "ptvy", .type = SINEW_ATTR_DOUBLE, .parent = "primaryTargetVector"},
-    {.name = "primaryTargetVectorZ", .short_name = "ptvz", .type = SINEW_ATTR_DOUBLE, .parent = "primaryTargetVector"},
-    {.name = "primaryTargetMatrix", .short_name = "ptm", .type = SINEW_ATTR_MATRIX, .parent = "primary"},
+    {.name = "primaryTargetVector", .short_name = "pmiv", .type = SINEW_ATTR_COMPOUND, .parent = "primary"},
+    {.name = "primaryTargetVectorX", .short_name = "pmivx", .type = SINEW_ATTR_DOUBLE, .parent = "primaryTargetVector"},
+    {.name = "primaryTargetVectorY", .short_name = "pmivy", .type = SINEW_ATTR_DOUBLE, .parent = "primaryTargetVector"},
+    {.name = "primaryTargetVectorZ", .short_name = "pmivz", .type = SINEW_ATTR_DOUBLE, .parent = "primaryTargetVector"},
+    {.name = "primaryTargetMatrix", .short_name = "pmat", .type = SINEW_ATTR_MATRIX, .parent = "primary"},
     {.name = "secondary", .short_name = "sec", .type = SINEW_ATTR_COMPOUND},
     {.name = "secondaryInputAxis", .short_name = "smi", .type = SINEW_ATTR_COMPOUND, .parent = "secondary"},
     {.name = "secondaryInputAxisX", .short_name = "smix", .type = SINEW_ATTR_DOUBLE, .parent = "secondaryInputAxis"},
@@ -562,14 +562,14 @@ static const sinew_attr_desc_t aim_attrs[] = {
     {.name = "secondaryInputAxisZ", .short_name = "smiz", .type = SINEW_ATTR_DOUBLE, .parent = "secondaryInputAxis"},
     {.name = "secondaryMode", .short_name = "sm", .type = SINEW_ATTR_ENUM, .parent = "secondary",
      .enum_fields = AIM_MODES, .default_value = 3},
-    {.name = "secondaryTargetVector", .short_name = "stv", .type = SINEW_ATTR_COMPOUND, .parent = "secondary"},
-    {.name = "secondaryTargetVectorX", .short_name = "stvx", .type = SINEW_ATTR_DOUBLE,
+    {.name = "secondaryTargetVector", .short_name = "smiv", .type = SINEW_ATTR_COMPOUND, .parent = "secondary"},
+    {.name = "secondaryTargetVectorX", .short_name = "smivx", .type = SINEW_ATTR_DOUBLE,
      .parent = "secondaryTargetVector"},
-    {.name = "secondaryTargetVectorY", .short_name = "stvy", .type = SINEW_ATTR_DOUBLE,
-     .parent = "secondaryTargetVector", .default_value = 1},
-    {.name = "secondaryTargetVectorZ", .short_name = "stvz", .type = SINEW_ATTR_DOUBLE,
+    {.name = "secondaryTargetVectorY", .short_name = "smivy", .type = SINEW_ATTR_DOUBLE,
      .parent = "secondaryTargetVector"},
-    {.name = "secondaryTargetMatrix", .short_name = "stm", .type = SINEW_ATTR_MATRIX, .parent = "secondary"},
+    {.name = "secondaryTargetVectorZ", .short_name = "smivz", .type = SINEW_ATTR_DOUBLE,
+     .parent = "secondaryTargetVector"},
+    {.name = "secondaryTargetMatrix", .short_name = "smat", .type = SINEW_ATTR_MATRIX, .parent = "secondary"},
 };
 static const sinew_affects_t aim_affects[] = {
     {"inputMatrix", "outputMatrix"},     {"envelope", "outputMatrix"}, {"enable", "outputMatrix"},
@@ -897,9 +897,9 @@ int sinew__register_matrix_types(sinew_graph_t *g) {
   A.bm_rot = id(t, "rot"), A.bm_she = id(t, "she");
   if ((rc = REG("aimMatrix", aim_attrs, aim_affects, aim_compute, 0, &t))) return rc;
   A.am_imat = id(t, "imat"), A.am_tmat = id(t, "tmat"), A.am_env = id(t, "env"), A.am_enb = id(t, "enb");
-  A.am_pre = id(t, "premat"), A.am_post = id(t, "pstmat"), A.am_pmi = id(t, "pmi"), A.am_pmod = id(t, "pmod");
-  A.am_ptv = id(t, "ptv"), A.am_ptm = id(t, "ptm"), A.am_smi = id(t, "smi"), A.am_smod = id(t, "sm");
-  A.am_stv = id(t, "stv"), A.am_stm = id(t, "stm");
+  A.am_pre = id(t, "premat"), A.am_post = id(t, "pstmat"), A.am_pmi = id(t, "pmi"), A.am_pmod = id(t, "pm");
+  A.am_ptv = id(t, "pmiv"), A.am_ptm = id(t, "pmat"), A.am_smi = id(t, "smi"), A.am_smod = id(t, "sm");
+  A.am_stv = id(t, "smiv"), A.am_stm = id(t, "smat");
   if ((rc = REG("wtAddMatrix", wtadd_attrs, wtadd_affects, wtadd_compute, 0, &t))) return rc;
   A.wa_i = id(t, "i"), A.wa_m = id(t, "m"), A.wa_w = id(t, "w"), A.wa_o = id(t, "o");
   if ((rc = REG("holdMatrix", hold_attrs, hold_affects, hold_compute, 0, &t))) return rc;

@@ -354,25 +354,25 @@ static void test_aim(void **state) {
   /* Input at (1,0,0), primary axis X aimed at the point (1,5,0): direction (0,1,0); X turns onto Y
    * by Rz(90): rows (0,1,0), (-1,0,0), (0,0,1), translation kept. Default secondary: none. */
   run_ok(s, "createNode aimMatrix -n am; setAttr am.imat -type \"matrix\" 1 0 0 0 0 1 0 0 0 0 1 0 1 0 0 1;"
-            "setAttr am.ptm -type \"matrix\" 1 0 0 0 0 1 0 0 0 0 1 0 1 5 0 1;");
+            "setAttr am.pmat -type \"matrix\" 1 0 0 0 0 1 0 0 0 0 1 0 1 5 0 1;");
   const double primary_only[16] = {0, 1, 0, 0, -1, 0, 0, 0, 0, 0, 1, 0, 1, 0, 0, 1};
   check_matrix(s, "am.tmat", primary_only, TOL);
   /* Secondary: Y (now (-1,0,0)) aligned with the direction Z: it turns about the primary axis Y
    * until Y' = (0,0,1); then Z' = X' x Y' = (0,1,0) x (0,0,1) = (1,0,0). */
-  run_ok(s, "setAttr am.sm 2; setAttr am.stv 0 0 1;");
+  run_ok(s, "setAttr am.sm 2; setAttr am.smiv 0 0 1;");
   check_matrix(s, "am.tmat", (double[]){0, 1, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0, 1, 0, 0, 1}, TOL);
   /* Secondary in aim mode at the point (1,0,7) (from (1,0,0): direction +Z): the same. */
-  run_ok(s, "setAttr am.sm 1; setAttr am.stv 1 0 7;");
+  run_ok(s, "setAttr am.sm 1; setAttr am.smiv 1 0 7;");
   check_matrix(s, "am.tmat", (double[]){0, 1, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0, 1, 0, 0, 1}, TOL);
   /* The secondary target on the primary axis (the up vector along the aim): nothing to solve, so
    * only the primary turn is made. */
-  run_ok(s, "setAttr am.sm 2; setAttr am.stv 0 3 0;");
+  run_ok(s, "setAttr am.sm 2; setAttr am.smiv 0 3 0;");
   check_matrix(s, "am.tmat", primary_only, TOL);
   /* The primary target at the input's own position: no direction, no turn. */
-  run_ok(s, "setAttr am.sm 3; setAttr am.ptm -type \"matrix\" 1 0 0 0 0 1 0 0 0 0 1 0 1 0 0 1;");
+  run_ok(s, "setAttr am.sm 3; setAttr am.pmat -type \"matrix\" 1 0 0 0 0 1 0 0 0 0 1 0 1 0 0 1;");
   check_matrix(s, "am.tmat", (double[]){1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 1, 0, 0, 1}, TOL);
   /* Aim straight away from the axis (180 degrees): X onto -X keeps the matrix a rotation. */
-  run_ok(s, "setAttr am.ptm -type \"matrix\" 1 0 0 0 0 1 0 0 0 0 1 0 -4 0 0 1;");
+  run_ok(s, "setAttr am.pmat -type \"matrix\" 1 0 0 0 0 1 0 0 0 0 1 0 -4 0 0 1;");
   sinew_plug_t p = plug(s, "am.tmat");
   sinew_mat4_t m;
   assert_int_equal(sinew_get_matrix(sinew_session_graph(s), &p, &m), SINEW_OK);
@@ -381,10 +381,37 @@ static void test_aim(void **state) {
   /* Align mode with scale kept: input S(2) at the origin, X aligned with direction (0,0,-3):
    * X' = 2*(0,0,-1); the shortest turn is about Y by +90 (Ry(90) sends X to -Z):
    * rows 2*(0,0,-1), 2*(0,1,0), 2*(1,0,0). Envelope 1/2: Ry(45), scale 2. */
-  run_ok(s, "setAttr am.imat -type \"matrix\" 2 0 0 0 0 2 0 0 0 0 2 0 0 0 0 1; setAttr am.pmod 2; setAttr am.ptv 0 0 -3;");
+  run_ok(s, "setAttr am.imat -type \"matrix\" 2 0 0 0 0 2 0 0 0 0 2 0 0 0 0 1; setAttr am.pm 2; setAttr am.pmiv 0 0 -3;");
   check_matrix(s, "am.tmat", (double[]){0, 0, -2, 0, 0, 2, 0, 0, 2, 0, 0, 0, 0, 0, 0, 1}, TOL);
   run_ok(s, "setAttr am.env 0.5;");
   check_matrix(s, "am.tmat", (double[]){2 * S45, 0, -2 * S45, 0, 0, 2, 0, 0, 2 * S45, 0, 2 * S45, 0, 0, 0, 0, 1}, TOL);
+  sinew_session_destroy(s);
+}
+
+/* aimMatrix as Maya's files write it (a camera aim: .pmi 0 0 -1, .sm 1, targets into .pmat and
+ * .smat, output .tmat). Camera at the origin, target at (10,0,0): -Z turns onto +X by Ry(-90)
+ * ((0,0,-1) * Ry(a) = (-sin a, 0, -cos a) = (1,0,0) at a = -90), rows (0,0,1), (0,1,0), (-1,0,0).
+ * Up object at (0,10,0): Y is already up, nothing more. Up object at (0,0,10): Y turns about the
+ * aim axis (1,0,0) onto +Z: Y' = (0,0,1), Z' = (-1,0,0), X' = Y' x Z' = (0,-1,0). */
+static void test_aim_as_files_write_it(void **state) {
+  (void)state;
+  sinew_session_t *s = new_session();
+  static const char text[] =
+      "createNode transform -n \"target\";\n\tsetAttr \".t\" -type \"double3\" 10 0 0 ;\n"
+      "createNode transform -n \"up\";\n\tsetAttr \".t\" -type \"double3\" 0 10 0 ;\n"
+      "createNode transform -n \"cam\";\n"
+      "createNode aimMatrix -n \"cameraAim_aimMtx\";\n"
+      "\tsetAttr \".pmi\" -type \"double3\" 0 0 -1 ;\n\tsetAttr \".sm\" 1;\n"
+      "createNode decomposeMatrix -n \"dm\";\n"
+      "connectAttr \"target.wm\" \"cameraAim_aimMtx.pmat\";\n"
+      "connectAttr \"up.wm\" \"cameraAim_aimMtx.smat\";\n"
+      "connectAttr \"cameraAim_aimMtx.tmat\" \"dm.imat\";\n"
+      "connectAttr \"dm.or\" \"cam.r\";\n";
+  if (sinew_session_run(s, text, strlen(text), "aim.ma", NULL)) fail_msg("%s", sinew_session_errmsg(s));
+  check_matrix(s, "cameraAim_aimMtx.tmat", (double[]){0, 0, 1, 0, 0, 1, 0, 0, -1, 0, 0, 0, 0, 0, 0, 1}, TOL);
+  run_ok(s, "setAttr up.t 0 0 10;");
+  check_matrix(s, "cameraAim_aimMtx.tmat", (double[]){0, -1, 0, 0, 0, 0, 1, 0, -1, 0, 0, 0, 0, 0, 0, 1}, TOL);
+  check_matrix(s, "cam.wm[0]", (double[]){0, -1, 0, 0, 0, 0, 1, 0, -1, 0, 0, 0, 0, 0, 0, 1}, TOL);
   sinew_session_destroy(s);
 }
 
@@ -717,6 +744,7 @@ int main(void) {
       cmocka_unit_test(test_pick),
       cmocka_unit_test(test_blend),
       cmocka_unit_test(test_aim),
+      cmocka_unit_test(test_aim_as_files_write_it),
       cmocka_unit_test(test_quat_nodes),
       cmocka_unit_test(test_quat_slerp),
       cmocka_unit_test(test_dirty_minimal),
