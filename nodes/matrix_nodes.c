@@ -694,15 +694,15 @@ static const sinew_attr_desc_t e2q_attrs[] = {
 static const sinew_affects_t e2q_affects[] = {{"inputRotate", "outputQuat"}, {"inputRotateOrder", "outputQuat"}};
 
 /* quatAdd, quatProd, quatSub */
-static const sinew_attr_desc_t q2_attrs[] = {QIN("input1Quat", "i1q"), QIN("input2Quat", "i2q"), QOUT("outputQuat", "oq")};
+static const sinew_attr_desc_t q2_attrs[] = {QIN("input1Quat", "iq1"), QIN("input2Quat", "iq2"), QOUT("outputQuat", "oq")};
 static const sinew_affects_t q2_affects[] = {{"input1Quat", "outputQuat"}, {"input2Quat", "outputQuat"}};
 /* quatInvert, quatNormalize, quatConjugate, quatNegate */
 static const sinew_attr_desc_t q1_attrs[] = {QIN("inputQuat", "iq"), QOUT("outputQuat", "oq")};
 static const sinew_affects_t q1_affects[] = {{"inputQuat", "outputQuat"}};
 
 static const sinew_attr_desc_t qslerp_attrs[] = {
-    QIN("input1Quat", "i1q"),
-    QIN("input2Quat", "i2q"),
+    QIN("input1Quat", "iq1"),
+    QIN("input2Quat", "iq2"),
     {.name = "inputT", .short_name = "it", .type = SINEW_ATTR_DOUBLE, .flags = F_KEY},
     {.name = "angleDirection", .short_name = "ad", .type = SINEW_ATTR_ENUM, .enum_fields = "Shortest:Positive:Negative:Long"},
     QOUT("outputQuat", "oq"),
@@ -914,14 +914,14 @@ int sinew__register_matrix_types(sinew_graph_t *g) {
   static const struct { const char *name; int op; } two[] = {{"quatAdd", Q_ADD}, {"quatProd", Q_PROD}, {"quatSub", Q_SUB}};
   for (size_t k = 0; k < COUNT(two); k++)
     if ((rc = REG(two[k].name, q2_attrs, q2_affects, q2_compute, two[k].op, &t))) return rc;
-  A.q2_a = id(t, "i1q"), A.q2_b = id(t, "i2q"), A.q2_o = id(t, "oq");
+  A.q2_a = id(t, "iq1"), A.q2_b = id(t, "iq2"), A.q2_o = id(t, "oq");
   static const struct { const char *name; int op; } one[] = {
       {"quatInvert", Q_INVERT}, {"quatNormalize", Q_NORMALIZE}, {"quatConjugate", Q_CONJUGATE}, {"quatNegate", Q_NEGATE}};
   for (size_t k = 0; k < COUNT(one); k++)
     if ((rc = REG(one[k].name, q1_attrs, q1_affects, q1_compute, one[k].op, &t))) return rc;
   A.q1_i = id(t, "iq"), A.q1_o = id(t, "oq");
   if ((rc = REG("quatSlerp", qslerp_attrs, qslerp_affects, qslerp_compute, 0, &t))) return rc;
-  A.qs_a = id(t, "i1q"), A.qs_b = id(t, "i2q"), A.qs_t = id(t, "it"), A.qs_ad = id(t, "ad"), A.qs_o = id(t, "oq");
+  A.qs_a = id(t, "iq1"), A.qs_b = id(t, "iq2"), A.qs_t = id(t, "it"), A.qs_ad = id(t, "ad"), A.qs_o = id(t, "oq");
   if ((rc = REG("axisAngleToQuat", aa2q_attrs, aa2q_affects, aa2q_compute, 0, &t))) return rc;
   A.aa_ia = id(t, "ia"), A.aa_ang = id(t, "iag"), A.aa_oq = id(t, "oq");
   if ((rc = REG("quatToAxisAngle", q2aa_attrs, q2aa_affects, q2aa_compute, 0, &t))) return rc;

@@ -435,12 +435,12 @@ static void test_quat_nodes(void **state) {
   check3(s, "q2e.ort", 0, PI / 2, PI / 2);
   /* quatProd: Rx(90) then Rz(90) = (1/2,1/2,1/2,1/2) (Hamilton b*a: v = wb va + wa vb + vb x va
    * = (1/2,0,0) + (0,0,1/2) + (0,1/2,0), w = 1/2). */
-  run_ok(s, "createNode quatProd -n qp; setAttr qp.i1q 0.70710678118654752 0 0 0.70710678118654752;"
-            "setAttr qp.i2q 0 0 0.70710678118654752 0.70710678118654752;");
+  run_ok(s, "createNode quatProd -n qp; setAttr qp.iq1 0.70710678118654752 0 0 0.70710678118654752;"
+            "setAttr qp.iq2 0 0 0.70710678118654752 0.70710678118654752;");
   check4(s, "qp.oq", 0.5, 0.5, 0.5, 0.5);
-  run_ok(s, "createNode quatAdd -n qa; setAttr qa.i1q 1 2 3 4; setAttr qa.i2q 0.5 0.5 0.5 0.5;");
+  run_ok(s, "createNode quatAdd -n qa; setAttr qa.iq1 1 2 3 4; setAttr qa.iq2 0.5 0.5 0.5 0.5;");
   check4(s, "qa.oq", 1.5, 2.5, 3.5, 4.5);
-  run_ok(s, "createNode quatSub -n qs; setAttr qs.i1q 1 2 3 4; setAttr qs.i2q 0.5 0.5 0.5 0.5;");
+  run_ok(s, "createNode quatSub -n qs; setAttr qs.iq1 1 2 3 4; setAttr qs.iq2 0.5 0.5 0.5 0.5;");
   check4(s, "qs.oq", 0.5, 1.5, 2.5, 3.5);
   /* quatInvert: conjugate / |q|^2 = (-1,-2,-3,4)/30; the zero quaternion gives the identity. */
   run_ok(s, "createNode quatInvert -n qi; setAttr qi.iq 1 2 3 4;");
@@ -468,8 +468,27 @@ static void test_quat_nodes(void **state) {
   check3(s, "ta.oa", 1, 0, 0);
   assert_true(fabs(get1(s, "ta.oang")) < TOL);
   /* Wrong types: a quaternion compound has four numbers; an enum takes a number. */
-  assert_int_not_equal(run_rc(s, "setAttr qa.i1q -type \"string\" \"x\";"), 0);
+  assert_int_not_equal(run_rc(s, "setAttr qa.iq1 -type \"string\" \"x\";"), 0);
   check4(s, "qa.oq", 1.5, 2.5, 3.5, 4.5);
+  sinew_session_destroy(s);
+}
+
+/* The idiom rigs build from these nodes (a Maya 2023 weapon rig, and scripts that say
+ * "(Decomposed Quat) * (Inverse Joint Orient Quat) = the rotation for the channel box"): a joint's
+ * matrix is R * JO, so R = M * JO^-1, i.e. quatProd(iq1 = quat(M), iq2 = inverse(quat(JO))).
+ * Joint with jointOrient (0,0,90) and rotate (45,0,0): the chain gives back (45,0,0). */
+static void test_quat_joint_orient_idiom(void **state) {
+  (void)state;
+  sinew_session_t *s = new_session();
+  run_ok(s, "createNode joint -n j; setAttr j.jo 0 0 90; setAttr j.r 45 0 0;"
+            "createNode decomposeMatrix -n dm; connectAttr j.m dm.imat;"
+            "createNode eulerToQuat -n jo; connectAttr j.jo jo.irt;"
+            "createNode quatInvert -n inv; connectAttr jo.oq inv.iq;"
+            "createNode quatProd -n qp; connectAttr dm.oq qp.iq1; connectAttr inv.oq qp.iq2;"
+            "createNode quatToEuler -n q2e; connectAttr qp.oq q2e.iq; connectAttr j.ro q2e.iro;");
+  check3(s, "q2e.ort", PI / 4, 0, 0);
+  run_ok(s, "setAttr j.ro 2; setAttr j.r 10 20 30;"); /* any rotate order, away from gimbal lock */
+  check3(s, "q2e.ort", 10 * PI / 180, 20 * PI / 180, 30 * PI / 180);
   sinew_session_destroy(s);
 }
 
@@ -477,14 +496,14 @@ static void test_quat_slerp(void **state) {
   (void)state;
   sinew_session_t *s = new_session();
   /* identity to 180 about Z: halfway is 90 about Z. */
-  run_ok(s, "createNode quatSlerp -n sl; setAttr sl.i2q 0 0 1 0; setAttr sl.it 0.5;");
+  run_ok(s, "createNode quatSlerp -n sl; setAttr sl.iq2 0 0 1 0; setAttr sl.it 0.5;");
   check_rotation_quat(s, "sl.oq", 0, 0, S45, S45);
   /* Across 180: from Rz(170) = (0,0,sin 85,cos 85) to Rz(-170) = (0,0,-sin 85,cos 85). The short
    * way (20 degrees) passes through 180: halfway is Rz(180) = (0,0,1,0). The long way (340
    * degrees, angleDirection 3) passes through 0: halfway is the identity. */
   double s85 = sin(85 * PI / 180), c85 = cos(85 * PI / 180);
   char text[256];
-  snprintf(text, sizeof text, "setAttr sl.i1q 0 0 %.17g %.17g; setAttr sl.i2q 0 0 %.17g %.17g;", s85, c85, -s85, c85);
+  snprintf(text, sizeof text, "setAttr sl.iq1 0 0 %.17g %.17g; setAttr sl.iq2 0 0 %.17g %.17g;", s85, c85, -s85, c85);
   run_ok(s, text);
   check_rotation_quat(s, "sl.oq", 0, 0, 1, 0);
   run_ok(s, "setAttr sl.ad 3;");
@@ -495,7 +514,7 @@ static void test_quat_slerp(void **state) {
   run_ok(s, "setAttr sl.it 1;");
   check_rotation_quat(s, "sl.oq", 0, 0, -s85, c85);
   /* Exactly opposite quaternions with angleDirection 1 (as given): still unit length. */
-  run_ok(s, "setAttr sl.ad 1; setAttr sl.i1q 0 0 0 1; setAttr sl.i2q 0 0 0 -1; setAttr sl.it 0.5;");
+  run_ok(s, "setAttr sl.ad 1; setAttr sl.iq1 0 0 0 1; setAttr sl.iq2 0 0 0 -1; setAttr sl.it 0.5;");
   sinew_plug_t p = plug(s, "sl.oq");
   double q[4];
   assert_int_equal(sinew_get_doubles(sinew_session_graph(s), &p, q, 4, NULL), SINEW_OK);
@@ -746,6 +765,7 @@ int main(void) {
       cmocka_unit_test(test_aim),
       cmocka_unit_test(test_aim_as_files_write_it),
       cmocka_unit_test(test_quat_nodes),
+      cmocka_unit_test(test_quat_joint_orient_idiom),
       cmocka_unit_test(test_quat_slerp),
       cmocka_unit_test(test_dirty_minimal),
       cmocka_unit_test(test_locator),
