@@ -260,6 +260,17 @@ static void test_mult_inverse_fourbyfour(void **state) {
   check_matrix(s, "mm.o", (double[]){1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 1, 0, 0, 1}, 0);
   assert_int_not_equal(run_rc(s, "setAttr mm.o -type \"matrix\" 1 0 0 0 0 1 0 0 0 0 1 0 0 0 0 1;"), 0);
 
+  /* More elements than the compute's stack buffer (64): 100 translations by (1,0,0) at the even
+   * indices 0..198 add up to (100,0,0). */
+  run_ok(s, "createNode multMatrix -n big; for ($k = 0; $k < 100; $k++) "
+            "setAttr (\"big.i[\" + (2 * $k) + \"]\") -type \"matrix\" 1 0 0 0 0 1 0 0 0 0 1 0 1 0 0 1;");
+  check_matrix(s, "big.o", (double[]){1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 100, 0, 0, 1}, 0);
+  /* Removing an element takes its factor out. */
+  {
+    sinew_plug_t e = plug(s, "big.i[10]");
+    assert_int_equal(sinew_plug_remove_element(sinew_session_graph(s), &e), SINEW_OK);
+  }
+  check_matrix(s, "big.o", (double[]){1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 99, 0, 0, 1}, 0);
   /* inverse of S(2) * T(1,2,3): S(1/2) * T(-1/2, -1, -3/2). */
   run_ok(s, "createNode inverseMatrix -n im; setAttr im.imat -type \"matrix\" 2 0 0 0 0 2 0 0 0 0 2 0 1 2 3 1;");
   check_matrix(s, "im.omat", (double[]){0.5, 0, 0, 0, 0, 0.5, 0, 0, 0, 0, 0.5, 0, -0.5, -1, -1.5, 1}, TOL);
@@ -324,6 +335,10 @@ static void test_blend(void **state) {
   /* translateWeight 0: only the rotation blends. */
   run_ok(s, "setAttr bm.env 1; setAttr bm.tgt[0].translateWeight 0;");
   check_matrix(s, "bm.omat", (double[]){S45, S45, 0, 0, -S45, S45, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}, TOL);
+  /* A target's weight dirties the output, and only it: the input matrix is unaffected. */
+  assert_false(dirty(s, "bm.omat"));
+  run_ok(s, "setAttr bm.tgt[0].wgt 0.5;");
+  assert_true(dirty(s, "bm.omat"));
   /* enable off and useMatrix off: the input matrix. */
   run_ok(s, "setAttr bm.enb 0;");
   check_matrix(s, "bm.omat", IDENTITY, 0);
