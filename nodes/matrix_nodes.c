@@ -6,6 +6,7 @@
  *                                                   gets a negative scale Z (MTransformationMatrix)
  *   composeMatrix     it, ir/iq, is, ish -> omat     S * SH * R * T
  *   multMatrix        i[] -> o                       i[0] * i[1] * ... in logical index order
+ *   addMatrix         i[] -> o                       i[0] + i[1] + ...
  *   inverseMatrix     imat -> omat
  *   pickMatrix        imat -> tmat                   unpicked components set to identity
  *   blendMatrix       imat, tgt[] -> omat            ordered (stack) blend per component
@@ -350,6 +351,26 @@ static int mult_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
     sinew_plug_t e = sinew_plug_make(n, A.mm_i, 1, &l.idx[k]);
     getm_plug(g, &e, &m);
     sinew_mat4_mul(&acc, &m, &acc);
+  }
+  sinew_data_unref(l.holder);
+  return setm(ctx, n, A.mm_o, &acc);
+}
+
+/* addMatrix: the same attributes; o = sum of the elements (no element: the zero matrix). */
+static int add_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
+  sinew_graph_t *g = sinew_compute_graph(ctx);
+  sinew_node_t n = sinew_compute_node(ctx);
+  if (plug->attr != A.mm_o) return SINEW_EUNKNOWN_PLUG;
+  sinew_plug_t arr = sinew_plug_make(n, A.mm_i, 0, NULL);
+  index_list l;
+  if (list_indices(g, &arr, &l)) return SINEW_ENOMEM;
+  sinew_mat4_t acc, m;
+  memset(&acc, 0, sizeof acc);
+  for (size_t k = 0; k < l.count; k++) {
+    sinew_plug_t e = sinew_plug_make(n, A.mm_i, 1, &l.idx[k]);
+    getm_plug(g, &e, &m);
+    for (int r = 0; r < 4; r++)
+      for (int c = 0; c < 4; c++) acc.m[r][c] += m.m[r][c];
   }
   sinew_data_unref(l.holder);
   return setm(ctx, n, A.mm_o, &acc);
@@ -885,6 +906,7 @@ int sinew__register_matrix_types(sinew_graph_t *g) {
   A.cm_ish = id(t, "ish"), A.cm_iq = id(t, "iq"), A.cm_uer = id(t, "uer"), A.cm_omat = id(t, "omat");
   if ((rc = REG("multMatrix", mult_attrs, mult_affects, mult_compute, 0, &t))) return rc;
   A.mm_i = id(t, "i"), A.mm_o = id(t, "o");
+  if ((rc = REG("addMatrix", mult_attrs, mult_affects, add_compute, 0, &t))) return rc; /* same ids */
   if ((rc = REG("inverseMatrix", inverse_attrs, inverse_affects, inverse_compute, 0, &t))) return rc;
   A.im_imat = id(t, "imat"), A.im_omat = id(t, "omat");
   if ((rc = REG("pickMatrix", pick_attrs, pick_affects, pick_compute, 0, &t))) return rc;

@@ -271,6 +271,10 @@ static void test_mult_inverse_fourbyfour(void **state) {
     assert_int_equal(sinew_plug_remove_element(sinew_session_graph(s), &e), SINEW_OK);
   }
   check_matrix(s, "big.o", (double[]){1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 99, 0, 0, 1}, 0);
+  /* addMatrix: element-wise sum; T(1,0,0) + Rz(90): rows (1,1,0,0) (-1,1,0,0) (0,0,2,0) (1,0,0,2). */
+  run_ok(s, "createNode addMatrix -n am; setAttr am.i[0] -type \"matrix\" 1 0 0 0 0 1 0 0 0 0 1 0 1 0 0 1;"
+            "setAttr am.i[3] -type \"matrix\" 0 1 0 0 -1 0 0 0 0 0 1 0 0 0 0 1;");
+  check_matrix(s, "am.o", (double[]){1, 1, 0, 0, -1, 1, 0, 0, 0, 0, 2, 0, 1, 0, 0, 2}, 0);
   /* inverse of S(2) * T(1,2,3): S(1/2) * T(-1/2, -1, -3/2). */
   run_ok(s, "createNode inverseMatrix -n im; setAttr im.imat -type \"matrix\" 2 0 0 0 0 2 0 0 0 0 2 0 1 2 3 1;");
   check_matrix(s, "im.omat", (double[]){0.5, 0, 0, 0, 0, 0.5, 0, 0, 0, 0, 0.5, 0, -0.5, -1, -1.5, 1}, TOL);
