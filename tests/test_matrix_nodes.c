@@ -761,6 +761,18 @@ static void test_offset_parent_matrix_commands(void **state) {
   query3(s, "xform -q -ws -t c", 0, 0, 0);
   run_ok(s, "setAttr c.it 1;");
   query3(s, "xform -q -ws -t c", 0, 0, 5);
+  /* A joint too: jointOrient (0,0,90), translate (1,0,0), opm T(0,3,0), under grp at (0,0,5):
+   * rows of Rz(90), translation (1,0,0) + (0,3,0) + (0,0,5) = (1,3,5). */
+  run_ok(s, "createNode joint -n j -p grp; setAttr j.jo 0 0 90; setAttr j.t 1 0 0;"
+            "setAttr j.opm -type \"matrix\" 1 0 0 0 0 1 0 0 0 0 1 0 0 3 0 1;");
+  check_matrix(s, "j.wm[0]", (double[]){0, 1, 0, 0, -1, 0, 0, 0, 0, 0, 1, 0, 1, 3, 5, 1}, TOL);
+  query3(s, "xform -q -ws -t j", 1, 3, 5);
+  /* Setting the opm dirties the world matrix, not the local one. */
+  check_matrix(s, "j.m", (double[]){0, 1, 0, 0, -1, 0, 0, 0, 0, 0, 1, 0, 1, 0, 0, 1}, TOL);
+  run_ok(s, "setAttr j.opm -type \"matrix\" 1 0 0 0 0 1 0 0 0 0 1 0 0 4 0 1;");
+  assert_true(dirty(s, "j.wm[0]"));
+  assert_false(dirty(s, "j.m"));
+  check_matrix(s, "j.wm[0]", (double[]){0, 1, 0, 0, -1, 0, 0, 0, 0, 0, 1, 0, 1, 4, 5, 1}, TOL);
   sinew_session_destroy(s);
 }
 
