@@ -275,6 +275,9 @@ static const sinew_affects_t decompose_affects[] = {
     {"inputMatrix", "outputTranslate"}, {"inputMatrix", "outputRotate"}, {"inputMatrix", "outputScale"},
     {"inputMatrix", "outputShear"},     {"inputMatrix", "outputQuat"},   {"inputRotateOrder", "outputRotate"}};
 
+/* One decomposition serves every output: the requested one and the others that are dirty (they
+ * read the same, already pulled, inputs), so a node feeding translate, rotate and scale
+ * decomposes its matrix once per change. Clean outputs are left alone. */
 static int decompose_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
   sinew_graph_t *g = sinew_compute_graph(ctx);
   sinew_node_t n = sinew_compute_node(ctx);
@@ -282,13 +285,20 @@ static int decompose_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
   if (a != A.dm_ot && a != A.dm_or && a != A.dm_os && a != A.dm_osh && a != A.dm_oq) return SINEW_EUNKNOWN_PLUG;
   sinew_mat4_t m;
   getm(g, n, A.dm_imat, &m);
-  if (a == A.dm_ot) return set3(ctx, n, a, row(&m, 3));
   parts p;
-  decompose_maya(&m, a == A.dm_or ? order_of(get1(g, n, A.dm_ro, 0)) : SINEW_ROTATE_XYZ, &p);
-  if (a == A.dm_or) return set3(ctx, n, a, p.r);
-  if (a == A.dm_os) return set3(ctx, n, a, p.s);
-  if (a == A.dm_osh) return set3(ctx, n, a, p.sh);
-  return setq(ctx, n, a, p.q);
+  decompose_maya(&m, order_of(get1(g, n, A.dm_ro, 0)), &p);
+  const uint32_t outs[] = {A.dm_ot, A.dm_or, A.dm_os, A.dm_osh, A.dm_oq};
+  int rc = SINEW_OK;
+  for (size_t k = 0; k < COUNT(outs) && !rc; k++) {
+    sinew_plug_t o = sinew_plug_make(n, outs[k], 0, NULL);
+    if (outs[k] != a && !sinew_plug_is_dirty(g, &o)) continue;
+    if (outs[k] == A.dm_ot) rc = set3(ctx, n, outs[k], p.t);
+    else if (outs[k] == A.dm_or) rc = set3(ctx, n, outs[k], p.r);
+    else if (outs[k] == A.dm_os) rc = set3(ctx, n, outs[k], p.s);
+    else if (outs[k] == A.dm_osh) rc = set3(ctx, n, outs[k], p.sh);
+    else rc = setq(ctx, n, outs[k], p.q);
+  }
+  return rc;
 }
 
 /* ---- composeMatrix -------------------------------------------------------------------------------- */
