@@ -212,6 +212,42 @@ static void test_decompose_mirrored_and_degenerate(void **state) {
   sinew_session_destroy(s);
 }
 
+/* decomposeMatrix -> composeMatrix gives the input back, for every rotate order, with shear and
+ * with mirrors (a negative determinant comes back through the negative scale Z): 300 matrices
+ * with entries drawn from a fixed pseudo-random sequence in [-2, 2] and translations in [-50, 50]
+ * (any invertible 3x3 part is S * SH * R). */
+static void test_decompose_compose_round_trip(void **state) {
+  (void)state;
+  sinew_session_t *s = new_session();
+  run_ok(s, "createNode decomposeMatrix -n dm; createNode composeMatrix -n cm;"
+            "connectAttr dm.ot cm.it; connectAttr dm.or cm.ir; connectAttr dm.os cm.is; connectAttr dm.osh cm.ish;"
+            "connectAttr dm.ro cm.iro;");
+  sinew_graph_t *g = sinew_session_graph(s);
+  sinew_plug_t in = plug(s, "dm.imat"), out = plug(s, "cm.omat"), ro = plug(s, "dm.ro");
+  uint64_t seed = 12345;
+  int mirrored = 0;
+  for (int k = 0; k < 300; k++) {
+    sinew_mat4_t m = {{{0}}}, got;
+    for (int i = 0; i < 12; i++) {
+      seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+      double u = (double)(seed >> 11) / 9007199254740992.0; /* [0, 1) */
+      m.m[i / 3][i % 3] = (i < 9 ? 4 : 100) * (u - 0.5);
+    }
+    m.m[3][3] = 1;
+    if (fabs(sinew_mat4_determinant(&m)) < 1e-3) continue; /* too close to singular for 1e-9 */
+    if (sinew_mat4_determinant(&m) < 0) mirrored++;
+    assert_int_equal(sinew_set_matrix(g, &in, &m), SINEW_OK);
+    assert_int_equal(sinew_set_double(g, &ro, k % 6), SINEW_OK);
+    assert_int_equal(sinew_get_matrix(g, &out, &got), SINEW_OK);
+    for (int i = 0; i < 16; i++)
+      if (fabs(got.m[i / 4][i % 4] - m.m[i / 4][i % 4]) > 1e-9)
+        fail_msg("matrix %d (order %d) [%d][%d]: got %.12g, want %.12g", k, k % 6, i / 4, i % 4,
+                 got.m[i / 4][i % 4], m.m[i / 4][i % 4]);
+  }
+  assert_true(mirrored > 100); /* about half the random matrices are mirrors */
+  sinew_session_destroy(s);
+}
+
 /* ---- composeMatrix, multMatrix, inverseMatrix, fourByFourMatrix, holdMatrix, wtAddMatrix ---- */
 
 static void test_compose(void **state) {
@@ -901,6 +937,7 @@ int main(void) {
       cmocka_unit_test(test_decompose_against_maya),
       cmocka_unit_test(test_decompose_mirrored_and_degenerate),
       cmocka_unit_test(test_decompose_against_maya_rig),
+      cmocka_unit_test(test_decompose_compose_round_trip),
       cmocka_unit_test(test_compose),
       cmocka_unit_test(test_mult_inverse_fourbyfour),
       cmocka_unit_test(test_pick),
