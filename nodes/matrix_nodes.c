@@ -645,6 +645,10 @@ static bool aim_direction(int mode, sinew_vec3_t p, sinew_vec3_t tv, const sinew
   return true;
 }
 
+/* Turns m's axes about the unit vector hinge so that v comes as close as it can to dir (both
+ * projected on the plane perpendicular to hinge); nothing when either projection vanishes. */
+static void turn_about(sinew_mat4_t *m, sinew_vec3_t hinge, sinew_vec3_t v, sinew_vec3_t dir);
+
 /* Applies the rotation rot to m's axes (rows 0..2) about m's own position. */
 static void rotate_axes(sinew_mat4_t *m, const sinew_mat4_t *rot) {
   for (int i = 0; i < 3; i++) {
@@ -654,10 +658,26 @@ static void rotate_axes(sinew_mat4_t *m, const sinew_mat4_t *rot) {
   }
 }
 
+static void turn_about(sinew_mat4_t *m, sinew_vec3_t hinge, sinew_vec3_t v, sinew_vec3_t dir) {
+  sinew_vec3_t a2, b2;
+  sinew_mat4_t rot;
+  sinew_vec3_scale(hinge, sinew_vec3_dot(v, hinge), &a2);
+  sinew_vec3_sub(v, a2, &a2);
+  sinew_vec3_scale(hinge, sinew_vec3_dot(dir, hinge), &b2);
+  sinew_vec3_sub(dir, b2, &b2);
+  if (sinew_vec3_length(a2) <= 1e-9 || sinew_vec3_length(b2) <= 1e-9) return;
+  sinew_vec3_normalize(a2, &a2);
+  sinew_vec3_normalize(b2, &b2);
+  rotation_between(a2, b2, &rot);
+  rotate_axes(m, &rot);
+}
+
 /* The primary axis (pmi in the input's space) is turned by the shortest arc onto its target
  * direction; then the secondary axis is turned about the new primary axis as close as it can get
  * to its own target direction (both projected onto the plane perpendicular to the primary axis).
- * A target direction parallel to the primary axis leaves the secondary step out. */
+ * A target direction parallel to the primary axis leaves the secondary step out. With the
+ * secondary axis in Lock Axis mode, the primary turn is a hinge about the secondary axis, which
+ * keeps it unchanged. */
 static int aim_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
   sinew_graph_t *g = sinew_compute_graph(ctx);
   sinew_node_t n = sinew_compute_node(ctx);
@@ -676,28 +696,24 @@ static int aim_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
   sinew_mat4_transform_vector(get3a(g, n, A.am_pmi), &m, &axis);
   sinew_vec3_normalize(axis, &axis);
   int pmode = (int)get1(g, n, A.am_pmod, AIM_AIM), smode = (int)get1(g, n, A.am_smod, AIM_NONE);
-  if (sinew_vec3_length(axis) > 0 &&
-      aim_direction(pmode, p, get3a(g, n, A.am_ptv), &ptm, &want)) {
-    rotation_between(axis, want, &rot);
-    rotate_axes(&m, &rot);
-    axis = want;
-  }
-  sinew_vec3_t sec, swant;
+  sinew_vec3_t sec;
   sinew_mat4_transform_vector(get3a(g, n, A.am_smi), &m, &sec);
-  if (sinew_vec3_length(axis) > 0 && aim_direction(smode, p, get3a(g, n, A.am_stv), &stm, &swant)) {
-    /* project both onto the plane perpendicular to the primary axis */
-    sinew_vec3_t a2, b2;
-    sinew_vec3_scale(axis, sinew_vec3_dot(sec, axis), &a2);
-    sinew_vec3_sub(sec, a2, &a2);
-    sinew_vec3_scale(axis, sinew_vec3_dot(swant, axis), &b2);
-    sinew_vec3_sub(swant, b2, &b2);
-    if (sinew_vec3_length(a2) > 1e-9 && sinew_vec3_length(b2) > 1e-9) {
-      sinew_vec3_normalize(a2, &a2);
-      sinew_vec3_normalize(b2, &b2);
-      rotation_between(a2, b2, &rot);
+  sinew_vec3_normalize(sec, &sec);
+  if (sinew_vec3_length(axis) > 0 && aim_direction(pmode, p, get3a(g, n, A.am_ptv), &ptm, &want)) {
+    if (smode == AIM_LOCK && sinew_vec3_length(sec) > 0) {
+      turn_about(&m, sec, axis, want); /* the secondary axis stays: a hinge about it */
+      sinew_mat4_transform_vector(get3a(g, n, A.am_pmi), &m, &axis);
+      sinew_vec3_normalize(axis, &axis);
+    } else {
+      rotation_between(axis, want, &rot);
       rotate_axes(&m, &rot);
+      axis = want;
     }
   }
+  sinew_vec3_t swant;
+  sinew_mat4_transform_vector(get3a(g, n, A.am_smi), &m, &sec);
+  if (sinew_vec3_length(axis) > 0 && aim_direction(smode, p, get3a(g, n, A.am_stv), &stm, &swant))
+    turn_about(&m, axis, sec, swant); /* about the primary axis, which stays where it is */
   blend_matrix_parts(&in, &m, env, env, env, env, &out);
   sinew_mat4_mul(&out, &post, &out);
   return setm(ctx, n, A.am_tmat, &out);

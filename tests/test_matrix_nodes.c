@@ -434,6 +434,21 @@ static void test_aim(void **state) {
   assert_int_equal(sinew_get_matrix(sinew_session_graph(s), &p, &m), SINEW_OK);
   assert_true(fabs(m.m[0][0] + 1) < TOL && fabs(m.m[3][0] - 1) < TOL);
   assert_true(fabs(sinew_mat4_determinant(&m) - 1) < TOL);
+  /* Secondary axis locked: the primary turns about it only. Input at the origin, X aimed at the
+   * point (1,1,1) with Z locked: the target projected on the XY plane is (1,1,0), so X turns by
+   * Rz(45): rows (c,s,0) (-s,c,0) (0,0,1), Z unchanged. (Unlocked, the shortest arc would tilt Z.) */
+  run_ok(s, "createNode aimMatrix -n lk; setAttr lk.sm 0; setAttr lk.smi 0 0 1;"
+            "setAttr lk.pmat -type \"matrix\" 1 0 0 0 0 1 0 0 0 0 1 0 1 1 1 1;");
+  check_matrix(s, "lk.tmat", (double[]){S45, S45, 0, 0, -S45, S45, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}, TOL);
+  run_ok(s, "setAttr lk.sm 3;");
+  {
+    sinew_plug_t q = plug(s, "lk.tmat");
+    sinew_mat4_t mm;
+    assert_int_equal(sinew_get_matrix(sinew_session_graph(s), &q, &mm), SINEW_OK);
+    double r3 = 1 / sqrt(3.0);
+    assert_true(fabs(mm.m[0][0] - r3) < TOL && fabs(mm.m[0][1] - r3) < TOL && fabs(mm.m[0][2] - r3) < TOL);
+    assert_true(fabs(mm.m[2][2] - 1) > 0.1); /* Z moved */
+  }
   /* Align mode with scale kept: input S(2) at the origin, X aligned with direction (0,0,-3):
    * X' = 2*(0,0,-1); the shortest turn is about Y by +90 (Ry(90) sends X to -Z):
    * rows 2*(0,0,-1), 2*(0,1,0), 2*(1,0,0). Envelope 1/2: Ry(45), scale 2. */
