@@ -909,7 +909,7 @@ static void test_offset_parent_matrix_rig(void **state) {
   (void)state;
   sinew_session_t *s = new_session();
   char path[1024];
-  snprintf(path, sizeof path, "%s/maya-usd/offset_parent_matrix_rig.ma", SINEW_TEST_DATA_DIR);
+  snprintf(path, sizeof path, "%s/maya-usd/rig_with_opm/offset_parent_matrix_rig.ma", SINEW_TEST_DATA_DIR);
   assert_int_equal(sinew_session_open(s, path), SINEW_OK);
   sinew_graph_t *g = sinew_session_graph(s);
   assert_int_equal(sinew_time_set_frame(g, 20), SINEW_OK);
