@@ -60,12 +60,12 @@ static const sinew_cmd_flag_t create_flags[] = {
     {"name", "n", "s", 0},      {"parent", "p", "s", 0}, {"shared", "s", "", 0},
     {"skipSelect", "ss", "", 0}};
 
-static int cmd_create_node(sinew_cmd_t *cmd) {
+/* createNode and shadingNode: a node of `type` named after -name, under -parent, -shared, made
+ * current and (unless -skipSelect, or while a file is read) selected. */
+static int create_node(sinew_cmd_t *cmd, const char *type) {
   sinew_session_t *s = sinew__session(cmd);
   sinew__scene *sc = s->scene;
   sinew_graph_t *g = sinew_cmd_graph(cmd);
-  if (sinew_cmd_argc(cmd) != 1) return sinew_cmd_error(cmd, SINEW_EINVAL, "give exactly one node type");
-  const char *type = sinew_cmd_arg_string(cmd, 0);
   const char *name = sinew_cmd_flag_string(cmd, "name", NULL);
   const char *parent_name = sinew_cmd_flag_string(cmd, "parent", NULL);
   int rc = sinew__finish_current(s);
@@ -118,6 +118,34 @@ static int cmd_create_node(sinew_cmd_t *cmd) {
   if (!sinew_cmd_flag_count(cmd, "skipSelect") && !s->loading) set_selection(sc, &n, 1, false);
   char buf[512];
   return sinew_cmd_result_string(cmd, sinew__node_label(g, n, buf, sizeof buf));
+}
+
+static int cmd_create_node(sinew_cmd_t *cmd) {
+  if (sinew_cmd_argc(cmd) != 1) return sinew_cmd_error(cmd, SINEW_EINVAL, "give exactly one node type");
+  return create_node(cmd, sinew_cmd_arg_string(cmd, 0));
+}
+
+/* shadingNode -asUtility multiplyDivide: createNode for the nodes Maya files under a render
+ * category (utilities, shaders, textures, lights, post-process, rendering). Maya also connects
+ * the node's .message to the scene's default list of that category (defaultRenderUtilityList1
+ * and the like); sinew's scenes have no such lists, so the node is made alone (a saved scene
+ * reads back the same either way). Exactly one category flag, as Maya. */
+static const sinew_cmd_flag_t shading_flags[] = {
+    {"name", "n", "s", 0},          {"parent", "p", "s", 0},        {"shared", "s", "", 0},
+    {"skipSelect", "ss", "", 0},    {"asUtility", "au", "", 0},     {"asShader", "as", "", 0},
+    {"asTexture", "at", "", 0},     {"asLight", "al", "", 0},       {"asPostProcess", "app", "", 0},
+    {"asRendering", "ar", "", 0}};
+
+static int cmd_shading_node(sinew_cmd_t *cmd) {
+  static const char *const cats[] = {"asUtility", "asShader", "asTexture", "asLight", "asPostProcess", "asRendering"};
+  int ncat = 0;
+  for (size_t i = 0; i < COUNT(cats); i++) ncat += sinew_cmd_flag_count(cmd, cats[i]) > 0;
+  if (ncat != 1)
+    return sinew_cmd_error(cmd, SINEW_EINVAL,
+                           "give exactly one of -asUtility, -asShader, -asTexture, -asLight, -asPostProcess, "
+                           "-asRendering");
+  if (sinew_cmd_argc(cmd) != 1) return sinew_cmd_error(cmd, SINEW_EINVAL, "give exactly one node type");
+  return create_node(cmd, sinew_cmd_arg_string(cmd, 0));
 }
 
 /* ---- rename ------------------------------------------------------------------------------------- */
@@ -1074,6 +1102,7 @@ static const sinew_cmd_flag_t no_flags[] = {{"_", NULL, "", 0}};
 int sinew__register_core_cmds(sinew_lang_t *L, sinew_session_t *s) {
   const sinew_cmd_desc_t cmds[] = {
       {"createNode", cmd_create_node, create_flags, COUNT(create_flags), false, s},
+      {"shadingNode", cmd_shading_node, shading_flags, COUNT(shading_flags), false, s},
       {"rename", cmd_rename, rename_flags, COUNT(rename_flags), false, s},
       {"delete", cmd_delete, delete_flags, COUNT(delete_flags), false, s},
       {"select", cmd_select, select_flags, COUNT(select_flags), false, s},

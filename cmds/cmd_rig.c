@@ -156,6 +156,8 @@ static const sinew_cmd_flag_t joint_flags[] = {
     {"angleZ", "az", "a", 0},             {"degreeOfFreedom", "dof", "s", 0},
     {"component", "co", "", 0},           {"setPreferredAngles", "spa", "", 0},
     {"assumePreferredAngles", "apa", "", 0}, {"exists", "ex", "s", SINEW_CMD_QUERY_ARGS},
+    {"orientJoint", "oj", "s", 0},        {"secondaryAxisOrient", "sao", "s", 0},
+    {"zeroScaleOrient", "zso", "", 0},    {"children", "ch", "", 0},
     {"query", "q", "", SINEW_CMD_QUERY},  {"edit", "e", "", SINEW_CMD_EDIT}};
 
 const char *const sinew__rotate_orders[6] = {"xyz", "yzx", "zxy", "xzy", "yxz", "zyx"};
@@ -178,6 +180,22 @@ static bool parse_dof(const char *s, bool out[3]) {
   return true;
 }
 
+/* -secondaryAxisOrient: the world direction the secondary axis leans toward ("none": the plane
+ * of the bones, out = the zero vector). false for an unknown name. */
+static bool up_axis(const char *s, sinew_vec3_t *out) {
+  static const char *const names[] = {"xup", "xdown", "yup", "ydown", "zup", "zdown"};
+  sinew_vec3_t v = {0, 0, 0};
+  bool known = strcmp(s, "none") == 0;
+  for (int i = 0; i < 6 && !known; i++)
+    if (strcmp(s, names[i]) == 0) {
+      double d = i % 2 ? -1 : 1;
+      v = (sinew_vec3_t){i / 2 == 0 ? d : 0, i / 2 == 1 ? d : 0, i / 2 == 2 ? d : 0};
+      known = true;
+    }
+  if (out) *out = v;
+  return known;
+}
+
 /* Everything in the flags that can be wrong before anything changes. */
 static int joint_check_flags(sinew_cmd_t *cmd) {
   const char *roo = sinew_cmd_flag_string(cmd, "rotationOrder", NULL);
@@ -189,6 +207,18 @@ static int joint_check_flags(sinew_cmd_t *cmd) {
     return sinew_cmd_error(cmd, SINEW_EINVAL, "-degreeOfFreedom: '%s' is not a combination of x, y and z", dof);
   if (sinew_cmd_flag_count(cmd, "relative") && sinew_cmd_flag_count(cmd, "absolute"))
     return sinew_cmd_error(cmd, SINEW_EINVAL, "give -relative or -absolute, not both");
+  const char *oj = sinew_cmd_flag_string(cmd, "orientJoint", NULL), *sao = sinew_cmd_flag_string(cmd, "secondaryAxisOrient", NULL);
+  if (oj && strcmp(oj, "none") != 0 && sinew__rotate_order_from(oj) < 0)
+    return sinew_cmd_error(cmd, SINEW_EINVAL, "-orientJoint: '%s' is not xyz, yzx, zxy, xzy, yxz, zyx or none", oj);
+  if (sao && !up_axis(sao, NULL))
+    return sinew_cmd_error(cmd, SINEW_EINVAL, "-secondaryAxisOrient: '%s' is not xup, xdown, yup, ydown, zup, zdown or none",
+                           sao);
+  if (sao && !oj) return sinew_cmd_error(cmd, SINEW_EINVAL, "-secondaryAxisOrient goes with -orientJoint");
+  bool edit = sinew_cmd_edit(cmd);
+  const char *edit_only[] = {"orientJoint", "zeroScaleOrient", "children"};
+  for (size_t i = 0; i < COUNT(edit_only) && !edit; i++)
+    if (sinew_cmd_flag_count(cmd, edit_only[i]))
+      return sinew_cmd_error(cmd, SINEW_EINVAL, "-%s is an edit flag (joint -e -%s ...)", edit_only[i], edit_only[i]);
   if (sinew_cmd_flag_count(cmd, "radius") && !(sinew_cmd_flag_double(cmd, "radius", 0, 1) >= 0))
     return sinew_cmd_error(cmd, SINEW_ERANGE, "-radius: %g is negative", sinew_cmd_flag_double(cmd, "radius", 0, 1));
   return SINEW_OK;
@@ -393,6 +423,264 @@ static int joint_edit_position(sinew_cmd_t *cmd, sinew_graph_t *g, sinew_node_t 
   return rc;
 }
 
+/* ---- joint -e -oj / -zso: orientation from the skeleton's shape ------------------------------------ */
+
+static sinew_vec3_t mat_row(const sinew_mat4_t *m, int r) { return (sinew_vec3_t){m->m[r][0], m->m[r][1], m->m[r][2]}; }
+
+/* The rotation (rows orthonormal, no translation) of a matrix; identity when it is singular. */
+static sinew_mat4_t rotation_of(const sinew_mat4_t *m) {
+  sinew_mat4_t r, ss;
+  if (!sinew_mat4_orthonormalize_rows(m, &r, &ss)) sinew_mat4_identity(&r);
+  r.m[3][0] = r.m[3][1] = r.m[3][2] = 0;
+  return r;
+}
+
+static int get_triple(sinew_graph_t *g, sinew_node_t n, const char *attr, double v[3]) {
+  sinew_plug_t p = sinew__attr_plug(g, n, attr);
+  return sinew_get_doubles(g, &p, v, 3, NULL);
+}
+
+static sinew_mat4_t euler_xyz(const double v[3]) {
+  sinew_mat4_t m;
+  sinew_mat4_euler((sinew_vec3_t){v[0], v[1], v[2]}, SINEW_ROTATE_XYZ, &m);
+  return m;
+}
+
+static void to_euler_xyz(const sinew_mat4_t *m, double out[3]) {
+  sinew_vec3_t e;
+  sinew_euler_from_mat4(m, SINEW_ROTATE_XYZ, &e);
+  out[0] = e.x, out[1] = e.y, out[2] = e.z;
+}
+
+/* The first child of n that is a joint (the zero handle when none). */
+static int first_child_joint(sinew_graph_t *g, sinew_node_t n, sinew_node_t *out) {
+  *out = (sinew_node_t){0, 0};
+  size_t nk = sinew_node_children(g, n, NULL, 0);
+  sinew_node_t small[16], *kids = nk <= 16 ? small : sinew_malloc(nk * sizeof *kids);
+  if (!kids) return sinew_graph_set_error(g, SINEW_ENOMEM, "out of memory");
+  sinew_node_children(g, n, kids, nk);
+  for (size_t k = 0; k < nk && !out->gen; k++)
+    if (is_type(g, kids[k], "joint")) *out = kids[k];
+  if (kids != small) sinew_free(kids);
+  return SINEW_OK;
+}
+
+/* The world rotation the joint's axes should have: the axis of the first letter of `order`
+ * along the bone to its first child joint, the second toward `up` (or, with no up, along the
+ * normal of the plane of the bones into and out of the joint), the third by the right-hand
+ * rule. *found is false when the joint has no child joint to aim at (or one at its centre). */
+static int orient_target(sinew_graph_t *g, sinew_node_t n, const char *order, sinew_vec3_t up, const sinew_mat4_t *world,
+                         sinew_mat4_t *out, bool *found) {
+  sinew_node_t child, grand = {0, 0};
+  sinew_mat4_t cw;
+  *found = false;
+  int rc = first_child_joint(g, n, &child);
+  if (rc || !child.gen) return rc;
+  if ((rc = sinew_dag_world_matrix(g, child, &cw)) || (rc = first_child_joint(g, child, &grand))) return rc;
+  sinew_vec3_t here = mat_row(world, 3), aim, sec = {0, 0, 0}, third;
+  sinew_vec3_sub(mat_row(&cw, 3), here, &aim);
+  if (sinew_vec3_length(aim) < 1e-9) return SINEW_OK;
+  *found = true;
+  sinew_vec3_normalize(aim, &aim);
+  int a = order[0] - 'x', b = order[1] - 'x', c = order[2] - 'x';
+  if (sinew_vec3_length(up) > 0) {
+    sinew_vec3_t along;
+    sinew_vec3_scale(aim, sinew_vec3_dot(up, aim), &along);
+    sinew_vec3_sub(up, along, &sec);
+  } else {
+    /* the normal of the plane the bones make: parent joint -> joint -> child, or, at a root,
+     * joint -> child -> grandchild */
+    sinew_node_t parent = sinew_node_parent(g, n);
+    sinew_mat4_t pw, gw;
+    sinew_vec3_t in, out2;
+    if (sinew_node_valid(g, parent) && is_type(g, parent, "joint") && !sinew_dag_world_matrix(g, parent, &pw)) {
+      sinew_vec3_sub(here, mat_row(&pw, 3), &in);
+      sinew_vec3_cross(in, aim, &sec);
+    }
+    if (sinew_vec3_length(sec) < 1e-9 && grand.gen && !sinew_dag_world_matrix(g, grand, &gw)) {
+      sinew_vec3_sub(mat_row(&gw, 3), mat_row(&cw, 3), &out2);
+      sinew_vec3_cross(aim, out2, &sec);
+    }
+  }
+  if (sinew_vec3_length(sec) < 1e-9 * (1 + sinew_vec3_length(up))) {
+    /* no plane, or up along the bone: the secondary axis the joint has now, made square to the
+     * bone (then the third one, then any) */
+    sinew_mat4_t r = rotation_of(world);
+    int tries[3] = {b, c, a == 0 ? 1 : 0};
+    for (int i = 0; i < 3 && sinew_vec3_length(sec) < 1e-6; i++) {
+      sinew_vec3_t cand = mat_row(&r, tries[i]), along;
+      if (i == 2) cand = (sinew_vec3_t){tries[i] == 0, tries[i] == 1, tries[i] == 2};
+      sinew_vec3_scale(aim, sinew_vec3_dot(cand, aim), &along);
+      sinew_vec3_sub(cand, along, &sec);
+      if (i == 1 && sinew_vec3_length(sec) >= 1e-6) { /* the third axis stands in: turn it to the second */
+        sinew_vec3_t t;
+        sinew_vec3_normalize(sec, &sec);
+        sinew_vec3_cross(sec, aim, &t); /* b = c x a for a right-handed (a, b, c) */
+        bool cyclic = (b - a + 3) % 3 == 1;
+        if (!cyclic) sinew_vec3_scale(t, -1, &t);
+        sec = t;
+      }
+    }
+  }
+  sinew_vec3_normalize(sec, &sec);
+  /* (a, b, c) cyclic (xyz, yzx, zxy): c = a x b; otherwise c = b x a */
+  bool cyclic = (b - a + 3) % 3 == 1;
+  if (cyclic) sinew_vec3_cross(aim, sec, &third);
+  else sinew_vec3_cross(sec, aim, &third);
+  sinew_mat4_identity(out);
+  const sinew_vec3_t rows[3] = {aim, sec, third};
+  const int idx[3] = {a, b, c};
+  for (int i = 0; i < 3; i++) {
+    out->m[idx[i]][0] = rows[i].x;
+    out->m[idx[i]][1] = rows[i].y;
+    out->m[idx[i]][2] = rows[i].z;
+  }
+  return SINEW_OK;
+}
+
+/* Keeps each DAG child of n where it is in the world after n's frame changed (before[] are
+ * their world matrices from before): a joint child through its translate and jointOrient (its
+ * rotate, rotateAxis and scale stay), another transform through its local values. */
+static int keep_children_world(sinew_graph_t *g, const sinew_node_t *kids, const sinew_mat4_t *before, size_t nkids,
+                               undo_log *u) {
+  for (size_t i = 0; i < nkids; i++) {
+    sinew_mat4_t above, inv, local;
+    int rc = sinew__above_local(g, kids[i], &above);
+    if (rc) return rc;
+    if (!sinew_mat4_inverse(&above, &inv))
+      return sinew_graph_set_error(g, SINEW_ERANGE, "%s: singular parent matrix", sinew_node_name(g, kids[i]));
+    sinew_mat4_mul(&before[i], &inv, &local);
+    double t[3] = {local.m[3][0], local.m[3][1], local.m[3][2]};
+    if (is_type(g, kids[i], "joint")) {
+      /* local rotation = RA * R * JO (IS is the identity under a unit scale) */
+      double ra[3], r[3], roo = 0;
+      sinew_plug_t proo = sinew__attr_plug(g, kids[i], "rotateOrder");
+      if ((rc = get_triple(g, kids[i], "rotateAxis", ra)) || (rc = get_triple(g, kids[i], "rotate", r)) ||
+          (rc = sinew_get_double(g, &proo, &roo)))
+        return rc;
+      sinew_mat4_t rr, rar = euler_xyz(ra), pre, pre_inv, jo, lrot = rotation_of(&local);
+      sinew_mat4_euler((sinew_vec3_t){r[0], r[1], r[2]}, (sinew_rotate_order_t)(roo >= 0 && roo <= 5 ? (int)roo : 0), &rr);
+      sinew_mat4_mul(&rar, &rr, &pre);
+      sinew_mat4_transpose(&pre, &pre_inv);
+      sinew_mat4_mul(&pre_inv, &lrot, &jo);
+      double jv[3];
+      to_euler_xyz(&jo, jv);
+      if ((rc = set_triple(g, u, kids[i], "jointOrient", jv))) return rc;
+    } else if (is_type(g, kids[i], "transform")) {
+      /* through the logged setters: rotate and scale from the solved local matrix */
+      double roo = 0;
+      sinew_plug_t proo = sinew__attr_plug(g, kids[i], "rotateOrder");
+      if ((rc = sinew_get_double(g, &proo, &roo))) return rc;
+      sinew_vec3_t tt, rr, ss, sh;
+      if (!sinew_mat4_decompose(&local, (sinew_rotate_order_t)(roo >= 0 && roo <= 5 ? (int)roo : 0), &tt, &rr, &ss, &sh))
+        return sinew_graph_set_error(g, SINEW_ERANGE, "%s: singular matrix", sinew_node_name(g, kids[i]));
+      double rv[3] = {rr.x, rr.y, rr.z}, sv[3] = {ss.x, ss.y, ss.z};
+      if ((rc = set_triple(g, u, kids[i], "rotate", rv)) || (rc = set_triple(g, u, kids[i], "scale", sv))) return rc;
+    } else {
+      continue; /* shapes have no transform of their own */
+    }
+    if ((rc = set_triple(g, u, kids[i], "translate", t))) return rc;
+  }
+  return SINEW_OK;
+}
+
+/* -orientJoint and -zeroScaleOrient on one joint. -oj: jointOrient takes the target rotation
+ * (rotate must be zero, as Maya ignores the flag on a rotated joint) and rotateAxis takes back
+ * the difference, so the frame the children live in, and so the children, do not move ("none":
+ * jointOrient becomes zero the same way). -zso: rotateAxis becomes zero and the children are
+ * moved back into place through their translate and jointOrient. */
+static int joint_orient(sinew_cmd_t *cmd, sinew_graph_t *g, sinew_node_t n, undo_log *u) {
+  const char *oj = sinew_cmd_flag_string(cmd, "orientJoint", NULL);
+  bool zso = sinew_cmd_flag_count(cmd, "zeroScaleOrient") > 0;
+  double jo[3], ra[3], r[3];
+  int rc;
+  if ((rc = get_triple(g, n, "jointOrient", jo)) || (rc = get_triple(g, n, "rotateAxis", ra)) ||
+      (rc = get_triple(g, n, "rotate", r)))
+    return rc;
+  sinew_mat4_t jo_m = euler_xyz(jo), ra_m = euler_xyz(ra);
+  if (oj) {
+    sinew_mat4_t target, world, above, jo_new;
+    bool none = strcmp(oj, "none") == 0;
+    if ((rc = sinew_dag_world_matrix(g, n, &world)) || (rc = sinew__above_local(g, n, &above))) return rc;
+    if (none) {
+      sinew_mat4_identity(&jo_new);
+    } else if (r[0] != 0 || r[1] != 0 || r[2] != 0) {
+      sinew_cmd_warning(cmd, SINEW_LOG_GENERIC, "-orientJoint: %s has rotations; its orientation is left as it is (as Maya)",
+                        sinew_node_name(g, n));
+      oj = NULL;
+    } else {
+      sinew_vec3_t up;
+      up_axis(sinew_cmd_flag_string(cmd, "secondaryAxisOrient", "none"), &up);
+      bool found;
+      if ((rc = orient_target(g, n, oj, up, &world, &target, &found))) return rc;
+      if (!found) {
+        oj = NULL; /* an end joint keeps its orientation, as with Maya's command */
+      } else {
+        sinew_mat4_t prot = rotation_of(&above), prot_t;
+        sinew_mat4_transpose(&prot, &prot_t);
+        sinew_mat4_mul(&target, &prot_t, &jo_new);
+      }
+    }
+    if (oj) {
+      /* RA' * JO' = RA * JO: the children's frame stays */
+      sinew_mat4_t keep, jo_new_t, ra_new;
+      sinew_mat4_mul(&ra_m, &jo_m, &keep);
+      sinew_mat4_transpose(&jo_new, &jo_new_t);
+      sinew_mat4_mul(&keep, &jo_new_t, &ra_new);
+      double jv[3], rv[3];
+      to_euler_xyz(&jo_new, jv);
+      to_euler_xyz(&ra_new, rv);
+      if ((rc = set_triple(g, u, n, "jointOrient", jv)) || (rc = set_triple(g, u, n, "rotateAxis", rv))) return rc;
+    }
+  }
+  if (!zso) return SINEW_OK;
+  if ((rc = get_triple(g, n, "rotateAxis", ra))) return rc;
+  if (ra[0] == 0 && ra[1] == 0 && ra[2] == 0) return SINEW_OK;
+  size_t nk = sinew_node_children(g, n, NULL, 0);
+  sinew_node_t *kids = sinew_malloc((nk ? nk : 1) * sizeof *kids);
+  sinew_mat4_t *before = sinew_malloc((nk ? nk : 1) * sizeof *before);
+  rc = kids && before ? SINEW_OK : sinew_graph_set_error(g, SINEW_ENOMEM, "out of memory");
+  if (!rc) sinew_node_children(g, n, kids, nk);
+  for (size_t k = 0; k < nk && !rc; k++) rc = sinew_dag_world_matrix(g, kids[k], &before[k]);
+  const double zero[3] = {0, 0, 0};
+  if (!rc) rc = set_triple(g, u, n, "rotateAxis", zero);
+  if (!rc) rc = keep_children_world(g, kids, before, nk, u);
+  sinew_free(kids);
+  sinew_free(before);
+  return rc;
+}
+
+/* -children: the joints below the named ones, parents before children (each once). */
+static int add_joint_children(sinew_graph_t *g, sinew_node_t **nodes, size_t *count) {
+  size_t cap = *count;
+  for (size_t i = 0; i < *count; i++) {
+    size_t nk = sinew_node_children(g, (*nodes)[i], NULL, 0);
+    if (!nk) continue;
+    sinew_node_t *kids = sinew_malloc(nk * sizeof *kids);
+    if (!kids) return SINEW_ENOMEM;
+    sinew_node_children(g, (*nodes)[i], kids, nk);
+    for (size_t k = 0; k < nk; k++) {
+      if (!is_type(g, kids[k], "joint")) continue;
+      bool seen = false;
+      for (size_t j = 0; j < *count && !seen; j++) seen = (*nodes)[j].index == kids[k].index && (*nodes)[j].gen == kids[k].gen;
+      if (seen) continue;
+      if (*count == cap) {
+        size_t nc = cap * 2 + 8;
+        sinew_node_t *m = sinew_realloc(*nodes, nc * sizeof *m);
+        if (!m) {
+          sinew_free(kids);
+          return SINEW_ENOMEM;
+        }
+        *nodes = m;
+        cap = nc;
+      }
+      (*nodes)[(*count)++] = kids[k];
+    }
+    sinew_free(kids);
+  }
+  return SINEW_OK;
+}
+
 /* joint -e: the same flags on each named (or the first selected) joint. */
 static int joint_edit(sinew_cmd_t *cmd, sinew_graph_t *g) {
   size_t argc = sinew_cmd_argc(cmd), count = argc ? argc : 1;
@@ -409,15 +697,19 @@ static int joint_edit(sinew_cmd_t *cmd, sinew_graph_t *g) {
     if (!is_type(g, nodes[i], "joint"))
       rc = sinew_cmd_error(cmd, SINEW_ETYPE, "%s is not a joint", sinew_node_name(g, nodes[i]));
   }
+  if (!rc && sinew_cmd_flag_count(cmd, "children") && add_joint_children(g, &nodes, &count))
+    rc = sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
   if (rc) {
     sinew_free(nodes);
     return rc;
   }
   /* from here failures come from the graph; what was set is set back */
   undo_log u = {0};
+  bool orient = sinew_cmd_flag_count(cmd, "orientJoint") || sinew_cmd_flag_count(cmd, "zeroScaleOrient");
   for (size_t i = 0; i < count && !rc; i++) {
     rc = joint_apply(cmd, g, nodes[i], &u);
     if (!rc && has_p) rc = joint_edit_position(cmd, g, nodes[i], &u);
+    if (!rc && orient) rc = joint_orient(cmd, g, nodes[i], &u);
   }
   const char *newname = sinew_cmd_flag_string(cmd, "name", NULL);
   char old_name[512], buf[512];

@@ -267,6 +267,8 @@ int sinew__register_rig_cmds(sinew_lang_t *L, sinew_session_t *s);
 int sinew__register_skin_cmds(sinew_lang_t *L, sinew_session_t *s);
 int sinew__register_anim_cmds(sinew_lang_t *L, sinew_session_t *s);
 int sinew__register_everyday_cmds(sinew_lang_t *L, sinew_session_t *s);
+int sinew__register_duplicate_cmds(sinew_lang_t *L, sinew_session_t *s);
+int sinew__register_sets_cmds(sinew_lang_t *L, sinew_session_t *s);
 /* Frees copyKey's clipboard (session destroy). */
 void sinew__anim_clipboard_free(sinew_session_t *s);
 /* Runs the sceneConfigurationScriptNode's text of a file just opened (playbackOptions only). */

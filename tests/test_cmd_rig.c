@@ -471,6 +471,71 @@ static void test_joint_bad_input(void **state) {
 
 /* ---- polygon primitives ------------------------------------------------------------------------ */
 
+/* joint -e -oj: a, b, c in the XY plane (b at 0 5 0, c at 3 9 0, so the bone b -> c is
+ * (0.6, 0.8, 0) * 5). Expected frames worked out by hand: see each comment. */
+static void test_joint_orient(void **state) {
+  (void)state;
+  const double d = 180 / PI, b_angle = asin(0.6) * d; /* 36.8698976458 degrees */
+  sinew_session_t *s = new_session();
+  run_ok(s, "select -cl; joint -n a -p 0 0 0; joint -n b -p 0 5 0; joint -n c -p 3 9 0; select -cl;"
+            "createNode transform -n tip -p c; setAttr tip.t 1 0 0; setAttr tip.ry 30;");
+  sinew_mat4_t tip_before;
+  assert_int_equal(sinew_dag_world_matrix(sinew_session_graph(s), node(s, "tip"), &tip_before), SINEW_OK);
+  run_ok(s, "joint -e -oj xyz -sao zup -ch -zso a;");
+  /* a: x along the bone (+Y), y toward +Z, z = x cross y = +X: rows (0 1 0) (0 0 1) (1 0 0) =
+   * Rx(90) Rz(90) */
+  run_nums(s, "joint -q -o a", 3, (const double[]){90, 0, 90}, 1e-9);
+  run_nums(s, "getAttr a.ra", 3, (const double[]){0, 0, 0}, 1e-9);
+  check_world(s, "a", (const double[4][4]){{0, 1, 0, 0}, {0, 0, 1, 0}, {1, 0, 0, 0}, {0, 0, 0, 1}});
+  /* b: x = (0.6 0.8 0), y = +Z, z = (0.8 -0.6 0); in a's frame that is Ry(-36.87 degrees) */
+  run_nums(s, "joint -q -o b", 3, (const double[]){0, -b_angle, 0}, 1e-9);
+  check_world(s, "b", (const double[4][4]){{0.6, 0.8, 0, 0}, {0, 0, 1, 0}, {0.8, -0.6, 0, 0}, {0, 5, 0, 1}});
+  /* the children sit on the bones (-zso: no rotateAxis, translate along x) and do not move */
+  run_nums(s, "getAttr b.t", 3, (const double[]){5, 0, 0}, 1e-9);
+  run_nums(s, "getAttr c.t", 3, (const double[]){5, 0, 0}, 1e-9);
+  /* c is an end joint: its orientation is left, so it keeps its world frame (identity) */
+  check_world(s, "c", (const double[4][4]){{1, 0, 0, 0}, {0, 1, 0, 0}, {0, 0, 1, 0}, {3, 9, 0, 1}});
+  sinew_mat4_t tip_after;
+  assert_int_equal(sinew_dag_world_matrix(sinew_session_graph(s), node(s, "tip"), &tip_after), SINEW_OK);
+  assert_true(sinew_mat4_equal(&tip_before, &tip_after, 1e-9));
+  sinew_session_destroy(s);
+
+  /* no -sao: y along the normal of the plane of the bones; no -zso: rotateAxis takes back the
+   * change, so the children keep their translate */
+  s = new_session();
+  run_ok(s, "select -cl; joint -n a -p 0 0 0; joint -n b -p 0 5 0; joint -n c -p 3 9 0; select -cl;"
+            "joint -e -oj xyz -ch a;");
+  /* a (a root): normal of a->b, b->c = (0 1 0) x (3 4 0) = (0 0 -3): y = -Z, z = x cross y = -X:
+   * rows (0 1 0) (0 0 -1) (-1 0 0) = Rx(-90) Rz(90) */
+  run_nums(s, "joint -q -o a", 3, (const double[]){-90, 0, 90}, 1e-9);
+  /* b: normal of a->b, b->c, again -Z; z = (0.6 0.8 0) x (0 0 -1) = (-0.8 0.6 0):
+   * rows (0.6 0.8 0) (0 0 -1) (-0.8 0.6 0) = Rx(-90) Rz(53.13); a's frame is unchanged */
+  run_nums(s, "joint -q -o b", 3, (const double[]){-90, 0, 90 - b_angle}, 1e-9);
+  run_nums(s, "getAttr b.t", 3, (const double[]){0, 5, 0}, 1e-9);
+  check_world_pos(s, "c", 3, 9, 0);
+  check_world(s, "a", (const double[4][4]){{1, 0, 0, 0}, {0, 1, 0, 0}, {0, 0, 1, 0}, {0, 0, 0, 1}});
+  /* -zso afterwards: rotateAxis goes, the children move back through translate and jointOrient */
+  run_ok(s, "joint -e -zso a;");
+  run_nums(s, "getAttr a.ra", 3, (const double[]){0, 0, 0}, 1e-9);
+  run_nums(s, "getAttr b.t", 3, (const double[]){5, 0, 0}, 1e-9);
+  check_world_pos(s, "b", 0, 5, 0);
+  check_world_pos(s, "c", 3, 9, 0);
+  /* -oj none: jointOrient zero, rotateAxis keeps the frame */
+  run_ok(s, "joint -e -oj none b;");
+  run_nums(s, "joint -q -o b", 3, (const double[]){0, 0, 0}, 1e-9);
+  check_world_pos(s, "c", 3, 9, 0);
+  /* a rotated joint and an end joint are left as they are (Maya ignores the flag on them) */
+  run_ok(s, "setAttr a.rz 10; joint -e -oj yzx a; joint -e -oj xyz c;");
+  run_nums(s, "joint -q -o a", 3, (const double[]){-90, 0, 90}, 1e-9);
+  run_nums(s, "joint -q -o c", 3, (const double[]){0, 0, 0}, 1e-9);
+  /* bad flags leave the scene as it was */
+  expect_fail(s, "joint -e -oj xzz a", "-orientJoint", "xzz");
+  expect_fail(s, "joint -e -oj xyz -sao wup a", "-secondaryAxisOrient", "wup");
+  expect_fail(s, "joint -e -sao yup a", "-secondaryAxisOrient goes with -orientJoint", NULL);
+  expect_fail(s, "joint -oj xyz -n j9", "-orientJoint is an edit flag", NULL);
+  sinew_session_destroy(s);
+}
+
 static void test_poly_cylinder_names_and_history(void **state) {
   (void)state;
   sinew_session_t *s = new_session();
@@ -861,6 +926,8 @@ static void test_out_of_memory(void **state) {
   oom_case("select -cl; joint -n a -o 0 0 90; select -cl; polyCube -n box; select a;",
            "joint -n b -p 1 2 3 -rad 2;");
   oom_case("select -cl; joint -n a; joint -n b -p 0 1 0; joint -n c -p 0 2 0;", "joint -e -co -p 5 0 0 -rad 2 b;");
+  oom_case("select -cl; joint -n a; joint -n b -p 0 5 0; joint -n c -p 3 9 0; createNode transform -p c;",
+           "joint -e -oj xyz -sao yup -ch -zso a;");
   oom_case("select -cl;", "polyCylinder -r 2 -sx 6 -sy 2;");
   oom_case("select -cl;", "polySphere -ch off -sx 4 -sy 3;");
   oom_case("select -cl; joint -n a; joint -n b;",
@@ -878,6 +945,7 @@ int main(void) {
       cmocka_unit_test(test_joint_units),
       cmocka_unit_test(test_joint_under_selected_transform),
       cmocka_unit_test(test_joint_bad_input),
+      cmocka_unit_test(test_joint_orient),
       cmocka_unit_test(test_poly_cylinder_names_and_history),
       cmocka_unit_test(test_poly_cylinder_shape),
       cmocka_unit_test(test_poly_cube_plane_sphere),

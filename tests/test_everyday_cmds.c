@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "sinew/cmds.h"
 #include "sinew/sinew.h"
@@ -402,6 +403,123 @@ static void test_object_type(void **state) {
   bad("objectType -isType joint -isAType joint J", "-isType", NULL);
 }
 
+/* shadingNode is createNode for the render categories: the same names, parent, selection. */
+static void test_shading_node(void **state) {
+  (void)state;
+  expect_res("shadingNode -asUtility -n pb pairBlend", "pb");
+  expect_res("objectType pb", "pairBlend");
+  expect_res("ls -sl", "pb");
+  expect_res("shadingNode -au pairBlend", "pairBlend1");
+  expect_res("shadingNode -asUtility -ss -n pb blendWeighted", "pb1"); /* a taken name gets a number */
+  expect_res("ls -sl", "pairBlend1");                                   /* -ss: not selected */
+  ok("setAttr pb.weight 0.25");                                       /* the new node is usable */
+  expect_nums("getAttr pb.weight", 1, 0.25);
+  expect_res("shadingNode -asUtility -s -n pb pairBlend", "pb");       /* -shared: the existing one */
+  bad("shadingNode -n x pairBlend", "exactly one of -asUtility", NULL);
+  bad("shadingNode -asUtility -asShader pairBlend", "exactly one of -asUtility", NULL);
+  bad("shadingNode -asUtility noSuchType", "Unknown object type: noSuchType", NULL);
+  bad("shadingNode -asUtility", "one node type", NULL);
+}
+
+/* duplicate: a bind chain copied into an IK chain, as rig scripts do. */
+static void test_duplicate(void **state) {
+  (void)state;
+  ok("joint -n shoulder -p 0 10 0; joint -n elbow -p 5 10 0; joint -n wrist -p 10 10 -1; select -cl;"
+     "addAttr -ln twist -at double -min -5 -max 5 shoulder; setAttr shoulder.twist 3;"
+     "addAttr -ln label -dt \"string\" elbow; setAttr elbow.label -type \"string\" \"L elbow\";"
+     "setAttr -l 1 elbow.tx; setAttr elbow.rz 30;"
+     "createNode transform -n drv; connectAttr drv.tx wrist.ry; connectAttr shoulder.twist drv.ty;");
+  /* the copy and its subtree; the roots come first, then the nodes below */
+  expect_res("duplicate -n ik_shoulder shoulder", "ik_shoulder |ik_shoulder|elbow |ik_shoulder|elbow|wrist");
+  expect_res("ls -sl", "ik_shoulder");
+  expect_res("listRelatives -p ik_shoulder", "");             /* the same parent: the world */
+  expect_nums("getAttr ik_shoulder.twist", 1, 3.0);             /* dynamic attribute and value */
+  expect_nums("attributeQuery -n ik_shoulder -max twist", 1, 5.0);
+  expect_res("getAttr |ik_shoulder|elbow.label", "L elbow");
+  expect_nums("getAttr |ik_shoulder|elbow.rz", 1, 30.0);
+  expect_res("getAttr -l |ik_shoulder|elbow.tx", "1");          /* locks */
+  /* wrist: elbow (5, 10, 0) + Rz(30 degrees) (5, 0, -1) */
+  expect_nums("xform -q -ws -t |ik_shoulder|elbow|wrist", 3, 5.0 + 5.0 * sqrt(3.0) / 2, 10.0 + 2.5, -1.0);
+  /* connections between copied nodes are copied; inputs and outputs elsewhere are not */
+  expect_res("listConnections -s 1 -d 0 -p 1 |ik_shoulder|elbow.is", "ik_shoulder.scale");
+  expect_res("listConnections -s 1 -d 0 |ik_shoulder|elbow|wrist.ry", "");
+  expect_res("listConnections -s 0 -d 1 ik_shoulder.twist", "");
+  /* names: the first free number from the original's; -rr: roots only; -rc: unique children */
+  expect_res("duplicate -rr shoulder", "shoulder1");
+  expect_res("duplicate -rr shoulder1", "shoulder2");
+  expect_res("duplicate -rc shoulder", "shoulder3 elbow1 wrist1");
+  expect_res("duplicate -po -rr shoulder", "shoulder4");
+  expect_res("listRelatives -c shoulder4", "");
+  /* a root's input from its DAG parent is made again (parent.scale -> inverseScale) */
+  expect_res("duplicate -po |shoulder|elbow", "elbow2");
+  expect_res("listConnections -s 1 -d 0 -p 1 elbow2.is", "shoulder.scale");
+  expect_res("listRelatives -p elbow2", "shoulder");
+  /* -ic: inputs from outside too */
+  expect_res("duplicate -ic -rr -n w2 |shoulder|elbow|wrist", "w2");
+  expect_res("listConnections -s 1 -d 0 -p 1 w2.ry", "unitConversion1.output"); /* drv.tx -> ry goes through one */
+  /* several objects, one inside the other's subtree: copied once */
+  expect_res("duplicate -rr drv shoulder |shoulder|elbow", "drv1 shoulder5");
+  /* what the copies hold is what a file holds: saved and read back, the scene is the same */
+  char *before = snapshot();
+  char path[64];
+  snprintf(path, sizeof path, "/tmp/sinew-dup-%ld.ma", (long)getpid());
+  char script[256];
+  snprintf(script, sizeof script, "file -rename \"%s\"; file -save; file -f -o \"%s\"", path, path);
+  ok(script);
+  unlink(path);
+  char *after = snapshot();
+  assert_string_equal(before, after);
+  free(before);
+  free(after);
+  bad("duplicate nosuch", "nosuch", NULL);
+  bad("duplicate time1", "default node", NULL);
+  bad("duplicate -un shoulder", "-upstreamNodes is not supported", NULL);
+  bad("duplicate -ilf shoulder", "-instanceLeaf is not supported", NULL);
+  ok("select -cl");
+  bad("duplicate", "nothing to duplicate", NULL);
+}
+
+/* sets: objectSets whose members are connections, as in Maya's files. */
+static void test_sets(void **state) {
+  (void)state;
+  ok("joint -n j1; joint -n j2; select -cl; createNode pairBlend -n pb;");
+  expect_res("sets -n ctrls -em", "ctrls");
+  expect_res("objectType ctrls", "objectSet");
+  expect_res("sets -add ctrls j1 pb", "ctrls");
+  expect_res("sets -q ctrls", "j1 pb");
+  /* a DAG member through instObjGroups[0] -> dagSetMembers, another node through its message */
+  expect_res("listConnections -s 1 -d 0 -p 1 ctrls.dsm", "j1.instObjGroups[0]");
+  expect_res("listConnections -s 1 -d 0 -p 1 ctrls.dnsm", "pb.message");
+  expect_res("sets -e -add ctrls j1", "ctrls"); /* already a member: once */
+  expect_nums("sets -q -size ctrls", 1, 2.0);
+  expect_nums("sets -im ctrls j1", 1, 1.0);
+  expect_nums("sets -im ctrls j1 j2", 1, 0.0);
+  expect_res("sets -rm ctrls j1 j2", "ctrls"); /* j2 was not a member: ignored */
+  expect_res("sets -q ctrls", "pb");
+  /* made from the selection, with an annotation; a set inside a set */
+  ok("select j2");
+  expect_res("sets -n picked -t \"arm ctrls\"", "picked");
+  expect_res("sets -q picked", "j2");
+  expect_res("sets -q -t picked", "arm ctrls");
+  expect_res("sets -fe ctrls picked", "ctrls");
+  expect_res("sets -q ctrls", "pb picked");
+  expect_res("sets -cl ctrls", "ctrls");
+  expect_nums("sets -q -s ctrls", 1, 0.0);
+  expect_res("sets -q ctrls", "");
+  /* deleting a member takes it out */
+  ok("sets -add ctrls j1; delete j1");
+  expect_nums("sets -q -s ctrls", 1, 0.0);
+  bad("sets -add ctrls nosuch", "nosuch", NULL);
+  bad("sets -add ctrls pb nosuch", "nosuch", NULL); /* nothing added */
+  bad("sets -add pb j2", "not a set", NULL);
+  bad("sets -add ctrls ctrls", "member of itself", NULL);
+  bad("sets -add ctrls j2.tx", "not components or attributes", NULL);
+  bad("sets -add ctrls -rm ctrls j2", "give one of", NULL);
+  bad("sets -em j2", "-empty", NULL);
+  bad("sets -union ctrls picked", "-union is not supported", NULL);
+  bad("sets -q pb", "not a set", NULL);
+}
+
 static void test_attribute_exists(void **state) {
   (void)state;
   ok("joint -n J; addAttr -ln foo -at double J");
@@ -626,6 +744,10 @@ static void test_out_of_memory(void **state) {
    * the first with its unchanged rotate / scale / shear marked as set: the same values, but
    * written to a saved file) */
   oom_loop(scene, "group -n G C");
+  oom_loop(scene, "duplicate -n P2 P");
+  oom_loop(scene, "duplicate -ic J2");
+  oom_loop(scene, "sets -n S C J1 J2");
+  oom_loop("createNode transform -n C; joint -n J1; joint -n J2; sets -n S2 -em; sets -add S2 C", "sets -add S2 J1 J2");
   oom_loop(scene, "group -em -n E -p P");
   /* edits of values that already hold one (a value set back is still marked as set, so an edit
    * that runs out of memory after changing a value never set before leaves it written out) */
@@ -650,6 +772,9 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_make_identity, setup, teardown),
       cmocka_unit_test_setup_teardown(test_make_identity_joints, setup, teardown),
       cmocka_unit_test_setup_teardown(test_object_type, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_shading_node, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_duplicate, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_sets, setup, teardown),
       cmocka_unit_test_setup_teardown(test_attribute_exists, setup, teardown),
       cmocka_unit_test_setup_teardown(test_attribute_query, setup, teardown),
       cmocka_unit_test_setup_teardown(test_rename_attr, setup, teardown),
