@@ -499,6 +499,10 @@ static void test_quat_nodes(void **state) {
   check_rotation_quat(s, "e2q.oq", 0.5, 0.5, 0.5, 0.5);
   run_ok(s, "setAttr e2q.iro 2;");
   check_rotation_quat(s, "e2q.oq", 0.5, -0.5, 0.5, 0.5);
+  /* The sign follows the angles (a product of the three axis quaternions, no hemisphere choice):
+   * 270 about Z is (0, 0, sin 135, cos 135), w < 0; decomposeMatrix's oq for the same turn has w > 0. */
+  run_ok(s, "setAttr e2q.iro 0; setAttr e2q.irt 0 0 270;");
+  check4(s, "e2q.oq", 0, 0, S45, -S45);
   /* quatToEuler: back to angles, any length. */
   run_ok(s, "createNode quatToEuler -n q2e; setAttr q2e.iq 1 1 1 1;");
   check3(s, "q2e.ort", PI / 2, 0, PI / 2);
