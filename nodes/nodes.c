@@ -18,6 +18,8 @@ int sinew_nodes_register(sinew_graph_t *g) {
   if (!rc) rc = sinew__register_anim_blend_types(g);
   if (!rc) rc = sinew__register_object_set_types(g);
   if (!rc) rc = sinew__register_utility_types(g);
+  if (!rc) rc = sinew__register_matrix_types(g);
+  if (!rc) rc = sinew__register_locator_types(g);
   return rc;
 }
 

@@ -44,6 +44,11 @@ int sinew__geometry_input(sinew_graph_t *g, const sinew_plug_t *dst, sinew_data_
  * registers only the types not yet present, so calling it twice is harmless. */
 int sinew__register_mesh_types(sinew_graph_t *g);
 
+/* Matrix and quaternion utility nodes (nodes/matrix_nodes.c); locator and distanceDimShape
+ * (nodes/locator.c). Each registers nothing when its first type is already known. */
+int sinew__register_matrix_types(sinew_graph_t *g);
+int sinew__register_locator_types(sinew_graph_t *g);
+
 /* ---- dagPose and skin binding (nodes/dag_pose.c, nodes/skin_bind.c) ---------------------- */
 
 int sinew__register_pose_types(sinew_graph_t *g);
