@@ -1161,6 +1161,58 @@ static int cmd_rename_attr(sinew_cmd_t *cmd) {
   return rc;
 }
 
+/* ---- spaceLocator --------------------------------------------------------------------------------- */
+
+/* spaceLocator [-n name] [-p x y z]: a transform with a locator shape under it ("locator1" and
+ * "locatorShape1", or "name" and "nameShape"). As in Maya, -p goes into the shape's
+ * localPosition, not the transform's translate (-a and -r read it the same way: the shape is
+ * new). Returns the transform's name in a string array and selects it. */
+static const sinew_cmd_flag_t locator_flags[] = {
+    {"name", "n", "s", 0}, {"position", "p", "lll", 0}, {"absolute", "a", "", 0}, {"relative", "r", "", 0}};
+
+static int cmd_space_locator(sinew_cmd_t *cmd) {
+  sinew_session_t *s = sinew__session(cmd);
+  sinew__scene *sc = s->scene;
+  sinew_graph_t *g = sinew_cmd_graph(cmd);
+  if (sinew_cmd_argc(cmd)) return sinew_cmd_error(cmd, SINEW_EINVAL, "takes no objects");
+  if (!sinew_find_node_type(g, "locator")) return sinew_cmd_error(cmd, SINEW_ENOTFOUND, "no locator node type");
+  int rc = sinew__finish_current(s);
+  if (rc) return sinew__graph_error(cmd, rc);
+  const char *name = sinew_cmd_flag_string(cmd, "name", NULL);
+  uint32_t cap = sc->csel;
+  if (sinew__cmds_grow((void **)&sc->selection, &cap, 1, sizeof *sc->selection))
+    return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+  sc->csel = cap;
+  sinew_node_t xf, shape = {0, 0};
+  if ((rc = sinew_node_create(g, "transform", name && name[0] ? name : "locator#", &xf))) return sinew__graph_error(cmd, rc);
+  /* the shape: "<transform>Shape", or for an automatic "locatorN", "locatorShapeN" */
+  char sname[600];
+  const char *xn = sinew_node_name(g, xf);
+  size_t len = strlen(xn), digits = len;
+  while (digits > 0 && xn[digits - 1] >= '0' && xn[digits - 1] <= '9') digits--;
+  if (!(name && name[0]) && digits < len) snprintf(sname, sizeof sname, "%.*sShape%s", (int)digits, xn, xn + digits);
+  else snprintf(sname, sizeof sname, "%sShape", xn);
+  rc = sinew_node_create_under(g, "locator", sname, xf, &shape);
+  if (!rc && sinew_cmd_flag_count(cmd, "position")) {
+    double p[3];
+    for (int k = 0; k < 3; k++) p[k] = sinew_cmd_flag_double(cmd, "position", (size_t)k, 0);
+    rc = set3(g, shape, "localPosition", p);
+  }
+  char buf[512];
+  if (rc) rc = sinew__graph_error(cmd, rc);
+  else if ((rc = sinew_cmd_result_empty_array(cmd, SINEW_VALUE_STRING_ARRAY)) ||
+           (rc = sinew_cmd_result_append_string(cmd, sinew__node_label(g, xf, buf, sizeof buf))))
+    rc = sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+  if (rc) {
+    sinew_node_delete(g, xf); /* with its shape */
+    return rc;
+  }
+  sc->selection[0] = xf;
+  sc->nsel = 1;
+  sc->current = xf;
+  return SINEW_OK;
+}
+
 /* ---- registration ------------------------------------------------------------------------------ */
 
 int sinew__register_everyday_cmds(sinew_lang_t *L, sinew_session_t *s) {
@@ -1170,6 +1222,7 @@ int sinew__register_everyday_cmds(sinew_lang_t *L, sinew_session_t *s) {
       {"rotate", cmd_mrs, rotate_flags, COUNT(rotate_flags), false, s},
       {"scale", cmd_mrs, scale_flags, COUNT(scale_flags), false, s},
       {"group", cmd_group, group_flags, COUNT(group_flags), false, s},
+      {"spaceLocator", cmd_space_locator, locator_flags, COUNT(locator_flags), false, s},
       {"makeIdentity", cmd_make_identity, mi_flags, COUNT(mi_flags), false, s},
       {"renameAttr", cmd_rename_attr, NULL, 0, false, s},
       {"objectType", cmd_object_type, objtype_flags, COUNT(objtype_flags), false, s},

@@ -541,6 +541,27 @@ static void test_pick_walk(void **state) {
   bad("pickWalk -d up nosuch", "nosuch", NULL);
 }
 
+/* spaceLocator: transform + locator shape; -p is the shape's localPosition, as in Maya. */
+static void test_space_locator(void **state) {
+  (void)state;
+  expect_res("spaceLocator -p 1 2 3", "locator1");
+  expect_res("ls -sl", "locator1");
+  expect_res("listRelatives -s locator1", "locatorShape1");
+  expect_res("objectType locatorShape1", "locator");
+  expect_nums("getAttr locator1.t", 3, 0.0, 0.0, 0.0);
+  expect_nums("getAttr locatorShape1.lp", 3, 1.0, 2.0, 3.0);
+  /* worldPosition: localPosition through the transform (tx 5, turned 90 degrees about z:
+   * (1, 2, 3) -> (-2, 1, 3) + (5, 0, 0)) */
+  ok("setAttr locator1.tx 5; setAttr locator1.rz 90");
+  expect_nums("getAttr locatorShape1.wp", 3, 3.0, 1.0, 3.0);
+  expect_res("spaceLocator -n ctrl_loc", "ctrl_loc");
+  expect_res("listRelatives -s ctrl_loc", "ctrl_locShape");
+  expect_res("spaceLocator", "locator2");
+  expect_res("listRelatives -s locator2", "locatorShape2");
+  bad("spaceLocator locator1", "takes no objects", NULL);
+  bad("spaceLocator -n \"bad name\"", "bad name", NULL);
+}
+
 static void test_attribute_exists(void **state) {
   (void)state;
   ok("joint -n J; addAttr -ln foo -at double J");
@@ -769,6 +790,7 @@ static void test_out_of_memory(void **state) {
   oom_loop(scene, "duplicate -ic J2");
   oom_loop(scene, "sets -n S C J1 J2");
   oom_loop(scene, "pickWalk -d left C");
+  oom_loop(scene, "spaceLocator -n L -p 1 2 3");
   oom_loop("createNode transform -n C; joint -n J1; joint -n J2; sets -n S2 -em; sets -add S2 C", "sets -add S2 J1 J2");
   oom_loop(scene, "group -em -n E -p P");
   /* edits of values that already hold one (a value set back is still marked as set, so an edit
@@ -798,6 +820,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_duplicate, setup, teardown),
       cmocka_unit_test_setup_teardown(test_sets, setup, teardown),
       cmocka_unit_test_setup_teardown(test_pick_walk, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_space_locator, setup, teardown),
       cmocka_unit_test_setup_teardown(test_attribute_exists, setup, teardown),
       cmocka_unit_test_setup_teardown(test_attribute_query, setup, teardown),
       cmocka_unit_test_setup_teardown(test_rename_attr, setup, teardown),
