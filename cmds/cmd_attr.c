@@ -124,7 +124,11 @@ static int num_arg(sinew_cmd_t *cmd, size_t i, double *out) {
   }
   if (!isfinite(d)) { /* 1e309, inf, nan: no attribute holds them, and they poison every matrix downstream */
     sinew_value_format(v, t, sizeof t);
-    return sinew_cmd_error(cmd, SINEW_ERANGE, "'%s' is not a finite number", t);
+    if (!sinew__session(cmd)->loading) return sinew_cmd_error(cmd, SINEW_ERANGE, "'%s' is not a finite number", t);
+    /* Maya writes inf for some plugs whose value comes from a connection (omtk's
+     * `setAttr -s 2 ".i1[0:1]" 1 inf;`): the line's other values still count */
+    sinew_cmd_warning(cmd, SINEW_LOG_FILE_WARNING, "'%s' is not a finite number; 0 is stored instead", t);
+    d = 0;
   }
   *out = d;
   return SINEW_OK;

@@ -754,6 +754,25 @@ static void test_bad_files(void **state) {
  * comment-only last line, and the comment markers inside a string are text, not comments. A file
  * cut short is still refused, with its file and line: a statement without its ';' (also when a
  * comment follows it), a string or a block comment the file ends inside. */
+/* Maya writes inf for plugs whose value comes from a connection (omtk's limb2.ma:
+ * `setAttr -s 2 ".i1[0:1]" 1 inf;`): reading the file stores 0 there with a warning naming file
+ * and line, and keeps the line's other values; a script's setAttr still refuses it. */
+static void test_non_finite_in_file(void **state) {
+  (void)state;
+  log_reset();
+  sinew_session_t *s = new_session();
+  const char *text = "//Maya ASCII 2020 scene\ncreateNode plusMinusAverage -n \"pma\";\n"
+                     "\tsetAttr -s 2 \".i1[0:1]\" 1 inf;\n";
+  spill(tmp("inf.ma"), text, strlen(text));
+  if (sinew_session_open(s, tmp("inf.ma")) != 0) fail_msg("%s", sinew_session_errmsg(s));
+  assert_string_equal(res(s, "getAttr pma.i1[0]"), "1");
+  assert_string_equal(res(s, "getAttr pma.i1[1]"), "0");
+  assert_non_null(strstr(logtext, "inf.ma:3: setAttr: 'inf' is not a finite number; 0 is stored instead"));
+  assert_int_not_equal(sinew_session_run(s, "setAttr pma.i1[0] inf;", 22, "t.mel", NULL), 0);
+  assert_string_equal(res(s, "getAttr pma.i1[0]"), "1");
+  sinew_session_destroy(s);
+}
+
 static void test_trailing_comments(void **state) {
   (void)state;
   sinew_session_t *s = new_session();
@@ -827,6 +846,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_failed_save, make_tmpdir, remove_tmpdir),
       cmocka_unit_test_setup_teardown(test_bad_files, make_tmpdir, remove_tmpdir),
       cmocka_unit_test_setup_teardown(test_trailing_comments, make_tmpdir, remove_tmpdir),
+      cmocka_unit_test_setup_teardown(test_non_finite_in_file, make_tmpdir, remove_tmpdir),
       cmocka_unit_test_setup_teardown(test_upper_case_extension, make_tmpdir, remove_tmpdir),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
