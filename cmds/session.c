@@ -1233,7 +1233,8 @@ int sinew_session_create(const sinew_session_desc_t *desc, sinew_session_t **out
   if ((rc = sinew_lang_create(s->scene->graph, &ld, &s->lang)) ||
       (rc = sinew__register_core_cmds(s->lang, s)) || (rc = sinew__register_attr_cmds(s->lang, s)) ||
       (rc = sinew__register_rig_cmds(s->lang, s)) || (rc = sinew__register_skin_cmds(s->lang, s)) ||
-      (rc = sinew__register_anim_cmds(s->lang, s)) || (rc = sinew__register_everyday_cmds(s->lang, s))) {
+      (rc = sinew__register_anim_cmds(s->lang, s)) || (rc = sinew__register_everyday_cmds(s->lang, s)) ||
+      (rc = sinew__register_constraint_cmds(s->lang, s))) {
     sinew_session_destroy(s);
     return rc;
   }

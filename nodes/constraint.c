@@ -733,8 +733,14 @@ static int constraint_compute(sinew_compute_t *ctx, const sinew_plug_t *plug, ck
   if (!(sum > 0)) {
     /* every weight 0: the rest position, or the last value */
     bool rest = get1(g, n, c->erp, 0) != 0;
-    if (want_t) return set3(ctx, n, c->ct, rest && c->rst != UINT32_MAX ? get3(g, n, c->rst, zero) : st->last_t);
-    if (want_r) return set3(ctx, n, c->cr, rest && c->rsrr != UINT32_MAX ? get3(g, n, c->rsrr, zero) : st->last_r);
+    if (want_t) {
+      if (rest && c->rst != UINT32_MAX) st->last_t = get3(g, n, c->rst, zero);
+      return set3(ctx, n, c->ct, st->last_t);
+    }
+    if (want_r) {
+      if (rest && c->rsrr != UINT32_MAX) st->last_r = get3(g, n, c->rsrr, zero);
+      return set3(ctx, n, c->cr, st->last_r);
+    }
     return set3(ctx, n, c->cs, st->has_s ? st->last_s : (sinew_vec3_t){1, 1, 1});
   }
   sinew_vec3_t v;
