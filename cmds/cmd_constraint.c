@@ -349,7 +349,8 @@ static int wire_target(clog *l, sinew_node_t c, sinew_node_t t, int32_t i, doubl
   if (rc) return rc;
   /* the alias */
   char lname[600], sname[32];
-  snprintf(lname, sizeof lname, "%sW%d", sinew_node_name(g, t), (int)i);
+  const char *tn = sinew_node_name(g, t), *colon = strrchr(tn, ':');
+  snprintf(lname, sizeof lname, "%sW%d", colon ? colon + 1 : tn, (int)i);
   snprintf(sname, sizeof sname, "w%d", (int)i);
   sinew_attr_desc_t d = {.name = lname, .short_name = sname, .type = SINEW_ATTR_DOUBLE,
                          .flags = SINEW_ATTR_INPUT | SINEW_ATTR_KEYABLE, .default_value = 1, .has_min = true,
@@ -473,23 +474,25 @@ static int apply_settings(clog *l, ckind k, sinew_node_t c, const opts *o, bool 
 }
 
 /* -mo: the offsets that keep the object where it is (nodes/constraint.c does the maths). */
-static int maintain_offset(clog *l, ckind k, sinew_node_t c, sinew_node_t obj) {
+/* values: the object's translate, rotate, scale before the command (NULL: read them now);
+ * fresh[i]: target element i is new (parentConstraint keeps the offsets of the old ones). */
+static int maintain_offset(clog *l, ckind k, sinew_node_t c, sinew_node_t obj, const sinew_vec3_t *values,
+                           const int32_t *fresh, size_t nfresh) {
   sinew_graph_t *g = l->g;
   sinew_vec3_t v[2];
   int rc;
   if (k == K_PARENT) {
-    int32_t idx[256];
-    size_t n = target_indices(g, c, idx, COUNT(idx));
-    for (size_t i = 0; i < n && i < COUNT(idx); i++) {
-      if ((rc = sinew_constraint_offset(g, c, obj, idx[i], v))) return rc;
+    for (size_t i = 0; i < nfresh; i++) {
+      int32_t idx = fresh[i];
+      if ((rc = sinew_constraint_offset(g, c, obj, idx, values, v))) return rc;
       double t[3] = {v[0].x, v[0].y, v[0].z}, r[3] = {v[1].x, v[1].y, v[1].z};
-      sinew_plug_t tot = tchild(g, c, idx[i], "tot"), tor = tchild(g, c, idx[i], "tor");
+      sinew_plug_t tot = tchild(g, c, idx, "tot"), tor = tchild(g, c, idx, "tor");
       if ((rc = set_vals(l, &tot, t, 3)) || (rc = set_vals(l, &tor, r, 3))) return rc;
     }
     return SINEW_OK;
   }
   if (k == K_POLE) return SINEW_OK;
-  if ((rc = sinew_constraint_offset(g, c, obj, -1, v))) return rc;
+  if ((rc = sinew_constraint_offset(g, c, obj, -1, values, v))) return rc;
   double o[3] = {v[0].x, v[0].y, v[0].z};
   return set3(l, c, "o", o);
 }
@@ -583,6 +586,18 @@ static int constraint_create(sinew_cmd_t *cmd, ckind k) {
     }
     if (!rc) rc = wire_object(&l, k, c, obj);
   }
+  /* the object's pose before anything changes (an existing constraint drives it: adding
+   * targets changes it) */
+  sinew_vec3_t before[3];
+  static const char *const trs[3] = {"t", "r", "s"};
+  for (int i = 0; i < 3 && !rc; i++) {
+    double v[3];
+    sinew_plug_t p = top(g, obj, trs[i]);
+    rc = sinew_get_doubles(g, &p, v, 3, NULL);
+    before[i] = (sinew_vec3_t){v[0], v[1], v[2]};
+  }
+  int32_t fresh[MAX_NODES];
+  size_t nfresh = 0;
   for (size_t i = 0; i < nt && !rc; i++) {
     int32_t at = existing ? find_target(g, c, nodes[i]) : -1;
     if (at >= 0) {
@@ -594,9 +609,10 @@ static int constraint_create(sinew_cmd_t *cmd, ckind k) {
     sinew_plug_t tg = top(g, c, "tg");
     at = sinew_plug_next_index(g, &tg);
     rc = wire_target(&l, c, nodes[i], at, w);
+    fresh[nfresh++] = at;
   }
   if (!rc) rc = apply_settings(&l, k, c, &o, !existing);
-  if (!rc && o.mo) rc = maintain_offset(&l, k, c, obj);
+  if (!rc && o.mo) rc = maintain_offset(&l, k, c, obj, before, fresh, nfresh);
   if (!rc && !existing) rc = wire_outputs(&l, k, c, obj, use);
   if (!rc) rc = result_name(cmd, c);
   if (rc) {

@@ -815,12 +815,18 @@ bool sinew_constraint_is(sinew_graph_t *g, sinew_node_t n) { return kind_of(g, n
 
 /* The object's world rotation as a constraint sees it (Rot(r) * JO * IS * pm, orthonormalised)
  * and its world rotate pivot ((t + rp + rpt) * pm). */
-static int object_pose(sinew_graph_t *g, sinew_node_t obj, sinew_mat4_t *rot, sinew_vec3_t *pivot, sinew_vec3_t *scale) {
+static int object_pose(sinew_graph_t *g, sinew_node_t obj, const sinew_vec3_t *values, sinew_mat4_t *rot,
+                       sinew_vec3_t *pivot, sinew_vec3_t *scale) {
   const sinew_node_type_t *ty = sinew_node_type(g, obj);
   bool joint = ty && sinew_node_type_is_a(ty, "joint");
   sinew__local_inputs in;
   int rc = sinew__read_local_inputs(g, obj, joint, &in);
   if (rc) return rc;
+  if (values) {
+    in.t = values[0];
+    in.r = values[1];
+    in.s = values[2];
+  }
   sinew_plug_t pmp = sinew_plug_make(obj, sinew__dag.parent_matrix, 1, (int32_t[]){0});
   sinew_mat4_t pm, m, tmp;
   if ((rc = sinew_get_matrix(g, &pmp, &pm))) return rc;
@@ -847,7 +853,7 @@ static int object_pose(sinew_graph_t *g, sinew_node_t obj, sinew_mat4_t *rot, si
 }
 
 int sinew_constraint_offset(sinew_graph_t *g, sinew_node_t cn, sinew_node_t obj, int32_t target_index,
-                            sinew_vec3_t *out) {
+                            const sinew_vec3_t *object_values, sinew_vec3_t *out) {
   ckind k = kind_of(g, cn);
   if (k == K_MAX)
     return sinew_graph_set_error(g, SINEW_ETYPE, "%s is not a constraint",
@@ -860,7 +866,7 @@ int sinew_constraint_offset(sinew_graph_t *g, sinew_node_t cn, sinew_node_t obj,
   cstate *st = sinew_node_state(g, cn);
   sinew_mat4_t orot;
   sinew_vec3_t opiv, oscale, zero = {0, 0, 0};
-  int rc = object_pose(g, obj, &orot, &opiv, &oscale);
+  int rc = object_pose(g, obj, object_values, &orot, &opiv, &oscale);
   if (rc) return rc;
   target *t;
   size_t count;

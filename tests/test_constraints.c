@@ -323,6 +323,30 @@ static void test_parent_maintain_offset_follows(void **state) {
   sinew_session_destroy(s);
 }
 
+/* A space switch built as scripts do: one -mo call per target. The second call adds to the
+ * constraint the object already has and keeps the pose the object had before it. */
+static void test_parent_maintain_offset_second_target(void **state) {
+  (void)state;
+  sinew_session_t *s = new_session();
+  run_ok(s, "createNode transform -n A; setAttr A.t 1 0 0;"
+            "createNode transform -n B; setAttr B.rz 90;"
+            "createNode transform -n obj; setAttr obj.t 0 0 7;"
+            "parentConstraint -mo A obj; parentConstraint -mo B obj;");
+  /* A's offset: (0,0,7) - (1,0,0) = (-1,0,7); B's: T(0,0,7) * RZ(-90): tot (0,0,7), tor (0,0,-90).
+   * Both give the frame (0,0,7), identity: the object stays */
+  expect3(s, "obj_parentConstraint1.tg[0].tot", -1, 0, 7, 1e-9);
+  expect3(s, "obj_parentConstraint1.tg[1].tot", 0, 0, 7, 1e-9);
+  expect_rot(s, "obj_parentConstraint1.tg[1].tor", 0, 0, -90, 1e-9);
+  expect3(s, "obj.t", 0, 0, 7, 1e-9);
+  expect_rot(s, "obj.r", 0, 0, 0, 1e-9);
+  /* B moves 2 along x: its frame goes to (2,0,7); the average of (0,0,7) and (2,0,7) is (1,0,7) */
+  run_ok(s, "setAttr B.tx 2;");
+  expect3(s, "obj.t", 1, 0, 7, 1e-9);
+  const char *tl[] = {"A", "B"};
+  expect_strings(s, "parentConstraint -q -tl obj;", 2, tl);
+  sinew_session_destroy(s);
+}
+
 /* A joint target and a joint object: the target's jointOrient turns its frame, the object's is
  * taken out of its rotate. */
 static void test_parent_joints(void **state) {
@@ -633,6 +657,7 @@ int main(void) {
       cmocka_unit_test(test_orient_joint_orient_and_offset),
       cmocka_unit_test(test_parent_two_targets_and_offset),
       cmocka_unit_test(test_parent_maintain_offset_follows),
+      cmocka_unit_test(test_parent_maintain_offset_second_target),
       cmocka_unit_test(test_parent_joints),
       cmocka_unit_test(test_aim_world_up_types),
       cmocka_unit_test(test_aim_target_on_up_vector),

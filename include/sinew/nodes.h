@@ -153,8 +153,10 @@ SINEW_API int sinew_dag_set_local_matrix(sinew_graph_t *graph, sinew_node_t node
  * scaleConstraint or poleVectorConstraint. */
 SINEW_API bool sinew_constraint_is(sinew_graph_t *graph, sinew_node_t node);
 /* Maintain offset (the commands' -mo): the offset that makes the constraint's outputs reproduce
- * the constrained object's current translate / rotate / scale, computed from the constraint's
- * present inputs and the object's own channels (which must not be fed by the constraint yet).
+ * the constrained object's translate / rotate / scale, computed from the constraint's present
+ * inputs and the object's channels: object_values (translate, rotate in radians, scale: 3
+ * vectors) when given, else the object's own values now (which must then not be fed by the
+ * constraint: read them before connecting its outputs, or before adding targets).
  * parentConstraint: target_index names the target; out[0] is its targetOffsetTranslate and
  * out[1] its targetOffsetRotate (radians, in the target's rotate order). The others:
  * target_index is ignored and out[0] is the offset attribute's value (a distance for point,
@@ -163,7 +165,8 @@ SINEW_API bool sinew_constraint_is(sinew_graph_t *graph, sinew_node_t node);
  * object that is not a transform; SINEW_ERANGE when every weight is 0 or a target's matrix is
  * singular. */
 SINEW_API int sinew_constraint_offset(sinew_graph_t *graph, sinew_node_t constraint, sinew_node_t object,
-                                      int32_t target_index, sinew_vec3_t *out);
+                                      int32_t target_index, const sinew_vec3_t *object_values,
+                                      sinew_vec3_t *out);
 
 #ifdef __cplusplus
 }
