@@ -335,7 +335,8 @@ static int wire_target(clog *l, sinew_node_t c, sinew_node_t t, int32_t i, doubl
   sinew_graph_t *g = l->g;
   static const char *const pairs[][2] = {{"t", "tt"}, {"rp", "trp"}, {"rpt", "trt"}, {"r", "tr"}, {"ro", "tro"},
                                          {"s", "ts"}, {"jo", "tjo"}, {"ssc", "tsc"}, {"is", "tis"}};
-  int rc = SINEW_OK;
+  /* taken back last: the element (disconnecting leaves values stored in it) */
+  int rc = clog_push(l, (op){.kind = OP_ELEMENT, .a = sinew_plug_make(c, sinew_node_attr(g, c, "tg"), 1, &i)});
   bool joint = is_type(g, t, "joint");
   for (size_t k = 0; k < COUNT(pairs) && !rc; k++) {
     if (!joint && k >= 6) break;

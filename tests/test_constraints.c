@@ -535,6 +535,75 @@ static void test_bad_input_leaves_scene(void **state) {
   sinew_session_destroy(s);
 }
 
+/* Every allocation of a command fails in turn: each failure leaves the scene as it was (nodes,
+ * connections, the object's attributes and values), and the command then succeeds. Each attempt
+ * runs in a fresh scene built by the commands before it (a dynamic attribute taken back leaves
+ * a tombstone in the node, so retrying in one scene would cost more allocations each time). */
+static const char oom_setup[] =
+    "createNode transform -n A; setAttr A.t 1 2 3; setAttr A.rz 30;"
+    "createNode transform -n B; setAttr B.t 0 4 0;"
+    "createNode transform -n up; setAttr up.t 0 -3 0;"
+    "createNode joint -n obj; setAttr obj.jo 0 0 20; setAttr obj.t 0 0 5;"
+    "createNode transform -n obj2; createNode transform -n obj3; setAttr obj3.s 2 2 2;";
+
+static const struct {
+  const char *text, *obj;
+} oom_cmds[] = {
+    {"parentConstraint -mo -w 0.5 A obj;", "obj"},
+    {"parentConstraint -mo B obj;", "obj"},
+    {"parentConstraint -e -w 0.25 A obj;", "obj"},
+    {"aimConstraint -wut object -wuo up -aim 0 0 1 A B obj2;", "obj2"},
+    {"scaleConstraint -mo -sk y A B obj3;", "obj3"},
+    {"orientConstraint -o 10 0 0 B obj3;", "obj3"},
+};
+
+/* A scene with the setup and the first `upto` commands run. */
+static sinew_session_t *oom_scene(size_t upto) {
+  sinew_session_t *s = new_session();
+  run_ok(s, oom_setup);
+  for (size_t c = 0; c < upto; c++) run_ok(s, oom_cmds[c].text);
+  return s;
+}
+
+static void test_out_of_memory(void **state) {
+  (void)state;
+  test_alloc_install();
+  long worst = 0;
+  for (size_t c = 0; c < sizeof oom_cmds / sizeof *oom_cmds; c++) {
+    long n = 1;
+    for (;; n++) {
+      sinew_session_t *s = oom_scene(c);
+      snapshot before;
+      snap(s, oom_cmds[c].obj, &before);
+      test_alloc_reset();
+      test_alloc_fail_at(n);
+      int rc = run(s, oom_cmds[c].text, NULL);
+      test_alloc_fail_at(0);
+      if (rc == SINEW_OK) {
+        sinew_session_destroy(s);
+        break;
+      }
+      if (rc != SINEW_ENOMEM) fail_msg("%s, allocation %ld: %s", oom_cmds[c].text, n, sinew_session_errmsg(s));
+      snapshot now;
+      snap(s, oom_cmds[c].obj, &now);
+      if (now.t[0] != before.t[0] || now.t[1] != before.t[1] || now.t[2] != before.t[2] || now.r[2] != before.r[2])
+        fail_msg("%s, allocation %ld (%s): t %g %g %g r %g (was %g %g %g r %g)", oom_cmds[c].text, n,
+                 sinew_session_errmsg(s), now.t[0], now.t[1], now.t[2], now.r[2], before.t[0], before.t[1],
+                 before.t[2], before.r[2]);
+      same_snapshot(s, oom_cmds[c].obj, &before);
+      sinew_session_destroy(s);
+    }
+    if (n > worst) worst = n;
+  }
+  assert_true(worst > 10); /* the failures did reach the commands */
+  /* and the scene works: obj keeps its pose (-mo twice), weights 0.25 and 1 */
+  sinew_session_t *s = oom_scene(sizeof oom_cmds / sizeof *oom_cmds);
+  expect3(s, "obj.t", 0, 0, 5, 1e-9);
+  expect_rot(s, "obj.r", 0, 0, 0, 1e-9);
+  sinew_session_destroy(s);
+  test_alloc_uninstall();
+}
+
 /* ---- a Maya-written snippet ---------------------------------------------------------------------- */
 
 /* Trimmed from corpus/nlol/standalone_modules_digitigrade_leg_mod_example.ma (a parentConstraint
@@ -665,6 +734,7 @@ int main(void) {
       cmocka_unit_test(test_pole_vector_node),
       cmocka_unit_test(test_queries_and_names),
       cmocka_unit_test(test_bad_input_leaves_scene),
+      cmocka_unit_test(test_out_of_memory),
       cmocka_unit_test(test_ma_snippet_evaluates),
       cmocka_unit_test(test_affects_exact),
   };
