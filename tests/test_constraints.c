@@ -686,6 +686,39 @@ static void test_ma_snippet_evaluates(void **state) {
   sinew_session_destroy(s);
 }
 
+/* A constraint made by the commands, saved and read back, gives the same values and still
+ * follows its targets. */
+static void test_save_and_reload(void **state) {
+  (void)state;
+  sinew_session_t *s = new_session();
+  run_ok(s, "createNode transform -n A; setAttr A.t 1 2 3; setAttr A.rz 30;"
+            "createNode transform -n B; setAttr B.t 0 4 0;"
+            "createNode joint -n obj; setAttr obj.jo 0 0 20; setAttr obj.t 0 0 5;"
+            "parentConstraint -mo A B obj; setAttr A.tx 3;");
+  /* A moved 2 along x with weight 1/2: (0,0,5) + (1,0,0) */
+  expect3(s, "obj.t", 1, 0, 5, 1e-9);
+  char path[] = "/tmp/sinew_constraint_save_XXXXXX";
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  close(fd);
+  char mapath[64];
+  snprintf(mapath, sizeof mapath, "%s.ma", path);
+  remove(path);
+  assert_int_equal(sinew_session_save(s, mapath), SINEW_OK);
+  sinew_session_t *s2 = new_session();
+  int rc = sinew_session_open(s2, mapath);
+  remove(mapath);
+  if (rc) fail_msg("open: %s", sinew_session_errmsg(s2));
+  expect3(s2, "obj.t", 1, 0, 5, 1e-9);
+  expect_rot(s2, "obj.r", 0, 0, 0, 1e-9);
+  const char *wal[] = {"AW0", "BW1"};
+  expect_strings(s2, "parentConstraint -q -wal obj;", 2, wal);
+  run_ok(s2, "setAttr A.tx 5;"); /* another 2: (2, 0, 5) */
+  expect3(s2, "obj.t", 2, 0, 5, 1e-9);
+  sinew_session_destroy(s2);
+  sinew_session_destroy(s);
+}
+
 /* ---- affects: an output is dirtied only by its own inputs ----------------------------------------- */
 
 static void test_affects_exact(void **state) {
@@ -736,6 +769,7 @@ int main(void) {
       cmocka_unit_test(test_bad_input_leaves_scene),
       cmocka_unit_test(test_out_of_memory),
       cmocka_unit_test(test_ma_snippet_evaluates),
+      cmocka_unit_test(test_save_and_reload),
       cmocka_unit_test(test_affects_exact),
   };
   return cmocka_run_group_tests_name("constraints", tests, NULL, NULL);
