@@ -744,6 +744,24 @@ static int constraint_compute(sinew_compute_t *ctx, const sinew_plug_t *plug, ck
     return set3(ctx, n, c->cs, st->has_s ? st->last_s : (sinew_vec3_t){1, 1, 1});
   }
   sinew_vec3_t v;
+  if (k == K_PARENT) {
+    /* both outputs from one pass over the targets: a joint reads both, and the frames C_i are
+     * the expensive part (the other output is set too, which leaves it clean) */
+    sinew_vec3_t p = {0, 0, 0};
+    for (size_t i = 0; i < count; i++) {
+      if (t[i].w <= 0) continue;
+      sinew_mat4_t m;
+      parent_frame(&t[i], &m);
+      sinew_vec3_scale(origin(&m), t[i].w / sum, &v);
+      p = addv(p, v);
+    }
+    sinew_mat4_t rw;
+    blended_rotation(g, n, c, k, t, count, st, &rw);
+    st->last_t = to_local_translate(g, n, c, p);
+    st->last_r = to_local_euler(g, n, c, &rw);
+    int rc1 = set3(ctx, n, c->ct, st->last_t), rc2 = set3(ctx, n, c->cr, st->last_r);
+    return rc1 ? rc1 : rc2;
+  }
   if (want_s) {
     v = mul3(scale_result(g, n, c, t, count, sum), get3(g, n, c->o, (sinew_vec3_t){1, 1, 1}));
     st->last_s = v;
@@ -751,17 +769,7 @@ static int constraint_compute(sinew_compute_t *ctx, const sinew_plug_t *plug, ck
     return set3(ctx, n, c->cs, v);
   }
   if (want_t) {
-    if (k == K_PARENT) {
-      sinew_vec3_t p = {0, 0, 0};
-      for (size_t i = 0; i < count; i++) {
-        if (t[i].w <= 0) continue;
-        sinew_mat4_t m;
-        parent_frame(&t[i], &m);
-        sinew_vec3_scale(origin(&m), t[i].w / sum, &v);
-        p = addv(p, v);
-      }
-      v = to_local_translate(g, n, c, p);
-    } else if (k == K_POLE) {
+    if (k == K_POLE) {
       /* a direction from the chain's start S = crp * ps to the targets, in the handle's parent space */
       sinew_mat4_t ps, cpim;
       getm(g, n, c->ps, &ps);
