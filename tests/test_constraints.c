@@ -172,6 +172,21 @@ static void test_point_offset_and_maintain(void **state) {
   /* -o at creation on a second object: (3,0,0) + (1,2,3) */
   run_ok(s, "createNode transform -n obj2; pointConstraint -o 1 2 3 A obj2;");
   expect3(s, "obj2.t", 4, 2, 3, TOL);
+  /* -q -o reads it back; -e -o changes it: (3,0,0) + (0,0,1) */
+  sinew_value_t r = {0};
+  assert_int_equal(run(s, "pointConstraint -q -o obj2;", &r), SINEW_OK);
+  assert_int_equal(sinew_value_count(&r), 3);
+  assert_true(sinew_value_double_at(&r, 0) == 1 && sinew_value_double_at(&r, 1) == 2 &&
+              sinew_value_double_at(&r, 2) == 3);
+  sinew_value_clear(&r);
+  run_ok(s, "pointConstraint -e -o 0 0 1 obj2;");
+  expect3(s, "obj2.t", 3, 0, 1, TOL);
+  /* orient offsets are angles: -q -o answers in degrees */
+  run_ok(s, "createNode transform -n obj4; orientConstraint -o 0 0 45 A obj4;");
+  assert_int_equal(run(s, "orientConstraint -q -o obj4;", &r), SINEW_OK);
+  assert_true(fabs(sinew_value_double_at(&r, 2) - 45) < 1e-9);
+  sinew_value_clear(&r);
+  expect_rot(s, "obj4.r", 0, 0, 45, 1e-9);
   sinew_session_destroy(s);
 }
 
@@ -438,6 +453,29 @@ static void test_scale_geometric_mean(void **state) {
   run_ok(s, "createNode transform -n obj3; setAttr obj3.s 3 3 3; scaleConstraint -mo A B obj3;");
   expect3(s, "obj3.s", 3, 3, 3, 1e-9);
   expect3(s, "obj3_scaleConstraint1.o", 0.75, 3, 1.5, 1e-9);
+  sinew_session_destroy(s);
+}
+
+/* A joint with segmentScaleCompensate: its parent's scale is cancelled by its inverseScale, so
+ * the constraint does not divide it out (the command connects ssc -> constraintScaleCompensate). */
+static void test_scale_compensating_joint(void **state) {
+  (void)state;
+  sinew_session_t *s = new_session();
+  run_ok(s, "createNode transform -n A; setAttr A.s 3 3 3;"
+            "createNode joint -n j1; setAttr j1.s 2 2 2;"
+            "createNode joint -n j2 -p j1; connectAttr j1.s j2.is;"
+            "scaleConstraint A j2;");
+  /* cs = 3 (not 3 / 2); j2's world scale: 3 * (1/2 from IS) * 2 (j1) = 3, the target's */
+  expect3(s, "j2.s", 3, 3, 3, 1e-9);
+  sinew_graph_t *g = sinew_session_graph(s);
+  sinew_node_t j2;
+  assert_int_equal(sinew_node_find(g, "j2", &j2), SINEW_OK);
+  sinew_mat4_t m;
+  assert_int_equal(sinew_dag_world_matrix(g, j2, &m), SINEW_OK);
+  assert_true(fabs(m.m[0][0] - 3) < 1e-9 && fabs(m.m[1][1] - 3) < 1e-9 && fabs(m.m[2][2] - 3) < 1e-9);
+  /* ssc off: the parent's scale is divided out: 3 / 2 */
+  run_ok(s, "setAttr j2.ssc 0;");
+  expect3(s, "j2.s", 1.5, 1.5, 1.5, 1e-9);
   sinew_session_destroy(s);
 }
 
@@ -764,6 +802,7 @@ int main(void) {
       cmocka_unit_test(test_aim_world_up_types),
       cmocka_unit_test(test_aim_target_on_up_vector),
       cmocka_unit_test(test_scale_geometric_mean),
+      cmocka_unit_test(test_scale_compensating_joint),
       cmocka_unit_test(test_pole_vector_node),
       cmocka_unit_test(test_queries_and_names),
       cmocka_unit_test(test_bad_input_leaves_scene),
