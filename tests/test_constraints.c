@@ -757,6 +757,101 @@ static void test_save_and_reload(void **state) {
   sinew_session_destroy(s);
 }
 
+/* ---- a real rig (tests/data/nlol, MIT, see tests/data/README.md) ------------------------------ */
+
+static void world(sinew_session_t *s, const char *node, sinew_mat4_t *m) {
+  sinew_graph_t *g = sinew_session_graph(s);
+  sinew_node_t n;
+  assert_int_equal(sinew_node_find(g, node, &n), SINEW_OK);
+  assert_int_equal(sinew_dag_world_matrix(g, n, m), SINEW_OK);
+}
+
+/* rot(a) * rot(b)^T: the rotation of a relative to b (rows normalised first) */
+static void relative_rotation(const sinew_mat4_t *a, const sinew_mat4_t *b, double out[3][3]) {
+  double ra[3][3], rb[3][3];
+  for (int r = 0; r < 3; r++) {
+    double la = sqrt(a->m[r][0] * a->m[r][0] + a->m[r][1] * a->m[r][1] + a->m[r][2] * a->m[r][2]);
+    double lb = sqrt(b->m[r][0] * b->m[r][0] + b->m[r][1] * b->m[r][1] + b->m[r][2] * b->m[r][2]);
+    for (int c = 0; c < 3; c++) ra[r][c] = a->m[r][c] / la, rb[r][c] = b->m[r][c] / lb;
+  }
+  for (int r = 0; r < 3; r++)
+    for (int c = 0; c < 3; c++) {
+      out[r][c] = 0;
+      for (int k = 0; k < 3; k++) out[r][c] += ra[r][k] * rb[c][k];
+    }
+}
+
+static void test_real_rig_digitigrade_leg(void **state) {
+  (void)state;
+  sinew_session_t *s = new_session();
+  const char *path = SINEW_TEST_DATA_DIR "/nlol/standalone_modules_digitigrade_leg_mod_example.ma";
+  if (sinew_session_open(s, path)) fail_msg("open: %s", sinew_session_errmsg(s));
+  sinew_graph_t *g = sinew_session_graph(s);
+  /* every constraint is a real constraint node, none a placeholder */
+  size_t total = 0;
+  static const char *const types[] = {"parentConstraint", "orientConstraint", "pointConstraint",
+                                      "poleVectorConstraint", "scaleConstraint", "aimConstraint"};
+  for (size_t t = 0; t < 6; t++) {
+    sinew_node_t nodes[64];
+    size_t n = sinew_node_list_type(g, types[t], true, nodes, 64);
+    for (size_t i = 0; i < n && i < 64; i++) {
+      assert_true(sinew_constraint_is(g, nodes[i]));
+      assert_false(sinew_node_type_flags(sinew_node_type(g, nodes[i])) & SINEW_NODE_TYPE_PLACEHOLDER);
+    }
+    total += n;
+  }
+  assert_true(total > 30);
+  /* The rig is saved in the pose its constraints were made in, which Maya stored as their rest
+   * values: every parent constraint's translation reproduces rst (Maya's numbers, not ours) */
+  sinew_node_t pcs[64];
+  size_t npc = sinew_node_list_type(g, "parentConstraint", true, pcs, 64);
+  size_t checked = 0;
+  for (size_t i = 0; i < npc && i < 64; i++) {
+    char plug[512];
+    const char *name = sinew_node_name(g, pcs[i]);
+    snprintf(plug, sizeof plug, "%s.ctx", name);
+    sinew_plug_t ctx;
+    assert_int_equal(sinew_plug_parse(g, plug, (sinew_node_t){0, 0}, &ctx), SINEW_OK);
+    if (!sinew_plug_destinations(g, &ctx, NULL, 0)) continue; /* translation not used */
+    double rst[3], ct[3];
+    snprintf(plug, sizeof plug, "%s.rst", name);
+    get3(s, plug, rst);
+    snprintf(plug, sizeof plug, "%s.ct", name);
+    get3(s, plug, ct);
+    for (int k = 0; k < 3; k++)
+      if (fabs(ct[k] - rst[k]) > 1e-2) fail_msg("%s: ct[%d] %.6g, rest %.6g", name, k, ct[k], rst[k]);
+    checked++;
+  }
+  assert_true(checked >= 10);
+  /* moving a control moves its joint: root_ctrl drives root_jnt through a parentConstraint; the
+   * joint keeps its place relative to the control (same translation delta, same relative
+   * rotation) */
+  sinew_mat4_t c0, j0, c1, j1;
+  world(s, "root_ctrl", &c0);
+  world(s, "root_jnt", &j0);
+  run_ok(s, "setAttr root_ctrl.tx 5; setAttr root_ctrl.ry 30;");
+  world(s, "root_ctrl", &c1);
+  world(s, "root_jnt", &j1);
+  double r0[3][3], r1[3][3];
+  relative_rotation(&j0, &c0, r0);
+  relative_rotation(&j1, &c1, r1);
+  for (int r = 0; r < 3; r++)
+    for (int c = 0; c < 3; c++) assert_true(fabs(r0[r][c] - r1[r][c]) < 1e-9);
+  assert_true(fabs(c1.m[3][0] - c0.m[3][0]) > 1); /* the control did move */
+  /* the joint's origin in the control's frame is unchanged */
+  double p0[3], p1[3];
+  for (int r = 0; r < 3; r++) {
+    double d0[3] = {j0.m[3][0] - c0.m[3][0], j0.m[3][1] - c0.m[3][1], j0.m[3][2] - c0.m[3][2]};
+    double d1[3] = {j1.m[3][0] - c1.m[3][0], j1.m[3][1] - c1.m[3][1], j1.m[3][2] - c1.m[3][2]};
+    double l0 = sqrt(c0.m[r][0] * c0.m[r][0] + c0.m[r][1] * c0.m[r][1] + c0.m[r][2] * c0.m[r][2]);
+    double l1 = sqrt(c1.m[r][0] * c1.m[r][0] + c1.m[r][1] * c1.m[r][1] + c1.m[r][2] * c1.m[r][2]);
+    p0[r] = (d0[0] * c0.m[r][0] + d0[1] * c0.m[r][1] + d0[2] * c0.m[r][2]) / l0;
+    p1[r] = (d1[0] * c1.m[r][0] + d1[1] * c1.m[r][1] + d1[2] * c1.m[r][2]) / l1;
+    assert_true(fabs(p0[r] - p1[r]) < 1e-6);
+  }
+  sinew_session_destroy(s);
+}
+
 /* ---- affects: an output is dirtied only by its own inputs ----------------------------------------- */
 
 static void test_affects_exact(void **state) {
@@ -809,6 +904,7 @@ int main(void) {
       cmocka_unit_test(test_out_of_memory),
       cmocka_unit_test(test_ma_snippet_evaluates),
       cmocka_unit_test(test_save_and_reload),
+      cmocka_unit_test(test_real_rig_digitigrade_leg),
       cmocka_unit_test(test_affects_exact),
   };
   return cmocka_run_group_tests_name("constraints", tests, NULL, NULL);
