@@ -559,8 +559,8 @@ static int constraint_create(sinew_cmd_t *cmd, ckind k) {
   bool use[3][3];
   outputs_of(k, &o, use);
   if (!existing && (rc = check_channels(cmd, obj, k, use))) return rc;
-  /* a target whose node would close a loop (the object itself or below it drives nothing
-   * here; the graph refuses the cycle, and the log takes everything back) */
+  /* A target below the object would close a loop: the graph refuses that connection and the
+   * log takes everything back. */
   clog l = {.g = g};
   double w = o.has_w ? o.w : 1;
   if (!existing) {

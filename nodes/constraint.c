@@ -819,7 +819,7 @@ static ckind kind_of(sinew_graph_t *g, sinew_node_t n) {
   return K_MAX;
 }
 
-bool sinew_constraint_is(sinew_graph_t *g, sinew_node_t n) { return kind_of(g, n) != K_MAX; }
+bool sinew_constraint_is(sinew_graph_t *g, sinew_node_t n) { return g && kind_of(g, n) != K_MAX; }
 
 /* The object's world rotation as a constraint sees it (Rot(r) * JO * IS * pm, orthonormalised)
  * and its world rotate pivot ((t + rp + rpt) * pm). */
@@ -862,6 +862,8 @@ static int object_pose(sinew_graph_t *g, sinew_node_t obj, const sinew_vec3_t *v
 
 int sinew_constraint_offset(sinew_graph_t *g, sinew_node_t cn, sinew_node_t obj, int32_t target_index,
                             const sinew_vec3_t *object_values, sinew_vec3_t *out) {
+  if (!g) return SINEW_EINVAL;
+  if (!out) return sinew_graph_set_error(g, SINEW_EINVAL, "constraint offset: no output");
   ckind k = kind_of(g, cn);
   if (k == K_MAX)
     return sinew_graph_set_error(g, SINEW_ETYPE, "%s is not a constraint",
@@ -926,7 +928,6 @@ int sinew_constraint_offset(sinew_graph_t *g, sinew_node_t cn, sinew_node_t obj,
   mul(&orot, &rwt, &off);
   rot_of(&off, &off);
   sinew_euler_from_mat4(&off, SINEW_ROTATE_XYZ, out);
-  (void)zero;
   return SINEW_OK;
 }
 

@@ -642,6 +642,36 @@ static void test_out_of_memory(void **state) {
   test_alloc_uninstall();
 }
 
+/* The C API's maintain-offset call refuses what it cannot work on, changing nothing. */
+static void test_offset_api_errors(void **state) {
+  (void)state;
+  sinew_session_t *s = new_session();
+  sinew_graph_t *g = sinew_session_graph(s);
+  run_ok(s, "createNode transform -n A; createNode transform -n obj; setAttr obj.t 0 0 5;"
+            "createNode parentConstraint -n pc -p obj; connectAttr A.t pc.tg[0].tt; connectAttr A.pm pc.tg[0].tpm;");
+  sinew_node_t a, obj, pc, t1;
+  assert_int_equal(sinew_node_find(g, "A", &a), SINEW_OK);
+  assert_int_equal(sinew_node_find(g, "obj", &obj), SINEW_OK);
+  assert_int_equal(sinew_node_find(g, "pc", &pc), SINEW_OK);
+  assert_int_equal(sinew_node_find(g, "time1", &t1), SINEW_OK);
+  sinew_vec3_t out[2] = {{7, 7, 7}, {7, 7, 7}};
+  assert_int_equal(sinew_constraint_offset(g, a, obj, 0, NULL, out), SINEW_ETYPE);   /* not a constraint */
+  assert_int_equal(sinew_constraint_offset(g, pc, t1, 0, NULL, out), SINEW_ETYPE);   /* not a transform */
+  assert_int_equal(sinew_constraint_offset(g, pc, obj, 5, NULL, out), SINEW_ENOTFOUND);
+  assert_int_equal(sinew_constraint_offset(g, pc, obj, 0, NULL, NULL), SINEW_EINVAL);
+  assert_true(out[0].x == 7 && out[1].z == 7); /* untouched */
+  assert_false(sinew_constraint_is(g, a));
+  assert_true(sinew_constraint_is(g, pc));
+  /* weight 0: no offset can be worked out */
+  run_ok(s, "setAttr pc.tg[0].tw 0;");
+  assert_int_equal(sinew_constraint_offset(g, pc, obj, 0, NULL, out), SINEW_ERANGE);
+  /* with the weight back: (0,0,5) - (0,0,0) */
+  run_ok(s, "setAttr pc.tg[0].tw 1;");
+  assert_int_equal(sinew_constraint_offset(g, pc, obj, 0, NULL, out), SINEW_OK);
+  assert_true(fabs(out[0].z - 5) < 1e-12 && fabs(out[0].x) < 1e-12 && fabs(out[1].z) < 1e-12);
+  sinew_session_destroy(s);
+}
+
 /* ---- a Maya-written snippet ---------------------------------------------------------------------- */
 
 /* Trimmed from corpus/nlol/standalone_modules_digitigrade_leg_mod_example.ma (a parentConstraint
@@ -902,6 +932,7 @@ int main(void) {
       cmocka_unit_test(test_queries_and_names),
       cmocka_unit_test(test_bad_input_leaves_scene),
       cmocka_unit_test(test_out_of_memory),
+      cmocka_unit_test(test_offset_api_errors),
       cmocka_unit_test(test_ma_snippet_evaluates),
       cmocka_unit_test(test_save_and_reload),
       cmocka_unit_test(test_real_rig_digitigrade_leg),

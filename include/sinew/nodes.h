@@ -161,9 +161,9 @@ SINEW_API bool sinew_constraint_is(sinew_graph_t *graph, sinew_node_t node);
  * out[1] its targetOffsetRotate (radians, in the target's rotate order). The others:
  * target_index is ignored and out[0] is the offset attribute's value (a distance for point,
  * Euler angles in radians (xyz) for orient and aim, scale factors for scale, zero for
- * poleVector). Nothing is changed. SINEW_ETYPE for a node that is not a constraint or an
- * object that is not a transform; SINEW_ERANGE when every weight is 0 or a target's matrix is
- * singular. */
+ * poleVector). Nothing is changed. SINEW_EINVAL without out; SINEW_ETYPE for a node that is
+ * not a constraint or an object that is not a transform; SINEW_ERANGE when every weight is 0 or
+ * a target's matrix is singular; SINEW_ENOTFOUND for a parentConstraint target index it lacks. */
 SINEW_API int sinew_constraint_offset(sinew_graph_t *graph, sinew_node_t constraint, sinew_node_t object,
                                       int32_t target_index, const sinew_vec3_t *object_values,
                                       sinew_vec3_t *out);
