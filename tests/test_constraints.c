@@ -642,6 +642,38 @@ static void test_out_of_memory(void **state) {
   test_alloc_uninstall();
 }
 
+static void expect_finite(sinew_session_t *s, const char *plug) {
+  double v[3];
+  get3(s, plug, v);
+  for (int i = 0; i < 3; i++)
+    if (!isfinite(v[i])) fail_msg("%s[%d] is not finite", plug, i);
+}
+
+/* Degenerate inputs (a zero scale, a zero aim vector, a singular parent inverse) give finite
+ * outputs, never NaN. */
+static void test_degenerate_inputs_finite(void **state) {
+  (void)state;
+  sinew_session_t *s = new_session();
+  run_ok(s, "createNode transform -n A; setAttr A.s 0 0 0; setAttr A.t 1 2 3; createNode transform -n obj;");
+  /* -mo needs the target's frame inverted: refused, nothing made */
+  snapshot before;
+  snap(s, "obj", &before);
+  run_fails(s, "parentConstraint -mo A obj;", SINEW_ERANGE);
+  same_snapshot(s, "obj", &before);
+  run_ok(s, "parentConstraint A obj;");
+  expect3(s, "obj.t", 1, 2, 3, 1e-12);
+  expect_finite(s, "obj.r");
+  run_ok(s, "createNode transform -n o2; scaleConstraint A o2;");
+  expect_finite(s, "o2.s");
+  run_ok(s, "createNode transform -n o3; aimConstraint A o3; setAttr o3_aimConstraint1.a 0 0 0;");
+  expect_finite(s, "o3.r");
+  run_ok(s, "createNode transform -n o4; setAttr o4.s 0 0 0; createNode transform -n k -p o4;"
+            "orientConstraint A k; pointConstraint A k;");
+  expect_finite(s, "k.r");
+  expect_finite(s, "k.t");
+  sinew_session_destroy(s);
+}
+
 /* The C API's maintain-offset call refuses what it cannot work on, changing nothing. */
 static void test_offset_api_errors(void **state) {
   (void)state;
@@ -933,6 +965,7 @@ int main(void) {
       cmocka_unit_test(test_bad_input_leaves_scene),
       cmocka_unit_test(test_out_of_memory),
       cmocka_unit_test(test_offset_api_errors),
+      cmocka_unit_test(test_degenerate_inputs_finite),
       cmocka_unit_test(test_ma_snippet_evaluates),
       cmocka_unit_test(test_save_and_reload),
       cmocka_unit_test(test_real_rig_digitigrade_leg),
