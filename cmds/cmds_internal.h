@@ -157,6 +157,10 @@ sinew_plug_t sinew__attr_plug(sinew_graph_t *g, sinew_node_t n, const char *name
 /* The matrix a node's local matrix is multiplied by to reach the world: offsetParentMatrix
  * times the parent's world matrix (identity when it does not inherit). */
 int sinew__above_local(sinew_graph_t *g, sinew_node_t n, sinew_mat4_t *out);
+/* A name no node has (create commands give every object a unique name, as Maya does): want
+ * when it is free, else with its trailing number increased (written into buf). NULL or '#'
+ * names are returned as they are, for the graph's automatic naming. */
+const char *sinew__unique_name(sinew_graph_t *g, const char *want, char *buf, size_t size);
 /* Maya's rotate order names by value (xyz = 0 ... zyx = 5), and a name's value (-1: none). */
 extern const char *const sinew__rotate_orders[6];
 int sinew__rotate_order_from(const char *s);
@@ -269,6 +273,7 @@ int sinew__register_anim_cmds(sinew_lang_t *L, sinew_session_t *s);
 int sinew__register_everyday_cmds(sinew_lang_t *L, sinew_session_t *s);
 int sinew__register_duplicate_cmds(sinew_lang_t *L, sinew_session_t *s);
 int sinew__register_sets_cmds(sinew_lang_t *L, sinew_session_t *s);
+int sinew__register_constraint_cmds(sinew_lang_t *L, sinew_session_t *s);
 /* Frees copyKey's clipboard (session destroy). */
 void sinew__anim_clipboard_free(sinew_session_t *s);
 /* Runs the sceneConfigurationScriptNode's text of a file just opened (playbackOptions only). */
