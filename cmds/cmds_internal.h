@@ -268,6 +268,10 @@ int sinew__register_skin_cmds(sinew_lang_t *L, sinew_session_t *s);
 int sinew__register_anim_cmds(sinew_lang_t *L, sinew_session_t *s);
 int sinew__register_everyday_cmds(sinew_lang_t *L, sinew_session_t *s);
 int sinew__register_duplicate_cmds(sinew_lang_t *L, sinew_session_t *s);
+int sinew__register_ik_cmds(sinew_lang_t *L, sinew_session_t *s);
+/* Joins every ikHandle not yet joined to its chain (sinew_ik_wire); one that cannot be warns
+ * once (cmds/cmd_ik.c). Runs after each script or file. */
+void sinew__ik_wire_all(sinew_session_t *s);
 /* Frees copyKey's clipboard (session destroy). */
 void sinew__anim_clipboard_free(sinew_session_t *s);
 /* Runs the sceneConfigurationScriptNode's text of a file just opened (playbackOptions only). */

@@ -91,10 +91,28 @@ static const char *compound_type(const sinew_attr_info_t *kids, uint32_t n) {
   return NULL;
 }
 
+/* A plug of an attribute that is sinew's own wiring (a built-in, hidden, unstored attribute whose
+ * name starts with "sinew", such as the IK handle's sinewIk* inputs and outputs): its
+ * connections are made again when the scene is read (sinew_ik_wire) and are not written. */
+static bool internal_plug(writer *w, const sinew_plug_t *p) {
+  for (uint32_t a = p->attr; a != UINT32_MAX;) {
+    sinew_attr_info_t info;
+    if (sinew_node_attr_info(w->g, p->node, a, &info)) return false;
+    if ((info.flags & SINEW_ATTR_HIDDEN) && !(info.flags & (SINEW_ATTR_STORABLE | SINEW_ATTR_DYNAMIC)) &&
+        strncmp(info.name, "sinew", 5) == 0)
+      return true;
+    a = info.parent;
+  }
+  return false;
+}
+
 static bool settable_value(writer *w, const sinew_plug_t *p, const sinew_attr_info_t *info) {
   if (!(info->flags & SINEW_ATTR_STORABLE) || !(info->flags & SINEW_ATTR_WRITABLE)) return false;
-  if (!sinew_plug_has_value(w->g, p)) return false;
-  return !sinew_plug_source(w->g, p, NULL);
+  sinew_plug_t src;
+  /* fed by sinew's own wiring (an IK joint's rotate): its value is written, as Maya writes the
+   * solved rotation */
+  if (sinew_plug_source(w->g, p, &src)) return internal_plug(w, &src);
+  return sinew_plug_has_value(w->g, p);
 }
 
 static void write_attr(writer *w, const sinew_plug_t *p);
@@ -513,6 +531,7 @@ static void write_node(writer *w, sinew_node_t n) {
 
 static bool write_conn(void *ud, const sinew_connection_t *c) {
   writer *w = ud;
+  if (internal_plug(w, &c->src) || internal_plug(w, &c->dst)) return true;
   put(w, "connectAttr \"");
   plug_name(w, &c->src);
   put(w, "\" \"");

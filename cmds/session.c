@@ -1234,7 +1234,7 @@ int sinew_session_create(const sinew_session_desc_t *desc, sinew_session_t **out
       (rc = sinew__register_core_cmds(s->lang, s)) || (rc = sinew__register_attr_cmds(s->lang, s)) ||
       (rc = sinew__register_rig_cmds(s->lang, s)) || (rc = sinew__register_skin_cmds(s->lang, s)) ||
       (rc = sinew__register_anim_cmds(s->lang, s)) || (rc = sinew__register_everyday_cmds(s->lang, s)) ||
-      (rc = sinew__register_duplicate_cmds(s->lang, s))) {
+      (rc = sinew__register_duplicate_cmds(s->lang, s)) || (rc = sinew__register_ik_cmds(s->lang, s))) {
     sinew_session_destroy(s);
     return rc;
   }
@@ -1282,6 +1282,8 @@ static int finish_run(sinew_session_t *s, int rc) {
     rc = frc;
     snprintf(s->errmsg, sizeof s->errmsg, "%s", sinew_graph_errmsg(s->scene->graph));
   }
+  /* IK handles a script or file made by createNode / connectAttr drive their chains from now */
+  if (!rc) sinew__ik_wire_all(s);
   return rc;
 }
 

@@ -16,6 +16,7 @@ int sinew_nodes_register(sinew_graph_t *g) {
   if (!rc) rc = sinew__register_pose_types(g);
   if (!rc) rc = sinew__register_anim_curve_types(g);
   if (!rc) rc = sinew__register_anim_blend_types(g);
+  if (!rc) rc = sinew__register_ik_types(g);
   return rc;
 }
 
