@@ -260,10 +260,9 @@ static void test_dirt(void **st) {
   assert_true(sinew_plug_is_dirty(g, &j0wm));
   assert_true(sinew_plug_is_dirty(g, &j3wm));
   sinew_graph_reset_stats(g);
-  /* reading j3 computes: the handle's world matrix, the solve, the world matrices of j0, j1, j2,
-   * j3. The solve sets both joints' rotations, yet the evaluator calls it twice in this pull
-   * (for sinewIkRotate[1]): 7 computes. Known and reported in docs/rigging.md#ik; no plug outside
-   * the chain is computed. */
+  /* reading j3 computes: the handle's world matrix (2 compute callbacks: ikHandle's compute
+   * passes it on to transform's, and the counter counts each callback), one solve (it sets both
+   * joints' rotations), the world matrices of j0, j1, j2, j3: 7 */
   near3(wpos(g, "j2"), 0, 5, 0, 1e-9);
   wpos(g, "j3");
   sinew_graph_stats_t stats;
