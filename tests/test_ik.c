@@ -195,8 +195,12 @@ static void test_preferred_angle_and_blend(void **st) {
   near3(wpos(g, "j2"), 7, 0, 0, 1e-9);
   /* FK rotation set while IK drives the joint (setAttr on the joint's rotate goes to its FK
    * value): with ikBlend 0 it shows, with 1 the IK solve does */
-  run(s, "setAttr j0.sinewFkRotate 0 0 90");
+  run(s, "setAttr j0.r 0 0 90");
   near3(wpos(g, "j2"), 0, 7, 0, 1e-9);
+  near(getd(g, "j0.sinewFkRotateZ"), 90 * DEG, 1e-12);
+  run(s, "setAttr j0.rz 45");
+  near(getd(g, "j0.rz"), 45 * DEG, 1e-12);
+  run(s, "setAttr j0.rz 90");
   run(s, "setAttr ikHandle1.ikb 1");
   near3(wpos(g, "j2"), 5, 0, 0, 1e-9);
   /* bad input: ikBlend out of range and a string are refused, the value stays */
@@ -276,9 +280,18 @@ static void test_dirt(void **st) {
   /* moving an unrelated joint dirties nothing of the chain */
   run(s, "setAttr other.tx 1");
   assert_false(sinew_plug_is_dirty(g, &j0wm));
-  /* getAttr on an IK joint's rotate reports the solved value */
+  /* the pole vector (0, 1, 0) is parallel to the goal line (0,0)-(0,5) here, so it sets no plane
+   * (spec 4.3 leaves pv || h open; sinew keeps the preferred pose's plane): the preferred pose
+   * bent to the 3-4-5 triangle has its end at (3, 4, 0); turned +36.87 deg about z onto (0, 5, 0)
+   * the knee is at 3 (cos 36.87, sin 36.87) = (2.4, 1.8, 0) */
+  near3(wpos(g, "j1"), 2.4, 1.8, 0, 1e-9);
+  /* getAttr on an IK joint's rotate reports the solved value, in degrees */
   sinew_value_t res = {0};
   assert_int_equal(run_rc(s, "getAttr j0.rz", &res), 0);
+  near(sinew_value_to_double(&res), getd(g, "j0.rz") / DEG, 1e-9);
+  sinew_value_clear(&res);
+  assert_int_equal(run_rc(s, "getAttr j1.rz", &res), 0);
+  near(sinew_value_to_double(&res), 90, 1e-9); /* the knee bends its preferred way, +z */
   sinew_value_clear(&res);
   sinew_session_destroy(s);
 }
