@@ -559,8 +559,16 @@ static int wire(sinew_graph_t *g, sinew__undo *u, sinew_node_t h, const sinew_no
   sinew_plug_t out = sinew_plug_make(h, ik.sikR, 0, NULL);
   for (size_t k = 0; k + 1 < nj && !rc; k++) {
     sinew_plug_t s, d = sinew_plug_make(jn[k], sinew__dag.rotate, 0, NULL);
-    if ((rc = sinew_plug_element(g, &out, (int32_t)k, &s))) break;
-    rc = sinew__undo_connect(g, u, &s, &d);
+    /* rotate's own value, recorded so that a revert puts it back: undoing the connection alone
+     * would keep the solved value (a disconnected plug keeps what it was fed) */
+    sinew_vec3_t v = get3(g, &d);
+    const double vv[3] = {v.x, v.y, v.z};
+    for (uint32_t c = 0; c < 3 && !rc; c++) {
+      sinew_plug_t rc3 = child_of(g, &d, sinew__dag.rotate + 1 + c);
+      rc = sinew__undo_set_double(g, u, &rc3, vv[c]);
+    }
+    if (!rc) rc = sinew_plug_element(g, &out, (int32_t)k, &s);
+    if (!rc) rc = sinew__undo_connect(g, u, &s, &d);
   }
   return rc;
 }

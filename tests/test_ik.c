@@ -23,6 +23,7 @@
 
 #include "sinew/cmds.h"
 #include "sinew/sinew.h"
+#include "tests/support.h"
 
 #define DEG (3.14159265358979323846 / 180.0)
 #define A53 53.13010235415598 /* atan2(4, 3) in degrees */
@@ -478,6 +479,61 @@ static void test_maya_usd_euler_filter_scene(void **st) {
   sinew_session_destroy(s);
 }
 
+/* ---- out of memory: a failing ikHandle changes nothing ---------------------------------------- */
+
+/* The scene as text (what a save writes), the number of connections (sinew's own IK wiring
+ * included) and every joint's FK rotation (not saved). */
+static char *snapshot(sinew_session_t *s) {
+  sinew_graph_t *g = sinew_session_graph(s);
+  char *text = write_scene(s);
+  sinew_graph_stats_t st;
+  sinew_graph_stats(g, &st);
+  size_t n = strlen(text);
+  char *out = realloc(text, n + 4096);
+  assert_non_null(out);
+  size_t at = n + (size_t)snprintf(out + n, 4096, "%zu connections\n", st.connections);
+  const char *joints[] = {"j0", "j1", "j2"};
+  for (size_t i = 0; i < 3; i++) {
+    char p[64];
+    snprintf(p, sizeof p, "%s.sinewFkRotateZ", joints[i]);
+    at += (size_t)snprintf(out + at, n + 4096 - at, "%s %.17g\n", p, getd(g, p));
+  }
+  return out;
+}
+
+static void test_out_of_memory(void **st) {
+  (void)st;
+  const char *commands[] = {"ikHandle -sj j0 -ee j2 -n leg", "ikHandle -sj j0 -ee j2 -sol ikSCsolver"};
+  for (size_t c = 0; c < 2; c++) {
+    bool done = false;
+    for (long n = 1; !done && n < 20000; n++) {
+      test_alloc_install();
+      sinew_session_t *s = session();
+      chain(s, 10);
+      run(s, "setAttr j0.r 0 0 20; setAttr j1.r 0 0 -30");
+      char *before = snapshot(s);
+      test_alloc_reset();
+      test_alloc_fail_at(n);
+      int rc = run_rc(s, commands[c], NULL);
+      test_alloc_fail_at(0);
+      if (rc == SINEW_OK) {
+        done = test_alloc_count() < n; /* the failure point was never reached */
+        assert_true(sinew_ik_wired(sinew_session_graph(s), (sinew_node_t){0, 0}) == false);
+      } else {
+        char *after = snapshot(s);
+        if (strcmp(before, after) != 0)
+          fail_msg("'%s' failing at allocation %ld changed the scene", commands[c], n);
+        free(after);
+      }
+      free(before);
+      sinew_session_destroy(s);
+      assert_int_equal(test_alloc_live(), 0);
+      test_alloc_uninstall();
+    }
+    assert_true(done);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_rp_reach_and_pole),
@@ -487,6 +543,7 @@ int main(void) {
       cmocka_unit_test(test_command),
       cmocka_unit_test(test_save_and_reopen),
       cmocka_unit_test(test_maya_usd_euler_filter_scene),
+      cmocka_unit_test(test_out_of_memory),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
