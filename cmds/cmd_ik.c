@@ -251,7 +251,15 @@ static int ik_create(sinew_cmd_t *cmd) {
   sinew_node_t solver, eff = {0, 0}, h = {0, 0};
   bool new_solver = false;
   rc = shared_solver(g, sol, &solver, &new_solver);
-  if (!rc && new_solver) made[nmade++] = solver;
+  if (!rc && new_solver) {
+    made[nmade++] = solver;
+    /* a new solver is listed in the scene's ikSystem, when it has one (files reference :ikSystem) */
+    sinew_node_t sys;
+    if (sinew_node_list_type(g, "ikSystem", true, &sys, 1) > 0) {
+      sinew_plug_t src = plug_of(g, solver, "msg"), dst = plug_of(g, sys, "sol");
+      rc = sinew_connect(g, &src, &dst, SINEW_CONNECT_NEXT_AVAILABLE, NULL);
+    }
+  }
   if (!rc && !(rc = sinew_node_create_under(g, "ikEffector", "effector#", jl[nj - 2], &eff))) made[nmade++] = eff;
   if (!rc && !(rc = sinew_node_create(g, "ikHandle", name, &h))) made[nmade++] = h;
   if (!rc) rc = connect(g, ee, "tx", eff, "tx");

@@ -444,6 +444,19 @@ static void test_maya_usd_euler_filter_scene(void **st) {
   sinew_node_t h;
   assert_int_equal(sinew_node_find(g, "ikHandle1", &h), 0);
   assert_true(sinew_ik_wired(g, h));
+  /* :ikSystem is Maya's default node, of its own type, listing the shared solver */
+  sinew_node_t sys;
+  assert_int_equal(sinew_node_find(g, "ikSystem", &sys), 0);
+  assert_string_equal(sinew_node_type_name(sinew_node_type(g, sys)), "ikSystem");
+  sinew_plug_t sol = plug(g, "ikSystem.sol[0]"), src;
+  assert_true(sinew_plug_source(g, &sol, &src));
+  assert_string_equal(sinew_node_name(g, src.node), "ikRPsolver");
+  /* a handle made by the command on a new solver is listed there too */
+  run(s, "createNode joint -n a0; createNode joint -n a1 -p a0; setAttr a1.t 1 0 0;"
+         "ikHandle -sj a0 -ee a1 -sol ikSCsolver");
+  sol = plug(g, "ikSystem.sol[1]");
+  assert_true(sinew_plug_source(g, &sol, &src));
+  assert_string_equal(sinew_node_name(g, src.node), "ikSCsolver");
   const double expect[3][3] = {{-0.21669838, -1.8291378, 174.18279},
                                {0.027377421, -6.3026876, -179.2725},
                                {0.26995704, 0.286542, -172.7325}};
@@ -518,7 +531,9 @@ static void test_out_of_memory(void **st) {
       test_alloc_fail_at(0);
       if (rc == SINEW_OK) {
         done = test_alloc_count() < n; /* the failure point was never reached */
-        assert_true(sinew_ik_wired(sinew_session_graph(s), (sinew_node_t){0, 0}) == false);
+        sinew_node_t h;
+        assert_int_equal(sinew_node_list_type(sinew_session_graph(s), "ikHandle", true, &h, 1), 1);
+        assert_true(sinew_ik_wired(sinew_session_graph(s), h));
       } else {
         char *after = snapshot(s);
         if (strcmp(before, after) != 0)
