@@ -169,6 +169,36 @@ static void test_rp_reach_and_pole(void **st) {
   sinew_session_destroy(s);
 }
 
+/* Parents: the chain under a root at (10, 0, 0) turned 90 deg about z (the chain points +y in
+ * world), the handle under a group turned 90 deg about z. The goal (10, 5, 0) makes the 3-4-5
+ * triangle along +y; the knee is 1.8 along the chain and 2.4 across it, on the pole vector's
+ * side. The pole vector is in the handle's parent space: (0, -1, 0) under a group turned 90 deg
+ * about z is world (0, -1, 0) Rz(90) = (1, 0, 0), so the knee is at (12.4, 1.8, 0). */
+static void test_parents(void **st) {
+  (void)st;
+  sinew_session_t *s = session();
+  run(s, "createNode transform -n root; setAttr root.t 10 0 0; setAttr root.rz 90;"
+         "createNode joint -n j0 -p root; createNode joint -n j1 -p j0; setAttr j1.t 3 0 0;"
+         "createNode joint -n j2 -p j1; setAttr j2.t 4 0 0; setAttr j1.pa 0 0 10;"
+         "ikHandle -sj j0 -ee j2; createNode transform -n grp; setAttr grp.rz 90; parent ikHandle1 grp");
+  sinew_graph_t *g = sinew_session_graph(s);
+  near3(wpos(g, "j2"), 10, 7, 0, 1e-9);
+  near3(wpos(g, "ikHandle1"), 10, 7, 0, 1e-9); /* parent keeps the world position */
+  /* world (10, 5, 0) = t Rz(90) under grp: t = (5, -10, 0) */
+  run(s, "setAttr ikHandle1.t 5 -10 0; setAttr ikHandle1.pv 0 -1 0");
+  near3(wpos(g, "j2"), 10, 5, 0, 1e-9);
+  near3(wpos(g, "j1"), 12.4, 1.8, 0, 1e-9);
+  run(s, "setAttr ikHandle1.pv 0 1 0");
+  near3(wpos(g, "j1"), 7.6, 1.8, 0, 1e-9);
+  /* moving the chain's root re-solves: the goal stays, the chain follows its root */
+  run(s, "setAttr root.t 10 1 0");
+  near3(wpos(g, "j2"), 10, 5, 0, 1e-9); /* 4 from the root now: within reach */
+  sinew_vec3_t k = wpos(g, "j1");
+  near(sqrt((k.x - 10) * (k.x - 10) + (k.y - 1) * (k.y - 1) + k.z * k.z), 3, 1e-9);
+  assert_true(k.x < 10);
+  sinew_session_destroy(s);
+}
+
 static void test_preferred_angle_and_blend(void **st) {
   (void)st;
   sinew_session_t *s = session();
@@ -606,6 +636,7 @@ static void test_out_of_memory(void **st) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_rp_reach_and_pole),
+      cmocka_unit_test(test_parents),
       cmocka_unit_test(test_preferred_angle_and_blend),
       cmocka_unit_test(test_sc_solver),
       cmocka_unit_test(test_dirt),
