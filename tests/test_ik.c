@@ -405,6 +405,83 @@ static void test_command(void **st) {
   sinew_session_destroy(s);
 }
 
+/* Handles wired wrongly by hand (createNode / connectAttr, as a script or a damaged file could):
+ * each is refused with its reason, warned about, and nothing crashes or changes; deleting parts
+ * of a joined chain leaves the joints at their last solve. */
+static int h0_warnings;
+static void count_h0(void *ud, sinew_log_level_t level, sinew_log_id_t id, const char *msg) {
+  (void)ud;
+  if (level == SINEW_LOG_WARNING && id == SINEW_LOG_FILE_WARNING && strstr(msg, "ikHandle: h0:")) h0_warnings++;
+}
+
+static void test_bad_wiring(void **st) {
+  (void)st;
+  sinew_session_t *s = NULL;
+  sinew_session_desc_t desc = {.logger = count_h0};
+  assert_int_equal(sinew_session_create(&desc, &s), 0);
+  h0_warnings = 0;
+  chain(s, 10);
+  sinew_graph_t *g = sinew_session_graph(s);
+  /* a handle with nothing connected */
+  run(s, "createNode ikHandle -n h0");
+  sinew_node_t h;
+  assert_int_equal(sinew_node_find(g, "h0", &h), 0);
+  assert_false(sinew_ik_wired(g, h));
+  assert_int_equal(sinew_ik_wire(g, h), SINEW_ENOTFOUND);
+  assert_non_null(strstr(sinew_graph_errmsg(g), "no start joint"));
+  assert_int_not_equal(run_rc(s, "ikHandle -q -jl h0", NULL), 0);
+  sinew_value_t res = {0};
+  assert_int_equal(run_rc(s, "ikHandle -q -sj h0", &res), 0); /* nothing connected: "" */
+  assert_string_equal(sinew_value_string(&res), "");
+  sinew_value_clear(&res);
+  /* a start joint that is a transform; an effector that is a joint */
+  run(s, "createNode transform -n tr; connectAttr tr.msg h0.hsj");
+  assert_int_equal(sinew_ik_wire(g, h), SINEW_ENOTFOUND);
+  run(s, "connectAttr -f j0.msg h0.hsj; connectAttr j2.msg h0.hee");
+  assert_int_equal(sinew_ik_wire(g, h), SINEW_ENOTFOUND);
+  /* an effector under the world, then one under another chain */
+  run(s, "disconnectAttr j2.msg h0.hee; createNode ikEffector -n e0; connectAttr e0.hp h0.hee");
+  assert_int_equal(sinew_ik_wire(g, h), SINEW_EINVAL);
+  run(s, "createNode joint -n o0; createNode joint -n o1 -p o0; parent e0 o0");
+  assert_int_equal(sinew_ik_wire(g, h), SINEW_EINVAL);
+  /* under j1 but nothing feeds its translate and j1 has one joint child: that is the end */
+  run(s, "parent -r e0 j1");
+  assert_int_equal(sinew_ik_wire(g, h), SINEW_ENOTFOUND); /* still no solver */
+  /* a solver sinew does not implement (here a transform stands in for one: scripts cannot make
+   * placeholder types such as ikSplineSolver) */
+  run(s, "createNode transform -n notsolver; connectAttr notsolver.msg h0.hsv");
+  assert_int_equal(sinew_ik_wire(g, h), SINEW_EUNSUPPORTED);
+  assert_non_null(strstr(sinew_graph_errmsg(g), "the transform solver is not supported"));
+  assert_int_equal(h0_warnings, 1); /* once per handle, however often it is tried */
+  /* until now every run tried to join h0 and warned once; nothing was connected. With an RP
+   * solver (replacing the stand-in: one connection for another) the run joins it */
+  sinew_graph_stats_t before, after;
+  sinew_graph_stats(g, &before);
+  run(s, "createNode ikRPsolver -n rp; connectAttr -f rp.msg h0.hsv");
+  run(s, "setAttr h0.t 5 0 0; setAttr h0.pv 0 1 0");
+  assert_true(sinew_ik_wired(g, h));
+  near3(wpos(g, "j1"), 1.8, 2.4, 0, 1e-9);
+  sinew_graph_stats(g, &after);
+  assert_int_equal(after.connections, before.connections + 25); /* 2 x 10 + 2 + 1 + 2 */
+  /* zero-length bones and a zero scale: finite, no crash */
+  run(s, "setAttr j2.t 0 0 0");
+  sinew_vec3_t e = wpos(g, "j2");
+  assert_true(isfinite(e.x) && isfinite(e.y) && isfinite(e.z));
+  run(s, "setAttr j2.t 4 0 0; setAttr j0.s 0 0 0");
+  e = wpos(g, "j2");
+  assert_true(isfinite(e.x) && isfinite(e.y) && isfinite(e.z));
+  run(s, "setAttr j0.s 1 1 1");
+  near3(wpos(g, "j1"), 1.8, 2.4, 0, 1e-9);
+  /* deleting the handle keeps the joints at their last solve, their rotate settable again */
+  double rz = getd(g, "j1.rz");
+  run(s, "delete h0");
+  near(getd(g, "j1.rz"), rz, 1e-12);
+  near3(wpos(g, "j2"), 5, 0, 0, 1e-9);
+  run(s, "setAttr j1.rz 0");
+  near(getd(g, "j1.rz"), 0, 0);
+  sinew_session_destroy(s);
+}
+
 /* ---- files ------------------------------------------------------------------------------------ */
 
 static char *write_scene(sinew_session_t *s) {
@@ -641,6 +718,7 @@ int main(void) {
       cmocka_unit_test(test_sc_solver),
       cmocka_unit_test(test_dirt),
       cmocka_unit_test(test_command),
+      cmocka_unit_test(test_bad_wiring),
       cmocka_unit_test(test_save_and_reopen),
       cmocka_unit_test(test_maya_usd_euler_filter_scene),
       cmocka_unit_test(test_omtk_rig),
