@@ -91,20 +91,7 @@ static const char *compound_type(const sinew_attr_info_t *kids, uint32_t n) {
   return NULL;
 }
 
-/* A plug of an attribute that is sinew's own wiring (a built-in, hidden, unstored attribute whose
- * name starts with "sinew", such as the IK handle's sinewIk* inputs and outputs): its
- * connections are made again when the scene is read (sinew_ik_wire) and are not written. */
-static bool internal_plug(writer *w, const sinew_plug_t *p) {
-  for (uint32_t a = p->attr; a != UINT32_MAX;) {
-    sinew_attr_info_t info;
-    if (sinew_node_attr_info(w->g, p->node, a, &info)) return false;
-    if ((info.flags & SINEW_ATTR_HIDDEN) && !(info.flags & (SINEW_ATTR_STORABLE | SINEW_ATTR_DYNAMIC)) &&
-        strncmp(info.name, "sinew", 5) == 0)
-      return true;
-    a = info.parent;
-  }
-  return false;
-}
+static bool internal_plug(writer *w, const sinew_plug_t *p) { return sinew__own_plug(w->g, p); }
 
 static bool settable_value(writer *w, const sinew_plug_t *p, const sinew_attr_info_t *info) {
   if (!(info->flags & SINEW_ATTR_STORABLE) || !(info->flags & SINEW_ATTR_WRITABLE)) return false;

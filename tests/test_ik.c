@@ -482,6 +482,43 @@ static void test_bad_wiring(void **st) {
   sinew_session_destroy(s);
 }
 
+/* duplicate of an IK chain (rig scripts copy chains for IK/FK setups): the copies hold the
+ * solved pose as plain values and are not driven by the handle; sinew's own wiring is not
+ * copied. */
+static void duplicate_case(const char *command) {
+  sinew_session_t *s = session();
+  chain(s, 10);
+  run(s, "ikHandle -sj j0 -ee j2; setAttr ikHandle1.t 5 0 0; setAttr ikHandle1.pv 0 1 0");
+  sinew_graph_t *g = sinew_session_graph(s);
+  sinew_value_t res = {0};
+  assert_int_equal(run_rc(s, command, &res), 0);
+  assert_true(sinew_value_count(&res) >= 3);
+  char root[64], mid[64], end[64];
+  snprintf(root, sizeof root, "%s", sinew_value_string_at(&res, 0));
+  snprintf(mid, sizeof mid, "%s", sinew_value_string_at(&res, 1));
+  snprintf(end, sizeof end, "%s", sinew_value_string_at(&res, 2));
+  sinew_value_clear(&res);
+  near3(wpos(g, mid), 1.8, 2.4, 0, 1e-9);
+  near3(wpos(g, end), 5, 0, 0, 1e-9);
+  char text[200];
+  snprintf(text, sizeof text, "%s.r", root);
+  sinew_plug_t r = plug(g, text);
+  assert_false(sinew_plug_source(g, &r, NULL));
+  run(s, "setAttr ikHandle1.t 0 5 0");
+  near3(wpos(g, "j2"), 0, 5, 0, 1e-9);
+  near3(wpos(g, end), 5, 0, 0, 1e-9); /* the copy stays */
+  snprintf(text, sizeof text, "setAttr %s.rz 0; setAttr %s.rz 0", root, mid);
+  run(s, text);
+  near3(wpos(g, end), 7, 0, 0, 1e-9);
+  sinew_session_destroy(s);
+}
+
+static void test_duplicate(void **st) {
+  (void)st;
+  duplicate_case("duplicate -rc j0");
+  duplicate_case("duplicate -ic -rc j0"); /* inputs from outside too, but not the handle's */
+}
+
 /* ---- files ------------------------------------------------------------------------------------ */
 
 static char *write_scene(sinew_session_t *s) {
@@ -719,6 +756,7 @@ int main(void) {
       cmocka_unit_test(test_dirt),
       cmocka_unit_test(test_command),
       cmocka_unit_test(test_bad_wiring),
+      cmocka_unit_test(test_duplicate),
       cmocka_unit_test(test_save_and_reopen),
       cmocka_unit_test(test_maya_usd_euler_filter_scene),
       cmocka_unit_test(test_omtk_rig),
