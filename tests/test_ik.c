@@ -370,6 +370,20 @@ static void test_command(void **st) {
   assert_int_equal(sinew_node_list_type(g, "ikRPsolver", true, NULL, 0), 1);
   near(getd(g, "arm.pri"), 2, 0);
   near(getd(g, "arm.w"), 0.5, 0);
+  /* queries and edits of the numbers; the interactive flags are accepted and change nothing */
+  run(s, "ikHandle -e -p 3 -w 2 -pw 0.25 arm");
+  assert_int_equal(run_rc(s, "ikHandle -q -p arm", &res), 0);
+  assert_int_equal(sinew_value_to_int(&res), 3);
+  sinew_value_clear(&res);
+  assert_int_equal(run_rc(s, "ikHandle -q -w arm", &res), 0);
+  near(sinew_value_to_double(&res), 2, 0);
+  sinew_value_clear(&res);
+  assert_int_equal(run_rc(s, "ikHandle -q -pw arm", &res), 0);
+  near(sinew_value_to_double(&res), 0.25, 0);
+  sinew_value_clear(&res);
+  run(s, "createNode joint -n s0; createNode joint -n s1 -p s0; setAttr s1.t 1 0 0;"
+         "ikHandle -sj s0 -ee s1 -s off -fs on -shf on -n sticky");
+  near3(wpos(g, "s1"), 1, 0, 0, 1e-12);
   /* bad commands leave the scene as it was */
   run(s, "createNode joint -n n0; createNode joint -n n1 -p n0; createNode joint -n n2 -p n1;"
          "createNode joint -n n3 -p n2; setAttr n1.t 1 0 0; setAttr n2.t 1 0 0; setAttr n3.t 1 0 0");
