@@ -154,13 +154,26 @@ static int ik_query(sinew_cmd_t *cmd) {
   return sinew_cmd_error(cmd, SINEW_EINVAL, "-query needs one of -sj -ee -sol -jl -p -w -pw");
 }
 
+/* The shared solver node of a type: the first one of exactly that type, or a new one named after
+ * the type (*made says so). */
+static int shared_solver(sinew_graph_t *g, const char *type, sinew_node_t *out, bool *made) {
+  *made = false;
+  if (sinew_node_list_type(g, type, true, out, 1) > 0) return SINEW_OK;
+  int rc = sinew_node_create(g, type, type, out);
+  if (!rc) *made = true;
+  return rc;
+}
+
 static int ik_edit(sinew_cmd_t *cmd) {
   sinew_graph_t *g = sinew_cmd_graph(cmd);
   sinew_node_t h;
   int rc = target_handle(cmd, &h);
   if (rc) return rc;
-  if (sinew_cmd_flag_count(cmd, "sj") || sinew_cmd_flag_count(cmd, "ee") || sinew_cmd_flag_count(cmd, "sol"))
-    return sinew_cmd_error(cmd, SINEW_EUNSUPPORTED, "-edit of -sj, -ee or -sol is not supported yet");
+  if (sinew_cmd_flag_count(cmd, "sj") || sinew_cmd_flag_count(cmd, "ee"))
+    return sinew_cmd_error(cmd, SINEW_EUNSUPPORTED, "-edit of -sj or -ee is not supported yet");
+  const char *sol = sinew_cmd_flag_string(cmd, "sol", NULL);
+  if (sol && strcmp(sol, "ikRPsolver") != 0 && strcmp(sol, "ikSCsolver") != 0)
+    return sinew_cmd_error(cmd, SINEW_EUNSUPPORTED, "-solver %s: only ikRPsolver and ikSCsolver are supported", sol);
   /* every value checked and computed before anything is set */
   double pri = (double)sinew_cmd_flag_int(cmd, "p", 0), w = sinew_cmd_flag_double(cmd, "w", 0, 0),
          pw = sinew_cmd_flag_double(cmd, "pw", 0, 0);
@@ -176,21 +189,41 @@ static int ik_edit(sinew_cmd_t *cmd) {
     if (nj > 256) return sinew_cmd_error(cmd, SINEW_EUNSUPPORTED, "a chain of %zu joints", nj);
     pv = rp_pole(g, jl, nj);
   }
+  /* the plugs it sets must be settable, so that nothing fails once the solver is switched */
+  const char *const flag_attr[][2] = {{"p", "pri"}, {"w", "w"}, {"pw", "pow"}, {"srp", "pv"}};
+  for (size_t i = 0; i < COUNT(flag_attr); i++) {
+    if (!sinew_cmd_flag_count(cmd, flag_attr[i][0]) || (i == 3 && !setup)) continue;
+    sinew_plug_t p = plug_of(g, h, flag_attr[i][1]);
+    if (sinew_plug_locked(g, &p) || sinew_plug_source(g, &p, NULL))
+      return sinew_cmd_error(cmd, SINEW_ELOCKED, "%s.%s is locked or connected", sinew_node_name(g, h), flag_attr[i][1]);
+  }
+  sinew_node_t solver = {0, 0};
+  bool new_solver = false;
+  if (sol) {
+    /* the shared solver of that type (made, and listed in :ikSystem, when there is none) */
+    if ((rc = shared_solver(g, sol, &solver, &new_solver))) return sinew__graph_error(cmd, rc);
+    sinew_node_t sys;
+    if (new_solver && sinew_node_list_type(g, "ikSystem", true, &sys, 1) > 0) {
+      sinew_plug_t src = plug_of(g, solver, "msg"), dst = plug_of(g, sys, "sol");
+      rc = sinew_connect(g, &src, &dst, SINEW_CONNECT_NEXT_AVAILABLE, NULL);
+    }
+    if (!rc) {
+      sinew_plug_t src = plug_of(g, solver, "msg"), dst = plug_of(g, h, "hsv");
+      rc = sinew_connect(g, &src, &dst, SINEW_CONNECT_FORCE, NULL);
+    }
+    if (rc) {
+      int erc = rc;
+      char msg[512];
+      snprintf(msg, sizeof msg, "%s", sinew_graph_errmsg(g));
+      if (new_solver) sinew_node_delete(g, solver);
+      return sinew_cmd_error(cmd, erc, "%s", msg);
+    }
+  }
   if (!rc && sinew_cmd_flag_count(cmd, "p")) rc = set1(g, h, "pri", pri);
   if (!rc && sinew_cmd_flag_count(cmd, "w")) rc = set1(g, h, "w", w);
   if (!rc && sinew_cmd_flag_count(cmd, "pw")) rc = set1(g, h, "pow", pw);
   if (!rc && setup) rc = set3(g, h, "pv", pv);
   return rc ? sinew__graph_error(cmd, rc) : SINEW_OK;
-}
-
-/* The shared solver node of a type: the first one of exactly that type, or a new one named after
- * the type (*made says so). */
-static int shared_solver(sinew_graph_t *g, const char *type, sinew_node_t *out, bool *made) {
-  *made = false;
-  if (sinew_node_list_type(g, type, true, out, 1) > 0) return SINEW_OK;
-  int rc = sinew_node_create(g, type, type, out);
-  if (!rc) *made = true;
-  return rc;
 }
 
 static int ik_create(sinew_cmd_t *cmd) {

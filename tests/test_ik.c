@@ -364,6 +364,20 @@ static void test_command(void **st) {
   /* -setupForRPsolver: the knee's side of the start->end line, as a unit vector */
   run(s, "setAttr ikHandle1.t 5 0 0; setAttr ikHandle1.pv 0 0 0; ikHandle -e -setupForRPsolver 1 ikHandle1");
   near(getd(g, "ikHandle1.pvy"), -1, 1e-9); /* the knee is at (1.8, -2.4): below the goal line */
+  /* -e -sol switches the handle to the shared SC solver (made now): the pole vector no longer
+   * steers it; and back */
+  run(s, "setAttr ikHandle1.pv 0 1 0");
+  near3(wpos(g, "j1"), 1.8, 2.4, 0, 1e-9);
+  run(s, "ikHandle -e -sol ikSCsolver ikHandle1");
+  assert_int_equal(run_rc(s, "ikHandle -q -sol ikHandle1", &res), 0);
+  assert_string_equal(sinew_value_string(&res), "ikSCsolver");
+  sinew_value_clear(&res);
+  near3(wpos(g, "j2"), 5, 0, 0, 1e-9);
+  assert_true(fabs(wpos(g, "j1").y - 2.4) > 1e-3); /* SC: the roll follows the handle's rotation */
+  run(s, "ikHandle -e -sol ikRPsolver ikHandle1");
+  near3(wpos(g, "j1"), 1.8, 2.4, 0, 1e-9);
+  assert_int_equal(sinew_node_list_type(g, "ikSCsolver", true, NULL, 0), 1);
+  assert_int_not_equal(run_rc(s, "ikHandle -e -sol ikSplineSolver ikHandle1", NULL), 0);
   /* a second handle shares the solver node */
   run(s, "createNode joint -n m0; createNode joint -n m1 -p m0; setAttr m1.t 1 0 0;"
          "ikHandle -sj m0 -ee m1 -n arm -p 2 -w 0.5");
@@ -409,6 +423,13 @@ static void test_command(void **st) {
                before.connections, after.connections);
   }
   near(getd(g, "ikHandle1.pri"), 1, 0);
+  /* a locked priority refuses the whole edit, the solver switch too */
+  run(s, "setAttr -l on ikHandle1.pri");
+  assert_int_not_equal(run_rc(s, "ikHandle -e -sol ikSCsolver -p 4 ikHandle1", NULL), 0);
+  assert_int_equal(run_rc(s, "ikHandle -q -sol ikHandle1", &res), 0);
+  assert_string_equal(sinew_value_string(&res), "ikRPsolver");
+  sinew_value_clear(&res);
+  run(s, "setAttr -l off ikHandle1.pri");
   /* a joint whose rotate is driven cannot be an IK joint */
   run(s, "createNode joint -n d0; createNode joint -n d1 -p d0; setAttr d1.t 1 0 0; createNode transform -n drv;"
          "connectAttr drv.r d0.r");
