@@ -214,6 +214,16 @@ static void test_preferred_angle_and_blend(void **st) {
   run(s, "setAttr j1.pa 0 0 -10");
   near3(wpos(g, "j1"), 1.8, 2.4, 0, 1e-9);
   near(getd(g, "j1.rz"), -90 * DEG, 1e-9);
+  /* straight at the preferred angles too (pa 0): the FK pose's bend decides (FK j1.rz = -20,
+   * set through j1.r, bends about -z: knee on +y) ... */
+  run(s, "setAttr j1.pa 0 0 0; setAttr j1.r 0 0 -20");
+  near3(wpos(g, "j1"), 1.8, 2.4, 0, 1e-9);
+  /* ... and with the FK pose straight as well, the middle joint's z axis: it bends about +z, the
+   * knee on -y */
+  run(s, "setAttr j1.r 0 0 0");
+  near3(wpos(g, "j1"), 1.8, -2.4, 0, 1e-9);
+  near(getd(g, "j1.rz"), 90 * DEG, 1e-9);
+  run(s, "setAttr j1.pa 0 0 -10");
   /* ikBlend with FK rotations 0: the quaternion slerp of rotations about one axis is linear in
    * the angle: 0.5 gives j0.rz = 53.13 / 2, j1.rz = -45; 0 gives the FK pose */
   near(getd(g, "j0.rz"), A53 * DEG, 1e-9);
