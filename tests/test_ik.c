@@ -244,6 +244,10 @@ static void test_preferred_angle_and_blend(void **st) {
   run(s, "setAttr j0.rz 90");
   run(s, "setAttr ikHandle1.ikb 1");
   near3(wpos(g, "j2"), 5, 0, 0, 1e-9);
+  /* halfway between FK j0.rz = 90 and IK j0.rz = 53.13 (both about z): (90 + 53.13) / 2 */
+  run(s, "setAttr ikHandle1.ikb 0.5");
+  near(getd(g, "j0.rz"), (90 + A53) / 2 * DEG, 1e-9);
+  run(s, "setAttr ikHandle1.ikb 1");
   /* bad input: ikBlend out of range and a string are refused, the value stays */
   assert_int_not_equal(run_rc(s, "setAttr ikHandle1.ikb 2", NULL), 0);
   assert_int_not_equal(run_rc(s, "setAttr ikHandle1.ikb -type \"string\" \"x\"", NULL), 0);
