@@ -39,13 +39,23 @@ static int default_node(sinew_cmd_t *cmd, const char *name, sinew_node_t *out) {
   if (sinew__find_node(s, name, out) == SINEW_OK) return SINEW_OK;
   if (!s->loading || name[0] != ':' || strchr(name + 1, ':') || strchr(name, '|'))
     return sinew__cmd_node(cmd, name, out);
-  int rc = sinew__placeholder_type(s, cmd, "unknown", false);
+  /* a default node of a type sinew implements is made of that type (:ikSystem, which the
+   * shared IK solvers are listed in) */
+  static const char *const typed[] = {"ikSystem"};
+  const char *type = "unknown";
+  for (size_t i = 0; i < sizeof typed / sizeof *typed; i++)
+    if (strcmp(name + 1, typed[i]) == 0 && sinew_find_node_type(g, typed[i])) type = typed[i];
+  bool placeholder = strcmp(type, "unknown") == 0;
+  int rc = placeholder ? sinew__placeholder_type(s, cmd, "unknown", false) : SINEW_OK;
   if (rc) return rc;
-  if ((rc = sinew_node_create(g, "unknown", name + 1, out))) return sinew__graph_error(cmd, rc);
+  if ((rc = sinew_node_create(g, type, name + 1, out))) return sinew__graph_error(cmd, rc);
   sinew__extra *e = sinew__extra_get(s->scene, *out, true);
-  if (!e) return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+  if (!e) {
+    sinew_node_delete(g, *out);
+    return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+  }
   e->is_default = true;
-  s->scene->stats.placeholder_nodes++;
+  if (placeholder) s->scene->stats.placeholder_nodes++;
   return SINEW_OK;
 }
 

@@ -281,6 +281,8 @@ static int copy_connections(dup_ctx *d, bool inputs) {
     sinew_connection_t c = l.v[i];
     sinew_node_t dst = copy_of(d, c.dst.node), src = copy_of(d, c.src.node);
     if (!dst.gen) continue; /* an output to a node not copied */
+    /* sinew's own wiring (an IK handle's): a copied handle is joined to its chain afresh */
+    if (sinew__own_plug(d->g, &c.src) || sinew__own_plug(d->g, &c.dst)) continue;
     /* an input from outside: with -ic, or from the DAG parent the copy shares (a joint's
      * parent.scale -> inverseScale, made again as parenting a joint makes it) */
     if (!src.gen && !inputs && !(is_root(d, c.dst.node) && same_node(sinew_node_parent(d->g, c.dst.node), c.src.node)))

@@ -53,6 +53,12 @@ int sinew__register_locator_types(sinew_graph_t *g);
 
 int sinew__register_pose_types(sinew_graph_t *g);
 
+/* ---- IK (nodes/ik.c) ------------------------------------------------------------------------ */
+
+/* ikHandle, ikEffector, ikSCsolver, ikRPsolver, ikSystem; after the DAG types; registers nothing
+ * when ikHandle is already known. */
+int sinew__register_ik_types(sinew_graph_t *g);
+
 /* ---- animation (nodes/anim_curve.c, nodes/anim_blend.c) ------------------------------------ */
 
 /* The animCurve family; registers nothing when animCurve is already known. */

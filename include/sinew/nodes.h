@@ -168,6 +168,25 @@ SINEW_API int sinew_constraint_offset(sinew_graph_t *graph, sinew_node_t constra
                                       int32_t target_index, const sinew_vec3_t *object_values,
                                       sinew_vec3_t *out);
 
+/* ---- IK ------------------------------------------------------------------------------------ */
+
+/* The joints an ikHandle's chain spans, start joint first and end joint last, found from its
+ * startJoint and endEffector connections (the end joint is the joint beside the effector whose
+ * translate feeds the effector's). Fills up to cap handles; *count is the total. */
+SINEW_API int sinew_ik_chain(sinew_graph_t *graph, sinew_node_t handle, sinew_node_t *out, size_t cap,
+                             size_t *count);
+/* Joins an ikHandle to its chain so that it drives the chain's rotations (docs/rigging.md#ik):
+ * each rotating joint's rotate value moves to its hidden sinewFkRotate (the FK rotation ikBlend
+ * blends with), the chain joints' inputs are connected to the handle's hidden inputs, and the
+ * handle's sinewIkRotate[k] to joint k's rotate. These connections are sinew's own and are not
+ * written to files. Already joined: nothing to do. All or nothing; fails with SINEW_ENOTFOUND
+ * (no start joint, effector or solver), SINEW_EINVAL (effector not below the start joint),
+ * SINEW_EUNSUPPORTED (a solver other than ikRPsolver / ikSCsolver, more than two bones) or
+ * SINEW_ECONNECTED (a chain joint's rotate is driven or locked). */
+SINEW_API int sinew_ik_wire(sinew_graph_t *graph, sinew_node_t handle);
+/* Whether sinew_ik_wire() has joined the handle to its chain. */
+SINEW_API bool sinew_ik_wired(sinew_graph_t *graph, sinew_node_t handle);
+
 #ifdef __cplusplus
 }
 #endif
