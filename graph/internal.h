@@ -297,6 +297,10 @@ void sinew__multi_remove(const sinew_graph_t *g, const sinew__node *node, const 
 /* Connections (graph/connect.c). */
 sinew__conn *sinew__conn_to(const sinew_graph_t *g, const sinew_plug_t *dst);
 sinew__conn *sinew__conn_from(const sinew_graph_t *g, const sinew_plug_t *src);
+/* Attributes a and b of one node are one family: the same, or one an ancestor of the other. */
+bool sinew__attr_family(const sinew_graph_t *g, const sinew__node *n, uint32_t a, uint32_t b);
+/* Two plugs of one attribute family share a value: no element index that both give differs. */
+bool sinew__plug_overlap(const sinew_plug_t *a, const sinew_plug_t *b);
 int sinew__disconnect_conn(sinew_graph_t *g, sinew__conn *c, bool keep_value);
 int sinew__connect_raw(sinew_graph_t *g, const sinew_plug_t *src, const sinew_plug_t *dst,
                        bool implicit, const char *what);
