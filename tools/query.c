@@ -228,6 +228,26 @@ static int print_plug(sinew_session_t *s, const char *text) {
   return rc ? CLI_FAIL : CLI_OK;
 }
 
+/* Counts one --get in f: a plug, or a value kept as text on a node (frozen when the node is a
+ * placeholder). Text that names nothing is left to print_plug to report. -1 on out of memory. */
+static int frozen_of(sinew_session_t *s, const char *text, cli_frozen_t *f) {
+  sinew_graph_t *g = sinew_session_graph(s);
+  sinew_plug_t p;
+  int rc = sinew_plug_parse(g, text, (sinew_node_t){0, 0}, &p);
+  if (rc == SINEW_OK) return cli_frozen_add(f, g, &p) ? -1 : 0;
+  if (rc != SINEW_ENOTFOUND) return 0;
+  const char *dot = strchr(text, '.');
+  size_t len = dot ? (size_t)(dot - text) : strlen(text);
+  char *name = malloc(len + 1);
+  if (!name) return -1;
+  memcpy(name, text, len);
+  name[len] = 0;
+  sinew_node_t node;
+  int found = sinew_node_find(g, name, &node);
+  free(name);
+  return found == SINEW_OK ? cli_frozen_add_node(f, g, node) : 0;
+}
+
 int cli_eval(int argc, char **argv) {
   cli_common_t c = {.sub = "eval", .print_to = stderr};
   const char **gets = calloc((size_t)argc, sizeof *gets);
@@ -269,7 +289,18 @@ int cli_eval(int argc, char **argv) {
       fprintf(stderr, "sinew eval: --frame %s: %s\n", frame_text, sinew_graph_errmsg(g));
       rc = CLI_FAIL;
     }
+    /* which of the plugs depend on node types sinew does not evaluate: warned about after the
+     * values, or with --strict an error before any is printed */
+    cli_frozen_t frozen = {0};
+    for (size_t k = 0; k < ngets && !rc && !cli_stop; k++)
+      if (frozen_of(s, gets[k], &frozen)) {
+        fprintf(stderr, "sinew eval: --get %s: out of memory\n", gets[k]);
+        rc = CLI_FAIL;
+      }
+    if (!rc && c.strict) rc = cli_frozen_report(&c, &frozen, g, "plugs read");
     for (size_t k = 0; k < ngets && !rc && !cli_stop; k++) rc = print_plug(s, gets[k]);
+    if (!c.strict && !cli_stop) cli_frozen_report(&c, &frozen, g, "plugs read");
+    cli_frozen_free(&frozen);
     /* a value an interrupted compute left stale is not trusted: the stop is the outcome */
     rc = cli_check_stop(&c, rc);
     cli_unload(&c, s);
