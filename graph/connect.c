@@ -257,6 +257,7 @@ static void unlink_conn(sinew_graph_t *g, sinew__conn *c, bool by_dst) {
   if (dn && dn != sn) node_conn_remove(dn, c);
   clear_conn_flag(g, &c->dst, SINEW__F_IN);
   g->nconnections--;
+  g->topology++;
 }
 
 int sinew__disconnect_conn(sinew_graph_t *g, sinew__conn *c, bool keep_value) {
@@ -341,6 +342,7 @@ int sinew__connect_raw(sinew_graph_t *g, const sinew_plug_t *src, const sinew_pl
   sn->conns[sn->nconns++] = c;
   if (dn != sn) dn->conns[dn->nconns++] = c;
   g->nconnections++;
+  g->topology++;
   if (old) { /* force: the old connection goes without a pull (the new source replaces it) */
     sinew_plug_t os = old->src, od = old->dst;
     unlink_conn(g, old, false);

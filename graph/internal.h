@@ -227,6 +227,11 @@ struct sinew_graph {
   size_t computed_plugs;           /* computed attributes over all live nodes (queue bound) */
   int pushing;                     /* dirt is being propagated: hooks are running */
   atomic_int interrupt;            /* sinew_graph_interrupt, from any thread */
+  uint64_t topology;               /* bumped by every connection made or broken */
+  /* graph/placeholder.c: the plugs and attributes known to depend on no placeholder, valid
+   * while topology is what it was when they were found */
+  struct sinew__item_set *clean;
+  uint64_t clean_topology;
 };
 
 /* ---- helpers shared across files ---------------------------------------------------------- */
@@ -315,6 +320,11 @@ int sinew__check_mutable(sinew_graph_t *g, const char *what);
 int sinew__changed(sinew_graph_t *g, const sinew_plug_t *p);
 int sinew__mark_dirty(sinew_graph_t *g, const sinew_plug_t *p);
 int sinew__pull(sinew_graph_t *g, const sinew_plug_t *p);
+
+/* Placeholders (graph/placeholder.c): frees the cache of plugs known to depend on none. */
+void sinew__placeholder_cache_free(sinew_graph_t *g);
+/* How many items the cache holds (for tests); 0 when it is out of date. */
+uint32_t sinew__placeholder_clean_count(const sinew_graph_t *g);
 
 /* Observers. */
 void sinew__notify_connect(sinew_graph_t *g, const sinew_plug_t *s, const sinew_plug_t *d, bool on);
