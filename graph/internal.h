@@ -228,10 +228,10 @@ struct sinew_graph {
   int pushing;                     /* dirt is being propagated: hooks are running */
   atomic_int interrupt;            /* sinew_graph_interrupt, from any thread */
   uint64_t topology;               /* bumped by every connection made or broken */
-  /* graph/placeholder.c: the plugs and attributes known to depend on no placeholder, valid
+  /* graph/placeholder.c: what earlier walks found upstream of plugs and attributes, valid
    * while topology is what it was when they were found */
-  struct sinew__item_set *clean;
-  uint64_t clean_topology;
+  struct sinew__placeholder_memo *placeholder_memo;
+  uint64_t memo_topology;
 };
 
 /* ---- helpers shared across files ---------------------------------------------------------- */
@@ -321,10 +321,12 @@ int sinew__changed(sinew_graph_t *g, const sinew_plug_t *p);
 int sinew__mark_dirty(sinew_graph_t *g, const sinew_plug_t *p);
 int sinew__pull(sinew_graph_t *g, const sinew_plug_t *p);
 
-/* Placeholders (graph/placeholder.c): frees the cache of plugs known to depend on none. */
+/* Placeholders (graph/placeholder.c): frees what the walks remembered. */
 void sinew__placeholder_cache_free(sinew_graph_t *g);
-/* How many items the cache holds (for tests); 0 when it is out of date. */
+/* How many items are remembered as depending on no placeholder, and as depending on some (for
+ * tests); 0 when the memory is out of date. */
 uint32_t sinew__placeholder_clean_count(const sinew_graph_t *g);
+uint32_t sinew__placeholder_tainted_count(const sinew_graph_t *g);
 
 /* Observers. */
 void sinew__notify_connect(sinew_graph_t *g, const sinew_plug_t *s, const sinew_plug_t *d, bool on);

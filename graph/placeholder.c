@@ -14,10 +14,13 @@
  * queued once (a visited set), so a cycle the graph could not refuse ends the walk too.
  *
  * Asking for every joint of a rig walks the same upstream parts again and again, so the graph
- * remembers the items a walk proved clean (no placeholder upstream: after the walk, those from
- * which no path of the walk's edges leads to a placeholder) and later walks stop there. The
- * memory is dropped when a connection is made or broken (graph->topology), the only changes
- * that alter what lies upstream of an existing plug. */
+ * remembers what each complete walk found for every item it passed: no placeholder at all (a
+ * clean item: later walks skip it), or the placeholder nodes upstream of it with their distance
+ * (later walks take that list instead of walking on). The lists come from the walk's own edges,
+ * upstream first (an item's list is its upstream items' lists one step further); items on a cycle
+ * get none. Distances keep the answer the same with or without the memory: nodes nearest first,
+ * ties in node slot order. The memory is dropped when a connection is made or broken
+ * (graph->topology), the only changes that alter what lies upstream of an existing plug. */
 #include <string.h>
 
 #include "graph/internal.h"
@@ -94,26 +97,66 @@ static void item_set_clear(item_set *s) {
   *s = (item_set){NULL, NULL, 0, 0};
 }
 
+/* A placeholder node at some distance (connections and affects steps) upstream of an item. */
+typedef struct found_t {
+  sinew_node_t node;
+  uint32_t dist;
+} found_t;
+
+/* What the walks remember: item -> list number; list 0 is the empty list (a clean item). */
+typedef struct sinew__placeholder_memo {
+  item_set items;
+  found_t *pool;      /* the lists' entries, one list after another */
+  uint32_t npool, cappool;
+  uint32_t *start;    /* list k is pool[start[k] .. start[k + 1]) */
+  uint32_t nlists, caplists;
+  uint32_t nclean;
+} memo_t;
+
+/* Lists longer than this are not remembered (the few items at the top of a large rig). */
+#define MEMO_MAX_LIST 256
+
+static void memo_clear(memo_t *m) {
+  item_set_clear(&m->items);
+  sinew__free(m->pool);
+  sinew__free(m->start);
+  memset(m, 0, sizeof *m);
+}
+
 void sinew__placeholder_cache_free(sinew_graph_t *g) {
-  if (!g->clean) return;
-  item_set_clear(g->clean);
-  sinew__free(g->clean);
-  g->clean = NULL;
+  if (!g->placeholder_memo) return;
+  memo_clear(g->placeholder_memo);
+  sinew__free(g->placeholder_memo);
+  g->placeholder_memo = NULL;
+}
+
+/* The graph's memory when it is up to date, else NULL. */
+static memo_t *memo_of(const sinew_graph_t *g) {
+  return g->placeholder_memo && g->memo_topology == g->topology ? g->placeholder_memo : NULL;
 }
 
 uint32_t sinew__placeholder_clean_count(const sinew_graph_t *g) {
-  return g->clean && g->clean_topology == g->topology ? g->clean->n : 0;
+  memo_t *m = memo_of(g);
+  return m ? m->nclean : 0;
+}
+
+uint32_t sinew__placeholder_tainted_count(const sinew_graph_t *g) {
+  memo_t *m = memo_of(g);
+  return m ? m->items.n - m->nclean : 0;
 }
 
 typedef struct walk {
   sinew_graph_t *g;
+  memo_t *memo;        /* the graph's memory (NULL: none yet) */
   item_set seen;       /* item -> its index in q */
   sinew_plug_t *q;     /* the items, in the order met */
-  uint8_t *at_placeholder; /* per item of q: it is on a placeholder node */
-  uint32_t n, cap, capflags;
+  uint32_t *depth;     /* per item: steps from the plug asked about */
+  uint32_t *known;     /* per item: its remembered list, or NO_ITEM when it is walked */
+  uint8_t *at_placeholder; /* per item: it is on a placeholder node */
+  uint32_t n, cap, capdepth, capknown, capflags;
   uint32_t *edges;     /* (from, to) pairs of q indices: "to" is upstream of "from" */
   uint32_t nedges, capedges;
-  sinew_node_t *found; /* the placeholder nodes met, in order */
+  found_t *found;      /* the placeholder nodes met, each once, at their least distance */
   uint32_t nfound, capfound;
   bool first_only;     /* stop at the first one */
 } walk;
@@ -127,13 +170,30 @@ static sinew_plug_t attr_item(sinew_node_t node, uint32_t attr) {
   return p;
 }
 
+/* Notes a placeholder node at distance dist, keeping the least distance. */
+static int add_found(walk *w, sinew_node_t node, uint32_t dist) {
+  sinew_plug_t mark = attr_item(node, 0);
+  mark.nidx = ITEM_NODE;
+  uint32_t old;
+  if (sinew__reserve((void **)&w->found, &w->capfound, w->nfound + 1, sizeof *w->found) ||
+      item_add(&w->seen, &mark, w->nfound, &old))
+    return SINEW_ENOMEM;
+  if (old == NO_ITEM) w->found[w->nfound++] = (found_t){node, dist};
+  else if (dist < w->found[old].dist) w->found[old].dist = dist;
+  return SINEW_OK;
+}
+
 /* Item `from` (NO_ITEM for the plug asked about) depends on item: queues item unless it was
- * queued before or is known clean, and records the edge. */
+ * queued before or is known clean, and records the edge. An item with a remembered list is
+ * queued but not walked: its list stands for what lies upstream of it. */
 static int visit(walk *w, uint32_t from, const sinew_plug_t *item) {
   sinew_plug_t key = *item;
   if (key.nidx <= SINEW_PLUG_MAX_INDICES) key = sinew__plug_key(item);
-  if (item_find(w->g->clean, &key) != NO_ITEM) return SINEW_OK; /* nothing to find up there */
+  uint32_t list = w->memo ? item_find(&w->memo->items, &key) : NO_ITEM;
+  if (list == 0) return SINEW_OK; /* known clean: nothing to find up there */
   if (sinew__reserve((void **)&w->q, &w->cap, w->n + 1, sizeof *w->q) ||
+      sinew__reserve((void **)&w->depth, &w->capdepth, w->n + 1, sizeof *w->depth) ||
+      sinew__reserve((void **)&w->known, &w->capknown, w->n + 1, sizeof *w->known) ||
       sinew__reserve((void **)&w->at_placeholder, &w->capflags, w->n + 1, 1) ||
       (from != NO_ITEM &&
        sinew__reserve((void **)&w->edges, &w->capedges, 2 * (w->nedges + 1), sizeof *w->edges)))
@@ -146,8 +206,17 @@ static int visit(walk *w, uint32_t from, const sinew_plug_t *item) {
     w->nedges++;
   }
   if (old != NO_ITEM) return SINEW_OK;
-  w->at_placeholder[w->n] = 0;
-  w->q[w->n++] = key;
+  uint32_t i = w->n++;
+  w->q[i] = key;
+  w->depth[i] = from == NO_ITEM ? 0 : w->depth[from] + 1;
+  w->known[i] = list;
+  w->at_placeholder[i] = 0;
+  if (list == NO_ITEM) return SINEW_OK;
+  const memo_t *m = w->memo;
+  for (uint32_t k = m->start[list]; k < m->start[list + 1]; k++) {
+    int rc = add_found(w, m->pool[k].node, w->depth[i] + m->pool[k].dist);
+    if (rc) return rc;
+  }
   return SINEW_OK;
 }
 
@@ -159,19 +228,13 @@ static bool carries_value(const sinew__attr *da) {
 
 static int expand(walk *w, uint32_t index) {
   sinew_graph_t *g = w->g;
+  if (w->known[index] != NO_ITEM) return SINEW_OK; /* its list was taken in visit */
   sinew_plug_t it = w->q[index];
   sinew__node *node = sinew__node_get(g, it.node);
   if (!node) return SINEW_OK;
   if (node->type->flags & SINEW_NODE_TYPE_PLACEHOLDER) {
     w->at_placeholder[index] = 1;
-    sinew_plug_t mark = attr_item(it.node, 0);
-    mark.nidx = ITEM_NODE;
-    uint32_t old;
-    if (sinew__reserve((void **)&w->found, &w->capfound, w->nfound + 1, sizeof *w->found) ||
-        item_add(&w->seen, &mark, NO_ITEM, &old))
-      return SINEW_ENOMEM;
-    if (old == NO_ITEM) w->found[w->nfound++] = it.node;
-    return SINEW_OK; /* what feeds a placeholder does not matter: it passes nothing on */
+    return add_found(w, it.node, w->depth[index]); /* what feeds it does not matter */
   }
   bool whole_attr = it.nidx == ITEM_ATTR;
   for (uint32_t k = 0; k < node->nconns; k++) {
@@ -193,67 +256,167 @@ static int expand(walk *w, uint32_t index) {
   return SINEW_OK;
 }
 
-/* After a complete walk: the items from which no edge path leads to a placeholder depend on
- * none, and join the graph's memory of clean items. Marks the others by following the edges
- * backwards from the placeholder items. Best effort: short of memory, it remembers less. */
-static void remember_clean(walk *w) {
-  sinew_graph_t *g = w->g;
-  if (g->clean && g->clean_topology != g->topology) item_set_clear(g->clean);
-  if (!g->clean && !(g->clean = sinew__calloc(1, sizeof *g->clean))) return;
-  g->clean_topology = g->topology;
-  uint32_t n = w->n, *start = NULL, *from = NULL, *stack = NULL;
-  uint8_t *tainted = NULL;
-  if (w->nfound) { /* backward adjacency: for each item, the items that depend on it */
-    start = sinew__calloc((size_t)n + 1, sizeof *start);
-    from = sinew__malloc(((size_t)w->nedges + 1) * sizeof *from);
-    stack = sinew__malloc(((size_t)n + 1) * sizeof *stack);
-    tainted = sinew__calloc((size_t)n + 1, 1);
-    if (!start || !from || !stack || !tainted) goto done;
-    for (uint32_t e = 0; e < w->nedges; e++) start[w->edges[2 * e + 1] + 1]++;
-    for (uint32_t i = 0; i < n; i++) start[i + 1] += start[i];
-    uint32_t *fill = stack; /* borrowed as a cursor per item before the search */
-    for (uint32_t i = 0; i < n; i++) fill[i] = start[i];
-    for (uint32_t e = 0; e < w->nedges; e++) from[fill[w->edges[2 * e + 1]]++] = w->edges[2 * e];
-    uint32_t top = 0;
-    for (uint32_t i = 0; i < n; i++)
-      if (w->at_placeholder[i]) tainted[i] = 1;
-    for (uint32_t i = 0; i < n; i++)
-      if (w->at_placeholder[i]) stack[top++] = i;
-    while (top) {
-      uint32_t t = stack[--top];
-      for (uint32_t k = start[t]; k < start[t + 1]; k++)
-        if (!tainted[from[k]]) {
-          tainted[from[k]] = 1;
-          stack[top++] = from[k];
-        }
+/* Nearest first; ties in node slot order. */
+static int by_dist(const void *a, const void *b) {
+  const found_t *x = a, *y = b;
+  if (x->dist != y->dist) return x->dist < y->dist ? -1 : 1;
+  return x->node.index < y->node.index ? -1 : x->node.index > y->node.index;
+}
+
+/* Per node, least distance first, so the first entry of each node is the one kept. */
+static int by_node(const void *a, const void *b) {
+  const found_t *x = a, *y = b;
+  if (x->node.index != y->node.index) return x->node.index < y->node.index ? -1 : 1;
+  return x->dist < y->dist ? -1 : x->dist > y->dist;
+}
+
+/* A list being built for remember(): entries in a growing pool. */
+typedef struct lists {
+  found_t *pool;
+  uint32_t n, cap;
+  uint32_t *off, *len; /* per walk item; len NO_ITEM while unknown */
+} lists;
+
+/* Item i's list: its own node when it is on a placeholder, its remembered list, or the lists
+ * of the items it depends on, one step further, each node at its least distance. */
+static int build_list(const walk *w, const memo_t *m, lists *L, uint32_t i, const uint32_t *succ_start,
+                      const uint32_t *succ) {
+  uint32_t begin = L->n;
+  if (w->at_placeholder[i]) {
+    if (sinew__reserve((void **)&L->pool, &L->cap, L->n + 1, sizeof *L->pool)) return SINEW_ENOMEM;
+    L->pool[L->n++] = (found_t){w->q[i].node, 0};
+  } else if (w->known[i] != NO_ITEM) {
+    uint32_t a = m->start[w->known[i]], b = m->start[w->known[i] + 1];
+    if (sinew__reserve((void **)&L->pool, &L->cap, L->n + (b - a), sizeof *L->pool)) return SINEW_ENOMEM;
+    memcpy(L->pool + L->n, m->pool + a, (b - a) * sizeof *L->pool);
+    L->n += b - a;
+  } else {
+    for (uint32_t k = succ_start[i]; k < succ_start[i + 1]; k++) {
+      uint32_t s = succ[k];
+      if (sinew__reserve((void **)&L->pool, &L->cap, L->n + L->len[s], sizeof *L->pool)) return SINEW_ENOMEM;
+      for (uint32_t e = 0; e < L->len[s]; e++) {
+        found_t f = L->pool[L->off[s] + e];
+        f.dist++;
+        L->pool[L->n++] = f;
+      }
     }
+    qsort(L->pool + begin, L->n - begin, sizeof *L->pool, by_node);
+    uint32_t out = begin;
+    for (uint32_t k = begin; k < L->n; k++)
+      if (out == begin || L->pool[out - 1].node.index != L->pool[k].node.index) L->pool[out++] = L->pool[k];
+    L->n = out;
+  }
+  L->off[i] = begin;
+  L->len[i] = L->n - begin;
+  return SINEW_OK;
+}
+
+/* Stores item i's list in the graph's memory (clean items as list 0). */
+static int memo_store(memo_t *m, const sinew_plug_t *key, const found_t *entries, uint32_t n) {
+  uint32_t list = 0, old;
+  if (n > MEMO_MAX_LIST) return SINEW_OK;
+  if (!m->nlists) { /* list 0: the empty one */
+    if (sinew__reserve((void **)&m->start, &m->caplists, 2, sizeof *m->start)) return SINEW_ENOMEM;
+    m->start[0] = m->start[1] = 0;
+    m->nlists = 1;
+  }
+  if (n) {
+    if (sinew__reserve((void **)&m->pool, &m->cappool, m->npool + n, sizeof *m->pool) ||
+        sinew__reserve((void **)&m->start, &m->caplists, m->nlists + 2, sizeof *m->start))
+      return SINEW_ENOMEM;
+    list = m->nlists;
+  }
+  if (item_add(&m->items, key, list, &old)) return SINEW_ENOMEM;
+  if (old != NO_ITEM) return SINEW_OK; /* remembered already */
+  if (!n) {
+    m->nclean++;
+    return SINEW_OK;
+  }
+  memcpy(m->pool + m->npool, entries, n * sizeof *entries);
+  m->npool += n;
+  m->nlists++;
+  m->start[m->nlists] = m->npool;
+  return SINEW_OK;
+}
+
+/* After a complete walk: works out every item's list from the walk's edges, upstream first
+ * (an item is ready when all the items it depends on are), and remembers them. Items on a
+ * cycle, or depending on one, never become ready and are not remembered. Best effort: short of
+ * memory, it remembers less. */
+static void remember(walk *w) {
+  sinew_graph_t *g = w->g;
+  if (g->placeholder_memo && g->memo_topology != g->topology) memo_clear(g->placeholder_memo);
+  if (!g->placeholder_memo && !(g->placeholder_memo = sinew__calloc(1, sizeof *g->placeholder_memo))) return;
+  memo_t *m = g->placeholder_memo;
+  g->memo_topology = g->topology;
+  uint32_t n = w->n, ne = w->nedges;
+  uint32_t *succ_start = sinew__calloc((size_t)n + 1, sizeof *succ_start);
+  uint32_t *pred_start = sinew__calloc((size_t)n + 1, sizeof *pred_start);
+  uint32_t *succ = sinew__malloc(((size_t)ne + 1) * sizeof *succ);
+  uint32_t *pred = sinew__malloc(((size_t)ne + 1) * sizeof *pred);
+  uint32_t *waiting = sinew__malloc(((size_t)n + 1) * sizeof *waiting);
+  uint32_t *ready = sinew__malloc(((size_t)n + 1) * sizeof *ready);
+  lists L = {NULL, 0, 0, sinew__malloc(((size_t)n + 1) * sizeof(uint32_t)),
+             sinew__malloc(((size_t)n + 1) * sizeof(uint32_t))};
+  if (!succ_start || !pred_start || !succ || !pred || !waiting || !ready || !L.off || !L.len) goto done;
+  for (uint32_t e = 0; e < ne; e++) {
+    succ_start[w->edges[2 * e] + 1]++;
+    pred_start[w->edges[2 * e + 1] + 1]++;
   }
   for (uint32_t i = 0; i < n; i++) {
-    uint32_t old;
-    if (tainted && tainted[i]) continue;
-    if (item_add(g->clean, &w->q[i], 0, &old)) break;
+    succ_start[i + 1] += succ_start[i];
+    pred_start[i + 1] += pred_start[i];
+  }
+  for (uint32_t i = 0; i < n; i++) waiting[i] = succ_start[i];    /* fill cursors for succ */
+  for (uint32_t e = 0; e < ne; e++) succ[waiting[w->edges[2 * e]]++] = w->edges[2 * e + 1];
+  for (uint32_t i = 0; i < n; i++) waiting[i] = pred_start[i];    /* fill cursors for pred */
+  for (uint32_t e = 0; e < ne; e++) pred[waiting[w->edges[2 * e + 1]]++] = w->edges[2 * e];
+  uint32_t nready = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    waiting[i] = succ_start[i + 1] - succ_start[i];
+    if (!waiting[i]) ready[nready++] = i;
+  }
+  for (uint32_t r = 0; r < nready; r++) { /* ready grows as items become ready */
+    uint32_t i = ready[r];
+    if (build_list(w, m, &L, i, succ_start, succ)) goto done;
+    for (uint32_t k = pred_start[i]; k < pred_start[i + 1]; k++)
+      if (--waiting[pred[k]] == 0) ready[nready++] = pred[k];
+  }
+  for (uint32_t r = 0; r < nready; r++) {
+    uint32_t i = ready[r];
+    if (w->known[i] != NO_ITEM) continue; /* remembered already */
+    if (memo_store(m, &w->q[i], L.pool + L.off[i], L.len[i])) break;
   }
 done:
-  sinew__free(start);
-  sinew__free(from);
-  sinew__free(stack);
-  sinew__free(tainted);
+  sinew__free(succ_start);
+  sinew__free(pred_start);
+  sinew__free(succ);
+  sinew__free(pred);
+  sinew__free(waiting);
+  sinew__free(ready);
+  sinew__free(L.pool);
+  sinew__free(L.off);
+  sinew__free(L.len);
 }
 
 static int run(sinew_graph_t *g, const sinew_plug_t *plug, walk *w) {
-  if (g->clean && g->clean_topology != g->topology) item_set_clear(g->clean);
+  if (g->placeholder_memo && g->memo_topology != g->topology) memo_clear(g->placeholder_memo);
+  w->memo = memo_of(g);
   int rc = visit(w, NO_ITEM, plug);
   uint32_t head = 0;
   for (; !rc && head < w->n && !(w->first_only && w->nfound); head++) rc = expand(w, head);
-  if (!rc && head == w->n) remember_clean(w); /* a walk cut short proves nothing clean */
+  if (!rc && head == w->n) remember(w); /* a walk cut short proves nothing */
   item_set_clear(&w->seen);
   sinew__free(w->q);
+  sinew__free(w->depth);
+  sinew__free(w->known);
   sinew__free(w->at_placeholder);
   sinew__free(w->edges);
   if (rc) {
     sinew__free(w->found);
     return sinew_graph_set_error(g, rc, "placeholders: out of memory");
   }
+  qsort(w->found, w->nfound, sizeof *w->found, by_dist);
   return SINEW_OK;
 }
 
@@ -265,7 +428,7 @@ int sinew_plug_placeholders(sinew_graph_t *g, const sinew_plug_t *plug, sinew_no
     return sinew_graph_set_error(g, SINEW_EINVAL, "placeholders: room for %zu nodes but no array", cap);
   walk w = {.g = g};
   if ((rc = run(g, plug, &w))) return rc;
-  for (uint32_t k = 0; k < w.nfound && k < cap; k++) out[k] = w.found[k];
+  for (uint32_t k = 0; k < w.nfound && k < cap; k++) out[k] = w.found[k].node;
   if (out_count) *out_count = w.nfound;
   sinew__free(w.found);
   return SINEW_OK;

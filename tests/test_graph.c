@@ -3503,9 +3503,12 @@ static void test_placeholders_remembered(void **state) {
   conn(g, "ph1.v", "c1.bias");
   assert_int_equal(sinew__placeholder_clean_count(g), 0);
   assert_string_equal(ph_of(g, "a5.output"), "ph1");
-  /* that walk still proved c1.in and a5.bias clean (the items with no path to ph1; a5.output,
-   * a5.in, c1.out and c1.bias lead to it) */
+  /* that walk proved c1.in and a5.bias clean (no path to ph1) and remembered the list of the
+   * others: a5.output, a5.in, c1.out, c1.bias and ph1.v itself */
   assert_int_equal(sinew__placeholder_clean_count(g), 2);
+  assert_int_equal(sinew__placeholder_tainted_count(g), 5);
+  assert_string_equal(ph_of(g, "c1.out"), "ph1"); /* from memory */
+  assert_int_equal(sinew__placeholder_tainted_count(g), 5);
   assert_string_equal(ph_of(g, "c1.in"), "");
   assert_string_equal(ph_of(g, "a5.output2"), "ph1"); /* shares the tainted items: not skipped */
   /* breaking the connection makes the answer clean again */
@@ -3523,6 +3526,57 @@ static void test_placeholders_remembered(void **state) {
   assert_string_equal(ph_of(g, "leaf.wv[0]"), "");
 }
 
+
+/* Answers from memory are the answers of a walk from scratch, in whatever order plugs are asked
+ * about: a random network of add nodes fed by placeholders, every output asked forwards, then
+ * backwards, then each with the memory dropped first. */
+static void test_placeholders_memory_matches_walks(void **state) {
+  sinew_graph_t *g = *state;
+  register_placeholder_types(g);
+  enum { NADD = 80, NPH = 6 };
+  char a[48], b[48];
+  for (int k = 0; k < NPH; k++) {
+    snprintf(a, sizeof a, "p%d", k);
+    mk(g, "ph", a);
+  }
+  unsigned seed = 12345;
+  for (int i = 0; i < NADD; i++) {
+    snprintf(a, sizeof a, "n%d", i);
+    mk(g, "add", a);
+    for (int port = 0; port < 2; port++) {
+      seed = seed * 1103515245u + 12345u;
+      unsigned r = (seed >> 16) % 10;
+      if (r < 2) continue; /* unconnected */
+      if (r < 3) snprintf(a, sizeof a, "p%u.v", (seed >> 8) % NPH);
+      else if (i) snprintf(a, sizeof a, "n%u.%s", (seed >> 4) % (unsigned)i, r & 1 ? "out" : "out2");
+      else continue;
+      snprintf(b, sizeof b, "n%d.%s", i, port ? "bias" : "in");
+      conn(g, a, b);
+    }
+  }
+  char forward[NADD][256], backward[NADD][256];
+  for (int i = 0; i < NADD; i++) {
+    snprintf(a, sizeof a, "n%d.output", i);
+    snprintf(forward[i], sizeof forward[i], "%s", ph_of(g, a));
+  }
+  assert_true(sinew__placeholder_tainted_count(g) > 0);
+  assert_true(sinew__placeholder_clean_count(g) > 0);
+  sinew__placeholder_cache_free(g);
+  for (int i = NADD - 1; i >= 0; i--) {
+    snprintf(a, sizeof a, "n%d.output", i);
+    snprintf(backward[i], sizeof backward[i], "%s", ph_of(g, a));
+  }
+  int frozen = 0;
+  for (int i = 0; i < NADD; i++) {
+    sinew__placeholder_cache_free(g);
+    snprintf(a, sizeof a, "n%d.output", i);
+    const char *fresh = ph_of(g, a);
+    if (strcmp(fresh, forward[i]) || strcmp(fresh, backward[i]))
+      fail_msg("%s: from scratch '%s', forwards '%s', backwards '%s'", a, fresh, forward[i], backward[i]);
+    frozen += fresh[0] != 0;
+  }
+  assert_true(frozen > NADD / 4 && frozen < NADD); /* the network has both kinds */
+}
 
 static void test_placeholders_bad_input(void **state) {
   sinew_graph_t *g = *state;
@@ -3654,6 +3708,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_placeholders_elements, setup, teardown),
       cmocka_unit_test_setup_teardown(test_placeholders_dag_message_cycle, setup, teardown),
       cmocka_unit_test_setup_teardown(test_placeholders_remembered, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_placeholders_memory_matches_walks, setup, teardown),
       cmocka_unit_test_setup_teardown(test_placeholders_bad_input, setup, teardown),
       cmocka_unit_test(test_push_beyond_reservation),
       cmocka_unit_test(test_connect_commit_cannot_fail),

@@ -74,7 +74,7 @@ void cli_frozen_sort(cli_frozen_t *f) {
   if (f->ntypes) qsort(f->types, f->ntypes, sizeof *f->types, by_plugs);
 }
 
-/* "2 of the 3 plugs read depend on parentConstraint nodes (3: a, b, +1 more), which sinew does
+/* "2 of the 3 plugs read depend on parentConstraint nodes (4: a, b, c, +1 more), which sinew does
  * not evaluate: what they feed stays as the file stored it" */
 static void print_type(const cli_common_t *c, const cli_frozen_t *f, const cli_frozen_type_t *e,
                        const char *what, bool error, sinew_graph_t *g) {

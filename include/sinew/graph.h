@@ -671,9 +671,11 @@ SINEW_API int sinew_graph_write_dot(sinew_graph_t *graph, FILE *out);
  * message connections carry no value and are skipped), and for a computed attribute every input
  * its type declares (all elements of an input array, as a pull). The walk stops at each
  * placeholder it meets, so one behind another is not listed; a plug of a placeholder node
- * depends on that node. Each node once, nearest first: fills up to cap handles (out may be NULL
- * when cap is 0) and sets *out_count to the total. Costs one visit per plug and attribute
- * upstream, each once however the graph branches or loops. SINEW_ESTALE / SINEW_ENOTFOUND for
+ * depends on that node. Each node once, nearest first (fewest steps, then node slot order):
+ * fills up to cap handles (out may be NULL when cap is 0) and sets *out_count to the total.
+ * Costs one visit per plug and attribute upstream, each once however the graph branches or
+ * loops; the graph remembers what each walk found (until a connection is made or broken), so
+ * asking for many plugs walks each part once. SINEW_ESTALE / SINEW_ENOTFOUND for
  * a bad plug, SINEW_ENOMEM; on failure out and *out_count are untouched. */
 SINEW_API int sinew_plug_placeholders(sinew_graph_t *graph, const sinew_plug_t *plug,
                                       sinew_node_t *out, size_t cap, size_t *out_count);
