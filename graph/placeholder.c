@@ -287,9 +287,11 @@ static int build_list(const walk *w, const memo_t *m, lists *L, uint32_t i, cons
     L->pool[L->n++] = (found_t){w->q[i].node, 0};
   } else if (w->known[i] != NO_ITEM) {
     uint32_t a = m->start[w->known[i]], b = m->start[w->known[i] + 1];
-    if (sinew__reserve((void **)&L->pool, &L->cap, L->n + (b - a), sizeof *L->pool)) return SINEW_ENOMEM;
-    memcpy(L->pool + L->n, m->pool + a, (b - a) * sizeof *L->pool);
-    L->n += b - a;
+    if (b > a) { /* a remembered list is never empty (those items are skipped), but be safe */
+      if (sinew__reserve((void **)&L->pool, &L->cap, L->n + (b - a), sizeof *L->pool)) return SINEW_ENOMEM;
+      memcpy(L->pool + L->n, m->pool + a, (b - a) * sizeof *L->pool);
+      L->n += b - a;
+    }
   } else {
     for (uint32_t k = succ_start[i]; k < succ_start[i + 1]; k++) {
       uint32_t s = succ[k];
@@ -300,7 +302,7 @@ static int build_list(const walk *w, const memo_t *m, lists *L, uint32_t i, cons
         L->pool[L->n++] = f;
       }
     }
-    qsort(L->pool + begin, L->n - begin, sizeof *L->pool, by_node);
+    if (L->n - begin > 1) qsort(L->pool + begin, L->n - begin, sizeof *L->pool, by_node);
     uint32_t out = begin;
     for (uint32_t k = begin; k < L->n; k++)
       if (out == begin || L->pool[out - 1].node.index != L->pool[k].node.index) L->pool[out++] = L->pool[k];
@@ -385,7 +387,7 @@ static void remember(walk *w) {
   for (uint32_t r = 0; r < nready; r++) {
     uint32_t i = ready[r];
     if (w->known[i] != NO_ITEM) continue; /* remembered already */
-    if (memo_store(m, &w->q[i], L.pool + L.off[i], L.len[i])) break;
+    if (memo_store(m, &w->q[i], L.len[i] ? L.pool + L.off[i] : NULL, L.len[i])) break;
   }
 done:
   sinew__free(succ_start);
@@ -416,7 +418,7 @@ static int run(sinew_graph_t *g, const sinew_plug_t *plug, walk *w) {
     sinew__free(w->found);
     return sinew_graph_set_error(g, rc, "placeholders: out of memory");
   }
-  qsort(w->found, w->nfound, sizeof *w->found, by_dist);
+  if (w->nfound > 1) qsort(w->found, w->nfound, sizeof *w->found, by_dist);
   return SINEW_OK;
 }
 
