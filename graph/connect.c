@@ -110,14 +110,14 @@ typedef struct qitem {
 /* Do two plugs of one attribute family share a value? They do unless an element index that both
  * give differs (phl[1] and phl[2] do not; phl and phl[2] do). Indices name multi levels from the
  * top of the family down, so the shorter list is compared with the start of the longer. */
-static bool overlap(const sinew_plug_t *a, const sinew_plug_t *b) {
+bool sinew__plug_overlap(const sinew_plug_t *a, const sinew_plug_t *b) {
   uint32_t n = a->nidx < b->nidx ? a->nidx : b->nidx;
   for (uint32_t i = 0; i < n && i < SINEW_PLUG_MAX_INDICES; i++)
     if (a->idx[i] >= 0 && b->idx[i] >= 0 && a->idx[i] != b->idx[i]) return false;
   return true;
 }
 
-static bool family(const sinew_graph_t *g, const sinew__node *n, uint32_t a, uint32_t b) {
+bool sinew__attr_family(const sinew_graph_t *g, const sinew__node *n, uint32_t a, uint32_t b) {
   for (uint32_t x = a; x != SINEW__NO_ATTR; x = sinew__attr_get(g, n, x)->parent)
     if (x == b) return true;
   for (uint32_t x = b; x != SINEW__NO_ATTR; x = sinew__attr_get(g, n, x)->parent)
@@ -148,8 +148,8 @@ static int check_cycle(sinew_graph_t *g, const sinew_plug_t *src, const sinew_pl
       if (visit_add(&seen, key, &fresh)) { rc = SINEW_ENOMEM; break; }
       if (!fresh) continue;
     }
-    if (it.plug.node.index == src->node.index && family(g, node, it.plug.attr, src->attr) &&
-        overlap(&it.plug, src)) {
+    if (it.plug.node.index == src->node.index && sinew__attr_family(g, node, it.plug.attr, src->attr) &&
+        sinew__plug_overlap(&it.plug, src)) {
       hit = (int32_t)head;
       break;
     }
@@ -160,8 +160,8 @@ static int check_cycle(sinew_graph_t *g, const sinew_plug_t *src, const sinew_pl
     }
     for (uint32_t k = 0; k < node->nconns; k++) {
       const sinew__conn *c = node->conns[k];
-      if (c->src.node.index != it.plug.node.index || !family(g, node, c->src.attr, it.plug.attr) ||
-          !overlap(&c->src, &it.plug))
+      if (c->src.node.index != it.plug.node.index || !sinew__attr_family(g, node, c->src.attr, it.plug.attr) ||
+          !sinew__plug_overlap(&c->src, &it.plug))
         continue;
       if (visit_add(&followed, (uint64_t)(uintptr_t)c, &fresh)) { rc = SINEW_ENOMEM; goto done; }
       if (!fresh) continue;
@@ -257,6 +257,7 @@ static void unlink_conn(sinew_graph_t *g, sinew__conn *c, bool by_dst) {
   if (dn && dn != sn) node_conn_remove(dn, c);
   clear_conn_flag(g, &c->dst, SINEW__F_IN);
   g->nconnections--;
+  g->topology++;
 }
 
 int sinew__disconnect_conn(sinew_graph_t *g, sinew__conn *c, bool keep_value) {
@@ -341,6 +342,7 @@ int sinew__connect_raw(sinew_graph_t *g, const sinew_plug_t *src, const sinew_pl
   sn->conns[sn->nconns++] = c;
   if (dn != sn) dn->conns[dn->nconns++] = c;
   g->nconnections++;
+  g->topology++;
   if (old) { /* force: the old connection goes without a pull (the new source replaces it) */
     sinew_plug_t os = old->src, od = old->dst;
     unlink_conn(g, old, false);

@@ -227,6 +227,11 @@ struct sinew_graph {
   size_t computed_plugs;           /* computed attributes over all live nodes (queue bound) */
   int pushing;                     /* dirt is being propagated: hooks are running */
   atomic_int interrupt;            /* sinew_graph_interrupt, from any thread */
+  uint64_t topology;               /* bumped by every connection made or broken */
+  /* graph/placeholder.c: what earlier walks found upstream of plugs and attributes, valid
+   * while topology is what it was when they were found */
+  struct sinew__placeholder_memo *placeholder_memo;
+  uint64_t memo_topology;
 };
 
 /* ---- helpers shared across files ---------------------------------------------------------- */
@@ -297,6 +302,10 @@ void sinew__multi_remove(const sinew_graph_t *g, const sinew__node *node, const 
 /* Connections (graph/connect.c). */
 sinew__conn *sinew__conn_to(const sinew_graph_t *g, const sinew_plug_t *dst);
 sinew__conn *sinew__conn_from(const sinew_graph_t *g, const sinew_plug_t *src);
+/* Attributes a and b of one node are one family: the same, or one an ancestor of the other. */
+bool sinew__attr_family(const sinew_graph_t *g, const sinew__node *n, uint32_t a, uint32_t b);
+/* Two plugs of one attribute family share a value: no element index that both give differs. */
+bool sinew__plug_overlap(const sinew_plug_t *a, const sinew_plug_t *b);
 int sinew__disconnect_conn(sinew_graph_t *g, sinew__conn *c, bool keep_value);
 int sinew__connect_raw(sinew_graph_t *g, const sinew_plug_t *src, const sinew_plug_t *dst,
                        bool implicit, const char *what);
@@ -311,6 +320,13 @@ int sinew__check_mutable(sinew_graph_t *g, const char *what);
 int sinew__changed(sinew_graph_t *g, const sinew_plug_t *p);
 int sinew__mark_dirty(sinew_graph_t *g, const sinew_plug_t *p);
 int sinew__pull(sinew_graph_t *g, const sinew_plug_t *p);
+
+/* Placeholders (graph/placeholder.c): frees what the walks remembered. */
+void sinew__placeholder_cache_free(sinew_graph_t *g);
+/* How many items are remembered as depending on no placeholder, and as depending on some (for
+ * tests); 0 when the memory is out of date. */
+uint32_t sinew__placeholder_clean_count(const sinew_graph_t *g);
+uint32_t sinew__placeholder_tainted_count(const sinew_graph_t *g);
 
 /* Observers. */
 void sinew__notify_connect(sinew_graph_t *g, const sinew_plug_t *s, const sinew_plug_t *d, bool on);

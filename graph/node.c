@@ -89,6 +89,7 @@ void sinew_graph_destroy(sinew_graph_t *g) {
   }
   for (uint32_t i = 0; i < g->nnodes; i++)
     if (g->nodes[i]) node_free(g, g->nodes[i]);
+  sinew__placeholder_cache_free(g);
   sinew__free(g->nodes);
   sinew__free(g->free_slots);
   sinew__name_entry *e, *etmp;

@@ -929,6 +929,173 @@ static void test_eval_placeholder_values(void **state) {
   result_free(&r);
 }
 
+/* ---- placeholders are never silent ---------------------------------------------------------- */
+
+/* Joints and meshes behind node types sinew does not evaluate (mGear plug-in node names). root
+ * is driven by a mgear_springNode (tx) and a mgear_mulMatrix (ry), so knee, its child, depends
+ * on both through the DAG; elbow's scale and rotation come from four mgear_mulMatrix nodes;
+ * free depends on nothing.
+ * box is moved by a mgear_springNode, ball by nothing; boxOrig is an intermediate object. */
+static const char frozen_ma[] =
+    "//Maya ASCII 2020 scene\n"
+    "requires maya \"2020\";\n"
+    "createNode transform -n \"ctrl\";\n"
+    "createNode joint -n \"root\";\n"
+    "\tsetAttr \".t\" -type \"double3\" 1 2 3;\n"
+    "createNode joint -n \"knee\" -p \"root\";\n"
+    "createNode joint -n \"elbow\";\n"
+    "createNode joint -n \"free\";\n"
+    "\tsetAttr \".t\" -type \"double3\" 5 0 0;\n"
+    "createNode mgear_springNode -n \"root_pc\" -p \"root\";\n"
+    "createNode mgear_mulMatrix -n \"md1\";\n"
+    "\tsetAttr \".op\" 2;\n"
+    "createNode mgear_mulMatrix -n \"md2\";\n"
+    "createNode mgear_mulMatrix -n \"md3\";\n"
+    "createNode mgear_mulMatrix -n \"md4\";\n"
+    "createNode mgear_mulMatrix -n \"md5\";\n"
+    "createNode transform -n \"box\";\n"
+    "createNode mesh -n \"boxShape\" -p \"box\";\n"
+    "createNode mesh -n \"boxOrig\" -p \"box\";\n"
+    "\tsetAttr \".io\" yes;\n"
+    "createNode mgear_springNode -n \"box_pc\" -p \"box\";\n"
+    "createNode transform -n \"ball\";\n"
+    "createNode mesh -n \"ballShape\" -p \"ball\";\n"
+    "createNode polyCube -n \"cubeMaker\";\n"
+    "createNode polyCube -n \"ballMaker\";\n"
+    "connectAttr \"ctrl.t\" \"root_pc.tg[0].tt\";\n"
+    "connectAttr \"root_pc.ctx\" \"root.tx\";\n"
+    "connectAttr \"md1.ox\" \"root.ry\";\n"
+    "connectAttr \"md2.ox\" \"elbow.sx\";\n"
+    "connectAttr \"md3.ox\" \"elbow.sy\";\n"
+    "connectAttr \"md4.ox\" \"elbow.sz\";\n"
+    "connectAttr \"md5.ox\" \"elbow.rx\";\n"
+    "connectAttr \"cubeMaker.output\" \"boxShape.inMesh\";\n"
+    "connectAttr \"cubeMaker.output\" \"boxOrig.inMesh\";\n"
+    "connectAttr \"box_pc.ctx\" \"box.tx\";\n"
+    "connectAttr \"ballMaker.output\" \"ballShape.inMesh\";\n";
+
+/* How many times part occurs in text. */
+static int occurrences(const char *text, const char *part) {
+  int n = 0;
+  for (const char *p = text; (p = strstr(p, part)); p += strlen(part)) n++;
+  return n;
+}
+
+static void test_eval_warns_about_placeholders(void **state) {
+  (void)state;
+  const char *ma = write_tmp("frozen.ma", frozen_ma);
+  /* knee.wm depends on root_pc and md1 (through root's world matrix), root.tx on root_pc,
+   * elbow.sx on md2, free.tx on nothing: each type is named once, with the plugs it freezes */
+  result_t r = run_cli("eval", ma, "--get", "knee.worldMatrix[0]", "--get", "root.tx", "--get", "elbow.sx",
+                       "--get", "free.tx", NULL);
+  assert_status(&r, 0);
+  assert_contains(r.out, "\n1\n1\n5\n"); /* root.tx and elbow.sx as stored (tx 1, sx default 1) */
+  assert_contains(r.err, "sinew eval: warning: 2 of the 4 plugs read depend on mgear_mulMatrix nodes (2: md1, md2), "
+                         "which sinew does not evaluate: what they feed stays as the file stored it\n");
+  assert_contains(r.err, "sinew eval: warning: 2 of the 4 plugs read depend on mgear_springNode nodes (1: root_pc), "
+                         "which sinew does not evaluate: what it feeds stays as the file stored it\n");
+  assert_int_equal(occurrences(r.err, "mgear_mulMatrix nodes"), 1);
+  assert_int_equal(occurrences(r.err, "mgear_springNode nodes"), 1);
+  /* the types freezing most plugs come first: mgear_mulMatrix before mgear_springNode (a tie,
+   * then by name) */
+  assert_true(strstr(r.err, "mgear_mulMatrix nodes") < strstr(r.err, "mgear_springNode nodes"));
+  result_free(&r);
+  /* four nodes of one type behind one plug, all two steps away: three named (ties in node
+   * order), the rest counted */
+  r = run_cli("eval", ma, "--get", "elbow.worldMatrix[0]", NULL);
+  assert_status(&r, 0);
+  assert_contains(r.err, "1 of the 1 plugs read depends on mgear_mulMatrix nodes (4: md2, md3, md4, +1 more), ");
+  result_free(&r);
+  /* a value a placeholder keeps as text is its own */
+  r = run_cli("eval", ma, "--get", "md1.op", NULL);
+  assert_status(&r, 0);
+  assert_string_equal(r.out, "2\n");
+  assert_contains(r.err, "1 of the 1 plugs read depends on mgear_mulMatrix nodes (1: md1), ");
+  result_free(&r);
+  /* nothing behind a placeholder: no warning */
+  r = run_cli("eval", ma, "--get", "free.worldMatrix[0]", "--get", "ball.tx", NULL);
+  assert_status(&r, 0);
+  assert_null(strstr(r.err, "does not evaluate"));
+  result_free(&r);
+  /* -q: no warning */
+  r = run_cli("eval", "-q", ma, "--get", "root.tx", NULL);
+  assert_status(&r, 0);
+  assert_string_equal(r.out, "1\n");
+  assert_string_equal(r.err, "");
+  result_free(&r);
+  /* --strict: an error, exit 1, and no value printed (not even the ones that are right) */
+  r = run_cli("eval", "--strict", ma, "--get", "free.tx", "--get", "knee.worldMatrix[0]", "--get", "root.tx",
+              "--get", "elbow.sx", NULL);
+  assert_status(&r, 1);
+  assert_string_equal(r.out, "");
+  assert_contains(r.err, "sinew eval: error: 2 of the 4 plugs read depend on mgear_mulMatrix nodes (2: md1, md2), ");
+  assert_contains(r.err, "sinew eval: error: 2 of the 4 plugs read depend on mgear_springNode nodes (1: root_pc), ");
+  assert_contains(r.err, "sinew eval: --strict: 3 of the 4 plugs read would not be evaluated; nothing was printed\n");
+  result_free(&r);
+  /* --strict with -q still fails, and still says why */
+  r = run_cli("eval", "--strict", "-q", ma, "--get", "root.tx", NULL);
+  assert_status(&r, 1);
+  assert_contains(r.err, "--strict: 1 of the 1 plugs read would not be evaluated");
+  result_free(&r);
+  /* --strict on plugs that depend on nothing is no error */
+  r = run_cli("eval", "--strict", ma, "--get", "free.tx", NULL);
+  assert_status(&r, 0);
+  assert_string_equal(r.out, "5\n");
+  result_free(&r);
+}
+
+static void test_run_warns_about_placeholders(void **state) {
+  (void)state;
+  const char *ma = write_tmp("frozen.ma", frozen_ma);
+  const char *out = tmp_path("frozen_out");
+  result_t r = run_cli("run", ma, "--frames", "1:2", "--out", out, NULL);
+  assert_status(&r, 0);
+  /* boxShape (moved by box_pc) and ballShape are written; boxOrig is an intermediate object */
+  assert_contains(r.err, "sinew run: warning: 1 of the 2 meshes written depends on mgear_springNode nodes "
+                         "(1: box_pc), which sinew does not evaluate: what it feeds stays as the file stored it\n");
+  assert_int_equal(occurrences(r.err, "does not evaluate"), 1);
+  assert_int_equal(count_entries(out), 4);
+  result_free(&r);
+  r = run_cli("run", "-q", ma, "--frames", "1", "--out", out, NULL);
+  assert_status(&r, 0);
+  assert_string_equal(r.err, "");
+  result_free(&r);
+  /* --strict: nothing is written, not even the directory */
+  const char *strict_out = tmp_path("frozen_strict");
+  r = run_cli("run", "--strict", ma, "--frames", "1:2", "--out", strict_out, NULL);
+  assert_status(&r, 1);
+  assert_contains(r.err, "sinew run: error: 1 of the 2 meshes written depends on mgear_springNode nodes (1: box_pc), ");
+  assert_contains(r.err, "sinew run: --strict: 1 of the 2 meshes written would not be evaluated; nothing was written\n");
+  assert_false(exists(strict_out));
+  result_free(&r);
+  /* --space object writes outMesh, which the transform's constraint does not reach */
+  r = run_cli("run", "--strict", ma, "--frames", "1", "--space", "object", "--out", strict_out, NULL);
+  assert_status(&r, 0);
+  assert_int_equal(count_entries(strict_out), 2);
+  result_free(&r);
+}
+
+static void test_info_placeholder_share(void **state) {
+  (void)state;
+  const char *ma = write_tmp("frozen.ma", frozen_ma);
+  result_t r = run_cli("info", "-q", ma, NULL);
+  assert_status(&r, 0);
+  /* joints: root (root_pc, md1), knee (both, through root), elbow (md2..md5) of 4; free is not
+   * frozen: 3 of 4 = 75.0%; mgear_mulMatrix freezes 3 joints, mgear_springNode 2 */
+  assert_contains(r.out, "joints depending on placeholders: 3 of 4 (75.0%): mgear_mulMatrix 3, mgear_springNode 2\n");
+  /* meshes: boxShape of boxShape and ballShape (boxOrig is an intermediate object): 50.0% */
+  assert_contains(r.out, "meshes depending on placeholders: 1 of 2 (50.0%): mgear_springNode 1\n");
+  result_free(&r);
+  /* a scene with no joints and nothing frozen */
+  const char *plain = write_tmp("plain.mel", "polyCube -n box;");
+  r = run_cli("info", plain, NULL);
+  assert_status(&r, 0);
+  assert_contains(r.out, "joints depending on placeholders: 0 of 0\n");
+  assert_contains(r.out, "meshes depending on placeholders: 0 of 1 (0.0%)\n");
+  result_free(&r);
+}
+
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_help_and_version),
@@ -947,6 +1114,9 @@ int main(void) {
       cmocka_unit_test(test_timeout),
       cmocka_unit_test(test_eval_placeholder_values),
       cmocka_unit_test(test_interrupt_while_loading),
+      cmocka_unit_test(test_eval_warns_about_placeholders),
+      cmocka_unit_test(test_run_warns_about_placeholders),
+      cmocka_unit_test(test_info_placeholder_share),
   };
   return cmocka_run_group_tests_name("cli", tests, setup, teardown);
 }

@@ -3334,6 +3334,330 @@ static void test_random_against_model(void **state) {
   }
 }
 
+/* ---- placeholders: what a plug's value depends on that the graph does not evaluate ---------- */
+
+/* "ph" stands in for an unknown type (the flag a session sets on the types it makes for a file);
+ * "msgUser" has a message input that takes part in its affects; "loop" declares a -> b and
+ * b -> a, a cycle inside one type that connections could not make. */
+static const sinew_attr_desc_t ph_attrs[] = {
+    {.name = "value", .short_name = "v", .type = SINEW_ATTR_DOUBLE},
+    {.name = "phIn", .type = SINEW_ATTR_DOUBLE}};
+static const sinew_attr_desc_t mu_attrs[] = {
+    {.name = "link", .type = SINEW_ATTR_MESSAGE},
+    {.name = "val", .type = SINEW_ATTR_DOUBLE},
+    {.name = "res", .type = SINEW_ATTR_DOUBLE, .flags = SINEW_ATTR_OUTPUT}};
+static const sinew_affects_t mu_affects[] = {{"link", "res"}, {"val", "res"}};
+static const sinew_attr_desc_t loop_attrs[] = {
+    {.name = "la", .type = SINEW_ATTR_DOUBLE}, {.name = "lb", .type = SINEW_ATTR_DOUBLE}};
+static const sinew_affects_t loop_affects[] = {{"la", "lb"}, {"lb", "la"}};
+
+static void register_placeholder_types(sinew_graph_t *g) {
+  sinew_node_type_desc_t ph = {.name = "ph", .flags = SINEW_NODE_TYPE_PLACEHOLDER, .attrs = ph_attrs,
+                               .attr_count = 2};
+  sinew_node_type_desc_t mu = {.name = "msgUser", .attrs = mu_attrs, .attr_count = 3,
+                               .affects = mu_affects, .affects_count = 2};
+  sinew_node_type_desc_t lp = {.name = "loop", .attrs = loop_attrs, .attr_count = 2,
+                               .affects = loop_affects, .affects_count = 2};
+  assert_int_equal(sinew_register_node_type(g, &ph, NULL), 0);
+  assert_int_equal(sinew_register_node_type(g, &mu, NULL), 0);
+  assert_int_equal(sinew_register_node_type(g, &lp, NULL), 0);
+  assert_true(sinew_node_type_flags(sinew_find_node_type(g, "ph")) & SINEW_NODE_TYPE_PLACEHOLDER);
+}
+
+/* The placeholder nodes text's value depends on, as a comma-separated list of names ("" for
+ * none), checked against the count and the bool query. */
+static const char *ph_of(sinew_graph_t *g, const char *text) {
+  static char buf[256];
+  sinew_plug_t p = P(g, text);
+  sinew_node_t out[8];
+  size_t n = 99;
+  int rc = sinew_plug_placeholders(g, &p, out, 8, &n);
+  if (rc) fail_msg("placeholders of %s: %s", text, sinew_graph_errmsg(g));
+  assert_true(n <= 8);
+  assert_int_equal(sinew_plug_depends_on_placeholder(g, &p), n > 0);
+  buf[0] = 0;
+  for (size_t k = 0; k < n; k++) {
+    strcat(buf, k ? "," : "");
+    strcat(buf, sinew_node_name(g, out[k]));
+  }
+  return buf;
+}
+
+static void test_placeholders_upstream(void **state) {
+  sinew_graph_t *g = *state;
+  register_placeholder_types(g);
+  /* ph1.v -> a1.in; a1.out -> a2.bias: a2.output reaches ph1 through two affects relations
+   * (bias -> output on a2, in -> output on a1) and two connections */
+  mk(g, "ph", "ph1");
+  mk(g, "add", "a1");
+  mk(g, "add", "a2");
+  conn(g, "ph1.v", "a1.in");
+  conn(g, "a1.out", "a2.bias");
+  assert_string_equal(ph_of(g, "a2.output"), "ph1");
+  assert_string_equal(ph_of(g, "a2.output2"), "ph1");
+  assert_string_equal(ph_of(g, "a1.in"), "ph1");   /* the connection alone */
+  assert_string_equal(ph_of(g, "a1.bias"), "");    /* an input with nothing upstream */
+  assert_string_equal(ph_of(g, "a2.in"), "");
+  assert_string_equal(ph_of(g, "ph1.phIn"), "ph1"); /* a plug of a placeholder is its own */
+  /* the walk stops at a placeholder: one feeding ph1 is not listed for what ph1 feeds */
+  mk(g, "ph", "ph2");
+  conn(g, "ph2.v", "ph1.phIn");
+  assert_string_equal(ph_of(g, "a2.output"), "ph1");
+  /* a diamond reaches ph1 twice and lists it once */
+  mk(g, "add", "a3");
+  conn(g, "a1.out", "a3.in");
+  conn(g, "a1.out", "a3.bias");
+  assert_string_equal(ph_of(g, "a3.output"), "ph1");
+  /* nearest first: ph8 is one connection from a4, ph1 three */
+  mk(g, "ph", "ph8");
+  mk(g, "add", "a4");
+  conn(g, "a2.output", "a4.bias");
+  conn(g, "ph8.v", "a4.in");
+  assert_string_equal(ph_of(g, "a4.output"), "ph8,ph1");
+  sinew_plug_t p = P(g, "a4.output");
+  sinew_node_t one[1] = {{0, 0}};
+  size_t n = 0;
+  assert_int_equal(sinew_plug_placeholders(g, &p, one, 1, &n), 0); /* room for one: the total */
+  assert_int_equal(n, 2);
+  assert_string_equal(sinew_node_name(g, one[0]), "ph8");
+  assert_int_equal(sinew_plug_placeholders(g, &p, NULL, 0, &n), 0);
+  assert_int_equal(n, 2);
+}
+
+/* Elements and compounds: a connection leads to its exact plug, so an element's sibling is not
+ * dragged in; affects lead to the whole input (every element, as a pull). */
+static void test_placeholders_elements(void **state) {
+  sinew_graph_t *g = *state;
+  register_placeholder_types(g);
+  mk(g, "ph", "ph3");
+  mk(g, "ph", "ph4");
+  mk(g, "sum", "s1");
+  conn(g, "ph3.v", "s1.ins[2]");
+  setd(g, "s1.ins[1]", 5);
+  conn(g, "ph4.v", "s1.vx");
+  assert_string_equal(ph_of(g, "s1.sum"), "ph3");     /* inputs -> sum, ins[2] fed */
+  assert_string_equal(ph_of(g, "s1.outs[1]"), "ph3"); /* affects are per attribute: all of ins */
+  assert_string_equal(ph_of(g, "s1.len"), "ph4");     /* vector -> length, fed through vx */
+  assert_string_equal(ph_of(g, "s1.tx"), "");
+  assert_string_equal(ph_of(g, "s1.ins[1]"), "");     /* a sibling of the fed element */
+  assert_string_equal(ph_of(g, "s1.ins[2]"), "ph3");
+  assert_string_equal(ph_of(g, "s1.ins"), "ph3");     /* the whole array holds the fed element */
+  assert_string_equal(ph_of(g, "s1.vec"), "ph4");     /* a compound holds its fed child */
+  assert_string_equal(ph_of(g, "s1.vy"), "");         /* the fed child's sibling */
+  /* a connection into a whole compound feeds each child (a placeholder's end connects to any
+   * type: no value flows) */
+  mk(g, "sum", "s2");
+  mk(g, "ph", "ph9");
+  conn(g, "ph9.v", "s2.vec");
+  assert_string_equal(ph_of(g, "s2.vy"), "ph9");
+  assert_string_equal(ph_of(g, "s2.len"), "ph9");
+  assert_string_equal(ph_of(g, "s2.sum"), "");
+}
+
+/* The implicit DAG link carries a parent's world value to its children; a message connection
+ * carries no value; a cycle of affects ends. */
+static void test_placeholders_dag_message_cycle(void **state) {
+  sinew_graph_t *g = *state;
+  register_placeholder_types(g);
+  sinew_node_t top = mk(g, "xform", "top"), mid = mk(g, "xform", "mid"), leaf = mk(g, "xform", "leaf");
+  assert_int_equal(sinew_node_set_parent(g, mid, top), 0);
+  assert_int_equal(sinew_node_set_parent(g, leaf, mid), 0);
+  mk(g, "ph", "ph5");
+  conn(g, "ph5.v", "top.lv");
+  assert_string_equal(ph_of(g, "leaf.wv[0]"), "ph5"); /* leaf.pv <- mid.wv[0], mid.pv <- top.wv[0] */
+  assert_string_equal(ph_of(g, "leaf.lv"), "");
+  mk(g, "ph", "ph6");
+  mk(g, "msgUser", "mu");
+  conn(g, "ph6.message", "mu.link");
+  assert_string_equal(ph_of(g, "mu.res"), ""); /* link affects res, but a message has no value */
+  conn(g, "ph6.v", "mu.val");
+  assert_string_equal(ph_of(g, "mu.res"), "ph6");
+  /* la -> lb -> la: the walk visits each once and ends */
+  mk(g, "loop", "lp");
+  assert_string_equal(ph_of(g, "lp.lb"), "");
+  mk(g, "ph", "ph7");
+  conn(g, "ph7.v", "lp.la");
+  assert_string_equal(ph_of(g, "lp.lb"), "ph7");
+  assert_string_equal(ph_of(g, "lp.la"), "ph7");
+  /* a cycle the graph allows between elements of one array (a reference node's list) */
+  mk(g, "sum", "s4");
+  conn(g, "s4.ins[1]", "s4.ins[2]");
+  assert_string_equal(ph_of(g, "s4.sum"), "");
+  conn(g, "ph7.v", "s4.ins[1]");
+  assert_string_equal(ph_of(g, "s4.ins[2]"), "ph7");
+}
+
+/* The graph remembers what a walk proved clean, and forgets it when a connection changes. */
+static void test_placeholders_remembered(void **state) {
+  sinew_graph_t *g = *state;
+  register_placeholder_types(g);
+  mk(g, "add", "c1");
+  mk(g, "add", "a5");
+  mk(g, "ph", "ph1");
+  conn(g, "c1.out", "a5.in");
+  assert_string_equal(ph_of(g, "a5.output"), "");
+  /* a5.output, its inputs in and bias, c1.out, c1's in and bias: all clean */
+  assert_int_equal(sinew__placeholder_clean_count(g), 6);
+  assert_string_equal(ph_of(g, "a5.output"), ""); /* answered from memory */
+  /* a connection upstream: the memory goes, and the new path is found */
+  conn(g, "ph1.v", "c1.bias");
+  assert_int_equal(sinew__placeholder_clean_count(g), 0);
+  assert_string_equal(ph_of(g, "a5.output"), "ph1");
+  /* that walk proved c1.in and a5.bias clean (no path to ph1) and remembered the list of the
+   * others: a5.output, a5.in, c1.out, c1.bias and ph1.v itself */
+  assert_int_equal(sinew__placeholder_clean_count(g), 2);
+  assert_int_equal(sinew__placeholder_tainted_count(g), 5);
+  assert_string_equal(ph_of(g, "c1.out"), "ph1"); /* from memory */
+  assert_int_equal(sinew__placeholder_tainted_count(g), 5);
+  assert_string_equal(ph_of(g, "c1.in"), "");
+  assert_string_equal(ph_of(g, "a5.output2"), "ph1"); /* shares the tainted items: not skipped */
+  /* breaking the connection makes the answer clean again */
+  sinew_plug_t s = P(g, "ph1.v"), d = P(g, "c1.bias");
+  assert_int_equal(sinew_disconnect(g, &s, &d), 0);
+  assert_string_equal(ph_of(g, "a5.output"), "");
+  /* reparenting is a connection too: a placeholder-fed parent taints the child */
+  sinew_node_t top = mk(g, "xform", "top"), leaf = mk(g, "xform", "leaf");
+  assert_string_equal(ph_of(g, "leaf.wv[0]"), "");
+  conn(g, "ph1.v", "top.lv");
+  assert_string_equal(ph_of(g, "leaf.wv[0]"), "");
+  assert_int_equal(sinew_node_set_parent(g, leaf, top), 0);
+  assert_string_equal(ph_of(g, "leaf.wv[0]"), "ph1");
+  assert_int_equal(sinew_node_set_parent(g, leaf, (sinew_node_t){0, 0}), 0);
+  assert_string_equal(ph_of(g, "leaf.wv[0]"), "");
+}
+
+
+/* Answers from memory are the answers of a walk from scratch, in whatever order plugs are asked
+ * about: a random network of add nodes fed by placeholders, every output asked forwards, then
+ * backwards, then each with the memory dropped first. */
+static void test_placeholders_memory_matches_walks(void **state) {
+  sinew_graph_t *g = *state;
+  register_placeholder_types(g);
+  enum { NADD = 80, NPH = 6 };
+  char a[48], b[48];
+  for (int k = 0; k < NPH; k++) {
+    snprintf(a, sizeof a, "p%d", k);
+    mk(g, "ph", a);
+  }
+  unsigned seed = 12345;
+  for (int i = 0; i < NADD; i++) {
+    snprintf(a, sizeof a, "n%d", i);
+    mk(g, "add", a);
+    for (int port = 0; port < 2; port++) {
+      seed = seed * 1103515245u + 12345u;
+      unsigned r = (seed >> 16) % 10;
+      if (r < 2) continue; /* unconnected */
+      if (r < 3) snprintf(a, sizeof a, "p%u.v", (seed >> 8) % NPH);
+      else if (i) snprintf(a, sizeof a, "n%u.%s", (seed >> 4) % (unsigned)i, r & 1 ? "out" : "out2");
+      else continue;
+      snprintf(b, sizeof b, "n%d.%s", i, port ? "bias" : "in");
+      conn(g, a, b);
+    }
+  }
+  char forward[NADD][256], backward[NADD][256];
+  for (int i = 0; i < NADD; i++) {
+    snprintf(a, sizeof a, "n%d.output", i);
+    snprintf(forward[i], sizeof forward[i], "%s", ph_of(g, a));
+  }
+  assert_true(sinew__placeholder_tainted_count(g) > 0);
+  assert_true(sinew__placeholder_clean_count(g) > 0);
+  sinew__placeholder_cache_free(g);
+  for (int i = NADD - 1; i >= 0; i--) {
+    snprintf(a, sizeof a, "n%d.output", i);
+    snprintf(backward[i], sizeof backward[i], "%s", ph_of(g, a));
+  }
+  int frozen = 0;
+  for (int i = 0; i < NADD; i++) {
+    sinew__placeholder_cache_free(g);
+    snprintf(a, sizeof a, "n%d.output", i);
+    const char *fresh = ph_of(g, a);
+    if (strcmp(fresh, forward[i]) || strcmp(fresh, backward[i]))
+      fail_msg("%s: from scratch '%s', forwards '%s', backwards '%s'", a, fresh, forward[i], backward[i]);
+    frozen += fresh[0] != 0;
+  }
+  assert_true(frozen > NADD / 4 && frozen < NADD); /* the network has both kinds */
+}
+
+static void test_placeholders_bad_input(void **state) {
+  sinew_graph_t *g = *state;
+  register_placeholder_types(g);
+  sinew_node_t a = mk(g, "add", "a"), ph = mk(g, "ph", "ph1");
+  conn(g, "ph1.v", "a.in");
+  sinew_plug_t out = sinew_plug_make(a, A_OUT, 0, NULL);
+  sinew_node_t res[2] = {{7, 7}, {7, 7}};
+  size_t n = 42;
+  assert_int_equal(sinew_plug_placeholders(NULL, &out, res, 2, &n), SINEW_EINVAL);
+  assert_int_equal(sinew_plug_placeholders(g, NULL, res, 2, &n), SINEW_EINVAL);
+  assert_int_equal(sinew_plug_placeholders(g, &out, NULL, 2, &n), SINEW_EINVAL);
+  sinew_plug_t bad = sinew_plug_make(a, 9999, 0, NULL);
+  assert_int_equal(sinew_plug_placeholders(g, &bad, res, 2, &n), SINEW_ENOTFOUND);
+  assert_false(sinew_plug_depends_on_placeholder(g, &bad));
+  assert_false(sinew_plug_depends_on_placeholder(NULL, &out));
+  mk(g, "sum", "s");
+  sinew_plug_t elem_missing = P(g, "s.ins"); /* a whole array is a plug; too many indices is not */
+  elem_missing.nidx = 3;
+  assert_int_equal(sinew_plug_placeholders(g, &elem_missing, res, 2, &n), SINEW_EINVAL);
+  assert_int_equal(n, 42); /* failures leave the outputs alone */
+  assert_int_equal(res[0].index, 7);
+  /* a deleted placeholder: the plug it fed keeps its value and depends on nothing now */
+  assert_int_equal(sinew_plug_placeholders(g, &out, res, 2, &n), 0);
+  assert_int_equal(n, 1);
+  assert_int_equal(sinew_node_delete(g, ph), 0);
+  assert_int_equal(sinew_plug_placeholders(g, &out, res, 2, &n), 0);
+  assert_int_equal(n, 0);
+  sinew_plug_t stale = sinew_plug_make(ph, 0, 0, NULL);
+  assert_int_equal(sinew_plug_placeholders(g, &stale, res, 2, &n), SINEW_ESTALE);
+  /* out of memory at each allocation of a query: SINEW_ENOMEM with the outputs untouched, or
+   * (when only the memory of clean items could not grow) the right answer; nothing leaks */
+  test_alloc_install();
+  sinew_graph_t *g2;
+  assert_int_equal(sinew_graph_create(NULL, &g2), 0);
+  assert_int_equal(register_types(g2), 0);
+  register_placeholder_types(g2);
+  char name[32];
+  mk(g2, "ph", "src");
+  mk(g2, "add", "add1");
+  conn(g2, "src.v", "add1.in");
+  for (int k = 2; k <= 40; k++) { /* a chain long enough to grow the walk's queue and set */
+    snprintf(name, sizeof name, "add%d", k);
+    mk(g2, "add", name);
+    char s[48], d[48];
+    snprintf(s, sizeof s, "add%d.out", k - 1);
+    snprintf(d, sizeof d, "add%d.bias", k);
+    conn(g2, s, d);
+  }
+  sinew_plug_t end = P(g2, "add40.output");
+  long before = test_alloc_count();
+  assert_int_equal(sinew_plug_placeholders(g2, &end, res, 2, &n), 0);
+  long total = test_alloc_count() - before;
+  assert_int_equal(n, 1);
+  assert_true(total >= 3);
+  int failures = 0;
+  for (long k = 1; k <= total; k++) {
+    sinew__placeholder_cache_free(g2); /* each run from the same start */
+    res[0] = (sinew_node_t){7, 7};
+    n = 42;
+    long live = test_alloc_live();
+    test_alloc_fail_at(test_alloc_count() + k);
+    int rc = sinew_plug_placeholders(g2, &end, res, 2, &n);
+    test_alloc_fail_at(0);
+    if (rc == SINEW_OK) {
+      assert_int_equal(n, 1);
+      assert_string_equal(sinew_node_name(g2, res[0]), "src");
+      continue;
+    }
+    failures++;
+    assert_int_equal(rc, SINEW_ENOMEM);
+    assert_int_equal(n, 42);
+    assert_int_equal(res[0].index, 7);
+    assert_int_equal(test_alloc_live(), live);
+  }
+  assert_true(failures >= 3);
+  sinew_graph_destroy(g2);
+  assert_int_equal(test_alloc_live(), 0);
+  test_alloc_uninstall();
+}
+
 int main(void) {
   /* TEST_FILTER=test_random_against_model runs one test (a cmocka glob pattern). */
   if (getenv("TEST_FILTER")) cmocka_set_test_filter(getenv("TEST_FILTER"));
@@ -3380,6 +3704,12 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_failed_init_breaks_connections, setup, teardown),
       cmocka_unit_test_setup_teardown(test_hooks_cannot_change_the_graph, setup, teardown),
       cmocka_unit_test(test_alloc_failure_everywhere),
+      cmocka_unit_test_setup_teardown(test_placeholders_upstream, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_placeholders_elements, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_placeholders_dag_message_cycle, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_placeholders_remembered, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_placeholders_memory_matches_walks, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_placeholders_bad_input, setup, teardown),
       cmocka_unit_test(test_push_beyond_reservation),
       cmocka_unit_test(test_connect_commit_cannot_fail),
       cmocka_unit_test_setup_teardown(test_random_against_model, setup, teardown),

@@ -27,7 +27,8 @@ typedef struct cli_common {
   const char *file;   /* FILE */
   bool quiet;         /* -q: no warnings, no progress, no summary */
   bool verbose;       /* -v: every warning, and informational messages */
-  bool strict;        /* --strict: a failing command in a .ma file fails the load */
+  bool strict;        /* --strict: a failing command in a .ma file fails the load, and a value
+                         that depends on a placeholder fails eval and run */
   double timeout;     /* --timeout SECONDS: the whole command's time limit; 0 = none */
   FILE *print_to;     /* where the script's print output goes */
   unsigned warnings;  /* warnings and skipped-command errors logged so far */
@@ -86,6 +87,37 @@ int cli_check_stop(const cli_common_t *c, int rc);
 void cli_format_double(double v, char *buf, size_t size);
 /* Seconds from a monotonic clock. */
 double cli_now(void);
+
+/* Plugs that depend on placeholders (nodes of types sinew does not evaluate, which freeze what
+ * they feed), counted per placeholder type (tools/frozen.c). Zero-initialise; free with
+ * cli_frozen_free. */
+typedef struct cli_frozen_type {
+  const sinew_node_type_t *type;
+  size_t plugs;         /* plugs counted that depend on nodes of this type */
+  sinew_node_t *nodes;  /* those nodes, each once */
+  size_t nnodes;
+  unsigned long mark;   /* the last plug counted for this type */
+} cli_frozen_type_t;
+
+typedef struct cli_frozen {
+  size_t plugs;         /* plugs counted */
+  size_t frozen;        /* of those, how many depend on a placeholder */
+  cli_frozen_type_t *types;
+  size_t ntypes;
+  unsigned long mark;
+} cli_frozen_t;
+
+/* Counts a plug (sinew_plug_placeholders); -1 on failure (out of memory, a bad plug). */
+int cli_frozen_add(cli_frozen_t *f, sinew_graph_t *g, const sinew_plug_t *plug);
+/* Counts a value read from a node without a plug (a value kept as text): frozen when the node
+ * is a placeholder. */
+int cli_frozen_add_node(cli_frozen_t *f, sinew_graph_t *g, sinew_node_t node);
+/* Sorts the types: most plugs first, then by name. */
+void cli_frozen_sort(cli_frozen_t *f);
+/* One line per placeholder type on stderr: a warning (none with -q), or with --strict an error
+ * and a closing line, returning CLI_FAIL. `what` names the plugs ("plugs read"). */
+int cli_frozen_report(const cli_common_t *c, cli_frozen_t *f, sinew_graph_t *g, const char *what);
+void cli_frozen_free(cli_frozen_t *f);
 
 /* The subcommands: argv[0] is the subcommand's name. Each returns an exit status. */
 int cli_run(int argc, char **argv);

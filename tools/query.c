@@ -18,15 +18,22 @@ static const char eval_help[] =
     "options:\n"
     "  --get PLUG    a plug to print (repeat for more; at least one)\n"
     "  --frame F     set the scene time to frame F first (default: the current frame)\n"
-    "  -q, -v, --strict, -h   as for every command (sinew --help)\n";
+    "  -q, -v, --strict, -h   as for every command (sinew --help)\n"
+    "\n"
+    "A plug whose value depends on nodes of a type sinew does not evaluate (placeholders:\n"
+    "constraints, utility nodes... that a .ma file holds) prints the value the file stored;\n"
+    "a warning on stderr names each such type once with how many of the plugs it freezes.\n"
+    "With --strict that is an error (exit 1) and no value is printed.\n";
 
 static const char info_help[] =
     "usage: sinew info [OPTIONS] FILE\n"
     "\n"
     "Loads FILE and prints a summary: the scene's units and frame, node counts by type,\n"
     "connection counts, each skinCluster with its geometry, influence count and maximum\n"
-    "influences, each mesh with its vertex and face counts (after evaluation), and what\n"
-    "the file held that sinew keeps without modelling it (placeholder types).\n"
+    "influences, each mesh with its vertex and face counts (after evaluation), what the\n"
+    "file held that sinew keeps without modelling it (placeholder types), and the share\n"
+    "of joints (worldMatrix) and of visible meshes (worldMesh) whose values depend on\n"
+    "those placeholders, with the placeholder types responsible.\n"
     "\n"
     "options:\n"
     "  -q, -v, --strict, -h   as for every command (sinew --help)\n";
@@ -228,6 +235,26 @@ static int print_plug(sinew_session_t *s, const char *text) {
   return rc ? CLI_FAIL : CLI_OK;
 }
 
+/* Counts one --get in f: a plug, or a value kept as text on a node (frozen when the node is a
+ * placeholder). Text that names nothing is left to print_plug to report. -1 on out of memory. */
+static int frozen_of(sinew_session_t *s, const char *text, cli_frozen_t *f) {
+  sinew_graph_t *g = sinew_session_graph(s);
+  sinew_plug_t p;
+  int rc = sinew_plug_parse(g, text, (sinew_node_t){0, 0}, &p);
+  if (rc == SINEW_OK) return cli_frozen_add(f, g, &p) ? -1 : 0;
+  if (rc != SINEW_ENOTFOUND) return 0;
+  const char *dot = strchr(text, '.');
+  size_t len = dot ? (size_t)(dot - text) : strlen(text);
+  char *name = malloc(len + 1);
+  if (!name) return -1;
+  memcpy(name, text, len);
+  name[len] = 0;
+  sinew_node_t node;
+  int found = sinew_node_find(g, name, &node);
+  free(name);
+  return found == SINEW_OK ? cli_frozen_add_node(f, g, node) : 0;
+}
+
 int cli_eval(int argc, char **argv) {
   cli_common_t c = {.sub = "eval", .print_to = stderr};
   const char **gets = calloc((size_t)argc, sizeof *gets);
@@ -269,7 +296,18 @@ int cli_eval(int argc, char **argv) {
       fprintf(stderr, "sinew eval: --frame %s: %s\n", frame_text, sinew_graph_errmsg(g));
       rc = CLI_FAIL;
     }
+    /* which of the plugs depend on node types sinew does not evaluate: warned about after the
+     * values, or with --strict an error before any is printed */
+    cli_frozen_t frozen = {0};
+    for (size_t k = 0; k < ngets && !rc && !cli_stop; k++)
+      if (frozen_of(s, gets[k], &frozen)) {
+        fprintf(stderr, "sinew eval: --get %s: out of memory\n", gets[k]);
+        rc = CLI_FAIL;
+      }
+    if (!rc && c.strict) rc = cli_frozen_report(&c, &frozen, g, "plugs read");
     for (size_t k = 0; k < ngets && !rc && !cli_stop; k++) rc = print_plug(s, gets[k]);
+    if (!c.strict && !cli_stop) cli_frozen_report(&c, &frozen, g, "plugs read");
+    cli_frozen_free(&frozen);
     /* a value an interrupted compute left stale is not trusted: the stop is the outcome */
     rc = cli_check_stop(&c, rc);
     cli_unload(&c, s);
@@ -459,6 +497,35 @@ static void print_placeholders(sinew_session_t *s) {
   free(names.s);
 }
 
+/* The share of the nodes of a type whose plug `attr` depends on placeholders, with the
+ * placeholder types responsible (how many of those nodes depend on each):
+ * "joints depending on placeholders: 12 of 40 (30.0%): parentConstraint 10, multiplyDivide 4".
+ * Meshes count when they are not intermediate objects (the ones `sinew run` writes). */
+static void print_frozen_share(sinew_graph_t *g, const char *type, const char *label, const char *attr) {
+  size_t n;
+  sinew_node_t *nodes = list_nodes(g, type, &n);
+  cli_frozen_t f = {0};
+  bool failed = false;
+  for (size_t k = 0; k < n && !failed; k++) {
+    sinew_plug_t p;
+    if (!strcmp(type, "mesh") && attr_double(g, nodes[k], "intermediateObject", 0) != 0) continue;
+    if (sinew_plug_parse_attr(g, nodes[k], attr, &p) == SINEW_OK) failed = cli_frozen_add(&f, g, &p) != 0;
+  }
+  free(nodes);
+  if (failed) {
+    printf("%s depending on placeholders: cannot tell: %s\n", label, sinew_graph_errmsg(g));
+    cli_frozen_free(&f);
+    return;
+  }
+  cli_frozen_sort(&f);
+  printf("%s depending on placeholders: %zu of %zu", label, f.frozen, f.plugs);
+  if (f.plugs) printf(" (%.1f%%)", 100.0 * (double)f.frozen / (double)f.plugs);
+  for (size_t k = 0; k < f.ntypes; k++)
+    printf("%s%s %zu", k ? ", " : ": ", sinew_node_type_name(f.types[k].type), f.types[k].plugs);
+  printf("\n");
+  cli_frozen_free(&f);
+}
+
 int cli_info(int argc, char **argv) {
   cli_common_t c = {.sub = "info", .print_to = stderr};
   int rc = parse_plain_args(&c, info_help, argc, argv);
@@ -486,6 +553,8 @@ int cli_info(int argc, char **argv) {
   print_skins(g);
   print_meshes(g);
   print_placeholders(s);
+  print_frozen_share(g, "joint", "joints", "worldMatrix[0]");
+  print_frozen_share(g, "mesh", "meshes", "worldMesh[0]");
   rc = cli_check_stop(&c, CLI_OK);
   cli_unload(&c, s);
   return rc;

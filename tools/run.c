@@ -31,6 +31,11 @@ static const char run_help[] =
     "                  object: points in the shape's own space, its outMesh\n"
     "  -q, -v, --strict, -h   as for every command (sinew --help)\n"
     "\n"
+    "A mesh whose points depend on nodes of a type sinew does not evaluate (placeholders)\n"
+    "is written from the values the file stored there; a warning names each such type\n"
+    "once with how many meshes it freezes. With --strict that is an error (exit 1) and\n"
+    "nothing is written.\n"
+    "\n"
     "A progress bar goes to stderr when it is a terminal; a summary line to stdout at the\n"
     "end. The script's print output goes to stdout.\n"
     "\n"
@@ -317,6 +322,24 @@ static int run_frames(run_opts_t *o, sinew_session_t *s, double load_seconds) {
     run_error(o, "out of memory");
     return CLI_FAIL;
   }
+  /* meshes that depend on node types sinew does not evaluate: warned about once per type, or
+   * with --strict an error before anything is written */
+  cli_frozen_t frozen = {0};
+  int status = CLI_OK;
+  for (size_t k = 0; k < nmeshes && !status; k++) {
+    sinew_plug_t p;
+    if (sinew_plug_parse_attr(g, meshes[k].node, o->object_space ? "outMesh" : "worldMesh[0]", &p) == SINEW_OK &&
+        cli_frozen_add(&frozen, g, &p)) {
+      run_error(o, "out of memory");
+      status = CLI_FAIL;
+    }
+  }
+  if (!status) status = cli_frozen_report(&o->common, &frozen, g, nmeshes == 1 ? "mesh written" : "meshes written");
+  cli_frozen_free(&frozen);
+  if (status) {
+    free_meshes(meshes, nmeshes);
+    return status;
+  }
   int err = make_dirs(o->out_dir);
   if (err) {
     run_error(o, "--out %s: %s", o->out_dir, strerror(err));
@@ -350,7 +373,6 @@ static int run_frames(run_opts_t *o, sinew_session_t *s, double load_seconds) {
   bool progress = o->progress = !o->common.quiet && isatty(STDERR_FILENO);
   double start = cli_now();
   size_t points = 0, written = 0, files = 0;
-  int status = CLI_OK;
   long frame = o->first, last_done = o->first;
   /* SIGINT, SIGTERM and --timeout (cli_stop) stop the run between files; the file being written
    * is discarded */

@@ -234,7 +234,10 @@ typedef int (*sinew_compute_fn)(sinew_compute_t *ctx, const sinew_plug_t *plug);
 enum sinew_node_type_flags {
   SINEW_NODE_TYPE_DAG = 1u << 0,      /* takes part in the parent/child hierarchy */
   SINEW_NODE_TYPE_ABSTRACT = 1u << 1, /* a base type that cannot be created */
-  SINEW_NODE_TYPE_PLACEHOLDER = 1u << 2 /* stands in for an unknown type read from a file */
+  /* Stands in for a type sinew does not evaluate (an unknown type read from a file): its nodes
+   * keep attributes and connections but compute nothing, and no value flows through their
+   * connections, so what depends on them keeps a stale value (sinew_plug_placeholders). */
+  SINEW_NODE_TYPE_PLACEHOLDER = 1u << 2
 };
 
 typedef struct sinew_node_type_desc {
@@ -660,6 +663,25 @@ SINEW_API void *sinew_data_mutable(sinew_data_t **data);
 /* Writes the graph (nodes with their connected plugs, connections, DAG parenting as dashed
  * edges) in Graphviz DOT form. */
 SINEW_API int sinew_graph_write_dot(sinew_graph_t *graph, FILE *out);
+
+/* The placeholder nodes (types flagged SINEW_NODE_TYPE_PLACEHOLDER) that plug's value depends on:
+ * the plug keeps a stale value when there is one, since a placeholder computes nothing and
+ * passes nothing on. Walks upstream along what a pull of the plug follows: the connection
+ * feeding the plug, an ancestor or a descendant of it (implicit DAG links included; plain
+ * message connections carry no value and are skipped), and for a computed attribute every input
+ * its type declares (all elements of an input array, as a pull). The walk stops at each
+ * placeholder it meets, so one behind another is not listed; a plug of a placeholder node
+ * depends on that node. Each node once, nearest first (fewest steps, then node slot order):
+ * fills up to cap handles (out may be NULL when cap is 0) and sets *out_count to the total.
+ * Costs one visit per plug and attribute upstream, each once however the graph branches or
+ * loops; the graph remembers what each walk found (until a connection is made or broken), so
+ * asking for many plugs walks each part once. SINEW_ESTALE / SINEW_ENOTFOUND for
+ * a bad plug, SINEW_ENOMEM; on failure out and *out_count are untouched. */
+SINEW_API int sinew_plug_placeholders(sinew_graph_t *graph, const sinew_plug_t *plug,
+                                      sinew_node_t *out, size_t cap, size_t *out_count);
+/* True when sinew_plug_placeholders would find at least one (it stops at the first). false
+ * also for a bad plug or out of memory, with the graph's error set. */
+SINEW_API bool sinew_plug_depends_on_placeholder(sinew_graph_t *graph, const sinew_plug_t *plug);
 
 #ifdef __cplusplus
 }
