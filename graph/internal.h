@@ -192,6 +192,66 @@ typedef struct sinew__src_entry {
   sinew__conn *head;
 } sinew__src_entry;
 
+/* ---- the change journal (graph/journal.c) ----------------------------------------------------
+ * A record holds the "other" state of one change: applying it swaps that state with the live
+ * one, so undo (reverse order) and redo (forward order) are the same code, and applying never
+ * allocates. What a record holds that is not live it owns, freed with the record. */
+enum {
+  SINEW__J_VALUE,     /* a leaf value and its SET bit (plug) */
+  SINEW__J_ELEM,      /* an array element made or removed (plug); held: out of the graph */
+  SINEW__J_FLAGS,     /* flag bits of a plug's slot under mask */
+  SINEW__J_NODE_LOCK, /* a node's lock */
+  SINEW__J_RENAME,    /* a node's name */
+  SINEW__J_CONN,      /* a connection made or broken; held: unlinked, owned by the record */
+  SINEW__J_DEAD       /* its node was deleted outside a transaction: the step cannot be applied */
+};
+enum { SINEW__JV_NUMBER, SINEW__JV_MATRIX, SINEW__JV_STRING, SINEW__JV_DATA };
+
+typedef struct sinew__rec {
+  uint8_t kind, vkind;
+  bool held;
+  uint32_t bits, mask;
+  sinew_plug_t plug; /* VALUE, ELEM, FLAGS: the plug; NODE_LOCK, RENAME: plug.node */
+  union {
+    double d;
+    sinew_mat4_t *m;
+    char *s;
+    sinew_data_t *data;
+    sinew__slot slot; /* ELEM: the element's subtree while held */
+    struct {
+      sinew__conn *c;
+      sinew__src_entry *entry; /* its source's index entry, when unlinking emptied it */
+      uint32_t src_pos, spos, dpos; /* positions in the source list and the nodes' lists */
+    } conn;
+    struct {
+      char *name;
+      sinew__name_entry *entry; /* the name's index entry, when no node had the name */
+    } ren;
+    bool locked;
+  } u;
+} sinew__rec;
+
+struct sinew_change {
+  sinew__rec *recs;
+  uint32_t n;
+  bool undone;
+  struct sinew_change *prev, *next; /* the graph's live steps */
+};
+
+typedef struct sinew__journal {
+  sinew__rec *recs;
+  uint32_t n, cap;
+  uint32_t *marks; /* record count at each open begin */
+  uint32_t depth, capmarks;
+  bool applying;
+  /* Permanent entries in the three indexes the records relink into, so a delete never frees
+   * a table and a re-add (with expansion off) never allocates. */
+  sinew__name_entry *sent_name;
+  sinew__conn *sent_conn;
+  sinew__src_entry *sent_src;
+  struct sinew_change *steps;
+} sinew__journal;
+
 typedef struct sinew__observer_entry {
   sinew_observer_t obs;
   int id;
@@ -227,6 +287,7 @@ struct sinew_graph {
   size_t computed_plugs;           /* computed attributes over all live nodes (queue bound) */
   int pushing;                     /* dirt is being propagated: hooks are running */
   atomic_int interrupt;            /* sinew_graph_interrupt, from any thread */
+  sinew__journal jr;
 };
 
 /* ---- helpers shared across files ---------------------------------------------------------- */
@@ -314,6 +375,42 @@ int sinew__pull(sinew_graph_t *g, const sinew_plug_t *p);
 
 /* Observers. */
 void sinew__notify_connect(sinew_graph_t *g, const sinew_plug_t *s, const sinew_plug_t *d, bool on);
+
+/* The journal. jon: changes are being recorded. jreserve makes room for k more records (call
+ * it after the checks, before the change); jpush then cannot fail. */
+static inline bool sinew__jon(const sinew_graph_t *g) { return g->jr.depth && !g->jr.applying; }
+int sinew__jreserve(sinew_graph_t *g, uint32_t k);
+sinew__rec *sinew__jpush(sinew_graph_t *g, int kind);
+/* Drops the records above mark without applying them (a failing call taking back its own). */
+void sinew__jtruncate(sinew_graph_t *g, uint32_t mark);
+/* Records the elements an ensure made (present in the graph now). */
+void sinew__jrec_created(sinew_graph_t *g, const sinew__created *made);
+/* Records a leaf value before it changes (copying it: the live slot keeps its storage). */
+int sinew__jrec_value_copy(sinew_graph_t *g, sinew__node *n, const sinew_plug_t *p);
+/* Refuses (SINEW_EUNSUPPORTED) a change the journal does not record yet, inside a transaction. */
+int sinew__jrefuse(sinew_graph_t *g, const char *what);
+void sinew__journal_forget_node(sinew_graph_t *g, uint32_t index);
+void sinew__journal_destroy(sinew_graph_t *g);
+/* Element take / put back without allocating or releasing (graph/slot.c). */
+void sinew__multi_take(const sinew_graph_t *g, const sinew__node *node, sinew__slot_path *path,
+                       uint32_t pos, sinew__slot *out);
+void sinew__multi_put(const sinew_graph_t *g, const sinew__node *node, sinew__slot_path *path,
+                      int32_t index, const sinew__slot *in);
+/* Connection relinking (graph/connect.c). unlink keeps the connection and an emptied source
+ * entry in r; link puts it back where r says. Neither allocates. */
+void sinew__conn_unlink_rec(sinew_graph_t *g, sinew__rec *r);
+void sinew__conn_link_rec(sinew_graph_t *g, sinew__rec *r);
+/* Node name swap (graph/node.c): gives the node r's name and keeps its current one in r. */
+void sinew__node_name_swap(sinew_graph_t *g, sinew__rec *r);
+/* Re-adds an element into a hash that has a permanent sentinel, with expansion off: no
+ * allocation, so it cannot fail (uthash allocates only for a new table or an expansion). */
+#define SINEW__HASH_READD(hh, head, keyptr, keylen, add)                   \
+  do {                                                                    \
+    unsigned ne_ = (head)->hh.tbl->noexpand;                              \
+    (head)->hh.tbl->noexpand = 1;                                         \
+    HASH_ADD_KEYPTR(hh, head, keyptr, keylen, add);                       \
+    (head)->hh.tbl->noexpand = ne_;                                       \
+  } while (0)
 
 /* Error helper that formats a plug into the message. */
 int sinew__errorv(sinew_graph_t *g, int status, const char *fmt, va_list ap);

@@ -81,6 +81,7 @@ static void node_free(sinew_graph_t *g, sinew__node *n) {
 
 void sinew_graph_destroy(sinew_graph_t *g) {
   if (!g) return;
+  sinew__journal_destroy(g); /* records first: they release through the nodes */
   for (uint32_t i = 0; i < g->nnodes; i++) {
     sinew__node *n = g->nodes[i];
     if (!n) continue;
@@ -115,6 +116,7 @@ void sinew_graph_destroy(sinew_graph_t *g) {
   }
   sinew__free(g->observers);
   sinew__free(g->work);
+  sinew__free(g->jr.sent_conn); /* in no list; its index went with HASH_CLEAR */
   sinew__types_destroy(g);
   sinew__free(g);
 }
@@ -469,10 +471,48 @@ static void name_unreserve(sinew_graph_t *g, const char *name) {
   sinew__free(e);
 }
 
+void sinew__node_name_swap(sinew_graph_t *g, sinew__rec *r) {
+  uint32_t index = r->plug.node.index;
+  sinew__node *n = g->nodes[index];
+  char *other = r->u.ren.name;
+  sinew__name_entry *eo = name_entry(g, other);
+  if (!eo) { /* the entry an earlier swap took out of the index */
+    eo = r->u.ren.entry;
+    r->u.ren.entry = NULL;
+    eo->first = 0;
+    SINEW__HASH_READD(hh, g->names, eo->name, strlen(eo->name), eo);
+  }
+  sinew__name_entry *e = name_entry(g, n->name);
+  if (e) {
+    for (uint32_t *link = &e->first; *link; link = &g->nodes[*link - 1]->name_next)
+      if (*link == index + 1) {
+        *link = n->name_next;
+        break;
+      }
+    if (!e->first) { /* kept for the swap back (the index has its sentinel: no table freed) */
+      HASH_DELETE(hh, g->names, e);
+      r->u.ren.entry = e;
+    }
+  }
+  char *cur = n->name;
+  n->name = other;
+  r->u.ren.name = cur;
+  n->name_next = eo->first;
+  eo->first = index + 1;
+  hint_release(g, cur);
+}
+
 /* Gives node index the name newname (owned by the caller until it succeeds). */
 static int name_change(sinew_graph_t *g, uint32_t index, char *newname) {
   sinew__node *n = g->nodes[index];
   if (name_reserve(g, newname)) return SINEW_ENOMEM;
+  if (sinew__jon(g)) { /* the caller reserved the record */
+    sinew__rec *r = sinew__jpush(g, SINEW__J_RENAME);
+    r->plug.node = (sinew_node_t){index, n->gen};
+    r->u.ren.name = newname;
+    sinew__node_name_swap(g, r);
+    return SINEW_OK;
+  }
   char *oldname = n->name;
   name_unlink(g, index);
   n->name = newname;
@@ -602,6 +642,7 @@ int sinew_node_set_parent(sinew_graph_t *g, sinew_node_t n, sinew_node_t parent)
   sinew__node *node = sinew__node_get(g, n);
   if (!node) return sinew_graph_set_error(g, SINEW_ESTALE, "parent: invalid node handle");
   if (sinew__check_mutable(g, "parent")) return SINEW_EINVAL;
+  if (sinew__jrefuse(g, "parent")) return SINEW_EUNSUPPORTED;
   if (!is_dag(node))
     return sinew_graph_set_error(g, SINEW_ETYPE, "parent: %s is not a DAG node", node->name);
   sinew__node *p = NULL;
@@ -721,6 +762,7 @@ int sinew_node_create_under(sinew_graph_t *g, const char *type, const char *name
                             sinew_node_t parent, sinew_node_t *out) {
   if (!g || !type) return SINEW_EINVAL;
   if (sinew__check_mutable(g, "createNode")) return SINEW_EINVAL;
+  if (sinew__jrefuse(g, "createNode")) return SINEW_EUNSUPPORTED;
   const sinew_node_type_t *t = sinew_find_node_type(g, type);
   if (!t) return sinew_graph_set_error(g, SINEW_ENOTFOUND, "createNode: unknown node type '%s'", type);
   if (t->flags & SINEW_NODE_TYPE_ABSTRACT)
@@ -804,6 +846,7 @@ int sinew_node_create_under(sinew_graph_t *g, const char *type, const char *name
 /* Deletes one node whose DAG children are already gone. */
 static void delete_one(sinew_graph_t *g, sinew_node_t h) {
   sinew__node *node = sinew__node_get(g, h);
+  sinew__journal_forget_node(g, h.index); /* undo steps that name it can no longer apply */
   notify_node(g, h, false);
   /* Destinations on other nodes keep the last value they had from this one. */
   while (node->nconns) {
@@ -854,6 +897,7 @@ int sinew_node_delete_many(sinew_graph_t *g, const sinew_node_t *nodes, size_t n
   for (size_t r = 0; r < n; r++)
     if (!sinew__node_get(g, nodes[r])) return sinew_graph_set_error(g, SINEW_ESTALE, "delete: invalid node handle");
   if (sinew__check_mutable(g, "delete")) return SINEW_EINVAL;
+  if (sinew__jrefuse(g, "delete")) return SINEW_EUNSUPPORTED;
   if (n == 0) return SINEW_OK;
   const char *first = sinew__node_get(g, nodes[0])->name;
   /* Collect each subtree breadth-first, skipping roots listed twice or inside another root's
@@ -934,6 +978,8 @@ int sinew_node_rename(sinew_graph_t *g, sinew_node_t n, const char *name) {
     return sinew_graph_set_error(g, SINEW_EINVAL, "rename %s: invalid name '%s'", node->name,
                                  name ? name : "");
   if (strcmp(name, node->name) == 0) return SINEW_OK;
+  if (sinew__jon(g) && sinew__jreserve(g, 1))
+    return sinew_graph_set_error(g, SINEW_ENOMEM, "rename %s: out of memory", node->name);
   char *newname = NULL;
   if (unique_name(g, name, node->type->name, is_dag(node), node->parent, node, &newname))
     return sinew_graph_set_error(g, SINEW_ENOMEM, "rename %s: out of memory", node->name);
@@ -951,6 +997,12 @@ int sinew_node_rename(sinew_graph_t *g, sinew_node_t n, const char *name) {
 int sinew_node_set_locked(sinew_graph_t *g, sinew_node_t n, bool locked) {
   sinew__node *node = sinew__node_get(g, n);
   if (!node) return sinew_graph_set_error(g, SINEW_ESTALE, "lockNode: invalid node handle");
+  if (sinew__jon(g)) {
+    if (sinew__jreserve(g, 1)) return sinew_graph_set_error(g, SINEW_ENOMEM, "lockNode: out of memory");
+    sinew__rec *r = sinew__jpush(g, SINEW__J_NODE_LOCK);
+    r->plug.node = n;
+    r->u.locked = node->locked;
+  }
   node->locked = locked;
   return SINEW_OK;
 }
@@ -1045,6 +1097,7 @@ int sinew_node_add_attr(sinew_graph_t *g, sinew_node_t n, const sinew_attr_desc_
   sinew__node *node = sinew__node_get(g, n);
   if (!node) return sinew_graph_set_error(g, SINEW_ESTALE, "addAttr: invalid node handle");
   if (sinew__check_mutable(g, "addAttr")) return SINEW_EINVAL;
+  if (sinew__jrefuse(g, "addAttr")) return SINEW_EUNSUPPORTED;
   if (!descs || !count) return sinew_graph_set_error(g, SINEW_EINVAL, "addAttr: nothing to add");
   for (size_t i = 0; i < count; i++)
     if (descs[i].name && sinew_node_attr(g, n, descs[i].name) != SINEW__NO_ATTR)
@@ -1130,6 +1183,7 @@ int sinew_node_rename_attr(sinew_graph_t *g, sinew_node_t n, uint32_t attr, cons
   sinew__node *node = sinew__node_get(g, n);
   if (!node) return sinew_graph_set_error(g, SINEW_ESTALE, "renameAttr: invalid node handle");
   if (sinew__check_mutable(g, "renameAttr")) return SINEW_EINVAL;
+  if (sinew__jrefuse(g, "renameAttr")) return SINEW_EUNSUPPORTED;
   if (attr < node->type->nattrs || attr >= sinew__node_nattrs(node))
     return sinew_graph_set_error(g, SINEW_EINVAL, "renameAttr: %s: only dynamic attributes can be renamed",
                                  node->name);
@@ -1173,6 +1227,7 @@ int sinew_node_remove_attr(sinew_graph_t *g, sinew_node_t n, uint32_t attr) {
   sinew__node *node = sinew__node_get(g, n);
   if (!node) return sinew_graph_set_error(g, SINEW_ESTALE, "deleteAttr: invalid node handle");
   if (sinew__check_mutable(g, "deleteAttr")) return SINEW_EINVAL;
+  if (sinew__jrefuse(g, "deleteAttr")) return SINEW_EUNSUPPORTED;
   if (attr < node->type->nattrs || attr >= sinew__node_nattrs(node))
     return sinew_graph_set_error(g, SINEW_EINVAL, "deleteAttr: %s: only dynamic attributes can be removed",
                                  node->name);
