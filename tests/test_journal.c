@@ -802,14 +802,15 @@ static void test_random(void **state) {
             assert_dump(dn, dump(g), "after a nested rollback", seed);
           } else {
             assert_int_equal(sinew_graph_commit(g), 0);
-            free(dn);
           }
+          free(dn);
         }
         random_op(g);
       }
       if (rnd(3) == 0) {
         assert_int_equal(sinew_graph_rollback(g), 0);
         assert_dump(d0, dump(g), "after rollback", seed);
+        free(d0);
         continue;
       }
       sinew_change_t *step;
@@ -881,11 +882,11 @@ static void test_alloc_failure(void **state) {
       if (rc) {
         if (rc != SINEW_ENOMEM) fail_msg("op %d at %ld: %s", which, n, sinew_graph_errmsg(g));
         assert_dump(d1, dump(g), "after a failed call", (unsigned)which);
-      } else {
-        free(d1);
       }
+      free(d1);
       assert_int_equal(sinew_graph_rollback(g), 0);
       assert_dump(d0, dump(g), "after rollback", (unsigned)which);
+      free(d0);
       sinew_graph_destroy(g);
       assert_int_equal(test_alloc_live(), 0);
       if (!rc && !hit) break;
@@ -917,6 +918,7 @@ static void test_alloc_failure(void **state) {
     if (rc) assert_int_equal(rc, SINEW_ENOMEM);
     if (step) assert_int_equal(sinew_change_undo(g, step), 0);
     assert_dump(d0, dump(g), "after begin/commit failure", 0);
+    free(d0);
     sinew_change_free(g, step);
     sinew_graph_destroy(g);
     assert_int_equal(test_alloc_live(), 0);
