@@ -203,6 +203,9 @@ enum {
   SINEW__J_NODE_LOCK, /* a node's lock */
   SINEW__J_RENAME,    /* a node's name */
   SINEW__J_CONN,      /* a connection made or broken; held: unlinked, owned by the record */
+  SINEW__J_PARENT,    /* a node's DAG parent and its position among the parent's children */
+  SINEW__J_ATTR_NAME, /* a dynamic attribute's long and/or short name (bits: 1 long, 2 short) */
+  SINEW__J_ATTR_DEL,  /* a dynamic attribute removed (plug.attr); held: removed, slot in u.slot */
   SINEW__J_DEAD       /* its node was deleted outside a transaction: the step cannot be applied */
 };
 enum { SINEW__JV_NUMBER, SINEW__JV_MATRIX, SINEW__JV_STRING, SINEW__JV_DATA };
@@ -228,6 +231,13 @@ typedef struct sinew__rec {
       sinew__name_entry *entry; /* the name's index entry, when no node had the name */
     } ren;
     bool locked;
+    struct {
+      sinew_node_t parent;
+      uint32_t pos;
+    } par;
+    struct {
+      char *name, *short_name;
+    } an;
   } u;
 } sinew__rec;
 
@@ -402,6 +412,10 @@ void sinew__conn_unlink_rec(sinew_graph_t *g, sinew__rec *r);
 void sinew__conn_link_rec(sinew_graph_t *g, sinew__rec *r);
 /* Node name swap (graph/node.c): gives the node r's name and keeps its current one in r. */
 void sinew__node_name_swap(sinew_graph_t *g, sinew__rec *r);
+/* The other parent / attribute names / removal a record holds, swapped in (graph/node.c). */
+void sinew__node_parent_swap(sinew_graph_t *g, sinew__rec *r);
+void sinew__attr_name_swap(sinew_graph_t *g, sinew__rec *r);
+void sinew__attr_del_swap(sinew_graph_t *g, sinew__rec *r);
 /* Re-adds an element into a hash that has a permanent sentinel, with expansion off: no
  * allocation, so it cannot fail (uthash allocates only for a new table or an expansion). */
 #define SINEW__HASH_READD(hh, head, keyptr, keylen, add)                   \

@@ -194,6 +194,9 @@ static void apply(sinew_graph_t *g, sinew__rec *r) {
       break;
     }
     case SINEW__J_RENAME: sinew__node_name_swap(g, r); break;
+    case SINEW__J_PARENT: sinew__node_parent_swap(g, r); break;
+    case SINEW__J_ATTR_NAME: sinew__attr_name_swap(g, r); break;
+    case SINEW__J_ATTR_DEL: sinew__attr_del_swap(g, r); break;
     case SINEW__J_CONN: {
       sinew_plug_t dst = r->u.conn.c->dst;
       if (r->held) {
@@ -236,6 +239,16 @@ static void rec_free(sinew_graph_t *g, sinew__rec *r) {
         sinew__free(r->u.conn.entry);
       }
       break;
+    case SINEW__J_ATTR_NAME:
+      if (r->bits & 1) sinew__free(r->u.an.name);
+      if (r->bits & 2) sinew__free(r->u.an.short_name);
+      break;
+    case SINEW__J_ATTR_DEL:
+      if (r->held) {
+        sinew__node *n = sinew__node_get(g, r->plug.node);
+        if (n) sinew__slot_release(g, n, sinew__attr_get(g, n, r->plug.attr), false, &r->u.slot);
+      }
+      break;
     default: break;
   }
   r->kind = SINEW__J_DEAD;
@@ -254,6 +267,7 @@ static bool rec_names(const sinew__rec *r, uint32_t index) {
   switch (r->kind) {
     case SINEW__J_DEAD: return false;
     case SINEW__J_CONN: return r->u.conn.c->src.node.index == index || r->u.conn.c->dst.node.index == index;
+    case SINEW__J_PARENT: return r->plug.node.index == index || (r->u.par.parent.gen && r->u.par.parent.index == index);
     default: return r->plug.node.index == index;
   }
 }

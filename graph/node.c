@@ -599,6 +599,33 @@ static void child_remove(sinew__node *parent, sinew_node_t child) {
     }
 }
 
+static uint32_t child_pos(const sinew__node *parent, sinew_node_t child) {
+  uint32_t i = 0;
+  while (i < parent->nchildren && parent->children[i].index != child.index) i++;
+  return i;
+}
+
+void sinew__node_parent_swap(sinew_graph_t *g, sinew__rec *r) {
+  sinew__node *node = sinew__node_get(g, r->plug.node);
+  if (!node) return;
+  sinew_node_t other_h = r->u.par.parent;
+  sinew__node *cur = sinew__node_get(g, node->parent), *other = sinew__node_get(g, other_h);
+  uint32_t pos = 0;
+  if (cur) {
+    pos = child_pos(cur, r->plug.node);
+    child_remove(cur, r->plug.node);
+  }
+  if (other) { /* it was there in this order before: the room is still there */
+    uint32_t at = r->u.par.pos < other->nchildren ? r->u.par.pos : other->nchildren;
+    memmove(&other->children[at + 1], &other->children[at], (other->nchildren - at) * sizeof *other->children);
+    other->children[at] = r->plug.node;
+    other->nchildren++;
+  }
+  r->u.par.parent = cur ? node->parent : (sinew_node_t){0, 0};
+  r->u.par.pos = pos;
+  node->parent = other ? other_h : (sinew_node_t){0, 0};
+}
+
 /* The implicit parent.out -> child.in plugs of a DAG link, if the type declares one. */
 static bool dag_link_plugs(sinew_graph_t *g, sinew_node_t child, sinew_node_t parent,
                            sinew_plug_t *src, sinew_plug_t *dst) {
@@ -642,7 +669,6 @@ int sinew_node_set_parent(sinew_graph_t *g, sinew_node_t n, sinew_node_t parent)
   sinew__node *node = sinew__node_get(g, n);
   if (!node) return sinew_graph_set_error(g, SINEW_ESTALE, "parent: invalid node handle");
   if (sinew__check_mutable(g, "parent")) return SINEW_EINVAL;
-  if (sinew__jrefuse(g, "parent")) return SINEW_EUNSUPPORTED;
   if (!is_dag(node))
     return sinew_graph_set_error(g, SINEW_ETYPE, "parent: %s is not a DAG node", node->name);
   sinew__node *p = NULL;
@@ -658,9 +684,13 @@ int sinew_node_set_parent(sinew_graph_t *g, sinew_node_t n, sinew_node_t parent)
   }
   sinew_node_t old = sinew_node_parent(g, n);
   if (old.gen == parent.gen && old.index == parent.index) return SINEW_OK;
-  /* Reserve and check everything that can fail before changing anything. */
-  if (p && sinew__reserve((void **)&p->children, &p->capchildren, p->nchildren + 1,
-                          sizeof *p->children))
+  /* Reserve and check everything that can fail before changing anything. The journal: the
+   * implicit link's records (elements, the destination's value, the link made and the one it
+   * replaces, or the link cut and the value it leaves), the parent, a rename. */
+  bool jon = sinew__jon(g);
+  if ((p && sinew__reserve((void **)&p->children, &p->capchildren, p->nchildren + 1,
+                           sizeof *p->children)) ||
+      (jon && sinew__jreserve(g, 4 * SINEW_PLUG_MAX_INDICES + 16)))
     return sinew_graph_set_error(g, SINEW_ENOMEM, "parent: out of memory");
   char *newname = NULL;
   if (name_taken(g, node->name, true, parent, false, node)) {
@@ -691,9 +721,17 @@ int sinew_node_set_parent(sinew_graph_t *g, sinew_node_t n, sinew_node_t parent)
     return rc;
   }
   sinew__node *oldp = sinew__node_get(g, old);
-  if (oldp) child_remove(oldp, n);
-  node->parent = p ? parent : (sinew_node_t){0, 0};
-  if (p) child_add(g, p, n); /* reserved above: cannot fail */
+  if (jon) { /* the swap does the move: out of the old parent, to the end of the new one */
+    sinew__rec *r = sinew__jpush(g, SINEW__J_PARENT);
+    r->plug.node = n;
+    r->u.par.parent = p ? parent : (sinew_node_t){0, 0};
+    r->u.par.pos = p ? p->nchildren : 0;
+    sinew__node_parent_swap(g, r);
+  } else {
+    if (oldp) child_remove(oldp, n);
+    node->parent = p ? parent : (sinew_node_t){0, 0};
+    if (p) child_add(g, p, n); /* reserved above: cannot fail */
+  }
   if (newname) name_change(g, n.index, newname); /* reserved above: cannot fail */
   return SINEW_OK;
 }
@@ -1179,11 +1217,26 @@ int sinew_node_add_attr(sinew_graph_t *g, sinew_node_t n, const sinew_attr_desc_
   return SINEW_OK;
 }
 
+void sinew__attr_name_swap(sinew_graph_t *g, sinew__rec *r) {
+  sinew__node *node = sinew__node_get(g, r->plug.node);
+  if (!node || r->plug.attr < node->type->nattrs) return;
+  sinew__attr *a = &node->dyn[r->plug.attr - node->type->nattrs];
+  if (r->bits & 1) {
+    char *t = a->name;
+    a->name = r->u.an.name;
+    r->u.an.name = t;
+  }
+  if (r->bits & 2) {
+    char *t = a->short_name;
+    a->short_name = r->u.an.short_name;
+    r->u.an.short_name = t;
+  }
+}
+
 int sinew_node_rename_attr(sinew_graph_t *g, sinew_node_t n, uint32_t attr, const char *name, bool short_name) {
   sinew__node *node = sinew__node_get(g, n);
   if (!node) return sinew_graph_set_error(g, SINEW_ESTALE, "renameAttr: invalid node handle");
   if (sinew__check_mutable(g, "renameAttr")) return SINEW_EINVAL;
-  if (sinew__jrefuse(g, "renameAttr")) return SINEW_EUNSUPPORTED;
   if (attr < node->type->nattrs || attr >= sinew__node_nattrs(node))
     return sinew_graph_set_error(g, SINEW_EINVAL, "renameAttr: %s: only dynamic attributes can be renamed",
                                  node->name);
@@ -1209,6 +1262,20 @@ int sinew_node_rename_attr(sinew_graph_t *g, sinew_node_t n, uint32_t attr, cons
   }
   strcpy(copy, name);
   if (copy2) strcpy(copy2, name);
+  if (sinew__jon(g)) { /* the record keeps the old names; the swap puts the new ones in */
+    if (sinew__jreserve(g, 1)) {
+      sinew__free(copy);
+      sinew__free(copy2);
+      return sinew_graph_set_error(g, SINEW_ENOMEM, "renameAttr: out of memory");
+    }
+    sinew__rec *r = sinew__jpush(g, SINEW__J_ATTR_NAME);
+    r->plug = sinew_plug_make(n, attr, 0, NULL);
+    r->bits = short_name ? 2 : both ? 3 : 1;
+    r->u.an.name = short_name ? NULL : copy;
+    r->u.an.short_name = short_name ? copy : copy2;
+    sinew__attr_name_swap(g, r);
+    return SINEW_OK;
+  }
   if (short_name) {
     sinew__free(a->short_name);
     a->short_name = copy;
@@ -1223,11 +1290,32 @@ int sinew_node_rename_attr(sinew_graph_t *g, sinew_node_t n, uint32_t attr, cons
   return SINEW_OK;
 }
 
+/* Removes (tombstones, keeping the slot in r) or restores dynamic attribute r->plug.attr and
+ * the attributes below it. */
+void sinew__attr_del_swap(sinew_graph_t *g, sinew__rec *r) {
+  sinew__node *node = sinew__node_get(g, r->plug.node);
+  if (!node || r->plug.attr < node->type->nattrs) return;
+  uint32_t base = node->type->nattrs, attr = r->plug.attr;
+  sinew__attr *a = &node->dyn[attr - base];
+  bool restore = r->held;
+  for (uint32_t i = 0; i < node->ndyn; i++)
+    for (uint32_t x = node->dyn[i].id; x != SINEW__NO_ATTR; x = node->dyn[x - base].parent)
+      if (x == attr) {
+        if (restore) node->dyn[i].flags &= ~(uint32_t)SINEW__ATTR_REMOVED;
+        else node->dyn[i].flags |= SINEW__ATTR_REMOVED;
+        break;
+      }
+  sinew__slot t = node->slots[a->slot_index];
+  node->slots[a->slot_index] = r->u.slot;
+  r->u.slot = t;
+  r->held = !restore;
+  if (restore) sinew__changed(g, &r->plug);
+}
+
 int sinew_node_remove_attr(sinew_graph_t *g, sinew_node_t n, uint32_t attr) {
   sinew__node *node = sinew__node_get(g, n);
   if (!node) return sinew_graph_set_error(g, SINEW_ESTALE, "deleteAttr: invalid node handle");
   if (sinew__check_mutable(g, "deleteAttr")) return SINEW_EINVAL;
-  if (sinew__jrefuse(g, "deleteAttr")) return SINEW_EUNSUPPORTED;
   if (attr < node->type->nattrs || attr >= sinew__node_nattrs(node))
     return sinew_graph_set_error(g, SINEW_EINVAL, "deleteAttr: %s: only dynamic attributes can be removed",
                                  node->name);
@@ -1239,11 +1327,20 @@ int sinew_node_remove_attr(sinew_graph_t *g, sinew_node_t n, uint32_t attr) {
   /* Break every connection inside it, then release its slot and tombstone the ids. */
   /* Either end may be inside it (both, for a connection from the node to itself). */
   sinew_plug_t whole = sinew_plug_make(n, attr, 0, NULL);
+  bool jon = sinew__jon(g); /* two records per connection broken, one for the removal */
+  if (jon && sinew__jreserve(g, 2 * node->nconns + 1))
+    return sinew_graph_set_error(g, SINEW_ENOMEM, "deleteAttr: out of memory");
   for (uint32_t i = node->nconns; i-- > 0;) {
     if (i >= node->nconns) continue; /* a disconnection shortened the list */
     sinew__conn *c = node->conns[i];
     if (sinew__plug_within(g, node, &c->src, &whole) || sinew__plug_within(g, node, &c->dst, &whole))
       sinew__disconnect_conn(g, c, true);
+  }
+  if (jon) {
+    sinew__rec *r = sinew__jpush(g, SINEW__J_ATTR_DEL);
+    r->plug = whole;
+    sinew__attr_del_swap(g, r);
+    return SINEW_OK;
   }
   sinew__slot_release(g, node, a, false, &node->slots[a->slot_index]);
   memset(&node->slots[a->slot_index], 0, sizeof node->slots[0]);

@@ -297,6 +297,9 @@ static char *dump(sinew_graph_t *g) {
           (sinew_plug_format(g, &n->conns[c]->dst, false, d, sizeof d), d));
     }
     put(&b, "\n");
+    for (uint32_t k = 0; k < n->ndyn; k++)
+      put(&b, "  dyn %u %s/%s%s\n", n->dyn[k].id, n->dyn[k].name, n->dyn[k].short_name ? n->dyn[k].short_name : "-",
+          (n->dyn[k].flags & SINEW__ATTR_REMOVED) ? " removed" : "");
     for (uint32_t id = 0; id < sinew__node_nattrs(n); id++) {
       const sinew__attr *a = sinew__attr_get(g, n, id);
       if (a->parent != SINEW__NO_ATTR || (a->flags & SINEW__ATTR_REMOVED)) continue;
@@ -590,7 +593,8 @@ static void test_refused(void **state) {
   assert_int_equal(sinew_graph_begin(g), 0);
   assert_int_equal(sinew_node_create(g, "add", "n", NULL), SINEW_EUNSUPPORTED);
   assert_int_equal(sinew_node_delete(g, a), SINEW_EUNSUPPORTED);
-  assert_int_equal(sinew_node_set_parent(g, y, x), SINEW_EUNSUPPORTED);
+  (void)x;
+  (void)y;
   sinew_attr_desc_t dyn = {.name = "extra", .type = SINEW_ATTR_DOUBLE, .flags = SINEW_ATTR_INPUT};
   assert_int_equal(sinew_node_add_attr(g, a, &dyn, 1), SINEW_EUNSUPPORTED);
   setd(g, "a.in", 8);
@@ -611,6 +615,75 @@ static void test_refused(void **state) {
   sinew_graph_destroy(g);
 }
 
+static void test_parent_and_attrs(void **state) {
+  (void)state;
+  sinew_graph_t *g = small_scene();
+  sinew_node_t r = mk(g, "xform", "r"), m, l, other = mk(g, "xform", "other"), p1 = mk(g, "xform", "p1");
+  sinew_node_t p2 = mk(g, "xform", "p2"), c1, c2, a;
+  assert_int_equal(sinew_node_create_under(g, "xform", "m", r, &m), 0);
+  assert_int_equal(sinew_node_create_under(g, "xform", "l", m, &l), 0);
+  assert_int_equal(sinew_node_create_under(g, "xform", "k", p1, &c1), 0);
+  assert_int_equal(sinew_node_create_under(g, "xform", "k", p2, &c2), 0);
+  assert_int_equal(sinew_node_find(g, "a", &a), 0);
+  setd(g, "r.lv", 1);
+  setd(g, "m.lv", 2);
+  setd(g, "other.lv", 10);
+  assert_true(getd(g, "l.wv[0]") == 3); /* l: 0 + m (2 + r (1)) */
+  sinew_attr_desc_t dyn[] = {
+      {.name = "dynA", .short_name = "dA", .type = SINEW_ATTR_DOUBLE, .flags = SINEW_ATTR_INPUT},
+      {.name = "dynC", .type = SINEW_ATTR_COMPOUND, .flags = SINEW_ATTR_INPUT},
+      {.name = "dynC1", .type = SINEW_ATTR_DOUBLE, .parent = "dynC", .flags = SINEW_ATTR_INPUT},
+      {.name = "dynC2", .type = SINEW_ATTR_STRING, .parent = "dynC", .flags = SINEW_ATTR_INPUT}};
+  assert_int_equal(sinew_node_add_attr(g, a, dyn, 4), 0);
+  setd(g, "a.dynC1", 4);
+  char *before = dump(g);
+  for (int as_step = 0; as_step < 2; as_step++) {
+    assert_int_equal(sinew_graph_begin(g), 0);
+    assert_int_equal(sinew_node_set_parent(g, l, other), 0); /* l: 0 + 10 */
+    assert_true(getd(g, "l.wv[0]") == 10);
+    /* m to the world: its parentValue keeps what r gave it (1), so m: 2 + 1 */
+    assert_int_equal(sinew_node_set_parent(g, m, (sinew_node_t){0, 0}), 0);
+    assert_true(getd(g, "m.wv[0]") == 3);
+    assert_int_equal(sinew_node_set_parent(g, r, other), 0);
+    assert_int_equal(sinew_node_set_parent(g, other, r), SINEW_ECYCLE);
+    assert_int_equal(sinew_node_set_parent(g, c2, p1), 0); /* next to p1|k: renamed */
+    assert_string_equal(sinew_node_name(g, c2), "k1");
+    setd(g, "a.dynA", 3);
+    conn(g, "a.dynA", "b.b", 0);
+    assert_true(getd(g, "b.out") == 1 + 3);
+    uint32_t da = sinew_node_attr(g, a, "dynA"), dc = sinew_node_attr(g, a, "dynC");
+    assert_int_equal(sinew_node_rename_attr(g, a, da, "renamedA", false), 0);
+    assert_int_equal(sinew_node_rename_attr(g, a, da, "rA", true), 0);
+    assert_int_equal(sinew_node_remove_attr(g, a, dc), 0);
+    assert_int_equal(sinew_node_attr(g, a, "dynC1"), SINEW__NO_ATTR);
+    assert_int_equal(sinew_node_remove_attr(g, a, da), 0); /* breaks a.dynA -> b.b: b.b keeps 3 */
+    assert_true(getd(g, "b.out") == 1 + 3);
+    if (!as_step) {
+      assert_int_equal(sinew_graph_rollback(g), 0);
+    } else {
+      sinew_change_t *step;
+      assert_int_equal(sinew_graph_commit_step(g, &step), 0);
+      char *after = dump(g);
+      assert_int_equal(sinew_change_undo(g, step), 0);
+      assert_dump(before, dump(g), "after undo", 0);
+      assert_int_equal(sinew_change_redo(g, step), 0);
+      assert_dump(after, dump(g), "after redo", 0);
+      assert_int_equal(sinew_change_undo(g, step), 0);
+      sinew_change_free(g, step);
+      free(after);
+    }
+    assert_true(getd(g, "l.wv[0]") == 3);
+    assert_true(getd(g, "b.out") == 1);
+    assert_string_equal(sinew_node_name(g, c2), "k");
+    assert_true(sinew_node_parent(g, c2).index == p2.index);
+    assert_true(getd(g, "a.dynC1") == 4);
+    assert_true(getd(g, "a.dA") == 0);
+    assert_dump(before, dump(g), as_step ? "after undo (final)" : "after rollback", 0);
+  }
+  free(before);
+  sinew_graph_destroy(g);
+}
+
 /* ---- random property test ----------------------------------------------------------------------- */
 
 static unsigned rng_state;
@@ -625,6 +698,8 @@ static const char *const ADDS[] = {"a0", "a1", "a2"};
 static const char *const SUMS[] = {"s0", "s1", "s2"};
 static const char *const XFS[] = {"x0", "x1", "x2", "x3"};
 
+static uint32_t D_A, D_C, D_C1; /* the dynamic attributes of a0 and a1 (same ids on both) */
+
 static sinew_graph_t *random_scene(void) {
   sinew_graph_t *g = new_graph();
   for (int i = 0; i < 3; i++) mk(g, "add", ADDS[i]);
@@ -634,8 +709,23 @@ static sinew_graph_t *random_scene(void) {
   assert_int_equal(sinew_node_set_parent(g, x[1], x[0]), 0);
   assert_int_equal(sinew_node_set_parent(g, x[2], x[0]), 0);
   assert_int_equal(sinew_node_set_parent(g, x[3], x[1]), 0);
+  sinew_attr_desc_t dyn[] = {
+      {.name = "dynA", .short_name = "dA", .type = SINEW_ATTR_DOUBLE, .flags = SINEW_ATTR_INPUT},
+      {.name = "dynC", .type = SINEW_ATTR_COMPOUND, .flags = SINEW_ATTR_INPUT},
+      {.name = "dynC1", .type = SINEW_ATTR_DOUBLE, .parent = "dynC", .flags = SINEW_ATTR_INPUT},
+      {.name = "dynC2", .type = SINEW_ATTR_DOUBLE, .parent = "dynC", .flags = SINEW_ATTR_INPUT}};
+  for (int i = 0; i < 2; i++) {
+    sinew_node_t a;
+    assert_int_equal(sinew_node_find(g, ADDS[i], &a), 0);
+    assert_int_equal(sinew_node_add_attr(g, a, dyn, 4), 0);
+    D_A = sinew_node_attr(g, a, "dynA");
+    D_C = sinew_node_attr(g, a, "dynC");
+    D_C1 = sinew_node_attr(g, a, "dynC1");
+  }
   conn(g, "a0.out", "a1.in", 0);
   conn(g, "a1.out", "s0.ins[2]", 0);
+  conn(g, "a0.dynA", "a1.dynC1", 0);
+  setd(g, "a0.dynC1", 0.5);
   setd(g, "a0.in", 1.5);
   setd(g, "s1.ins[0]", 2);
   return g;
@@ -652,7 +742,10 @@ static sinew_plug_t rplug_in(sinew_graph_t *g) {
   uint32_t k = rnd(10);
   sinew_node_t n = node_at(g, k);
   int32_t idx[2] = {(int32_t)rnd(5), (int32_t)rnd(4)};
-  if (k < 3) return sinew_plug_make(n, rnd(2) ? A_IN : A_BIAS, 0, NULL);
+  if (k < 3) {
+    static const uint32_t *const ids[] = {&A_IN, &A_BIAS, &D_A, &D_C1, &D_C};
+    return sinew_plug_make(n, *ids[rnd(5)], 0, NULL); /* a2 has no dynamic ones: refused */
+  }
   if (k < 6) {
     switch (rnd(6)) {
       case 0: return sinew_plug_make(n, S_INS, 1, idx);
@@ -699,31 +792,37 @@ static bool pick_conn(void *ud, const sinew_connection_t *c) {
 static const char *const NAMES[] = {"a0", "s1", "foo", "foo#", "add#", "x", "node1", "n#"};
 
 /* One random graph call (its result does not matter: a refused call must change nothing). */
+static long ok_calls[20], all_calls[20];
+static void ok_count(int k, int rc) {
+  all_calls[k]++;
+  if (rc == 0) ok_calls[k]++;
+}
+
 static void random_op(sinew_graph_t *g) {
   sinew_plug_t p;
-  switch (rnd(16)) {
+  switch (rnd(18)) {
     case 0:
     case 1:
     case 2: {
       p = rplug_in(g);
       double v = (double)((int)rnd(13) - 6) / 2;
       if (p.attr == S_VEC && g->nodes[p.node.index]->type == sinew_find_node_type(g, "sum"))
-        sinew_set_doubles(g, &p, (double[]){v, v + 1, v - 1}, 1 + rnd(3));
-      else sinew_set_double(g, &p, v);
+        ok_count(0, sinew_set_doubles(g, &p, (double[]){v, v + 1, v - 1}, 1 + rnd(3)));
+      else ok_count(1, sinew_set_double(g, &p, v));
       break;
     }
     case 3: {
       sinew_node_t n = node_at(g, 3 + rnd(3));
       p = sinew_plug_make(n, S_MAT, 0, NULL);
       sinew_mat4_t m = {{{1, 0, 0, 0}, {0, 1, 0, 0}, {0, 0, 1, 0}, {(double)rnd(9), 1, 2, 1}}};
-      sinew_set_matrix(g, &p, &m);
+      ok_count(2, sinew_set_matrix(g, &p, &m));
       break;
     }
     case 4: {
       sinew_node_t n = node_at(g, 3 + rnd(3));
       p = sinew_plug_make(n, S_LABEL, 0, NULL);
       static const char *const L[] = {"one", "two", NULL, ""};
-      sinew_set_string(g, &p, L[rnd(4)]);
+      ok_count(3, sinew_set_string(g, &p, L[rnd(4)]));
       break;
     }
     case 5: {
@@ -736,44 +835,58 @@ static void random_op(sinew_graph_t *g) {
         int32_t o = (int32_t)rnd(3);
         p = sinew_plug_make(n, S_W, 1, &o);
       }
-      sinew_set_double_elements(g, &p, idx, v, 3);
+      ok_count(4, sinew_set_double_elements(g, &p, idx, v, 3));
       break;
     }
     case 6:
     case 7:
     case 8: {
       sinew_plug_t s = rplug_out(g), d = rplug_in(g);
-      sinew_connect(g, &s, &d, rnd(2) ? SINEW_CONNECT_FORCE : 0, NULL);
+      ok_count(5, sinew_connect(g, &s, &d, rnd(2) ? SINEW_CONNECT_FORCE : 0, NULL));
       break;
     }
     case 9: {
       pick pk = {.want = rnd(8)};
       sinew_foreach_connection(g, (sinew_node_t){0, 0}, false, pick_conn, &pk);
-      if (pk.seen > pk.want) sinew_disconnect(g, &pk.c.src, &pk.c.dst);
+      if (pk.seen > pk.want) ok_count(6, sinew_disconnect(g, &pk.c.src, &pk.c.dst));
       break;
     }
     case 10: {
       sinew_node_t n = node_at(g, 3 + rnd(3));
       int32_t i = (int32_t)rnd(5);
       p = sinew_plug_make(n, rnd(2) ? S_INS : S_WL, 1, &i);
-      sinew_plug_remove_element(g, &p);
+      ok_count(7, sinew_plug_remove_element(g, &p));
       break;
     }
-    case 11: sinew_node_rename(g, node_at(g, rnd(10)), NAMES[rnd(8)]); break;
-    case 12: sinew_node_set_locked(g, node_at(g, rnd(10)), rnd(4) == 0); break;
+    case 11: ok_count(8, sinew_node_rename(g, node_at(g, rnd(10)), NAMES[rnd(8)])); break;
+    case 12: ok_count(9, sinew_node_set_locked(g, node_at(g, rnd(10)), rnd(4) == 0)); break;
     case 13:
       p = rplug_in(g);
-      if (rnd(3) == 0) sinew_plug_set_locked(g, &p, rnd(2));
-      else if (rnd(2)) sinew_plug_set_keyable(g, &p, rnd(2));
-      else sinew_plug_set_channel_box(g, &p, rnd(2));
+      if (rnd(3) == 0) ok_count(10, sinew_plug_set_locked(g, &p, rnd(2)));
+      else if (rnd(2)) ok_count(11, sinew_plug_set_keyable(g, &p, rnd(2)));
+      else ok_count(12, sinew_plug_set_channel_box(g, &p, rnd(2)));
       break;
+    case 16: {
+      sinew_node_t x = node_at(g, 6 + rnd(4));
+      sinew_node_t par = rnd(5) == 0 ? (sinew_node_t){0, 0} : node_at(g, 6 + rnd(4));
+      ok_count(14, sinew_node_set_parent(g, x, par));
+      break;
+    }
+    case 17: {
+      static const char *const AN[] = {"dynA", "dynB", "q", "dA", "dynC1", "bad name"};
+      sinew_node_t a = node_at(g, rnd(3));
+      uint32_t id = rnd(2) ? D_A : rnd(2) ? D_C : D_C1;
+      if (rnd(3) == 0) ok_count(15, sinew_node_remove_attr(g, a, id));
+      else ok_count(16, sinew_node_rename_attr(g, a, id, AN[rnd(6)], rnd(3) == 0));
+      break;
+    }
     case 14: /* refused inside a transaction */
       assert_int_equal(sinew_node_create(g, "add", NULL, NULL), SINEW_EUNSUPPORTED);
       assert_int_equal(sinew_node_delete(g, node_at(g, rnd(10))), SINEW_EUNSUPPORTED);
       break;
     default: {
       sinew_plug_t s = rplug_out(g), d = rplug_in(g);
-      sinew_disconnect(g, &s, &d); /* mostly not connected: refused */
+      ok_count(13, sinew_disconnect(g, &s, &d)); /* mostly not connected: refused */
       break;
     }
   }
@@ -832,7 +945,12 @@ static void test_random(void **state) {
     }
     sinew_graph_destroy(g);
   }
-  print_message("random: %u seeds, %ld calls\n", seeds, ops);
+  print_message("random: %u seeds, %ld calls; succeeded per kind:", seeds, ops);
+  for (int k = 0; k < 17; k++) {
+    print_message(" %ld/%ld", ok_calls[k], all_calls[k]);
+    assert_true(ok_calls[k] > 0); /* every kind of call really changed the graph sometimes */
+  }
+  print_message("\n");
 }
 
 /* ---- allocation failure ---------------------------------------------------------------------- */
@@ -859,14 +977,18 @@ static int fault_op(sinew_graph_t *g, int which) {
     case 10: return sinew_node_rename(g, node_at(g, 0), "brandNew");
     case 11: return sinew_node_rename(g, node_at(g, 1), "a#");
     case 12: return sinew_node_set_locked(g, node_at(g, 2), true);
-    default: p = P(g, "s2.vec"); return sinew_set_doubles(g, &p, (double[]){1, 2, 3}, 3);
+    case 13: p = P(g, "s2.vec"); return sinew_set_doubles(g, &p, (double[]){1, 2, 3}, 3);
+    case 14: return sinew_node_set_parent(g, node_at(g, 9), node_at(g, 6)); /* x3 from x1 to x0 */
+    case 15: return sinew_node_set_parent(g, node_at(g, 7), (sinew_node_t){0, 0}); /* x1 to the world */
+    case 16: return sinew_node_rename_attr(g, node_at(g, 0), D_A, "other", false);
+    default: return sinew_node_remove_attr(g, node_at(g, 0), D_A); /* a0.dynA -> a1.dynC1 breaks */
   }
 }
 
 static void test_alloc_failure(void **state) {
   (void)state;
   test_alloc_install();
-  for (int which = 0; which < 14; which++) {
+  for (int which = 0; which < 18; which++) {
     for (long n = 1;; n++) {
       sinew_graph_t *g = random_scene();
       char *d0 = dump(g);
@@ -931,7 +1053,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_values),   cmocka_unit_test(test_connections),
       cmocka_unit_test(test_flags_and_names), cmocka_unit_test(test_nested),
-      cmocka_unit_test(test_refused),  cmocka_unit_test(test_random),
+      cmocka_unit_test(test_refused),  cmocka_unit_test(test_parent_and_attrs),
+      cmocka_unit_test(test_random),
       cmocka_unit_test(test_alloc_failure),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
