@@ -206,6 +206,7 @@ enum {
   SINEW__J_PARENT,    /* a node's DAG parent and its position among the parent's children */
   SINEW__J_ATTR_NAME, /* a dynamic attribute's long and/or short name (bits: 1 long, 2 short) */
   SINEW__J_ATTR_DEL,  /* a dynamic attribute removed (plug.attr); held: removed, slot in u.slot */
+  SINEW__J_NODE,      /* a node created or deleted; held: detached (not live), owned by the record */
   SINEW__J_DEAD       /* its node was deleted outside a transaction: the step cannot be applied */
 };
 enum { SINEW__JV_NUMBER, SINEW__JV_MATRIX, SINEW__JV_STRING, SINEW__JV_DATA };
@@ -238,6 +239,10 @@ typedef struct sinew__rec {
     struct {
       char *name, *short_name;
     } an;
+    struct {
+      sinew__name_entry *entry; /* its name's index entry, when detaching emptied it */
+      uint32_t pos;             /* its place among its parent's children */
+    } nd;
   } u;
 } sinew__rec;
 
@@ -416,6 +421,15 @@ void sinew__node_name_swap(sinew_graph_t *g, sinew__rec *r);
 void sinew__node_parent_swap(sinew_graph_t *g, sinew__rec *r);
 void sinew__attr_name_swap(sinew_graph_t *g, sinew__rec *r);
 void sinew__attr_del_swap(sinew_graph_t *g, sinew__rec *r);
+/* Detaches a live node (it stays allocated, its index and generation kept) or attaches it back
+ * (bits: 1 while its creation is still under way, when the swap does nothing). */
+void sinew__node_detach_swap(sinew_graph_t *g, sinew__rec *r);
+/* Frees a detached node for good: the type's destroy, the slot index back to the free list. */
+void sinew__node_free_detached(sinew_graph_t *g, sinew__rec *r);
+/* The node of h, live or detached, while its storage exists (for freeing records). */
+sinew__node *sinew__node_any(const sinew_graph_t *g, sinew_node_t h);
+/* Applies the records above mark backwards and drops them (a call undoing its own steps). */
+void sinew__jundo_to(sinew_graph_t *g, uint32_t mark);
 /* Re-adds an element into a hash that has a permanent sentinel, with expansion off: no
  * allocation, so it cannot fail (uthash allocates only for a new table or an expansion). */
 #define SINEW__HASH_READD(hh, head, keyptr, keylen, add)                   \

@@ -197,6 +197,7 @@ static void apply(sinew_graph_t *g, sinew__rec *r) {
     case SINEW__J_PARENT: sinew__node_parent_swap(g, r); break;
     case SINEW__J_ATTR_NAME: sinew__attr_name_swap(g, r); break;
     case SINEW__J_ATTR_DEL: sinew__attr_del_swap(g, r); break;
+    case SINEW__J_NODE: sinew__node_detach_swap(g, r); break;
     case SINEW__J_CONN: {
       sinew_plug_t dst = r->u.conn.c->dst;
       if (r->held) {
@@ -220,9 +221,10 @@ static void rec_free(sinew_graph_t *g, sinew__rec *r) {
       else if (r->vkind == SINEW__JV_STRING) sinew__free(r->u.s);
       else if (r->vkind == SINEW__JV_DATA) sinew_data_unref(r->u.data);
       break;
+    case SINEW__J_NODE: sinew__node_free_detached(g, r); break;
     case SINEW__J_ELEM:
       if (r->held) {
-        sinew__node *n = sinew__node_get(g, r->plug.node);
+        sinew__node *n = sinew__node_any(g, r->plug.node);
         if (n) sinew__slot_release(g, n, sinew__attr_get(g, n, r->plug.attr), true, &r->u.slot);
       }
       break;
@@ -245,7 +247,7 @@ static void rec_free(sinew_graph_t *g, sinew__rec *r) {
       break;
     case SINEW__J_ATTR_DEL:
       if (r->held) {
-        sinew__node *n = sinew__node_get(g, r->plug.node);
+        sinew__node *n = sinew__node_any(g, r->plug.node);
         if (n) sinew__slot_release(g, n, sinew__attr_get(g, n, r->plug.attr), false, &r->u.slot);
       }
       break;
@@ -254,8 +256,13 @@ static void rec_free(sinew_graph_t *g, sinew__rec *r) {
   r->kind = SINEW__J_DEAD;
 }
 
+/* Nodes go last: a record of a value, element or attribute of a node releases through the
+ * node's attribute table, which a dead node's record frees with the node. */
 static void free_range(sinew_graph_t *g, sinew__rec *recs, uint32_t from, uint32_t to) {
-  for (uint32_t i = to; i-- > from;) rec_free(g, &recs[i]);
+  for (uint32_t i = to; i-- > from;)
+    if (recs[i].kind != SINEW__J_NODE) rec_free(g, &recs[i]);
+  for (uint32_t i = to; i-- > from;)
+    if (recs[i].kind == SINEW__J_NODE) rec_free(g, &recs[i]);
 }
 
 void sinew__jtruncate(sinew_graph_t *g, uint32_t mark) {
@@ -267,6 +274,7 @@ static bool rec_names(const sinew__rec *r, uint32_t index) {
   switch (r->kind) {
     case SINEW__J_DEAD: return false;
     case SINEW__J_CONN: return r->u.conn.c->src.node.index == index || r->u.conn.c->dst.node.index == index;
+    case SINEW__J_NODE: return r->plug.node.index == index;
     case SINEW__J_PARENT: return r->plug.node.index == index || (r->u.par.parent.gen && r->u.par.parent.index == index);
     default: return r->plug.node.index == index;
   }
@@ -373,15 +381,19 @@ int sinew_graph_commit(sinew_graph_t *g) {
   return SINEW_OK;
 }
 
+void sinew__jundo_to(sinew_graph_t *g, uint32_t mark) {
+  bool was = g->jr.applying;
+  g->jr.applying = true;
+  for (uint32_t i = g->jr.n; i-- > mark;) apply(g, &g->jr.recs[i]);
+  g->jr.applying = was;
+  sinew__jtruncate(g, mark); /* the records now hold the changes taken back */
+}
+
 int sinew_graph_rollback(sinew_graph_t *g) {
   if (!g) return SINEW_EINVAL;
   if (!g->jr.depth) return sinew_graph_set_error(g, SINEW_EINVAL, "rollback: no transaction is open");
   if (sinew__check_mutable(g, "rollback")) return SINEW_EINVAL;
-  uint32_t mark = g->jr.marks[g->jr.depth - 1];
-  g->jr.applying = true;
-  for (uint32_t i = g->jr.n; i-- > mark;) apply(g, &g->jr.recs[i]);
-  g->jr.applying = false;
-  sinew__jtruncate(g, mark); /* the records now hold the changes taken back */
+  sinew__jundo_to(g, g->jr.marks[g->jr.depth - 1]);
   g->jr.depth--;
   return SINEW_OK;
 }

@@ -792,6 +792,90 @@ static void notify_node(sinew_graph_t *g, sinew_node_t n, bool added) {
   g->pushing--;
 }
 
+sinew__node *sinew__node_any(const sinew_graph_t *g, sinew_node_t h) {
+  if (!g || h.gen == 0 || h.index >= g->nnodes) return NULL;
+  sinew__node *node = g->nodes[h.index];
+  return node && node->gen == h.gen && node->slots ? node : NULL;
+}
+
+void sinew__node_detach_swap(sinew_graph_t *g, sinew__rec *r) {
+  if (r->bits & 1) return; /* its creation is under way */
+  uint32_t index = r->plug.node.index;
+  sinew__node *n = sinew__node_any(g, r->plug.node);
+  if (!n) return;
+  sinew_node_t h = r->plug.node;
+  if (!r->held) { /* detach: what delete_one does, keeping the node, its index and generation */
+    notify_node(g, h, false);
+    sinew__node *p = sinew__node_get(g, n->parent);
+    if (p) {
+      r->u.nd.pos = child_pos(p, h);
+      child_remove(p, h);
+    }
+    hint_release(g, n->name);
+    sinew__name_entry *e = name_entry(g, n->name);
+    if (e) {
+      for (uint32_t *link = &e->first; *link; link = &g->nodes[*link - 1]->name_next)
+        if (*link == index + 1) {
+          *link = n->name_next;
+          break;
+        }
+      n->name_next = 0;
+      if (!e->first) {
+        HASH_DELETE(hh, g->names, e);
+        r->u.nd.entry = e;
+      }
+    }
+    /* out of the creation order, keeping its neighbours to go back between them */
+    if (n->order_prev) g->nodes[n->order_prev - 1]->order_next = n->order_next;
+    else g->order_head = n->order_next;
+    if (n->order_next) g->nodes[n->order_next - 1]->order_prev = n->order_prev;
+    else g->order_tail = n->order_prev;
+    n->live = false;
+    g->live_nodes--;
+    g->computed_plugs -= n->type->ncomputed;
+    r->held = true;
+    return;
+  }
+  n->live = true;
+  g->live_nodes++;
+  g->computed_plugs += n->type->ncomputed;
+  if (n->order_prev) g->nodes[n->order_prev - 1]->order_next = index + 1;
+  else g->order_head = index + 1;
+  if (n->order_next) g->nodes[n->order_next - 1]->order_prev = index + 1;
+  else g->order_tail = index + 1;
+  sinew__name_entry *e = name_entry(g, n->name);
+  if (!e) {
+    e = r->u.nd.entry;
+    r->u.nd.entry = NULL;
+    e->first = 0;
+    SINEW__HASH_READD(hh, g->names, e->name, strlen(e->name), e);
+  }
+  n->name_next = e->first;
+  e->first = index + 1;
+  sinew__node *p = sinew__node_get(g, n->parent);
+  if (p) { /* its place is still there: children lists never shrink */
+    uint32_t at = r->u.nd.pos < p->nchildren ? r->u.nd.pos : p->nchildren;
+    memmove(&p->children[at + 1], &p->children[at], (p->nchildren - at) * sizeof *p->children);
+    p->children[at] = h;
+    p->nchildren++;
+  }
+  r->held = false;
+  notify_node(g, h, true);
+}
+
+void sinew__node_free_detached(sinew_graph_t *g, sinew__rec *r) {
+  if (r->u.nd.entry) {
+    sinew__free(r->u.nd.entry->name);
+    sinew__free(r->u.nd.entry);
+    r->u.nd.entry = NULL;
+  }
+  sinew__node *n = sinew__node_any(g, r->plug.node);
+  if (!r->held || !n || n->live) return;
+  if (n->type->destroy) n->type->destroy(g, r->plug.node, n->state);
+  node_release(g, n); /* the tombstone keeps the generation */
+  g->free_slots[g->nfree++] = r->plug.node.index; /* reserved when it was created */
+}
+
 int sinew_node_create(sinew_graph_t *g, const char *type, const char *name, sinew_node_t *out) {
   return sinew_node_create_under(g, type, name, (sinew_node_t){0, 0}, out);
 }
@@ -800,7 +884,6 @@ int sinew_node_create_under(sinew_graph_t *g, const char *type, const char *name
                             sinew_node_t parent, sinew_node_t *out) {
   if (!g || !type) return SINEW_EINVAL;
   if (sinew__check_mutable(g, "createNode")) return SINEW_EINVAL;
-  if (sinew__jrefuse(g, "createNode")) return SINEW_EUNSUPPORTED;
   const sinew_node_type_t *t = sinew_find_node_type(g, type);
   if (!t) return sinew_graph_set_error(g, SINEW_ENOTFOUND, "createNode: unknown node type '%s'", type);
   if (t->flags & SINEW_NODE_TYPE_ABSTRACT)
@@ -830,6 +913,9 @@ int sinew_node_create_under(sinew_graph_t *g, const char *type, const char *name
   if (!rc && p && sinew__reserve((void **)&p->children, &p->capchildren, p->nchildren + 1,
                                  sizeof *p->children))
     rc = SINEW_ENOMEM;
+  /* journal: the node's record and the implicit link's (init reserves what it records) */
+  bool jon = sinew__jon(g);
+  if (!rc && jon && sinew__jreserve(g, 4 * SINEW_PLUG_MAX_INDICES + 16)) rc = SINEW_ENOMEM;
   uint32_t index = 0;
   if (!rc) rc = index_alloc(g, &index);
   if (rc) {
@@ -845,6 +931,14 @@ int sinew_node_create_under(sinew_graph_t *g, const char *type, const char *name
   node->live = true;
   sinew_node_t h = {index, node->gen};
   rc = name_link(g, index);
+  /* The node's record comes first (undone last), marked as under way until the node is whole;
+   * what the DAG link and init record follows it. */
+  uint32_t jmark = g->jr.n;
+  if (!rc && jon) {
+    sinew__rec *r = sinew__jpush(g, SINEW__J_NODE);
+    r->plug.node = h;
+    r->bits = 1;
+  }
   if (!rc && p) {
     node->parent = parent;
     child_add(g, p, h);
@@ -860,7 +954,12 @@ int sinew_node_create_under(sinew_graph_t *g, const char *type, const char *name
     snprintf(msg, sizeof msg, "createNode %s: %s", type,
              g->errcode == rc ? g->errmsg : sinew_strerror(rc));
     /* Whatever init connected goes with the node (nothing keeps a value from a node that never
-     * was), the DAG link included. */
+     * was), the DAG link included. Journaled, the records made since the node's take it back. */
+    if (jon && g->jr.n > jmark) {
+      sinew__jundo_to(g, jmark + 1);
+      g->jr.n = jmark; /* the node's own record, under way: it owns nothing */
+      node = g->nodes[index];
+    }
     while (node->nconns) sinew__disconnect_conn(g, node->conns[node->nconns - 1], false);
     if (p) child_remove(p, h);
     hint_release(g, node->name);
@@ -876,6 +975,7 @@ int sinew_node_create_under(sinew_graph_t *g, const char *type, const char *name
   g->order_tail = index + 1;
   g->live_nodes++;
   g->computed_plugs += t->ncomputed;
+  if (jon) g->jr.recs[jmark].bits = 0; /* whole now: undo detaches it */
   notify_node(g, h, true);
   if (out) *out = h;
   return SINEW_OK;
@@ -884,6 +984,16 @@ int sinew_node_create_under(sinew_graph_t *g, const char *type, const char *name
 /* Deletes one node whose DAG children are already gone. */
 static void delete_one(sinew_graph_t *g, sinew_node_t h) {
   sinew__node *node = sinew__node_get(g, h);
+  if (sinew__jon(g)) { /* detached, kept by its record: the connections go as their own records */
+    while (node->nconns) {
+      sinew__conn *c = node->conns[node->nconns - 1];
+      sinew__disconnect_conn(g, c, sinew__node_get(g, c->dst.node) != node);
+    }
+    sinew__rec *r = sinew__jpush(g, SINEW__J_NODE);
+    r->plug.node = h;
+    sinew__node_detach_swap(g, r);
+    return;
+  }
   sinew__journal_forget_node(g, h.index); /* undo steps that name it can no longer apply */
   notify_node(g, h, false);
   /* Destinations on other nodes keep the last value they had from this one. */
@@ -935,7 +1045,6 @@ int sinew_node_delete_many(sinew_graph_t *g, const sinew_node_t *nodes, size_t n
   for (size_t r = 0; r < n; r++)
     if (!sinew__node_get(g, nodes[r])) return sinew_graph_set_error(g, SINEW_ESTALE, "delete: invalid node handle");
   if (sinew__check_mutable(g, "delete")) return SINEW_EINVAL;
-  if (sinew__jrefuse(g, "delete")) return SINEW_EUNSUPPORTED;
   if (n == 0) return SINEW_OK;
   const char *first = sinew__node_get(g, nodes[0])->name;
   /* Collect each subtree breadth-first, skipping roots listed twice or inside another root's
@@ -972,6 +1081,12 @@ int sinew_node_delete_many(sinew_graph_t *g, const sinew_node_t *nodes, size_t n
     }
   }
   sinew__free(mark);
+  bool jon = sinew__jon(g);
+  if (!rc && jon) { /* two records per connection broken, one per node */
+    uint64_t need = 0;
+    for (uint32_t i = 0; i < count; i++) need += 2u * sinew__node_get(g, list[i])->nconns + 1;
+    if (need > UINT32_MAX / 4 || sinew__jreserve(g, (uint32_t)need)) rc = SINEW_ENOMEM;
+  }
   if (rc) {
     sinew__free(list);
     return rc == SINEW_ENOMEM ? sinew_graph_set_error(g, SINEW_ENOMEM, "delete %s: out of memory", first) : rc;

@@ -118,6 +118,34 @@ static const sinew_attr_desc_t xform_attrs[] = {
     {.name = "worldValue", .short_name = "wv", .type = SINEW_ATTR_DOUBLE, .flags = SINEW_ATTR_OUTPUT | SINEW_ATTR_ARRAY}};
 static const sinew_affects_t xform_affects[] = {{"localValue", "worldValue"}, {"parentValue", "worldValue"}};
 
+/* "counted": init and destroy counted, to see when they run. */
+static int inits, destroys, added_events, removed_events;
+static int counted_init(sinew_graph_t *g, sinew_node_t n, void *st) {
+  (void)g;
+  (void)n;
+  *(int *)st = 42;
+  inits++;
+  return SINEW_OK;
+}
+static void counted_destroy(sinew_graph_t *g, sinew_node_t n, void *st) {
+  (void)g;
+  (void)n;
+  assert_int_equal(*(int *)st, 42); /* its state survived */
+  destroys++;
+}
+static const sinew_attr_desc_t counted_attrs[] = {
+    {.name = "value", .short_name = "v", .type = SINEW_ATTR_DOUBLE, .flags = SINEW_ATTR_INPUT}};
+static void on_added(void *ud, sinew_node_t n) {
+  (void)ud;
+  (void)n;
+  added_events++;
+}
+static void on_removed(void *ud, sinew_node_t n) {
+  (void)ud;
+  (void)n;
+  removed_events++;
+}
+
 static sinew_graph_t *new_graph(void) {
   sinew_graph_t *g = NULL;
   assert_int_equal(sinew_graph_create(NULL, &g), 0);
@@ -153,6 +181,9 @@ static sinew_graph_t *new_graph(void) {
   X_LOCAL = sinew_node_type_attr(t, "lv");
   X_PARENT = sinew_node_type_attr(t, "pv");
   X_WORLD = sinew_node_type_attr(t, "wv");
+  sinew_node_type_desc_t cd = {.name = "counted", .attrs = counted_attrs, .attr_count = 1,
+                               .state_size = sizeof(int), .init = counted_init, .destroy = counted_destroy};
+  assert_int_equal(sinew_register_node_type(g, &cd, &t), 0);
   return g;
 }
 
@@ -591,8 +622,6 @@ static void test_refused(void **state) {
   x = mk(g, "xform", "x");
   y = mk(g, "xform", "y");
   assert_int_equal(sinew_graph_begin(g), 0);
-  assert_int_equal(sinew_node_create(g, "add", "n", NULL), SINEW_EUNSUPPORTED);
-  assert_int_equal(sinew_node_delete(g, a), SINEW_EUNSUPPORTED);
   (void)x;
   (void)y;
   sinew_attr_desc_t dyn = {.name = "extra", .type = SINEW_ATTR_DOUBLE, .flags = SINEW_ATTR_INPUT};
@@ -684,6 +713,72 @@ static void test_parent_and_attrs(void **state) {
   sinew_graph_destroy(g);
 }
 
+/* Deleting and creating nodes inside a transaction: a deleted node is kept (detached) by its
+ * record, so its handle is valid again after the undo; init is not run again, destroy runs
+ * when the record holding the dead node goes; observers see the nodes come and go. */
+static void test_nodes(void **state) {
+  (void)state;
+  sinew_graph_t *g = small_scene();
+  sinew_observer_t obs = {.node_added = on_added, .node_removed = on_removed};
+  int id;
+  assert_int_equal(sinew_graph_add_observer(g, &obs, &id), 0);
+  inits = destroys = added_events = removed_events = 0;
+  sinew_node_t k = mk(g, "counted", "k"), a, r = mk(g, "xform", "r"), ch;
+  assert_int_equal(sinew_node_create_under(g, "xform", "ch", r, &ch), 0);
+  assert_int_equal(sinew_node_find(g, "a", &a), 0);
+  setd(g, "k.v", 5);
+  setd(g, "r.lv", 2); /* ch.wv[0] = 0 + 2 */
+  conn(g, "k.v", "a.b", 0); /* b.out = a.out = a.in (1) + 5 = 6 */
+  assert_true(getd(g, "b.out") == 6);
+  char *before = dump(g);
+  size_t count = sinew_node_count(g);
+  assert_int_equal(sinew_graph_begin(g), 0);
+  assert_int_equal(sinew_node_delete(g, k), 0);
+  assert_false(sinew_node_valid(g, k));
+  assert_int_equal(destroys, 0); /* not yet: the record keeps it */
+  assert_true(getd(g, "b.out") == 6); /* a.b keeps the 5 it had */
+  assert_int_equal(sinew_node_delete(g, r), 0); /* r and ch */
+  assert_int_equal(sinew_node_count(g), count - 3);
+  sinew_node_t made;
+  assert_int_equal(sinew_node_create(g, "counted", "k", &made), 0); /* the name is free */
+  assert_int_equal(inits, 2);
+  setd(g, "k.v", 7);
+  assert_int_equal(sinew_graph_rollback(g), 0);
+  assert_int_equal(destroys, 1); /* the node made inside the transaction */
+  assert_true(sinew_node_valid(g, k) && sinew_node_valid(g, r) && sinew_node_valid(g, ch));
+  assert_false(sinew_node_valid(g, made));
+  assert_int_equal(*(int *)sinew_node_state(g, k), 42);
+  assert_true(getd(g, "ch.wv[0]") == 2);
+  assert_true(connected(g, "k.v", "a.b"));
+  assert_int_equal(sinew_node_count(g), count);
+  assert_dump(before, dump(g), "after rollback", 0);
+  /* as a step: undo and redo keep the handles; freeing the done step destroys the nodes */
+  assert_int_equal(sinew_graph_begin(g), 0);
+  assert_int_equal(sinew_node_delete(g, k), 0);
+  assert_int_equal(sinew_node_delete(g, r), 0);
+  assert_int_equal(sinew_node_create(g, "counted", "n", &made), 0);
+  sinew_change_t *step;
+  assert_int_equal(sinew_graph_commit_step(g, &step), 0);
+  char *after = dump(g);
+  int removed0 = removed_events, added0 = added_events;
+  assert_int_equal(sinew_change_undo(g, step), 0);
+  assert_int_equal(removed_events - removed0, 1); /* n */
+  assert_int_equal(added_events - added0, 3);     /* k, r, ch */
+  assert_true(sinew_node_valid(g, k) && !sinew_node_valid(g, made));
+  assert_dump(before, dump(g), "after undo", 0);
+  assert_int_equal(sinew_change_redo(g, step), 0);
+  assert_true(!sinew_node_valid(g, k) && sinew_node_valid(g, made));
+  assert_dump(after, dump(g), "after redo", 0);
+  assert_int_equal(inits, 3); /* never run again */
+  int d0 = destroys;
+  sinew_change_free(g, step);
+  assert_int_equal(destroys, d0 + 1); /* k (r and ch have no destroy) */
+  assert_false(sinew_node_valid(g, k));
+  free(before);
+  free(after);
+  sinew_graph_destroy(g);
+}
+
 /* ---- random property test ----------------------------------------------------------------------- */
 
 static unsigned rng_state;
@@ -731,7 +826,18 @@ static sinew_graph_t *random_scene(void) {
   return g;
 }
 
-/* A node name that may have been renamed: the nodes are found by index instead. */
+/* A random live node of a group (0 add, 1 sum, 2 xform, 3 any); the zero handle when none. */
+static sinew_node_t rnode(sinew_graph_t *g, int group) {
+  static const char *const T[] = {"add", "sum", "xform"};
+  sinew_node_t found[256];
+  uint32_t n = 0;
+  for (uint32_t i = g->order_head; i && n < 256; i = g->nodes[i - 1]->order_next)
+    if (group == 3 || strcmp(g->nodes[i - 1]->type->name, T[group]) == 0)
+      found[n++] = (sinew_node_t){i - 1, g->nodes[i - 1]->gen};
+  return n ? found[rnd(n)] : (sinew_node_t){0, 0};
+}
+
+/* The k-th node in creation order (nodes may have been renamed). */
 static sinew_node_t node_at(sinew_graph_t *g, uint32_t k) {
   uint32_t i = g->order_head;
   for (uint32_t j = 0; j < k && i; j++) i = g->nodes[i - 1]->order_next;
@@ -740,7 +846,7 @@ static sinew_node_t node_at(sinew_graph_t *g, uint32_t k) {
 
 static sinew_plug_t rplug_in(sinew_graph_t *g) {
   uint32_t k = rnd(10);
-  sinew_node_t n = node_at(g, k);
+  sinew_node_t n = rnode(g, k < 3 ? 0 : k < 6 ? 1 : 2);
   int32_t idx[2] = {(int32_t)rnd(5), (int32_t)rnd(4)};
   if (k < 3) {
     static const uint32_t *const ids[] = {&A_IN, &A_BIAS, &D_A, &D_C1, &D_C};
@@ -761,7 +867,7 @@ static sinew_plug_t rplug_in(sinew_graph_t *g) {
 
 static sinew_plug_t rplug_out(sinew_graph_t *g) {
   uint32_t k = rnd(10);
-  sinew_node_t n = node_at(g, k);
+  sinew_node_t n = rnode(g, k < 3 ? 0 : k < 6 ? 1 : 2);
   int32_t idx[1] = {(int32_t)rnd(4)};
   if (k < 3) return sinew_plug_make(n, rnd(2) ? A_OUT : A_OUT2, 0, NULL);
   if (k < 6) {
@@ -800,7 +906,7 @@ static void ok_count(int k, int rc) {
 
 static void random_op(sinew_graph_t *g) {
   sinew_plug_t p;
-  switch (rnd(18)) {
+  switch (rnd(19)) {
     case 0:
     case 1:
     case 2: {
@@ -812,21 +918,21 @@ static void random_op(sinew_graph_t *g) {
       break;
     }
     case 3: {
-      sinew_node_t n = node_at(g, 3 + rnd(3));
+      sinew_node_t n = rnode(g, 1);
       p = sinew_plug_make(n, S_MAT, 0, NULL);
       sinew_mat4_t m = {{{1, 0, 0, 0}, {0, 1, 0, 0}, {0, 0, 1, 0}, {(double)rnd(9), 1, 2, 1}}};
       ok_count(2, sinew_set_matrix(g, &p, &m));
       break;
     }
     case 4: {
-      sinew_node_t n = node_at(g, 3 + rnd(3));
+      sinew_node_t n = rnode(g, 1);
       p = sinew_plug_make(n, S_LABEL, 0, NULL);
       static const char *const L[] = {"one", "two", NULL, ""};
       ok_count(3, sinew_set_string(g, &p, L[rnd(4)]));
       break;
     }
     case 5: {
-      sinew_node_t n = node_at(g, 3 + rnd(3));
+      sinew_node_t n = rnode(g, 1);
       int32_t idx[3] = {(int32_t)rnd(6), (int32_t)rnd(6), rnd(5) ? (int32_t)rnd(6) : -1};
       double v[3] = {rnd(5), rnd(5), 0.5};
       if (rnd(2)) {
@@ -852,14 +958,14 @@ static void random_op(sinew_graph_t *g) {
       break;
     }
     case 10: {
-      sinew_node_t n = node_at(g, 3 + rnd(3));
+      sinew_node_t n = rnode(g, 1);
       int32_t i = (int32_t)rnd(5);
       p = sinew_plug_make(n, rnd(2) ? S_INS : S_WL, 1, &i);
       ok_count(7, sinew_plug_remove_element(g, &p));
       break;
     }
-    case 11: ok_count(8, sinew_node_rename(g, node_at(g, rnd(10)), NAMES[rnd(8)])); break;
-    case 12: ok_count(9, sinew_node_set_locked(g, node_at(g, rnd(10)), rnd(4) == 0)); break;
+    case 11: ok_count(8, sinew_node_rename(g, rnode(g, 3), NAMES[rnd(8)])); break;
+    case 12: ok_count(9, sinew_node_set_locked(g, rnode(g, 3), rnd(4) == 0)); break;
     case 13:
       p = rplug_in(g);
       if (rnd(3) == 0) ok_count(10, sinew_plug_set_locked(g, &p, rnd(2)));
@@ -867,23 +973,33 @@ static void random_op(sinew_graph_t *g) {
       else ok_count(12, sinew_plug_set_channel_box(g, &p, rnd(2)));
       break;
     case 16: {
-      sinew_node_t x = node_at(g, 6 + rnd(4));
-      sinew_node_t par = rnd(5) == 0 ? (sinew_node_t){0, 0} : node_at(g, 6 + rnd(4));
+      sinew_node_t x = rnode(g, 2);
+      sinew_node_t par = rnd(5) == 0 ? (sinew_node_t){0, 0} : rnode(g, 2);
       ok_count(14, sinew_node_set_parent(g, x, par));
       break;
     }
     case 17: {
       static const char *const AN[] = {"dynA", "dynB", "q", "dA", "dynC1", "bad name"};
-      sinew_node_t a = node_at(g, rnd(3));
+      sinew_node_t a = rnode(g, 0);
       uint32_t id = rnd(2) ? D_A : rnd(2) ? D_C : D_C1;
       if (rnd(3) == 0) ok_count(15, sinew_node_remove_attr(g, a, id));
       else ok_count(16, sinew_node_rename_attr(g, a, id, AN[rnd(6)], rnd(3) == 0));
       break;
     }
-    case 14: /* refused inside a transaction */
-      assert_int_equal(sinew_node_create(g, "add", NULL, NULL), SINEW_EUNSUPPORTED);
-      assert_int_equal(sinew_node_delete(g, node_at(g, rnd(10))), SINEW_EUNSUPPORTED);
+    case 14: { /* create: automatic, explicit or taken names; xforms under an xform */
+      static const char *const T[] = {"add", "sum", "xform"};
+      static const char *const N[] = {NULL, "a0", "fresh", "k#", "x1"};
+      int t = (int)rnd(3);
+      sinew_node_t par = t == 2 && rnd(2) ? rnode(g, 2) : (sinew_node_t){0, 0};
+      ok_count(17, sinew_node_create_under(g, T[t], N[rnd(5)], par, NULL));
       break;
+    }
+    case 18: { /* delete one node (its subtree) or two */
+      sinew_node_t two[2] = {rnode(g, 3), rnode(g, 3)};
+      if (!two[0].gen) break;
+      ok_count(18, sinew_node_delete_many(g, two, rnd(3) == 0 ? 2 : 1));
+      break;
+    }
     default: {
       sinew_plug_t s = rplug_out(g), d = rplug_in(g);
       ok_count(13, sinew_disconnect(g, &s, &d)); /* mostly not connected: refused */
@@ -946,7 +1062,7 @@ static void test_random(void **state) {
     sinew_graph_destroy(g);
   }
   print_message("random: %u seeds, %ld calls; succeeded per kind:", seeds, ops);
-  for (int k = 0; k < 17; k++) {
+  for (int k = 0; k < 19; k++) {
     print_message(" %ld/%ld", ok_calls[k], all_calls[k]);
     assert_true(ok_calls[k] > 0); /* every kind of call really changed the graph sometimes */
   }
@@ -981,14 +1097,18 @@ static int fault_op(sinew_graph_t *g, int which) {
     case 14: return sinew_node_set_parent(g, node_at(g, 9), node_at(g, 6)); /* x3 from x1 to x0 */
     case 15: return sinew_node_set_parent(g, node_at(g, 7), (sinew_node_t){0, 0}); /* x1 to the world */
     case 16: return sinew_node_rename_attr(g, node_at(g, 0), D_A, "other", false);
-    default: return sinew_node_remove_attr(g, node_at(g, 0), D_A); /* a0.dynA -> a1.dynC1 breaks */
+    case 17: return sinew_node_remove_attr(g, node_at(g, 0), D_A); /* a0.dynA -> a1.dynC1 breaks */
+    case 18: return sinew_node_create_under(g, "xform", "x3", node_at(g, 7), NULL); /* renamed x4 */
+    case 19: return sinew_node_create(g, "sum", NULL, NULL);
+    case 20: return sinew_node_delete(g, node_at(g, 7)); /* x1 and x3 below it */
+    default: return sinew_node_delete_many(g, (sinew_node_t[]){node_at(g, 1), node_at(g, 0)}, 2);
   }
 }
 
 static void test_alloc_failure(void **state) {
   (void)state;
   test_alloc_install();
-  for (int which = 0; which < 18; which++) {
+  for (int which = 0; which < 22; which++) {
     for (long n = 1;; n++) {
       sinew_graph_t *g = random_scene();
       char *d0 = dump(g);
@@ -1054,7 +1174,7 @@ int main(void) {
       cmocka_unit_test(test_values),   cmocka_unit_test(test_connections),
       cmocka_unit_test(test_flags_and_names), cmocka_unit_test(test_nested),
       cmocka_unit_test(test_refused),  cmocka_unit_test(test_parent_and_attrs),
-      cmocka_unit_test(test_random),
+      cmocka_unit_test(test_nodes),    cmocka_unit_test(test_random),
       cmocka_unit_test(test_alloc_failure),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
