@@ -207,9 +207,16 @@ enum {
   SINEW__J_ATTR_NAME, /* a dynamic attribute's long and/or short name (bits: 1 long, 2 short) */
   SINEW__J_ATTR_DEL,  /* a dynamic attribute removed (plug.attr); held: removed, slot in u.slot */
   SINEW__J_NODE,      /* a node created or deleted; held: detached (not live), owned by the record */
+  SINEW__J_ATTR_ADD,  /* dynamic attributes added: the other attribute table and top slots */
   SINEW__J_DEAD       /* its node was deleted outside a transaction: the step cannot be applied */
 };
 enum { SINEW__JV_NUMBER, SINEW__JV_MATRIX, SINEW__JV_STRING, SINEW__JV_DATA };
+
+typedef struct sinew__jslot {
+  uint32_t top;        /* index in the dynamic attribute table */
+  uint32_t slot_index; /* in the node's top-level slots */
+  sinew__slot slot;    /* the one not live */
+} sinew__jslot;
 
 typedef struct sinew__rec {
   uint8_t kind, vkind;
@@ -239,6 +246,11 @@ typedef struct sinew__rec {
     struct {
       char *name, *short_name;
     } an;
+    struct {
+      sinew__attr *dyn; /* the other dynamic attribute table */
+      uint32_t ndyn, nslots, nfresh;
+      struct sinew__jslot *fresh; /* the top-level slots the addition made or re-made */
+    } aa;
     struct {
       sinew__name_entry *entry; /* its name's index entry, when detaching emptied it */
       uint32_t pos;             /* its place among its parent's children */
@@ -402,8 +414,6 @@ void sinew__jtruncate(sinew_graph_t *g, uint32_t mark);
 void sinew__jrec_created(sinew_graph_t *g, const sinew__created *made);
 /* Records a leaf value before it changes (copying it: the live slot keeps its storage). */
 int sinew__jrec_value_copy(sinew_graph_t *g, sinew__node *n, const sinew_plug_t *p);
-/* Refuses (SINEW_EUNSUPPORTED) a change the journal does not record yet, inside a transaction. */
-int sinew__jrefuse(sinew_graph_t *g, const char *what);
 void sinew__journal_forget_node(sinew_graph_t *g, uint32_t index);
 void sinew__journal_destroy(sinew_graph_t *g);
 /* Element take / put back without allocating or releasing (graph/slot.c). */
@@ -421,6 +431,8 @@ void sinew__node_name_swap(sinew_graph_t *g, sinew__rec *r);
 void sinew__node_parent_swap(sinew_graph_t *g, sinew__rec *r);
 void sinew__attr_name_swap(sinew_graph_t *g, sinew__rec *r);
 void sinew__attr_del_swap(sinew_graph_t *g, sinew__rec *r);
+void sinew__attr_add_swap(sinew_graph_t *g, sinew__rec *r);
+void sinew__attr_add_free(sinew_graph_t *g, sinew__rec *r);
 /* Detaches a live node (it stays allocated, its index and generation kept) or attaches it back
  * (bits: 1 while its creation is still under way, when the swap does nothing). */
 void sinew__node_detach_swap(sinew_graph_t *g, sinew__rec *r);

@@ -198,6 +198,7 @@ static void apply(sinew_graph_t *g, sinew__rec *r) {
     case SINEW__J_ATTR_NAME: sinew__attr_name_swap(g, r); break;
     case SINEW__J_ATTR_DEL: sinew__attr_del_swap(g, r); break;
     case SINEW__J_NODE: sinew__node_detach_swap(g, r); break;
+    case SINEW__J_ATTR_ADD: sinew__attr_add_swap(g, r); break;
     case SINEW__J_CONN: {
       sinew_plug_t dst = r->u.conn.c->dst;
       if (r->held) {
@@ -222,6 +223,7 @@ static void rec_free(sinew_graph_t *g, sinew__rec *r) {
       else if (r->vkind == SINEW__JV_DATA) sinew_data_unref(r->u.data);
       break;
     case SINEW__J_NODE: sinew__node_free_detached(g, r); break;
+    case SINEW__J_ATTR_ADD: sinew__attr_add_free(g, r); break;
     case SINEW__J_ELEM:
       if (r->held) {
         sinew__node *n = sinew__node_any(g, r->plug.node);
@@ -303,13 +305,6 @@ void sinew__journal_destroy(sinew_graph_t *g) {
   g->jr.recs = NULL;
   g->jr.marks = NULL;
   g->jr.n = g->jr.cap = g->jr.depth = g->jr.capmarks = 0;
-}
-
-int sinew__jrefuse(sinew_graph_t *g, const char *what) {
-  if (!sinew__jon(g)) return SINEW_OK;
-  return sinew_graph_set_error(g, SINEW_EUNSUPPORTED,
-                               "%s: not recorded by the change journal yet, so not allowed inside a "
-                               "transaction", what);
 }
 
 /* ---- transactions ------------------------------------------------------------------------------ */

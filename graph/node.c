@@ -1245,12 +1245,57 @@ static bool has_connections_in(const sinew_graph_t *g, sinew__node *node, uint32
   return false;
 }
 
+void sinew__attr_add_swap(sinew_graph_t *g, sinew__rec *r) {
+  sinew__node *node = sinew__node_get(g, r->plug.node);
+  if (!node) return;
+  sinew__attr *t = node->dyn;
+  uint32_t nd = node->ndyn, ns = node->nslots;
+  node->dyn = r->u.aa.dyn;
+  node->ndyn = r->u.aa.ndyn;
+  node->nslots = r->u.aa.nslots;
+  r->u.aa.dyn = t;
+  r->u.aa.ndyn = nd;
+  r->u.aa.nslots = ns;
+  for (uint32_t k = 0; k < r->u.aa.nfresh; k++) {
+    sinew__jslot *j = &r->u.aa.fresh[k];
+    sinew__slot tmp = node->slots[j->slot_index];
+    node->slots[j->slot_index] = j->slot;
+    j->slot = tmp;
+  }
+  for (uint32_t k = 0; k < r->u.aa.nfresh; k++) { /* a compound back with its old children */
+    sinew__jslot *j = &r->u.aa.fresh[k];
+    if (j->top < node->ndyn && j->slot_index < node->nslots) {
+      sinew_plug_t p = sinew_plug_make(r->plug.node, node->dyn[j->top].id, 0, NULL);
+      sinew__changed(g, &p);
+    }
+  }
+}
+
+/* The slots a record holds belong to the table it holds: they are released with that table in
+ * place (children are found through the node's table), then the table goes. */
+void sinew__attr_add_free(sinew_graph_t *g, sinew__rec *r) {
+  sinew__node *node = sinew__node_any(g, r->plug.node);
+  if (node) {
+    sinew__attr *t = node->dyn;
+    uint32_t nd = node->ndyn;
+    node->dyn = r->u.aa.dyn;
+    node->ndyn = r->u.aa.ndyn;
+    for (uint32_t k = 0; k < r->u.aa.nfresh; k++) {
+      sinew__jslot *j = &r->u.aa.fresh[k];
+      if (j->top < node->ndyn) sinew__slot_release(g, node, &node->dyn[j->top], false, &j->slot);
+    }
+    node->dyn = t;
+    node->ndyn = nd;
+  }
+  sinew__attrs_free(r->u.aa.dyn, r->u.aa.ndyn);
+  sinew__free(r->u.aa.fresh);
+}
+
 int sinew_node_add_attr(sinew_graph_t *g, sinew_node_t n, const sinew_attr_desc_t *descs,
                         size_t count) {
   sinew__node *node = sinew__node_get(g, n);
   if (!node) return sinew_graph_set_error(g, SINEW_ESTALE, "addAttr: invalid node handle");
   if (sinew__check_mutable(g, "addAttr")) return SINEW_EINVAL;
-  if (sinew__jrefuse(g, "addAttr")) return SINEW_EUNSUPPORTED;
   if (!descs || !count) return sinew_graph_set_error(g, SINEW_EINVAL, "addAttr: nothing to add");
   for (size_t i = 0; i < count; i++)
     if (descs[i].name && sinew_node_attr(g, n, descs[i].name) != SINEW__NO_ATTR)
@@ -1311,6 +1356,12 @@ int sinew_node_add_attr(sinew_graph_t *g, sinew_node_t n, const sinew_attr_desc_
     rc = sinew__slot_init(g, node, a, false, &fresh[nfresh].slot);
     if (!rc) fresh[nfresh++].top = i;
   }
+  /* journal: the record keeps the old table and the slots it replaces, to swap back */
+  sinew__jslot *jfresh = NULL;
+  bool jon = sinew__jon(g);
+  if (!rc && jon &&
+      (sinew__jreserve(g, 1) || !(jfresh = sinew__malloc((nfresh ? nfresh : 1) * sizeof *jfresh))))
+    rc = SINEW_ENOMEM;
   if (rc) {
     for (uint32_t k = 0; k < nfresh; k++) sinew__slot_release(g, node, &all[fresh[k].top], false, &fresh[k].slot);
     sinew__free(fresh);
@@ -1318,6 +1369,26 @@ int sinew_node_add_attr(sinew_graph_t *g, sinew_node_t n, const sinew_attr_desc_
     node->ndyn = oldndyn;
     sinew__attrs_free(all, nall);
     return sinew_graph_set_error(g, rc, "addAttr on %s: %s", node->name, sinew_strerror(rc));
+  }
+  if (jon) {
+    sinew__rec *r = sinew__jpush(g, SINEW__J_ATTR_ADD);
+    r->plug = sinew_plug_make(n, 0, 0, NULL);
+    node->dyn = olddyn; /* the swap installs the new table and slots */
+    node->ndyn = oldndyn;
+    r->u.aa.dyn = all;
+    r->u.aa.ndyn = nall;
+    r->u.aa.nslots = ntop;
+    r->u.aa.nfresh = nfresh;
+    r->u.aa.fresh = jfresh;
+    for (uint32_t k = 0; k < nfresh; k++) {
+      jfresh[k].top = fresh[k].top;
+      jfresh[k].slot_index = all[fresh[k].top].slot_index;
+      jfresh[k].slot = fresh[k].slot;
+      if (jfresh[k].slot_index >= oldnslots) memset(&node->slots[jfresh[k].slot_index], 0, sizeof *node->slots);
+    }
+    sinew__free(fresh);
+    sinew__attr_add_swap(g, r);
+    return SINEW_OK;
   }
   for (uint32_t k = 0; k < nfresh; k++) {
     const sinew__attr *a = &all[fresh[k].top];

@@ -612,9 +612,9 @@ static void test_nested(void **state) {
   sinew_graph_destroy(g);
 }
 
-/* What the journal does not record yet is refused inside a transaction; a step whose node was
- * deleted since cannot be applied; undo inside a transaction is refused. */
-static void test_refused(void **state) {
+/* A step whose node was deleted since (outside a transaction) cannot be applied; undo inside a
+ * transaction is refused; steps and an open transaction left to the graph go with it. */
+static void test_stale_steps(void **state) {
   (void)state;
   sinew_graph_t *g = small_scene();
   sinew_node_t a, x, y;
@@ -624,8 +624,6 @@ static void test_refused(void **state) {
   assert_int_equal(sinew_graph_begin(g), 0);
   (void)x;
   (void)y;
-  sinew_attr_desc_t dyn = {.name = "extra", .type = SINEW_ATTR_DOUBLE, .flags = SINEW_ATTR_INPUT};
-  assert_int_equal(sinew_node_add_attr(g, a, &dyn, 1), SINEW_EUNSUPPORTED);
   setd(g, "a.in", 8);
   sinew_change_t *step;
   assert_int_equal(sinew_graph_commit_step(g, &step), 0);
@@ -677,6 +675,14 @@ static void test_parent_and_attrs(void **state) {
     assert_int_equal(sinew_node_set_parent(g, other, r), SINEW_ECYCLE);
     assert_int_equal(sinew_node_set_parent(g, c2, p1), 0); /* next to p1|k: renamed */
     assert_string_equal(sinew_node_name(g, c2), "k1");
+    sinew_attr_desc_t more[] = {
+        {.name = "late", .type = SINEW_ATTR_DOUBLE, .flags = SINEW_ATTR_INPUT},
+        {.name = "dynC3", .type = SINEW_ATTR_DOUBLE, .parent = "dynC", .flags = SINEW_ATTR_INPUT}};
+    assert_int_equal(sinew_node_add_attr(g, a, more, 2), 0); /* dynC grows: its slot is made again */
+    setd(g, "a.late", 6);
+    setd(g, "a.dynC3", 9);
+    assert_true(getd(g, "a.dynC1") == 0); /* Maya drops a grown compound's values too */
+    conn(g, "a.late", "c.in", 0);
     setd(g, "a.dynA", 3);
     conn(g, "a.dynA", "b.b", 0);
     assert_true(getd(g, "b.out") == 1 + 3);
@@ -707,6 +713,9 @@ static void test_parent_and_attrs(void **state) {
     assert_true(sinew_node_parent(g, c2).index == p2.index);
     assert_true(getd(g, "a.dynC1") == 4);
     assert_true(getd(g, "a.dA") == 0);
+    assert_int_equal(sinew_node_attr(g, a, "late"), SINEW__NO_ATTR);
+    assert_int_equal(sinew_node_attr(g, a, "dynC3"), SINEW__NO_ATTR);
+    assert_true(getd(g, "c.in") == 0);
     assert_dump(before, dump(g), as_step ? "after undo (final)" : "after rollback", 0);
   }
   free(before);
@@ -906,7 +915,7 @@ static void ok_count(int k, int rc) {
 
 static void random_op(sinew_graph_t *g) {
   sinew_plug_t p;
-  switch (rnd(19)) {
+  switch (rnd(20)) {
     case 0:
     case 1:
     case 2: {
@@ -994,6 +1003,15 @@ static void random_op(sinew_graph_t *g) {
       ok_count(17, sinew_node_create_under(g, T[t], N[rnd(5)], par, NULL));
       break;
     }
+    case 19: { /* add attributes: a top-level one, or a child to the compound */
+      static const char *const AN[] = {"extra", "dynA", "more", "q"};
+      sinew_attr_desc_t d[2] = {
+          {.name = AN[rnd(4)], .type = SINEW_ATTR_DOUBLE, .flags = SINEW_ATTR_INPUT},
+          {.name = "dynC9", .type = SINEW_ATTR_DOUBLE, .parent = "dynC", .flags = SINEW_ATTR_INPUT}};
+      bool both = rnd(2);
+      ok_count(19, sinew_node_add_attr(g, rnode(g, 0), both || rnd(2) ? d : d + 1, both ? 2 : 1));
+      break;
+    }
     case 18: { /* delete one node (its subtree) or two */
       sinew_node_t two[2] = {rnode(g, 3), rnode(g, 3)};
       if (!two[0].gen) break;
@@ -1062,7 +1080,7 @@ static void test_random(void **state) {
     sinew_graph_destroy(g);
   }
   print_message("random: %u seeds, %ld calls; succeeded per kind:", seeds, ops);
-  for (int k = 0; k < 19; k++) {
+  for (int k = 0; k < 20; k++) {
     print_message(" %ld/%ld", ok_calls[k], all_calls[k]);
     assert_true(ok_calls[k] > 0); /* every kind of call really changed the graph sometimes */
   }
@@ -1101,6 +1119,12 @@ static int fault_op(sinew_graph_t *g, int which) {
     case 18: return sinew_node_create_under(g, "xform", "x3", node_at(g, 7), NULL); /* renamed x4 */
     case 19: return sinew_node_create(g, "sum", NULL, NULL);
     case 20: return sinew_node_delete(g, node_at(g, 7)); /* x1 and x3 below it */
+    case 21: {
+      sinew_attr_desc_t d[] = {
+          {.name = "late", .type = SINEW_ATTR_MATRIX, .flags = SINEW_ATTR_INPUT},
+          {.name = "dynC3", .type = SINEW_ATTR_DOUBLE, .parent = "dynC", .flags = SINEW_ATTR_INPUT}};
+      return sinew_node_add_attr(g, node_at(g, 0), d, 2);
+    }
     default: return sinew_node_delete_many(g, (sinew_node_t[]){node_at(g, 1), node_at(g, 0)}, 2);
   }
 }
@@ -1108,7 +1132,7 @@ static int fault_op(sinew_graph_t *g, int which) {
 static void test_alloc_failure(void **state) {
   (void)state;
   test_alloc_install();
-  for (int which = 0; which < 22; which++) {
+  for (int which = 0; which < 23; which++) {
     for (long n = 1;; n++) {
       sinew_graph_t *g = random_scene();
       char *d0 = dump(g);
@@ -1173,7 +1197,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_values),   cmocka_unit_test(test_connections),
       cmocka_unit_test(test_flags_and_names), cmocka_unit_test(test_nested),
-      cmocka_unit_test(test_refused),  cmocka_unit_test(test_parent_and_attrs),
+      cmocka_unit_test(test_stale_steps),  cmocka_unit_test(test_parent_and_attrs),
       cmocka_unit_test(test_nodes),    cmocka_unit_test(test_random),
       cmocka_unit_test(test_alloc_failure),
   };

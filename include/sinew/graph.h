@@ -564,13 +564,13 @@ SINEW_API int sinew_dirty(sinew_graph_t *graph, const sinew_plug_t *plug);
  * sinew_graph_begin opens a transaction; transactions nest like SQLite savepoints. While one is
  * open, every change a public call makes is recorded: values (numbers, strings, matrices, data
  * blocks, the "set" mark), array elements made or removed, connections made or broken, plug
- * flags (lock, keyable, channel box), node locks and node names. sinew_graph_rollback reverts
+ * flags (lock, keyable, channel box), node locks and names, nodes created and deleted (a
+ * deleted node is kept, so its handle is valid again after an undo), parents, and dynamic
+ * attributes added, renamed and removed. sinew_graph_rollback reverts
  * the changes made since the matching begin and closes it: every value reads back as before,
  * and what is downstream of a reverted value is dirty. A rollback needs no memory and cannot
  * fail for lack of it. sinew_graph_commit closes the innermost transaction; an inner commit
  * keeps its changes in the enclosing one, the outermost commit forgets the records.
- * Creating, deleting and reparenting nodes and adding, renaming or removing dynamic attributes
- * are not recorded yet: inside a transaction they fail with SINEW_EUNSUPPORTED.
  * With no transaction open nothing is recorded. A failing call records nothing (it changes
  * nothing). Calls from observers and hooks fail with SINEW_EINVAL as any change does. */
 typedef struct sinew_change sinew_change_t;
@@ -590,7 +590,8 @@ SINEW_API int sinew_graph_commit_step(sinew_graph_t *graph, sinew_change_t **out
  * valid. */
 SINEW_API int sinew_change_undo(sinew_graph_t *graph, sinew_change_t *step);
 SINEW_API int sinew_change_redo(sinew_graph_t *graph, sinew_change_t *step);
-/* Frees a step (what it holds of the state not live with it). Steps the host did not free go
+/* Frees a step (what it holds of the state not live with it: a node the step deleted, or made
+ * and is undone, goes now, its type's destroy callback with it). Steps the host did not free go
  * with sinew_graph_destroy. */
 SINEW_API void sinew_change_free(sinew_graph_t *graph, sinew_change_t *step);
 /* True for NULL or a step that changed nothing. */
