@@ -406,7 +406,10 @@ void sinew__notify_connect(sinew_graph_t *g, const sinew_plug_t *s, const sinew_
 /* The journal. jon: changes are being recorded. jreserve makes room for k more records (call
  * it after the checks, before the change); jpush then cannot fail. */
 static inline bool sinew__jon(const sinew_graph_t *g) { return g->jr.depth && !g->jr.applying; }
-int sinew__jreserve(sinew_graph_t *g, uint32_t k);
+int sinew__jreserve_slow(sinew_graph_t *g, uint32_t k);
+static inline int sinew__jreserve(sinew_graph_t *g, uint32_t k) {
+  return g->jr.cap - g->jr.n >= k ? 0 : sinew__jreserve_slow(g, k);
+}
 sinew__rec *sinew__jpush(sinew_graph_t *g, int kind);
 /* Drops the records above mark without applying them (a failing call taking back its own). */
 void sinew__jtruncate(sinew_graph_t *g, uint32_t mark);

@@ -17,7 +17,7 @@
 
 #include "graph/internal.h"
 
-int sinew__jreserve(sinew_graph_t *g, uint32_t k) {
+int sinew__jreserve_slow(sinew_graph_t *g, uint32_t k) {
   uint64_t need = (uint64_t)g->jr.n + k;
   if (need > UINT32_MAX / 2) return SINEW_ENOMEM;
   return sinew__reserve((void **)&g->jr.recs, &g->jr.cap, (uint32_t)need, sizeof *g->jr.recs);
