@@ -788,6 +788,60 @@ static void test_nodes(void **state) {
   sinew_graph_destroy(g);
 }
 
+static const sinew_data_type_t blob = {.name = "blob"};
+
+/* Data blocks: the record keeps a reference to the block replaced (and gives it back). Automatic
+ * names after a rollback are what they would have been without the transaction. */
+static void test_data_and_names(void **state) {
+  (void)state;
+  sinew_graph_t *g = small_scene();
+  sinew_node_t a;
+  assert_int_equal(sinew_node_find(g, "a", &a), 0);
+  sinew_attr_desc_t d = {.name = "payload", .type = SINEW_ATTR_DATA, .flags = SINEW_ATTR_INPUT};
+  assert_int_equal(sinew_node_add_attr(g, a, &d, 1), 0);
+  sinew_data_t *d1, *d2, *got;
+  assert_int_equal(sinew_data_create(&blob, 8, &d1), 0);
+  assert_int_equal(sinew_data_create(&blob, 8, &d2), 0);
+  sinew_plug_t p = P(g, "a.payload");
+  assert_int_equal(sinew_set_data(g, &p, d1), 0);
+  assert_int_equal(sinew_data_refcount(d1), 2); /* ours and the slot's */
+  char *before = dump(g);
+  assert_int_equal(sinew_graph_begin(g), 0);
+  assert_int_equal(sinew_set_data(g, &p, d2), 0);
+  assert_int_equal(sinew_data_refcount(d1), 2); /* ours and the record's */
+  assert_int_equal(sinew_data_refcount(d2), 2);
+  assert_int_equal(sinew_set_data(g, &p, NULL), 0);
+  assert_int_equal(sinew_graph_rollback(g), 0);
+  assert_int_equal(sinew_get_data(g, &p, &got), 0);
+  assert_ptr_equal(got, d1);
+  sinew_data_unref(got); /* get_data gives a new reference */
+  assert_int_equal(sinew_data_refcount(d2), 1); /* the record's reference went with it */
+  assert_int_equal(sinew_data_refcount(d1), 2);
+  assert_dump(before, dump(g), "after rollback", 0);
+  free(before);
+  /* add1 add2 add3; inside: add2 deleted, "add#" takes 2; after the rollback add2 is back and
+   * the next "add#" is add4 (1, 2, 3 taken), as without the transaction */
+  sinew_node_t n1, n2, n3, made;
+  assert_int_equal(sinew_node_create(g, "add", "add#", &n1), 0);
+  assert_int_equal(sinew_node_create(g, "add", "add#", &n2), 0);
+  assert_int_equal(sinew_node_create(g, "add", "add#", &n3), 0);
+  assert_string_equal(sinew_node_name(g, n3), "add3");
+  assert_int_equal(sinew_graph_begin(g), 0);
+  assert_int_equal(sinew_node_delete(g, n2), 0);
+  assert_int_equal(sinew_node_create(g, "add", "add#", &made), 0);
+  assert_string_equal(sinew_node_name(g, made), "add2");
+  assert_int_equal(sinew_node_create(g, "add", "add#", &made), 0);
+  assert_string_equal(sinew_node_name(g, made), "add4");
+  assert_int_equal(sinew_graph_rollback(g), 0);
+  assert_string_equal(sinew_node_name(g, n2), "add2");
+  assert_int_equal(sinew_node_create(g, "add", "add#", &made), 0);
+  assert_string_equal(sinew_node_name(g, made), "add4");
+  sinew_graph_destroy(g);
+  assert_int_equal(sinew_data_refcount(d1), 1);
+  sinew_data_unref(d1);
+  sinew_data_unref(d2);
+}
+
 /* ---- random property test ----------------------------------------------------------------------- */
 
 static unsigned rng_state;
@@ -1198,7 +1252,8 @@ int main(void) {
       cmocka_unit_test(test_values),   cmocka_unit_test(test_connections),
       cmocka_unit_test(test_flags_and_names), cmocka_unit_test(test_nested),
       cmocka_unit_test(test_stale_steps),  cmocka_unit_test(test_parent_and_attrs),
-      cmocka_unit_test(test_nodes),    cmocka_unit_test(test_random),
+      cmocka_unit_test(test_nodes),    cmocka_unit_test(test_data_and_names),
+      cmocka_unit_test(test_random),
       cmocka_unit_test(test_alloc_failure),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
