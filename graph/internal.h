@@ -417,7 +417,9 @@ void sinew__jtruncate(sinew_graph_t *g, uint32_t mark);
 void sinew__jrec_created(sinew_graph_t *g, const sinew__created *made);
 /* Records a leaf value before it changes (copying it: the live slot keeps its storage). */
 int sinew__jrec_value_copy(sinew_graph_t *g, sinew__node *n, const sinew_plug_t *p);
-void sinew__journal_forget_node(sinew_graph_t *g, uint32_t index);
+/* A node goes for good (deleted outside a transaction, or a detached node freed): the records
+ * of live steps that name it release what they hold of it and can no longer apply. */
+void sinew__journal_forget_node(sinew_graph_t *g, sinew_node_t h);
 void sinew__journal_destroy(sinew_graph_t *g);
 /* Element take / put back without allocating or releasing (graph/slot.c). */
 void sinew__multi_take(const sinew_graph_t *g, const sinew__node *node, sinew__slot_path *path,

@@ -272,20 +272,21 @@ void sinew__jtruncate(sinew_graph_t *g, uint32_t mark) {
   g->jr.n = mark;
 }
 
-static bool rec_names(const sinew__rec *r, uint32_t index) {
+static bool same_node(sinew_node_t a, sinew_node_t h) { return a.index == h.index && a.gen == h.gen; }
+
+static bool rec_names(const sinew__rec *r, sinew_node_t h) {
   switch (r->kind) {
     case SINEW__J_DEAD: return false;
-    case SINEW__J_CONN: return r->u.conn.c->src.node.index == index || r->u.conn.c->dst.node.index == index;
-    case SINEW__J_NODE: return r->plug.node.index == index;
-    case SINEW__J_PARENT: return r->plug.node.index == index || (r->u.par.parent.gen && r->u.par.parent.index == index);
-    default: return r->plug.node.index == index;
+    case SINEW__J_CONN: return same_node(r->u.conn.c->src.node, h) || same_node(r->u.conn.c->dst.node, h);
+    case SINEW__J_PARENT: return same_node(r->plug.node, h) || same_node(r->u.par.parent, h);
+    default: return same_node(r->plug.node, h);
   }
 }
 
-void sinew__journal_forget_node(sinew_graph_t *g, uint32_t index) {
+void sinew__journal_forget_node(sinew_graph_t *g, sinew_node_t h) {
   for (sinew_change_t *st = g->jr.steps; st; st = st->next)
     for (uint32_t i = 0; i < st->n; i++)
-      if (rec_names(&st->recs[i], index)) rec_free(g, &st->recs[i]);
+      if (rec_names(&st->recs[i], h)) rec_free(g, &st->recs[i]);
 }
 
 static void step_free(sinew_graph_t *g, sinew_change_t *st) {

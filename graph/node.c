@@ -871,6 +871,7 @@ void sinew__node_free_detached(sinew_graph_t *g, sinew__rec *r) {
   }
   sinew__node *n = sinew__node_any(g, r->plug.node);
   if (!r->held || !n || n->live) return;
+  sinew__journal_forget_node(g, r->plug.node); /* other steps naming it */
   if (n->type->destroy) n->type->destroy(g, r->plug.node, n->state);
   node_release(g, n); /* the tombstone keeps the generation */
   g->free_slots[g->nfree++] = r->plug.node.index; /* reserved when it was created */
@@ -994,7 +995,7 @@ static void delete_one(sinew_graph_t *g, sinew_node_t h) {
     sinew__node_detach_swap(g, r);
     return;
   }
-  sinew__journal_forget_node(g, h.index); /* undo steps that name it can no longer apply */
+  sinew__journal_forget_node(g, h); /* undo steps that name it can no longer apply */
   notify_node(g, h, false);
   /* Destinations on other nodes keep the last value they had from this one. */
   while (node->nconns) {

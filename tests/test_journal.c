@@ -633,6 +633,23 @@ static void test_stale_steps(void **state) {
   assert_int_equal(sinew_node_delete(g, a), 0); /* outside: allowed; the step can no longer apply */
   assert_int_equal(sinew_change_undo(g, step), SINEW_ESTALE);
   sinew_change_free(g, step);
+  /* step 1 makes a node, step 2 changes it (an element made); both undone, step 1 freed: the
+   * node goes, and step 2 releases what it held of it and can no longer be redone */
+  sinew_change_t *s1, *s2;
+  sinew_node_t made;
+  assert_int_equal(sinew_graph_begin(g), 0);
+  assert_int_equal(sinew_node_create(g, "sum", "made", &made), 0);
+  assert_int_equal(sinew_graph_commit_step(g, &s1), 0);
+  assert_int_equal(sinew_graph_begin(g), 0);
+  setd(g, "made.ins[3]", 2);
+  setd(g, "made.wl[1].w[2]", 0.5);
+  assert_int_equal(sinew_graph_commit_step(g, &s2), 0);
+  assert_int_equal(sinew_change_undo(g, s2), 0);
+  assert_int_equal(sinew_change_undo(g, s1), 0);
+  assert_false(sinew_node_valid(g, made));
+  sinew_change_free(g, s1);
+  assert_int_equal(sinew_change_redo(g, s2), SINEW_ESTALE);
+  sinew_change_free(g, s2);
   /* a step left to the graph goes with it */
   assert_int_equal(sinew_graph_begin(g), 0);
   setd(g, "b.b", 1);
