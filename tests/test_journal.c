@@ -1230,6 +1230,48 @@ static void test_alloc_failure(void **state) {
       if (n > 2000) fail_msg("op %d never succeeded", which);
     }
   }
+  /* applying records allocates nothing: with every allocation failing, rollback, undo and redo
+   * of connections, elements, values, names, parents, attributes and nodes still succeed */
+  for (int k = 0; k < 3; k++) {
+    sinew_graph_t *g = random_scene();
+    char *d0 = dump(g);
+    assert_int_equal(sinew_graph_begin(g), 0);
+    char dst[32];
+    for (int i = 0; i < 40; i++) {
+      snprintf(dst, sizeof dst, "s2.ins[%d]", 10 + i);
+      conn(g, "a2.out", dst, 0);
+    }
+    for (int which = 0; which < 23; which++) fault_op(g, which); /* each kind of change */
+    sinew_change_t *step = NULL;
+    if (k == 0) {
+      test_alloc_reset();
+      test_alloc_fail_at(1);
+      assert_int_equal(sinew_graph_rollback(g), 0);
+      test_alloc_fail_at(0);
+      assert_dump(d0, dump(g), "after rollback with no memory", 0);
+    } else {
+      assert_int_equal(sinew_graph_commit_step(g, &step), 0);
+      char *d1 = dump(g);
+      for (int r = 0; r < 2; r++) {
+        test_alloc_reset();
+        test_alloc_fail_at(1);
+        assert_int_equal(sinew_change_undo(g, step), 0);
+        test_alloc_fail_at(0);
+        assert_dump(d0, dump(g), "after undo with no memory", 0);
+        test_alloc_reset();
+        test_alloc_fail_at(1);
+        assert_int_equal(sinew_change_redo(g, step), 0);
+        test_alloc_fail_at(0);
+        assert_dump(d1, dump(g), "after redo with no memory", 0);
+      }
+      free(d1);
+      if (k == 2) assert_int_equal(sinew_change_undo(g, step), 0);
+      sinew_change_free(g, step);
+    }
+    free(d0);
+    sinew_graph_destroy(g);
+    assert_int_equal(test_alloc_live(), 0);
+  }
   /* begin itself and commit_step fail cleanly too */
   for (long n = 1;; n++) {
     sinew_graph_t *g = random_scene();
