@@ -372,6 +372,7 @@ int sinew_graph_in_transaction(const sinew_graph_t *g) { return g ? (int)g->jr.d
 
 int sinew_graph_commit(sinew_graph_t *g) {
   if (!g) return SINEW_EINVAL;
+  if (sinew__check_mutable(g, "commit")) return SINEW_EINVAL; /* it frees what records hold */
   if (!g->jr.depth) return sinew_graph_set_error(g, SINEW_EINVAL, "commit: no transaction is open");
   if (--g->jr.depth == 0) sinew__jtruncate(g, 0); /* the outermost: the records are not needed */
   return SINEW_OK;
@@ -396,6 +397,7 @@ int sinew_graph_rollback(sinew_graph_t *g) {
 
 int sinew_graph_commit_step(sinew_graph_t *g, sinew_change_t **out) {
   if (!g || !out) return g ? sinew_graph_set_error(g, SINEW_EINVAL, "commit: no step given") : SINEW_EINVAL;
+  if (sinew__check_mutable(g, "commit")) return SINEW_EINVAL;
   if (g->jr.depth != 1)
     return sinew_graph_set_error(g, SINEW_EINVAL, "commit: an undo step needs the outermost transaction (depth %u)",
                                  g->jr.depth);
@@ -448,5 +450,5 @@ int sinew_change_undo(sinew_graph_t *g, sinew_change_t *step) { return step_appl
 int sinew_change_redo(sinew_graph_t *g, sinew_change_t *step) { return step_apply(g, step, false); }
 
 void sinew_change_free(sinew_graph_t *g, sinew_change_t *step) {
-  if (g && step) step_free(g, step);
+  if (g && step && !g->pushing) step_free(g, step); /* not from a callback: see check_mutable */
 }

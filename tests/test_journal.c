@@ -859,6 +859,48 @@ static void test_data_and_names(void **state) {
   sinew_data_unref(d2);
 }
 
+/* Observers may not open, close or apply transactions from their callbacks. */
+static sinew_graph_t *cb_graph;
+static sinew_change_t *cb_step;
+static int cb_calls, cb_refused;
+static void cb_dirtied(void *ud, const sinew_plug_t *p) {
+  (void)ud;
+  (void)p;
+  cb_calls++;
+  cb_refused += sinew_graph_begin(cb_graph) == SINEW_EINVAL;
+  cb_refused += sinew_graph_commit(cb_graph) == SINEW_EINVAL;
+  cb_refused += sinew_graph_rollback(cb_graph) == SINEW_EINVAL;
+  cb_refused += sinew_change_undo(cb_graph, cb_step) == SINEW_EINVAL;
+  sinew_change_free(cb_graph, cb_step); /* ignored */
+}
+
+static void test_callbacks_refused(void **state) {
+  (void)state;
+  sinew_graph_t *g = small_scene();
+  cb_graph = g;
+  assert_int_equal(sinew_graph_begin(g), 0);
+  setd(g, "a.b", 1);
+  assert_int_equal(sinew_graph_commit_step(g, &cb_step), 0);
+  sinew_observer_t obs = {.plug_dirtied = cb_dirtied};
+  int id;
+  assert_int_equal(sinew_graph_add_observer(g, &obs, &id), 0);
+  /* a.in 1, a.b 1: a.out 2, b.out 2, c.b = a.out2 = 4, c.out 4 (clean before the set) */
+  assert_true(getd(g, "b.out") == 2 && getd(g, "c.out") == 4);
+  cb_calls = cb_refused = 0;
+  assert_int_equal(sinew_graph_begin(g), 0);
+  setd(g, "a.in", 3); /* dirties a.out, b.in, b.out, ...: each callback tries and is refused */
+  assert_true(cb_calls > 0);
+  assert_int_equal(cb_refused, 4 * cb_calls);
+  assert_int_equal(sinew_graph_in_transaction(g), 1);
+  assert_int_equal(sinew_graph_remove_observer(g, id), 0);
+  assert_int_equal(sinew_graph_rollback(g), 0);
+  assert_true(getd(g, "b.out") == 2 && getd(g, "c.out") == 4); /* a.in back to 1 */
+  assert_int_equal(sinew_change_undo(g, cb_step), 0); /* the step survived the callbacks */
+  assert_true(getd(g, "b.out") == 1 && getd(g, "c.out") == 2); /* a.b back to 0 */
+  sinew_change_free(g, cb_step);
+  sinew_graph_destroy(g);
+}
+
 /* ---- random property test ----------------------------------------------------------------------- */
 
 static unsigned rng_state;
@@ -1312,7 +1354,7 @@ int main(void) {
       cmocka_unit_test(test_flags_and_names), cmocka_unit_test(test_nested),
       cmocka_unit_test(test_stale_steps),  cmocka_unit_test(test_parent_and_attrs),
       cmocka_unit_test(test_nodes),    cmocka_unit_test(test_data_and_names),
-      cmocka_unit_test(test_random),
+      cmocka_unit_test(test_callbacks_refused), cmocka_unit_test(test_random),
       cmocka_unit_test(test_alloc_failure),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

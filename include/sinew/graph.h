@@ -572,7 +572,8 @@ SINEW_API int sinew_dirty(sinew_graph_t *graph, const sinew_plug_t *plug);
  * fail for lack of it. sinew_graph_commit closes the innermost transaction; an inner commit
  * keeps its changes in the enclosing one, the outermost commit forgets the records.
  * With no transaction open nothing is recorded. A failing call records nothing (it changes
- * nothing). Calls from observers and hooks fail with SINEW_EINVAL as any change does. */
+ * nothing). begin, commit, rollback, undo and redo from observers and hooks fail with
+ * SINEW_EINVAL as any change does (sinew_change_free does nothing there). */
 typedef struct sinew_change sinew_change_t;
 SINEW_API int sinew_graph_begin(sinew_graph_t *graph);
 SINEW_API int sinew_graph_commit(sinew_graph_t *graph);
