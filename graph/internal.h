@@ -208,6 +208,7 @@ enum {
   SINEW__J_ATTR_DEL,  /* a dynamic attribute removed (plug.attr); held: removed, slot in u.slot */
   SINEW__J_NODE,      /* a node created or deleted; held: detached (not live), owned by the record */
   SINEW__J_ATTR_ADD,  /* dynamic attributes added: the other attribute table and top slots */
+  SINEW__J_HOST,      /* a host's record (sinew_graph_record); held: the change is taken back */
   SINEW__J_DEAD       /* its node was deleted outside a transaction: the step cannot be applied */
 };
 enum { SINEW__JV_NUMBER, SINEW__JV_MATRIX, SINEW__JV_STRING, SINEW__JV_DATA };
@@ -246,6 +247,10 @@ typedef struct sinew__rec {
     struct {
       char *name, *short_name;
     } an;
+    struct {
+      const sinew_record_ops_t *ops;
+      void *data;
+    } host;
     struct {
       sinew__attr *dyn; /* the other dynamic attribute table */
       uint32_t ndyn, nslots, nfresh;

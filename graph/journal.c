@@ -199,6 +199,12 @@ static void apply(sinew_graph_t *g, sinew__rec *r) {
     case SINEW__J_ATTR_DEL: sinew__attr_del_swap(g, r); break;
     case SINEW__J_NODE: sinew__node_detach_swap(g, r); break;
     case SINEW__J_ATTR_ADD: sinew__attr_add_swap(g, r); break;
+    case SINEW__J_HOST:
+      g->pushing++; /* the host's swap may read the graph, not change it */
+      r->u.host.ops->swap(g, r->u.host.data);
+      g->pushing--;
+      r->held = !r->held;
+      break;
     case SINEW__J_CONN: {
       sinew_plug_t dst = r->u.conn.c->dst;
       if (r->held) {
@@ -224,6 +230,9 @@ static void rec_free(sinew_graph_t *g, sinew__rec *r) {
       break;
     case SINEW__J_NODE: sinew__node_free_detached(g, r); break;
     case SINEW__J_ATTR_ADD: sinew__attr_add_free(g, r); break;
+    case SINEW__J_HOST:
+      if (r->u.host.ops->release) r->u.host.ops->release(g, r->u.host.data, !r->held);
+      break;
     case SINEW__J_ELEM:
       if (r->held) {
         sinew__node *n = sinew__node_any(g, r->plug.node);
@@ -306,6 +315,20 @@ void sinew__journal_destroy(sinew_graph_t *g) {
   g->jr.recs = NULL;
   g->jr.marks = NULL;
   g->jr.n = g->jr.cap = g->jr.depth = g->jr.capmarks = 0;
+}
+
+int sinew_graph_record(sinew_graph_t *g, const sinew_record_ops_t *ops, void *data) {
+  if (!g || !ops || !ops->swap) return g ? sinew_graph_set_error(g, SINEW_EINVAL, "record: no swap given") : SINEW_EINVAL;
+  if (sinew__check_mutable(g, "record")) return SINEW_EINVAL;
+  if (!sinew__jon(g)) {
+    if (ops->release) ops->release(g, data, true);
+    return SINEW_OK;
+  }
+  if (sinew__jreserve(g, 1)) return sinew_graph_set_error(g, SINEW_ENOMEM, "record: out of memory");
+  sinew__rec *r = sinew__jpush(g, SINEW__J_HOST);
+  r->u.host.ops = ops;
+  r->u.host.data = data;
+  return SINEW_OK;
 }
 
 /* ---- transactions ------------------------------------------------------------------------------ */

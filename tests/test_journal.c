@@ -983,6 +983,95 @@ static void test_scene_commands(void **state) {
   }
 }
 
+/* A host's own state beside the graph, journaled with sinew_graph_record. */
+typedef struct host_rec {
+  int *live;
+  int other;
+} host_rec;
+static int host_released, host_released_done;
+static void host_swap(sinew_graph_t *g, void *data) {
+  (void)g;
+  host_rec *h = data;
+  int t = *h->live;
+  *h->live = h->other;
+  h->other = t;
+}
+static void host_release(sinew_graph_t *g, void *data, bool done) {
+  (void)g;
+  host_released++;
+  host_released_done += done;
+  free(data);
+}
+static const sinew_record_ops_t host_ops = {.swap = host_swap, .release = host_release};
+
+/* Sets the host's value through the journal: record first (it may fail), then change. */
+static int host_set(sinew_graph_t *g, int *value, int v) {
+  host_rec *h = malloc(sizeof *h);
+  assert_non_null(h);
+  *h = (host_rec){.live = value, .other = *value};
+  int rc = sinew_graph_record(g, &host_ops, h);
+  if (rc) {
+    free(h);
+    return rc;
+  }
+  *value = v;
+  return SINEW_OK;
+}
+
+static void test_host_records(void **state) {
+  (void)state;
+  sinew_graph_t *g = small_scene();
+  int value = 1;
+  host_released = host_released_done = 0;
+  assert_int_equal(host_set(g, &value, 2), 0); /* no transaction: released at once, done */
+  assert_int_equal(value, 2);
+  assert_int_equal(host_released, 1);
+  assert_int_equal(host_released_done, 1);
+  assert_int_equal(sinew_graph_begin(g), 0);
+  assert_int_equal(host_set(g, &value, 3), 0);
+  setd(g, "a.in", 4);
+  assert_int_equal(host_set(g, &value, 5), 0);
+  assert_int_equal(sinew_graph_rollback(g), 0);
+  assert_int_equal(value, 2); /* both taken back, in order */
+  assert_true(getd(g, "b.out") == 1);
+  assert_int_equal(host_released, 3);
+  assert_int_equal(host_released_done, 1); /* released holding the changes taken back */
+  assert_int_equal(sinew_graph_begin(g), 0);
+  assert_int_equal(host_set(g, &value, 7), 0);
+  sinew_change_t *step;
+  assert_int_equal(sinew_graph_commit_step(g, &step), 0);
+  assert_int_equal(sinew_change_undo(g, step), 0);
+  assert_int_equal(value, 2);
+  assert_int_equal(sinew_change_redo(g, step), 0);
+  assert_int_equal(value, 7);
+  sinew_change_free(g, step);
+  assert_int_equal(host_released, 4);
+  assert_int_equal(host_released_done, 2); /* done: it held the state before */
+  assert_int_equal(sinew_graph_record(g, NULL, NULL), SINEW_EINVAL);
+  sinew_record_ops_t noswap = {0};
+  assert_int_equal(sinew_graph_record(g, &noswap, NULL), SINEW_EINVAL);
+  /* out of memory: the record fails, the host changes nothing */
+  test_alloc_install();
+  sinew_graph_t *g2 = small_scene();
+  int v2 = 1;
+  assert_int_equal(sinew_graph_begin(g2), 0);
+  for (long n = 1;; n++) {
+    test_alloc_reset();
+    test_alloc_fail_at(n);
+    int rc = host_set(g2, &v2, 9);
+    test_alloc_fail_at(0);
+    if (!rc) break;
+    assert_int_equal(rc, SINEW_ENOMEM);
+    assert_int_equal(v2, 1);
+  }
+  assert_int_equal(sinew_graph_rollback(g2), 0);
+  assert_int_equal(v2, 1);
+  sinew_graph_destroy(g2);
+  assert_int_equal(test_alloc_live(), 0);
+  test_alloc_uninstall();
+  sinew_graph_destroy(g);
+}
+
 /* ---- random property test ----------------------------------------------------------------------- */
 
 static unsigned rng_state;
@@ -1437,7 +1526,7 @@ int main(void) {
       cmocka_unit_test(test_stale_steps),  cmocka_unit_test(test_parent_and_attrs),
       cmocka_unit_test(test_nodes),    cmocka_unit_test(test_data_and_names),
       cmocka_unit_test(test_callbacks_refused), cmocka_unit_test(test_scene_commands),
-      cmocka_unit_test(test_random),
+      cmocka_unit_test(test_host_records), cmocka_unit_test(test_random),
       cmocka_unit_test(test_alloc_failure),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -598,6 +598,21 @@ SINEW_API void sinew_change_free(sinew_graph_t *graph, sinew_change_t *step);
 /* True for NULL or a step that changed nothing. */
 SINEW_API bool sinew_change_empty(const sinew_change_t *step);
 
+/* A host's own record in the journal, for state the host keeps beside the graph (a session's
+ * selection, per-node records ...). data holds the state the host does not have now; swap
+ * exchanges it with the live one (called with the records around it, backwards on rollback and
+ * undo, forwards on redo). swap must not allocate, fail or change the graph. release frees what
+ * data owns when the record goes; `done` tells which state data holds then: true when the change
+ * is in effect (data holds the state before it), false when it was taken back (data holds the
+ * change). Protocol: call sinew_graph_record (it may fail with SINEW_ENOMEM; then change
+ * nothing), then make the change. With no transaction open it records nothing and returns 0
+ * (release is called at once with done = true). */
+typedef struct sinew_record_ops {
+  void (*swap)(sinew_graph_t *graph, void *data);
+  void (*release)(sinew_graph_t *graph, void *data, bool done);
+} sinew_record_ops_t;
+SINEW_API int sinew_graph_record(sinew_graph_t *graph, const sinew_record_ops_t *ops, void *data);
+
 /* ---------------------------------------------------------------------------------------------
  * Compute context: how a compute callback reads and writes. Inputs are read with the ordinary
  * sinew_get_* calls (they pull upstream first); outputs are written with these, which mark
