@@ -273,6 +273,7 @@ struct sinew_change {
 typedef struct sinew__journal {
   sinew__rec *recs;
   uint32_t n, cap;
+  uint32_t promise; /* records up to here are reserved for calls under way (<= cap) */
   uint32_t *marks; /* record count at each open begin */
   uint32_t depth, capmarks;
   bool applying;
@@ -413,7 +414,9 @@ void sinew__notify_connect(sinew_graph_t *g, const sinew_plug_t *s, const sinew_
 static inline bool sinew__jon(const sinew_graph_t *g) { return g->jr.depth && !g->jr.applying; }
 int sinew__jreserve_slow(sinew_graph_t *g, uint32_t k);
 static inline int sinew__jreserve(sinew_graph_t *g, uint32_t k) {
-  return g->jr.cap - g->jr.n >= k ? 0 : sinew__jreserve_slow(g, k);
+  if (g->jr.cap - g->jr.n < k) return sinew__jreserve_slow(g, k);
+  if (g->jr.n + k > g->jr.promise) g->jr.promise = g->jr.n + k;
+  return 0;
 }
 sinew__rec *sinew__jpush(sinew_graph_t *g, int kind);
 /* Drops the records above mark without applying them (a failing call taking back its own). */

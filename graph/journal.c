@@ -20,7 +20,9 @@
 int sinew__jreserve_slow(sinew_graph_t *g, uint32_t k) {
   uint64_t need = (uint64_t)g->jr.n + k;
   if (need > UINT32_MAX / 2) return SINEW_ENOMEM;
-  return sinew__reserve((void **)&g->jr.recs, &g->jr.cap, (uint32_t)need, sizeof *g->jr.recs);
+  int rc = sinew__reserve((void **)&g->jr.recs, &g->jr.cap, (uint32_t)need, sizeof *g->jr.recs);
+  if (!rc && need > g->jr.promise) g->jr.promise = (uint32_t)need;
+  return rc;
 }
 
 sinew__rec *sinew__jpush(sinew_graph_t *g, int kind) {
@@ -100,10 +102,16 @@ int sinew__jrec_value_copy(sinew_graph_t *g, sinew__node *n, const sinew_plug_t 
   if (!s) return SINEW_OK; /* made by the connection: its ELEM record takes it back */
   const sinew__attr *a = sinew__attr_get(g, n, p->attr);
   if ((a->flags & SINEW_ATTR_ARRAY) && p->nidx < a->array_depth) return SINEW_OK;
-  uint32_t mark = g->jr.n;
-  if (sinew__jreserve(g, count_leaves(g, n, a) + SINEW_PLUG_MAX_INDICES * 2 + 3)) return SINEW_ENOMEM;
+  /* The copies come on top of what the calls under way reserved (the promise), so that a call
+   * breaking many connections keeps the room it reserved for its own records. */
+  uint32_t mark = g->jr.n, leaves = count_leaves(g, n, a);
+  uint32_t base = g->jr.promise > g->jr.n ? g->jr.promise : g->jr.n;
+  if ((uint64_t)base + leaves > UINT32_MAX / 2 ||
+      sinew__reserve((void **)&g->jr.recs, &g->jr.cap, base + leaves, sizeof *g->jr.recs))
+    return SINEW_ENOMEM;
   int rc = jrec_copy_rec(g, n, a, p, s);
   if (rc) sinew__jtruncate(g, mark);
+  else g->jr.promise = base + leaves;
   return rc;
 }
 
@@ -279,6 +287,7 @@ static void free_range(sinew_graph_t *g, sinew__rec *recs, uint32_t from, uint32
 void sinew__jtruncate(sinew_graph_t *g, uint32_t mark) {
   free_range(g, g->jr.recs, mark, g->jr.n);
   g->jr.n = mark;
+  if (g->jr.promise > g->jr.cap) g->jr.promise = g->jr.cap;
 }
 
 static bool same_node(sinew_node_t a, sinew_node_t h) { return a.index == h.index && a.gen == h.gen; }
@@ -314,7 +323,7 @@ void sinew__journal_destroy(sinew_graph_t *g) {
   while (g->jr.steps) step_free(g, g->jr.steps);
   g->jr.recs = NULL;
   g->jr.marks = NULL;
-  g->jr.n = g->jr.cap = g->jr.depth = g->jr.capmarks = 0;
+  g->jr.n = g->jr.cap = g->jr.depth = g->jr.capmarks = g->jr.promise = 0;
 }
 
 int sinew_graph_record(sinew_graph_t *g, const sinew_record_ops_t *ops, void *data) {
@@ -436,7 +445,7 @@ int sinew_graph_commit_step(sinew_graph_t *g, sinew_change_t **out) {
     }
   }
   g->jr.recs = NULL;
-  g->jr.n = g->jr.cap = 0;
+  g->jr.n = g->jr.cap = g->jr.promise = 0;
   g->jr.depth = 0;
   st->next = g->jr.steps;
   if (st->next) st->next->prev = st;
