@@ -231,20 +231,31 @@ void sinew__notify_connect(sinew_graph_t *g, const sinew_plug_t *s, const sinew_
   g->pushing--;
 }
 
+/* Index of c in a node's connection list (the list length when absent). */
+static uint32_t node_conn_pos(const sinew__node *n, const sinew__conn *c) {
+  uint32_t i = 0;
+  while (i < n->nconns && n->conns[i] != c) i++;
+  return i;
+}
+
 /* Unlinks c from every index (no allocation, cannot fail). by_dst is false when c has already
- * left the destination index (a connection being replaced). */
-static void unlink_conn(sinew_graph_t *g, sinew__conn *c, bool by_dst) {
+ * left the destination index (a connection being replaced). With a journal record r, an
+ * emptied source entry is kept in r instead of freed, and c's positions are noted in r. */
+static void unlink_conn_r(sinew_graph_t *g, sinew__conn *c, bool by_dst, sinew__rec *r) {
   if (by_dst) HASH_DELETE(hh, g->conns_by_dst, c);
   sinew__src_entry *e = src_entry(g, &c->src);
   if (e) {
-    for (sinew__conn **link = &e->head; *link; link = &(*link)->src_next)
+    uint32_t pos = 0;
+    for (sinew__conn **link = &e->head; *link; link = &(*link)->src_next, pos++)
       if (*link == c) {
         *link = c->src_next;
         break;
       }
+    if (r) r->u.conn.src_pos = pos;
     if (!e->head) {
       HASH_DELETE(hh, g->conns_by_src, e);
-      sinew__free(e);
+      if (r) r->u.conn.entry = e;
+      else sinew__free(e);
       clear_conn_flag(g, &c->src, SINEW__F_OUT);
     }
   }
@@ -253,22 +264,104 @@ static void unlink_conn(sinew_graph_t *g, sinew__conn *c, bool by_dst) {
   if (c->next) c->next->prev = c->prev;
   else g->conn_tail = c->prev;
   sinew__node *sn = sinew__node_get(g, c->src.node), *dn = sinew__node_get(g, c->dst.node);
+  if (r) {
+    r->u.conn.spos = sn ? node_conn_pos(sn, c) : 0;
+    r->u.conn.dpos = dn ? node_conn_pos(dn, c) : 0;
+  }
   if (sn) node_conn_remove(sn, c);
   if (dn && dn != sn) node_conn_remove(dn, c);
-  clear_conn_flag(g, &c->dst, SINEW__F_IN);
+  /* a connection replacing c (or, when undoing that, c's predecessor put back) keeps the mark */
+  if (!sinew__conn_to(g, &c->dst)) clear_conn_flag(g, &c->dst, SINEW__F_IN);
   g->nconnections--;
   g->topology++;
+}
+
+static void unlink_conn(sinew_graph_t *g, sinew__conn *c, bool by_dst) { unlink_conn_r(g, c, by_dst, NULL); }
+
+/* Records that c leaves the graph (the record owns it from now on) and unlinks it. */
+static void unlink_journaled(sinew_graph_t *g, sinew__conn *c, bool by_dst) {
+  sinew__rec *r = sinew__jpush(g, SINEW__J_CONN);
+  r->u.conn.c = c;
+  r->held = true;
+  unlink_conn_r(g, c, by_dst, r);
+}
+
+void sinew__conn_unlink_rec(sinew_graph_t *g, sinew__rec *r) {
+  sinew__conn *c = r->u.conn.c;
+  sinew_plug_t src = c->src, dst = c->dst;
+  unlink_conn_r(g, c, true, r);
+  r->held = true;
+  sinew__notify_connect(g, &src, &dst, false);
+}
+
+static void list_insert(sinew__conn **arr, uint32_t *n, uint32_t pos, sinew__conn *c) {
+  if (pos > *n) pos = *n;
+  memmove(&arr[pos + 1], &arr[pos], (*n - pos) * sizeof *arr);
+  arr[pos] = c;
+  (*n)++;
+}
+
+/* Puts c back where the record's unlink took it from: every list it left keeps the room
+ * (capacities never shrink) and its neighbours are back in place (records are applied in exact
+ * reverse or forward order), so nothing is allocated. */
+void sinew__conn_link_rec(sinew_graph_t *g, sinew__rec *r) {
+  sinew__conn *c = r->u.conn.c;
+  SINEW__HASH_READD(hh, g->conns_by_dst, &c->dst, sizeof c->dst, c);
+  sinew__src_entry *e = src_entry(g, &c->src);
+  if (!e) {
+    e = r->u.conn.entry;
+    r->u.conn.entry = NULL;
+    e->head = NULL;
+    SINEW__HASH_READD(hh, g->conns_by_src, &e->key, sizeof e->key, e);
+  }
+  sinew__conn **link = &e->head;
+  for (uint32_t i = 0; i < r->u.conn.src_pos && *link; i++) link = &(*link)->src_next;
+  c->src_next = *link;
+  *link = c;
+  if (c->prev) c->prev->next = c;
+  else g->conn_head = c;
+  if (c->next) c->next->prev = c;
+  else g->conn_tail = c;
+  sinew__node *sn = sinew__node_get(g, c->src.node), *dn = sinew__node_get(g, c->dst.node);
+  list_insert(sn->conns, &sn->nconns, r->u.conn.spos, c);
+  if (dn != sn) list_insert(dn->conns, &dn->nconns, r->u.conn.dpos, c);
+  g->nconnections++;
+  g->topology++; /* the placeholder walks' memory (placeholder.c) is stale */
+  r->held = false;
+  set_conn_flags(g, dn, &c->dst, SINEW__F_IN, SINEW__F_SUB_IN);
+  set_conn_flags(g, sn, &c->src, SINEW__F_OUT, SINEW__F_SUB_OUT);
+  sinew__notify_connect(g, &c->src, &c->dst, true);
+}
+
+/* Journal: the value a destination keeps when its connection breaks (pulled just before) is
+ * recorded, so that a redo puts it back whatever the slot held meanwhile. Best effort: a
+ * matrix or string copy that finds no memory leaves the value out (the rest of the record
+ * stands; docs/graph.md, Known gaps). */
+static void keep_value_rec(sinew_graph_t *g, const sinew_plug_t *dst) {
+  sinew__node *dn = sinew__node_get(g, dst->node);
+  if (dn) sinew__jrec_value_copy(g, dn, dst);
 }
 
 int sinew__disconnect_conn(sinew_graph_t *g, sinew__conn *c, bool keep_value) {
   sinew_plug_t src = c->src, dst = c->dst;
   if (keep_value) sinew__pull(g, &dst); /* the destination keeps the value it had */
-  unlink_conn(g, c, true);
-  sinew__free(c);
+  bool jon = sinew__jon(g); /* the caller reserved two records per connection broken */
+  if (jon && keep_value) keep_value_rec(g, &dst);
+  if (jon) unlink_journaled(g, c, true);
+  else {
+    unlink_conn(g, c, true);
+    sinew__free(c);
+  }
   sinew__notify_connect(g, &src, &dst, false);
   if (!keep_value) return SINEW_OK;
   sinew__node *dn = sinew__node_get(g, dst.node);
   sinew__slot *s = dn ? sinew__slot_find(g, dn, &dst, NULL) : NULL;
+  if (s && jon) {
+    sinew__rec *r = sinew__jpush(g, SINEW__J_FLAGS);
+    r->plug = dst;
+    r->mask = SINEW__F_SET;
+    r->bits = s->flags & SINEW__F_SET;
+  }
   if (s) s->flags |= SINEW__F_SET;
   return sinew__changed(g, &dst);
 }
@@ -281,6 +374,11 @@ int sinew__connect_raw(sinew_graph_t *g, const sinew_plug_t *src, const sinew_pl
   int rc = check_cycle(g, src, dst, what);
   if (rc) return rc;
   if (sinew__reserve_push(g)) return sinew_graph_set_error(g, SINEW_ENOMEM, "%s: out of memory", what);
+  bool jon = sinew__jon(g);
+  uint32_t jmark = g->jr.n;
+  /* journal: the elements made, the destination's value (a pull overwrites it), c and old */
+  if (jon && (sinew__jreserve(g, src->nidx + dst->nidx + 3) || sinew__jrec_value_copy(g, dn, dst)))
+    return sinew_graph_set_error(g, SINEW_ENOMEM, "%s: out of memory", what);
   sinew__created made = {.n = 0};
   sinew__slot *tmp;
   char buf[256];
@@ -326,6 +424,7 @@ int sinew__connect_raw(sinew_graph_t *g, const sinew_plug_t *src, const sinew_pl
   if (rc) {
     sinew__free(c);
     sinew__free(fresh);
+    if (jon) sinew__jtruncate(g, jmark);
     sinew__slot_unensure(g, dn, &made); /* made holds both plugs' elements; each node takes its own */
     if (sn != dn) sinew__slot_unensure(g, sn, &made);
     return sinew_graph_set_error(g, rc, "%s: %s: %s", what, sinew__plug_str(g, dst, buf, sizeof buf),
@@ -343,10 +442,18 @@ int sinew__connect_raw(sinew_graph_t *g, const sinew_plug_t *src, const sinew_pl
   if (dn != sn) dn->conns[dn->nconns++] = c;
   g->nconnections++;
   g->topology++;
+  if (jon) {
+    sinew__jrec_created(g, &made);
+    sinew__rec *r = sinew__jpush(g, SINEW__J_CONN);
+    r->u.conn.c = c;
+  }
   if (old) { /* force: the old connection goes without a pull (the new source replaces it) */
     sinew_plug_t os = old->src, od = old->dst;
-    unlink_conn(g, old, false);
-    sinew__free(old);
+    if (jon) unlink_journaled(g, old, false);
+    else {
+      unlink_conn(g, old, false);
+      sinew__free(old);
+    }
     sinew__notify_connect(g, &os, &od, false);
   }
   set_conn_flags(g, dn, dst, SINEW__F_IN, SINEW__F_SUB_IN);
@@ -385,6 +492,13 @@ static bool first_related(sinew_graph_t *g, sinew__conn *c, void *ud) {
   return false;
 }
 
+static bool count_related(sinew_graph_t *g, sinew__conn *c, void *ud) {
+  (void)g;
+  (void)c;
+  (void)ud;
+  return true;
+}
+
 static bool pull_related(sinew_graph_t *g, sinew__conn *c, void *ud) {
   sinew__pull(g, &c->dst); /* a failure leaves the stale value, as a failed read would */
   return true;
@@ -393,11 +507,22 @@ static bool pull_related(sinew_graph_t *g, sinew__conn *c, void *ud) {
 /* Breaks a connection whose destination was brought up to date beforehand: it keeps that value. */
 static bool drop_related(sinew_graph_t *g, sinew__conn *c, void *ud) {
   sinew_plug_t src = c->src, dst = c->dst;
-  unlink_conn(g, c, true);
-  sinew__free(c);
+  bool jon = sinew__jon(g); /* sinew_connect reserved two records per related connection */
+  if (jon) keep_value_rec(g, &dst);
+  if (jon) unlink_journaled(g, c, true);
+  else {
+    unlink_conn(g, c, true);
+    sinew__free(c);
+  }
   sinew__notify_connect(g, &src, &dst, false);
   sinew__node *dn = sinew__node_get(g, dst.node);
   sinew__slot *s = dn ? sinew__slot_find(g, dn, &dst, NULL) : NULL;
+  if (s && jon) {
+    sinew__rec *r = sinew__jpush(g, SINEW__J_FLAGS);
+    r->plug = dst;
+    r->mask = SINEW__F_SET;
+    r->bits = s->flags & SINEW__F_SET;
+  }
   if (s) s->flags |= SINEW__F_SET;
   return true;
 }
@@ -455,6 +580,11 @@ int sinew_connect(sinew_graph_t *g, const sinew_plug_t *src_in, const sinew_plug
                                  sb, db, sinew__plug_str(g, &old->src, ob, sizeof ob));
   }
   sinew__conn *related = NULL;
+  if (sinew__jon(g)) { /* the journal's room for everything below, reserved before any change */
+    uint32_t nrel = each_related_input(g, dn, &dst, count_related, NULL);
+    if (sinew__jreserve(g, 2 * nrel + src.nidx + dst.nidx + 3 + dst.nidx + 1))
+      return sinew_graph_set_error(g, SINEW_ENOMEM, "connectAttr: %s -> %s: out of memory", sb, db);
+  }
   if (each_related_input(g, dn, &dst, first_related, &related)) {
     char rs[256], rd[256];
     sinew__plug_str(g, &related->src, rs, sizeof rs);
@@ -496,7 +626,7 @@ int sinew_disconnect(sinew_graph_t *g, const sinew_plug_t *src_in, const sinew_p
   /* The destination keeps its value: bring it up to date and make room for the dirt the cut
    * pushes first, so that a failure leaves the connection in place. */
   if ((rc = sinew__pull(g, &dst))) return rc;
-  if (sinew__reserve_push(g))
+  if (sinew__reserve_push(g) || (sinew__jon(g) && sinew__jreserve(g, 2)))
     return sinew_graph_set_error(g, SINEW_ENOMEM, "disconnectAttr: %s: out of memory",
                                  sinew__plug_str(g, &dst, db, sizeof db));
   c = sinew__conn_to(g, &dst); /* a compute run by the pull cannot have moved it, but look again */

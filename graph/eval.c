@@ -687,12 +687,36 @@ static int check_set(sinew_graph_t *g, const sinew_plug_t *p, want_kind k, sinew
 
 /* After check_set: reserves the propagation and makes the plug's slot (and any array element
  * on its path). On failure nothing is left behind. */
-static int prepare_set(sinew_graph_t *g, sinew__node *n, const sinew_plug_t *p, sinew__slot **out_s) {
+static int prepare_set_k(sinew_graph_t *g, sinew__node *n, const sinew_plug_t *p, sinew__slot **out_s,
+                         uint32_t nvalues) {
   char buf[256];
-  if (sinew__reserve_push(g) || sinew__slot_ensure(g, n, p, out_s, NULL, NULL))
+  bool jon = sinew__jon(g);
+  sinew__created made = {.n = 0};
+  if (sinew__reserve_push(g) || (jon && sinew__jreserve(g, p->nidx + nvalues)) ||
+      sinew__slot_ensure(g, n, p, out_s, NULL, &made))
     return sinew_graph_set_error(g, SINEW_ENOMEM, "setAttr %s: out of memory",
                                  sinew__plug_str(g, p, buf, sizeof buf));
+  if (jon) sinew__jrec_created(g, &made);
   return SINEW_OK;
+}
+
+static int prepare_set(sinew_graph_t *g, sinew__node *n, const sinew_plug_t *p, sinew__slot **out_s) {
+  return prepare_set_k(g, n, p, out_s, 1);
+}
+
+/* Journal: the value about to be replaced goes into a record (its storage with it: the caller
+ * gives the slot new storage instead of reusing or freeing the old). */
+static void jrec_value(sinew_graph_t *g, const sinew_plug_t *p, int vkind, sinew__slot *s) {
+  sinew__rec *r = sinew__jpush(g, SINEW__J_VALUE);
+  r->plug = sinew__plug_key(p);
+  r->vkind = (uint8_t)vkind;
+  r->bits = s->flags & SINEW__F_SET;
+  switch (vkind) {
+    case SINEW__JV_NUMBER: r->u.d = s->v.d; break;
+    case SINEW__JV_MATRIX: r->u.m = s->v.m; s->v.m = NULL; break;
+    case SINEW__JV_STRING: r->u.s = s->v.s; s->v.s = NULL; break;
+    default: r->u.data = s->v.data; s->v.data = NULL; break;
+  }
 }
 
 static int check_range(sinew_graph_t *g, const sinew__attr *a, const sinew_plug_t *p, double v) {
@@ -726,6 +750,7 @@ int sinew_set_double(sinew_graph_t *g, const sinew_plug_t *p, double v) {
   if (!rc) rc = check_range(g, a, p, v);
   if (!rc) rc = prepare_set(g, n, p, &s);
   if (rc) return rc;
+  if (sinew__jon(g)) jrec_value(g, p, SINEW__JV_NUMBER, s);
   s->v.d = normalise(a, v);
   s->flags |= SINEW__F_SET;
   return sinew__changed(g, p);
@@ -767,15 +792,22 @@ int sinew_set_doubles(sinew_graph_t *g, const sinew_plug_t *p, const double *val
       rc = sinew_graph_set_error(g, SINEW_ECONNECTED, "setAttr: %s is connected and cannot be set",
                                  sinew__plug_str(g, &cp, buf, sizeof buf));
   }
-  if (!rc) rc = prepare_set(g, n, p, &s);
+  if (!rc) rc = prepare_set_k(g, n, p, &s, (uint32_t)k);
   if (rc) return rc;
+  bool jon = sinew__jon(g);
   if (a->type != SINEW_ATTR_COMPOUND) {
+    if (jon) jrec_value(g, p, SINEW__JV_NUMBER, s);
     s->v.d = normalise(a, values[0]);
     s->flags |= SINEW__F_SET;
     return sinew__changed(g, p);
   }
   for (size_t i = 0; i < k; i++) {
     const sinew__attr *c = sinew__attr_get(g, n, a->children[i]);
+    if (jon) {
+      sinew_plug_t cp;
+      sinew_plug_child(g, p, c->id, &cp);
+      jrec_value(g, &cp, SINEW__JV_NUMBER, &s->v.kids[i]);
+    }
     s->v.kids[i].v.d = normalise(c, values[i]);
     s->v.kids[i].flags |= SINEW__F_SET;
   }
@@ -791,8 +823,9 @@ int sinew_set_matrix(sinew_graph_t *g, const sinew_plug_t *p, const sinew_mat4_t
   if (rc) return rc;
   /* The storage is made before the slot, so that nothing needs taking back. */
   sinew__slot *had = sinew__slot_find(g, n, p, NULL);
-  sinew_mat4_t *fresh = had && had->v.m ? NULL : sinew__malloc(sizeof *fresh);
-  if (!(had && had->v.m) && !fresh) {
+  bool reuse = had && had->v.m && !sinew__jon(g); /* the journal keeps the old matrix */
+  sinew_mat4_t *fresh = reuse ? NULL : sinew__malloc(sizeof *fresh);
+  if (!reuse && !fresh) {
     char buf[256];
     return sinew_graph_set_error(g, SINEW_ENOMEM, "setAttr %s: out of memory",
                                  sinew__plug_str(g, p, buf, sizeof buf));
@@ -801,7 +834,11 @@ int sinew_set_matrix(sinew_graph_t *g, const sinew_plug_t *p, const sinew_mat4_t
     sinew__free(fresh);
     return rc;
   }
-  if (fresh) s->v.m = fresh;
+  if (sinew__jon(g)) jrec_value(g, p, SINEW__JV_MATRIX, s);
+  if (fresh) {
+    sinew__free(s->v.m); /* a slot's matrix kept while unjournaled: none, or the journal took it */
+    s->v.m = fresh;
+  }
   *s->v.m = *m;
   s->flags |= SINEW__F_SET;
   return sinew__changed(g, p);
@@ -823,6 +860,7 @@ int sinew_set_string(sinew_graph_t *g, const sinew_plug_t *p, const char *v) {
     sinew__free(copy);
     return rc;
   }
+  if (sinew__jon(g)) jrec_value(g, p, SINEW__JV_STRING, s);
   sinew__free(s->v.s);
   s->v.s = copy;
   s->flags |= SINEW__F_SET;
@@ -843,6 +881,7 @@ int sinew_set_data(sinew_graph_t *g, const sinew_plug_t *p, sinew_data_t *d) {
   }
   if ((rc = prepare_set(g, n, p, &s))) return rc;
   sinew_data_t *ref = d ? sinew_data_ref(d) : NULL;
+  if (sinew__jon(g)) jrec_value(g, p, SINEW__JV_DATA, s);
   sinew_data_unref(s->v.data);
   s->v.data = ref;
   s->flags |= SINEW__F_SET;
@@ -878,7 +917,10 @@ int sinew_set_double_elements(sinew_graph_t *g, const sinew_plug_t *arr, const i
       return sinew_graph_set_error(g, SINEW_ECONNECTED, "setAttr: %s[%d] is connected and cannot be set",
                                    buf, idx[i]);
   }
-  if (sinew__reserve_push(g)) return sinew_graph_set_error(g, SINEW_ENOMEM, "setAttr %s: out of memory", buf);
+  bool jon = sinew__jon(g); /* a value and at most one element per index, and the arrays above */
+  if (sinew__reserve_push(g) ||
+      (jon && (count > UINT32_MAX / 4 || sinew__jreserve(g, (uint32_t)(2 * count + SINEW_PLUG_MAX_INDICES)))))
+    return sinew_graph_set_error(g, SINEW_ENOMEM, "setAttr %s: out of memory", buf);
   /* Make every element first, remembering each one made (the arrays above the elements too,
    * "wl[v]" for "wl[v].w"), so that a failure changes nothing. */
   size_t cap = count + SINEW_PLUG_MAX_INDICES;
@@ -902,11 +944,22 @@ int sinew_set_double_elements(sinew_graph_t *g, const sinew_plug_t *arr, const i
     sinew__free(made);
     return sinew_graph_set_error(g, rc, "setAttr %s: out of memory", buf);
   }
+  if (jon) { /* made holds the elements outermost first, as an ensure reports them */
+    sinew__created one = {.n = 0};
+    for (size_t i = 0; i < nmade; i++) {
+      one.elems[one.n++] = made[i];
+      if (one.n == SINEW_PLUG_MAX_INDICES * 2 || i + 1 == nmade) {
+        sinew__jrec_created(g, &one);
+        one.n = 0;
+      }
+    }
+  }
   sinew__free(made);
   for (size_t i = 0; i < count; i++) {
     sinew_plug_t e;
     sinew_plug_element(g, arr, idx[i], &e);
     s = sinew__slot_find(g, n, &e, NULL);
+    if (jon) jrec_value(g, &e, SINEW__JV_NUMBER, s);
     s->v.d = normalise(a, values[i]);
     s->flags |= SINEW__F_SET;
   }

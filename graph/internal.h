@@ -192,6 +192,99 @@ typedef struct sinew__src_entry {
   sinew__conn *head;
 } sinew__src_entry;
 
+/* ---- the change journal (graph/journal.c) ----------------------------------------------------
+ * A record holds the "other" state of one change: applying it swaps that state with the live
+ * one, so undo (reverse order) and redo (forward order) are the same code, and applying never
+ * allocates. What a record holds that is not live it owns, freed with the record. */
+enum {
+  SINEW__J_VALUE,     /* a leaf value and its SET bit (plug) */
+  SINEW__J_ELEM,      /* an array element made or removed (plug); held: out of the graph */
+  SINEW__J_FLAGS,     /* flag bits of a plug's slot under mask */
+  SINEW__J_NODE_LOCK, /* a node's lock */
+  SINEW__J_RENAME,    /* a node's name */
+  SINEW__J_CONN,      /* a connection made or broken; held: unlinked, owned by the record */
+  SINEW__J_PARENT,    /* a node's DAG parent and its position among the parent's children */
+  SINEW__J_ATTR_NAME, /* a dynamic attribute's long and/or short name (bits: 1 long, 2 short) */
+  SINEW__J_ATTR_DEL,  /* a dynamic attribute removed (plug.attr); held: removed, slot in u.slot */
+  SINEW__J_NODE,      /* a node created or deleted; held: detached (not live), owned by the record */
+  SINEW__J_ATTR_ADD,  /* dynamic attributes added: the other attribute table and top slots */
+  SINEW__J_HOST,      /* a host's record (sinew_graph_record); held: the change is taken back */
+  SINEW__J_DEAD       /* its node was deleted outside a transaction: the step cannot be applied */
+};
+enum { SINEW__JV_NUMBER, SINEW__JV_MATRIX, SINEW__JV_STRING, SINEW__JV_DATA };
+
+typedef struct sinew__jslot {
+  uint32_t top;        /* index in the dynamic attribute table */
+  uint32_t slot_index; /* in the node's top-level slots */
+  sinew__slot slot;    /* the one not live */
+} sinew__jslot;
+
+typedef struct sinew__rec {
+  uint8_t kind, vkind;
+  bool held;
+  uint32_t bits, mask;
+  sinew_plug_t plug; /* VALUE, ELEM, FLAGS: the plug; NODE_LOCK, RENAME: plug.node */
+  union {
+    double d;
+    sinew_mat4_t *m;
+    char *s;
+    sinew_data_t *data;
+    sinew__slot slot; /* ELEM: the element's subtree while held */
+    struct {
+      sinew__conn *c;
+      sinew__src_entry *entry; /* its source's index entry, when unlinking emptied it */
+      uint32_t src_pos, spos, dpos; /* positions in the source list and the nodes' lists */
+    } conn;
+    struct {
+      char *name;
+      sinew__name_entry *entry; /* the name's index entry, when no node had the name */
+    } ren;
+    bool locked;
+    struct {
+      sinew_node_t parent;
+      uint32_t pos;
+    } par;
+    struct {
+      char *name, *short_name;
+    } an;
+    struct {
+      const sinew_record_ops_t *ops;
+      void *data;
+    } host;
+    struct {
+      sinew__attr *dyn; /* the other dynamic attribute table */
+      uint32_t ndyn, nslots, nfresh;
+      struct sinew__jslot *fresh; /* the top-level slots the addition made or re-made */
+    } aa;
+    struct {
+      sinew__name_entry *entry; /* its name's index entry, when detaching emptied it */
+      uint32_t pos;             /* its place among its parent's children */
+    } nd;
+  } u;
+} sinew__rec;
+
+struct sinew_change {
+  sinew__rec *recs;
+  uint32_t n;
+  bool undone;
+  struct sinew_change *prev, *next; /* the graph's live steps */
+};
+
+typedef struct sinew__journal {
+  sinew__rec *recs;
+  uint32_t n, cap;
+  uint32_t promise; /* records up to here are reserved for calls under way (<= cap) */
+  uint32_t *marks; /* record count at each open begin */
+  uint32_t depth, capmarks;
+  bool applying;
+  /* Permanent entries in the three indexes the records relink into, so a delete never frees
+   * a table and a re-add (with expansion off) never allocates. */
+  sinew__name_entry *sent_name;
+  sinew__conn *sent_conn;
+  sinew__src_entry *sent_src;
+  struct sinew_change *steps;
+} sinew__journal;
+
 typedef struct sinew__observer_entry {
   sinew_observer_t obs;
   int id;
@@ -232,6 +325,7 @@ struct sinew_graph {
    * while topology is what it was when they were found */
   struct sinew__placeholder_memo *placeholder_memo;
   uint64_t memo_topology;
+  sinew__journal jr;
 };
 
 /* ---- helpers shared across files ---------------------------------------------------------- */
@@ -330,6 +424,62 @@ uint32_t sinew__placeholder_tainted_count(const sinew_graph_t *g);
 
 /* Observers. */
 void sinew__notify_connect(sinew_graph_t *g, const sinew_plug_t *s, const sinew_plug_t *d, bool on);
+
+/* The journal. jon: changes are being recorded. jreserve makes room for k more records (call
+ * it after the checks, before the change); jpush then cannot fail. */
+static inline bool sinew__jon(const sinew_graph_t *g) { return g->jr.depth && !g->jr.applying; }
+int sinew__jreserve_slow(sinew_graph_t *g, uint32_t k);
+static inline int sinew__jreserve(sinew_graph_t *g, uint32_t k) {
+  if (g->jr.cap - g->jr.n < k) return sinew__jreserve_slow(g, k);
+  if (g->jr.n + k > g->jr.promise) g->jr.promise = g->jr.n + k;
+  return 0;
+}
+sinew__rec *sinew__jpush(sinew_graph_t *g, int kind);
+/* Drops the records above mark without applying them (a failing call taking back its own). */
+void sinew__jtruncate(sinew_graph_t *g, uint32_t mark);
+/* Records the elements an ensure made (present in the graph now). */
+void sinew__jrec_created(sinew_graph_t *g, const sinew__created *made);
+/* Records a leaf value before it changes (copying it: the live slot keeps its storage). */
+int sinew__jrec_value_copy(sinew_graph_t *g, sinew__node *n, const sinew_plug_t *p);
+/* A node goes for good (deleted outside a transaction, or a detached node freed): the records
+ * of live steps that name it release what they hold of it and can no longer apply. */
+void sinew__journal_forget_node(sinew_graph_t *g, sinew_node_t h);
+void sinew__journal_destroy(sinew_graph_t *g);
+/* Element take / put back without allocating or releasing (graph/slot.c). */
+void sinew__multi_take(const sinew_graph_t *g, const sinew__node *node, sinew__slot_path *path,
+                       uint32_t pos, sinew__slot *out);
+void sinew__multi_put(const sinew_graph_t *g, const sinew__node *node, sinew__slot_path *path,
+                      int32_t index, const sinew__slot *in);
+/* Connection relinking (graph/connect.c). unlink keeps the connection and an emptied source
+ * entry in r; link puts it back where r says. Neither allocates. */
+void sinew__conn_unlink_rec(sinew_graph_t *g, sinew__rec *r);
+void sinew__conn_link_rec(sinew_graph_t *g, sinew__rec *r);
+/* Node name swap (graph/node.c): gives the node r's name and keeps its current one in r. */
+void sinew__node_name_swap(sinew_graph_t *g, sinew__rec *r);
+/* The other parent / attribute names / removal a record holds, swapped in (graph/node.c). */
+void sinew__node_parent_swap(sinew_graph_t *g, sinew__rec *r);
+void sinew__attr_name_swap(sinew_graph_t *g, sinew__rec *r);
+void sinew__attr_del_swap(sinew_graph_t *g, sinew__rec *r);
+void sinew__attr_add_swap(sinew_graph_t *g, sinew__rec *r);
+void sinew__attr_add_free(sinew_graph_t *g, sinew__rec *r);
+/* Detaches a live node (it stays allocated, its index and generation kept) or attaches it back
+ * (bits: 1 while its creation is still under way, when the swap does nothing). */
+void sinew__node_detach_swap(sinew_graph_t *g, sinew__rec *r);
+/* Frees a detached node for good: the type's destroy, the slot index back to the free list. */
+void sinew__node_free_detached(sinew_graph_t *g, sinew__rec *r);
+/* The node of h, live or detached, while its storage exists (for freeing records). */
+sinew__node *sinew__node_any(const sinew_graph_t *g, sinew_node_t h);
+/* Applies the records above mark backwards and drops them (a call undoing its own steps). */
+void sinew__jundo_to(sinew_graph_t *g, uint32_t mark);
+/* Re-adds an element into a hash that has a permanent sentinel, with expansion off: no
+ * allocation, so it cannot fail (uthash allocates only for a new table or an expansion). */
+#define SINEW__HASH_READD(hh, head, keyptr, keylen, add)                   \
+  do {                                                                    \
+    unsigned ne_ = (head)->hh.tbl->noexpand;                              \
+    (head)->hh.tbl->noexpand = 1;                                         \
+    HASH_ADD_KEYPTR(hh, head, keyptr, keylen, add);                       \
+    (head)->hh.tbl->noexpand = ne_;                                       \
+  } while (0)
 
 /* Error helper that formats a plug into the message. */
 int sinew__errorv(sinew_graph_t *g, int status, const char *fmt, va_list ap);

@@ -81,6 +81,7 @@ static void node_free(sinew_graph_t *g, sinew__node *n) {
 
 void sinew_graph_destroy(sinew_graph_t *g) {
   if (!g) return;
+  sinew__journal_destroy(g); /* records first: they release through the nodes */
   for (uint32_t i = 0; i < g->nnodes; i++) {
     sinew__node *n = g->nodes[i];
     if (!n) continue;
@@ -116,6 +117,7 @@ void sinew_graph_destroy(sinew_graph_t *g) {
   }
   sinew__free(g->observers);
   sinew__free(g->work);
+  sinew__free(g->jr.sent_conn); /* in no list; its index went with HASH_CLEAR */
   sinew__types_destroy(g);
   sinew__free(g);
 }
@@ -470,10 +472,48 @@ static void name_unreserve(sinew_graph_t *g, const char *name) {
   sinew__free(e);
 }
 
+void sinew__node_name_swap(sinew_graph_t *g, sinew__rec *r) {
+  uint32_t index = r->plug.node.index;
+  sinew__node *n = g->nodes[index];
+  char *other = r->u.ren.name;
+  sinew__name_entry *eo = name_entry(g, other);
+  if (!eo) { /* the entry an earlier swap took out of the index */
+    eo = r->u.ren.entry;
+    r->u.ren.entry = NULL;
+    eo->first = 0;
+    SINEW__HASH_READD(hh, g->names, eo->name, strlen(eo->name), eo);
+  }
+  sinew__name_entry *e = name_entry(g, n->name);
+  if (e) {
+    for (uint32_t *link = &e->first; *link; link = &g->nodes[*link - 1]->name_next)
+      if (*link == index + 1) {
+        *link = n->name_next;
+        break;
+      }
+    if (!e->first) { /* kept for the swap back (the index has its sentinel: no table freed) */
+      HASH_DELETE(hh, g->names, e);
+      r->u.ren.entry = e;
+    }
+  }
+  char *cur = n->name;
+  n->name = other;
+  r->u.ren.name = cur;
+  n->name_next = eo->first;
+  eo->first = index + 1;
+  hint_release(g, cur);
+}
+
 /* Gives node index the name newname (owned by the caller until it succeeds). */
 static int name_change(sinew_graph_t *g, uint32_t index, char *newname) {
   sinew__node *n = g->nodes[index];
   if (name_reserve(g, newname)) return SINEW_ENOMEM;
+  if (sinew__jon(g)) { /* the caller reserved the record */
+    sinew__rec *r = sinew__jpush(g, SINEW__J_RENAME);
+    r->plug.node = (sinew_node_t){index, n->gen};
+    r->u.ren.name = newname;
+    sinew__node_name_swap(g, r);
+    return SINEW_OK;
+  }
   char *oldname = n->name;
   name_unlink(g, index);
   n->name = newname;
@@ -560,6 +600,33 @@ static void child_remove(sinew__node *parent, sinew_node_t child) {
     }
 }
 
+static uint32_t child_pos(const sinew__node *parent, sinew_node_t child) {
+  uint32_t i = 0;
+  while (i < parent->nchildren && parent->children[i].index != child.index) i++;
+  return i;
+}
+
+void sinew__node_parent_swap(sinew_graph_t *g, sinew__rec *r) {
+  sinew__node *node = sinew__node_get(g, r->plug.node);
+  if (!node) return;
+  sinew_node_t other_h = r->u.par.parent;
+  sinew__node *cur = sinew__node_get(g, node->parent), *other = sinew__node_get(g, other_h);
+  uint32_t pos = 0;
+  if (cur) {
+    pos = child_pos(cur, r->plug.node);
+    child_remove(cur, r->plug.node);
+  }
+  if (other) { /* it was there in this order before: the room is still there */
+    uint32_t at = r->u.par.pos < other->nchildren ? r->u.par.pos : other->nchildren;
+    memmove(&other->children[at + 1], &other->children[at], (other->nchildren - at) * sizeof *other->children);
+    other->children[at] = r->plug.node;
+    other->nchildren++;
+  }
+  r->u.par.parent = cur ? node->parent : (sinew_node_t){0, 0};
+  r->u.par.pos = pos;
+  node->parent = other ? other_h : (sinew_node_t){0, 0};
+}
+
 /* The implicit parent.out -> child.in plugs of a DAG link, if the type declares one. */
 static bool dag_link_plugs(sinew_graph_t *g, sinew_node_t child, sinew_node_t parent,
                            sinew_plug_t *src, sinew_plug_t *dst) {
@@ -618,9 +685,13 @@ int sinew_node_set_parent(sinew_graph_t *g, sinew_node_t n, sinew_node_t parent)
   }
   sinew_node_t old = sinew_node_parent(g, n);
   if (old.gen == parent.gen && old.index == parent.index) return SINEW_OK;
-  /* Reserve and check everything that can fail before changing anything. */
-  if (p && sinew__reserve((void **)&p->children, &p->capchildren, p->nchildren + 1,
-                          sizeof *p->children))
+  /* Reserve and check everything that can fail before changing anything. The journal: the
+   * implicit link's records (elements, the destination's value, the link made and the one it
+   * replaces, or the link cut and the value it leaves), the parent, a rename. */
+  bool jon = sinew__jon(g);
+  if ((p && sinew__reserve((void **)&p->children, &p->capchildren, p->nchildren + 1,
+                           sizeof *p->children)) ||
+      (jon && sinew__jreserve(g, 4 * SINEW_PLUG_MAX_INDICES + 16)))
     return sinew_graph_set_error(g, SINEW_ENOMEM, "parent: out of memory");
   char *newname = NULL;
   if (name_taken(g, node->name, true, parent, false, node)) {
@@ -651,9 +722,17 @@ int sinew_node_set_parent(sinew_graph_t *g, sinew_node_t n, sinew_node_t parent)
     return rc;
   }
   sinew__node *oldp = sinew__node_get(g, old);
-  if (oldp) child_remove(oldp, n);
-  node->parent = p ? parent : (sinew_node_t){0, 0};
-  if (p) child_add(g, p, n); /* reserved above: cannot fail */
+  if (jon) { /* the swap does the move: out of the old parent, to the end of the new one */
+    sinew__rec *r = sinew__jpush(g, SINEW__J_PARENT);
+    r->plug.node = n;
+    r->u.par.parent = p ? parent : (sinew_node_t){0, 0};
+    r->u.par.pos = p ? p->nchildren : 0;
+    sinew__node_parent_swap(g, r);
+  } else {
+    if (oldp) child_remove(oldp, n);
+    node->parent = p ? parent : (sinew_node_t){0, 0};
+    if (p) child_add(g, p, n); /* reserved above: cannot fail */
+  }
   if (newname) name_change(g, n.index, newname); /* reserved above: cannot fail */
   return SINEW_OK;
 }
@@ -714,6 +793,91 @@ static void notify_node(sinew_graph_t *g, sinew_node_t n, bool added) {
   g->pushing--;
 }
 
+sinew__node *sinew__node_any(const sinew_graph_t *g, sinew_node_t h) {
+  if (!g || h.gen == 0 || h.index >= g->nnodes) return NULL;
+  sinew__node *node = g->nodes[h.index];
+  return node && node->gen == h.gen && node->slots ? node : NULL;
+}
+
+void sinew__node_detach_swap(sinew_graph_t *g, sinew__rec *r) {
+  if (r->bits & 1) return; /* its creation is under way */
+  uint32_t index = r->plug.node.index;
+  sinew__node *n = sinew__node_any(g, r->plug.node);
+  if (!n) return;
+  sinew_node_t h = r->plug.node;
+  if (!r->held) { /* detach: what delete_one does, keeping the node, its index and generation */
+    notify_node(g, h, false);
+    sinew__node *p = sinew__node_get(g, n->parent);
+    if (p) {
+      r->u.nd.pos = child_pos(p, h);
+      child_remove(p, h);
+    }
+    hint_release(g, n->name);
+    sinew__name_entry *e = name_entry(g, n->name);
+    if (e) {
+      for (uint32_t *link = &e->first; *link; link = &g->nodes[*link - 1]->name_next)
+        if (*link == index + 1) {
+          *link = n->name_next;
+          break;
+        }
+      n->name_next = 0;
+      if (!e->first) {
+        HASH_DELETE(hh, g->names, e);
+        r->u.nd.entry = e;
+      }
+    }
+    /* out of the creation order, keeping its neighbours to go back between them */
+    if (n->order_prev) g->nodes[n->order_prev - 1]->order_next = n->order_next;
+    else g->order_head = n->order_next;
+    if (n->order_next) g->nodes[n->order_next - 1]->order_prev = n->order_prev;
+    else g->order_tail = n->order_prev;
+    n->live = false;
+    g->live_nodes--;
+    g->computed_plugs -= n->type->ncomputed;
+    r->held = true;
+    return;
+  }
+  n->live = true;
+  g->live_nodes++;
+  g->computed_plugs += n->type->ncomputed;
+  if (n->order_prev) g->nodes[n->order_prev - 1]->order_next = index + 1;
+  else g->order_head = index + 1;
+  if (n->order_next) g->nodes[n->order_next - 1]->order_prev = index + 1;
+  else g->order_tail = index + 1;
+  sinew__name_entry *e = name_entry(g, n->name);
+  if (!e) {
+    e = r->u.nd.entry;
+    r->u.nd.entry = NULL;
+    e->first = 0;
+    SINEW__HASH_READD(hh, g->names, e->name, strlen(e->name), e);
+  }
+  n->name_next = e->first;
+  e->first = index + 1;
+  sinew__node *p = sinew__node_get(g, n->parent);
+  if (p) { /* its place is still there: children lists never shrink */
+    uint32_t at = r->u.nd.pos < p->nchildren ? r->u.nd.pos : p->nchildren;
+    memmove(&p->children[at + 1], &p->children[at], (p->nchildren - at) * sizeof *p->children);
+    p->children[at] = h;
+    p->nchildren++;
+  }
+  r->held = false;
+  notify_node(g, h, true);
+}
+
+void sinew__node_free_detached(sinew_graph_t *g, sinew__rec *r) {
+  if (r->u.nd.entry) {
+    sinew__free(r->u.nd.entry->name);
+    sinew__free(r->u.nd.entry);
+    r->u.nd.entry = NULL;
+  }
+  sinew__node *n = sinew__node_any(g, r->plug.node);
+  if (!r->held || !n || n->live) return;
+  sinew__journal_forget_node(g, r->plug.node); /* other steps naming it */
+  if (n->type->destroy) n->type->destroy(g, r->plug.node, n->state);
+  node_release(g, n); /* the tombstone keeps the generation */
+  g->free_slots[g->nfree++] = r->plug.node.index; /* reserved when it was created */
+}
+
 int sinew_node_create(sinew_graph_t *g, const char *type, const char *name, sinew_node_t *out) {
   return sinew_node_create_under(g, type, name, (sinew_node_t){0, 0}, out);
 }
@@ -751,6 +915,9 @@ int sinew_node_create_under(sinew_graph_t *g, const char *type, const char *name
   if (!rc && p && sinew__reserve((void **)&p->children, &p->capchildren, p->nchildren + 1,
                                  sizeof *p->children))
     rc = SINEW_ENOMEM;
+  /* journal: the node's record and the implicit link's (init reserves what it records) */
+  bool jon = sinew__jon(g);
+  if (!rc && jon && sinew__jreserve(g, 4 * SINEW_PLUG_MAX_INDICES + 16)) rc = SINEW_ENOMEM;
   uint32_t index = 0;
   if (!rc) rc = index_alloc(g, &index);
   if (rc) {
@@ -766,6 +933,14 @@ int sinew_node_create_under(sinew_graph_t *g, const char *type, const char *name
   node->live = true;
   sinew_node_t h = {index, node->gen};
   rc = name_link(g, index);
+  /* The node's record comes first (undone last), marked as under way until the node is whole;
+   * what the DAG link and init record follows it. */
+  uint32_t jmark = g->jr.n;
+  if (!rc && jon) {
+    sinew__rec *r = sinew__jpush(g, SINEW__J_NODE);
+    r->plug.node = h;
+    r->bits = 1;
+  }
   if (!rc && p) {
     node->parent = parent;
     child_add(g, p, h);
@@ -781,7 +956,12 @@ int sinew_node_create_under(sinew_graph_t *g, const char *type, const char *name
     snprintf(msg, sizeof msg, "createNode %s: %s", type,
              g->errcode == rc ? g->errmsg : sinew_strerror(rc));
     /* Whatever init connected goes with the node (nothing keeps a value from a node that never
-     * was), the DAG link included. */
+     * was), the DAG link included. Journaled, the records made since the node's take it back. */
+    if (jon && g->jr.n > jmark) {
+      sinew__jundo_to(g, jmark + 1);
+      g->jr.n = jmark; /* the node's own record, under way: it owns nothing */
+      node = g->nodes[index];
+    }
     while (node->nconns) sinew__disconnect_conn(g, node->conns[node->nconns - 1], false);
     if (p) child_remove(p, h);
     hint_release(g, node->name);
@@ -797,6 +977,7 @@ int sinew_node_create_under(sinew_graph_t *g, const char *type, const char *name
   g->order_tail = index + 1;
   g->live_nodes++;
   g->computed_plugs += t->ncomputed;
+  if (jon) g->jr.recs[jmark].bits = 0; /* whole now: undo detaches it */
   notify_node(g, h, true);
   if (out) *out = h;
   return SINEW_OK;
@@ -805,6 +986,17 @@ int sinew_node_create_under(sinew_graph_t *g, const char *type, const char *name
 /* Deletes one node whose DAG children are already gone. */
 static void delete_one(sinew_graph_t *g, sinew_node_t h) {
   sinew__node *node = sinew__node_get(g, h);
+  if (sinew__jon(g)) { /* detached, kept by its record: the connections go as their own records */
+    while (node->nconns) {
+      sinew__conn *c = node->conns[node->nconns - 1];
+      sinew__disconnect_conn(g, c, sinew__node_get(g, c->dst.node) != node);
+    }
+    sinew__rec *r = sinew__jpush(g, SINEW__J_NODE);
+    r->plug.node = h;
+    sinew__node_detach_swap(g, r);
+    return;
+  }
+  sinew__journal_forget_node(g, h); /* undo steps that name it can no longer apply */
   notify_node(g, h, false);
   /* Destinations on other nodes keep the last value they had from this one. */
   while (node->nconns) {
@@ -891,6 +1083,12 @@ int sinew_node_delete_many(sinew_graph_t *g, const sinew_node_t *nodes, size_t n
     }
   }
   sinew__free(mark);
+  bool jon = sinew__jon(g);
+  if (!rc && jon) { /* two records per connection broken, one per node */
+    uint64_t need = 0;
+    for (uint32_t i = 0; i < count; i++) need += 2u * sinew__node_get(g, list[i])->nconns + 1;
+    if (need > UINT32_MAX / 4 || sinew__jreserve(g, (uint32_t)need)) rc = SINEW_ENOMEM;
+  }
   if (rc) {
     sinew__free(list);
     return rc == SINEW_ENOMEM ? sinew_graph_set_error(g, SINEW_ENOMEM, "delete %s: out of memory", first) : rc;
@@ -935,6 +1133,8 @@ int sinew_node_rename(sinew_graph_t *g, sinew_node_t n, const char *name) {
     return sinew_graph_set_error(g, SINEW_EINVAL, "rename %s: invalid name '%s'", node->name,
                                  name ? name : "");
   if (strcmp(name, node->name) == 0) return SINEW_OK;
+  if (sinew__jon(g) && sinew__jreserve(g, 1))
+    return sinew_graph_set_error(g, SINEW_ENOMEM, "rename %s: out of memory", node->name);
   char *newname = NULL;
   if (unique_name(g, name, node->type->name, is_dag(node), node->parent, node, &newname))
     return sinew_graph_set_error(g, SINEW_ENOMEM, "rename %s: out of memory", node->name);
@@ -952,6 +1152,12 @@ int sinew_node_rename(sinew_graph_t *g, sinew_node_t n, const char *name) {
 int sinew_node_set_locked(sinew_graph_t *g, sinew_node_t n, bool locked) {
   sinew__node *node = sinew__node_get(g, n);
   if (!node) return sinew_graph_set_error(g, SINEW_ESTALE, "lockNode: invalid node handle");
+  if (sinew__jon(g)) {
+    if (sinew__jreserve(g, 1)) return sinew_graph_set_error(g, SINEW_ENOMEM, "lockNode: out of memory");
+    sinew__rec *r = sinew__jpush(g, SINEW__J_NODE_LOCK);
+    r->plug.node = n;
+    r->u.locked = node->locked;
+  }
   node->locked = locked;
   return SINEW_OK;
 }
@@ -1041,6 +1247,52 @@ static bool has_connections_in(const sinew_graph_t *g, sinew__node *node, uint32
   return false;
 }
 
+void sinew__attr_add_swap(sinew_graph_t *g, sinew__rec *r) {
+  sinew__node *node = sinew__node_get(g, r->plug.node);
+  if (!node) return;
+  sinew__attr *t = node->dyn;
+  uint32_t nd = node->ndyn, ns = node->nslots;
+  node->dyn = r->u.aa.dyn;
+  node->ndyn = r->u.aa.ndyn;
+  node->nslots = r->u.aa.nslots;
+  r->u.aa.dyn = t;
+  r->u.aa.ndyn = nd;
+  r->u.aa.nslots = ns;
+  for (uint32_t k = 0; k < r->u.aa.nfresh; k++) {
+    sinew__jslot *j = &r->u.aa.fresh[k];
+    sinew__slot tmp = node->slots[j->slot_index];
+    node->slots[j->slot_index] = j->slot;
+    j->slot = tmp;
+  }
+  for (uint32_t k = 0; k < r->u.aa.nfresh; k++) { /* a compound back with its old children */
+    sinew__jslot *j = &r->u.aa.fresh[k];
+    if (j->top < node->ndyn && j->slot_index < node->nslots) {
+      sinew_plug_t p = sinew_plug_make(r->plug.node, node->dyn[j->top].id, 0, NULL);
+      sinew__changed(g, &p);
+    }
+  }
+}
+
+/* The slots a record holds belong to the table it holds: they are released with that table in
+ * place (children are found through the node's table), then the table goes. */
+void sinew__attr_add_free(sinew_graph_t *g, sinew__rec *r) {
+  sinew__node *node = sinew__node_any(g, r->plug.node);
+  if (node) {
+    sinew__attr *t = node->dyn;
+    uint32_t nd = node->ndyn;
+    node->dyn = r->u.aa.dyn;
+    node->ndyn = r->u.aa.ndyn;
+    for (uint32_t k = 0; k < r->u.aa.nfresh; k++) {
+      sinew__jslot *j = &r->u.aa.fresh[k];
+      if (j->top < node->ndyn) sinew__slot_release(g, node, &node->dyn[j->top], false, &j->slot);
+    }
+    node->dyn = t;
+    node->ndyn = nd;
+  }
+  sinew__attrs_free(r->u.aa.dyn, r->u.aa.ndyn);
+  sinew__free(r->u.aa.fresh);
+}
+
 int sinew_node_add_attr(sinew_graph_t *g, sinew_node_t n, const sinew_attr_desc_t *descs,
                         size_t count) {
   sinew__node *node = sinew__node_get(g, n);
@@ -1106,6 +1358,12 @@ int sinew_node_add_attr(sinew_graph_t *g, sinew_node_t n, const sinew_attr_desc_
     rc = sinew__slot_init(g, node, a, false, &fresh[nfresh].slot);
     if (!rc) fresh[nfresh++].top = i;
   }
+  /* journal: the record keeps the old table and the slots it replaces, to swap back */
+  sinew__jslot *jfresh = NULL;
+  bool jon = sinew__jon(g);
+  if (!rc && jon &&
+      (sinew__jreserve(g, 1) || !(jfresh = sinew__malloc((nfresh ? nfresh : 1) * sizeof *jfresh))))
+    rc = SINEW_ENOMEM;
   if (rc) {
     for (uint32_t k = 0; k < nfresh; k++) sinew__slot_release(g, node, &all[fresh[k].top], false, &fresh[k].slot);
     sinew__free(fresh);
@@ -1113,6 +1371,26 @@ int sinew_node_add_attr(sinew_graph_t *g, sinew_node_t n, const sinew_attr_desc_
     node->ndyn = oldndyn;
     sinew__attrs_free(all, nall);
     return sinew_graph_set_error(g, rc, "addAttr on %s: %s", node->name, sinew_strerror(rc));
+  }
+  if (jon) {
+    sinew__rec *r = sinew__jpush(g, SINEW__J_ATTR_ADD);
+    r->plug = sinew_plug_make(n, 0, 0, NULL);
+    node->dyn = olddyn; /* the swap installs the new table and slots */
+    node->ndyn = oldndyn;
+    r->u.aa.dyn = all;
+    r->u.aa.ndyn = nall;
+    r->u.aa.nslots = ntop;
+    r->u.aa.nfresh = nfresh;
+    r->u.aa.fresh = jfresh;
+    for (uint32_t k = 0; k < nfresh; k++) {
+      jfresh[k].top = fresh[k].top;
+      jfresh[k].slot_index = all[fresh[k].top].slot_index;
+      jfresh[k].slot = fresh[k].slot;
+      if (jfresh[k].slot_index >= oldnslots) memset(&node->slots[jfresh[k].slot_index], 0, sizeof *node->slots);
+    }
+    sinew__free(fresh);
+    sinew__attr_add_swap(g, r);
+    return SINEW_OK;
   }
   for (uint32_t k = 0; k < nfresh; k++) {
     const sinew__attr *a = &all[fresh[k].top];
@@ -1125,6 +1403,22 @@ int sinew_node_add_attr(sinew_graph_t *g, sinew_node_t n, const sinew_attr_desc_
   node->nslots = ntop;
   sinew__attrs_free(olddyn, oldndyn);
   return SINEW_OK;
+}
+
+void sinew__attr_name_swap(sinew_graph_t *g, sinew__rec *r) {
+  sinew__node *node = sinew__node_get(g, r->plug.node);
+  if (!node || r->plug.attr < node->type->nattrs) return;
+  sinew__attr *a = &node->dyn[r->plug.attr - node->type->nattrs];
+  if (r->bits & 1) {
+    char *t = a->name;
+    a->name = r->u.an.name;
+    r->u.an.name = t;
+  }
+  if (r->bits & 2) {
+    char *t = a->short_name;
+    a->short_name = r->u.an.short_name;
+    r->u.an.short_name = t;
+  }
 }
 
 int sinew_node_rename_attr(sinew_graph_t *g, sinew_node_t n, uint32_t attr, const char *name, bool short_name) {
@@ -1156,6 +1450,20 @@ int sinew_node_rename_attr(sinew_graph_t *g, sinew_node_t n, uint32_t attr, cons
   }
   strcpy(copy, name);
   if (copy2) strcpy(copy2, name);
+  if (sinew__jon(g)) { /* the record keeps the old names; the swap puts the new ones in */
+    if (sinew__jreserve(g, 1)) {
+      sinew__free(copy);
+      sinew__free(copy2);
+      return sinew_graph_set_error(g, SINEW_ENOMEM, "renameAttr: out of memory");
+    }
+    sinew__rec *r = sinew__jpush(g, SINEW__J_ATTR_NAME);
+    r->plug = sinew_plug_make(n, attr, 0, NULL);
+    r->bits = short_name ? 2 : both ? 3 : 1;
+    r->u.an.name = short_name ? NULL : copy;
+    r->u.an.short_name = short_name ? copy : copy2;
+    sinew__attr_name_swap(g, r);
+    return SINEW_OK;
+  }
   if (short_name) {
     sinew__free(a->short_name);
     a->short_name = copy;
@@ -1168,6 +1476,28 @@ int sinew_node_rename_attr(sinew_graph_t *g, sinew_node_t n, uint32_t attr, cons
     }
   }
   return SINEW_OK;
+}
+
+/* Removes (tombstones, keeping the slot in r) or restores dynamic attribute r->plug.attr and
+ * the attributes below it. */
+void sinew__attr_del_swap(sinew_graph_t *g, sinew__rec *r) {
+  sinew__node *node = sinew__node_get(g, r->plug.node);
+  if (!node || r->plug.attr < node->type->nattrs) return;
+  uint32_t base = node->type->nattrs, attr = r->plug.attr;
+  sinew__attr *a = &node->dyn[attr - base];
+  bool restore = r->held;
+  for (uint32_t i = 0; i < node->ndyn; i++)
+    for (uint32_t x = node->dyn[i].id; x != SINEW__NO_ATTR; x = node->dyn[x - base].parent)
+      if (x == attr) {
+        if (restore) node->dyn[i].flags &= ~(uint32_t)SINEW__ATTR_REMOVED;
+        else node->dyn[i].flags |= SINEW__ATTR_REMOVED;
+        break;
+      }
+  sinew__slot t = node->slots[a->slot_index];
+  node->slots[a->slot_index] = r->u.slot;
+  r->u.slot = t;
+  r->held = !restore;
+  if (restore) sinew__changed(g, &r->plug);
 }
 
 int sinew_node_remove_attr(sinew_graph_t *g, sinew_node_t n, uint32_t attr) {
@@ -1185,11 +1515,20 @@ int sinew_node_remove_attr(sinew_graph_t *g, sinew_node_t n, uint32_t attr) {
   /* Break every connection inside it, then release its slot and tombstone the ids. */
   /* Either end may be inside it (both, for a connection from the node to itself). */
   sinew_plug_t whole = sinew_plug_make(n, attr, 0, NULL);
+  bool jon = sinew__jon(g); /* two records per connection broken, one for the removal */
+  if (jon && sinew__jreserve(g, 2 * node->nconns + 1))
+    return sinew_graph_set_error(g, SINEW_ENOMEM, "deleteAttr: out of memory");
   for (uint32_t i = node->nconns; i-- > 0;) {
     if (i >= node->nconns) continue; /* a disconnection shortened the list */
     sinew__conn *c = node->conns[i];
     if (sinew__plug_within(g, node, &c->src, &whole) || sinew__plug_within(g, node, &c->dst, &whole))
       sinew__disconnect_conn(g, c, true);
+  }
+  if (jon) {
+    sinew__rec *r = sinew__jpush(g, SINEW__J_ATTR_DEL);
+    r->plug = whole;
+    sinew__attr_del_swap(g, r);
+    return SINEW_OK;
   }
   sinew__slot_release(g, node, a, false, &node->slots[a->slot_index]);
   memset(&node->slots[a->slot_index], 0, sizeof node->slots[0]);

@@ -345,7 +345,8 @@ int sinew_plug_remove_element(sinew_graph_t *g, const sinew_plug_t *e) {
     sinew_plug_t dst = c->dst;
     if ((rc = sinew__pull(g, &dst))) return rc;
   }
-  if (sinew__reserve_push(g))
+  bool jon = sinew__jon(g); /* two records per connection broken, one for the element */
+  if (sinew__reserve_push(g) || (jon && sinew__jreserve(g, 2 * node->nconns + 1)))
     return sinew_graph_set_error(g, SINEW_ENOMEM, "removeMultiInstance %s: out of memory",
                                  sinew__plug_str(g, e, buf, sizeof buf));
   for (int pass = 0; pass < 2; pass++) {
@@ -361,7 +362,14 @@ int sinew_plug_remove_element(sinew_graph_t *g, const sinew_plug_t *e) {
   sinew__slot_path path;
   sinew__slot *container = sinew__slot_find(g, node, &arr, &path);
   int64_t pos = container ? sinew__multi_find(container->v.multi, e->idx[e->nidx - 1]) : -1;
-  if (pos >= 0) sinew__multi_remove(g, node, a, &path, (uint32_t)pos);
+  if (pos >= 0 && jon) {
+    sinew__rec *r = sinew__jpush(g, SINEW__J_ELEM);
+    r->plug = sinew__plug_key(e);
+    r->held = true;
+    sinew__multi_take(g, node, &path, (uint32_t)pos, &r->u.slot);
+  } else if (pos >= 0) {
+    sinew__multi_remove(g, node, a, &path, (uint32_t)pos);
+  }
   return sinew__changed(g, &arr);
 }
 
@@ -374,8 +382,18 @@ static int set_flag(sinew_graph_t *g, const sinew_plug_t *p, const char *what, u
   if (!rc) rc = sinew__check_mutable(g, what); /* it may make an element */
   if (rc) return rc;
   sinew__slot *s;
-  rc = sinew__slot_ensure(g, node, p, &s, NULL, NULL);
+  bool jon = sinew__jon(g);
+  if (jon && sinew__jreserve(g, p->nidx + 1)) return sinew_graph_set_error(g, SINEW_ENOMEM, "%s: out of memory", what);
+  sinew__created made = {.n = 0};
+  rc = sinew__slot_ensure(g, node, p, &s, NULL, &made);
   if (rc) return sinew_graph_set_error(g, rc, "%s: out of memory", what);
+  if (jon) {
+    sinew__jrec_created(g, &made);
+    sinew__rec *r = sinew__jpush(g, SINEW__J_FLAGS);
+    r->plug = sinew__plug_key(p);
+    r->mask = on_bit | off_bit;
+    r->bits = s->flags & (on_bit | off_bit);
+  }
   s->flags &= ~(on_bit | off_bit);
   s->flags |= on ? on_bit : off_bit;
   return SINEW_OK;

@@ -181,6 +181,42 @@ void sinew__multi_remove(const sinew_graph_t *g, const sinew__node *node, const 
   fix_counts(path, path->n - 1, was, sinew__slot_dirtyish(container), false);
 }
 
+/* The element at pos leaves the multi whole (its subtree moves to *out, nothing released). The
+ * multi's arrays keep their capacity, so putting it back cannot need memory. */
+void sinew__multi_take(const sinew_graph_t *g, const sinew__node *node, sinew__slot_path *path,
+                       uint32_t pos, sinew__slot *out) {
+  (void)g;
+  (void)node;
+  sinew__slot *container = path->slots[path->n - 1];
+  sinew__multi *m = container->v.multi;
+  bool was = sinew__slot_dirtyish(container);
+  if (sinew__slot_dirtyish(&m->elems[pos])) container->below--;
+  *out = m->elems[pos];
+  memmove(m->idx + pos, m->idx + pos + 1, (m->count - pos - 1) * sizeof *m->idx);
+  memmove(m->elems + pos, m->elems + pos + 1, (m->count - pos - 1) * sizeof *m->elems);
+  m->count--;
+  fix_counts(path, path->n - 1, was, sinew__slot_dirtyish(container), false);
+}
+
+/* Puts a taken element back at its logical index. Records are applied in exact reverse or
+ * forward order, so the multi has the room the element had (capacity never shrinks). */
+void sinew__multi_put(const sinew_graph_t *g, const sinew__node *node, sinew__slot_path *path,
+                      int32_t index, const sinew__slot *in) {
+  (void)g;
+  (void)node;
+  sinew__slot *container = path->slots[path->n - 1];
+  sinew__multi *m = container->v.multi;
+  bool was = sinew__slot_dirtyish(container);
+  uint32_t pos = multi_lower(m, index);
+  memmove(m->idx + pos + 1, m->idx + pos, (m->count - pos) * sizeof *m->idx);
+  memmove(m->elems + pos + 1, m->elems + pos, (m->count - pos) * sizeof *m->elems);
+  m->idx[pos] = index;
+  m->elems[pos] = *in;
+  m->count++;
+  if (sinew__slot_dirtyish(in)) container->below++;
+  fix_counts(path, path->n - 1, was, sinew__slot_dirtyish(container), false);
+}
+
 /* Walks the plug's path. With `create`, missing array elements are made and recorded. */
 static int walk(sinew_graph_t *g, sinew__node *node, const sinew_plug_t *p, bool create,
                 sinew__slot **out, sinew__slot_path *path, sinew__created *created) {

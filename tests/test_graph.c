@@ -3524,6 +3524,17 @@ static void test_placeholders_remembered(void **state) {
   assert_string_equal(ph_of(g, "leaf.wv[0]"), "ph1");
   assert_int_equal(sinew_node_set_parent(g, leaf, (sinew_node_t){0, 0}), 0);
   assert_string_equal(ph_of(g, "leaf.wv[0]"), "");
+  /* an undone or redone connection (the change journal) is a connection too */
+  assert_int_equal(sinew_graph_begin(g), 0);
+  conn(g, "ph1.v", "c1.bias");
+  sinew_change_t *step = NULL;
+  assert_int_equal(sinew_graph_commit_step(g, &step), 0);
+  assert_string_equal(ph_of(g, "a5.output"), "ph1");
+  assert_int_equal(sinew_change_undo(g, step), 0);
+  assert_string_equal(ph_of(g, "a5.output"), "");
+  assert_int_equal(sinew_change_redo(g, step), 0);
+  assert_string_equal(ph_of(g, "a5.output"), "ph1");
+  sinew_change_free(g, step);
 }
 
 

@@ -562,6 +562,61 @@ SINEW_API int sinew_evaluate(sinew_graph_t *graph, const sinew_plug_t *plug);
 SINEW_API int sinew_dirty(sinew_graph_t *graph, const sinew_plug_t *plug);
 
 /* ---------------------------------------------------------------------------------------------
+ * Transactions and undo steps (the change journal, docs/graph.md "The change journal").
+ *
+ * sinew_graph_begin opens a transaction; transactions nest like SQLite savepoints. While one is
+ * open, every change a public call makes is recorded: values (numbers, strings, matrices, data
+ * blocks, the "set" mark), array elements made or removed, connections made or broken, plug
+ * flags (lock, keyable, channel box), node locks and names, nodes created and deleted (a
+ * deleted node is kept, so its handle is valid again after an undo), parents, and dynamic
+ * attributes added, renamed and removed. sinew_graph_rollback reverts
+ * the changes made since the matching begin and closes it: every value reads back as before,
+ * and what is downstream of a reverted value is dirty. A rollback needs no memory and cannot
+ * fail for lack of it. sinew_graph_commit closes the innermost transaction; an inner commit
+ * keeps its changes in the enclosing one, the outermost commit forgets the records.
+ * With no transaction open nothing is recorded. A failing call records nothing (it changes
+ * nothing). begin, commit, rollback, undo and redo from observers and hooks fail with
+ * SINEW_EINVAL as any change does (sinew_change_free does nothing there). */
+typedef struct sinew_change sinew_change_t;
+SINEW_API int sinew_graph_begin(sinew_graph_t *graph);
+SINEW_API int sinew_graph_commit(sinew_graph_t *graph);
+SINEW_API int sinew_graph_rollback(sinew_graph_t *graph);
+/* How many transactions are open (0: none). */
+SINEW_API int sinew_graph_in_transaction(const sinew_graph_t *graph);
+/* Commits the outermost transaction (SINEW_EINVAL when nested or none is open) and hands its
+ * records to the caller as one undo step. On SINEW_ENOMEM the transaction stays open. */
+SINEW_API int sinew_graph_commit_step(sinew_graph_t *graph, sinew_change_t **out);
+/* Undo takes the step's changes back, redo makes them again; a step starts done. Both need
+ * the graph as the step left it (every later change undone): the caller keeps steps in a
+ * stack. A node the step names that was deleted since makes both fail with SINEW_ESTALE; they
+ * are refused inside a transaction (SINEW_EINVAL). Only a failed reservation of the dirt
+ * propagation can make them fail for memory, before anything changes. Node handles stay
+ * valid. */
+SINEW_API int sinew_change_undo(sinew_graph_t *graph, sinew_change_t *step);
+SINEW_API int sinew_change_redo(sinew_graph_t *graph, sinew_change_t *step);
+/* Frees a step (what it holds of the state not live with it: a node the step deleted, or made
+ * and is undone, goes now, its type's destroy callback with it). Steps the host did not free go
+ * with sinew_graph_destroy. */
+SINEW_API void sinew_change_free(sinew_graph_t *graph, sinew_change_t *step);
+/* True for NULL or a step that changed nothing. */
+SINEW_API bool sinew_change_empty(const sinew_change_t *step);
+
+/* A host's own record in the journal, for state the host keeps beside the graph (a session's
+ * selection, per-node records ...). data holds the state the host does not have now; swap
+ * exchanges it with the live one (called with the records around it, backwards on rollback and
+ * undo, forwards on redo). swap must not allocate, fail or change the graph. release frees what
+ * data owns when the record goes; `done` tells which state data holds then: true when the change
+ * is in effect (data holds the state before it), false when it was taken back (data holds the
+ * change). Protocol: call sinew_graph_record (it may fail with SINEW_ENOMEM; then change
+ * nothing), then make the change. With no transaction open it records nothing and returns 0
+ * (release is called at once with done = true). */
+typedef struct sinew_record_ops {
+  void (*swap)(sinew_graph_t *graph, void *data);
+  void (*release)(sinew_graph_t *graph, void *data, bool done);
+} sinew_record_ops_t;
+SINEW_API int sinew_graph_record(sinew_graph_t *graph, const sinew_record_ops_t *ops, void *data);
+
+/* ---------------------------------------------------------------------------------------------
  * Compute context: how a compute callback reads and writes. Inputs are read with the ordinary
  * sinew_get_* calls (they pull upstream first); outputs are written with these, which mark
  * them clean. Writing an input or another node's plug is refused.
