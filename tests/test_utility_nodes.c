@@ -379,6 +379,37 @@ static void test_choice_and_math_nodes(void **state) {
   expect1("ch.o", 30);
   run("setAttr ch.s 1;");
   expect1("ch.o", 0); /* no element 1 */
+  /* generic inputs: a triple and a matrix pass through as they are; the output takes the
+   * shape of the selected input */
+  run("createNode transform -n ct; setAttr ct.t 1 2 3; setAttr ct.r 90 0 0;"
+      "connectAttr ct.t ch.i[3]; connectAttr ct.wm[0] ch.i[4];"
+      "createNode multiplyDivide -n chm; connectAttr ch.o chm.i1;"
+      "createNode transform -n ct2; connectAttr ch.o ct2.t;");
+  run("setAttr ch.s 3;");
+  expect3("chm.i1", 1, 2, 3);
+  expect3("ct2.t", 1, 2, 3);
+  {
+    sinew_plug_t o = plug("ch.o");
+    double v[16];
+    size_t n = 0;
+    assert_int_equal(sinew_get_generic(sinew_session_graph(S), &o, v, 16, &n), 0);
+    assert_int_equal(n, 3);
+    run("setAttr ch.s 4;");
+    assert_int_equal(sinew_get_generic(sinew_session_graph(S), &o, v, 16, &n), 0);
+    assert_int_equal(n, 16);
+    /* rotateX 90 degrees, translate (1,2,3), row vectors: rows (1 0 0 0) (0 0 1 0) (0 -1 0 0)
+     * (1 2 3 1) */
+    const double want[16] = {1, 0, 0, 0, 0, 0, 1, 0, 0, -1, 0, 0, 1, 2, 3, 1};
+    for (int k = 0; k < 16; k++) assert_true(fabs(v[k] - want[k]) < TOL);
+    /* a triple destination fed 16 numbers takes the first three */
+    expect3("chm.i1", 1, 0, 0);
+    /* back to a single number: the compound destinations read it and then zeros */
+    run("setAttr ch.s 0;");
+    assert_int_equal(sinew_get_generic(sinew_session_graph(S), &o, v, 16, &n), 0);
+    assert_int_equal(n, 1);
+    assert_true(fabs(v[0] - 10) < TOL);
+    expect3("chm.i1", 10, 0, 0);
+  }
   run("createNode multiply -n mu;");
   expect1("mu.o", 0); /* no inputs */
   run("setAttr mu.i[0] -1; setAttr mu.i[4] 2.5; setAttr mu.i[2] 4;");
@@ -591,9 +622,12 @@ static void test_bad_input(void **state) {
   /* an operation number past the list is refused; the node keeps multiplying */
   assert_int_not_equal(run_rc("setAttr md.op 9;"), 0);
   assert_non_null(strstr(sinew_session_errmsg(S), "outside [0, 3]"));
-  /* choice carries numbers: a matrix is refused; the spec's "vlf" is not remapValue's name */
+  /* choice's input is generic numeric: a matrix goes through (below), a message or a string
+   * cannot; the spec's "vlf" is not remapValue's name */
   run("createNode choice -n ch;");
-  assert_int_not_equal(run_rc("connectAttr t.wm[0] ch.i[0];"), 0);
+  assert_int_not_equal(run_rc("connectAttr t.msg ch.i[0];"), 0);
+  assert_non_null(strstr(sinew_session_errmsg(S), "generic numeric"));
+  assert_int_not_equal(run_rc("connectAttr ch.o t.msg;"), 0);
   assert_int_not_equal(run_rc("setAttr r.vl[0].vlf 1;"), 0);
   run("setAttr md.i1 -type float3 2 2 2; setAttr md.i2 -type float3 3 3 3;");
   expect3("md.o", 6, 6, 6);
