@@ -605,6 +605,77 @@ static void test_real_rig_foot_roll(void **state) {
   expect1("legFootToeRoll_left_remapValue.ov", 20);
 }
 
+/* The same rig's FK/IK rotation switch goes through generic unitConversions carrying triples:
+ *   fkAnkleLeg_left_jnt.r -> unitConversion10 (cf 57.29578) -> ankleLegRot_left_blendColors.c1
+ *   ikAnkleLeg_left_jnt.r -> unitConversion11 (cf 57.29578) -> ...c2
+ *   legSwch_left_ctrl.fkIkBlend -> ...b;  ...op -> unitConversion12 (cf 0.01745329) -> foot_left_jnt.r
+ * Every unitConversion of the file is connected at both ends (none kept as text). The two joints'
+ * rotations come from constraints sinew keeps as placeholders here, so the test takes those
+ * connections away and turns the joints itself. */
+static void test_real_rig_rotation_switch(void **state) {
+  (void)state;
+  const char *path = SINEW_TEST_DATA_DIR "/nlol/standalone_modules_digitigrade_leg_mod_example.ma";
+  if (sinew_session_open(S, path)) fail_msg("%s: %s", path, sinew_session_errmsg(S));
+  sinew_graph_t *g = sinew_session_graph(S);
+  assert_null(strstr(logtext, "unitConversion1.o -> upperLegRot_left_blendColors.c1 kept as text"));
+  sinew_node_t ucs[64];
+  size_t nuc = sinew_node_list_type(g, "unitConversion", false, ucs, 64);
+  assert_int_equal(nuc, 24); /* the file's 24 */
+  for (size_t k = 0; k < nuc; k++) {
+    sinew_plug_t in, out, src, dsts[4];
+    assert_int_equal(sinew_plug_parse_attr(g, ucs[k], "i", &in), 0);
+    assert_int_equal(sinew_plug_parse_attr(g, ucs[k], "o", &out), 0);
+    if (!sinew_plug_source(g, &in, &src)) fail_msg("%s.i has no source", sinew_node_name(g, ucs[k]));
+    if (sinew_plug_destinations(g, &out, dsts, 4) < 1) fail_msg("%s.o feeds nothing", sinew_node_name(g, ucs[k]));
+  }
+  run("disconnectAttr fkAnkleLeg_left_jntParentConstraint.crx fkAnkleLeg_left_jnt.rx;"
+      "disconnectAttr fkAnkleLeg_left_jntParentConstraint.cry fkAnkleLeg_left_jnt.ry;"
+      "disconnectAttr fkAnkleLeg_left_jntParentConstraint.crz fkAnkleLeg_left_jnt.rz;"
+      "disconnectAttr ikAnkleLeg_left_jntOrientConstraint.crx ikAnkleLeg_left_jnt.rx;"
+      "disconnectAttr ikAnkleLeg_left_jntOrientConstraint.cry ikAnkleLeg_left_jnt.ry;"
+      "disconnectAttr ikAnkleLeg_left_jntOrientConstraint.crz ikAnkleLeg_left_jnt.rz;"
+      "setAttr fkAnkleLeg_left_jnt.r 0 0 0; setAttr ikAnkleLeg_left_jnt.r 0 0 0;"
+      "setAttr legSwch_left_ctrl.fkIkBlend 0.25;");
+  expect3("foot_left_jnt.r", 0, 0, 0);
+  sinew_plug_t fm = plug("foot_left_jnt.m"), fwm = plug("foot_left_jnt.wm[0]");
+  sinew_mat4_t m0, w0, m1, w1;
+  assert_int_equal(sinew_get_matrix(g, &fm, &m0), 0);
+  assert_int_equal(sinew_get_matrix(g, &fwm, &w0), 0);
+  /* FK (10, 20, 30) degrees, IK (-4, 8, 2), blender 0.25 (color1 = FK):
+   * op = 0.25 (10, 20, 30) + 0.75 (-4, 8, 2) = (2.5 - 3, 5 + 6, 7.5 + 1.5) = (-0.5, 11, 9) */
+  run("setAttr fkAnkleLeg_left_jnt.r 10 20 30; setAttr ikAnkleLeg_left_jnt.r -4 8 2;");
+  sinew_plug_t uo = plug("unitConversion10.o");
+  double v[16];
+  size_t n = 0;
+  assert_int_equal(sinew_get_generic(g, &uo, v, 16, &n), 0);
+  assert_int_equal(n, 3); /* radians * 57.29578: the degrees */
+  assert_true(fabs(v[0] - 10) < 1e-9 && fabs(v[1] - 20) < 1e-9 && fabs(v[2] - 30) < 1e-9);
+  expect3("ankleLegRot_left_blendColors.op", -0.5, 11, 9);
+  const double d2r = 0.017453292519943295;
+  expect3("foot_left_jnt.r", -0.5 * d2r, 11 * d2r, 9 * d2r);
+  /* the joint it drives: only rz now (FK (0, 0, 40), IK 0: op = (0, 0, 10)). A joint's local
+   * matrix is S R JO IS T (row vectors); with the foot's scale 1 the rotation multiplies from the
+   * left: rows 0-2 of m become Rz(10) * rows of m0, i.e. row0 = c row0 + s row1,
+   * row1 = -s row0 + c row1, row2 and the translation row unchanged. */
+  run("setAttr fkAnkleLeg_left_jnt.r 0 0 40; setAttr ikAnkleLeg_left_jnt.r 0 0 0;");
+  expect3("foot_left_jnt.r", 0, 0, 10 * d2r);
+  assert_int_equal(sinew_get_matrix(g, &fm, &m1), 0);
+  assert_int_equal(sinew_get_matrix(g, &fwm, &w1), 0);
+  double c = cos(10 * d2r), sn = sin(10 * d2r);
+  for (int k = 0; k < 4; k++) {
+    assert_true(fabs(m1.m[0][k] - (c * m0.m[0][k] + sn * m0.m[1][k])) < 1e-9);
+    assert_true(fabs(m1.m[1][k] - (-sn * m0.m[0][k] + c * m0.m[1][k])) < 1e-9);
+    assert_true(fabs(m1.m[2][k] - m0.m[2][k]) < 1e-9);
+    assert_true(fabs(m1.m[3][k] - m0.m[3][k]) < 1e-9);
+  }
+  /* and its world matrix turned: the world position stays (the rotation is about the joint) */
+  assert_true(fabs(w1.m[0][0] - w0.m[0][0]) > 1e-3 || fabs(w1.m[0][1] - w0.m[0][1]) > 1e-3);
+  for (int k = 0; k < 3; k++) assert_true(fabs(w1.m[3][k] - w0.m[3][k]) < 1e-6);
+  /* blender 1: FK only, op = (0, 0, 40) */
+  run("setAttr legSwch_left_ctrl.fkIkBlend 1;");
+  expect3("foot_left_jnt.r", 0, 0, 40 * d2r);
+}
+
 /* ---- bad input --------------------------------------------------------------------------------- */
 
 static void test_bad_input(void **state) {
@@ -718,6 +789,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_dirty_minimal, setup, teardown),
       cmocka_unit_test_setup_teardown(test_ma_snippet_round_trip, setup, teardown),
       cmocka_unit_test_setup_teardown(test_real_rig_foot_roll, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_real_rig_rotation_switch, setup, teardown),
       cmocka_unit_test_setup_teardown(test_bad_input, setup, teardown),
       cmocka_unit_test(test_many_elements_and_alloc_failures),
   };
