@@ -411,6 +411,20 @@ static bool numeric_type_fits(const char *type, const leaf_set *ls) {
          strncmp(type, "long", n - 1) == 0 || strncmp(type, "short", n - 1) == 0;
 }
 
+/* How many numbers a -type word gives a generic numeric attribute: double2..4, float2/3,
+ * long2/3, short2/3 and matrix; 0 for a scalar type or any other word. */
+static size_t generic_type_count(const char *type) {
+  if (strcmp(type, "matrix") == 0) return 16;
+  size_t n = strlen(type);
+  if (n < 2 || type[n - 1] < '2' || type[n - 1] > '4') return 0;
+  if (strncmp(type, "double", n - 1) == 0 && n - 1 == 6) return (size_t)(type[n - 1] - '0');
+  if (type[n - 1] == '4') return 0;
+  if ((n - 1 == 5 && strncmp(type, "float", 5) == 0) || (n - 1 == 4 && strncmp(type, "long", 4) == 0) ||
+      (n - 1 == 5 && strncmp(type, "short", 5) == 0))
+    return (size_t)(type[n - 1] - '0');
+  return 0;
+}
+
 static sinew_plug_t element(const plug_text *pt, const sinew_plug_t *base, int32_t i) {
   sinew_plug_t p = *base;
   if (pt->has_range) p.idx[pt->range_pos] = i;
@@ -734,6 +748,24 @@ static int set_values(sinew_cmd_t *cmd, sinew_graph_t *g, const plug_text *pt, c
       if (rc) rc = sinew__graph_error(cmd, rc);
     }
     sinew_free(xs);
+    return rc;
+  }
+  size_t gn = 0;
+  if ((info.flags & SINEW_ATTR_GENERIC_NUMERIC) && type && (gn = generic_type_count(type))) {
+    /* a generic numeric attribute takes a typed triple or matrix as it is (no unit change) */
+    if (nvals != gn * nel)
+      return sinew_cmd_error(cmd, SINEW_EINVAL, "%s: -type %s takes %zu values per element, got %zu", pbuf, type,
+                             gn, nvals);
+    double small[48];
+    double *val = nvals <= 48 ? small : sinew_malloc(nvals * sizeof *val);
+    if (!val) return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+    rc = SINEW_OK;
+    for (size_t k = 0; k < nvals && !rc; k++) rc = num_arg(cmd, 1 + k, &val[k]);
+    for (size_t e = 0; e < nel && !rc; e++) {
+      sinew_plug_t p = element(pt, base, first + (int32_t)e);
+      if ((rc = sinew_set_generic(g, &p, val + e * gn, gn))) rc = sinew__graph_error(cmd, rc);
+    }
+    if (val != small) sinew_free(val);
     return rc;
   }
   leaf_set ls;

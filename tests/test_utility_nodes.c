@@ -676,6 +676,86 @@ static void test_real_rig_rotation_switch(void **state) {
   expect3("foot_left_jnt.r", 0, 0, 40 * d2r);
 }
 
+/* getAttr's numbers as a list. */
+static size_t get_list(const char *mel, double *out, size_t cap) {
+  sinew_value_t v = {0};
+  if (sinew_session_run(S, mel, strlen(mel), "test", &v)) fail_msg("%s: %s", mel, sinew_session_errmsg(S));
+  size_t n = sinew_value_count(&v);
+  for (size_t i = 0; i < n && i < cap; i++) out[i] = sinew_value_double_at(&v, i);
+  sinew_value_clear(&v);
+  return n;
+}
+
+/* Commands with generic unitConversions: connectAttr of an angle triple to a plain triple (and
+ * back) puts a unitConversion carrying the triple between them, as Maya does; a scalar still gets
+ * its own; setAttr -type double3 / a plain number; getAttr prints every number; saving writes
+ * the typed form and reading it back gives the same numbers. */
+static void test_unit_conversion_triples(void **state) {
+  (void)state;
+  run("createNode joint -n j; setAttr j.r 90 -45 30; createNode blendColors -n bc; setAttr bc.b 1;"
+      "connectAttr j.r bc.c1; createNode joint -n j2; connectAttr bc.op j2.r;"
+      "createNode transform -n tr; connectAttr j.rx tr.tx;");
+  sinew_graph_t *g = sinew_session_graph(S);
+  sinew_node_t ucs[8];
+  assert_int_equal(sinew_node_list_type(g, "unitConversion", false, ucs, 8), 3);
+  /* j.r (radians) -> uc (cf 180/pi) -> bc.c1 = degrees (90, -45, 30); op = c1 (b = 1);
+   * op -> uc (cf pi/180) -> j2.r = the same angles in radians */
+  const double d2r = 0.017453292519943295;
+  expect3("bc.c1", 90, -45, 30);
+  expect3("bc.op", 90, -45, 30);
+  expect3("j2.r", 90 * d2r, -45 * d2r, 30 * d2r);
+  expect1("tr.tx", 90); /* the scalar conversion as before: rx in degrees */
+  sinew_plug_t c1 = plug("bc.c1"), src;
+  assert_true(sinew_plug_source(g, &c1, &src));
+  const char *ucname = sinew_node_name(g, src.node);
+  assert_true(sinew_node_type_is_a(sinew_node_type(g, src.node), "unitConversion"));
+  char cmd[256];
+  double v[16];
+  snprintf(cmd, sizeof cmd, "getAttr %s.o;", ucname);
+  assert_int_equal(get_list(cmd, v, 16), 3);
+  assert_true(fabs(v[0] - 90) < 1e-9 && fabs(v[1] + 45) < 1e-9 && fabs(v[2] - 30) < 1e-9);
+  snprintf(cmd, sizeof cmd, "getAttr %s.cf;", ucname);
+  assert_int_equal(get_list(cmd, v, 16), 1);
+  assert_true(fabs(v[0] - 57.295779513082323) < 1e-9);
+  /* a free unitConversion: a plain number, then a typed triple, then a matrix */
+  run("createNode unitConversion -n u; setAttr u.cf 2; setAttr u.i 0.5;");
+  assert_int_equal(get_list("getAttr u.o;", v, 16), 1);
+  assert_true(v[0] == 1);
+  run("setAttr u.i -type double3 1 2 -3;");
+  assert_int_equal(get_list("getAttr u.o;", v, 16), 3);
+  assert_true(v[0] == 2 && v[1] == 4 && v[2] == -6);
+  run("createNode unitConversion -n um; setAttr um.i -type \"matrix\" 1 0 0 0 0 1 0 0 0 0 1 0 5 6 7 1;");
+  assert_int_equal(get_list("getAttr um.o;", v, 16), 16);
+  assert_true(v[12] == 5 && v[13] == 6 && v[14] == 7 && v[15] == 1);
+  /* bad forms: a wrong count, a type a generic does not take, a string */
+  assert_int_not_equal(run_rc("setAttr u.i -type double3 1 2;"), 0);
+  assert_non_null(strstr(sinew_session_errmsg(S), "takes 3 values"));
+  assert_int_not_equal(run_rc("setAttr u.i -type \"string\" \"x\";"), 0);
+  assert_int_not_equal(run_rc("setAttr u.o 3;"), 0); /* an output */
+  assert_int_not_equal(run_rc("connectAttr j.msg u.i;"), 0);
+  /* save and read back: the typed forms are written as Maya writes them, connected generic
+   * plugs are not written at all */
+  char path[128];
+  snprintf(path, sizeof path, "/tmp/sinew-test-uc-%d.ma", (int)getpid());
+  assert_int_equal(sinew_session_save(S, path), 0);
+  FILE *f = fopen(path, "rb");
+  assert_non_null(f);
+  static char text[1 << 16];
+  size_t len = fread(text, 1, sizeof text - 1, f);
+  fclose(f);
+  text[len] = 0;
+  assert_non_null(strstr(text, "setAttr \".i\" -type \"double3\" 1 2 -3;"));
+  assert_non_null(strstr(text, "setAttr \".i\" -type \"matrix\" 1 0 0 0 0 1 0 0 0 0 1 0 5 6 7 1;"));
+  assert_null(strstr(text, "setAttr \".o\""));
+  assert_int_equal(sinew_session_open(S, path), 0);
+  remove(path);
+  assert_int_equal(get_list("getAttr u.o;", v, 16), 3);
+  assert_true(v[0] == 2 && v[1] == 4 && v[2] == -6);
+  assert_int_equal(get_list("getAttr um.o;", v, 16), 16);
+  assert_true(v[12] == 5 && v[15] == 1); /* um.cf was never set: 1, so the matrix as it is */
+  expect3("j2.r", 90 * d2r, -45 * d2r, 30 * d2r);
+}
+
 /* ---- bad input --------------------------------------------------------------------------------- */
 
 static void test_bad_input(void **state) {
@@ -790,6 +870,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_ma_snippet_round_trip, setup, teardown),
       cmocka_unit_test_setup_teardown(test_real_rig_foot_roll, setup, teardown),
       cmocka_unit_test_setup_teardown(test_real_rig_rotation_switch, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_unit_conversion_triples, setup, teardown),
       cmocka_unit_test_setup_teardown(test_bad_input, setup, teardown),
       cmocka_unit_test(test_many_elements_and_alloc_failures),
   };
