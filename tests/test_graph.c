@@ -1681,6 +1681,50 @@ static void test_alloc_failure_atomic_steps(void **state) {
   test_alloc_uninstall();
 }
 
+static void register_gscale(sinew_graph_t *g);
+static void expect_generic(sinew_graph_t *g, const char *text, const double *want, size_t n);
+
+/* Generic numeric values under allocation failure: each allocation of a wide set, a wide compute
+ * and a wide pull copy fails in turn. A failed set changes nothing (the old single number stays);
+ * a failed read fails with SINEW_ENOMEM and the next read is right; nothing leaks. */
+static void test_generic_alloc_failures(void **state) {
+  (void)state;
+  test_alloc_install();
+  for (long k = 1; k < 200; k++) {
+    sinew_graph_t *g;
+    test_alloc_reset();
+    assert_int_equal(sinew_graph_create(NULL, &g), 0);
+    assert_int_equal(register_types(g), 0);
+    register_gscale(g);
+    mk(g, "gscale", "g1");
+    mk(g, "gscale", "g2");
+    mk(g, "sum", "s");
+    conn(g, "g1.o", "g2.i");
+    conn(g, "g2.o", "s.vec");
+    setd(g, "g1.i", 5);
+    sinew_plug_t g1i = P(g, "g1.i");
+    test_alloc_fail_at(test_alloc_count() + k);
+    int rc1 = sinew_set_generic(g, &g1i, (double[]){1, 2, 3}, 3);
+    double v[3] = {0};
+    sinew_plug_t vec = P(g, "s.vec");
+    int rc2 = sinew_get_doubles(g, &vec, v, 3, NULL);
+    test_alloc_fail_at(0);
+    if (rc1) {
+      assert_int_equal(rc1, SINEW_ENOMEM);
+      expect_generic(g, "g1.i", (double[]){5}, 1);
+    }
+    if (rc2) assert_int_equal(rc2, SINEW_ENOMEM);
+    /* whatever failed, reading again now gives the right numbers */
+    if (rc1) expect_generic(g, "s.vec", (double[]){5, 0, 0}, 3);
+    else expect_generic(g, "s.vec", (double[]){1, 2, 3}, 3);
+    check_graph(g);
+    sinew_graph_destroy(g);
+    assert_int_equal(test_alloc_live(), 0);
+    if (!rc1 && !rc2) break;
+  }
+  test_alloc_uninstall();
+}
+
 /* ---- internal consistency ---------------------------------------------------------------- */
 
 /* Checks one slot subtree against the dirty invariants: a DIRTY slot's existing descendants are
@@ -3542,6 +3586,7 @@ int main(void) {
       cmocka_unit_test(test_status_names),
       cmocka_unit_test_setup_teardown(test_register_errors, setup, teardown),
       cmocka_unit_test_setup_teardown(test_generic_numeric, setup, teardown),
+      cmocka_unit_test(test_generic_alloc_failures),
       cmocka_unit_test_setup_teardown(test_inheritance, setup, teardown),
       cmocka_unit_test_setup_teardown(test_naming, setup, teardown),
       cmocka_unit_test_setup_teardown(test_long_names, setup, teardown),
