@@ -124,7 +124,11 @@ static int num_arg(sinew_cmd_t *cmd, size_t i, double *out) {
   }
   if (!isfinite(d)) { /* 1e309, inf, nan: no attribute holds them, and they poison every matrix downstream */
     sinew_value_format(v, t, sizeof t);
-    return sinew_cmd_error(cmd, SINEW_ERANGE, "'%s' is not a finite number", t);
+    if (!sinew__session(cmd)->loading) return sinew_cmd_error(cmd, SINEW_ERANGE, "'%s' is not a finite number", t);
+    /* Maya writes inf for some plugs whose value comes from a connection (omtk's
+     * `setAttr -s 2 ".i1[0:1]" 1 inf;`): the line's other values still count */
+    sinew_cmd_warning(cmd, SINEW_LOG_FILE_WARNING, "'%s' is not a finite number; 0 is stored instead", t);
+    d = 0;
   }
   *out = d;
   return SINEW_OK;
@@ -819,6 +823,21 @@ static int set_attr(sinew_cmd_t *cmd);
 /* setAttr: every failure names the plug. Messages that do not already name it (a value that is
  * not a number, a wrong count) get it in front: "setAttr: tweak1.pl[0].cp[3].xv: 'a lot' is not
  * a number". */
+/* An IK joint's rotate is fed by its handle (docs/rigging.md#ik); setAttr on it sets the FK
+ * rotation the handle blends with by ikBlend (the joint's hidden sinewFkRotate), as Maya lets an
+ * IK joint's rotate be set. */
+static void ik_fk_redirect(sinew_graph_t *g, sinew_plug_t *p) {
+  if (!sinew_node_type_is_a(sinew_node_type(g, p->node), "joint")) return;
+  uint32_t r = sinew_node_attr(g, p->node, "rotate"), f = sinew_node_attr(g, p->node, "sinewFkRotate");
+  if (r == UINT32_MAX || f == UINT32_MAX || p->attr < r || p->attr > r + 3) return;
+  sinew_plug_t rp = sinew_plug_make(p->node, r, 0, NULL), src;
+  sinew_attr_info_t info;
+  if (!sinew_plug_source(g, &rp, &src) || sinew_node_attr_info(g, src.node, src.attr, &info) ||
+      strcmp(info.name, "sinewIkRotate") != 0)
+    return;
+  p->attr = f + (p->attr - r);
+}
+
 static int cmd_set_attr(sinew_cmd_t *cmd) {
   int rc = set_attr(cmd);
   const char *text = rc && sinew_cmd_argc(cmd) ? sinew_value_string(sinew_cmd_arg(cmd, 0)) : NULL;
@@ -899,6 +918,7 @@ static int set_attr(sinew_cmd_t *cmd) {
     }
     return keep_raw(cmd, &pt);
   }
+  if (!pt.has_range) ik_fk_redirect(g, &base);
   /* the compact weight form: a range, then a child array with no index */
   sinew_attr_info_t info;
   sinew_node_attr_info(g, base.node, base.attr, &info);

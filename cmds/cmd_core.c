@@ -39,13 +39,23 @@ static int default_node(sinew_cmd_t *cmd, const char *name, sinew_node_t *out) {
   if (sinew__find_node(s, name, out) == SINEW_OK) return SINEW_OK;
   if (!s->loading || name[0] != ':' || strchr(name + 1, ':') || strchr(name, '|'))
     return sinew__cmd_node(cmd, name, out);
-  int rc = sinew__placeholder_type(s, cmd, "unknown", false);
+  /* a default node of a type sinew implements is made of that type (:ikSystem, which the
+   * shared IK solvers are listed in) */
+  static const char *const typed[] = {"ikSystem"};
+  const char *type = "unknown";
+  for (size_t i = 0; i < sizeof typed / sizeof *typed; i++)
+    if (strcmp(name + 1, typed[i]) == 0 && sinew_find_node_type(g, typed[i])) type = typed[i];
+  bool placeholder = strcmp(type, "unknown") == 0;
+  int rc = placeholder ? sinew__placeholder_type(s, cmd, "unknown", false) : SINEW_OK;
   if (rc) return rc;
-  if ((rc = sinew_node_create(g, "unknown", name + 1, out))) return sinew__graph_error(cmd, rc);
+  if ((rc = sinew_node_create(g, type, name + 1, out))) return sinew__graph_error(cmd, rc);
   sinew__extra *e = sinew__extra_get(s->scene, *out, true);
-  if (!e) return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+  if (!e) {
+    sinew_node_delete(g, *out);
+    return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+  }
   e->is_default = true;
-  s->scene->stats.placeholder_nodes++;
+  if (placeholder) s->scene->stats.placeholder_nodes++;
   return SINEW_OK;
 }
 
@@ -762,6 +772,115 @@ static int cmd_list_connections(sinew_cmd_t *cmd) {
   return rc;
 }
 
+/* ---- listHistory ------------------------------------------------------------------------------------------- */
+
+/* listHistory [-f] [-pdo] [-lv n] [nodes]: the nodes upstream of each node (-future:
+ * downstream) through connections, the node itself first, breadth-first, each node once. A
+ * transform stands for its shapes that are not intermediate objects, as in Maya
+ * (`listHistory pCube1` starts at pCubeShape1, not at the pCubeShape1Orig a deformer made).
+ * -pruneDagObjects leaves out the DAG nodes met on the way, and does not walk past them (the
+ * start is walked from but not listed); -levels limits the steps (0: no limit). Implicit DAG
+ * links (parent to child) are not history. */
+static const sinew_cmd_flag_t lh_flags[] = {
+    {"future", "f", "b", 0}, {"pruneDagObjects", "pdo", "b", 0}, {"levels", "lv", "i", 0},
+    {"breadthFirst", "bf", "", 0}, {"interestLevel", "il", "i", 0}};
+
+typedef struct lh_ctx {
+  sinew_graph_t *g;
+  sinew_node_t *v;
+  uint32_t *depth;
+  uint32_t n, cap, cap_depth;
+  bool future, oom;
+  sinew_node_t at;
+} lh_ctx;
+
+static bool lh_has(const lh_ctx *x, sinew_node_t n) {
+  for (uint32_t i = 0; i < x->n; i++)
+    if (x->v[i].index == n.index && x->v[i].gen == n.gen) return true;
+  return false;
+}
+
+static void lh_push(lh_ctx *x, sinew_node_t n, uint32_t depth) {
+  if (x->oom || lh_has(x, n)) return;
+  if (sinew__cmds_grow((void **)&x->v, &x->cap, x->n + 1, sizeof *x->v) ||
+      sinew__cmds_grow((void **)&x->depth, &x->cap_depth, x->n + 1, sizeof *x->depth)) {
+    x->oom = true;
+    return;
+  }
+  x->v[x->n] = n;
+  x->depth[x->n++] = depth;
+}
+
+/* One connection of the node being walked: its other end, upstream or (future) downstream. */
+static bool lh_visit(void *ud, const sinew_connection_t *c) {
+  lh_ctx *x = ud;
+  const sinew_plug_t *near = x->future ? &c->src : &c->dst, *far = x->future ? &c->dst : &c->src;
+  if (near->node.index == x->at.index && near->node.gen == x->at.gen) lh_push(x, far->node, 0);
+  return !x->oom;
+}
+
+static bool lh_is_dag(sinew_graph_t *g, sinew_node_t n) {
+  return (sinew_node_type_flags(sinew_node_type(g, n)) & SINEW_NODE_TYPE_DAG) != 0;
+}
+
+static int cmd_list_history(sinew_cmd_t *cmd) {
+  sinew_session_t *s = sinew__session(cmd);
+  sinew_graph_t *g = sinew_cmd_graph(cmd);
+  lh_ctx x = {.g = g, .future = sinew_cmd_flag_bool(cmd, "future", false)};
+  bool prune = sinew_cmd_flag_bool(cmd, "pruneDagObjects", false);
+  double lv = sinew_cmd_flag_double(cmd, "levels", 0, 0);
+  if (lv < 0) return sinew_cmd_error(cmd, SINEW_ERANGE, "-levels: %g is negative", lv);
+  size_t argc = sinew_cmd_argc(cmd), count = argc ? argc : s->scene->nsel;
+  int rc = SINEW_OK;
+  /* the starts: each node, or a transform's shapes */
+  for (size_t i = 0; i < count && !rc; i++) {
+    sinew_node_t n = argc ? (sinew_node_t){0, 0} : s->scene->selection[i];
+    if (argc && (rc = sinew__cmd_node(cmd, sinew_cmd_arg_string(cmd, i), &n))) break;
+    if (!sinew_node_valid(g, n)) continue;
+    size_t nk = sinew_node_children(g, n, NULL, 0);
+    bool shapes = false;
+    if (nk && sinew_node_type_is_a(sinew_node_type(g, n), "transform")) {
+      sinew_node_t *kids = sinew_malloc(nk * sizeof *kids);
+      if (!kids) {
+        x.oom = true;
+        break;
+      }
+      sinew_node_children(g, n, kids, nk);
+      for (size_t k = 0; k < nk; k++) {
+        if (sinew_node_type_is_a(sinew_node_type(g, kids[k]), "transform")) continue;
+        bool io = false; /* an intermediate shape (a deformer's ShapeOrig) is history, not a start */
+        sinew_plug_t pio = sinew__attr_plug(g, kids[k], "intermediateObject");
+        if (pio.attr != UINT32_MAX && !sinew_get_bool(g, &pio, &io) && io) continue;
+        lh_push(&x, kids[k], 0);
+        shapes = true;
+      }
+      sinew_free(kids);
+    }
+    if (!shapes) lh_push(&x, n, 0);
+  }
+  uint32_t starts = x.n;
+  /* breadth-first along connections: the list is the queue */
+  for (uint32_t i = 0; i < x.n && !rc && !x.oom; i++) {
+    if (lv > 0 && x.depth[i] >= (uint32_t)lv) continue;
+    if (prune && i >= starts && lh_is_dag(g, x.v[i])) continue;
+    x.at = x.v[i];
+    uint32_t before = x.n;
+    sinew_foreach_connection(g, x.at, false, lh_visit, &x);
+    for (uint32_t k = before; k < x.n; k++) x.depth[k] = x.depth[i] + 1;
+  }
+  if (x.oom) rc = sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+  if (!rc) rc = sinew_cmd_result_empty_array(cmd, SINEW_VALUE_STRING_ARRAY);
+  for (uint32_t i = 0; i < x.n && !rc; i++) {
+    if (prune && lh_is_dag(g, x.v[i])) continue;
+    char buf[1024];
+    if ((rc = sinew_cmd_result_append_string(cmd, sinew__node_label(g, x.v[i], buf, sizeof buf))))
+      rc = sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+  }
+  sinew_free(x.v);
+  sinew_free(x.depth);
+  return rc;
+}
+
 /* ---- header commands ---------------------------------------------------------------------------------------- */
 
 static const sinew_cmd_flag_t requires_flags[] = {
@@ -1103,6 +1222,7 @@ int sinew__register_core_cmds(sinew_lang_t *L, sinew_session_t *s) {
   const sinew_cmd_desc_t cmds[] = {
       {"createNode", cmd_create_node, create_flags, COUNT(create_flags), false, s},
       {"shadingNode", cmd_shading_node, shading_flags, COUNT(shading_flags), false, s},
+      {"listHistory", cmd_list_history, lh_flags, COUNT(lh_flags), false, s},
       {"rename", cmd_rename, rename_flags, COUNT(rename_flags), false, s},
       {"delete", cmd_delete, delete_flags, COUNT(delete_flags), false, s},
       {"select", cmd_select, select_flags, COUNT(select_flags), false, s},

@@ -134,63 +134,43 @@ static bool plug_in_copy(sinew_graph_t *g, const sinew_plug_t *p, sinew_node_t t
   return out->attr != UINT32_MAX;
 }
 
-/* Copies the values set on plug sp (and inside it) to the same plug of the copy. */
-static int copy_values(dup_ctx *d, const sinew_plug_t *sp, sinew_node_t to) {
+/* Copies one plug's own state to dp: its value (a leaf that was set) or its lock. */
+typedef int (*copy_fn)(dup_ctx *d, const sinew_plug_t *sp, const sinew_attr_info_t *info, const sinew_plug_t *dp);
+
+static int copy_value(dup_ctx *d, const sinew_plug_t *sp, const sinew_attr_info_t *info, const sinew_plug_t *dp) {
   sinew_graph_t *g = d->g;
-  if (!sinew_plug_has_value(g, sp)) return SINEW_OK;
-  sinew_attr_info_t info;
-  sinew_plug_t dp;
-  if (sinew_node_attr_info(g, sp->node, sp->attr, &info) || !plug_in_copy(g, sp, to, &dp)) return SINEW_OK;
   int rc = SINEW_OK;
-  if (sinew_plug_is_array(g, sp)) {
-    size_t n = sinew_plug_indices(g, sp, NULL, 0);
-    int32_t *idx = n ? sinew_malloc(n * sizeof *idx) : NULL;
-    if (n && !idx) return sinew_cmd_error(d->cmd, SINEW_ENOMEM, "out of memory");
-    sinew_plug_indices(g, sp, idx, n);
-    for (size_t i = 0; i < n && !rc; i++) {
-      sinew_plug_t e;
-      if (!sinew_plug_element(g, sp, idx[i], &e)) rc = copy_values(d, &e, to);
-    }
-    sinew_free(idx);
-    return rc;
-  }
-  if (info.type == SINEW_ATTR_COMPOUND) {
-    for (uint32_t c = 0; c < info.child_count && !rc; c++) {
-      sinew_plug_t k;
-      if (!sinew_plug_child(g, sp, info.children[c], &k)) rc = copy_values(d, &k, to);
-    }
-    return rc;
-  }
-  if (!(info.flags & SINEW_ATTR_WRITABLE)) return SINEW_OK;
-  switch (info.type) {
+  if (sinew_plug_is_array(g, sp) || info->type == SINEW_ATTR_COMPOUND || !(info->flags & SINEW_ATTR_WRITABLE) ||
+      !sinew_plug_has_value(g, sp))
+    return SINEW_OK;
+  switch (info->type) {
   case SINEW_ATTR_MATRIX: {
     sinew_mat4_t m;
-    if (!(rc = sinew_get_matrix(g, sp, &m))) rc = sinew_set_matrix(g, &dp, &m);
+    if (!(rc = sinew_get_matrix(g, sp, &m))) rc = sinew_set_matrix(g, dp, &m);
     break;
   }
   case SINEW_ATTR_STRING: {
     const char *v;
     if (!(rc = sinew_get_string(g, sp, &v))) {
       char *copy = sinew__cmds_strdup(v ? v : ""); /* v is the graph's until the next change */
-      rc = copy ? sinew_set_string(g, &dp, copy) : SINEW_ENOMEM;
+      rc = copy ? sinew_set_string(g, dp, copy) : SINEW_ENOMEM;
       sinew_free(copy);
     }
     break;
   }
   case SINEW_ATTR_DATA: {
     sinew_data_t *v = NULL;
-    if (!(rc = sinew_get_data(g, sp, &v))) rc = sinew_set_data(g, &dp, v); /* shared, copy-on-write */
+    if (!(rc = sinew_get_data(g, sp, &v))) rc = sinew_set_data(g, dp, v); /* shared, copy-on-write */
     sinew_data_unref(v);
     break;
   }
   case SINEW_ATTR_MESSAGE:
   case SINEW_ATTR_INVALID:
-  case SINEW_ATTR_COMPOUND:
   case SINEW_ATTR_TYPE_MAX:
     break;
   default: {
     double v;
-    if (!(rc = sinew_get_double(g, sp, &v))) rc = sinew_set_double(g, &dp, v);
+    if (!(rc = sinew_get_double(g, sp, &v))) rc = sinew_set_double(g, dp, v);
     break;
   }
   }
@@ -199,8 +179,18 @@ static int copy_values(dup_ctx *d, const sinew_plug_t *sp, sinew_node_t to) {
 }
 
 /* Plug locks, set after the connections (a locked plug refuses a connection). */
-static int copy_locks(dup_ctx *d, const sinew_plug_t *sp, sinew_node_t to) {
+static int copy_lock(dup_ctx *d, const sinew_plug_t *sp, const sinew_attr_info_t *info, const sinew_plug_t *dp) {
+  (void)info;
+  int rc = SINEW_OK;
+  if (sinew_plug_locked(d->g, sp) && (rc = sinew_plug_set_locked(d->g, dp, true))) rc = sinew__graph_error(d->cmd, rc);
+  return rc;
+}
+
+/* Applies fn to plug sp and everything inside it (array elements, compound children), children
+ * first, each with the same plug of the copy `to`. values: skip plugs with no value set below. */
+static int copy_plugs(dup_ctx *d, const sinew_plug_t *sp, sinew_node_t to, copy_fn fn, bool values) {
   sinew_graph_t *g = d->g;
+  if (values && !sinew_plug_has_value(g, sp)) return SINEW_OK;
   sinew_attr_info_t info;
   sinew_plug_t dp;
   if (sinew_node_attr_info(g, sp->node, sp->attr, &info) || !plug_in_copy(g, sp, to, &dp)) return SINEW_OK;
@@ -212,17 +202,16 @@ static int copy_locks(dup_ctx *d, const sinew_plug_t *sp, sinew_node_t to) {
     sinew_plug_indices(g, sp, idx, n);
     for (size_t i = 0; i < n && !rc; i++) {
       sinew_plug_t e;
-      if (!sinew_plug_element(g, sp, idx[i], &e)) rc = copy_locks(d, &e, to);
+      if (!sinew_plug_element(g, sp, idx[i], &e)) rc = copy_plugs(d, &e, to, fn, values);
     }
     sinew_free(idx);
   } else {
     for (uint32_t c = 0; c < info.child_count && !rc; c++) {
       sinew_plug_t k;
-      if (!sinew_plug_child(g, sp, info.children[c], &k)) rc = copy_locks(d, &k, to);
+      if (!sinew_plug_child(g, sp, info.children[c], &k)) rc = copy_plugs(d, &k, to, fn, values);
     }
   }
-  if (!rc && sinew_plug_locked(g, sp) && (rc = sinew_plug_set_locked(g, &dp, true))) rc = sinew__graph_error(d->cmd, rc);
-  return rc;
+  return rc ? rc : fn(d, sp, &info, &dp);
 }
 
 /* What the session keeps for the node beyond the graph: values and -k / -cb states kept as
@@ -292,6 +281,8 @@ static int copy_connections(dup_ctx *d, bool inputs) {
     sinew_connection_t c = l.v[i];
     sinew_node_t dst = copy_of(d, c.dst.node), src = copy_of(d, c.src.node);
     if (!dst.gen) continue; /* an output to a node not copied */
+    /* sinew's own wiring (an IK handle's): a copied handle is joined to its chain afresh */
+    if (sinew__own_plug(d->g, &c.src) || sinew__own_plug(d->g, &c.dst)) continue;
     /* an input from outside: with -ic, or from the DAG parent the copy shares (a joint's
      * parent.scale -> inverseScale, made again as parenting a joint makes it) */
     if (!src.gen && !inputs && !(is_root(d, c.dst.node) && same_node(sinew_node_parent(d->g, c.dst.node), c.src.node)))
@@ -438,7 +429,7 @@ static int cmd_duplicate(sinew_cmd_t *cmd) {
       sinew_attr_info_t info;
       if (sinew_node_attr_info(g, d.src[i], a, &info) || info.parent != UINT32_MAX) continue;
       sinew_plug_t p = sinew_plug_make(d.src[i], a, 0, NULL);
-      rc = copy_values(&d, &p, d.dst[i]);
+      rc = copy_plugs(&d, &p, d.dst[i], copy_value, true);
     }
     if (!rc && copy_extra(&d, d.src[i], d.dst[i])) rc = sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
   }
@@ -449,7 +440,7 @@ static int cmd_duplicate(sinew_cmd_t *cmd) {
       sinew_attr_info_t info;
       if (sinew_node_attr_info(g, d.src[i], a, &info) || info.parent != UINT32_MAX) continue;
       sinew_plug_t p = sinew_plug_make(d.src[i], a, 0, NULL);
-      rc = copy_locks(&d, &p, d.dst[i]);
+      rc = copy_plugs(&d, &p, d.dst[i], copy_lock, false);
     }
     if (!rc && sinew_node_locked(g, d.src[i])) rc = sinew_node_set_locked(g, d.dst[i], true);
   }

@@ -110,7 +110,7 @@ static void select_only(sinew__scene *sc, sinew_node_t n) {
 /* A name no node has (create commands give every object a unique name, as Maya does): the
  * wanted name when it is free, else its trailing number increased. NULL or '#' names are left
  * to the graph's automatic naming. */
-static const char *unique_name(sinew_graph_t *g, const char *want, char *buf, size_t size) {
+const char *sinew__unique_name(sinew_graph_t *g, const char *want, char *buf, size_t size) {
   sinew_node_t found;
   if (!want || !want[0] || strchr(want, '#') || strlen(want) + 22 > size) return want;
   if (sinew_node_find(g, want, &found) == SINEW_ENOTFOUND) return want;
@@ -767,7 +767,7 @@ static int cmd_joint(sinew_cmd_t *cmd) {
   if ((rc = joint_parent(cmd, g, &parent))) return rc;
   if (reserve_selection(s->scene)) return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
   char nbuf[512];
-  const char *name = unique_name(g, sinew_cmd_flag_string(cmd, "name", NULL), nbuf, sizeof nbuf);
+  const char *name = sinew__unique_name(g, sinew_cmd_flag_string(cmd, "name", NULL), nbuf, sizeof nbuf);
   rc = parent.gen ? sinew_node_create_under(g, "joint", name, parent, &n) : sinew_node_create(g, "joint", name, &n);
   if (rc) return sinew_cmd_graph_error(cmd, rc);
   /* under a joint: parent.scale -> inverseScale, as Maya's parenting of joints does (and
@@ -1085,10 +1085,10 @@ static int prim_create(sinew_cmd_t *cmd, sinew_graph_t *g, const prim_kind *k) {
   if (!rc) rc = prim_build(g, m.node, &mesh);
   log_free(&u);
   if (!rc && object) {
-    const char *xname = unique_name(g, want, ubuf, sizeof ubuf);
+    const char *xname = sinew__unique_name(g, want, ubuf, sizeof ubuf);
     if (!(rc = sinew_node_create(g, "transform", xname, &m.xf))) {
       shape_name(sinew_node_name(g, m.xf), sbuf, sizeof sbuf);
-      const char *sname = unique_name(g, sbuf, ubuf, sizeof ubuf);
+      const char *sname = sinew__unique_name(g, sbuf, ubuf, sizeof ubuf);
       rc = sinew_node_create_under(g, "mesh", sname, m.xf, &m.shape);
     }
     if (!rc && history) {

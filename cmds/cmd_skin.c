@@ -69,13 +69,21 @@ static void predict_name(sinew_graph_t *g, const char *wanted, const char *base,
   }
 }
 
+/* The command's result: a name, or (array) a string array of that one name, as skinCluster
+ * returns in Maya. */
+static int result_name(sinew_cmd_t *cmd, const char *name, bool array) {
+  if (!array) return sinew_cmd_result_string(cmd, name);
+  int rc = sinew_cmd_result_empty_array(cmd, SINEW_VALUE_STRING_ARRAY);
+  return rc ? rc : sinew_cmd_result_append_string(cmd, name);
+}
+
 /* After a change: makes sure the result (set beforehand to a predicted name) names node.
  * Nothing to do when the prediction was right; otherwise the result is set again. */
-static int result_is(sinew_cmd_t *cmd, sinew_node_t node, const char *predicted) {
+static int result_is(sinew_cmd_t *cmd, sinew_node_t node, const char *predicted, bool array) {
   char buf[512];
   const char *actual = label(sinew_cmd_graph(cmd), node, buf, sizeof buf);
   if (strcmp(actual, predicted) == 0) return SINEW_OK;
-  return sinew_cmd_result_string(cmd, actual);
+  return result_name(cmd, actual, array);
 }
 
 /* A growable list of nodes. */
@@ -526,12 +534,13 @@ static int skin_create(sinew_cmd_t *cmd) {
   sinew_node_t skin;
   char predicted[512];
   predict_name(g, d.name, "skinCluster", predicted, sizeof predicted);
-  if ((rc = sinew_cmd_result_string(cmd, predicted))) goto done;
+  /* the result is reserved first, so that a bind never has to be taken back for lack of room */
+  if ((rc = result_name(cmd, predicted, true))) goto done;
   if ((rc = sinew_skin_bind(g, &d, &skin))) {
     rc = graph_fail(cmd, rc);
     goto done;
   }
-  if ((rc = result_is(cmd, skin, predicted))) sinew_skin_unbind(g, skin); /* best effort */
+  if ((rc = result_is(cmd, skin, predicted, true))) sinew_skin_unbind(g, skin); /* best effort */
 done:
   nodes_free(&items);
   nodes_free(&infl);
@@ -1374,7 +1383,7 @@ static int cmd_dag_pose(sinew_cmd_t *cmd) {
       }
       if (!rc && (rc = sinew_pose_save(g, &d, &pose))) {
         rc = graph_fail(cmd, rc);
-      } else if (!rc && (rc = result_is(cmd, pose, predicted))) { /* out of memory: undo, best effort */
+      } else if (!rc && (rc = result_is(cmd, pose, predicted, false))) { /* out of memory: undo, best effort */
         if (!existing.gen) {
           sinew_node_delete(g, pose);
         } else {

@@ -157,6 +157,10 @@ sinew_plug_t sinew__attr_plug(sinew_graph_t *g, sinew_node_t n, const char *name
 /* The matrix a node's local matrix is multiplied by to reach the world: offsetParentMatrix
  * times the parent's world matrix (identity when it does not inherit). */
 int sinew__above_local(sinew_graph_t *g, sinew_node_t n, sinew_mat4_t *out);
+/* A name no node has (create commands give every object a unique name, as Maya does): want
+ * when it is free, else with its trailing number increased (written into buf). NULL or '#'
+ * names are returned as they are, for the graph's automatic naming. */
+const char *sinew__unique_name(sinew_graph_t *g, const char *want, char *buf, size_t size);
 /* Maya's rotate order names by value (xyz = 0 ... zyx = 5), and a name's value (-1: none). */
 extern const char *const sinew__rotate_orders[6];
 int sinew__rotate_order_from(const char *s);
@@ -212,6 +216,11 @@ int sinew__cmd_node(sinew_cmd_t *cmd, const char *name, sinew_node_t *out);
 int sinew__cmd_plug(sinew_cmd_t *cmd, const char *text, sinew_plug_t *out);
 /* A node's name as text (for results): its path when its short name is shared. Borrowed buffer. */
 const char *sinew__node_label(sinew_graph_t *g, sinew_node_t n, char *buf, size_t size);
+
+/* Whether a plug is on one of sinew's own attributes (built-in, hidden, not stored, named
+ * "sinew*", such as the IK wiring of sinew_ik_wire): their connections are made again when a
+ * scene is read, so they are not saved, and duplicate does not copy them. */
+bool sinew__own_plug(sinew_graph_t *g, const sinew_plug_t *p);
 
 /* Placeholders: registers type `name` for a type sinew does not implement (DAG when dag). */
 int sinew__placeholder_type(sinew_session_t *s, sinew_cmd_t *cmd, const char *name, bool dag);
@@ -269,6 +278,11 @@ int sinew__register_anim_cmds(sinew_lang_t *L, sinew_session_t *s);
 int sinew__register_everyday_cmds(sinew_lang_t *L, sinew_session_t *s);
 int sinew__register_duplicate_cmds(sinew_lang_t *L, sinew_session_t *s);
 int sinew__register_sets_cmds(sinew_lang_t *L, sinew_session_t *s);
+int sinew__register_constraint_cmds(sinew_lang_t *L, sinew_session_t *s);
+int sinew__register_ik_cmds(sinew_lang_t *L, sinew_session_t *s);
+/* Joins every ikHandle not yet joined to its chain (sinew_ik_wire); one that cannot be warns
+ * once (cmds/cmd_ik.c). Runs after each script or file. */
+void sinew__ik_wire_all(sinew_session_t *s);
 /* Frees copyKey's clipboard (session destroy). */
 void sinew__anim_clipboard_free(sinew_session_t *s);
 /* Runs the sceneConfigurationScriptNode's text of a file just opened (playbackOptions only). */

@@ -91,10 +91,15 @@ static const char *compound_type(const sinew_attr_info_t *kids, uint32_t n) {
   return NULL;
 }
 
+static bool internal_plug(writer *w, const sinew_plug_t *p) { return sinew__own_plug(w->g, p); }
+
 static bool settable_value(writer *w, const sinew_plug_t *p, const sinew_attr_info_t *info) {
   if (!(info->flags & SINEW_ATTR_STORABLE) || !(info->flags & SINEW_ATTR_WRITABLE)) return false;
-  if (!sinew_plug_has_value(w->g, p)) return false;
-  return !sinew_plug_source(w->g, p, NULL);
+  sinew_plug_t src;
+  /* fed by sinew's own wiring (an IK joint's rotate): its value is written, as Maya writes the
+   * solved rotation */
+  if (sinew_plug_source(w->g, p, &src)) return internal_plug(w, &src);
+  return sinew_plug_has_value(w->g, p);
 }
 
 static void write_attr(writer *w, const sinew_plug_t *p);
@@ -534,6 +539,7 @@ static void write_node(writer *w, sinew_node_t n) {
 
 static bool write_conn(void *ud, const sinew_connection_t *c) {
   writer *w = ud;
+  if (internal_plug(w, &c->src) || internal_plug(w, &c->dst)) return true;
   put(w, "connectAttr \"");
   plug_name(w, &c->src);
   put(w, "\" \"");

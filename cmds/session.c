@@ -410,6 +410,18 @@ void sinew__warn_once(sinew_session_t *s, sinew_cmd_t *cmd, sinew_log_id_t id, c
     sinew_log(sc->graph, SINEW_LOG_WARNING, id, "%s", msg);
 }
 
+bool sinew__own_plug(sinew_graph_t *g, const sinew_plug_t *p) {
+  for (uint32_t a = p->attr; a != UINT32_MAX;) {
+    sinew_attr_info_t info;
+    if (sinew_node_attr_info(g, p->node, a, &info)) return false;
+    if ((info.flags & SINEW_ATTR_HIDDEN) && !(info.flags & (SINEW_ATTR_STORABLE | SINEW_ATTR_DYNAMIC)) &&
+        strncmp(info.name, "sinew", 5) == 0)
+      return true;
+    a = info.parent;
+  }
+  return false;
+}
+
 int sinew__graph_error(sinew_cmd_t *cmd, int status) {
   const char *msg = sinew_graph_errmsg(sinew_cmd_graph(cmd));
   const char *name = sinew_cmd_name(cmd);
@@ -1234,7 +1246,8 @@ int sinew_session_create(const sinew_session_desc_t *desc, sinew_session_t **out
       (rc = sinew__register_core_cmds(s->lang, s)) || (rc = sinew__register_attr_cmds(s->lang, s)) ||
       (rc = sinew__register_rig_cmds(s->lang, s)) || (rc = sinew__register_skin_cmds(s->lang, s)) ||
       (rc = sinew__register_anim_cmds(s->lang, s)) || (rc = sinew__register_everyday_cmds(s->lang, s)) ||
-      (rc = sinew__register_duplicate_cmds(s->lang, s)) || (rc = sinew__register_sets_cmds(s->lang, s))) {
+      (rc = sinew__register_duplicate_cmds(s->lang, s)) || (rc = sinew__register_sets_cmds(s->lang, s)) ||
+      (rc = sinew__register_constraint_cmds(s->lang, s)) || (rc = sinew__register_ik_cmds(s->lang, s))) {
     sinew_session_destroy(s);
     return rc;
   }
@@ -1282,6 +1295,8 @@ static int finish_run(sinew_session_t *s, int rc) {
     rc = frc;
     snprintf(s->errmsg, sizeof s->errmsg, "%s", sinew_graph_errmsg(s->scene->graph));
   }
+  /* IK handles a script or file made by createNode / connectAttr drive their chains from now */
+  if (!rc) sinew__ik_wire_all(s);
   return rc;
 }
 

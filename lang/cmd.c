@@ -170,6 +170,37 @@ int sinew__cmd_invoke(sinew_lang_t *L, const cmd_entry *ce, const sinew_value_t 
   c.name = ce->desc.name;
   c.result = result;
   int rc = SINEW_OK;
+  /* An array argument stands for its elements, as in Maya: `select $joints`, `skinCluster
+   * $joints $mesh`, `xform -ws -m $matrix obj` (a file's raw lines have no arrays). */
+  sinew_value_t *flat = NULL;
+  size_t nflat = 0;
+  bool has_array = false;
+  for (size_t i = 0; i < argc && !has_array; i++) has_array = !argv[i].flag && lv_is_array(argv[i].kind);
+  if (has_array && !(ce->desc.lenient_flags && ce->desc.flag_count == 0)) {
+    size_t total = 0;
+    for (size_t i = 0; i < argc; i++)
+      total += !argv[i].flag && lv_is_array(argv[i].kind) ? sinew_value_count(&argv[i]) : 1;
+    flat = sinew_calloc(total ? total : 1, sizeof *flat);
+    if (!flat) return cmd_fail(&c, SINEW_ENOMEM, "out of memory");
+    for (size_t i = 0; i < argc && !rc; i++) {
+      if (argv[i].flag || !lv_is_array(argv[i].kind)) {
+        lv_copy(&flat[nflat++], &argv[i]);
+        continue;
+      }
+      for (uint32_t k = 0; k < sinew_value_count(&argv[i]) && !rc; k++) {
+        if ((rc = sinew__array_get(&argv[i], k, &flat[nflat]))) break;
+        flat[nflat].line = argv[i].line;
+        nflat++;
+      }
+    }
+    if (rc) {
+      for (size_t i = 0; i < nflat; i++) lv_release(&flat[i]);
+      sinew_free(flat);
+      return cmd_fail(&c, SINEW_ENOMEM, "out of memory");
+    }
+    argv = flat;
+    argc = nflat;
+  }
   /* the worst case: every word a positional argument or a flag argument */
   c.pos = sinew_malloc((argc ? argc : 1) * sizeof *c.pos);
   c.occ = sinew_malloc((argc ? argc : 1) * sizeof *c.occ);
@@ -241,6 +272,8 @@ done:
   sinew_free(c.pos);
   sinew_free(c.occ);
   sinew_free(c.fargs);
+  for (size_t i = 0; i < nflat; i++) lv_release(&flat[i]);
+  sinew_free(flat);
   return rc;
 }
 

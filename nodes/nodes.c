@@ -20,6 +20,8 @@ int sinew_nodes_register(sinew_graph_t *g) {
   if (!rc) rc = sinew__register_utility_types(g);
   if (!rc) rc = sinew__register_matrix_types(g);
   if (!rc) rc = sinew__register_locator_types(g);
+  if (!rc) rc = sinew__register_constraint_types(g);
+  if (!rc) rc = sinew__register_ik_types(g);
   return rc;
 }
 

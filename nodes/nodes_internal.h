@@ -53,6 +53,12 @@ int sinew__register_locator_types(sinew_graph_t *g);
 
 int sinew__register_pose_types(sinew_graph_t *g);
 
+/* ---- IK (nodes/ik.c) ------------------------------------------------------------------------ */
+
+/* ikHandle, ikEffector, ikSCsolver, ikRPsolver, ikSystem; after the DAG types; registers nothing
+ * when ikHandle is already known. */
+int sinew__register_ik_types(sinew_graph_t *g);
+
 /* ---- animation (nodes/anim_curve.c, nodes/anim_blend.c) ------------------------------------ */
 
 /* The animCurve family; registers nothing when animCurve is already known. */
@@ -61,6 +67,8 @@ int sinew__register_anim_curve_types(sinew_graph_t *g);
 int sinew__register_anim_blend_types(sinew_graph_t *g);
 /* objectSet (nodes/object_set.c). */
 int sinew__register_object_set_types(sinew_graph_t *g);
+/* constraint (abstract) and the six constraint types (nodes/constraint.c). */
+int sinew__register_constraint_types(sinew_graph_t *g);
 /* The scene's time changed: dirties the output of every time curve whose input is not
  * connected (it evaluates at the current time), as Maya marks its time-dependent nodes. */
 int sinew__anim_time_changed(sinew_graph_t *g);

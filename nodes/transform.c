@@ -112,6 +112,10 @@ static const sinew_attr_desc_t joint_attrs[] = {
     VEC3("preferredAngle", "pa", SINEW_ATTR_ANGLE, 0, F_IN, "preferredAngleX", "pax", "preferredAngleY",
          "pay", "preferredAngleZ", "paz"),
     {.name = "bindPose", .short_name = "bps", .type = SINEW_ATTR_MATRIX},
+    /* IK (nodes/ik.c): while an ikHandle drives the joint, its rotate is fed by the handle and
+     * the FK rotation the handle blends with lives here (hidden, not written to files) */
+    VEC3("sinewFkRotate", "sfkr", SINEW_ATTR_ANGLE, 0, F_HIDDEN_IN, "sinewFkRotateX", "sfkx",
+         "sinewFkRotateY", "sfky", "sinewFkRotateZ", "sfkz"),
     {.name = "radius", .short_name = "radi", .type = SINEW_ATTR_DOUBLE, .default_value = 1},
     {.name = "drawStyle", .short_name = "ds", .type = SINEW_ATTR_ENUM,
      .enum_fields = "Bone:Multi-child as Box:None:Joint"},

@@ -9,6 +9,7 @@
  *   remapValue     value and colour ramps (None / Linear / Smooth / Spline entries)
  *   choice         output = input[selector] (numbers)
  *   floatConstant  lookdevKit's constant (the corpus carries one)
+ *   floatMath, floatCondition  lookdevKit's arithmetic and switch (rig files carry them)
  *   multiply, sum, subtract, divide   Maya 2026's unitless math nodes
  *
  * A result that is not a finite number (divide by zero, a negative number to a fractional
@@ -162,6 +163,8 @@ static struct {
   uint32_t ch_s, ch_i, ch_o;
   /* floatConstant, multiply, sum, subtract, divide */
   uint32_t fc_f, fc_o, mu_i, mu_o, su_i, su_o, sb_i1, sb_i2, sb_o, dv_i1, dv_i2, dv_o;
+  /* floatMath, floatCondition */
+  uint32_t fm_a, fm_b, fm_op, fm_o, fcd_a, fcd_b, fcd_c, fcd_o;
 } U;
 
 /* ---- multiplyDivide ---------------------------------------------------------------------------- */
@@ -828,6 +831,55 @@ static int dv_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
   return sinew_compute_set_double(ctx, plug, finite_or_zero(ctx, v, "divide by zero"));
 }
 
+/* ---- floatMath, floatCondition (lookdevKit, Maya 2017+) --------------------------------------------
+ *
+ * floatMath: outFloat = floatA <op> floatB, op (_cnd) 0 add, 1 subtract, 2 multiply, 3 divide,
+ * 4 min, 5 max, 6 power. Autodesk's page lists the operations but not their numbers or the
+ * defaults: the numbering is read from Maya-written files (a node named "...halfLength" with
+ * _fb -0.5 and _cnd 2 halves; "...StretchFactor" with _cnd 3 divides one length by another; a
+ * length "...OriginalLength" with the default op adds two), and the defaults chosen are floatA 0,
+ * floatB 1. floatCondition: outFloat = condition ? floatA : floatB. */
+static const sinew_attr_desc_t fm_attrs[] = {
+    {.name = "floatA", .short_name = "_fa", .type = FL, .flags = IN},
+    {.name = "floatB", .short_name = "_fb", .type = FL, .flags = IN, .default_value = 1},
+    {.name = "operation", .short_name = "_cnd", .type = SINEW_ATTR_ENUM, .flags = IN,
+     .enum_fields = "Add:Subtract:Multiply:Divide:Min:Max:Power", ENUM_RANGE(6)},
+    {.name = "outFloat", .short_name = "of", .type = FL, .flags = OUT},
+};
+static const sinew_affects_t fm_affects[] = {{"_fa", "of"}, {"_fb", "of"}, {"_cnd", "of"}};
+
+static int fm_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
+  if (plug->attr != U.fm_o) return SINEW_EUNKNOWN_PLUG;
+  sinew_graph_t *g = sinew_compute_graph(ctx);
+  sinew_node_t n = sinew_compute_node(ctx);
+  double a = get_attr(g, n, U.fm_a, 0), b = get_attr(g, n, U.fm_b, 1), v;
+  switch ((int)get_attr(g, n, U.fm_op, 0)) {
+    case 1: v = a - b; break;
+    case 2: v = a * b; break;
+    case 3: v = a / b; break;
+    case 4: v = fmin(a, b); break;
+    case 5: v = fmax(a, b); break;
+    case 6: v = pow(a, b); break;
+    default: v = a + b; break;
+  }
+  return sinew_compute_set_double(ctx, plug, finite_or_zero(ctx, v, "the result is not finite"));
+}
+
+static const sinew_attr_desc_t fcd_attrs[] = {
+    {.name = "floatA", .short_name = "_fa", .type = FL, .flags = IN},
+    {.name = "floatB", .short_name = "_fb", .type = FL, .flags = IN, .default_value = 1},
+    {.name = "condition", .short_name = "_cnd", .type = SINEW_ATTR_BOOL, .flags = IN},
+    {.name = "outFloat", .short_name = "of", .type = FL, .flags = OUT},
+};
+
+static int fcd_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
+  if (plug->attr != U.fcd_o) return SINEW_EUNKNOWN_PLUG;
+  sinew_graph_t *g = sinew_compute_graph(ctx);
+  sinew_node_t n = sinew_compute_node(ctx);
+  bool c = get_attr(g, n, U.fcd_c, 0) != 0;
+  return sinew_compute_set_double(ctx, plug, c ? get_attr(g, n, U.fcd_a, 0) : get_attr(g, n, U.fcd_b, 1));
+}
+
 /* ---- registration ------------------------------------------------------------------------------ */
 
 typedef struct util_type {
@@ -860,6 +912,8 @@ static const util_type types[] = {
     UT("sum", mu_attrs, mu_affects, su_compute),
     UT("subtract", sb_attrs, pair_affects, sb_compute),
     UT("divide", dv_attrs, pair_affects, dv_compute),
+    UT("floatMath", fm_attrs, fm_affects, fm_compute),
+    UT("floatCondition", fcd_attrs, fm_affects, fcd_compute),
 };
 
 static void ids(const sinew_node_type_t *t, const char *const *names, uint32_t *const *out, size_t n) {
@@ -932,6 +986,10 @@ static void lookup_ids(const sinew_node_type_t *const *t) {
   ids(t[16], (const char *const[]){"i", "o"}, (uint32_t *const[]){&U.su_i, &U.su_o}, 2);
   ids(t[17], (const char *const[]){"i1", "i2", "o"}, (uint32_t *const[]){&U.sb_i1, &U.sb_i2, &U.sb_o}, 3);
   ids(t[18], (const char *const[]){"i1", "i2", "o"}, (uint32_t *const[]){&U.dv_i1, &U.dv_i2, &U.dv_o}, 3);
+  ids(t[19], (const char *const[]){"_fa", "_fb", "_cnd", "of"}, (uint32_t *const[]){&U.fm_a, &U.fm_b, &U.fm_op, &U.fm_o},
+      4);
+  ids(t[20], (const char *const[]){"_fa", "_fb", "_cnd", "of"},
+      (uint32_t *const[]){&U.fcd_a, &U.fcd_b, &U.fcd_c, &U.fcd_o}, 4);
 }
 
 int sinew__register_utility_types(sinew_graph_t *g) {

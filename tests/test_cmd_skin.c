@@ -232,6 +232,12 @@ static void test_bind_from_script(void **unused) {
   assert_true(connected(s, "j2.lockInfluenceWeights", "sk.lockWeights[1]"));
   assert_true(connected(s, "bindPose1.message", "sk.bindPose"));
   assert_false(connected(s, "j4.worldMatrix[0]", "sk.matrix[3]")); /* -tsb: only the listed joints */
+  /* the result is a string array, as in Maya: `string $s[] = `skinCluster ...`;` */
+  sinew_value_t r = eval(s, "string $g[] = `polyCube -n g2`; skinCluster -tsb j1 $g[0];");
+  assert_int_equal(r.kind, SINEW_VALUE_STRING_ARRAY);
+  assert_int_equal(sinew_value_count(&r), 1);
+  assert_string_equal(sinew_value_string_at(&r, 0), "skinCluster1");
+  sinew_value_clear(&r);
   /* bindPreMatrix = inverse of the bind world matrix: translation rows 4, 1, -4 */
   sinew_value_t m = eval(s, "getAttr sk.bindPreMatrix[1]");
   assert_int_equal(sinew_value_count(&m), 16);

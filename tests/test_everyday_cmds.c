@@ -562,6 +562,22 @@ static void test_space_locator(void **state) {
   bad("spaceLocator -n \"bad name\"", "bad name", NULL);
 }
 
+/* listHistory: upstream (or -f downstream) along connections, a transform standing for its
+ * shapes; the way scripts find a mesh's skinCluster. */
+static void test_list_history(void **state) {
+  (void)state;
+  ok("polyCube -n box; select -cl; joint -n j1; joint -n j2 -p 0 1 0; select -cl; skinCluster -n sk j1 j2 box;");
+  expect_res("ls -type skinCluster `listHistory box`", "sk");
+  expect_res("listHistory -pdo 1 -lv 1 box", "sk");                 /* one step, DAG nodes pruned */
+  expect_res("listHistory -lv 1 boxShape", "boxShape sk");           /* the node first */
+  expect_res("listHistory -lv 2 -pdo 1 box", "sk bindPose1");        /* the Orig shape (DAG) is pruned */
+  expect_res("ls -type joint `listHistory box`", "j1 j2");          /* the influences feed it */
+  expect_res("ls -type skinCluster `listHistory -f 1 j1`", "sk");
+  expect_res("listHistory -pdo 1 -f 1 j2", "sk bindPose1");          /* j1 -> j2 is DAG: pruned */
+  bad("listHistory nosuch", "nosuch", NULL);
+  bad("listHistory -lv -1 box", "-levels", NULL);
+}
+
 static void test_attribute_exists(void **state) {
   (void)state;
   ok("joint -n J; addAttr -ln foo -at double J");
@@ -791,6 +807,7 @@ static void test_out_of_memory(void **state) {
   oom_loop(scene, "sets -n S C J1 J2");
   oom_loop(scene, "pickWalk -d left C");
   oom_loop(scene, "spaceLocator -n L -p 1 2 3");
+  oom_loop(scene, "listHistory -f 1 J1");
   oom_loop("createNode transform -n C; joint -n J1; joint -n J2; sets -n S2 -em; sets -add S2 C", "sets -add S2 J1 J2");
   oom_loop(scene, "group -em -n E -p P");
   /* edits of values that already hold one (a value set back is still marked as set, so an edit
@@ -821,6 +838,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_sets, setup, teardown),
       cmocka_unit_test_setup_teardown(test_pick_walk, setup, teardown),
       cmocka_unit_test_setup_teardown(test_space_locator, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_list_history, setup, teardown),
       cmocka_unit_test_setup_teardown(test_attribute_exists, setup, teardown),
       cmocka_unit_test_setup_teardown(test_attribute_query, setup, teardown),
       cmocka_unit_test_setup_teardown(test_rename_attr, setup, teardown),

@@ -647,9 +647,12 @@ static void test_command_syntax(void **state) {
   /* bare words keep Maya's punctuation */
   run_ok(f, "tcmd :time1 |grp|joint1.tx pCube1.vtx[0:5] on joint1.t[0];");
   assert_string_equal(f->rec, "pos: wstring::time1 wstring:|grp|joint1.tx wstring:pCube1.vtx[0:5] wstring:on wstring:joint1.t[0] |");
-  /* variables, expressions, arrays, vectors, backquotes */
+  /* variables, expressions, arrays, vectors, backquotes; an array stands for its elements, as
+   * in Maya (`select $joints`) */
   run_ok(f, "int $a[] = {7, 8}; string $s = \"str\"; tcmd $s $a[1] (1 + 2) {1, 2} <<1, 2, 3>> `echo hi`;");
-  assert_string_equal(f->rec, "pos: string:str int:8 int:3 int[]:1\n2\n vector:1 2 3 string:hi |");
+  assert_string_equal(f->rec, "pos: string:str int:8 int:3 int:1 int:2 vector:1 2 3 string:hi |");
+  run_ok(f, "string $n[] = {\"a\", \"b\"}; string $none[]; tcmd $none $n -pair {1, 2.5} $none;");
+  assert_string_equal(f->rec, "pos: string:a string:b | -pair float:1 float:2.5");
   /* flags: long and short names, converted arguments */
   run_ok(f, "tcmd -n \"x\" -count 3 -sc 2 -pair 1 2.5 obj;");
   assert_string_equal(f->rec, "pos: wstring:obj | -name string:x -count int:3 -scale float:2 -pair float:1 float:2.5");
@@ -720,7 +723,8 @@ static void test_command_errors(void **state) {
   expect_error(f, "tcmd -pair 1 -n x;", SINEW_EINVAL, "test.mel:1: tcmd: flag -pair needs 2 arguments");
   expect_error(f, "tcmd -n a -name b;", SINEW_EINVAL, "test.mel:1: tcmd: flag -name given twice");
   expect_error(f, "\n\ntcmd -count abc;", SINEW_EINVAL, "test.mel:3: tcmd: -count: 'abc' is not a number");
-  expect_error(f, "tcmd -sc {1, 2};", SINEW_ETYPE, "test.mel:1: tcmd: -scale: expected a number, not a int[]");
+  expect_error(f, "tcmd -sc {\"x\"};", SINEW_EINVAL, "test.mel:1: tcmd: -scale: 'x' is not a number");
+  expect_error(f, "tcmd -pair {1};", SINEW_EINVAL, "test.mel:1: tcmd: flag -pair needs 2 arguments");
 }
 
 static void test_command_errors_fixed(void **state) {

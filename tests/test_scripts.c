@@ -221,6 +221,32 @@ static void test_guards_and_settings(void **state) {
 }
 
 /* 5. A helper library sourced from beside the script, its procedures used in both syntaxes. */
+/* Arrays as command arguments, the way scripts pass lists of nodes and matrices. */
+static void test_array_arguments(void **state) {
+  (void)state;
+  run_ok("arrays.mel",
+         "string $chain[];\n"
+         "for ($i = 0; $i < 3; $i++) $chain[$i] = `joint -n (\"arm\" + $i) -p ($i * 2) 0 0`;\n"
+         "select -cl;\n"
+         "string $geo[] = `polyCube -n box -w 6`;\n"
+         "string $sk[] = `skinCluster -tsb $chain $geo[0]`;\n"
+         "createNode transform -n a; setAttr a.tx 3; setAttr a.rz 90; createNode transform -n b;\n"
+         "float $m[] = `xform -q -ws -m a`;\n"
+         "xform -ws -m $m b;\n"
+         "string $both[] = {\"a\", \"b\"};\n"
+         "select $both;\n"
+         "string $none[];\n"
+         "select -add $none;\n");
+  assert_string_equal(mel("size(`listConnections -s 1 -d 0 -type joint skinCluster1.matrix`)"), "3");
+  expect_pos("b", 3, 0, 0);
+  expect_num("getAttr b.rz", 90);
+  assert_string_equal(mel("size(`ls -sl`)"), "2");
+  run_ok("arrays2.mel", "string $both[] = {\"a\", \"b\"}; delete $both;");
+  expect_num("objExists a", 0);
+  expect_num("objExists b", 0);
+  expect_num("objExists box", 1);
+}
+
 static void test_sourced_library(void **state) {
   (void)state;
   char dir[] = "/tmp/sinew_test_scripts_XXXXXX";
@@ -265,6 +291,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_mirror, setup, teardown),
       cmocka_unit_test_setup_teardown(test_guards_and_settings, setup, teardown),
       cmocka_unit_test_setup_teardown(test_sourced_library, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_array_arguments, setup, teardown),
   };
   return cmocka_run_group_tests_name("scripts", tests, NULL, NULL);
 }

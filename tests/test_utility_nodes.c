@@ -431,6 +431,36 @@ static void test_choice_and_math_nodes(void **state) {
 
 /* ---- dirt and evaluation stay in the channel that changed ------------------------------------- */
 
+/* floatMath and floatCondition (lookdevKit): the operation numbers Maya-written files use. */
+static void test_float_math(void **state) {
+  (void)state;
+  run("createNode floatMath -n fm; createNode floatCondition -n fc;");
+  expect1("fm.of", 0 + 1); /* defaults: 0 + 1 */
+  run("setAttr fm._fa 6; setAttr fm._fb 4;");
+  const double want[] = {6 + 4, 6 - 4, 6 * 4, 6.0 / 4, 4, 6, 1296 /* 6^4 */};
+  for (int op = 0; op < 7; op++) {
+    char mel[64];
+    snprintf(mel, sizeof mel, "setAttr fm._cnd %d;", op);
+    run(mel);
+    expect1("fm.of", want[op]);
+  }
+  /* as Maya writes a "halfLength" node: `setAttr -l on "._fb" -0.5; setAttr "._cnd" 2;` */
+  run("setAttr -l on fm._fb -0.5; setAttr fm._cnd 2;");
+  expect1("fm.of", -3);
+  /* divide by zero: 0 and a warning, as the other utility nodes */
+  run("setAttr -l off fm._fb; setAttr fm._fb 0; setAttr fm._cnd 3;");
+  int before = warnings;
+  expect1("fm.of", 0);
+  assert_true(warnings > before);
+  /* floatCondition: condition ? floatA : floatB (floatB defaults to 1) */
+  expect1("fc.of", 1);
+  run("setAttr fc._fa 7; setAttr fc._cnd 1;");
+  expect1("fc.of", 7);
+  run("connectAttr fm.of fc._fb; setAttr fc._cnd 0; setAttr fm._cnd 0; setAttr fm._fb 2;");
+  expect1("fc.of", 8);
+  assert_int_not_equal(run_rc("setAttr fm._cnd 7;"), 0); /* no eighth operation */
+}
+
 static void test_dirty_minimal(void **state) {
   (void)state;
   run("createNode multiplyDivide -n md; setAttr md.i1 -type float3 1 2 3; setAttr md.i2 -type float3 4 5 6;"
@@ -866,6 +896,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_remap_value_interpolations, setup, teardown),
       cmocka_unit_test_setup_teardown(test_remap_value_color, setup, teardown),
       cmocka_unit_test_setup_teardown(test_choice_and_math_nodes, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_float_math, setup, teardown),
       cmocka_unit_test_setup_teardown(test_dirty_minimal, setup, teardown),
       cmocka_unit_test_setup_teardown(test_ma_snippet_round_trip, setup, teardown),
       cmocka_unit_test_setup_teardown(test_real_rig_foot_roll, setup, teardown),

@@ -147,6 +147,46 @@ SINEW_API int sinew_dag_world_matrix(sinew_graph_t *graph, sinew_node_t node, si
 SINEW_API int sinew_dag_set_local_matrix(sinew_graph_t *graph, sinew_node_t node,
                                          const sinew_mat4_t *local);
 
+/* ---- constraints (nodes/constraint.c, docs/rigging.md) -------------------------------------- */
+
+/* True when node is a pointConstraint, orientConstraint, parentConstraint, aimConstraint,
+ * scaleConstraint or poleVectorConstraint. */
+SINEW_API bool sinew_constraint_is(sinew_graph_t *graph, sinew_node_t node);
+/* Maintain offset (the commands' -mo): the offset that makes the constraint's outputs reproduce
+ * the constrained object's translate / rotate / scale, computed from the constraint's present
+ * inputs and the object's channels: object_values (translate, rotate in radians, scale: 3
+ * vectors) when given, else the object's own values now (which must then not be fed by the
+ * constraint: read them before connecting its outputs, or before adding targets).
+ * parentConstraint: target_index names the target; out[0] is its targetOffsetTranslate and
+ * out[1] its targetOffsetRotate (radians, in the target's rotate order). The others:
+ * target_index is ignored and out[0] is the offset attribute's value (a distance for point,
+ * Euler angles in radians (xyz) for orient and aim, scale factors for scale, zero for
+ * poleVector). Nothing is changed. SINEW_EINVAL without out; SINEW_ETYPE for a node that is
+ * not a constraint or an object that is not a transform; SINEW_ERANGE when every weight is 0 or
+ * a target's matrix is singular; SINEW_ENOTFOUND for a parentConstraint target index it lacks. */
+SINEW_API int sinew_constraint_offset(sinew_graph_t *graph, sinew_node_t constraint, sinew_node_t object,
+                                      int32_t target_index, const sinew_vec3_t *object_values,
+                                      sinew_vec3_t *out);
+
+/* ---- IK ------------------------------------------------------------------------------------ */
+
+/* The joints an ikHandle's chain spans, start joint first and end joint last, found from its
+ * startJoint and endEffector connections (the end joint is the joint beside the effector whose
+ * translate feeds the effector's). Fills up to cap handles; *count is the total. */
+SINEW_API int sinew_ik_chain(sinew_graph_t *graph, sinew_node_t handle, sinew_node_t *out, size_t cap,
+                             size_t *count);
+/* Joins an ikHandle to its chain so that it drives the chain's rotations (docs/rigging.md#ik):
+ * each rotating joint's rotate value moves to its hidden sinewFkRotate (the FK rotation ikBlend
+ * blends with), the chain joints' inputs are connected to the handle's hidden inputs, and the
+ * handle's sinewIkRotate[k] to joint k's rotate. These connections are sinew's own and are not
+ * written to files. Already joined: nothing to do. All or nothing; fails with SINEW_ENOTFOUND
+ * (no start joint, effector or solver), SINEW_EINVAL (effector not below the start joint),
+ * SINEW_EUNSUPPORTED (a solver other than ikRPsolver / ikSCsolver, more than two bones) or
+ * SINEW_ECONNECTED (a chain joint's rotate is driven or locked). */
+SINEW_API int sinew_ik_wire(sinew_graph_t *graph, sinew_node_t handle);
+/* Whether sinew_ik_wire() has joined the handle to its chain. */
+SINEW_API bool sinew_ik_wired(sinew_graph_t *graph, sinew_node_t handle);
+
 #ifdef __cplusplus
 }
 #endif
