@@ -706,6 +706,25 @@ static void test_real_rig_rotation_switch(void **state) {
   expect3("foot_left_jnt.r", 0, 0, 40 * d2r);
 }
 
+/* The whole FK path with the file's own constraints: the animator turns the FK ankle control
+ * 40 degrees about Z; its parentConstraint turns fkAnkleLeg_left_jnt (the control's and the
+ * joint's frames line up at rest, so rz 40); with fkIkBlend 1 the blend passes it on, and the
+ * skinned foot_left_jnt turns by 40 degrees. blendColors is float3, so 1e-6. */
+static void test_real_rig_fk_control_moves_foot(void **state) {
+  (void)state;
+  const char *path = SINEW_TEST_DATA_DIR "/nlol/standalone_modules_digitigrade_leg_mod_example.ma";
+  if (sinew_session_open(S, path)) fail_msg("%s: %s", path, sinew_session_errmsg(S));
+  run("setAttr legSwch_left_ctrl.fkIkBlend 1;");
+  double r0[3], r1[3];
+  get3("foot_left_jnt.r", r0);
+  for (int k = 0; k < 3; k++) assert_true(fabs(r0[k]) < 1e-6); /* at rest */
+  run("setAttr fkAnkleLeg_left_ctrl.rz 40;");
+  get3("foot_left_jnt.r", r1);
+  const double d2r = 0.017453292519943295;
+  assert_true(fabs(r1[0]) < 1e-6 && fabs(r1[1]) < 1e-6 && fabs(r1[2] - 40 * d2r) < 1e-6);
+  expect3("ankleLegRot_left_blendColors.op", 0, 0, 40);
+}
+
 /* getAttr's numbers as a list. */
 static size_t get_list(const char *mel, double *out, size_t cap) {
   sinew_value_t v = {0};
@@ -901,6 +920,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_ma_snippet_round_trip, setup, teardown),
       cmocka_unit_test_setup_teardown(test_real_rig_foot_roll, setup, teardown),
       cmocka_unit_test_setup_teardown(test_real_rig_rotation_switch, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_real_rig_fk_control_moves_foot, setup, teardown),
       cmocka_unit_test_setup_teardown(test_unit_conversion_triples, setup, teardown),
       cmocka_unit_test_setup_teardown(test_bad_input, setup, teardown),
       cmocka_unit_test(test_many_elements_and_alloc_failures),
