@@ -415,6 +415,20 @@ static bool numeric_type_fits(const char *type, const leaf_set *ls) {
          strncmp(type, "long", n - 1) == 0 || strncmp(type, "short", n - 1) == 0;
 }
 
+/* How many numbers a -type word gives a generic numeric attribute: double2..4, float2/3,
+ * long2/3, short2/3 and matrix; 0 for a scalar type or any other word. */
+static size_t generic_type_count(const char *type) {
+  if (strcmp(type, "matrix") == 0) return 16;
+  size_t n = strlen(type);
+  if (n < 2 || type[n - 1] < '2' || type[n - 1] > '4') return 0;
+  if (strncmp(type, "double", n - 1) == 0 && n - 1 == 6) return (size_t)(type[n - 1] - '0');
+  if (type[n - 1] == '4') return 0;
+  if ((n - 1 == 5 && strncmp(type, "float", 5) == 0) || (n - 1 == 4 && strncmp(type, "long", 4) == 0) ||
+      (n - 1 == 5 && strncmp(type, "short", 5) == 0))
+    return (size_t)(type[n - 1] - '0');
+  return 0;
+}
+
 static sinew_plug_t element(const plug_text *pt, const sinew_plug_t *base, int32_t i) {
   sinew_plug_t p = *base;
   if (pt->has_range) p.idx[pt->range_pos] = i;
@@ -740,6 +754,24 @@ static int set_values(sinew_cmd_t *cmd, sinew_graph_t *g, const plug_text *pt, c
     sinew_free(xs);
     return rc;
   }
+  size_t gn = 0;
+  if ((info.flags & SINEW_ATTR_GENERIC_NUMERIC) && type && (gn = generic_type_count(type))) {
+    /* a generic numeric attribute takes a typed triple or matrix as it is (no unit change) */
+    if (nvals != gn * nel)
+      return sinew_cmd_error(cmd, SINEW_EINVAL, "%s: -type %s takes %zu values per element, got %zu", pbuf, type,
+                             gn, nvals);
+    double small[48];
+    double *val = nvals <= 48 ? small : sinew_malloc(nvals * sizeof *val);
+    if (!val) return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+    rc = SINEW_OK;
+    for (size_t k = 0; k < nvals && !rc; k++) rc = num_arg(cmd, 1 + k, &val[k]);
+    for (size_t e = 0; e < nel && !rc; e++) {
+      sinew_plug_t p = element(pt, base, first + (int32_t)e);
+      if ((rc = sinew_set_generic(g, &p, val + e * gn, gn))) rc = sinew__graph_error(cmd, rc);
+    }
+    if (val != small) sinew_free(val);
+    return rc;
+  }
   leaf_set ls;
   if (leaves_of(g, base, &ls)) return KEEP_RAW; /* the caller keeps such lines as text */
   if (type && !numeric_type_fits(type, &ls)) {
@@ -1037,6 +1069,16 @@ static int get_value(sinew_cmd_t *cmd, sinew_graph_t *g, const sinew_plug_t *p, 
   sinew_attr_info_t info;
   sinew_node_attr_info(g, p->node, p->attr, &info);
   int rc;
+  if (info.flags & SINEW_ATTR_GENERIC_NUMERIC) {
+    /* a generic numeric attribute prints every number it holds (one, a triple, a matrix) */
+    double v[SINEW_GENERIC_MAX];
+    size_t n = 0;
+    if ((rc = sinew_get_generic(g, p, v, SINEW_GENERIC_MAX, &n))) return sinew__graph_error(cmd, rc);
+    if (n == 1 && !append) return sinew_cmd_result_double(cmd, v[0]);
+    for (size_t k = 0; k < n && k < SINEW_GENERIC_MAX; k++)
+      if ((rc = sinew_cmd_result_append_double(cmd, v[k]))) return rc;
+    return SINEW_OK;
+  }
   if (sinew_attr_type_is_numeric(info.type)) {
     double v;
     if ((rc = sinew_get_double(g, p, &v))) return sinew__graph_error(cmd, rc);
@@ -1234,8 +1276,37 @@ static bool is_type(sinew_graph_t *g, sinew_node_t n, const char *t) {
   return sinew_node_type_is_a(sinew_node_type(g, n), t);
 }
 
-/* Maya puts a unitConversion node between an angle and a plain number. Factor for src -> dst,
- * 0 when none is needed. */
+/* The unit kind of a plug for conversion: a numeric scalar's type; for a numeric compound
+ * (rotate, color1) the kind its children share (ANGLE for rotate, DOUBLE for a float3), with
+ * *count its child count. false when the plug is neither, or its children mix angles, times and
+ * plain numbers, or it is a generic numeric attribute (it takes its source's unit as it is). */
+static bool unit_kind(sinew_graph_t *g, const sinew_plug_t *p, const sinew_attr_info_t *info,
+                      sinew_attr_type_t *kind, uint32_t *count) {
+  if (info->flags & SINEW_ATTR_GENERIC_NUMERIC) return false;
+  if (sinew_attr_type_is_numeric(info->type)) {
+    *kind = info->type;
+    *count = 1;
+    return true;
+  }
+  if (info->type != SINEW_ATTR_COMPOUND || !info->child_count) return false;
+  sinew_attr_type_t k = SINEW_ATTR_INVALID;
+  for (uint32_t i = 0; i < info->child_count; i++) {
+    sinew_attr_info_t ci;
+    if (sinew_node_attr_info(g, p->node, info->children[i], &ci) || !sinew_attr_type_is_numeric(ci.type) ||
+        (ci.flags & SINEW_ATTR_ARRAY))
+      return false;
+    sinew_attr_type_t c = ci.type == SINEW_ATTR_ANGLE || ci.type == SINEW_ATTR_TIME ? ci.type : SINEW_ATTR_DOUBLE;
+    if (i && c != k) return false;
+    k = c;
+  }
+  *kind = k;
+  *count = info->child_count;
+  return true;
+}
+
+/* Maya puts a unitConversion node between an angle and a plain number, and between an angle
+ * triple and a plain triple (joint.r -> blendColors.color1, blendColors.output -> joint.r): the
+ * unitConversion then carries the triple. Factor for src -> dst, 0 when none is needed. */
 static double conversion_needed(sinew_graph_t *g, const sinew_plug_t *src, const sinew_plug_t *dst) {
   if (is_type(g, src->node, "unitConversion") || is_type(g, dst->node, "unitConversion") ||
       is_type(g, src->node, "expression") || is_type(g, dst->node, "expression") ||
@@ -1244,16 +1315,18 @@ static double conversion_needed(sinew_graph_t *g, const sinew_plug_t *src, const
   sinew_attr_info_t si, di;
   if (sinew_node_attr_info(g, src->node, src->attr, &si) || sinew_node_attr_info(g, dst->node, dst->attr, &di))
     return 0;
-  if (!sinew_attr_type_is_numeric(si.type) || !sinew_attr_type_is_numeric(di.type)) return 0;
+  sinew_attr_type_t sk, dk;
+  uint32_t sn, dn;
+  if (!unit_kind(g, src, &si, &sk, &sn) || !unit_kind(g, dst, &di, &dk, &dn) || sn != dn) return 0;
   if (sinew_plug_is_array(g, src) || sinew_plug_is_array(g, dst)) return 0;
-  bool st = si.type == SINEW_ATTR_TIME, dtm = di.type == SINEW_ATTR_TIME;
+  bool st = sk == SINEW_ATTR_TIME, dtm = dk == SINEW_ATTR_TIME;
   if (st != dtm) {
     /* time <-> a plain number: frames in the scene's time unit, as Maya converts */
-    if (si.type == SINEW_ATTR_ANGLE || di.type == SINEW_ATTR_ANGLE) return 0;
+    if (sk == SINEW_ATTR_ANGLE || dk == SINEW_ATTR_ANGLE) return 0;
     double fps = sinew_time_unit_fps(sinew_time_get_unit(g));
     return st ? fps : 1.0 / fps;
   }
-  bool sa = si.type == SINEW_ATTR_ANGLE, da = di.type == SINEW_ATTR_ANGLE;
+  bool sa = sk == SINEW_ATTR_ANGLE, da = dk == SINEW_ATTR_ANGLE;
   if (sa == da || st || dtm) return 0;
   double r = sinew_angle_unit_radians(sinew_scene_angle_unit(g));
   return sa ? 1.0 / r : r;

@@ -104,6 +104,14 @@ static bool settable_value(writer *w, const sinew_plug_t *p, const sinew_attr_in
 
 static void write_attr(writer *w, const sinew_plug_t *p);
 
+/* How many numbers a generic numeric plug holds (1 for any other plug). */
+static size_t generic_width(writer *w, const sinew_plug_t *p, const sinew_attr_info_t *info) {
+  if (!(info->flags & SINEW_ATTR_GENERIC_NUMERIC)) return 1;
+  size_t n = 1;
+  if (sinew_get_generic(w->g, p, NULL, 0, &n)) return 1;
+  return n;
+}
+
 /* An array's elements: consecutive runs of numeric scalars or numeric compounds as ranges. */
 static void write_array(writer *w, const sinew_plug_t *arr, const sinew_attr_info_t *info) {
   size_t cnt = sinew_plug_indices(w->g, arr, NULL, 0);
@@ -127,8 +135,8 @@ static void write_array(writer *w, const sinew_plug_t *arr, const sinew_attr_inf
   while (i < cnt && !w->rc) {
     sinew_plug_t e;
     sinew_plug_element(w->g, arr, idx[i], &e);
-    if (!(scalar || ncomp || compact) || !settable_value(w, &e, info)) {
-      if (!scalar && !ncomp) write_attr(w, &e);
+    if (!(scalar || ncomp || compact) || !settable_value(w, &e, info) || generic_width(w, &e, info) > 1) {
+      if ((!scalar && !ncomp) || generic_width(w, &e, info) > 1) write_attr(w, &e);
       else if (sinew_plug_has_value(w->g, &e) && !sinew_plug_source(w->g, &e, NULL)) write_attr(w, &e);
       i++;
       continue;
@@ -138,7 +146,7 @@ static void write_array(writer *w, const sinew_plug_t *arr, const sinew_attr_inf
     while (j < cnt && idx[j] == idx[j - 1] + 1 && j - i < 4096) {
       sinew_plug_t f;
       sinew_plug_element(w->g, arr, idx[j], &f);
-      if (!settable_value(w, &f, info) || sinew_plug_locked(w->g, &f)) break;
+      if (!settable_value(w, &f, info) || sinew_plug_locked(w->g, &f) || generic_width(w, &f, info) > 1) break;
       if (compact) {
         sinew_plug_t child;
         sinew_plug_child(w->g, &f, info->children[0], &child);
@@ -258,7 +266,20 @@ static void write_attr(writer *w, const sinew_plug_t *p) {
   bool locked = sinew_plug_locked(w->g, p);
   if (settable_value(w, p, &info)) {
     int rc = SINEW_OK;
-    if (sinew_attr_type_is_numeric(info.type)) {
+    size_t gw = generic_width(w, p, &info);
+    if (gw == 2 || gw == 3 || gw == 4 || gw == 16) {
+      /* a generic numeric attribute holding a triple or a matrix: Maya's typed form */
+      double v[SINEW_GENERIC_MAX];
+      rc = sinew_get_generic(w->g, p, v, SINEW_GENERIC_MAX, &gw);
+      put(w, "\tsetAttr ");
+      rel_plug(w, p);
+      sinew__buf_printf(&w->b, " -type \"%s\"", gw == 16 ? "matrix" : gw == 2 ? "double2" : gw == 3 ? "double3" : "double4");
+      for (size_t k = 0; k < gw && k < SINEW_GENERIC_MAX; k++) {
+        put(w, " ");
+        num(w, v[k]);
+      }
+      put(w, ";\n");
+    } else if (sinew_attr_type_is_numeric(info.type)) {
       double v = 0;
       rc = sinew_get_double(w->g, p, &v);
       put(w, "\tsetAttr ");

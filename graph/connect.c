@@ -36,9 +36,23 @@ bool sinew__opaque_link(const sinew__node *sn, const sinew__attr *sa, const sine
          (sa->flags & SINEW_ATTR_GENERIC) || (da->flags & SINEW_ATTR_GENERIC);
 }
 
+/* What a generic numeric attribute can carry: a number, a matrix, or a compound of 1 to
+ * SINEW_GENERIC_MAX numeric children that are not arrays. */
+static bool generic_fits(const sinew_graph_t *g, sinew__node *n, const sinew__attr *a) {
+  if (sinew_attr_type_is_numeric(a->type) || a->type == SINEW_ATTR_MATRIX) return true;
+  if (a->type != SINEW_ATTR_COMPOUND || !a->nchildren || a->nchildren > SINEW_GENERIC_MAX) return false;
+  for (uint32_t i = 0; i < a->nchildren; i++) {
+    const sinew__attr *c = sinew__attr_get(g, n, a->children[i]);
+    if (!sinew_attr_type_is_numeric(c->type) || (c->flags & SINEW_ATTR_ARRAY)) return false;
+  }
+  return true;
+}
+
 static bool compatible(const sinew_graph_t *g, sinew__node *sn, const sinew__attr *sa, bool swhole,
                        sinew__node *dn, const sinew__attr *da, bool dwhole) {
   if (swhole != dwhole) return false;
+  if (sa->flags & SINEW_ATTR_GENERIC_NUMERIC) return generic_fits(g, dn, da);
+  if (da->flags & SINEW_ATTR_GENERIC_NUMERIC) return generic_fits(g, sn, sa);
   if (sinew_attr_type_is_numeric(sa->type) && sinew_attr_type_is_numeric(da->type)) return true;
   if (sa->type != da->type) return false;
   switch (sa->type) {
@@ -560,9 +574,13 @@ int sinew_connect(sinew_graph_t *g, const sinew_plug_t *src_in, const sinew_plug
     return sinew_graph_set_error(g, SINEW_EREADONLY,
                                  "connectAttr: %s -> %s: the destination is not writable", sb, db);
   if (!sinew__opaque_link(sn, sa, dn, da) && !compatible(g, sn, sa, swhole, dn, da, dwhole))
-    return sinew_graph_set_error(g, SINEW_ETYPE, "connectAttr: %s (%s%s) -> %s (%s%s): incompatible types",
+    return sinew_graph_set_error(g, SINEW_ETYPE, "connectAttr: %s (%s%s) -> %s (%s%s): incompatible types%s",
                                  sb, sinew_attr_type_name(sa->type), swhole ? " array" : "", db,
-                                 sinew_attr_type_name(da->type), dwhole ? " array" : "");
+                                 sinew_attr_type_name(da->type), dwhole ? " array" : "",
+                                 swhole == dwhole && ((sa->flags | da->flags) & SINEW_ATTR_GENERIC_NUMERIC)
+                                     ? " (a generic numeric attribute carries a number, a compound of up to 16 "
+                                       "numbers or a matrix)"
+                                     : "");
   if (!(flags & SINEW_CONNECT_IGNORE_LOCK) && sinew_plug_locked(g, &dst))
     return sinew_graph_set_error(g, SINEW_ELOCKED, "connectAttr: %s -> %s: the destination is locked", sb, db);
   sinew__conn *old = sinew__conn_to(g, &dst);

@@ -710,9 +710,17 @@ static void jrec_value(sinew_graph_t *g, const sinew_plug_t *p, int vkind, sinew
   sinew__rec *r = sinew__jpush(g, SINEW__J_VALUE);
   r->plug = sinew__plug_key(p);
   r->vkind = (uint8_t)vkind;
-  r->bits = s->flags & SINEW__F_SET;
+  r->bits = s->flags & (SINEW__F_SET | SINEW__F_WIDE);
   switch (vkind) {
-    case SINEW__JV_NUMBER: r->u.d = s->v.d; break;
+    case SINEW__JV_NUMBER: /* a generic numeric slot's numbers move into the record */
+      if (s->flags & SINEW__F_WIDE) {
+        r->u.gen = s->v.g;
+        s->v.d = 0;
+        s->flags &= ~(uint32_t)SINEW__F_WIDE;
+      } else {
+        r->u.d = s->v.d;
+      }
+      break;
     case SINEW__JV_MATRIX: r->u.m = s->v.m; s->v.m = NULL; break;
     case SINEW__JV_STRING: r->u.s = s->v.s; s->v.s = NULL; break;
     default: r->u.data = s->v.data; s->v.data = NULL; break;
@@ -751,7 +759,7 @@ int sinew_set_double(sinew_graph_t *g, const sinew_plug_t *p, double v) {
   if (!rc) rc = prepare_set(g, n, p, &s);
   if (rc) return rc;
   if (sinew__jon(g)) jrec_value(g, p, SINEW__JV_NUMBER, s);
-  s->v.d = normalise(a, v);
+  sinew__slot_put_num(s, normalise(a, v));
   s->flags |= SINEW__F_SET;
   return sinew__changed(g, p);
 }
@@ -797,7 +805,7 @@ int sinew_set_doubles(sinew_graph_t *g, const sinew_plug_t *p, const double *val
   bool jon = sinew__jon(g);
   if (a->type != SINEW_ATTR_COMPOUND) {
     if (jon) jrec_value(g, p, SINEW__JV_NUMBER, s);
-    s->v.d = normalise(a, values[0]);
+    sinew__slot_put_num(s, normalise(a, values[0]));
     s->flags |= SINEW__F_SET;
     return sinew__changed(g, p);
   }
@@ -808,7 +816,7 @@ int sinew_set_doubles(sinew_graph_t *g, const sinew_plug_t *p, const double *val
       sinew_plug_child(g, p, c->id, &cp);
       jrec_value(g, &cp, SINEW__JV_NUMBER, &s->v.kids[i]);
     }
-    s->v.kids[i].v.d = normalise(c, values[i]);
+    sinew__slot_put_num(&s->v.kids[i], normalise(c, values[i]));
     s->v.kids[i].flags |= SINEW__F_SET;
   }
   return sinew__changed(g, p);
@@ -960,7 +968,7 @@ int sinew_set_double_elements(sinew_graph_t *g, const sinew_plug_t *arr, const i
     sinew_plug_element(g, arr, idx[i], &e);
     s = sinew__slot_find(g, n, &e, NULL);
     if (jon) jrec_value(g, &e, SINEW__JV_NUMBER, s);
-    s->v.d = normalise(a, values[i]);
+    sinew__slot_put_num(s, normalise(a, values[i]));
     s->flags |= SINEW__F_SET;
   }
   return sinew__changed(g, arr);
@@ -998,7 +1006,7 @@ int sinew_get_double(sinew_graph_t *g, const sinew_plug_t *p, double *out) {
   sinew__slot *s = NULL;
   int rc = begin_get(g, p, WANT_NUMBER, &n, &a, &s);
   if (rc) return rc;
-  if (out) *out = s ? s->v.d : a->dflt;
+  if (out) *out = s ? sinew__slot_num(s) : a->dflt;
   return SINEW_OK;
 }
 
@@ -1024,13 +1032,13 @@ int sinew_get_doubles(sinew_graph_t *g, const sinew_plug_t *p, double *out, size
   int rc = begin_get(g, p, WANT_NUMBERS, &n, &a, &s);
   if (rc) return rc;
   if (a->type != SINEW_ATTR_COMPOUND) {
-    if (count && out) out[0] = s ? s->v.d : a->dflt;
+    if (count && out) out[0] = s ? sinew__slot_num(s) : a->dflt;
     if (out_n) *out_n = 1;
     return SINEW_OK;
   }
   for (uint32_t i = 0; out && i < a->nchildren && i < count; i++) {
     const sinew__attr *c = sinew__attr_get(g, n, a->children[i]);
-    out[i] = s && s->v.kids ? s->v.kids[i].v.d : c->dflt;
+    out[i] = s && s->v.kids ? sinew__slot_num(&s->v.kids[i]) : c->dflt;
   }
   if (out_n) *out_n = a->nchildren;
   return SINEW_OK;
@@ -1086,10 +1094,103 @@ int sinew_get_double_elements(sinew_graph_t *g, const sinew_plug_t *arr, int32_t
   uint32_t count = m ? m->count : 0;
   for (uint32_t i = 0; i < count && i < cap; i++) {
     if (idx) idx[i] = m->idx[i];
-    if (values) values[i] = m->elems[i].v.d;
+    if (values) values[i] = sinew__slot_num(&m->elems[i]);
   }
   if (out_count) *out_count = count;
   return SINEW_OK;
+}
+
+/* ---- generic numeric attributes ---------------------------------------------------------------- */
+
+int sinew_get_generic(sinew_graph_t *g, const sinew_plug_t *p, double *out, size_t cap, size_t *out_n) {
+  sinew__node *n;
+  int rc = sinew__plug_check(g, p, "getAttr", &n);
+  if (rc) return rc;
+  const sinew__attr *a = sinew__attr_get(g, n, p->attr);
+  char buf[256];
+  if (plug_whole(a, p))
+    return sinew_graph_set_error(g, SINEW_EINVAL, "getAttr: %s is an array; give an index",
+                                 sinew__plug_str(g, p, buf, sizeof buf));
+  if (a->type == SINEW_ATTR_MATRIX) {
+    sinew_mat4_t m;
+    if ((rc = sinew_get_matrix(g, p, &m))) return rc;
+    for (size_t i = 0; out && i < 16 && i < cap; i++) out[i] = m.m[i / 4][i % 4];
+    if (out_n) *out_n = 16;
+    return SINEW_OK;
+  }
+  if (!(a->flags & SINEW_ATTR_GENERIC_NUMERIC)) {
+    double v[SINEW_GENERIC_MAX];
+    size_t k = 0;
+    if (a->type == SINEW_ATTR_COMPOUND && !numeric_compound(g, n, a))
+      return sinew_graph_set_error(g, SINEW_ETYPE, "getAttr: %s is of type %s, not numbers",
+                                   sinew__plug_str(g, p, buf, sizeof buf), sinew_attr_type_name(a->type));
+    if ((rc = sinew_get_doubles(g, p, v, SINEW_GENERIC_MAX, &k))) return rc;
+    for (size_t i = 0; out && i < k && i < cap && i < SINEW_GENERIC_MAX; i++) out[i] = v[i];
+    if (out_n) *out_n = k;
+    return SINEW_OK;
+  }
+  sinew__slot *s;
+  const sinew__attr *a2;
+  if ((rc = begin_get(g, p, WANT_NUMBER, &n, &a2, &s))) return rc;
+  double v[SINEW_GENERIC_MAX];
+  uint32_t k = 1;
+  if (s) k = sinew__slot_vec(s, v);
+  else v[0] = a2->dflt;
+  for (uint32_t i = 0; out && i < k && i < cap; i++) out[i] = v[i];
+  if (out_n) *out_n = k;
+  return SINEW_OK;
+}
+
+static int generic_count(sinew_graph_t *g, const sinew_plug_t *p, const double *values, size_t count,
+                         const char *what) {
+  sinew__node *n;
+  int rc = sinew__plug_check(g, p, what, &n);
+  if (rc) return rc;
+  const sinew__attr *a = sinew__attr_get(g, n, p->attr);
+  char buf[256];
+  if (!(a->flags & SINEW_ATTR_GENERIC_NUMERIC))
+    return sinew_graph_set_error(g, SINEW_ETYPE, "%s: %s is not a generic numeric attribute", what,
+                                 sinew__plug_str(g, p, buf, sizeof buf));
+  if (!values || count < 1 || count > SINEW_GENERIC_MAX)
+    return sinew_graph_set_error(g, values ? SINEW_ERANGE : SINEW_EINVAL,
+                                 "%s: %s takes 1 to %d numbers, not %zu", what,
+                                 sinew__plug_str(g, p, buf, sizeof buf), SINEW_GENERIC_MAX,
+                                 values ? count : (size_t)0);
+  for (size_t i = 0; i < count; i++)
+    if ((rc = check_range(g, a, p, values[i]))) return rc;
+  return SINEW_OK;
+}
+
+int sinew_set_generic(sinew_graph_t *g, const sinew_plug_t *p, const double *values, size_t count) {
+  int rc = generic_count(g, p, values, count, "setAttr");
+  if (rc) return rc;
+  sinew__node *n = NULL;
+  const sinew__attr *a = NULL;
+  sinew__slot *s = NULL;
+  if ((rc = check_set(g, p, WANT_NUMBER, &n, &a))) return rc;
+  if ((rc = prepare_set(g, n, p, &s))) return rc;
+  if (sinew__jon(g)) {
+    /* the old numbers go into a record, so new storage is made first: nothing fails after */
+    sinew__generic *w = count > 1 ? sinew__malloc(sizeof *w) : NULL;
+    if (count > 1 && !w) {
+      char buf[256];
+      return sinew_graph_set_error(g, SINEW_ENOMEM, "setAttr %s: out of memory", sinew__plug_str(g, p, buf, sizeof buf));
+    }
+    jrec_value(g, p, SINEW__JV_NUMBER, s);
+    if (w) {
+      w->n = count > SINEW_GENERIC_MAX ? SINEW_GENERIC_MAX : (uint32_t)count;
+      memcpy(w->v, values, w->n * sizeof *values);
+      s->v.g = w;
+      s->flags |= SINEW__F_WIDE;
+    } else {
+      sinew__slot_put_num(s, values[0]);
+    }
+  } else if ((rc = sinew__slot_put_vec(s, values, (uint32_t)count))) {
+    char buf[256];
+    return sinew_graph_set_error(g, rc, "setAttr %s: out of memory", sinew__plug_str(g, p, buf, sizeof buf));
+  }
+  s->flags |= SINEW__F_SET;
+  return sinew__changed(g, p);
 }
 
 /* ---- compute context ------------------------------------------------------------------------- */
@@ -1143,7 +1244,7 @@ int sinew_compute_set_double(sinew_compute_t *ctx, const sinew_plug_t *p, double
   sinew__slot *s = NULL;
   int rc = begin_out(ctx, p, WANT_NUMBER, &n, &a, &s);
   if (rc) return rc;
-  s->v.d = normalise(a, v);
+  sinew__slot_put_num(s, normalise(a, v));
   mark_clean(ctx->graph, p);
   return SINEW_OK;
 }
@@ -1157,11 +1258,26 @@ int sinew_compute_set_doubles(sinew_compute_t *ctx, const sinew_plug_t *p, const
   int rc = begin_out(ctx, p, WANT_NUMBERS, &n, &a, &s);
   if (rc) return rc;
   if (a->type != SINEW_ATTR_COMPOUND) {
-    if (count) s->v.d = normalise(a, values[0]);
+    if (count) sinew__slot_put_num(s, normalise(a, values[0]));
   } else {
     for (uint32_t i = 0; i < a->nchildren && i < count; i++)
-      s->v.kids[i].v.d = normalise(sinew__attr_get(ctx->graph, n, a->children[i]), values[i]);
+      sinew__slot_put_num(&s->v.kids[i], normalise(sinew__attr_get(ctx->graph, n, a->children[i]), values[i]));
   }
+  mark_clean(ctx->graph, p);
+  return SINEW_OK;
+}
+
+int sinew_compute_set_generic(sinew_compute_t *ctx, const sinew_plug_t *p, const double *values,
+                              size_t count) {
+  if (!ctx) return SINEW_EINVAL;
+  int rc = generic_count(ctx->graph, p, values, count, "compute");
+  sinew__node *n = NULL;
+  const sinew__attr *a = NULL;
+  sinew__slot *s = NULL;
+  if (!rc) rc = begin_out(ctx, p, WANT_NUMBER, &n, &a, &s);
+  if (rc) return rc;
+  if ((rc = sinew__slot_put_vec(s, values, (uint32_t)count)))
+    return sinew_graph_set_error(ctx->graph, rc, "compute: out of memory");
   mark_clean(ctx->graph, p);
   return SINEW_OK;
 }

@@ -116,14 +116,23 @@ enum {
   SINEW__F_CB_OFF = 1u << 11,
   SINEW__F_CYCLE_WARNED = 1u << 12,
   SINEW__F_ELEMENT = 1u << 13, /* the slot is an element of an array (not the array itself) */
-  SINEW__F_PENDING = 1u << 14  /* dirtied, but its dependents still to be dirtied (see eval.c) */
+  SINEW__F_PENDING = 1u << 14, /* dirtied, but its dependents still to be dirtied (see eval.c) */
+  /* A SINEW_ATTR_GENERIC_NUMERIC slot holding 2..16 numbers in v.g (clear: one number in v.d) */
+  SINEW__F_WIDE = 1u << 20
 };
+
+/* The numbers of a generic numeric slot wider than one (double2/3, matrix). */
+typedef struct sinew__generic {
+  uint32_t n;
+  double v[SINEW_GENERIC_MAX];
+} sinew__generic;
 
 typedef struct sinew__multi sinew__multi;
 
 typedef struct sinew__slot {
   union {
     double d;
+    sinew__generic *g; /* SINEW__F_WIDE */
     sinew_mat4_t *m;
     char *s;
     sinew_data_t *data;
@@ -133,6 +142,14 @@ typedef struct sinew__slot {
   uint32_t flags;
   uint32_t below; /* direct children/elements that are dirty or have dirt below */
 } sinew__slot;
+
+/* Generic numeric slots (graph/slot.c). num: the first number; put_num: one number (a wide
+ * slot shrinks back); put_vec: n numbers, 0 < n <= SINEW_GENERIC_MAX (ENOMEM leaves the slot
+ * as it was); vec: copies the numbers into out (SINEW_GENERIC_MAX room) and returns how many. */
+double sinew__slot_num(const sinew__slot *s);
+void sinew__slot_put_num(sinew__slot *s, double v);
+int sinew__slot_put_vec(sinew__slot *s, const double *v, uint32_t n);
+uint32_t sinew__slot_vec(const sinew__slot *s, double *out);
 
 struct sinew__multi {
   uint32_t count, cap;
@@ -226,6 +243,7 @@ typedef struct sinew__rec {
   sinew_plug_t plug; /* VALUE, ELEM, FLAGS: the plug; NODE_LOCK, RENAME: plug.node */
   union {
     double d;
+    sinew__generic *gen; /* VALUE of a generic numeric slot holding several numbers (bits: WIDE) */
     sinew_mat4_t *m;
     char *s;
     sinew_data_t *data;

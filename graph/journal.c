@@ -79,9 +79,19 @@ static int jrec_copy_rec(sinew_graph_t *g, sinew__node *n, const sinew__attr *a,
   sinew__rec *r = sinew__jpush(g, SINEW__J_VALUE);
   r->plug = sinew__plug_key(p);
   r->vkind = (uint8_t)vk;
-  r->bits = s->flags & SINEW__F_SET;
+  r->bits = s->flags & (SINEW__F_SET | SINEW__F_WIDE);
   switch (vk) {
-    case SINEW__JV_NUMBER: r->u.d = s->v.d; break;
+    case SINEW__JV_NUMBER:
+      if (s->flags & SINEW__F_WIDE) { /* the pull will rewrite the slot's numbers: keep a copy */
+        if (!(r->u.gen = sinew__malloc(sizeof *r->u.gen))) {
+          r->bits &= ~(uint32_t)SINEW__F_WIDE;
+          return SINEW_ENOMEM;
+        }
+        *r->u.gen = *s->v.g;
+      } else {
+        r->u.d = s->v.d;
+      }
+      break;
     case SINEW__JV_MATRIX:
       if (s->v.m && !(r->u.m = sinew__malloc(sizeof *r->u.m))) return SINEW_ENOMEM;
       if (s->v.m) *r->u.m = *s->v.m;
@@ -122,10 +132,18 @@ static void swap_value(sinew_graph_t *g, sinew__rec *r) {
   sinew__slot *s = n ? sinew__slot_find(g, n, &r->plug, NULL) : NULL;
   if (!s) return;
   switch (r->vkind) {
-    case SINEW__JV_NUMBER: {
-      double t = s->v.d;
-      s->v.d = r->u.d;
-      r->u.d = t;
+    case SINEW__JV_NUMBER: { /* a number, or (WIDE) a generic slot's block of numbers */
+      if (s->flags & SINEW__F_WIDE) {
+        sinew__generic *t = s->v.g;
+        if (r->bits & SINEW__F_WIDE) s->v.g = r->u.gen;
+        else s->v.d = r->u.d;
+        r->u.gen = t;
+      } else {
+        double t = s->v.d;
+        if (r->bits & SINEW__F_WIDE) s->v.g = r->u.gen;
+        else s->v.d = r->u.d;
+        r->u.d = t;
+      }
       break;
     }
     case SINEW__JV_MATRIX: {
@@ -147,8 +165,9 @@ static void swap_value(sinew_graph_t *g, sinew__rec *r) {
       break;
     }
   }
-  uint32_t cur = s->flags & SINEW__F_SET;
-  s->flags = (s->flags & ~(uint32_t)SINEW__F_SET) | r->bits;
+  const uint32_t swapped = SINEW__F_SET | SINEW__F_WIDE;
+  uint32_t cur = s->flags & swapped;
+  s->flags = (s->flags & ~swapped) | (r->bits & swapped);
   r->bits = cur;
   sinew__changed(g, &r->plug);
 }
@@ -232,7 +251,8 @@ static void apply(sinew_graph_t *g, sinew__rec *r) {
 static void rec_free(sinew_graph_t *g, sinew__rec *r) {
   switch (r->kind) {
     case SINEW__J_VALUE:
-      if (r->vkind == SINEW__JV_MATRIX) sinew__free(r->u.m);
+      if (r->vkind == SINEW__JV_NUMBER && (r->bits & SINEW__F_WIDE)) sinew__free(r->u.gen);
+      else if (r->vkind == SINEW__JV_MATRIX) sinew__free(r->u.m);
       else if (r->vkind == SINEW__JV_STRING) sinew__free(r->u.s);
       else if (r->vkind == SINEW__JV_DATA) sinew_data_unref(r->u.data);
       break;

@@ -48,8 +48,50 @@ int sinew__slot_init(const sinew_graph_t *g, const sinew__node *node, const sine
   return SINEW_OK;
 }
 
+double sinew__slot_num(const sinew__slot *s) {
+  return (s->flags & SINEW__F_WIDE) ? s->v.g->v[0] : s->v.d;
+}
+
+void sinew__slot_put_num(sinew__slot *s, double v) {
+  if (s->flags & SINEW__F_WIDE) {
+    sinew__free(s->v.g);
+    s->flags &= ~(uint32_t)SINEW__F_WIDE;
+  }
+  s->v.d = v;
+}
+
+int sinew__slot_put_vec(sinew__slot *s, const double *v, uint32_t n) {
+  if (n <= 1) {
+    sinew__slot_put_num(s, n ? v[0] : 0.0);
+    return SINEW_OK;
+  }
+  if (n > SINEW_GENERIC_MAX) n = SINEW_GENERIC_MAX;
+  if (!(s->flags & SINEW__F_WIDE)) {
+    sinew__generic *w = sinew__malloc(sizeof *w);
+    if (!w) return SINEW_ENOMEM;
+    s->v.g = w;
+    s->flags |= SINEW__F_WIDE;
+  }
+  s->v.g->n = n;
+  memcpy(s->v.g->v, v, n * sizeof *v);
+  return SINEW_OK;
+}
+
+uint32_t sinew__slot_vec(const sinew__slot *s, double *out) {
+  if (!(s->flags & SINEW__F_WIDE)) {
+    out[0] = s->v.d;
+    return 1;
+  }
+  memcpy(out, s->v.g->v, s->v.g->n * sizeof *out);
+  return s->v.g->n;
+}
+
 void sinew__slot_release(const sinew_graph_t *g, const sinew__node *node, const sinew__attr *a,
                          bool element, sinew__slot *s) {
+  if (s->flags & SINEW__F_WIDE) { /* a generic numeric slot's numbers (not a container) */
+    sinew__slot_put_num(s, 0.0);
+    return;
+  }
   if (is_container(a, element)) {
     sinew__multi *m = s->v.multi;
     if (!m) return;
@@ -346,9 +388,73 @@ void sinew__slot_mark_clean(const sinew_graph_t *g, const sinew__node *node, con
   fix_counts(path, path->n - 1, was, false, true);
 }
 
+/* The numbers a value holds, for a copy into or out of a generic numeric attribute: a number,
+ * a generic's numbers, a compound's numeric children, a matrix's 16 (identity when unset). */
+static uint32_t numbers_of(const sinew_graph_t *g, const sinew__node *sn, const sinew__attr *sa,
+                           const sinew__slot *s, double *out) {
+  if (sa->flags & SINEW_ATTR_GENERIC_NUMERIC) return sinew__slot_vec(s, out);
+  if (sinew_attr_type_is_numeric(sa->type)) {
+    out[0] = s->v.d;
+    return 1;
+  }
+  if (sa->type == SINEW_ATTR_MATRIX) {
+    sinew_mat4_t m;
+    if (s->v.m) m = *s->v.m;
+    else sinew_mat4_identity(&m);
+    memcpy(out, &m, sizeof m);
+    return 16;
+  }
+  if (sa->type == SINEW_ATTR_COMPOUND) {
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < sa->nchildren && n < SINEW_GENERIC_MAX; i++) {
+      const sinew__attr *c = sinew__attr_get(g, sn, sa->children[i]);
+      out[n++] = s->v.kids && sinew_attr_type_is_numeric(c->type) ? sinew__slot_num(&s->v.kids[i]) : c->dflt;
+    }
+    return n ? n : (out[0] = 0.0, 1);
+  }
+  out[0] = 0.0;
+  return 1;
+}
+
+/* A copy with a generic numeric attribute at either end (the connection check let only numbers,
+ * numeric compounds and matrices through): the destination takes the numbers it has room for;
+ * missing ones are 0, a matrix fed anything but 16 numbers is identity. */
+static int copy_generic(sinew_graph_t *g, sinew__node *dn, const sinew__attr *da, sinew__slot *d,
+                        sinew__node *sn, const sinew__attr *sa, const sinew__slot *s) {
+  double v[SINEW_GENERIC_MAX];
+  uint32_t n = numbers_of(g, sn, sa, s, v);
+  if (da->flags & SINEW_ATTR_GENERIC_NUMERIC) return sinew__slot_put_vec(d, v, n);
+  if (sinew_attr_type_is_numeric(da->type)) {
+    d->v.d = v[0];
+    return SINEW_OK;
+  }
+  if (da->type == SINEW_ATTR_MATRIX) {
+    if (n != 16) {
+      sinew__free(d->v.m);
+      d->v.m = NULL;
+      return SINEW_OK;
+    }
+    if (!d->v.m && !(d->v.m = sinew__malloc(sizeof *d->v.m))) return SINEW_ENOMEM;
+    memcpy(d->v.m, v, sizeof *d->v.m);
+    return SINEW_OK;
+  }
+  if (da->type == SINEW_ATTR_COMPOUND && d->v.kids) {
+    for (uint32_t i = 0; i < da->nchildren; i++) {
+      const sinew__attr *c = sinew__attr_get(g, dn, da->children[i]);
+      if (!sinew_attr_type_is_numeric(c->type)) continue;
+      double x = i < n ? v[i] : 0.0;
+      if (c->flags & SINEW_ATTR_GENERIC_NUMERIC) sinew__slot_put_num(&d->v.kids[i], x);
+      else d->v.kids[i].v.d = x;
+    }
+  }
+  return SINEW_OK;
+}
+
 /* Copies one value (not a container) of matching kinds. */
 static int copy_value(sinew_graph_t *g, sinew__node *dn, const sinew__attr *da, sinew__slot *d,
                       sinew__node *sn, const sinew__attr *sa, const sinew__slot *s) {
+  if ((da->flags | sa->flags) & SINEW_ATTR_GENERIC_NUMERIC)
+    return copy_generic(g, dn, da, d, sn, sa, s);
   if (da->type == SINEW_ATTR_COMPOUND) {
     if (!d->v.kids || !s->v.kids) return SINEW_OK;
     uint32_t n = da->nchildren < sa->nchildren ? da->nchildren : sa->nchildren;

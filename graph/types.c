@@ -110,6 +110,9 @@ static int add_attr(sinew_graph_t *g, sinew__attr *attrs, uint32_t *n, uint32_t 
     return sinew_graph_set_error(g, SINEW_EINVAL, "attribute without a name");
   if ((unsigned)d->type == SINEW_ATTR_INVALID || d->type >= SINEW_ATTR_TYPE_MAX)
     return sinew_graph_set_error(g, SINEW_EINVAL, "attribute %s: invalid type", d->name);
+  if ((d->flags & SINEW_ATTR_GENERIC_NUMERIC) && !sinew_attr_type_is_numeric(d->type))
+    return sinew_graph_set_error(g, SINEW_EINVAL, "attribute %s: a generic numeric attribute is declared "
+                                 "with a numeric type, not %s", d->name, sinew_attr_type_name(d->type));
   const char *names[2] = {d->name, d->short_name};
   for (int k = 0; k < 2; k++) {
     if (!names[k]) continue;

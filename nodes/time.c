@@ -126,20 +126,29 @@ static const sinew_attr_desc_t time_attrs[] = {
 
 static uint32_t UC_IN, UC_OUT, UC_CF;
 
+/* output = each number of input * conversionFactor; the output takes the input's shape (a
+ * number, a double3 such as joint.rotate, a matrix). */
 static int unit_conversion_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
   if (plug->attr != UC_OUT) return SINEW_EUNKNOWN_PLUG;
   sinew_graph_t *g = sinew_compute_graph(ctx);
   sinew_node_t n = sinew_compute_node(ctx);
-  double in = 0, cf = 1;
+  double in[SINEW_GENERIC_MAX] = {0}, cf = 1;
+  size_t count = 1;
   sinew_plug_t pi = sinew_plug_make(n, UC_IN, 0, NULL), pc = sinew_plug_make(n, UC_CF, 0, NULL);
-  sinew_get_double(g, &pi, &in);
-  sinew_get_double(g, &pc, &cf);
-  return sinew_compute_set_double(ctx, plug, in * cf);
+  int rc = sinew_get_generic(g, &pi, in, SINEW_GENERIC_MAX, &count);
+  if (!rc) rc = sinew_get_double(g, &pc, &cf);
+  if (rc) return rc;
+  if (count < 1 || count > SINEW_GENERIC_MAX) count = 1;
+  for (size_t i = 0; i < count; i++) in[i] *= cf;
+  return sinew_compute_set_generic(ctx, plug, in, count);
 }
 
+/* input and output are generic numeric attributes, as in Maya. */
 static const sinew_attr_desc_t uc_attrs[] = {
-    {.name = "input", .short_name = "i", .type = SINEW_ATTR_DOUBLE},
-    {.name = "output", .short_name = "o", .type = SINEW_ATTR_DOUBLE, .flags = SINEW_ATTR_OUTPUT},
+    {.name = "input", .short_name = "i", .type = SINEW_ATTR_DOUBLE,
+     .flags = SINEW_ATTR_INPUT | SINEW_ATTR_GENERIC_NUMERIC},
+    {.name = "output", .short_name = "o", .type = SINEW_ATTR_DOUBLE,
+     .flags = SINEW_ATTR_OUTPUT | SINEW_ATTR_GENERIC_NUMERIC},
     {.name = "conversionFactor", .short_name = "cf", .type = SINEW_ATTR_DOUBLE, .default_value = 1}};
 static const sinew_affects_t uc_affects[] = {{"input", "output"}, {"conversionFactor", "output"}};
 

@@ -718,11 +718,14 @@ static int rm_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
 
 /* ---- choice ------------------------------------------------------------------------------------ */
 
-/* Maya's input is generic (any type); sinew's carries numbers. */
+/* Maya's input and output are generic: here generic numeric attributes, so each input carries
+ * a number, a numeric compound (double3) or a matrix, and the output takes the shape of the
+ * selected one. Strings, meshes and messages are refused. */
 static const sinew_attr_desc_t ch_attrs[] = {
     {.name = "selector", .short_name = "s", .type = SINEW_ATTR_INT, .flags = IN},
-    {.name = "input", .short_name = "i", .type = SINEW_ATTR_DOUBLE, .flags = IN | SINEW_ATTR_ARRAY},
-    {.name = "output", .short_name = "o", .type = SINEW_ATTR_DOUBLE, .flags = OUT},
+    {.name = "input", .short_name = "i", .type = SINEW_ATTR_DOUBLE,
+     .flags = IN | SINEW_ATTR_ARRAY | SINEW_ATTR_GENERIC_NUMERIC},
+    {.name = "output", .short_name = "o", .type = SINEW_ATTR_DOUBLE, .flags = OUT | SINEW_ATTR_GENERIC_NUMERIC},
 };
 static const sinew_affects_t ch_affects[] = {{"s", "o"}, {"i", "o"}};
 
@@ -731,13 +734,17 @@ static int ch_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
   if (plug->attr != U.ch_o) return SINEW_EUNKNOWN_PLUG;
   sinew_graph_t *g = sinew_compute_graph(ctx);
   sinew_node_t n = sinew_compute_node(ctx);
-  double s = get_attr(g, n, U.ch_s, 0), v = 0;
+  double s = get_attr(g, n, U.ch_s, 0), v[SINEW_GENERIC_MAX] = {0};
+  size_t count = 1;
   if (s >= 0 && s <= INT32_MAX) {
     int32_t k = (int32_t)s;
-    sinew_plug_t e = sinew_plug_make(n, U.ch_i, 1, &k);
-    sinew_get_double(g, &e, &v);
+    sinew_plug_t e = sinew_plug_make(n, U.ch_i, 1, &k); /* a missing element reads 0 */
+    int rc = sinew_get_generic(g, &e, v, SINEW_GENERIC_MAX, &count);
+    if (rc) return rc;
+    if (count < 1 || count > SINEW_GENERIC_MAX) count = 1;
   }
-  return sinew_compute_set_double(ctx, plug, finite_or_zero(ctx, v, "input is not finite"));
+  for (size_t j = 0; j < count; j++) v[j] = finite_or_zero(ctx, v[j], "input is not finite");
+  return sinew_compute_set_generic(ctx, plug, v, count);
 }
 
 /* ---- floatConstant (lookdevKit); multiply, sum, subtract, divide (Maya 2026 math) ------------ */

@@ -379,6 +379,37 @@ static void test_choice_and_math_nodes(void **state) {
   expect1("ch.o", 30);
   run("setAttr ch.s 1;");
   expect1("ch.o", 0); /* no element 1 */
+  /* generic inputs: a triple and a matrix pass through as they are; the output takes the
+   * shape of the selected input */
+  run("createNode transform -n ct; setAttr ct.t 1 2 3; setAttr ct.r 90 0 0;"
+      "connectAttr ct.t ch.i[3]; connectAttr ct.wm[0] ch.i[4];"
+      "createNode multiplyDivide -n chm; connectAttr ch.o chm.i1;"
+      "createNode transform -n ct2; connectAttr ch.o ct2.t;");
+  run("setAttr ch.s 3;");
+  expect3("chm.i1", 1, 2, 3);
+  expect3("ct2.t", 1, 2, 3);
+  {
+    sinew_plug_t o = plug("ch.o");
+    double v[16];
+    size_t n = 0;
+    assert_int_equal(sinew_get_generic(sinew_session_graph(S), &o, v, 16, &n), 0);
+    assert_int_equal(n, 3);
+    run("setAttr ch.s 4;");
+    assert_int_equal(sinew_get_generic(sinew_session_graph(S), &o, v, 16, &n), 0);
+    assert_int_equal(n, 16);
+    /* rotateX 90 degrees, translate (1,2,3), row vectors: rows (1 0 0 0) (0 0 1 0) (0 -1 0 0)
+     * (1 2 3 1) */
+    const double want[16] = {1, 0, 0, 0, 0, 0, 1, 0, 0, -1, 0, 0, 1, 2, 3, 1};
+    for (int k = 0; k < 16; k++) assert_true(fabs(v[k] - want[k]) < TOL);
+    /* a triple destination fed 16 numbers takes the first three */
+    expect3("chm.i1", 1, 0, 0);
+    /* back to a single number: the compound destinations read it and then zeros */
+    run("setAttr ch.s 0;");
+    assert_int_equal(sinew_get_generic(sinew_session_graph(S), &o, v, 16, &n), 0);
+    assert_int_equal(n, 1);
+    assert_true(fabs(v[0] - 10) < TOL);
+    expect3("chm.i1", 10, 0, 0);
+  }
   run("createNode multiply -n mu;");
   expect1("mu.o", 0); /* no inputs */
   run("setAttr mu.i[0] -1; setAttr mu.i[4] 2.5; setAttr mu.i[2] 4;");
@@ -604,6 +635,176 @@ static void test_real_rig_foot_roll(void **state) {
   expect1("legFootToeRoll_left_remapValue.ov", 20);
 }
 
+/* The same rig's FK/IK rotation switch goes through generic unitConversions carrying triples:
+ *   fkAnkleLeg_left_jnt.r -> unitConversion10 (cf 57.29578) -> ankleLegRot_left_blendColors.c1
+ *   ikAnkleLeg_left_jnt.r -> unitConversion11 (cf 57.29578) -> ...c2
+ *   legSwch_left_ctrl.fkIkBlend -> ...b;  ...op -> unitConversion12 (cf 0.01745329) -> foot_left_jnt.r
+ * Every unitConversion of the file is connected at both ends (none kept as text). The two joints'
+ * rotations come from constraints sinew keeps as placeholders here, so the test takes those
+ * connections away and turns the joints itself. */
+static void test_real_rig_rotation_switch(void **state) {
+  (void)state;
+  const char *path = SINEW_TEST_DATA_DIR "/nlol/standalone_modules_digitigrade_leg_mod_example.ma";
+  if (sinew_session_open(S, path)) fail_msg("%s: %s", path, sinew_session_errmsg(S));
+  sinew_graph_t *g = sinew_session_graph(S);
+  assert_null(strstr(logtext, "unitConversion1.o -> upperLegRot_left_blendColors.c1 kept as text"));
+  sinew_node_t ucs[64];
+  size_t nuc = sinew_node_list_type(g, "unitConversion", false, ucs, 64);
+  assert_int_equal(nuc, 24); /* the file's 24 */
+  for (size_t k = 0; k < nuc; k++) {
+    sinew_plug_t in, out, src, dsts[4];
+    assert_int_equal(sinew_plug_parse_attr(g, ucs[k], "i", &in), 0);
+    assert_int_equal(sinew_plug_parse_attr(g, ucs[k], "o", &out), 0);
+    if (!sinew_plug_source(g, &in, &src)) fail_msg("%s.i has no source", sinew_node_name(g, ucs[k]));
+    if (sinew_plug_destinations(g, &out, dsts, 4) < 1) fail_msg("%s.o feeds nothing", sinew_node_name(g, ucs[k]));
+  }
+  run("disconnectAttr fkAnkleLeg_left_jntParentConstraint.crx fkAnkleLeg_left_jnt.rx;"
+      "disconnectAttr fkAnkleLeg_left_jntParentConstraint.cry fkAnkleLeg_left_jnt.ry;"
+      "disconnectAttr fkAnkleLeg_left_jntParentConstraint.crz fkAnkleLeg_left_jnt.rz;"
+      "disconnectAttr ikAnkleLeg_left_jntOrientConstraint.crx ikAnkleLeg_left_jnt.rx;"
+      "disconnectAttr ikAnkleLeg_left_jntOrientConstraint.cry ikAnkleLeg_left_jnt.ry;"
+      "disconnectAttr ikAnkleLeg_left_jntOrientConstraint.crz ikAnkleLeg_left_jnt.rz;"
+      "setAttr fkAnkleLeg_left_jnt.r 0 0 0; setAttr ikAnkleLeg_left_jnt.r 0 0 0;"
+      "setAttr legSwch_left_ctrl.fkIkBlend 0.25;");
+  expect3("foot_left_jnt.r", 0, 0, 0);
+  sinew_plug_t fm = plug("foot_left_jnt.m"), fwm = plug("foot_left_jnt.wm[0]");
+  sinew_mat4_t m0, w0, m1, w1;
+  assert_int_equal(sinew_get_matrix(g, &fm, &m0), 0);
+  assert_int_equal(sinew_get_matrix(g, &fwm, &w0), 0);
+  /* FK (10, 20, 30) degrees, IK (-4, 8, 2), blender 0.25 (color1 = FK):
+   * op = 0.25 (10, 20, 30) + 0.75 (-4, 8, 2) = (2.5 - 3, 5 + 6, 7.5 + 1.5) = (-0.5, 11, 9) */
+  run("setAttr fkAnkleLeg_left_jnt.r 10 20 30; setAttr ikAnkleLeg_left_jnt.r -4 8 2;");
+  sinew_plug_t uo = plug("unitConversion10.o");
+  double v[16];
+  size_t n = 0;
+  assert_int_equal(sinew_get_generic(g, &uo, v, 16, &n), 0);
+  assert_int_equal(n, 3); /* radians * 57.29578: the degrees */
+  assert_true(fabs(v[0] - 10) < 1e-9 && fabs(v[1] - 20) < 1e-9 && fabs(v[2] - 30) < 1e-9);
+  expect3("ankleLegRot_left_blendColors.op", -0.5, 11, 9);
+  const double d2r = 0.017453292519943295;
+  expect3("foot_left_jnt.r", -0.5 * d2r, 11 * d2r, 9 * d2r);
+  /* the joint it drives: only rz now (FK (0, 0, 40), IK 0: op = (0, 0, 10)). A joint's local
+   * matrix is S R JO IS T (row vectors); with the foot's scale 1 the rotation multiplies from the
+   * left: rows 0-2 of m become Rz(10) * rows of m0, i.e. row0 = c row0 + s row1,
+   * row1 = -s row0 + c row1, row2 and the translation row unchanged. */
+  run("setAttr fkAnkleLeg_left_jnt.r 0 0 40; setAttr ikAnkleLeg_left_jnt.r 0 0 0;");
+  expect3("foot_left_jnt.r", 0, 0, 10 * d2r);
+  assert_int_equal(sinew_get_matrix(g, &fm, &m1), 0);
+  assert_int_equal(sinew_get_matrix(g, &fwm, &w1), 0);
+  double c = cos(10 * d2r), sn = sin(10 * d2r);
+  for (int k = 0; k < 4; k++) {
+    assert_true(fabs(m1.m[0][k] - (c * m0.m[0][k] + sn * m0.m[1][k])) < 1e-9);
+    assert_true(fabs(m1.m[1][k] - (-sn * m0.m[0][k] + c * m0.m[1][k])) < 1e-9);
+    assert_true(fabs(m1.m[2][k] - m0.m[2][k]) < 1e-9);
+    assert_true(fabs(m1.m[3][k] - m0.m[3][k]) < 1e-9);
+  }
+  /* and its world matrix turned: the world position stays (the rotation is about the joint) */
+  assert_true(fabs(w1.m[0][0] - w0.m[0][0]) > 1e-3 || fabs(w1.m[0][1] - w0.m[0][1]) > 1e-3);
+  for (int k = 0; k < 3; k++) assert_true(fabs(w1.m[3][k] - w0.m[3][k]) < 1e-6);
+  /* blender 1: FK only, op = (0, 0, 40) */
+  run("setAttr legSwch_left_ctrl.fkIkBlend 1;");
+  expect3("foot_left_jnt.r", 0, 0, 40 * d2r);
+}
+
+/* The whole FK path with the file's own constraints: the animator turns the FK ankle control
+ * 40 degrees about Z; its parentConstraint turns fkAnkleLeg_left_jnt (the control's and the
+ * joint's frames line up at rest, so rz 40); with fkIkBlend 1 the blend passes it on, and the
+ * skinned foot_left_jnt turns by 40 degrees. blendColors is float3, so 1e-6. */
+static void test_real_rig_fk_control_moves_foot(void **state) {
+  (void)state;
+  const char *path = SINEW_TEST_DATA_DIR "/nlol/standalone_modules_digitigrade_leg_mod_example.ma";
+  if (sinew_session_open(S, path)) fail_msg("%s: %s", path, sinew_session_errmsg(S));
+  run("setAttr legSwch_left_ctrl.fkIkBlend 1;");
+  double r0[3], r1[3];
+  get3("foot_left_jnt.r", r0);
+  for (int k = 0; k < 3; k++) assert_true(fabs(r0[k]) < 1e-6); /* at rest */
+  run("setAttr fkAnkleLeg_left_ctrl.rz 40;");
+  get3("foot_left_jnt.r", r1);
+  const double d2r = 0.017453292519943295;
+  assert_true(fabs(r1[0]) < 1e-6 && fabs(r1[1]) < 1e-6 && fabs(r1[2] - 40 * d2r) < 1e-6);
+  expect3("ankleLegRot_left_blendColors.op", 0, 0, 40);
+}
+
+/* getAttr's numbers as a list. */
+static size_t get_list(const char *mel, double *out, size_t cap) {
+  sinew_value_t v = {0};
+  if (sinew_session_run(S, mel, strlen(mel), "test", &v)) fail_msg("%s: %s", mel, sinew_session_errmsg(S));
+  size_t n = sinew_value_count(&v);
+  for (size_t i = 0; i < n && i < cap; i++) out[i] = sinew_value_double_at(&v, i);
+  sinew_value_clear(&v);
+  return n;
+}
+
+/* Commands with generic unitConversions: connectAttr of an angle triple to a plain triple (and
+ * back) puts a unitConversion carrying the triple between them, as Maya does; a scalar still gets
+ * its own; setAttr -type double3 / a plain number; getAttr prints every number; saving writes
+ * the typed form and reading it back gives the same numbers. */
+static void test_unit_conversion_triples(void **state) {
+  (void)state;
+  run("createNode joint -n j; setAttr j.r 90 -45 30; createNode blendColors -n bc; setAttr bc.b 1;"
+      "connectAttr j.r bc.c1; createNode joint -n j2; connectAttr bc.op j2.r;"
+      "createNode transform -n tr; connectAttr j.rx tr.tx;");
+  sinew_graph_t *g = sinew_session_graph(S);
+  sinew_node_t ucs[8];
+  assert_int_equal(sinew_node_list_type(g, "unitConversion", false, ucs, 8), 3);
+  /* j.r (radians) -> uc (cf 180/pi) -> bc.c1 = degrees (90, -45, 30); op = c1 (b = 1);
+   * op -> uc (cf pi/180) -> j2.r = the same angles in radians */
+  const double d2r = 0.017453292519943295;
+  expect3("bc.c1", 90, -45, 30);
+  expect3("bc.op", 90, -45, 30);
+  expect3("j2.r", 90 * d2r, -45 * d2r, 30 * d2r);
+  expect1("tr.tx", 90); /* the scalar conversion as before: rx in degrees */
+  sinew_plug_t c1 = plug("bc.c1"), src;
+  assert_true(sinew_plug_source(g, &c1, &src));
+  const char *ucname = sinew_node_name(g, src.node);
+  assert_true(sinew_node_type_is_a(sinew_node_type(g, src.node), "unitConversion"));
+  char cmd[256];
+  double v[16];
+  snprintf(cmd, sizeof cmd, "getAttr %s.o;", ucname);
+  assert_int_equal(get_list(cmd, v, 16), 3);
+  assert_true(fabs(v[0] - 90) < 1e-9 && fabs(v[1] + 45) < 1e-9 && fabs(v[2] - 30) < 1e-9);
+  snprintf(cmd, sizeof cmd, "getAttr %s.cf;", ucname);
+  assert_int_equal(get_list(cmd, v, 16), 1);
+  assert_true(fabs(v[0] - 57.295779513082323) < 1e-9);
+  /* a free unitConversion: a plain number, then a typed triple, then a matrix */
+  run("createNode unitConversion -n u; setAttr u.cf 2; setAttr u.i 0.5;");
+  assert_int_equal(get_list("getAttr u.o;", v, 16), 1);
+  assert_true(v[0] == 1);
+  run("setAttr u.i -type double3 1 2 -3;");
+  assert_int_equal(get_list("getAttr u.o;", v, 16), 3);
+  assert_true(v[0] == 2 && v[1] == 4 && v[2] == -6);
+  run("createNode unitConversion -n um; setAttr um.i -type \"matrix\" 1 0 0 0 0 1 0 0 0 0 1 0 5 6 7 1;");
+  assert_int_equal(get_list("getAttr um.o;", v, 16), 16);
+  assert_true(v[12] == 5 && v[13] == 6 && v[14] == 7 && v[15] == 1);
+  /* bad forms: a wrong count, a type a generic does not take, a string */
+  assert_int_not_equal(run_rc("setAttr u.i -type double3 1 2;"), 0);
+  assert_non_null(strstr(sinew_session_errmsg(S), "takes 3 values"));
+  assert_int_not_equal(run_rc("setAttr u.i -type \"string\" \"x\";"), 0);
+  assert_int_not_equal(run_rc("setAttr u.o 3;"), 0); /* an output */
+  assert_int_not_equal(run_rc("connectAttr j.msg u.i;"), 0);
+  /* save and read back: the typed forms are written as Maya writes them, connected generic
+   * plugs are not written at all */
+  char path[128];
+  snprintf(path, sizeof path, "/tmp/sinew-test-uc-%d.ma", (int)getpid());
+  assert_int_equal(sinew_session_save(S, path), 0);
+  FILE *f = fopen(path, "rb");
+  assert_non_null(f);
+  static char text[1 << 16];
+  size_t len = fread(text, 1, sizeof text - 1, f);
+  fclose(f);
+  text[len] = 0;
+  assert_non_null(strstr(text, "setAttr \".i\" -type \"double3\" 1 2 -3;"));
+  assert_non_null(strstr(text, "setAttr \".i\" -type \"matrix\" 1 0 0 0 0 1 0 0 0 0 1 0 5 6 7 1;"));
+  assert_null(strstr(text, "setAttr \".o\""));
+  assert_int_equal(sinew_session_open(S, path), 0);
+  remove(path);
+  assert_int_equal(get_list("getAttr u.o;", v, 16), 3);
+  assert_true(v[0] == 2 && v[1] == 4 && v[2] == -6);
+  assert_int_equal(get_list("getAttr um.o;", v, 16), 16);
+  assert_true(v[12] == 5 && v[15] == 1); /* um.cf was never set: 1, so the matrix as it is */
+  expect3("j2.r", 90 * d2r, -45 * d2r, 30 * d2r);
+}
+
 /* ---- bad input --------------------------------------------------------------------------------- */
 
 static void test_bad_input(void **state) {
@@ -621,9 +822,12 @@ static void test_bad_input(void **state) {
   /* an operation number past the list is refused; the node keeps multiplying */
   assert_int_not_equal(run_rc("setAttr md.op 9;"), 0);
   assert_non_null(strstr(sinew_session_errmsg(S), "outside [0, 3]"));
-  /* choice carries numbers: a matrix is refused; the spec's "vlf" is not remapValue's name */
+  /* choice's input is generic numeric: a matrix goes through (below), a message or a string
+   * cannot; the spec's "vlf" is not remapValue's name */
   run("createNode choice -n ch;");
-  assert_int_not_equal(run_rc("connectAttr t.wm[0] ch.i[0];"), 0);
+  assert_int_not_equal(run_rc("connectAttr t.msg ch.i[0];"), 0);
+  assert_non_null(strstr(sinew_session_errmsg(S), "generic numeric"));
+  assert_int_not_equal(run_rc("connectAttr ch.o t.msg;"), 0);
   assert_int_not_equal(run_rc("setAttr r.vl[0].vlf 1;"), 0);
   run("setAttr md.i1 -type float3 2 2 2; setAttr md.i2 -type float3 3 3 3;");
   expect3("md.o", 6, 6, 6);
@@ -715,6 +919,9 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_dirty_minimal, setup, teardown),
       cmocka_unit_test_setup_teardown(test_ma_snippet_round_trip, setup, teardown),
       cmocka_unit_test_setup_teardown(test_real_rig_foot_roll, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_real_rig_rotation_switch, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_real_rig_fk_control_moves_foot, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_unit_conversion_triples, setup, teardown),
       cmocka_unit_test_setup_teardown(test_bad_input, setup, teardown),
       cmocka_unit_test(test_many_elements_and_alloc_failures),
   };

@@ -141,6 +141,13 @@ static int add_value(sinew_graph_t *g, const sinew_plug_t *p, text_t *t, char *w
     free(idx);
     return rc;
   }
+  if (info.flags & SINEW_ATTR_GENERIC_NUMERIC) { /* every number it holds, as they are */
+    double v[SINEW_GENERIC_MAX];
+    size_t n = 0;
+    if ((rc = sinew_get_generic(g, p, v, SINEW_GENERIC_MAX, &n))) return rc;
+    for (size_t k = 0; k < n && k < SINEW_GENERIC_MAX; k++) text_add_double(t, v[k]);
+    return SINEW_OK;
+  }
   if (sinew_attr_type_is_numeric(info.type)) {
     double v;
     if ((rc = sinew_get_double(g, p, &v))) return rc;

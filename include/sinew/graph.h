@@ -133,6 +133,9 @@ typedef void (*sinew_log_fn)(void *user_data, sinew_log_level_t level, sinew_log
 /* Stable name of a log id, e.g. "EVAL_CYCLE". */
 SINEW_API const char *sinew_log_id_name(sinew_log_id_t id);
 
+/* The most numbers a SINEW_ATTR_GENERIC_NUMERIC attribute holds (a 4x4 matrix). */
+#define SINEW_GENERIC_MAX 16
+
 /* ---------------------------------------------------------------------------------------------
  * Attribute types and flags.
  */
@@ -173,6 +176,14 @@ enum sinew_attr_flags {
    * connects to any type, and no value flows through such a connection. Connections to nodes
    * of placeholder types behave the same. */
   SINEW_ATTR_GENERIC = 1u << 9,
+  /* A generic numeric attribute (Maya's unitConversion.input/output, choice.input[]/output):
+   * declared with a numeric type, it holds 1 to SINEW_GENERIC_MAX doubles and takes the shape
+   * of what feeds it on each pull: a number, a numeric compound (double2, double3, float3...)
+   * or a matrix (16 numbers, row by row). It connects to and from numeric scalars, compounds
+   * of numeric children and matrices; a destination takes as many numbers as it has room for
+   * (a missing one reads 0, a matrix fed anything but 16 numbers reads identity). Setting a
+   * plain number makes it a scalar again. Read it with sinew_get_generic. */
+  SINEW_ATTR_GENERIC_NUMERIC = 1u << 10,
   /* Descriptor shorthands. A zero flags field in a descriptor means SINEW_ATTR_INPUT. */
   SINEW_ATTR_INPUT = (1u << 0) | (1u << 1) | (1u << 2) | (1u << 3) | (1u << 7),
   SINEW_ATTR_OUTPUT = (1u << 0) | (1u << 3) | (1u << 7)
@@ -556,6 +567,16 @@ SINEW_API int sinew_get_data(sinew_graph_t *graph, const sinew_plug_t *plug, sin
 SINEW_API int sinew_get_double_elements(sinew_graph_t *graph, const sinew_plug_t *array,
                                         int32_t *idx, double *values, size_t cap,
                                         size_t *out_count);
+/* Reads the numbers a plug holds: every number of a generic numeric attribute (1 to
+ * SINEW_GENERIC_MAX), 1 for a numeric scalar, the children of a numeric compound, 16 for a
+ * matrix (row by row). Fills up to cap; *out_n (if non-NULL) is the count. SINEW_ETYPE for
+ * other types. */
+SINEW_API int sinew_get_generic(sinew_graph_t *graph, const sinew_plug_t *plug, double *out,
+                                size_t cap, size_t *out_n);
+/* Stores n numbers (1 to SINEW_GENERIC_MAX) in a generic numeric input; SINEW_ETYPE for any
+ * other attribute, SINEW_ERANGE for a count out of range. */
+SINEW_API int sinew_set_generic(sinew_graph_t *graph, const sinew_plug_t *plug,
+                                const double *values, size_t n);
 /* Brings the plug (and everything it depends on) up to date without reading it. */
 SINEW_API int sinew_evaluate(sinew_graph_t *graph, const sinew_plug_t *plug);
 /* Marks a plug dirty and pushes dirt downstream as if it had changed (dgdirty). */
@@ -632,6 +653,9 @@ SINEW_API void *sinew_compute_state(sinew_compute_t *ctx);
 SINEW_API bool sinew_compute_interrupted(sinew_compute_t *ctx);
 SINEW_API int sinew_compute_set_double(sinew_compute_t *ctx, const sinew_plug_t *plug, double v);
 SINEW_API int sinew_compute_set_doubles(sinew_compute_t *ctx, const sinew_plug_t *plug,
+                                        const double *values, size_t n);
+/* Generic numeric outputs: n numbers, 1 to SINEW_GENERIC_MAX (the output takes that shape). */
+SINEW_API int sinew_compute_set_generic(sinew_compute_t *ctx, const sinew_plug_t *plug,
                                         const double *values, size_t n);
 SINEW_API int sinew_compute_set_matrix(sinew_compute_t *ctx, const sinew_plug_t *plug,
                                        const sinew_mat4_t *value);
