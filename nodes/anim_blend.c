@@ -5,8 +5,17 @@
  *                  constraint in input 2); rotations per Euler channel or by quaternion slerp
  *   blendWeighted  output = sum of input[k] * weight[k] (several set-driven keys on one plug;
  *                  a missing weight is 1)
- *   blendTwoAttr   output = input[0] * (1 - ab) + input[1] * ab */
+ *   blendTwoAttr   output = input[0] * (1 - ab) + input[1] * ab
+ *   animBlendNodeAdditive* (animation layers: one node per layer and channel, chained layer to
+ *                  layer): output = inputA * weightA + inputB * weightB, in the channel's unit;
+ *                  Scale: inputA^weightA * inputB^weightB (multiply accumulation, the default);
+ *                  Rotation: per component (by component, the default) or the rotations
+ *                  composed as quaternions (by layer); Boolean and Enum: weightB > 0 ? B : A.
+ *                  The animLayer node itself (weight, mute, solo) is not evaluated: a layer
+ *                  blends with the weights stored on its blend nodes (1 by default) and what
+ *                  depends on it is reported as depending on a placeholder. */
 #include <math.h>
+#include <string.h>
 
 #include "nodes/nodes_internal.h"
 
@@ -197,6 +206,121 @@ static int blend_two_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
   return sinew_compute_set_double(ctx, plug, a * (1 - ab) + b * ab);
 }
 
+/* ---- animation layer blend nodes (animBlendNodeBase and its family) ------------------------------ */
+
+static const sinew_attr_desc_t layer_base_attrs[] = {
+    {.name = "destinationPlug", .short_name = "dp", .type = SINEW_ATTR_STRING, .flags = F_ARR},
+    {.name = "weightA", .short_name = "wa", .type = SINEW_ATTR_DOUBLE, .flags = F_KEY, .default_value = 1},
+    {.name = "weightB", .short_name = "wb", .type = SINEW_ATTR_DOUBLE, .flags = F_KEY, .default_value = 1},
+};
+
+/* The scalar members of the family: the same attributes, typed as the channel they drive. */
+#define LAYER_SCALAR_ATTRS(name_, type_)                                                                  \
+  static const sinew_attr_desc_t name_[] = {                                                              \
+      {.name = "inputA", .short_name = "ia", .type = type_, .flags = F_KEY},                              \
+      {.name = "inputB", .short_name = "ib", .type = type_, .flags = F_KEY},                              \
+      {.name = "interpolateMode", .short_name = "im", .type = SINEW_ATTR_ENUM, .flags = F_KEY,            \
+       .enum_fields = "Additive:Multiply"},                                                               \
+      {.name = "output", .short_name = "o", .type = type_, .flags = SINEW_ATTR_OUTPUT},                   \
+  }
+LAYER_SCALAR_ATTRS(layer_double_attrs, SINEW_ATTR_DOUBLE);
+LAYER_SCALAR_ATTRS(layer_float_attrs, SINEW_ATTR_FLOAT);
+LAYER_SCALAR_ATTRS(layer_distance_attrs, SINEW_ATTR_DISTANCE);
+LAYER_SCALAR_ATTRS(layer_angle_attrs, SINEW_ATTR_ANGLE);
+LAYER_SCALAR_ATTRS(layer_int_attrs, SINEW_ATTR_INT);
+static const sinew_attr_desc_t layer_scale_attrs[] = {
+    {.name = "accumulationMode", .short_name = "acm", .type = SINEW_ATTR_ENUM, .flags = F_KEY,
+     .enum_fields = "Multiply:Additive"},
+    {.name = "inputA", .short_name = "ia", .type = SINEW_ATTR_DOUBLE, .flags = F_KEY},
+    {.name = "inputB", .short_name = "ib", .type = SINEW_ATTR_DOUBLE, .flags = F_KEY},
+    {.name = "output", .short_name = "o", .type = SINEW_ATTR_DOUBLE, .flags = SINEW_ATTR_OUTPUT},
+};
+static const sinew_attr_desc_t layer_switch_attrs[] = { /* Boolean and Enum: an override */
+    {.name = "inputA", .short_name = "ia", .type = SINEW_ATTR_INT, .flags = F_KEY},
+    {.name = "inputB", .short_name = "ib", .type = SINEW_ATTR_INT, .flags = F_KEY},
+    {.name = "output", .short_name = "o", .type = SINEW_ATTR_INT, .flags = SINEW_ATTR_OUTPUT},
+};
+static const sinew_attr_desc_t layer_rotation_attrs[] = {
+    {.name = "accumulationMode", .short_name = "acm", .type = SINEW_ATTR_ENUM, .flags = F_KEY,
+     .enum_fields = "By Component:By Layer"},
+    {.name = "byLayerAccLegacyMode", .short_name = "bllm", .type = SINEW_ATTR_BOOL, .flags = SINEW_ATTR_INPUT | SINEW_ATTR_HIDDEN},
+    {.name = "inputA", .short_name = "ia", .type = SINEW_ATTR_COMPOUND},
+    {.name = "inputAX", .short_name = "iax", .type = SINEW_ATTR_ANGLE, .parent = "inputA", .flags = F_KEY},
+    {.name = "inputAY", .short_name = "iay", .type = SINEW_ATTR_ANGLE, .parent = "inputA", .flags = F_KEY},
+    {.name = "inputAZ", .short_name = "iaz", .type = SINEW_ATTR_ANGLE, .parent = "inputA", .flags = F_KEY},
+    {.name = "inputB", .short_name = "ib", .type = SINEW_ATTR_COMPOUND},
+    {.name = "inputBX", .short_name = "ibx", .type = SINEW_ATTR_ANGLE, .parent = "inputB", .flags = F_KEY},
+    {.name = "inputBY", .short_name = "iby", .type = SINEW_ATTR_ANGLE, .parent = "inputB", .flags = F_KEY},
+    {.name = "inputBZ", .short_name = "ibz", .type = SINEW_ATTR_ANGLE, .parent = "inputB", .flags = F_KEY},
+    {.name = "rotateOrder", .short_name = "ro", .type = SINEW_ATTR_ENUM, .flags = F_KEY,
+     .enum_fields = "xyz:yzx:zxy:xzy:yxz:zyx"},
+    {.name = "rotationInterpolation", .short_name = "ri", .type = SINEW_ATTR_ENUM, .flags = F_KEY,
+     .enum_fields = "Euler:Quaternion"},
+    {.name = "output", .short_name = "o", .type = SINEW_ATTR_COMPOUND, .flags = SINEW_ATTR_OUTPUT},
+    {.name = "outputX", .short_name = "ox", .type = SINEW_ATTR_ANGLE, .parent = "output", .flags = SINEW_ATTR_OUTPUT},
+    {.name = "outputY", .short_name = "oy", .type = SINEW_ATTR_ANGLE, .parent = "output", .flags = SINEW_ATTR_OUTPUT},
+    {.name = "outputZ", .short_name = "oz", .type = SINEW_ATTR_ANGLE, .parent = "output", .flags = SINEW_ATTR_OUTPUT},
+};
+static const sinew_affects_t layer_affects[] = {
+    {"inputA", "output"}, {"inputB", "output"}, {"weightA", "output"}, {"weightB", "output"},
+    {"interpolateMode", "output"}};
+static const sinew_affects_t layer_scale_affects[] = {
+    {"inputA", "output"}, {"inputB", "output"}, {"weightA", "output"}, {"weightB", "output"},
+    {"accumulationMode", "output"}};
+static const sinew_affects_t layer_switch_affects[] = {
+    {"inputA", "output"}, {"inputB", "output"}, {"weightB", "output"}};
+static const sinew_affects_t layer_rotation_affects[] = {
+    {"inputA", "output"}, {"inputB", "output"}, {"weightA", "output"}, {"weightB", "output"},
+    {"accumulationMode", "output"}, {"rotateOrder", "output"}};
+
+static uint32_t layer_attr(sinew_graph_t *g, sinew_node_t n, const char *name) { return sinew_node_attr(g, n, name); }
+
+static int layer_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
+  sinew_graph_t *g = sinew_compute_graph(ctx);
+  sinew_node_t n = sinew_compute_node(ctx);
+  uint32_t o = layer_attr(g, n, "output");
+  if (plug->attr != o) return SINEW_EUNKNOWN_PLUG;
+  const char *type = sinew_node_type_name(sinew_node_type(g, n));
+  double wa = get1(g, n, layer_attr(g, n, "weightA"), 1), wb = get1(g, n, layer_attr(g, n, "weightB"), 1);
+  double a = get1(g, n, layer_attr(g, n, "inputA"), 0), b = get1(g, n, layer_attr(g, n, "inputB"), 0), v;
+  if (strcmp(type, "animBlendNodeBoolean") == 0 || strcmp(type, "animBlendNodeEnum") == 0) {
+    v = wb > 0 ? b : a; /* an override: B wherever the layer has weight */
+  } else if (strcmp(type, "animBlendNodeAdditiveScale") == 0 && get1(g, n, layer_attr(g, n, "accumulationMode"), 0) == 0) {
+    v = pow(a, wa) * pow(b, wb);
+    if (!isfinite(v)) v = 0; /* a negative scale to a fractional weight */
+  } else {
+    v = a * wa + b * wb;
+  }
+  if (strcmp(type, "animBlendNodeAdditiveI16") == 0 || strcmp(type, "animBlendNodeAdditiveI32") == 0) v = round(v);
+  return sinew_compute_set_double(ctx, plug, v);
+}
+
+static int layer_rotation_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
+  sinew_graph_t *g = sinew_compute_graph(ctx);
+  sinew_node_t n = sinew_compute_node(ctx);
+  uint32_t o = layer_attr(g, n, "output");
+  sinew_plug_t parent;
+  bool whole = plug->attr == o, child = !whole && sinew_plug_parent(g, plug, &parent) && parent.attr == o;
+  if (!whole && !child) return SINEW_EUNKNOWN_PLUG;
+  double wa = get1(g, n, layer_attr(g, n, "weightA"), 1), wb = get1(g, n, layer_attr(g, n, "weightB"), 1);
+  sinew_vec3_t a = get3(g, n, layer_attr(g, n, "inputA")), b = get3(g, n, layer_attr(g, n, "inputB")), r;
+  if (get1(g, n, layer_attr(g, n, "accumulationMode"), 0) == 0) {
+    r = (sinew_vec3_t){a.x * wa + b.x * wb, a.y * wa + b.y * wb, a.z * wa + b.z * wb};
+  } else {
+    /* by layer: layer B's rotation, scaled by its weight, applied after A's (quaternions in the
+     * node's rotate order) */
+    sinew_rotate_order_t ro = (sinew_rotate_order_t)(int)get1(g, n, layer_attr(g, n, "rotateOrder"), 0);
+    sinew_quat_t qa, qb, id, q;
+    sinew_quat_identity(&id);
+    sinew_quat_from_euler((sinew_vec3_t){a.x * wa, a.y * wa, a.z * wa}, ro, &qa);
+    sinew_quat_from_euler(b, ro, &qb);
+    sinew_quat_slerp(id, qb, wb, &qb);
+    sinew_quat_mul(qa, qb, &q);
+    sinew_quat_to_euler(q, ro, &r);
+  }
+  return set3(ctx, n, o, r);
+}
+
 /* ---- registration ----------------------------------------------------------------------------- */
 
 #define COUNT(a) (sizeof(a) / sizeof *(a))
@@ -218,6 +342,42 @@ int sinew__register_anim_blend_types(sinew_graph_t *g) {
                                .affects = blend_two_affects, .affects_count = COUNT(blend_two_affects),
                                .compute = blend_two_compute};
   if ((rc = sinew_register_node_type(g, &d, &bt))) return rc;
+  d = (sinew_node_type_desc_t){.name = "animBlendNodeBase", .flags = SINEW_NODE_TYPE_ABSTRACT,
+                               .attrs = layer_base_attrs, .attr_count = COUNT(layer_base_attrs)};
+  if ((rc = sinew_register_node_type(g, &d, NULL))) return rc;
+  static const struct {
+    const char *name;
+    const sinew_attr_desc_t *attrs;
+    size_t n;
+    const sinew_affects_t *aff;
+    size_t naff;
+    sinew_compute_fn fn;
+  } layers[] = {
+      {"animBlendNodeAdditive", layer_double_attrs, COUNT(layer_double_attrs), layer_affects, COUNT(layer_affects), layer_compute},
+      {"animBlendNodeAdditiveF", layer_float_attrs, COUNT(layer_float_attrs), layer_affects, COUNT(layer_affects), layer_compute},
+      {"animBlendNodeAdditiveDL", layer_distance_attrs, COUNT(layer_distance_attrs), layer_affects, COUNT(layer_affects),
+       layer_compute},
+      {"animBlendNodeAdditiveFL", layer_distance_attrs, COUNT(layer_distance_attrs), layer_affects, COUNT(layer_affects),
+       layer_compute},
+      {"animBlendNodeAdditiveDA", layer_angle_attrs, COUNT(layer_angle_attrs), layer_affects, COUNT(layer_affects), layer_compute},
+      {"animBlendNodeAdditiveFA", layer_angle_attrs, COUNT(layer_angle_attrs), layer_affects, COUNT(layer_affects), layer_compute},
+      {"animBlendNodeAdditiveI16", layer_int_attrs, COUNT(layer_int_attrs), layer_affects, COUNT(layer_affects), layer_compute},
+      {"animBlendNodeAdditiveI32", layer_int_attrs, COUNT(layer_int_attrs), layer_affects, COUNT(layer_affects), layer_compute},
+      {"animBlendNodeAdditiveScale", layer_scale_attrs, COUNT(layer_scale_attrs), layer_scale_affects,
+       COUNT(layer_scale_affects), layer_compute},
+      {"animBlendNodeBoolean", layer_switch_attrs, COUNT(layer_switch_attrs), layer_switch_affects,
+       COUNT(layer_switch_affects), layer_compute},
+      {"animBlendNodeEnum", layer_switch_attrs, COUNT(layer_switch_attrs), layer_switch_affects,
+       COUNT(layer_switch_affects), layer_compute},
+      {"animBlendNodeAdditiveRotation", layer_rotation_attrs, COUNT(layer_rotation_attrs), layer_rotation_affects,
+       COUNT(layer_rotation_affects), layer_rotation_compute},
+  };
+  for (size_t i = 0; i < COUNT(layers); i++) {
+    d = (sinew_node_type_desc_t){.name = layers[i].name, .parent_type = "animBlendNodeBase", .attrs = layers[i].attrs,
+                                 .attr_count = layers[i].n, .affects = layers[i].aff, .affects_count = layers[i].naff,
+                                 .compute = layers[i].fn};
+    if ((rc = sinew_register_node_type(g, &d, NULL))) return rc;
+  }
   static const char *const pb_names[] = {"it1", "ir1", "it2", "ir2", "w", "ri", "rm",
                                          "txm", "tym", "tzm", "ro", "ot", "or"};
   uint32_t *pb_ids[] = {&A.it1, &A.ir1, &A.it2, &A.ir2, &A.w, &A.ri, &A.rm,

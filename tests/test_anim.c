@@ -391,6 +391,84 @@ static void test_pair_blend(void **state) {
   sinew_graph_destroy(g);
 }
 
+/* Animation layers as Maya writes them: a base curve into inputA, the layer's curve into
+ * inputB, the layer's weight from the animLayer (not evaluated: the blend's stored weights). */
+static void test_anim_layers(void **state) {
+  (void)state;
+  sinew_session_t *s = open_text("//Maya ASCII 2020 scene\n"
+                                 "requires maya \"2020\";\n"
+                                 "currentUnit -l centimeter -a degree -t film;\n"
+                                 "createNode joint -n \"head\";\n"
+                                 "createNode animLayer -n \"BaseAnimation\";\n"
+                                 "\tsetAttr \".ovrd\" yes;\n"
+                                 "createNode animLayer -n \"AnimLayer1\";\n"
+                                 "createNode animBlendNodeAdditiveDL -n \"head_translateX_AnimLayer1\";\n"
+                                 "createNode animBlendNodeAdditiveScale -n \"head_scaleX_AnimLayer1\";\n"
+                                 "\tsetAttr \".ia\" 1;\n"
+                                 "\tsetAttr \".ib\" 1;\n"
+                                 "createNode animBlendNodeAdditiveRotation -n \"head_rotate_AnimLayer1\";\n"
+                                 "\tsetAttr \".ia\" -type \"double3\" 10 0 0 ;\n"
+                                 "createNode animBlendNodeBoolean -n \"head_visibility_AnimLayer1\";\n"
+                                 "\tsetAttr \".ia\" yes;\n"
+                                 "createNode animCurveTL -n \"head_translateX\";\n"
+                                 "\tsetAttr \".tan\" 18;\n"
+                                 "\tsetAttr -s 2 \".ktv[0:1]\"  1 0 11 10;\n"
+                                 "createNode animCurveTL -n \"head_translateX_AnimLayer1_inputB\";\n"
+                                 "\tsetAttr \".tan\" 18;\n"
+                                 "\tsetAttr -s 2 \".ktv[0:1]\"  1 0 11 4;\n"
+                                 "createNode animCurveTU -n \"head_scaleX_AnimLayer1_inputB\";\n"
+                                 "\tsetAttr \".tan\" 18;\n"
+                                 "\tsetAttr -s 2 \".ktv[0:1]\"  1 1 11 2;\n"
+                                 "createNode animCurveTA -n \"head_rotate_AnimLayer1_inputBZ\";\n"
+                                 "\tsetAttr \".tan\" 18;\n"
+                                 "\tsetAttr -s 2 \".ktv[0:1]\"  1 0 11 30;\n"
+                                 "connectAttr \"head_translateX.o\" \"head_translateX_AnimLayer1.ia\";\n"
+                                 "connectAttr \"head_translateX_AnimLayer1_inputB.o\" \"head_translateX_AnimLayer1.ib\";\n"
+                                 "connectAttr \"AnimLayer1.fgwt\" \"head_translateX_AnimLayer1.wb\";\n"
+                                 "connectAttr \"head_translateX_AnimLayer1.o\" \"head.tx\";\n"
+                                 "connectAttr \"head_scaleX_AnimLayer1_inputB.o\" \"head_scaleX_AnimLayer1.ib\";\n"
+                                 "connectAttr \"head_scaleX_AnimLayer1.o\" \"head.sx\";\n"
+                                 "connectAttr \"head_rotate_AnimLayer1_inputBZ.o\" \"head_rotate_AnimLayer1.ibz\";\n"
+                                 "connectAttr \"head_rotate_AnimLayer1.o\" \"head.r\";\n"
+                                 "connectAttr \"head_visibility_AnimLayer1.o\" \"head.v\";\n");
+  sinew_graph_t *g = sinew_session_graph(s);
+  /* frame 6, halfway along every linear curve: base tx 5 + layer 2 = 7 cm; scale 1^1 * 1.5^1 =
+   * 1.5 (multiply accumulation); rotate (10, 0, 0) + (0, 0, 15) by component; visibility: B
+   * (default 0) where the layer has weight (wb 1), so hidden */
+  assert_int_equal(sinew_time_set_frame(g, 6), 0);
+  assert_near(get(g, "head.tx"), 7, 1e-12);
+  assert_near(get(g, "head.sx"), 1.5, 1e-12);
+  assert_near(get(g, "head.rx"), deg(10), 1e-12);
+  assert_near(get(g, "head.rz"), deg(15), 1e-12);
+  assert_near(get(g, "head.v"), 0, 0);
+  /* the layer's weight at 0.5 (as a muted or half-weighted layer would give): 5 + 1 = 6;
+   * scale 1.5^0.5; rotation z 7.5; visibility still B while the weight is above 0, A at 0 */
+  sinew_plug_t wb = P(g, "head_translateX_AnimLayer1.wb");
+  sinew_plug_t src;
+  assert_true(sinew_plug_source(g, &wb, &src)); /* fed by the (placeholder) animLayer */
+  set(g, "head_scaleX_AnimLayer1.wb", 0.5);
+  set(g, "head_rotate_AnimLayer1.wb", 0.5);
+  assert_near(get(g, "head.sx"), sqrt(1.5), 1e-12);
+  assert_near(get(g, "head.rz"), deg(7.5), 1e-12);
+  set(g, "head_visibility_AnimLayer1.wb", 0);
+  assert_near(get(g, "head.v"), 1, 0);
+  /* by layer: the rotations composed: Rx(10) then Rz(7.5) */
+  set(g, "head_rotate_AnimLayer1.acm", 1);
+  sinew_mat4_t want, rx, rz;
+  sinew_mat4_rotate_x(deg(10), &rx);
+  sinew_mat4_rotate_z(deg(7.5), &rz);
+  sinew_mat4_mul(&rx, &rz, &want);
+  sinew_mat4_t got;
+  sinew_vec3_t r = {get(g, "head.rx"), get(g, "head.ry"), get(g, "head.rz")};
+  sinew_mat4_euler(r, SINEW_ROTATE_XYZ, &got);
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++) assert_near(got.m[i][j], want.m[i][j], 1e-12);
+  /* the animLayer itself is not evaluated: tx is reported as depending on a placeholder */
+  sinew_plug_t tx = P(g, "head.tx");
+  assert_true(sinew_plug_depends_on_placeholder(g, &tx));
+  sinew_session_destroy(s);
+}
+
 static void test_blend_two_attr(void **state) {
   (void)state;
   sinew_graph_t *g = scene();
@@ -740,6 +818,7 @@ int main(void) {
       cmocka_unit_test(test_time_units),
       cmocka_unit_test(test_set_driven_keys), cmocka_unit_test(test_pair_blend),
       cmocka_unit_test(test_blend_two_attr),  cmocka_unit_test(test_bad_keys),
+      cmocka_unit_test(test_anim_layers),
       cmocka_unit_test(test_no_alloc_on_time), cmocka_unit_test(test_alloc_failures),
       cmocka_unit_test(test_save_reopen),      cmocka_unit_test(test_corpus_cylinder),
       cmocka_unit_test(test_corpus_usd_skeleton),
