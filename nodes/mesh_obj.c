@@ -12,10 +12,59 @@
 #include <string.h>
 
 #include "nodes/mesh_internal.h"
+#include "nodes/nodes_internal.h"
+#include "sinew/io.h"
 
 #define MAX_OBJ_POINTS UINT32_MAX
 
 /* ---- writing ------------------------------------------------------------------------------ */
+
+/* The text goes through a buffer written in large blocks: one fwrite per 64 KiB, not a
+ * formatted print per number (writing dominated `sinew run`). */
+typedef struct obj_out {
+  FILE *f;
+  size_t n;
+  bool failed;
+  char buf[1 << 16];
+} obj_out;
+
+static void out_flush(obj_out *o) {
+  if (o->n && fwrite(o->buf, 1, o->n, o->f) != o->n) o->failed = true;
+  o->n = 0;
+}
+
+/* Room for one line: 2 + 3 numbers (SINEW_FLOAT_CHARS each) or a face's worth of indices. */
+static void out_room(obj_out *o, size_t need) {
+  if (o->n + need > sizeof o->buf) out_flush(o);
+}
+
+static void out_str(obj_out *o, const char *s, size_t len) {
+  out_room(o, len);
+  memcpy(o->buf + o->n, s, len);
+  o->n += len;
+}
+
+static void out_float(obj_out *o, float v) {
+  o->buf[o->n++] = ' ';
+  o->n += sinew_format_float(v, o->buf + o->n);
+}
+
+static void out_uint(obj_out *o, uint32_t v) {
+  char tmp[12];
+  size_t k = 0;
+  do {
+    tmp[k++] = (char)('0' + v % 10);
+    v /= 10;
+  } while (v);
+  while (k) o->buf[o->n++] = tmp[--k];
+}
+
+static void out_triple(obj_out *o, const char *tag, const float *p) {
+  out_room(o, 4 + 3 * SINEW_FLOAT_CHARS);
+  out_str(o, tag, strlen(tag));
+  for (int c = 0; c < 3; c++) out_float(o, p[c]);
+  o->buf[o->n++] = '\n';
+}
 
 int sinew_mesh_write_obj(const sinew_data_t *mesh, FILE *out) {
   const sinew_mesh_t *m = sinew_mesh_get(mesh);
@@ -25,29 +74,44 @@ int sinew_mesh_write_obj(const sinew_data_t *mesh, FILE *out) {
    * reader takes ("v -nan -nan -nan"): refused before anything is written */
   for (size_t i = 0; i < 3 * (size_t)m->npoints; i++)
     if (!isfinite(m->points[i])) return SINEW_ERANGE;
-  /* %.9g: nine significant digits bring every float back bit for bit */
-  fprintf(out, "# sinew mesh: %u points, %u faces\n", m->npoints, t->nfaces);
-  for (uint32_t i = 0; i < m->npoints; i++) {
-    const float *p = &m->points[3 * (size_t)i];
-    fprintf(out, "v %.9g %.9g %.9g\n", p[0], p[1], p[2]);
-  }
-  if (m->normals)
+  sinew_data_t *holder = NULL;
+  obj_out *o = sinew__scratch(sizeof *o, &holder);
+  if (!o) return SINEW_ENOMEM;
+  o->f = out;
+  char head[96];
+  int hn = snprintf(head, sizeof head, "# sinew mesh: %u points, %u faces\n", m->npoints, t->nfaces);
+  out_str(o, head, (size_t)hn);
+  /* each number in the shortest form that reads back to the same float */
+  for (uint32_t i = 0; i < m->npoints; i++) out_triple(o, "v", &m->points[3 * (size_t)i]);
+  if (m->normals) {
+    static const float zero[3] = {0, 0, 0};
     for (uint32_t i = 0; i < m->npoints; i++) {
       const float *n = &m->normals[3 * (size_t)i];
       /* a degenerate face has no direction: written as 0 0 0, which readers take */
-      if (isfinite(n[0]) && isfinite(n[1]) && isfinite(n[2])) fprintf(out, "vn %.9g %.9g %.9g\n", n[0], n[1], n[2]);
-      else fputs("vn 0 0 0\n", out);
+      out_triple(o, "vn", isfinite(n[0]) && isfinite(n[1]) && isfinite(n[2]) ? n : zero);
     }
+  }
   for (uint32_t f = 0; f < t->nfaces; f++) {
     const uint32_t *fv = &t->face_verts[t->face_offsets[f]];
-    fputc('f', out);
+    out_room(o, 2);
+    o->buf[o->n++] = 'f';
     for (uint32_t k = 0; k < t->face_counts[f]; k++) {
-      if (m->normals) fprintf(out, " %u//%u", fv[k] + 1, fv[k] + 1);
-      else fprintf(out, " %u", fv[k] + 1);
+      out_room(o, 26); /* " %u//%u" */
+      o->buf[o->n++] = ' ';
+      out_uint(o, fv[k] + 1);
+      if (m->normals) {
+        o->buf[o->n++] = '/';
+        o->buf[o->n++] = '/';
+        out_uint(o, fv[k] + 1);
+      }
     }
-    fputc('\n', out);
+    out_room(o, 1);
+    o->buf[o->n++] = '\n';
   }
-  return ferror(out) ? SINEW_EIO : SINEW_OK;
+  out_flush(o);
+  bool failed = o->failed;
+  sinew_data_unref(holder);
+  return failed || ferror(out) ? SINEW_EIO : SINEW_OK;
 }
 
 /* ---- reading ------------------------------------------------------------------------------ */

@@ -16,6 +16,8 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
+#include <math.h>
+#include <float.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -169,6 +171,87 @@ static void assert_saved_scene(const char *path, int n) {
 }
 
 /* ---- the library: sinew_session_save through sinew/io.h ------------------------------------- */
+
+/* ---- numbers as text ------------------------------------------------------------------------------ */
+
+/* The fewest significant digits printf's %g needs for v to read back (the reference). */
+static int shortest_digits(float v) {
+  char t[64];
+  for (int p = 1; p <= 9; p++) {
+    snprintf(t, sizeof t, "%.*g", p, (double)v);
+    if (strtof(t, NULL) == v) return p;
+  }
+  return 99;
+}
+
+/* Significant digits of a text written by sinew_format_float. */
+static int digits_of(const char *t) {
+  int n = 0, lead = 1, trailing = 0;
+  for (const char *c = t; *c && *c != 'e'; c++) {
+    if (*c < '0' || *c > '9') continue;
+    if (lead && *c == '0') continue;
+    lead = 0;
+    n++;
+    trailing = *c == '0' ? trailing + 1 : 0;
+  }
+  /* zeros after the last non-zero digit of an integer are place holders, not digits */
+  if (!strchr(t, '.') && !strchr(t, 'e')) n -= trailing;
+  return n;
+}
+
+static void check_float(float v, const char *want) {
+  char t[SINEW_FLOAT_CHARS];
+  size_t n = sinew_format_float(v, t);
+  assert_int_equal(n, strlen(t));
+  assert_true(n < SINEW_FLOAT_CHARS);
+  if (want && strcmp(t, want) != 0) fail_msg("%.9g: '%s', want '%s'", (double)v, t, want);
+  if (isfinite(v) && strtof(t, NULL) != v) fail_msg("%.9g: '%s' reads back as %.9g", (double)v, t, (double)strtof(t, NULL));
+  if (isfinite(v) && v != 0 && digits_of(t) != shortest_digits(v))
+    fail_msg("%.9g: '%s' has %d digits, the shortest has %d", (double)v, t, digits_of(t), shortest_digits(v));
+}
+
+static void test_format_float(void **state) {
+  (void)state;
+  check_float(0.0f, "0");
+  check_float(-0.0f, "-0");
+  check_float(1.0f, "1");
+  check_float(-12.25f, "-12.25");
+  check_float(0.1f, "0.1");
+  check_float(0.5f, "0.5");
+  check_float(100000.0f, "100000");
+  check_float(123456792.0f, "123456790"); /* the float nearest 123456789 */
+  check_float(1e9f, "1e+09");
+  check_float(1e-5f, "0.00001");
+  check_float(1.5e-7f, "1.5e-07");
+  check_float(3e12f, "3e+12");
+  check_float(FLT_MAX, "3.4028235e+38");
+  check_float(FLT_MIN, "1.1754944e-38");
+  check_float(1.4e-45f, "1e-45"); /* the smallest subnormal */
+  check_float(16777216.0f, "16777216");
+  check_float(9.99999944e-1f, "0.99999994");
+  check_float(NAN, "nan");
+  check_float(INFINITY, "inf");
+  check_float(-INFINITY, "-inf");
+  /* every power of ten and its neighbours, then random bit patterns: the text reads back and is
+   * as short as printf's shortest */
+  for (int e = -45; e <= 38; e++) {
+    float v = strtof("1", NULL) * (float)pow(10, e);
+    if (!isfinite(v) || v == 0) continue;
+    check_float(v, NULL);
+    check_float(nextafterf(v, 0), NULL);
+    check_float(nextafterf(v, INFINITY), NULL);
+  }
+  uint64_t x = 88172645463325252ull;
+  for (int i = 0; i < 300000; i++) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    uint32_t bits = (uint32_t)x;
+    float v;
+    memcpy(&v, &bits, sizeof v);
+    if (!isfinite(v)) continue;
+    check_float(v, NULL);
+    if (i % 4 == 0) check_float((float)((double)(x >> 40) / 1000.0), NULL); /* values with few digits */
+  }
+}
 
 static void test_save_keeps_mode_and_owner(void **state) {
   sinew_session_t *s = scene_of(3);
@@ -641,6 +724,7 @@ static void test_info_reads_a_pipe(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_format_float),
       cmocka_unit_test_setup_teardown(test_save_keeps_mode_and_owner, setup, teardown),
       cmocka_unit_test_setup_teardown(test_save_through_symlink, setup, teardown),
       cmocka_unit_test_setup_teardown(test_temp_not_predictable, setup, teardown),

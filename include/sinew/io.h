@@ -74,6 +74,18 @@ SINEW_API int sinew_afile_commit(sinew_afile_t *file, char *errbuf, size_t errle
  * SINEW_EIO can say why; otherwise SINEW_OK and errbuf is not touched. A NULL file is a no-op. */
 SINEW_API int sinew_afile_abort(sinew_afile_t *file, char *errbuf, size_t errlen);
 
+/* ---- numbers as text ---------------------------------------------------------------------------- */
+
+/* Room for any text sinew_format_float writes, with its terminating NUL. */
+#define SINEW_FLOAT_CHARS 24
+
+/* Writes v as the shortest decimal text that reads back (strtof) to exactly v, with a
+ * terminating NUL, and returns its length. Plain notation for magnitudes from 1e-5 up to 1e9
+ * ("0.5", "-12.25", "100000"), else "1.5e-07" / "3e+12". -0 is "-0" (its bits read back); NaN is
+ * "nan" and the infinities "inf" / "-inf". No printf and no locale: the OBJ writer formats millions of points
+ * with it. */
+SINEW_API size_t sinew_format_float(float v, char out[SINEW_FLOAT_CHARS]);
+
 #ifdef __cplusplus
 }
 #endif
