@@ -311,6 +311,7 @@ static int copy_connections(dup_ctx *d, bool inputs) {
       break;
     }
     d->sc->raw_conns[d->sc->nraw_conns++] = r;
+    sinew__side_changed(d->sc);
   }
   return rc;
 }

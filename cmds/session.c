@@ -190,12 +190,14 @@ sinew__extra *sinew__extra_get(sinew__scene *sc, sinew_node_t n, bool create) {
     sinew_free(e);
     return NULL;
   }
+  sinew__side_changed(sc);
   return e;
 }
 
 int sinew__extra_add_raw(sinew__scene *sc, sinew_node_t n, const char *attr, const char *text) {
   sinew__extra *e = sinew__extra_get(sc, n, true);
   if (!e) return SINEW_ENOMEM;
+  sinew__side_changed(sc);
   /* the same attribute set again replaces the earlier line */
   for (uint32_t i = 0; i < e->nraws; i++)
     if (strcmp(e->raws[i].attr, attr) == 0) {
@@ -227,6 +229,7 @@ void sinew__extra_drop_raws(sinew__scene *sc, sinew_node_t n, const char *name) 
     if (strncmp(a, name, len) == 0 && (a[len] == 0 || a[len] == '[' || a[len] == '.')) {
       sinew_free(e->raws[i].attr);
       sinew_free(e->raws[i].text);
+      sinew__side_changed(sc);
       if (sc->stats.raw_values) sc->stats.raw_values--;
     } else {
       e->raws[kept++] = e->raws[i];
@@ -251,6 +254,7 @@ struct sinew__plug_state *sinew__plug_state(sinew__scene *sc, const sinew_plug_t
   HASH_FIND(hh, e->states, attr, len, st);
   if (st && st->attr_id == p->attr && sinew__plug_state_live(sc->graph, p->node, st)) return st;
   if (!create) return NULL;
+  sinew__side_changed(sc);
   if (st) { /* the name's earlier attribute was deleted: this one starts afresh */
     st->attr_id = p->attr;
     st->keyable = st->channel_box = -1;
@@ -277,6 +281,7 @@ struct sinew__plug_state *sinew__plug_state(sinew__scene *sc, const sinew_plug_t
 void sinew__plug_state_drop(sinew__scene *sc, sinew_node_t n, struct sinew__plug_state *st) {
   sinew__extra *e = sinew__extra_get(sc, n, false);
   if (!e || !st) return;
+  sinew__side_changed(sc);
   HASH_DEL(e->states, st);
   sinew_free(st->attr);
   sinew_free(st);
@@ -303,6 +308,7 @@ int sinew__extra_mark_implicit(sinew__scene *sc, sinew_node_t n, uint32_t attr) 
   sinew__extra *e = sinew__extra_get(sc, n, true);
   if (!e || sinew__cmds_grow((void **)&e->implicit, &e->cimplicit, e->nimplicit + 1, sizeof *e->implicit))
     return SINEW_ENOMEM;
+  sinew__side_changed(sc);
   e->implicit[e->nimplicit++] = attr;
   return SINEW_OK;
 }
@@ -315,7 +321,9 @@ static void on_node_removed(void *ud, sinew_node_t n) {
   if (e) {
     HASH_DEL(sc->extras, e);
     extra_free(e);
+    sinew__side_changed(sc);
   }
+  if (sc->applying) return; /* an undo or redo: the step's record sets the selection */
   for (uint32_t i = 0; i < sc->nsel;)
     if (sc->selection[i].index == n.index && sc->selection[i].gen == n.gen)
       memmove(&sc->selection[i], &sc->selection[i + 1], (--sc->nsel - i) * sizeof *sc->selection);
@@ -1247,7 +1255,8 @@ int sinew_session_create(const sinew_session_desc_t *desc, sinew_session_t **out
       (rc = sinew__register_rig_cmds(s->lang, s)) || (rc = sinew__register_skin_cmds(s->lang, s)) ||
       (rc = sinew__register_anim_cmds(s->lang, s)) || (rc = sinew__register_everyday_cmds(s->lang, s)) ||
       (rc = sinew__register_duplicate_cmds(s->lang, s)) || (rc = sinew__register_sets_cmds(s->lang, s)) ||
-      (rc = sinew__register_constraint_cmds(s->lang, s)) || (rc = sinew__register_ik_cmds(s->lang, s))) {
+      (rc = sinew__register_constraint_cmds(s->lang, s)) || (rc = sinew__register_ik_cmds(s->lang, s)) ||
+      (rc = sinew__register_undo_cmds(s->lang, s))) {
     sinew_session_destroy(s);
     return rc;
   }
@@ -1257,6 +1266,7 @@ int sinew_session_create(const sinew_session_desc_t *desc, sinew_session_t **out
 
 void sinew_session_destroy(sinew_session_t *s) {
   if (!s) return;
+  if (s->scene) sinew__undo_destroy(s);
   sinew_lang_destroy(s->lang);
   sinew__scene_destroy(s->scene);
   sinew__anim_clipboard_free(s);
@@ -1296,7 +1306,7 @@ static int finish_run(sinew_session_t *s, int rc) {
     snprintf(s->errmsg, sizeof s->errmsg, "%s", sinew_graph_errmsg(s->scene->graph));
   }
   /* IK handles a script or file made by createNode / connectAttr drive their chains from now */
-  if (!rc) sinew__ik_wire_all(s);
+  if (!rc) sinew__undo_run_outside(s, sinew__ik_wire_all, "ikHandle", sinew__ik_any);
   return rc;
 }
 
@@ -1405,6 +1415,9 @@ static int check_complete(sinew_session_t *s, const char *path, const char *text
 }
 
 static int run_ma(sinew_session_t *s, const char *path, sinew_value_t *result) {
+  /* reading runs with the queue off: what it changes is not recorded, so the steps before it
+   * cannot be undone after it (inside a command's transaction it is recorded as that step) */
+  if (!sinew_graph_in_transaction(s->scene->graph) && sinew__undo_owns(s)) sinew__undo_flush(s);
   bool keep = sinew_lang_keep_going(s->lang);
   uint64_t failures = sinew_lang_failures(s->lang);
   s->loading++;
@@ -1483,6 +1496,7 @@ int sinew_session_open(sinew_session_t *s, const char *path) {
   sinew_free(fresh->file_name);
   fresh->file_name = fn;
   fresh->current = (sinew_node_t){0, 0};
+  sinew__undo_scene_replaced(s, old->graph); /* Maya flushes the queue on file -open */
   sinew__scene_destroy(old);
   return SINEW_OK;
 }
@@ -1498,6 +1512,7 @@ int sinew_session_new_scene(sinew_session_t *s) {
   sinew__scene *old = s->scene;
   s->scene = fresh;
   sinew_lang_set_graph(s->lang, fresh->graph);
+  sinew__undo_scene_replaced(s, old->graph); /* and on file -new */
   sinew__scene_destroy(old);
   return SINEW_OK;
 }
