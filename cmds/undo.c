@@ -95,7 +95,7 @@ struct sinew__undo {
   uint32_t n, cap, done;
   sinew_graph_t *graph; /* the graph the steps belong to */
   bool off;             /* undoInfo -state off */
-  bool finite;          /* undoInfo -length applies (default: infinite) */
+  bool finite;          /* undoInfo -length applies (default: yes, 50) */
   uint32_t length;
   int depth;            /* command calls running (0: the next is top-level) */
   int chunks;           /* undoInfo -openChunk depth */
@@ -652,7 +652,10 @@ static int cmd_undo_info(sinew_cmd_t *cmd) {
 int sinew__register_undo_cmds(sinew_lang_t *L, sinew_session_t *s) {
   s->undo = sinew_calloc(1, sizeof *s->undo);
   if (!s->undo) return SINEW_ENOMEM;
-  s->undo->length = 50; /* Maya's preference default for a finite queue */
+  /* Maya's finite queue of 50 (its older default): it bounds the memory steps keep (a done
+   * step holds the nodes it deleted) and the cost of freeing them */
+  s->undo->length = 50;
+  s->undo->finite = true;
   s->undo->graph = s->scene->graph;
   static const sinew_cmd_flag_t no_flags[] = {{"_", NULL, "", 0}};
   const sinew_cmd_desc_t cmds[] = {

@@ -111,6 +111,7 @@ static void step(const char *text) {
 
 static void test_each_command(void **state) {
   (void)state;
+  ok("undoInfo -infinity on");
   step("createNode transform -n a");
   step("createNode transform -n b -p a");
   step("setAttr a.tx 5");                                   /* double */
@@ -281,8 +282,10 @@ static void test_chunks(void **state) {
 
 static void test_length_state_flush(void **state) {
   (void)state;
-  expect_res("undoInfo -q -infinity", "1");
+  expect_res("undoInfo -q -infinity", "0"); /* Maya's finite queue of 50 */
   expect_res("undoInfo -q -length", "50");
+  ok("undoInfo -infinity on");
+  expect_res("undoInfo -q -infinity", "1");
   ok("undoInfo -length 3");
   expect_res("undoInfo -q -infinity", "0");
   ok("createNode transform -n a");
@@ -382,7 +385,7 @@ static uint32_t rnd(uint32_t n) {
 
 static void test_random_run(void **state) {
   (void)state;
-  ok("undoInfo -state off; createNode transform -n n0; createNode transform -n n1; createNode multiplyDivide -n m0;"
+  ok("undoInfo -infinity on -state off; createNode transform -n n0; createNode transform -n n1; createNode multiplyDivide -n m0;"
      "undoInfo -state on");
   char *start = snapshot();
   int steps = 0;

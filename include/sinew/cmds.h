@@ -78,7 +78,7 @@ SINEW_API const char *sinew_session_errmsg(const sinew_session_t *session);
  * Each top-level command a script or the host runs is one undo step (a command that makes
  * several nodes is one step; nested commands belong to the outer one); a failing command adds no
  * step and leaves the scene as it was. Reading a file runs with the queue off and, like opening
- * or creating a file, flushes the queue. The queue is infinite unless a length is set.
+ * or creating a file, flushes the queue. The queue keeps the 50 newest steps unless set otherwise.
  *
  * undo / redo: SINEW_ENOTFOUND when there is nothing to undo / redo (the undo command warns);
  * SINEW_EINVAL while an undo chunk is open; SINEW_ESTALE (the queue is then flushed) when a
