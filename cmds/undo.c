@@ -125,10 +125,20 @@ static void drop_from(sinew__undo *u, uint32_t from) {
 /* Forgets the k oldest steps (all done), oldest first. */
 static void drop_oldest(sinew__undo *u, uint32_t k) {
   if (k > u->done) k = u->done;
+  if (!k) return;
   for (uint32_t i = 0; i < k; i++) step_free(u, &u->steps[i]);
   memmove(u->steps, u->steps + k, (u->n - k) * sizeof *u->steps);
   u->n -= k;
   u->done -= k;
+}
+
+/* Forgets every step. The order matters: a record may point at an object (a broken connection)
+ * that a later record owns, so undone steps go newest first (the later ones own what the
+ * earlier ones point at) and done steps oldest first (the earlier ones point at what the later
+ * ones own), as when they are dropped one by one. */
+static void drop_all(sinew__undo *u) {
+  drop_from(u, u->done);
+  drop_oldest(u, u->done);
 }
 
 static void trim(sinew__undo *u) {
@@ -140,7 +150,7 @@ void sinew__undo_flush(sinew_session_t *s) {
   if (!u) return;
   bool had = u->n > 0;
   if (u->chunk_tx) u->chunk_poisoned = true; /* what the chunk did before cannot be one step */
-  drop_from(u, 0);
+  drop_all(u);
   if (had) notify(s);
 }
 
@@ -152,7 +162,7 @@ void sinew__undo_scene_replaced(sinew_session_t *s, sinew_graph_t *old) {
   if (u->graph == old) {
     /* what is open on the old scene stays done (it goes with the scene) */
     while (sinew_graph_in_transaction(old)) sinew_graph_commit(old);
-    drop_from(u, 0);
+    drop_all(u);
   }
   u->n = u->done = 0;
   u->chunk_tx = false;
@@ -677,7 +687,7 @@ void sinew__undo_destroy(sinew_session_t *s) {
   sinew__undo *u = s->undo;
   if (u->graph == s->scene->graph) {
     if (u->chunk_tx) while (sinew_graph_in_transaction(u->graph)) sinew_graph_commit(u->graph);
-    drop_from(u, 0);
+    drop_all(u);
   }
   sinew_free(u->steps);
   sinew_free(u->chunk_name);
