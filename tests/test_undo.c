@@ -328,6 +328,47 @@ static void test_length_state_flush(void **state) {
   assert_true(sinew_session_can_undo(S));
   assert_int_equal(sinew_session_new_scene(S), 0);
   assert_false(sinew_session_can_undo(S));
+  /* file -i reads with the queue off and flushes it; the import itself is not undoable */
+  ok("createNode transform -n y; setAttr y.tx 2");
+  assert_true(sinew_session_can_undo(S));
+  char t[1024];
+  snprintf(t, sizeof t, "file -i \"%s/maya-usd/UsdExportSkeletonNoDagPose.ma\"", SINEW_TEST_DATA_DIR);
+  char *before = snapshot();
+  ok(t);
+  char *after = snapshot();
+  assert_true(strcmp(before, after) != 0);
+  assert_false(sinew_session_can_undo(S));
+  ok("undo"); /* a warning: nothing to undo */
+  char *s = snapshot();
+  same("undo after file -i", after, s);
+  free(s);
+  free(before);
+  free(after);
+}
+
+/* The README's examples. */
+static void test_readme(void **state) {
+  (void)state;
+  char *before = snapshot();
+  ok("undoInfo -openChunk -chunkName \"rig arm\";\n"
+     "joint -n shoulder; joint -n elbow -p 10 0 0;\n"
+     "undoInfo -closeChunk;\n"
+     "undo;");
+  char *s = snapshot();
+  same("README chunk undone", before, s);
+  free(s);
+  ok("redo");
+  expect_res("ls -type joint", "shoulder elbow");
+  ok("createNode transform -n arm");
+  assert_int_equal(sinew_session_run(S, "setAttr arm.tx 5", 16, "host", NULL), 0);
+  assert_true(sinew_session_can_undo(S));
+  assert_string_equal(sinew_session_undo_name(S), "setAttr arm.tx 5");
+  assert_int_equal(sinew_session_undo(S), 0);
+  expect_res("getAttr arm.tx", "0");
+  assert_string_equal(sinew_session_redo_name(S), "setAttr arm.tx 5");
+  assert_int_equal(sinew_session_redo(S), 0);
+  expect_res("getAttr arm.tx", "5");
+  free(before);
 }
 
 /* State the queue does not restore: the command that changes it flushes the queue. */
@@ -503,7 +544,13 @@ static void test_faults(void **state) {
   faults("createNode transform -n a; createNode transform -n b; select a", "connectAttr a.tx b.ty");
   faults("createNode transform -n a; createNode transform -n b; select a", "select b");
   faults("createNode transform -n a; createNode transform -n b -p a; select a", "delete a");
+  faults("createNode transform -n a; createNode transform -n b; select a", "parent b a");
+  faults("createNode transform -n a; createNode transform -n b; select a", "rename a q");
+  faults("createNode transform -n a; createNode transform -n b; select a", "addAttr -ln w -at double a");
+  faults("createNode transform -n a; createNode transform -n b; select a", "duplicate a");
+  faults("createNode transform -n a; createNode transform -n b; select a", "polyCube -n box");
   sinew_session_destroy(S);
+  assert_int_equal(test_alloc_live(), 0); /* every step, record and snapshot freed */
   test_alloc_uninstall();
   assert_int_equal(sinew_session_create(NULL, &S), 0);
 }
@@ -516,6 +563,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_chunks, setup, teardown),
       cmocka_unit_test_setup_teardown(test_length_state_flush, setup, teardown),
       cmocka_unit_test_setup_teardown(test_side_state_flushes, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_readme, setup, teardown),
       cmocka_unit_test_setup_teardown(test_observer, setup, teardown),
       cmocka_unit_test_setup_teardown(test_random_run, setup, teardown),
       cmocka_unit_test_setup_teardown(test_faults, setup, teardown),
