@@ -244,7 +244,9 @@ static int run_in_chunk(sinew_session_t *s, sinew_cmd_t *cmd, sinew_cmd_fn fn) {
   sinew__undo *u = s->undo;
   sinew_graph_t *g = s->scene->graph;
   uint64_t gen = s->scene->side_gen;
-  if (sinew_graph_begin(g)) return oom_fail(cmd);
+  int brc = sinew_graph_begin(g);
+  if (brc == SINEW_EINVAL) return fn(cmd); /* from inside evaluation: no change can happen */
+  if (brc) return oom_fail(cmd);
   int rc = fn(cmd);
   if (rc) sinew_graph_rollback(g);
   else sinew_graph_commit(g);
@@ -283,7 +285,17 @@ static int wrap(void *ud, sinew_cmd_t *cmd, sinew_cmd_fn fn, const sinew_value_t
     return oom_fail(cmd);
   }
   uint64_t gen = sc->side_gen;
-  if (sinew_graph_begin(g)) {
+  int brc = sinew_graph_begin(g);
+  if (brc == SINEW_EINVAL) {
+    /* a command run from inside evaluation (an expression's compute) or an observer: the graph
+     * takes no transaction there, and no change either; the command runs as it is */
+    sinew_free(before.sel);
+    u->depth++;
+    int rc = fn(cmd);
+    u->depth--;
+    return rc;
+  }
+  if (brc) {
     sinew_free(before.sel);
     return oom_fail(cmd);
   }
