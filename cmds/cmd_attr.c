@@ -640,9 +640,19 @@ static int apply_flags(sinew_cmd_t *cmd, sinew_graph_t *g, const plug_text *pt, 
       break;
     }
   }
-  if (!rc && (k || cb) && done) sinew__side_changed(sc);
+  bool recorded = false; /* records in the transaction name the made ones: they stay */
+  for (size_t i = 0; !rc && (k || cb) && i < done; i++) {
+    if (sinew__plug_state_record(sc, u[i].st)) {
+      rc = sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+      for (size_t q = n; q-- > 0;) {
+        sinew_plug_t p = element(pt, base, ix[q]);
+        undo_flags(g, &p, &u[q], k, cb, lock);
+      }
+    }
+    recorded = recorded || i > 0 || !rc;
+  }
   for (size_t i = 0; u && i < done; i++) {
-    if (rc && u[i].made) sinew__plug_state_drop(sc, base->node, u[i].st);
+    if (rc && u[i].made && !recorded) sinew__plug_state_drop(sc, base->node, u[i].st);
     else if (!rc && k) u[i].st->keyable = kv;
     if (!rc && cb) u[i].st->channel_box = cbv;
   }

@@ -55,6 +55,7 @@ static int default_node(sinew_cmd_t *cmd, const char *name, sinew_node_t *out) {
     return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
   }
   e->is_default = true;
+  sinew__side_changed(s->scene);
   if (placeholder) s->scene->stats.placeholder_nodes++;
   return SINEW_OK;
 }

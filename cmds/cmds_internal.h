@@ -210,6 +210,9 @@ void sinew__extra_drop_raws(sinew__scene *sc, sinew_node_t n, const char *name);
  * *made (may be NULL) says whether the call created it. A stale record (its attribute deleted)
  * is not found; with create it is reset and taken over. A hash lookup: O(1) per plug. */
 struct sinew__plug_state *sinew__plug_state(sinew__scene *sc, const sinew_plug_t *p, bool create, bool *made);
+/* Records the -k / -cb values of st in the graph's open transaction (nothing without one), so
+ * undo puts them back: call before changing them. SINEW_ENOMEM: record nothing, change nothing. */
+int sinew__plug_state_record(sinew__scene *sc, struct sinew__plug_state *st);
 /* Removes one record of node n (a record a failed command made). */
 void sinew__plug_state_drop(sinew__scene *sc, sinew_node_t n, struct sinew__plug_state *st);
 /* Removes node n's records whose attribute is gone (after deleteAttr). */

@@ -190,8 +190,7 @@ sinew__extra *sinew__extra_get(sinew__scene *sc, sinew_node_t n, bool create) {
     sinew_free(e);
     return NULL;
   }
-  sinew__side_changed(sc);
-  return e;
+  return e; /* an empty record changes nothing saved: no side change */
 }
 
 int sinew__extra_add_raw(sinew__scene *sc, sinew_node_t n, const char *attr, const char *text) {
@@ -254,8 +253,8 @@ struct sinew__plug_state *sinew__plug_state(sinew__scene *sc, const sinew_plug_t
   HASH_FIND(hh, e->states, attr, len, st);
   if (st && st->attr_id == p->attr && sinew__plug_state_live(sc->graph, p->node, st)) return st;
   if (!create) return NULL;
-  sinew__side_changed(sc);
   if (st) { /* the name's earlier attribute was deleted: this one starts afresh */
+    sinew__side_changed(sc); /* (a new record, "not given", changes nothing saved) */
     st->attr_id = p->attr;
     st->keyable = st->channel_box = -1;
     return st;
@@ -276,6 +275,43 @@ struct sinew__plug_state *sinew__plug_state(sinew__scene *sc, const sinew_plug_t
   }
   if (made) *made = true;
   return st;
+}
+
+/* A -k / -cb record's other values: swapped with the live ones on undo and redo. The record
+ * itself stays while steps name it: it is freed only with its node's record (node removed
+ * outside a transaction: the queue is flushed first, as the side state changed) or when its
+ * attribute is deleted (which flushes the queue too). */
+typedef struct state_rec {
+  struct sinew__plug_state *st;
+  int8_t keyable, channel_box;
+} state_rec;
+
+static void state_swap(sinew_graph_t *g, void *data) {
+  (void)g;
+  state_rec *r = data;
+  int8_t k = r->st->keyable, cb = r->st->channel_box;
+  r->st->keyable = r->keyable, r->st->channel_box = r->channel_box;
+  r->keyable = k, r->channel_box = cb;
+}
+
+static void state_release(sinew_graph_t *g, void *data, bool done) {
+  (void)g;
+  (void)done;
+  sinew_free(data);
+}
+
+static const sinew_record_ops_t state_ops = {state_swap, state_release};
+
+int sinew__plug_state_record(sinew__scene *sc, struct sinew__plug_state *st) {
+  if (!sinew_graph_in_transaction(sc->graph)) return SINEW_OK;
+  state_rec *r = sinew_malloc(sizeof *r);
+  if (!r) return SINEW_ENOMEM;
+  *r = (state_rec){st, st->keyable, st->channel_box};
+  if (sinew_graph_record(sc->graph, &state_ops, r)) {
+    sinew_free(r);
+    return SINEW_ENOMEM;
+  }
+  return SINEW_OK;
 }
 
 void sinew__plug_state_drop(sinew__scene *sc, sinew_node_t n, struct sinew__plug_state *st) {
@@ -318,11 +354,14 @@ static void on_node_removed(void *ud, sinew_node_t n) {
   uint64_t k = key_of(n);
   sinew__extra *e = NULL;
   HASH_FIND(hh, sc->extras, &k, sizeof k, e);
-  if (e) {
+  if (e && !sc->applying && !sinew_graph_in_transaction(sc->graph)) {
     HASH_DEL(sc->extras, e);
     extra_free(e);
     sinew__side_changed(sc);
   }
+  /* inside a transaction or an undo the node is detached, not gone: its record stays (keyed by
+   * index and generation, so no later node takes it) for the undo that brings it back; the
+   * scene frees it */
   if (sc->applying) return; /* an undo or redo: the step's record sets the selection */
   for (uint32_t i = 0; i < sc->nsel;)
     if (sc->selection[i].index == n.index && sc->selection[i].gen == n.gen)

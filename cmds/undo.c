@@ -103,6 +103,7 @@ struct sinew__undo {
   bool chunk_poisoned;  /* a command in the chunk changed state undo cannot restore */
   char *chunk_name;
   side_state chunk_side; /* the state when the chunk opened */
+  uint64_t gen_seen;     /* the scene's side_gen the steps agree with (else they are flushed) */
   void (*observer)(void *, sinew_session_t *);
   void *observer_data;
 };
@@ -151,6 +152,7 @@ void sinew__undo_flush(sinew_session_t *s) {
   bool had = u->n > 0;
   if (u->chunk_tx) u->chunk_poisoned = true; /* what the chunk did before cannot be one step */
   drop_all(u);
+  if (u->graph == s->scene->graph) u->gen_seen = s->scene->side_gen;
   if (had) notify(s);
 }
 
@@ -170,6 +172,7 @@ void sinew__undo_scene_replaced(sinew_session_t *s, sinew_graph_t *old) {
   sinew_free(u->chunk_side.sel);
   u->chunk_side.sel = NULL;
   u->graph = s->scene->graph;
+  u->gen_seen = s->scene->side_gen;
   notify(s);
 }
 
@@ -248,8 +251,12 @@ static int run_in_chunk(sinew_session_t *s, sinew_cmd_t *cmd, sinew_cmd_fn fn) {
   if (brc == SINEW_EINVAL) return fn(cmd); /* from inside evaluation: no change can happen */
   if (brc) return oom_fail(cmd);
   int rc = fn(cmd);
-  if (rc) sinew_graph_rollback(g);
-  else sinew_graph_commit(g);
+  if (rc) {
+    sinew_graph_rollback(g);
+    s->scene->side_gen = gen; /* as in wrap: a failing command cleans up after itself */
+  } else {
+    sinew_graph_commit(g);
+  }
   if (!rc && s->scene->side_gen != gen) u->chunk_poisoned = true;
   return rc;
 }
@@ -279,6 +286,7 @@ static int wrap(void *ud, sinew_cmd_t *cmd, sinew_cmd_fn fn, const sinew_value_t
     u->depth--;
     return rc;
   }
+  if (sc->side_gen != u->gen_seen) sinew__undo_flush(s); /* changed outside the commands */
   side_state before;
   if (side_take(sc, &before) || reserve_step(u)) {
     sinew_free(before.sel);
@@ -307,7 +315,10 @@ static int wrap(void *ud, sinew_cmd_t *cmd, sinew_cmd_fn fn, const sinew_value_t
     return rc;
   }
   if (rc) {
+    /* a failing command puts the session's state back itself (its own clean-up, checked by
+     * the bad-input tests): what it bumped on the way is no change */
     sinew_graph_rollback(g);
+    sc->side_gen = gen;
     sinew_free(before.sel);
     return rc;
   }
@@ -362,6 +373,7 @@ static int apply(sinew_session_t *s, bool undo) {
     snprintf(s->errmsg, sizeof s->errmsg, "%s: not while a file is being opened", what);
     return SINEW_EINVAL;
   }
+  if (s->scene->side_gen != u->gen_seen) sinew__undo_flush(s); /* changed outside the commands */
   if (undo ? u->done == 0 : u->done == u->n) {
     snprintf(s->errmsg, sizeof s->errmsg, "%s: there are no more commands to %s", what, what);
     return SINEW_ENOTFOUND;
@@ -394,12 +406,11 @@ int sinew_session_redo(sinew_session_t *s) {
   s->errmsg[0] = 0;
   return apply(s, false);
 }
-bool sinew_session_can_undo(const sinew_session_t *s) {
-  return s && s->undo->graph == s->scene->graph && s->undo->done > 0 && !s->undo->chunks;
+static bool usable(const sinew_session_t *s) {
+  return s && s->undo->graph == s->scene->graph && !s->undo->chunks && s->scene->side_gen == s->undo->gen_seen;
 }
-bool sinew_session_can_redo(const sinew_session_t *s) {
-  return s && s->undo->graph == s->scene->graph && s->undo->done < s->undo->n && !s->undo->chunks;
-}
+bool sinew_session_can_undo(const sinew_session_t *s) { return usable(s) && s->undo->done > 0; }
+bool sinew_session_can_redo(const sinew_session_t *s) { return usable(s) && s->undo->done < s->undo->n; }
 void sinew_session_flush_undo(sinew_session_t *s) {
   if (s) sinew__undo_flush(s);
 }
@@ -412,7 +423,7 @@ const char *sinew_session_redo_name(const sinew_session_t *s) {
   return s->undo->steps[s->undo->done].name;
 }
 size_t sinew_session_undo_count(const sinew_session_t *s) {
-  return s && s->undo->graph == s->scene->graph ? s->undo->done : 0;
+  return usable(s) || (s && s->undo->chunks) ? s->undo->done : 0;
 }
 
 void sinew_session_set_undo_observer(sinew_session_t *s, void (*fn)(void *, sinew_session_t *), void *ud) {
@@ -679,6 +690,7 @@ int sinew__register_undo_cmds(sinew_lang_t *L, sinew_session_t *s) {
   s->undo->length = 50;
   s->undo->finite = true;
   s->undo->graph = s->scene->graph;
+  s->undo->gen_seen = s->scene->side_gen;
   static const sinew_cmd_flag_t no_flags[] = {{"_", NULL, "", 0}};
   const sinew_cmd_desc_t cmds[] = {
       {"undo", cmd_undo, no_flags, 0, false, s},
