@@ -104,6 +104,8 @@ struct sinew__undo {
   char *chunk_name;
   side_state chunk_side; /* the state when the chunk opened */
   uint64_t gen_seen;     /* the scene's side_gen the steps agree with (else they are flushed) */
+  sinew_node_t *scratch; /* the selection snapshot's array, reused until a record takes it */
+  uint32_t cscratch;
   void (*observer)(void *, sinew_session_t *);
   void *observer_data;
 };
@@ -219,6 +221,26 @@ static void push_step(sinew_session_t *s, sinew_change_t *ch, char *name) {
   notify(s);
 }
 
+/* side_take into the reused scratch array: no allocation per command once it is big enough. */
+static int side_take_scratch(sinew__undo *u, const sinew__scene *sc, side_state *st) {
+  memset(st, 0, sizeof *st);
+  if (sc->nsel > u->cscratch) {
+    sinew_node_t *p = sinew_realloc(u->scratch, sc->nsel * sizeof *p);
+    if (!p) return SINEW_ENOMEM;
+    u->scratch = p;
+    u->cscratch = sc->nsel;
+  }
+  if (sc->nsel) memcpy(u->scratch, sc->selection, sc->nsel * sizeof *u->scratch);
+  st->sel = u->scratch;
+  st->nsel = sc->nsel;
+  st->csel = u->cscratch;
+  st->current = sc->current;
+  st->has_playback = sc->has_playback;
+  st->pb[0] = sc->pb_min, st->pb[1] = sc->pb_max, st->pb[2] = sc->pb_ast, st->pb[3] = sc->pb_aet;
+  st->pb[4] = sc->pb_by;
+  return SINEW_OK;
+}
+
 static int reserve_step(sinew__undo *u) {
   return sinew__cmds_grow((void **)&u->steps, &u->cap, u->n + 1, sizeof *u->steps);
 }
@@ -288,43 +310,31 @@ static int wrap(void *ud, sinew_cmd_t *cmd, sinew_cmd_fn fn, const sinew_value_t
   }
   if (sc->side_gen != u->gen_seen) sinew__undo_flush(s); /* changed outside the commands */
   side_state before;
-  if (side_take(sc, &before) || reserve_step(u)) {
-    sinew_free(before.sel);
-    return oom_fail(cmd);
-  }
+  if (side_take_scratch(u, sc, &before) || reserve_step(u)) return oom_fail(cmd);
   uint64_t gen = sc->side_gen;
   int brc = sinew_graph_begin(g);
   if (brc == SINEW_EINVAL) {
     /* a command run from inside evaluation (an expression's compute) or an observer: the graph
      * takes no transaction there, and no change either; the command runs as it is */
-    sinew_free(before.sel);
     u->depth++;
     int rc = fn(cmd);
     u->depth--;
     return rc;
   }
-  if (brc) {
-    sinew_free(before.sel);
-    return oom_fail(cmd);
-  }
+  if (brc) return oom_fail(cmd);
   u->depth++;
   int rc = fn(cmd);
   u->depth--;
-  if (s->scene != sc) { /* the command replaced the scene (eval "file -new"): queue flushed */
-    sinew_free(before.sel);
-    return rc;
-  }
+  if (s->scene != sc) return rc; /* the command replaced the scene: the queue was flushed */
   if (rc) {
     /* a failing command puts the session's state back itself (its own clean-up, checked by
      * the bad-input tests): what it bumped on the way is no change */
     sinew_graph_rollback(g);
     sc->side_gen = gen;
-    sinew_free(before.sel);
     return rc;
   }
   if (sc->side_gen != gen) { /* state undo cannot restore: keep the change, forget the queue */
     sinew_graph_commit(g);
-    sinew_free(before.sel);
     sinew__undo_flush(s);
     return SINEW_OK;
   }
@@ -334,14 +344,16 @@ static int wrap(void *ud, sinew_cmd_t *cmd, sinew_cmd_fn fn, const sinew_value_t
       /* out of memory after the command ran: take it back whole and fail */
       sinew_free(rec);
       sinew_graph_rollback(g);
-      side_exchange(sc, &before);
-      sinew_free(before.sel);
+      side_exchange(sc, &before); /* the scene holds the scratch array now */
+      u->scratch = NULL;
+      u->cscratch = 0;
+      sinew_free(before.sel); /* the array the command left */
       return oom_fail(cmd);
     }
     rec->sc = sc;
-    rec->st = before; /* the record owns it now */
-  } else {
-    sinew_free(before.sel);
+    rec->st = before; /* the record owns the scratch array now */
+    u->scratch = NULL;
+    u->cscratch = 0;
   }
   sinew_change_t *ch = NULL;
   char *name = command_text(sinew_cmd_name(cmd), argv, argc);
@@ -714,6 +726,7 @@ void sinew__undo_destroy(sinew_session_t *s) {
     drop_all(u);
   }
   sinew_free(u->steps);
+  sinew_free(u->scratch);
   sinew_free(u->chunk_name);
   sinew_free(u->chunk_side.sel);
   sinew_free(u);
