@@ -442,9 +442,14 @@ static void test_random_run(void **state) {
   int steps = 0;
   char cmd[256];
   /* names from a pool of 12: a created name that is taken gets a fresh number (outside the pool) */
-  for (int i = 0; i < 400; i++) {
+  for (int i = 0; i < 500; i++) {
     int a = (int)rnd(12), b = (int)rnd(12);
-    switch (rnd(15)) {
+    switch (rnd(20)) {
+      case 15: snprintf(cmd, sizeof cmd, "rename n%d n%d", a, b); break;
+      case 16: snprintf(cmd, sizeof cmd, "parentConstraint n%d n%d", a, b); break;
+      case 17: snprintf(cmd, sizeof cmd, "polyCube -n n%d", a); break;
+      case 18: snprintf(cmd, sizeof cmd, "sets -n s%d n%d n%d", (int)rnd(3), a, b); break;
+      case 19: snprintf(cmd, sizeof cmd, "setKeyframe -t %d -v %d -at tx n%d", (int)rnd(20), (int)rnd(9), a); break;
       case 14: snprintf(cmd, sizeof cmd, "setAttr -k %s -cb %s n%d.t%c", rnd(2) ? "on" : "off", rnd(2) ? "on" : "off", a, "xyz"[rnd(3)]); break;
       case 0:
       case 1: snprintf(cmd, sizeof cmd, "createNode transform -n n%d", a); break;
