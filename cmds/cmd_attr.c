@@ -228,6 +228,7 @@ static int keep_geom_line(sinew_cmd_t *cmd, sinew__extra *e, const plug_text *pt
       else {
         memcpy(a, pt->raw_attr, n + 1);
         e->geom[e->ngeom++] = (sinew__raw){a, b.p};
+        sinew__side_changed(sinew__session(cmd)->scene);
         b.p = NULL;
       }
     }
@@ -639,8 +640,19 @@ static int apply_flags(sinew_cmd_t *cmd, sinew_graph_t *g, const plug_text *pt, 
       break;
     }
   }
+  bool recorded = false; /* records in the transaction name the made ones: they stay */
+  for (size_t i = 0; !rc && (k || cb) && i < done; i++) {
+    if (sinew__plug_state_record(sc, u[i].st)) {
+      rc = sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+      for (size_t q = n; q-- > 0;) {
+        sinew_plug_t p = element(pt, base, ix[q]);
+        undo_flags(g, &p, &u[q], k, cb, lock);
+      }
+    }
+    recorded = recorded || i > 0 || !rc;
+  }
   for (size_t i = 0; u && i < done; i++) {
-    if (rc && u[i].made) sinew__plug_state_drop(sc, base->node, u[i].st);
+    if (rc && u[i].made && !recorded) sinew__plug_state_drop(sc, base->node, u[i].st);
     else if (!rc && k) u[i].st->keyable = kv;
     if (!rc && cb) u[i].st->channel_box = cbv;
   }
@@ -884,6 +896,7 @@ static int set_attr(sinew_cmd_t *cmd) {
     if ((ed || fc) && nvals) {
       sinew__extra *e = sinew__extra_get(s->scene, pt.node, true);
       if (!e) return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+      sinew__side_changed(s->scene);
       if (!e->mesh.active) { /* a new set of lines replaces what an earlier one built */
         for (uint32_t i = 0; i < e->ngeom; i++) {
           sinew_free(e->geom[i].attr);
@@ -1262,6 +1275,7 @@ static int keep_raw_conn(sinew_cmd_t *cmd, const char *src, const char *dst, con
   memcpy(sa, a.raw_attr, la + 1);
   memcpy(da, b.raw_attr, lb + 1);
   sc->raw_conns[sc->nraw_conns++] = (sinew__raw_conn){a.node, b.node, sa, da};
+  sinew__side_changed(sc);
   sc->stats.raw_connections++;
   sinew_graph_t *g = sinew_cmd_graph(cmd);
   char key[300];
@@ -1337,6 +1351,7 @@ static void unmake_attr(sinew_session_t *s, sinew_graph_t *g, sinew_node_t n, ui
   if (attr == UINT32_MAX || sinew_node_remove_attr(g, n, attr)) return;
   sinew__plug_states_prune(s->scene, n);
   sinew__extra *e = sinew__extra_get(s->scene, n, false);
+  if (e && e->nimplicit) sinew__side_changed(s->scene);
   for (uint32_t i = 0; e && i < e->nimplicit;)
     if (e->implicit[i] >= attr) e->implicit[i] = e->implicit[--e->nimplicit];
     else i++;
@@ -1642,11 +1657,15 @@ static int cmd_add_attr(sinew_cmd_t *cmd) {
     memcpy(b, dt, l2 + 1);
     e->dyn_types[e->ndyn++] = a;
     e->dyn_types[e->ndyn++] = b;
+    sinew__side_changed(s->scene);
   }
   pa->node = n;
   pa->descs[pa->n++] = d;
   if (type == SINEW_ATTR_COMPOUND) pa->want += kids;
-  if (pa->want > 0) return SINEW_OK;
+  if (pa->want > 0) {
+    sinew__side_changed(s->scene); /* a compound waiting for its children: not undone */
+    return SINEW_OK;
+  }
   rc = sinew_node_add_attr(g, n, pa->descs, pa->n);
   if (!rc)
     for (uint32_t i = 0; i < pa->n; i++) {

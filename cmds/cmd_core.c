@@ -55,6 +55,7 @@ static int default_node(sinew_cmd_t *cmd, const char *name, sinew_node_t *out) {
     return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
   }
   e->is_default = true;
+  sinew__side_changed(s->scene);
   if (placeholder) s->scene->stats.placeholder_nodes++;
   return SINEW_OK;
 }
@@ -182,6 +183,7 @@ static int cmd_rename(sinew_cmd_t *cmd) {
     }
     sinew_free(e->uid);
     e->uid = d;
+    sinew__side_changed(s->scene);
     return SINEW_OK;
   }
   sinew_node_t n;
@@ -894,6 +896,7 @@ static int cmd_requires(sinew_cmd_t *cmd) {
   if (argc < 1) return sinew_cmd_error(cmd, SINEW_EINVAL, "usage: requires <plug-in> <version>");
   const char *what = sinew_cmd_arg_string(cmd, 0);
   if (strcmp(what, "maya") == 0) return SINEW_OK; /* the writer writes its own */
+  sinew__side_changed(sc); /* requires is not undone: the queue is flushed */
   sinew__buf b = {0};
   sinew__buf_puts(&b, "requires");
   const char *fl[] = {"nodeType", "dataType"}, *sh[] = {"nt", "dt"};
@@ -939,6 +942,7 @@ static int cmd_file_info(sinew_cmd_t *cmd) {
     }
     return rc;
   }
+  sinew__side_changed(sc); /* fileInfo is not undone: the queue is flushed */
   const char *key = rm;
   if (!key) {
     if (sinew_cmd_argc(cmd) != 2) return sinew_cmd_error(cmd, SINEW_EINVAL, "usage: fileInfo <name> <value>");
@@ -1007,6 +1011,7 @@ static int cmd_current_unit(sinew_cmd_t *cmd) {
   }
   double now = 0;
   if (tu) sinew_time_get_frame(g, &now);
+  if (lu || au || tu) sinew__side_changed(sinew__session(cmd)->scene); /* units: not undone */
   if (lu) sinew_scene_set_linear_unit(g, lu);
   if (au) sinew_scene_set_angle_unit(g, au);
   if (tu) sinew_time_set_unit(g, tu);
@@ -1065,6 +1070,7 @@ static int imported_name(sinew_session_t *s, const char *text, char **out) {
 static int keep_line(sinew_cmd_t *cmd, const char *prefix) {
   sinew_session_t *s = sinew__session(cmd);
   sinew__scene *sc = s->scene;
+  sinew__side_changed(sc); /* lines kept as text are not undone: the queue is flushed */
   sinew__buf b = {0};
   sinew__buf_puts(&b, prefix);
   sinew__buf_puts(&b, sinew_cmd_name(cmd));

@@ -216,9 +216,19 @@ static int copy_plugs(dup_ctx *d, const sinew_plug_t *sp, sinew_node_t to, copy_
 
 /* What the session keeps for the node beyond the graph: values and -k / -cb states kept as
  * text, addAttr -dataType names, attributes made to hold a file's connections, geometry lines. */
+static int copy_extra_records(dup_ctx *d, sinew__extra *e, sinew_node_t from, sinew_node_t to);
 static int copy_extra(dup_ctx *d, sinew_node_t from, sinew_node_t to) {
   sinew__extra *e = sinew__extra_get(d->sc, from, false);
   if (!e) return SINEW_OK;
+  /* everything below is the new node's own record: undoing the duplicate detaches the node, and
+   * the record waits with it (cmds/undo.c), so it is no change the undo queue must refuse */
+  uint64_t gen = d->sc->side_gen;
+  int rc = copy_extra_records(d, e, from, to);
+  d->sc->side_gen = gen;
+  return rc;
+}
+
+static int copy_extra_records(dup_ctx *d, sinew__extra *e, sinew_node_t from, sinew_node_t to) {
   sinew__extra *x = sinew__extra_get(d->sc, to, true);
   if (!x) return SINEW_ENOMEM;
   for (uint32_t i = 0; i < e->nraws; i++)
@@ -311,6 +321,7 @@ static int copy_connections(dup_ctx *d, bool inputs) {
       break;
     }
     d->sc->raw_conns[d->sc->nraw_conns++] = r;
+    sinew__side_changed(d->sc);
   }
   return rc;
 }

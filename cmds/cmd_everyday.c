@@ -1142,6 +1142,7 @@ static int cmd_rename_attr(sinew_cmd_t *cmd) {
       sinew_free(e->dyn_types[i]);
       e->dyn_types[i] = new_copy;
       used = true;
+      sinew__side_changed(s->scene);
       break;
     }
   if (!used) sinew_free(new_copy);

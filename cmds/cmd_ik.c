@@ -12,6 +12,10 @@
 /* After a run: every ikHandle not yet joined to its chain is joined; one that cannot be (an
  * unsupported solver, a chain too long) warns once and its joints keep the rotations the file
  * stored. */
+bool sinew__ik_any(sinew_session_t *s) {
+  return sinew_node_list_type(s->scene->graph, "ikHandle", false, NULL, 0) > 0;
+}
+
 void sinew__ik_wire_all(sinew_session_t *s) {
   sinew_graph_t *g = s->scene->graph;
   size_t n = sinew_node_list_type(g, "ikHandle", false, NULL, 0);

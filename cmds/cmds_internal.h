@@ -139,7 +139,14 @@ typedef struct sinew__scene {
    * command or the file's sceneConfigurationScriptNode set it. */
   bool has_playback;
   double pb_min, pb_max, pb_ast, pb_aet, pb_by;
+  /* Bumped by every change to state undo does not restore (per-node records, raw connections,
+   * fileInfo, requires, scene units): a command that bumps it flushes the undo queue
+   * (cmds/undo.c). sinew__side_changed() is the one way to bump it. */
+  uint64_t side_gen;
+  int applying; /* > 0 while an undo or redo applies a step: the selection is the step's */
 } sinew__scene;
+
+static inline void sinew__side_changed(sinew__scene *sc) { sc->side_gen++; }
 
 struct sinew_session {
   sinew_session_desc_t desc;
@@ -149,7 +156,25 @@ struct sinew_session {
   int opening;       /* > 0 while sinew_session_open runs a file: its scene cannot be replaced */
   char errmsg[1024];
   struct sinew__anim_clipboard *clipboard; /* copyKey's keys (cmds/cmd_anim.c) */
+  struct sinew__undo *undo; /* the undo queue (cmds/undo.c) */
 };
+
+/* The undo queue (cmds/undo.c). */
+typedef struct sinew__undo sinew__undo;
+int sinew__register_undo_cmds(sinew_lang_t *L, sinew_session_t *s);
+void sinew__undo_destroy(sinew_session_t *s);
+/* Forgets every step (the scene changed in a way the queue did not record). */
+void sinew__undo_flush(sinew_session_t *s);
+/* Whether the queue's steps belong to the current scene (not while file -open builds a new one). */
+bool sinew__undo_owns(const sinew_session_t *s);
+/* The scene was replaced (file -open, file -new): what is open on the old graph is committed and
+ * the queue forgotten; call before the old scene is destroyed. */
+void sinew__undo_scene_replaced(sinew_session_t *s, sinew_graph_t *old);
+/* Runs fn (a change the session makes outside any command) as an undo step of its own, when
+ * pending(s) says there is something to do. Out of memory to record it, fn is not run (what it
+ * does must be safe to do later). */
+void sinew__undo_run_outside(sinew_session_t *s, void (*fn)(sinew_session_t *), const char *name,
+                             bool (*pending)(sinew_session_t *));
 
 /* Transform helpers shared by the rig and transform commands (cmds/cmd_rig.c). */
 /* The plug of a node's top-level attribute by name (an invalid plug when it has none). */
@@ -185,6 +210,9 @@ void sinew__extra_drop_raws(sinew__scene *sc, sinew_node_t n, const char *name);
  * *made (may be NULL) says whether the call created it. A stale record (its attribute deleted)
  * is not found; with create it is reset and taken over. A hash lookup: O(1) per plug. */
 struct sinew__plug_state *sinew__plug_state(sinew__scene *sc, const sinew_plug_t *p, bool create, bool *made);
+/* Records the -k / -cb values of st in the graph's open transaction (nothing without one), so
+ * undo puts them back: call before changing them. SINEW_ENOMEM: record nothing, change nothing. */
+int sinew__plug_state_record(sinew__scene *sc, struct sinew__plug_state *st);
 /* Removes one record of node n (a record a failed command made). */
 void sinew__plug_state_drop(sinew__scene *sc, sinew_node_t n, struct sinew__plug_state *st);
 /* Removes node n's records whose attribute is gone (after deleteAttr). */
@@ -283,6 +311,8 @@ int sinew__register_ik_cmds(sinew_lang_t *L, sinew_session_t *s);
 /* Joins every ikHandle not yet joined to its chain (sinew_ik_wire); one that cannot be warns
  * once (cmds/cmd_ik.c). Runs after each script or file. */
 void sinew__ik_wire_all(sinew_session_t *s);
+/* Whether the scene has ikHandles (sinew__ik_wire_all may have work); allocates nothing. */
+bool sinew__ik_any(sinew_session_t *s);
 /* Frees copyKey's clipboard (session destroy). */
 void sinew__anim_clipboard_free(sinew_session_t *s);
 /* Runs the sceneConfigurationScriptNode's text of a file just opened (playbackOptions only). */

@@ -190,12 +190,13 @@ sinew__extra *sinew__extra_get(sinew__scene *sc, sinew_node_t n, bool create) {
     sinew_free(e);
     return NULL;
   }
-  return e;
+  return e; /* an empty record changes nothing saved: no side change */
 }
 
 int sinew__extra_add_raw(sinew__scene *sc, sinew_node_t n, const char *attr, const char *text) {
   sinew__extra *e = sinew__extra_get(sc, n, true);
   if (!e) return SINEW_ENOMEM;
+  sinew__side_changed(sc);
   /* the same attribute set again replaces the earlier line */
   for (uint32_t i = 0; i < e->nraws; i++)
     if (strcmp(e->raws[i].attr, attr) == 0) {
@@ -227,6 +228,7 @@ void sinew__extra_drop_raws(sinew__scene *sc, sinew_node_t n, const char *name) 
     if (strncmp(a, name, len) == 0 && (a[len] == 0 || a[len] == '[' || a[len] == '.')) {
       sinew_free(e->raws[i].attr);
       sinew_free(e->raws[i].text);
+      sinew__side_changed(sc);
       if (sc->stats.raw_values) sc->stats.raw_values--;
     } else {
       e->raws[kept++] = e->raws[i];
@@ -252,6 +254,7 @@ struct sinew__plug_state *sinew__plug_state(sinew__scene *sc, const sinew_plug_t
   if (st && st->attr_id == p->attr && sinew__plug_state_live(sc->graph, p->node, st)) return st;
   if (!create) return NULL;
   if (st) { /* the name's earlier attribute was deleted: this one starts afresh */
+    sinew__side_changed(sc); /* (a new record, "not given", changes nothing saved) */
     st->attr_id = p->attr;
     st->keyable = st->channel_box = -1;
     return st;
@@ -274,9 +277,47 @@ struct sinew__plug_state *sinew__plug_state(sinew__scene *sc, const sinew_plug_t
   return st;
 }
 
+/* A -k / -cb record's other values: swapped with the live ones on undo and redo. The record
+ * itself stays while steps name it: it is freed only with its node's record (node removed
+ * outside a transaction: the queue is flushed first, as the side state changed) or when its
+ * attribute is deleted (which flushes the queue too). */
+typedef struct state_rec {
+  struct sinew__plug_state *st;
+  int8_t keyable, channel_box;
+} state_rec;
+
+static void state_swap(sinew_graph_t *g, void *data) {
+  (void)g;
+  state_rec *r = data;
+  int8_t k = r->st->keyable, cb = r->st->channel_box;
+  r->st->keyable = r->keyable, r->st->channel_box = r->channel_box;
+  r->keyable = k, r->channel_box = cb;
+}
+
+static void state_release(sinew_graph_t *g, void *data, bool done) {
+  (void)g;
+  (void)done;
+  sinew_free(data);
+}
+
+static const sinew_record_ops_t state_ops = {state_swap, state_release};
+
+int sinew__plug_state_record(sinew__scene *sc, struct sinew__plug_state *st) {
+  if (!sinew_graph_in_transaction(sc->graph)) return SINEW_OK;
+  state_rec *r = sinew_malloc(sizeof *r);
+  if (!r) return SINEW_ENOMEM;
+  *r = (state_rec){st, st->keyable, st->channel_box};
+  if (sinew_graph_record(sc->graph, &state_ops, r)) {
+    sinew_free(r);
+    return SINEW_ENOMEM;
+  }
+  return SINEW_OK;
+}
+
 void sinew__plug_state_drop(sinew__scene *sc, sinew_node_t n, struct sinew__plug_state *st) {
   sinew__extra *e = sinew__extra_get(sc, n, false);
   if (!e || !st) return;
+  sinew__side_changed(sc);
   HASH_DEL(e->states, st);
   sinew_free(st->attr);
   sinew_free(st);
@@ -303,6 +344,7 @@ int sinew__extra_mark_implicit(sinew__scene *sc, sinew_node_t n, uint32_t attr) 
   sinew__extra *e = sinew__extra_get(sc, n, true);
   if (!e || sinew__cmds_grow((void **)&e->implicit, &e->cimplicit, e->nimplicit + 1, sizeof *e->implicit))
     return SINEW_ENOMEM;
+  sinew__side_changed(sc);
   e->implicit[e->nimplicit++] = attr;
   return SINEW_OK;
 }
@@ -312,10 +354,15 @@ static void on_node_removed(void *ud, sinew_node_t n) {
   uint64_t k = key_of(n);
   sinew__extra *e = NULL;
   HASH_FIND(hh, sc->extras, &k, sizeof k, e);
-  if (e) {
+  if (e && !sc->applying && !sinew_graph_in_transaction(sc->graph)) {
     HASH_DEL(sc->extras, e);
     extra_free(e);
+    sinew__side_changed(sc);
   }
+  /* inside a transaction or an undo the node is detached, not gone: its record stays (keyed by
+   * index and generation, so no later node takes it) for the undo that brings it back; the
+   * scene frees it */
+  if (sc->applying) return; /* an undo or redo: the step's record sets the selection */
   for (uint32_t i = 0; i < sc->nsel;)
     if (sc->selection[i].index == n.index && sc->selection[i].gen == n.gen)
       memmove(&sc->selection[i], &sc->selection[i + 1], (--sc->nsel - i) * sizeof *sc->selection);
@@ -1247,7 +1294,8 @@ int sinew_session_create(const sinew_session_desc_t *desc, sinew_session_t **out
       (rc = sinew__register_rig_cmds(s->lang, s)) || (rc = sinew__register_skin_cmds(s->lang, s)) ||
       (rc = sinew__register_anim_cmds(s->lang, s)) || (rc = sinew__register_everyday_cmds(s->lang, s)) ||
       (rc = sinew__register_duplicate_cmds(s->lang, s)) || (rc = sinew__register_sets_cmds(s->lang, s)) ||
-      (rc = sinew__register_constraint_cmds(s->lang, s)) || (rc = sinew__register_ik_cmds(s->lang, s))) {
+      (rc = sinew__register_constraint_cmds(s->lang, s)) || (rc = sinew__register_ik_cmds(s->lang, s)) ||
+      (rc = sinew__register_undo_cmds(s->lang, s))) {
     sinew_session_destroy(s);
     return rc;
   }
@@ -1257,6 +1305,7 @@ int sinew_session_create(const sinew_session_desc_t *desc, sinew_session_t **out
 
 void sinew_session_destroy(sinew_session_t *s) {
   if (!s) return;
+  if (s->scene) sinew__undo_destroy(s);
   sinew_lang_destroy(s->lang);
   sinew__scene_destroy(s->scene);
   sinew__anim_clipboard_free(s);
@@ -1296,7 +1345,7 @@ static int finish_run(sinew_session_t *s, int rc) {
     snprintf(s->errmsg, sizeof s->errmsg, "%s", sinew_graph_errmsg(s->scene->graph));
   }
   /* IK handles a script or file made by createNode / connectAttr drive their chains from now */
-  if (!rc) sinew__ik_wire_all(s);
+  if (!rc) sinew__undo_run_outside(s, sinew__ik_wire_all, "ikHandle", sinew__ik_any);
   return rc;
 }
 
@@ -1405,6 +1454,9 @@ static int check_complete(sinew_session_t *s, const char *path, const char *text
 }
 
 static int run_ma(sinew_session_t *s, const char *path, sinew_value_t *result) {
+  /* reading runs with the queue off: what it changes is not recorded, so the steps before it
+   * cannot be undone after it (inside a command's transaction it is recorded as that step) */
+  if (!sinew_graph_in_transaction(s->scene->graph) && sinew__undo_owns(s)) sinew__undo_flush(s);
   bool keep = sinew_lang_keep_going(s->lang);
   uint64_t failures = sinew_lang_failures(s->lang);
   s->loading++;
@@ -1483,6 +1535,7 @@ int sinew_session_open(sinew_session_t *s, const char *path) {
   sinew_free(fresh->file_name);
   fresh->file_name = fn;
   fresh->current = (sinew_node_t){0, 0};
+  sinew__undo_scene_replaced(s, old->graph); /* Maya flushes the queue on file -open */
   sinew__scene_destroy(old);
   return SINEW_OK;
 }
@@ -1498,6 +1551,7 @@ int sinew_session_new_scene(sinew_session_t *s) {
   sinew__scene *old = s->scene;
   s->scene = fresh;
   sinew_lang_set_graph(s->lang, fresh->graph);
+  sinew__undo_scene_replaced(s, old->graph); /* and on file -new */
   sinew__scene_destroy(old);
   return SINEW_OK;
 }

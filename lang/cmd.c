@@ -65,6 +65,12 @@ int sinew_lang_register_command(sinew_lang_t *L, const sinew_cmd_desc_t *desc) {
   return SINEW_OK;
 }
 
+void sinew_lang_set_command_wrapper(sinew_lang_t *L, sinew_cmd_wrap_fn fn, void *ud) {
+  if (!L) return;
+  L->wrap = fn;
+  L->wrap_data = ud;
+}
+
 bool sinew_lang_has_command(const sinew_lang_t *L, const char *name) {
   return L && name && sinew__cmd_find(L, name) != NULL;
 }
@@ -263,7 +269,7 @@ int sinew__cmd_invoke(sinew_lang_t *L, const cmd_entry *ce, const sinew_value_t 
     }
   }
   L->errmsg[0] = 0;
-  rc = ce->desc.fn(&c);
+  rc = L->wrap ? L->wrap(L->wrap_data, &c, ce->desc.fn, argv, argc) : ce->desc.fn(&c);
   if (rc && !L->errmsg[0]) cmd_fail(&c, rc, "%s", sinew_strerror(rc));
 done:
   for (size_t i = 0; i < c.nfargs; i++) lv_release(&c.fargs[i]);

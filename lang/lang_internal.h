@@ -329,6 +329,8 @@ struct sinew_lang {
   uint64_t failures;
   sinew_cmd_fn fallback;  /* called for unknown commands; NULL = error */
   void *fallback_data;
+  sinew_cmd_wrap_fn wrap; /* around every command call (sinew_lang_set_command_wrapper) */
+  void *wrap_data;
   /* bounded execution */
   atomic_int interrupt;   /* sinew_lang_interrupt, from any thread */
   sinew_lang_limits_t limits;

@@ -74,6 +74,42 @@ SINEW_API const char *sinew_session_file_name(const sinew_session_t *session);
 SINEW_API bool sinew_session_playback_range(const sinew_session_t *session, double out[4]);
 SINEW_API const char *sinew_session_errmsg(const sinew_session_t *session);
 
+/* The undo queue (Maya's undo, redo, undoInfo, flushUndo; docs/commands.md "Undo").
+ * Each top-level command a script or the host runs is one undo step (a command that makes
+ * several nodes is one step; nested commands belong to the outer one); a failing command adds no
+ * step and leaves the scene as it was. Reading a file runs with the queue off and, like opening
+ * or creating a file, flushes the queue. The queue keeps the 50 newest steps unless set otherwise.
+ *
+ * undo / redo: SINEW_ENOTFOUND when there is nothing to undo / redo (the undo command warns);
+ * SINEW_EINVAL while an undo chunk is open; SINEW_ESTALE (the queue is then flushed) when a
+ * node a step names was deleted outside the queue. Node handles stay valid across both. */
+SINEW_API int sinew_session_undo(sinew_session_t *session);
+SINEW_API int sinew_session_redo(sinew_session_t *session);
+SINEW_API bool sinew_session_can_undo(const sinew_session_t *session);
+SINEW_API bool sinew_session_can_redo(const sinew_session_t *session);
+/* The command text of the step undo / redo would take ("" when none): undoInfo -q -undoName. */
+SINEW_API const char *sinew_session_undo_name(const sinew_session_t *session);
+SINEW_API const char *sinew_session_redo_name(const sinew_session_t *session);
+/* How many steps can be undone. */
+SINEW_API size_t sinew_session_undo_count(const sinew_session_t *session);
+/* Forgets every step (flushUndo). */
+SINEW_API void sinew_session_flush_undo(sinew_session_t *session);
+/* undoInfo -state (flush true) / -stateWithoutFlush (flush false). Off: commands run without
+ * transactions and add no steps. */
+SINEW_API int sinew_session_set_undo_state(sinew_session_t *session, bool on, bool flush);
+SINEW_API bool sinew_session_undo_state(const sinew_session_t *session);
+/* undoInfo -length / -infinity: a finite queue keeps the `length` newest steps. */
+SINEW_API int sinew_session_set_undo_length(sinew_session_t *session, bool infinite, uint32_t length);
+/* undoInfo -openChunk [-chunkName name] / -closeChunk: the commands between are one step
+ * (nested chunks count; the outermost closes the step). */
+SINEW_API int sinew_session_chunk_open(sinew_session_t *session, const char *name);
+SINEW_API int sinew_session_chunk_close(sinew_session_t *session);
+/* Called after every change of the queue (a step added, undone, redone, dropped, flushed), so a
+ * host can update its Undo / Redo menu items. NULL removes it. */
+SINEW_API void sinew_session_set_undo_observer(sinew_session_t *session,
+                                               void (*fn)(void *user_data, sinew_session_t *session),
+                                               void *user_data);
+
 /* What a loaded file held that sinew keeps without modelling it. */
 typedef struct sinew_session_stats {
   size_t placeholder_nodes;   /* nodes of types sinew does not implement */

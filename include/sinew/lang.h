@@ -203,6 +203,15 @@ SINEW_API bool sinew_lang_has_command(const sinew_lang_t *lang, const char *name
  * as a positional argument (flags keep value.flag set); sinew_cmd_name() tells the name. The
  * .ma reader uses it to warn about and skip commands it does not know. */
 SINEW_API void sinew_lang_set_fallback(sinew_lang_t *lang, sinew_cmd_fn fn, void *user_data);
+/* A wrapper every command call goes through (NULL: none): it must call fn(cmd) once, or fail
+ * without calling it, and return what the call returns. argv/argc are the call's words as
+ * written (flags keep value.flag set). Commands a command calls (eval, a proc's lines) go through
+ * it too; the wrapper tells them apart itself. The session uses it to make each top-level
+ * command one undo step (sinew/cmds.h). */
+typedef int (*sinew_cmd_wrap_fn)(void *user_data, sinew_cmd_t *cmd, sinew_cmd_fn fn,
+                                 const sinew_value_t *argv, size_t argc);
+SINEW_API void sinew_lang_set_command_wrapper(sinew_lang_t *lang, sinew_cmd_wrap_fn fn,
+                                              void *user_data);
 /* Calls a command with already-split words, as a script line would (for hosts). */
 SINEW_API int sinew_lang_call(sinew_lang_t *lang, const char *name, const sinew_value_t *argv,
                               size_t argc, sinew_value_t *result);

@@ -1,0 +1,591 @@
+/* tests/test_undo.c: the session's undo queue (cmds/undo.c): each command kind undone and redone
+ * gives back the saved .ma text byte for byte (the scene written to memory, with the node and
+ * connection counts); a random run of a few hundred commands undone whole gives the save before
+ * it and redone whole the save after it; chunks, -length trimming, the queue off, file -new
+ * flushing, failing commands adding no step, the commands' names (undoInfo -q -undoName), the
+ * observer, session state that is not undone flushing the queue, and every allocation of a
+ * command, an undo and a redo failing in turn. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sinew/cmds.h"
+#include "sinew/sinew.h"
+#include "tests/support.h"
+
+static sinew_session_t *S;
+
+static int setup(void **state) {
+  (void)state;
+  assert_int_equal(sinew_session_create(NULL, &S), 0);
+  return 0;
+}
+
+static int teardown(void **state) {
+  (void)state;
+  sinew_session_destroy(S);
+  S = NULL;
+  return 0;
+}
+
+static sinew_graph_t *G(void) { return sinew_session_graph(S); }
+static int run(const char *text) { return sinew_session_run(S, text, strlen(text), "test.mel", NULL); }
+static void ok(const char *text) {
+  if (run(text)) fail_msg("%s\n  failed: %s", text, sinew_session_errmsg(S));
+}
+
+static char resbuf[1 << 14];
+static const char *res(const char *text) {
+  sinew_value_t v = {0};
+  if (sinew_session_run(S, text, strlen(text), "test.mel", &v)) fail_msg("%s\n  failed: %s", text, sinew_session_errmsg(S));
+  sinew_value_format(&v, resbuf, sizeof resbuf);
+  sinew_value_clear(&v);
+  size_t n = strlen(resbuf);
+  for (size_t i = 0; i < n; i++)
+    if (resbuf[i] == '\n') resbuf[i] = ' ';
+  while (n && resbuf[n - 1] == ' ') resbuf[--n] = 0;
+  return resbuf;
+}
+static void expect_res(const char *text, const char *want) {
+  const char *got = res(text);
+  if (strcmp(got, want) != 0) fail_msg("%s\n  gave '%s'\n  want '%s'", text, got, want);
+}
+
+static bool count_conn(void *ud, const sinew_connection_t *c) {
+  (void)c;
+  (*(size_t *)ud)++;
+  return true;
+}
+
+/* The scene as the writer saves it, with the node and connection counts in front. */
+static char *snapshot(void) {
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  assert_non_null(f);
+  size_t nc = 0;
+  sinew_foreach_connection(G(), (sinew_node_t){0, 0}, false, count_conn, &nc);
+  fprintf(f, "nodes %zu connections %zu\n", sinew_node_count(G()), nc);
+  assert_int_equal(sinew_session_write_ma(S, f, "snapshot"), 0);
+  fclose(f);
+  return buf;
+}
+
+static void same(const char *what, const char *want, const char *got) {
+  if (strcmp(want, got) != 0) fail_msg("%s: the scene differs\n--- want\n%s--- got\n%s", what, want, got);
+}
+
+/* Runs one command as one step: undo gives the save before, redo the save after, twice over,
+ * once through the C API and once through the MEL commands. */
+static void step(const char *text) {
+  char *before = snapshot();
+  size_t n = sinew_session_undo_count(S);
+  ok(text);
+  char *after = snapshot();
+  if (strcmp(before, after) == 0) fail_msg("%s: changed nothing (a test of nothing)", text);
+  if (sinew_session_undo_count(S) != n + 1)
+    fail_msg("%s: %zu steps, want %zu", text, sinew_session_undo_count(S), n + 1);
+  for (int round = 0; round < 2; round++) {
+    char *s;
+    if (round == 0) assert_int_equal(sinew_session_undo(S), 0);
+    else ok("undo");
+    s = snapshot();
+    same(text, before, s);
+    free(s);
+    if (round == 0) assert_int_equal(sinew_session_redo(S), 0);
+    else ok("redo");
+    s = snapshot();
+    same(text, after, s);
+    free(s);
+  }
+  free(before);
+  free(after);
+}
+
+/* ---- each command kind ------------------------------------------------------------------------ */
+
+static void test_each_command(void **state) {
+  (void)state;
+  ok("undoInfo -infinity on");
+  step("createNode transform -n a");
+  step("createNode transform -n b -p a");
+  step("setAttr a.tx 5");                                   /* double */
+  step("setAttr a.t 1 2 3");                                /* compound */
+  step("setAttr a.v 0");                                    /* bool */
+  step("setAttr a.ro 3");                                   /* enum */
+  step("setAttr a.rx 45");                                  /* angle */
+  step("addAttr -ln note -dt \"string\" b");
+  step("setAttr b.note -type \"string\" \"hello\"");       /* string */
+  step("setAttr b.opm -type \"matrix\" 1 0 0 0 0 1 0 0 0 0 1 0 4 5 6 1"); /* matrix */
+  step("addAttr -ln amount -at double -min 0 -max 10 -dv 2 a");
+  step("setAttr a.amount 7");
+  step("setAttr -l on a.amount");                           /* lock */
+  step("setAttr -l off a.amount");
+  step("setAttr -k off a.tx");                              /* the plug's -k / -cb record */
+  step("setAttr -cb on a.sx");
+  step("setAttr -k on -cb off a.tx");
+  step("setAttr -k off b.ty");
+  step("deleteAttr a.amount");
+  step("createNode multiplyDivide -n md");
+  step("connectAttr a.tx md.i1x");
+  step("connectAttr -f a.ty md.i1x");
+  step("disconnectAttr a.ty md.i1x");
+  step("createNode transform -n c");
+  step("parent c a");
+  step("parent -w c");
+  step("rename c cee");
+  step("delete b");
+  ok("select a md"); /* the selection is not in the file: test_selection checks its undo */
+  step("duplicate -n a2 a");
+  step("sets -n grpSet a md");
+  step("lockNode -l on md");
+  step("lockNode -l off md");
+  step("setKeyframe -t 1 -v 3 -at tx a");
+  step("setKeyframe -t 10 -v 8 -at tx a");
+  step("parentConstraint a cee");
+  step("polyCube -n box");
+  ok("select -cl; joint -n j0 -p 0 0 0; joint -n j1 -p 1 0 0; joint -n j2 -p 2 0 0"); /* 4 steps */
+  assert_int_equal(sinew_session_undo(S), 0);
+  assert_int_equal(sinew_session_undo(S), 0);
+  assert_int_equal(sinew_session_undo(S), 0);
+  assert_int_equal(sinew_session_redo(S), 0);
+  assert_int_equal(sinew_session_redo(S), 0);
+  assert_int_equal(sinew_session_redo(S), 0);
+  step("ikHandle -sj j0 -ee j2");
+  step("skinCluster -n boxSkin -tsb j0 j1 j2 box");
+  step("skinPercent -tv j0 0.25 boxSkin box.vtx[0]");
+  step("dagPose -s -n pose1 j0");
+  step("expression -n ex -s \"md.i2x = a.tx * 2;\"");
+  /* eval is a function, not a command: each command it runs is a step (docs/commands.md) */
+  ok("eval \"setAttr a.ty 9; setAttr a.tz 4\"");
+  expect_res("undoInfo -q -undoName", "setAttr a.tz 4");
+  step("delete box");                                       /* a node with history, one step */
+}
+
+/* ---- names, warnings, failing commands --------------------------------------------------------------- */
+
+static void test_names_and_warnings(void **state) {
+  (void)state;
+  expect_res("undoInfo -q -undoName", "");
+  expect_res("undoInfo -q -uqe", "1");
+  ok("undo"); /* nothing to undo: a warning, as Maya, not an error */
+  ok("redo");
+  ok("createNode transform -n a; setAttr a.tx 5");
+  expect_res("undoInfo -q -undoName", "setAttr a.tx 5");
+  expect_res("undoInfo -q", "2");
+  ok("undo");
+  expect_res("undoInfo -q -undoName", "createNode transform -n a");
+  expect_res("undoInfo -q -redoName", "setAttr a.tx 5");
+  expect_res("getAttr a.tx", "0");
+  ok("redo");
+  expect_res("getAttr a.tx", "5");
+  /* a failing command adds no step and changes nothing */
+  char *before = snapshot();
+  assert_int_not_equal(run("setAttr a.nosuch 1"), 0);
+  assert_int_not_equal(run("connectAttr a.tx nosuch.tx"), 0);
+  assert_int_not_equal(run("parent a a"), 0);
+  char *after = snapshot();
+  same("failing commands", before, after);
+  free(before);
+  free(after);
+  expect_res("undoInfo -q", "2");
+  expect_res("undoInfo -q -undoName", "setAttr a.tx 5");
+  /* queries make no step */
+  ok("getAttr a.tx; ls; listConnections a; undoInfo -q -st");
+  expect_res("undoInfo -q", "2");
+  /* a new command drops what could be redone */
+  ok("undo");
+  assert_true(sinew_session_can_redo(S));
+  ok("setAttr a.ty 2");
+  assert_false(sinew_session_can_redo(S));
+  expect_res("undoInfo -q -rqe", "1");
+  /* bad undoInfo input */
+  assert_int_not_equal(run("undoInfo -length -3"), 0);
+  assert_int_not_equal(run("undoInfo -openChunk -closeChunk"), 0);
+  assert_int_not_equal(run("undoInfo -closeChunk"), 0);
+  assert_int_not_equal(run("undoInfo -chunkName x"), 0);
+  assert_int_not_equal(run("undoInfo -state maybe"), 0);
+  assert_int_not_equal(run("undoInfo -q -state -length"), 0);
+}
+
+/* ---- the selection ------------------------------------------------------------------------------------ */
+
+static void test_selection(void **state) {
+  (void)state;
+  ok("createNode transform -n a; createNode transform -n b; select a");
+  ok("select b");
+  expect_res("ls -sl", "b");
+  ok("undo");
+  expect_res("ls -sl", "a");
+  ok("redo");
+  expect_res("ls -sl", "b");
+  /* deleting a selected node takes it out of the selection; undo puts both back */
+  ok("select a b; delete a");
+  expect_res("ls -sl", "b");
+  ok("undo");
+  expect_res("ls -sl", "a b");
+  ok("redo");
+  expect_res("ls -sl", "b");
+  ok("undo");
+  expect_res("ls -sl", "a b");
+  /* createNode selects what it made; undo gives the selection before */
+  ok("createNode transform -n c");
+  expect_res("ls -sl", "c");
+  ok("undo");
+  expect_res("ls -sl", "a b");
+}
+
+/* ---- chunks ---------------------------------------------------------------------------------------------- */
+
+static void test_chunks(void **state) {
+  (void)state;
+  ok("createNode transform -n a");
+  char *before = snapshot();
+  ok("undoInfo -openChunk -chunkName \"make rig\"");
+  ok("createNode transform -n b; setAttr b.tx 3; parent b a");
+  assert_false(sinew_session_can_undo(S) && 0);
+  /* a failing command inside the chunk is taken back alone */
+  assert_int_not_equal(run("setAttr b.nosuch 1"), 0);
+  ok("undoInfo -openChunk; setAttr a.ry 10; undoInfo -closeChunk"); /* nested: one chunk */
+  assert_int_not_equal(sinew_session_undo(S), 0); /* refused while the chunk is open */
+  ok("undoInfo -closeChunk");
+  char *after = snapshot();
+  expect_res("undoInfo -q", "2");
+  expect_res("undoInfo -q -undoName", "make rig");
+  ok("undo");
+  char *s = snapshot();
+  same("chunk undone", before, s);
+  free(s);
+  ok("redo");
+  s = snapshot();
+  same("chunk redone", after, s);
+  free(s);
+  /* the C API */
+  assert_int_equal(sinew_session_chunk_open(S, NULL), 0);
+  ok("setAttr a.tx 1; setAttr a.ty 2");
+  assert_int_equal(sinew_session_chunk_close(S), 0);
+  expect_res("undoInfo -q", "3");
+  expect_res("undoInfo -q -undoName", "chunk");
+  assert_int_equal(sinew_session_undo(S), 0);
+  s = snapshot();
+  same("C chunk undone", after, s);
+  free(s);
+  /* an empty chunk adds no step */
+  ok("undoInfo -ock; undoInfo -cck");
+  expect_res("undoInfo -q", "2");
+  free(before);
+  free(after);
+}
+
+/* ---- length, state, flushing --------------------------------------------------------------------------- */
+
+static void test_length_state_flush(void **state) {
+  (void)state;
+  expect_res("undoInfo -q -infinity", "0"); /* Maya's finite queue of 50 */
+  expect_res("undoInfo -q -length", "50");
+  ok("undoInfo -infinity on");
+  expect_res("undoInfo -q -infinity", "1");
+  ok("undoInfo -length 3");
+  expect_res("undoInfo -q -infinity", "0");
+  ok("createNode transform -n a");
+  for (int i = 1; i <= 5; i++) {
+    char t[64];
+    snprintf(t, sizeof t, "setAttr a.tx %d", i);
+    ok(t);
+  }
+  expect_res("undoInfo -q", "3");
+  ok("undo; undo; undo");
+  expect_res("getAttr a.tx", "2"); /* 5 -> 4 -> 3 -> 2: the three newest steps */
+  assert_false(sinew_session_can_undo(S));
+  ok("undo"); /* a warning */
+  expect_res("getAttr a.tx", "2");
+  ok("redo; redo; redo");
+  ok("undoInfo -length 1");
+  expect_res("undoInfo -q", "1");
+  ok("undoInfo -infinity on");
+  expect_res("undoInfo -q -infinity", "1");
+  /* off: no steps, the queue flushed */
+  ok("undoInfo -state off");
+  expect_res("undoInfo -q -state", "0");
+  expect_res("undoInfo -q", "0");
+  ok("setAttr a.tx 9");
+  expect_res("undoInfo -q", "0");
+  ok("undoInfo -state on; setAttr a.tx 10");
+  expect_res("undoInfo -q", "1");
+  /* -stateWithoutFlush keeps the steps */
+  ok("undoInfo -stateWithoutFlush off");
+  expect_res("undoInfo -q", "1");
+  ok("undoInfo -swf on");
+  /* flushUndo, file -new */
+  ok("flushUndo");
+  assert_false(sinew_session_can_undo(S));
+  ok("setAttr a.tx 11");
+  assert_true(sinew_session_can_undo(S));
+  ok("file -f -new");
+  assert_false(sinew_session_can_undo(S));
+  ok("createNode transform -n z");
+  assert_true(sinew_session_can_undo(S));
+  assert_int_equal(sinew_session_new_scene(S), 0);
+  assert_false(sinew_session_can_undo(S));
+  /* file -i reads with the queue off and flushes it; the import itself is not undoable */
+  ok("createNode transform -n y; setAttr y.tx 2");
+  assert_true(sinew_session_can_undo(S));
+  char t[1024];
+  snprintf(t, sizeof t, "file -i \"%s/maya-usd/UsdExportSkeletonNoDagPose.ma\"", SINEW_TEST_DATA_DIR);
+  char *before = snapshot();
+  ok(t);
+  char *after = snapshot();
+  assert_true(strcmp(before, after) != 0);
+  assert_false(sinew_session_can_undo(S));
+  ok("undo"); /* a warning: nothing to undo */
+  char *s = snapshot();
+  same("undo after file -i", after, s);
+  free(s);
+  free(before);
+  free(after);
+}
+
+/* The README's examples. */
+static void test_readme(void **state) {
+  (void)state;
+  char *before = snapshot();
+  ok("undoInfo -openChunk -chunkName \"rig arm\";\n"
+     "joint -n shoulder; joint -n elbow -p 10 0 0;\n"
+     "undoInfo -closeChunk;\n"
+     "undo;");
+  char *s = snapshot();
+  same("README chunk undone", before, s);
+  free(s);
+  ok("redo");
+  expect_res("ls -type joint", "shoulder elbow");
+  ok("createNode transform -n arm");
+  assert_int_equal(sinew_session_run(S, "setAttr arm.tx 5", 16, "host", NULL), 0);
+  assert_true(sinew_session_can_undo(S));
+  assert_string_equal(sinew_session_undo_name(S), "setAttr arm.tx 5");
+  assert_int_equal(sinew_session_undo(S), 0);
+  expect_res("getAttr arm.tx", "0");
+  assert_string_equal(sinew_session_redo_name(S), "setAttr arm.tx 5");
+  assert_int_equal(sinew_session_redo(S), 0);
+  expect_res("getAttr arm.tx", "5");
+  free(before);
+}
+
+/* State the queue does not restore: the command that changes it flushes the queue. */
+static void test_side_state_flushes(void **state) {
+  (void)state;
+  ok("createNode transform -n a; setAttr a.tx 1");
+  assert_true(sinew_session_can_undo(S));
+  ok("fileInfo \"note\" \"x\"");
+  assert_false(sinew_session_can_undo(S));
+  ok("setAttr a.tx 2");
+  /* a host deleting a node with a -k record outside the commands: the steps cannot be trusted */
+  ok("createNode transform -n k; setAttr -k off k.tx");
+  assert_true(sinew_session_can_undo(S));
+  sinew_node_t kn;
+  assert_int_equal(sinew_node_find(G(), "k", &kn), 0);
+  assert_int_equal(sinew_node_delete(G(), kn), 0);
+  assert_false(sinew_session_can_undo(S));
+  ok("undo"); /* a warning */
+  ok("setAttr a.tx 3");
+  ok("currentUnit -l mm");
+  assert_false(sinew_session_can_undo(S));
+  ok("setAttr a.tx 4; requires \"someplugin\" \"1.0\"");
+  assert_false(sinew_session_can_undo(S));
+}
+
+/* ---- observer ----------------------------------------------------------------------------------------------- */
+
+static int notified;
+static void on_queue(void *ud, sinew_session_t *s) {
+  (void)s;
+  (*(int *)ud)++;
+}
+
+static void test_observer(void **state) {
+  (void)state;
+  notified = 0;
+  sinew_session_set_undo_observer(S, on_queue, &notified);
+  ok("createNode transform -n a"); /* +1 */
+  ok("getAttr a.tx");              /* no step: 0 */
+  assert_int_equal(notified, 1);
+  ok("undo; redo");                /* +2 */
+  assert_int_equal(notified, 3);
+  ok("flushUndo");                 /* +1 */
+  assert_int_equal(notified, 4);
+  ok("flushUndo");                 /* empty already: 0 */
+  assert_int_equal(notified, 4);
+  sinew_session_set_undo_observer(S, NULL, NULL);
+  ok("setAttr a.tx 1");
+  assert_int_equal(notified, 4);
+}
+
+/* ---- a random run ------------------------------------------------------------------------------------------ */
+
+static uint64_t rng = 0x9E3779B97F4A7C15ull;
+static uint32_t rnd(uint32_t n) {
+  rng ^= rng << 13;
+  rng ^= rng >> 7;
+  rng ^= rng << 17;
+  return (uint32_t)(rng % n);
+}
+
+static void test_random_run(void **state) {
+  (void)state;
+  ok("undoInfo -infinity on -state off; createNode transform -n n0; createNode transform -n n1; createNode multiplyDivide -n m0;"
+     "undoInfo -state on");
+  char *start = snapshot();
+  int steps = 0;
+  char cmd[256];
+  /* names from a pool of 12: a created name that is taken gets a fresh number (outside the pool) */
+  for (int i = 0; i < 500; i++) {
+    int a = (int)rnd(12), b = (int)rnd(12);
+    switch (rnd(20)) {
+      case 15: snprintf(cmd, sizeof cmd, "rename n%d n%d", a, b); break;
+      case 16: snprintf(cmd, sizeof cmd, "parentConstraint n%d n%d", a, b); break;
+      case 17: snprintf(cmd, sizeof cmd, "polyCube -n n%d", a); break;
+      case 18: snprintf(cmd, sizeof cmd, "sets -n s%d n%d n%d", (int)rnd(3), a, b); break;
+      case 19: snprintf(cmd, sizeof cmd, "setKeyframe -t %d -v %d -at tx n%d", (int)rnd(20), (int)rnd(9), a); break;
+      case 14: snprintf(cmd, sizeof cmd, "setAttr -k %s -cb %s n%d.t%c", rnd(2) ? "on" : "off", rnd(2) ? "on" : "off", a, "xyz"[rnd(3)]); break;
+      case 0:
+      case 1: snprintf(cmd, sizeof cmd, "createNode transform -n n%d", a); break;
+      case 2: snprintf(cmd, sizeof cmd, "createNode transform -n n%d -p n%d", a, b); break;
+      case 3: snprintf(cmd, sizeof cmd, "setAttr n%d.tx %d", a, (int)rnd(100) - 50); break;
+      case 4: snprintf(cmd, sizeof cmd, "setAttr n%d.r %d %d 7", a, (int)rnd(90), (int)rnd(90)); break;
+      case 5: snprintf(cmd, sizeof cmd, "connectAttr -f n%d.tx n%d.ty", a, b); break;
+      case 6: snprintf(cmd, sizeof cmd, "disconnectAttr n%d.tx n%d.ty", a, b); break;
+      case 7: snprintf(cmd, sizeof cmd, "parent n%d n%d", a, b); break;
+      case 8: snprintf(cmd, sizeof cmd, "delete n%d", a); break;
+      case 9: snprintf(cmd, sizeof cmd, "select n%d n%d", a, b); break;
+      case 10: snprintf(cmd, sizeof cmd, "addAttr -ln w%d -at double n%d", (int)rnd(3), a); break;
+      case 11: snprintf(cmd, sizeof cmd, "setAttr -l %s n%d.sx", rnd(2) ? "on" : "off", a); break;
+      case 12: snprintf(cmd, sizeof cmd, "connectAttr -f n%d.tx m0.i1x", a); break;
+      default: snprintf(cmd, sizeof cmd, "duplicate -n n%d n%d", b, a); break;
+    }
+    size_t n = sinew_session_undo_count(S);
+    char *pre = snapshot();
+    int rc = run(cmd);
+    char *post = snapshot();
+    if (getenv("UNDO_TRACE")) fprintf(stderr, "%s -> %d %s (%zu)\n", cmd, rc, rc ? sinew_session_errmsg(S) : "", sinew_session_undo_count(S));
+    if (rc) { /* a failing command (a missing node, a cycle ...): no step, no change */
+      same(cmd, pre, post);
+      assert_int_equal(sinew_session_undo_count(S), n);
+    } else if (strcmp(pre, post) != 0) {
+      steps++;
+    }
+    free(pre);
+    free(post);
+  }
+  assert_true(steps > 100);
+  char *end = snapshot();
+  while (sinew_session_can_undo(S)) assert_int_equal(sinew_session_undo(S), 0);
+  char *s = snapshot();
+  same("undo all", start, s);
+  free(s);
+  while (sinew_session_can_redo(S)) assert_int_equal(sinew_session_redo(S), 0);
+  s = snapshot();
+  same("redo all", end, s);
+  free(s);
+  /* random interleavings of undo and redo end where the count says */
+  size_t total = sinew_session_undo_count(S), at = total;
+  for (int i = 0; i < 300; i++) {
+    if (rnd(2) && at > 0) assert_int_equal(sinew_session_undo(S), 0), at--;
+    else if (at < total) assert_int_equal(sinew_session_redo(S), 0), at++;
+  }
+  while (at < total) assert_int_equal(sinew_session_redo(S), 0), at++;
+  s = snapshot();
+  same("after interleaving", end, s);
+  free(s);
+  free(start);
+  free(end);
+}
+
+/* ---- fault injection ----------------------------------------------------------------------------------------- */
+
+/* Every allocation of the command, then of its undo and its redo, failing in turn: the command
+ * fails with the scene as it was or succeeds whole; an undo or redo fails with the scene as it
+ * was or succeeds. */
+static void faults(const char *prep, const char *text) {
+  for (long k = 1;; k++) {
+    sinew_session_destroy(S);
+    assert_int_equal(sinew_session_create(NULL, &S), 0);
+    ok(prep);
+    char *before = snapshot();
+    size_t n = sinew_session_undo_count(S);
+    test_alloc_reset();
+    test_alloc_fail_at(k);
+    int rc = run(text);
+    long used = test_alloc_count();
+    test_alloc_fail_at(0);
+    char *after = snapshot();
+    if (rc) {
+      same(text, before, after);
+      assert_int_equal(sinew_session_undo_count(S), n);
+    } else {
+      assert_int_equal(sinew_session_undo_count(S), n + 1);
+      /* undo and redo with allocation k failing */
+      test_alloc_reset();
+      test_alloc_fail_at(k);
+      int u = sinew_session_undo(S);
+      test_alloc_fail_at(0);
+      char *s = snapshot();
+      same("undo under faults", u ? after : before, s);
+      free(s);
+      if (u) assert_int_equal(sinew_session_undo(S), 0);
+      test_alloc_reset();
+      test_alloc_fail_at(k);
+      int r = sinew_session_redo(S);
+      test_alloc_fail_at(0);
+      s = snapshot();
+      same("redo under faults", r ? before : after, s);
+      free(s);
+    }
+    free(before);
+    free(after);
+    if (k > used) break; /* the run did not reach allocation k: every one was tried */
+  }
+}
+
+static void test_faults(void **state) {
+  (void)state;
+  sinew_session_destroy(S);
+  test_alloc_install();
+  assert_int_equal(sinew_session_create(NULL, &S), 0);
+  faults("createNode transform -n a; createNode transform -n b; select a", "setAttr a.tx 5");
+  faults("createNode transform -n a; createNode transform -n b; select a", "createNode transform -n c -p a");
+  faults("createNode transform -n a; createNode transform -n b; select a", "connectAttr a.tx b.ty");
+  faults("createNode transform -n a; createNode transform -n b; select a", "select b");
+  faults("createNode transform -n a; createNode transform -n b -p a; select a", "delete a");
+  faults("createNode transform -n a; createNode transform -n b; select a", "parent b a");
+  faults("createNode transform -n a; createNode transform -n b; select a", "setAttr -k off -cb on a.t");
+  faults("createNode transform -n a; setAttr -k off a.tx; createNode transform -n b -p a", "delete a");
+  faults("createNode transform -n a; setAttr -k off a.tx", "duplicate a");
+  faults("createNode transform -n a; createNode transform -n b; select a", "rename a q");
+  faults("createNode transform -n a; createNode transform -n b; select a", "addAttr -ln w -at double a");
+  faults("createNode transform -n a; createNode transform -n b; select a", "duplicate a");
+  faults("createNode transform -n a; createNode transform -n b; select a", "polyCube -n box");
+  sinew_session_destroy(S);
+  assert_int_equal(test_alloc_live(), 0); /* every step, record and snapshot freed */
+  test_alloc_uninstall();
+  assert_int_equal(sinew_session_create(NULL, &S), 0);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(test_each_command, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_names_and_warnings, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_selection, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_chunks, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_length_state_flush, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_side_state_flushes, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_readme, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_observer, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_random_run, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_faults, setup, teardown),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
