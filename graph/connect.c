@@ -296,6 +296,8 @@ static void unlink_conn(sinew_graph_t *g, sinew__conn *c, bool by_dst) { unlink_
 static void unlink_journaled(sinew_graph_t *g, sinew__conn *c, bool by_dst) {
   sinew__rec *r = sinew__jpush(g, SINEW__J_CONN);
   r->u.conn.c = c;
+  r->u.conn.sn = c->src.node;
+  r->u.conn.dn = c->dst.node;
   r->held = true;
   unlink_conn_r(g, c, by_dst, r);
 }
@@ -460,6 +462,8 @@ int sinew__connect_raw(sinew_graph_t *g, const sinew_plug_t *src, const sinew_pl
     sinew__jrec_created(g, &made);
     sinew__rec *r = sinew__jpush(g, SINEW__J_CONN);
     r->u.conn.c = c;
+    r->u.conn.sn = c->src.node;
+    r->u.conn.dn = c->dst.node;
   }
   if (old) { /* force: the old connection goes without a pull (the new source replaces it) */
     sinew_plug_t os = old->src, od = old->dst;

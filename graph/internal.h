@@ -252,6 +252,7 @@ typedef struct sinew__rec {
       sinew__conn *c;
       sinew__src_entry *entry; /* its source's index entry, when unlinking emptied it */
       uint32_t src_pos, spos, dpos; /* positions in the source list and the nodes' lists */
+      sinew_node_t sn, dn; /* c's ends, kept here: c may belong to another step's record */
     } conn;
     struct {
       char *name;

@@ -315,7 +315,7 @@ static bool same_node(sinew_node_t a, sinew_node_t h) { return a.index == h.inde
 static bool rec_names(const sinew__rec *r, sinew_node_t h) {
   switch (r->kind) {
     case SINEW__J_DEAD: return false;
-    case SINEW__J_CONN: return same_node(r->u.conn.c->src.node, h) || same_node(r->u.conn.c->dst.node, h);
+    case SINEW__J_CONN: return same_node(r->u.conn.sn, h) || same_node(r->u.conn.dn, h);
     case SINEW__J_PARENT: return same_node(r->plug.node, h) || same_node(r->u.par.parent, h);
     default: return same_node(r->plug.node, h);
   }

@@ -617,7 +617,10 @@ SINEW_API int sinew_change_undo(sinew_graph_t *graph, sinew_change_t *step);
 SINEW_API int sinew_change_redo(sinew_graph_t *graph, sinew_change_t *step);
 /* Frees a step (what it holds of the state not live with it: a node the step deleted, or made
  * and is undone, goes now, its type's destroy callback with it). Steps the host did not free go
- * with sinew_graph_destroy. */
+ * with sinew_graph_destroy. Free them in history order, as an undo queue drops them: done steps
+ * oldest first, undone steps newest first. A step may point at state a later step owns (a
+ * connection one step made and a later one broke), so undoing or redoing a step after a later
+ * done step was freed is not allowed (the stack rule above). */
 SINEW_API void sinew_change_free(sinew_graph_t *graph, sinew_change_t *step);
 /* True for NULL or a step that changed nothing. */
 SINEW_API bool sinew_change_empty(const sinew_change_t *step);
