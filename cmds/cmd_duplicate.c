@@ -20,7 +20,6 @@
  * All or nothing: everything is checked first, and when a later step fails (out of memory,
  * a connection the graph refuses) the nodes made so far are deleted, which takes their values,
  * connections and kept text with them. Reaches the graph only through the public API. */
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,22 +66,6 @@ static int add_source(dup_ctx *d, sinew_node_t n, bool is_root) {
   d->root[d->n] = is_root;
   d->n++;
   return SINEW_OK;
-}
-
-/* The first name free in the scene counting up from name's trailing number: "joint1" ->
- * "joint2", "ctrl" -> "ctrl1". */
-static int free_name(sinew_graph_t *g, const char *name, char *out, size_t size) {
-  size_t len = strlen(name), base = len;
-  while (base > 0 && isdigit((unsigned char)name[base - 1])) base--;
-  unsigned long k = 0;
-  if (base < len && len - base < 10) k = strtoul(name + base, NULL, 10);
-  for (unsigned long tries = 0; tries < 100000000ul; tries++) {
-    k++;
-    if (snprintf(out, size, "%.*s%lu", (int)base, name, k) >= (int)size) return SINEW_ERANGE;
-    sinew_node_t x;
-    if (sinew_node_find(g, out, &x) == SINEW_ENOTFOUND) return SINEW_OK;
-  }
-  return SINEW_ERANGE;
 }
 
 /* ---- what is copied ---------------------------------------------------------------------------- */
@@ -411,14 +394,12 @@ static int cmd_duplicate(sinew_cmd_t *cmd) {
   for (uint32_t i = 0; i < d.n && !rc; i++) {
     sinew_node_t n = d.src[i], parent = d.root[i] ? sinew_node_parent(g, n) : copy_of(&d, sinew_node_parent(g, n));
     const char *type = sinew_node_type_name(sinew_node_type(g, n));
-    char name[600];
-    if (d.root[i] && want_name) snprintf(name, sizeof name, "%s", want_name);
-    else if (d.root[i] || rename_children) rc = free_name(g, sinew_node_name(g, n), name, sizeof name);
-    else snprintf(name, sizeof name, "%s", sinew_node_name(g, n));
-    if (rc) {
-      rc = sinew_cmd_error(cmd, rc, "%s: no free name for its copy", sinew_node_name(g, n));
-      break;
-    }
+    /* a root copy (and with -rc every copy) gets the first name free in the scene counting up
+     * from the original's trailing number, as every create command names things */
+    char buf[600];
+    const char *name = sinew_node_name(g, n);
+    if (d.root[i] && want_name) name = want_name;
+    else if (d.root[i] || rename_children) name = sinew__unique_name(g, name, buf, sizeof buf);
     if (sinew_node_valid(g, parent)) rc = sinew_node_create_under(g, type, name, parent, &d.dst[i]);
     else rc = sinew_node_create(g, type, name, &d.dst[i]);
     if (rc) {
