@@ -62,26 +62,32 @@ static void members_free(members *m) {
   sinew_free(m->elem);
 }
 
-static int members_of(sinew_graph_t *g, sinew_node_t set, members *m) {
+/* Fills m with the set's members; on failure m is freed and the command fails with the
+ * message, so a caller only returns. */
+static int members_of(sinew_cmd_t *cmd, sinew_node_t set, members *m) {
   static const char *const arrays[] = {"dagSetMembers", "dnSetMembers"};
+  sinew_graph_t *g = sinew_cmd_graph(cmd);
   for (size_t a = 0; a < COUNT(arrays); a++) {
     sinew_plug_t arr = sinew__attr_plug(g, set, arrays[a]);
     size_t n = sinew_plug_indices(g, &arr, NULL, 0);
     int32_t *idx = n ? sinew_malloc(n * sizeof *idx) : NULL;
-    if (n && !idx) return SINEW_ENOMEM;
-    sinew_plug_indices(g, &arr, idx, n);
-    for (size_t i = 0; i < n; i++) {
+    bool oom = n && !idx;
+    if (idx) sinew_plug_indices(g, &arr, idx, n);
+    for (size_t i = 0; i < n && !oom; i++) {
       sinew_plug_t e, src;
       if (sinew_plug_element(g, &arr, idx[i], &e) || !sinew_plug_source(g, &e, &src)) continue;
-      if (sinew__cmds_grow((void **)&m->node, &m->cap_node, m->n + 1, sizeof *m->node) ||
-          sinew__cmds_grow((void **)&m->elem, &m->cap_elem, m->n + 1, sizeof *m->elem)) {
-        sinew_free(idx);
-        return SINEW_ENOMEM;
-      }
+      oom = sinew__cmds_grow((void **)&m->node, &m->cap_node, m->n + 1, sizeof *m->node) ||
+            sinew__cmds_grow((void **)&m->elem, &m->cap_elem, m->n + 1, sizeof *m->elem);
+      if (oom) break;
       m->node[m->n] = src.node;
       m->elem[m->n++] = e;
     }
     sinew_free(idx);
+    if (oom) {
+      members_free(m);
+      *m = (members){0};
+      return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+    }
   }
   return SINEW_OK;
 }
@@ -124,11 +130,8 @@ static int object_list(sinew_cmd_t *cmd, bool use_selection, sinew_node_t **out,
 static int add_members(sinew_cmd_t *cmd, sinew_node_t set, const sinew_node_t *objs, size_t n) {
   sinew_graph_t *g = sinew_cmd_graph(cmd);
   members m = {0};
-  int rc = members_of(g, set, &m);
-  if (rc) {
-    members_free(&m);
-    return sinew_cmd_error(cmd, rc, "out of memory");
-  }
+  int rc = members_of(cmd, set, &m);
+  if (rc) return rc;
   for (size_t i = 0; i < n; i++)
     if (same_node(objs[i], set)) {
       members_free(&m);
@@ -165,11 +168,8 @@ static int add_members(sinew_cmd_t *cmd, sinew_node_t set, const sinew_node_t *o
 static int remove_members(sinew_cmd_t *cmd, sinew_node_t set, const sinew_node_t *objs, size_t n, bool all) {
   sinew_graph_t *g = sinew_cmd_graph(cmd);
   members m = {0};
-  int rc = members_of(g, set, &m);
-  if (rc) {
-    members_free(&m);
-    return sinew_cmd_error(cmd, rc, "out of memory");
-  }
+  int rc = members_of(cmd, set, &m);
+  if (rc) return rc;
   /* removing an element cannot fail for an element fed by one connection; check first anyway,
    * so nothing is removed when something cannot be */
   for (uint32_t i = 0; i < m.n && !rc; i++) {
@@ -190,10 +190,7 @@ static int sets_query(sinew_cmd_t *cmd) {
   if (rc) return rc;
   if (!is_set(g, set)) return sinew_cmd_error(cmd, SINEW_ETYPE, "%s is not a set", sinew_node_name(g, set));
   members m = {0};
-  if ((rc = members_of(g, set, &m))) {
-    members_free(&m);
-    return sinew_cmd_error(cmd, rc, "out of memory");
-  }
+  if ((rc = members_of(cmd, set, &m))) return rc;
   if (sinew_cmd_flag_count(cmd, "size")) {
     rc = sinew_cmd_result_int(cmd, (int64_t)m.n);
   } else if (sinew_cmd_flag_count(cmd, "text")) {
@@ -244,7 +241,7 @@ static int cmd_sets(sinew_cmd_t *cmd) {
     }
     if (strcmp(edit, "isMember") == 0) {
       members m = {0};
-      if ((rc = members_of(g, set, &m))) rc = sinew_cmd_error(cmd, rc, "out of memory");
+      rc = members_of(cmd, set, &m);
       bool all = n > 0;
       for (size_t i = 0; i < n && all; i++) all = member_at(&m, objs[i]) >= 0;
       members_free(&m);
