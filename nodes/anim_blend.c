@@ -15,7 +15,6 @@
  *                  blends with the weights stored on its blend nodes (1 by default) and what
  *                  depends on it is reported as depending on a placeholder. */
 #include <math.h>
-#include <string.h>
 
 #include "nodes/nodes_internal.h"
 
@@ -273,43 +272,50 @@ static const sinew_affects_t layer_rotation_affects[] = {
     {"inputA", "output"}, {"inputB", "output"}, {"weightA", "output"}, {"weightB", "output"},
     {"accumulationMode", "output"}, {"rotateOrder", "output"}};
 
-static uint32_t layer_attr(sinew_graph_t *g, sinew_node_t n, const char *name) { return sinew_node_attr(g, n, name); }
+/* What a layer blend type computes, and its attribute ids, found once when the types are
+ * registered (identical in every graph: registered from the same tables); each type's
+ * user_data points at its entry. */
+typedef enum layer_kind { LAYER_SUM, LAYER_SUM_INT, LAYER_SCALE, LAYER_SWITCH, LAYER_ROTATION } layer_kind;
+
+typedef struct layer_type {
+  layer_kind kind;
+  uint32_t wa, wb, ia, ib, o, acm, ro;
+} layer_type;
 
 static int layer_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
   sinew_graph_t *g = sinew_compute_graph(ctx);
   sinew_node_t n = sinew_compute_node(ctx);
-  uint32_t o = layer_attr(g, n, "output");
-  if (plug->attr != o) return SINEW_EUNKNOWN_PLUG;
-  const char *type = sinew_node_type_name(sinew_node_type(g, n));
-  double wa = get1(g, n, layer_attr(g, n, "weightA"), 1), wb = get1(g, n, layer_attr(g, n, "weightB"), 1);
-  double a = get1(g, n, layer_attr(g, n, "inputA"), 0), b = get1(g, n, layer_attr(g, n, "inputB"), 0), v;
-  if (strcmp(type, "animBlendNodeBoolean") == 0 || strcmp(type, "animBlendNodeEnum") == 0) {
+  const layer_type *lt = sinew_node_type_user_data(sinew_node_type(g, n));
+  if (plug->attr != lt->o) return SINEW_EUNKNOWN_PLUG;
+  double wa = get1(g, n, lt->wa, 1), wb = get1(g, n, lt->wb, 1);
+  double a = get1(g, n, lt->ia, 0), b = get1(g, n, lt->ib, 0), v;
+  if (lt->kind == LAYER_SWITCH) {
     v = wb > 0 ? b : a; /* an override: B wherever the layer has weight */
-  } else if (strcmp(type, "animBlendNodeAdditiveScale") == 0 && get1(g, n, layer_attr(g, n, "accumulationMode"), 0) == 0) {
+  } else if (lt->kind == LAYER_SCALE && get1(g, n, lt->acm, 0) == 0) {
     v = pow(a, wa) * pow(b, wb);
     if (!isfinite(v)) v = 0; /* a negative scale to a fractional weight */
   } else {
     v = a * wa + b * wb;
   }
-  if (strcmp(type, "animBlendNodeAdditiveI16") == 0 || strcmp(type, "animBlendNodeAdditiveI32") == 0) v = round(v);
+  if (lt->kind == LAYER_SUM_INT) v = round(v);
   return sinew_compute_set_double(ctx, plug, v);
 }
 
 static int layer_rotation_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
   sinew_graph_t *g = sinew_compute_graph(ctx);
   sinew_node_t n = sinew_compute_node(ctx);
-  uint32_t o = layer_attr(g, n, "output");
+  const layer_type *lt = sinew_node_type_user_data(sinew_node_type(g, n));
   sinew_plug_t parent;
-  bool whole = plug->attr == o, child = !whole && sinew_plug_parent(g, plug, &parent) && parent.attr == o;
+  bool whole = plug->attr == lt->o, child = !whole && sinew_plug_parent(g, plug, &parent) && parent.attr == lt->o;
   if (!whole && !child) return SINEW_EUNKNOWN_PLUG;
-  double wa = get1(g, n, layer_attr(g, n, "weightA"), 1), wb = get1(g, n, layer_attr(g, n, "weightB"), 1);
-  sinew_vec3_t a = get3(g, n, layer_attr(g, n, "inputA")), b = get3(g, n, layer_attr(g, n, "inputB")), r;
-  if (get1(g, n, layer_attr(g, n, "accumulationMode"), 0) == 0) {
+  double wa = get1(g, n, lt->wa, 1), wb = get1(g, n, lt->wb, 1);
+  sinew_vec3_t a = get3(g, n, lt->ia), b = get3(g, n, lt->ib), r;
+  if (get1(g, n, lt->acm, 0) == 0) {
     r = (sinew_vec3_t){a.x * wa + b.x * wb, a.y * wa + b.y * wb, a.z * wa + b.z * wb};
   } else {
     /* by layer: layer B's rotation, scaled by its weight, applied after A's (quaternions in the
      * node's rotate order) */
-    sinew_rotate_order_t ro = (sinew_rotate_order_t)(int)get1(g, n, layer_attr(g, n, "rotateOrder"), 0);
+    sinew_rotate_order_t ro = (sinew_rotate_order_t)(int)get1(g, n, lt->ro, 0);
     sinew_quat_t qa, qb, id, q;
     sinew_quat_identity(&id);
     sinew_quat_from_euler((sinew_vec3_t){a.x * wa, a.y * wa, a.z * wa}, ro, &qa);
@@ -318,7 +324,7 @@ static int layer_rotation_compute(sinew_compute_t *ctx, const sinew_plug_t *plug
     sinew_quat_mul(qa, qb, &q);
     sinew_quat_to_euler(q, ro, &r);
   }
-  return set3(ctx, n, o, r);
+  return set3(ctx, n, lt->o, r);
 }
 
 /* ---- registration ----------------------------------------------------------------------------- */
@@ -351,32 +357,45 @@ int sinew__register_anim_blend_types(sinew_graph_t *g) {
     size_t n;
     const sinew_affects_t *aff;
     size_t naff;
-    sinew_compute_fn fn;
+    layer_kind kind;
   } layers[] = {
-      {"animBlendNodeAdditive", layer_double_attrs, COUNT(layer_double_attrs), layer_affects, COUNT(layer_affects), layer_compute},
-      {"animBlendNodeAdditiveF", layer_float_attrs, COUNT(layer_float_attrs), layer_affects, COUNT(layer_affects), layer_compute},
+      {"animBlendNodeAdditive", layer_double_attrs, COUNT(layer_double_attrs), layer_affects, COUNT(layer_affects), LAYER_SUM},
+      {"animBlendNodeAdditiveF", layer_float_attrs, COUNT(layer_float_attrs), layer_affects, COUNT(layer_affects), LAYER_SUM},
       {"animBlendNodeAdditiveDL", layer_distance_attrs, COUNT(layer_distance_attrs), layer_affects, COUNT(layer_affects),
-       layer_compute},
+       LAYER_SUM},
       {"animBlendNodeAdditiveFL", layer_distance_attrs, COUNT(layer_distance_attrs), layer_affects, COUNT(layer_affects),
-       layer_compute},
-      {"animBlendNodeAdditiveDA", layer_angle_attrs, COUNT(layer_angle_attrs), layer_affects, COUNT(layer_affects), layer_compute},
-      {"animBlendNodeAdditiveFA", layer_angle_attrs, COUNT(layer_angle_attrs), layer_affects, COUNT(layer_affects), layer_compute},
-      {"animBlendNodeAdditiveI16", layer_int_attrs, COUNT(layer_int_attrs), layer_affects, COUNT(layer_affects), layer_compute},
-      {"animBlendNodeAdditiveI32", layer_int_attrs, COUNT(layer_int_attrs), layer_affects, COUNT(layer_affects), layer_compute},
+       LAYER_SUM},
+      {"animBlendNodeAdditiveDA", layer_angle_attrs, COUNT(layer_angle_attrs), layer_affects, COUNT(layer_affects), LAYER_SUM},
+      {"animBlendNodeAdditiveFA", layer_angle_attrs, COUNT(layer_angle_attrs), layer_affects, COUNT(layer_affects), LAYER_SUM},
+      {"animBlendNodeAdditiveI16", layer_int_attrs, COUNT(layer_int_attrs), layer_affects, COUNT(layer_affects),
+       LAYER_SUM_INT},
+      {"animBlendNodeAdditiveI32", layer_int_attrs, COUNT(layer_int_attrs), layer_affects, COUNT(layer_affects),
+       LAYER_SUM_INT},
       {"animBlendNodeAdditiveScale", layer_scale_attrs, COUNT(layer_scale_attrs), layer_scale_affects,
-       COUNT(layer_scale_affects), layer_compute},
+       COUNT(layer_scale_affects), LAYER_SCALE},
       {"animBlendNodeBoolean", layer_switch_attrs, COUNT(layer_switch_attrs), layer_switch_affects,
-       COUNT(layer_switch_affects), layer_compute},
+       COUNT(layer_switch_affects), LAYER_SWITCH},
       {"animBlendNodeEnum", layer_switch_attrs, COUNT(layer_switch_attrs), layer_switch_affects,
-       COUNT(layer_switch_affects), layer_compute},
+       COUNT(layer_switch_affects), LAYER_SWITCH},
       {"animBlendNodeAdditiveRotation", layer_rotation_attrs, COUNT(layer_rotation_attrs), layer_rotation_affects,
-       COUNT(layer_rotation_affects), layer_rotation_compute},
+       COUNT(layer_rotation_affects), LAYER_ROTATION},
   };
+  static layer_type info[COUNT(layers)];
   for (size_t i = 0; i < COUNT(layers); i++) {
     d = (sinew_node_type_desc_t){.name = layers[i].name, .parent_type = "animBlendNodeBase", .attrs = layers[i].attrs,
                                  .attr_count = layers[i].n, .affects = layers[i].aff, .affects_count = layers[i].naff,
-                                 .compute = layers[i].fn};
-    if ((rc = sinew_register_node_type(g, &d, NULL))) return rc;
+                                 .compute = layers[i].kind == LAYER_ROTATION ? layer_rotation_compute : layer_compute,
+                                 .user_data = &info[i]};
+    const sinew_node_type_t *t;
+    if ((rc = sinew_register_node_type(g, &d, &t))) return rc;
+    info[i] = (layer_type){.kind = layers[i].kind,
+                           .wa = sinew_node_type_attr(t, "weightA"),
+                           .wb = sinew_node_type_attr(t, "weightB"),
+                           .ia = sinew_node_type_attr(t, "inputA"),
+                           .ib = sinew_node_type_attr(t, "inputB"),
+                           .o = sinew_node_type_attr(t, "output"),
+                           .acm = sinew_node_type_attr(t, "accumulationMode"),
+                           .ro = sinew_node_type_attr(t, "rotateOrder")};
   }
   static const char *const pb_names[] = {"it1", "ir1", "it2", "ir2", "w", "ri", "rm",
                                          "txm", "tym", "tzm", "ro", "ot", "or"};
