@@ -268,7 +268,7 @@ static void kdata_make(kdata *d, uint32_t npoints, int k, bool normals, int meth
     sinew_dquat_from_rigid(rq, (sinew_vec3_t){m.m[3][0], m.m[3][1], m.m[3][2]}, &d->inf[j].dq);
   }
   size_t stride = sinew__skin_table_stride(JOINTS);
-  d->table = malloc(sizeof(float) * SINEW__SKIN_ELEMENTS * stride);
+  d->table = aligned_alloc(64, (sizeof(float) * sinew__skin_table_floats(JOINTS) + 63) / 64 * 64);
   sinew__skin_tables_fill(d->inf, JOINTS, d->table);
   sinew__skin_job j = {.w = &d->w, .inf = d->inf, .table = d->table, .stride = stride, .in_points = d->in_p,
                        .in_normals = d->in_n, .out_points = d->out_p, .out_normals = d->out_n,

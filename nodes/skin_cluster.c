@@ -389,7 +389,8 @@ static int skin_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
   sinew__skin_influence stack_inf[64];
   sinew__skin_influence *inf = stack_inf;
   size_t stride = sinew__skin_table_stride(st->cw.ninfluences);
-  float *table = scratch_get(&st->table_block, SINEW__SKIN_ELEMENTS * stride * sizeof(float));
+  unsigned char *tb = scratch_get(&st->table_block, sinew__skin_table_floats(st->cw.ninfluences) * sizeof(float) + 64);
+  float *table = tb ? (float *)(tb + (64 - (uintptr_t)tb % 64) % 64) : NULL; /* cache-line aligned */
   if (!table ||
       (st->cw.ninfluences > 64 && !(inf = scratch_get(&st->inf_block, st->cw.ninfluences * sizeof *inf)))) {
     sinew_data_unref(in);

@@ -9,6 +9,9 @@
  *   M_ACTIVE(const uint16_t *count)   lanes whose count is not 0
  *   LOAD3(const float *, V*, V*, V*)  STORE3(float *, V, V, V)   interleaved xyz <-> x, y, z
  *   KERNEL                   the function name; LOOKUP_MODES the number of lookup variants
+ *   BLEND_BY_POINT(j, r0, r1, mode, m)  optional: blends the block's 12 linear elements into
+ *                            m point by point and returns true, or returns false (the lookups
+ *                            run); both make the same fused multiply-adds in the same order
  *
  * Lane by lane it computes what nodes/skin_kernels.c's scalar path computes, in float with
  * fused multiply-adds (so results differ from it by rounding only). One step handles W points;
@@ -17,6 +20,14 @@
  * instantiation of `body`. */
 
 #define NV3(name) V name##x, name##y, name##z
+
+#ifndef BLEND_BY_POINT
+#define BLEND_BY_POINT(j, r0, r1, mode, m) false
+#endif
+
+#ifndef PREFETCH_AHEAD
+#define PREFETCH_AHEAD 4 /* blocks */
+#endif
 
 typedef struct uniforms {
   float g[12], ginv[12];       /* row-major 4x3: p' = x*r0 + y*r1 + z*r2 + r3 */
@@ -82,6 +93,18 @@ static inline __attribute__((always_inline)) void body(const sinew__skin_job *j,
   (void)mode;
   for (size_t b = b0; b < b1; b++) {
     const uint32_t r0 = w->block_row[b], r1 = w->block_row[b + 1];
+    if (b + PREFETCH_AHEAD < b1) { /* the streams a few blocks ahead, past what the hardware guesses */
+      const size_t ahead = (b + PREFETCH_AHEAD - b0) * SINEW__SKIN_BLOCK;
+      for (int q = 0; q < 3; q++) {
+        __builtin_prefetch(io->in_points + 3 * ahead + 16 * q);
+        if (normals) __builtin_prefetch(io->in_normals + 3 * ahead + 16 * q);
+      }
+      const uint32_t ra = w->block_row[b + PREFETCH_AHEAD], rb = w->block_row[b + PREFETCH_AHEAD + 1];
+      for (uint32_t r = ra; r < rb; r++) {
+        __builtin_prefetch(w->weights + (size_t)r * SINEW__SKIN_BLOCK);
+        __builtin_prefetch(w->slots + (size_t)r * SINEW__SKIN_BLOCK);
+      }
+    }
     for (size_t h = 0; h < SINEW__SKIN_BLOCK; h += W) {
       const size_t at = (b - b0) * SINEW__SKIN_BLOCK + h; /* in io */
       const size_t pv = b * SINEW__SKIN_BLOCK + h;        /* point index */
@@ -96,13 +119,17 @@ static inline __attribute__((always_inline)) void body(const sinew__skin_job *j,
       V dpx = px, dpy = py, dpz = pz, dnx = nx, dny = ny, dnz = nz;
       if (want_lin) {
         V m[12], ws = zero;
-        for (int e = 0; e < 12; e++) m[e] = zero;
-        for (uint32_t r = r0; r < r1; r++) {
-          const size_t cell = (size_t)r * SINEW__SKIN_BLOCK + h;
-          const K key = K_LOAD(w->slots + cell);
-          const V wt = V_LOAD(w->weights + cell);
-          for (int e = 0; e < 12; e++) m[e] = V_FMA(wt, V_LOOKUP(T + e * st, key), m[e]);
-          ws = V_ADD(ws, wt);
+        if (BLEND_BY_POINT(j, r0, r1, mode, m)) {
+          for (uint32_t r = r0; r < r1; r++) ws = V_ADD(ws, V_LOAD(w->weights + (size_t)r * SINEW__SKIN_BLOCK + h));
+        } else {
+          for (int e = 0; e < 12; e++) m[e] = zero;
+          for (uint32_t r = r0; r < r1; r++) {
+            const size_t cell = (size_t)r * SINEW__SKIN_BLOCK + h;
+            const K key = K_LOAD(w->slots + cell);
+            const V wt = V_LOAD(w->weights + cell);
+            for (int e = 0; e < 12; e++) m[e] = V_FMA(wt, V_LOOKUP(T + e * st, key), m[e]);
+            ws = V_ADD(ws, wt);
+          }
         }
         /* weights not summing to 1: G^-1's translation once, not wsum times (scalar path) */
         const V missing = V_SUB(one, ws);

@@ -95,9 +95,15 @@ size_t sinew__skin_table_stride(uint32_t ninfluences) {
   return ((size_t)ninfluences + 63) / 64 * 64 + (ninfluences ? 0 : 64);
 }
 
+size_t sinew__skin_table_floats(uint32_t ninfluences) {
+  return SINEW__SKIN_ELEMENTS * sinew__skin_table_stride(ninfluences) + 16 * (size_t)ninfluences;
+}
+
 void sinew__skin_tables_fill(const sinew__skin_influence *inf, uint32_t ninfluences, float *table) {
   size_t st = sinew__skin_table_stride(ninfluences);
-  memset(table, 0, SINEW__SKIN_ELEMENTS * st * sizeof *table);
+  memset(table, 0, sinew__skin_table_floats(ninfluences) * sizeof *table);
+  float *aos = table + SINEW__SKIN_ELEMENTS * st;
+  for (uint32_t s = 0; s < ninfluences; s++) memcpy(aos + 16 * (size_t)s, inf[s].lin, sizeof inf[s].lin);
   for (uint32_t s = 0; s < ninfluences; s++) {
     const sinew__skin_influence *in = &inf[s];
     for (int e = 0; e < 12; e++) table[e * st + s] = in->lin[e];
@@ -222,8 +228,43 @@ static void dq_point(const sinew__skin_job *j, uint32_t v, const float *p, doubl
   }
 }
 
+/* Linear skinning of points without normals, the scalar path's tight loop: blend the
+ * influences' 3x4 matrices, then p' = p * m. */
+static void scalar_linear_points(const sinew__skin_job *j, size_t begin, size_t end) {
+  const sinew__skin_weights *c = j->w;
+  const float en = j->envelope;
+  const float gt[3] = {(float)j->ginv.m[3][0], (float)j->ginv.m[3][1], (float)j->ginv.m[3][2]};
+  for (size_t v = begin; v < end; v++) {
+    const float *p = &j->in_points[3 * v];
+    float *o = &j->out_points[3 * v];
+    uint32_t k = v < c->npoints ? c->count[v] : 0;
+    if (k == 0) {
+      o[0] = p[0], o[1] = p[1], o[2] = p[2];
+      continue;
+    }
+    float m[12] = {0}, wsum = 0;
+    for (uint32_t e = 0; e < k; e++) {
+      size_t cell = CELL(c, v, e);
+      const float *km = j->inf[c->slots[cell]].lin;
+      float w = c->weights[cell];
+      for (int q = 0; q < 12; q++) m[q] += w * km[q];
+      wsum += w;
+    }
+    float missing = 1.0f - wsum; /* see linear_point */
+    if (fabsf(missing) > 1e-6f) m[3] += missing * gt[0], m[7] += missing * gt[1], m[11] += missing * gt[2];
+    for (int q = 0; q < 3; q++) {
+      float d = p[0] * m[4 * q] + p[1] * m[4 * q + 1] + p[2] * m[4 * q + 2] + m[4 * q + 3];
+      o[q] = en == 1.0f ? d : p[q] + en * (d - p[q]);
+    }
+  }
+}
+
 static void scalar_points(const sinew__skin_job *j, size_t begin, size_t end) {
   const sinew__skin_weights *c = j->w;
+  if (j->method == SINEW__SKIN_LINEAR && !j->out_normals) {
+    scalar_linear_points(j, begin, end);
+    return;
+  }
   for (size_t v = begin; v < end; v++) {
     const float *p = &j->in_points[3 * v];
     float *o = &j->out_points[3 * v];

@@ -6,6 +6,7 @@
 
 #if defined(__AVX512F__) && defined(__FMA__)
 #include <immintrin.h>
+#include <stdbool.h>
 
 #define W 16
 typedef __m512 V;
@@ -85,6 +86,47 @@ static inline __attribute__((always_inline)) void STORE3(float *p, V x, V y, V z
     _mm512_storeu_ps(p + 16 * c,
                      _mm512_permutex2var_ps(_mm512_permutex2var_ps(x, IDX(st1, c), y), IDX(st2, c), z));
 }
+
+/* With many influences, a permute lookup per element costs more than blending each point's
+ * matrices whole (one 16-float load and one multiply-add per influence) and transposing the
+ * 16 results (60 shuffles a block). Same multiply-adds in the same order as the lookups, so
+ * the choice (per block, by its row count) does not change a bit. */
+static inline __attribute__((always_inline)) bool blend_by_point(const sinew__skin_job *j, uint32_t r0,
+                                                                 uint32_t r1, const int mode, V m[12]) {
+  uint32_t rows = r1 - r0;
+  if (!(rows >= 8 || (mode == 3 && rows >= 4) || (mode == 0 && rows >= 2))) return false;
+  const float *aos = j->table + SINEW__SKIN_ELEMENTS * j->stride;
+  const uint16_t *slots = j->w->slots;
+  const float *wts = j->w->weights;
+  V r[16];
+  for (int l = 0; l < 16; l++) r[l] = _mm512_setzero_ps();
+  for (uint32_t row = r0; row < r1; row++) {
+    const uint16_t *s = slots + (size_t)row * SINEW__SKIN_BLOCK;
+    const float *wt = wts + (size_t)row * SINEW__SKIN_BLOCK;
+    for (int l = 0; l < 16; l++) r[l] = _mm512_fmadd_ps(_mm512_set1_ps(wt[l]), _mm512_loadu_ps(aos + 16 * (size_t)s[l]), r[l]);
+  }
+  /* 16x16 transpose, keeping columns 0..11 */
+  V t[16], u[16];
+  for (int i = 0; i < 8; i++) {
+    t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+    t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+  }
+  for (int i = 0; i < 4; i++) {
+    u[4 * i] = _mm512_shuffle_ps(t[4 * i], t[4 * i + 2], 0x44);
+    u[4 * i + 1] = _mm512_shuffle_ps(t[4 * i], t[4 * i + 2], 0xEE);
+    u[4 * i + 2] = _mm512_shuffle_ps(t[4 * i + 1], t[4 * i + 3], 0x44);
+    u[4 * i + 3] = _mm512_shuffle_ps(t[4 * i + 1], t[4 * i + 3], 0xEE);
+  }
+  for (int c = 0; c < 4; c++) {
+    V v0 = _mm512_shuffle_f32x4(u[c], u[4 + c], 0x44), v1 = _mm512_shuffle_f32x4(u[c], u[4 + c], 0xEE);
+    V v2 = _mm512_shuffle_f32x4(u[8 + c], u[12 + c], 0x44), v3 = _mm512_shuffle_f32x4(u[8 + c], u[12 + c], 0xEE);
+    m[c] = _mm512_shuffle_f32x4(v0, v2, 0x88);
+    m[4 + c] = _mm512_shuffle_f32x4(v0, v2, 0xDD);
+    m[8 + c] = _mm512_shuffle_f32x4(v1, v3, 0x88);
+  }
+  return true;
+}
+#define BLEND_BY_POINT(j, r0, r1, mode, m) blend_by_point(j, r0, r1, mode, m)
 
 #define KERNEL sinew__skin_blocks_avx512
 #include "nodes/skin_kernel_body.h"

@@ -122,7 +122,7 @@ static void fixture_make(fixture *f, uint32_t ninf, int per_point, bool unit, ui
     make_influence(&M, &G, &Ginv, &f->inf[i]);
   }
   size_t stride = sinew__skin_table_stride(ninf);
-  f->table = xmalloc(sizeof(float) * SINEW__SKIN_ELEMENTS * stride);
+  f->table = xmalloc(sizeof(float) * sinew__skin_table_floats(ninf));
   sinew__skin_tables_fill(f->inf, ninf, f->table);
   f->in_p = xmalloc(sizeof(float) * 3 * f->total);
   f->in_n = xmalloc(sizeof(float) * 3 * f->total);
