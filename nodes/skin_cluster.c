@@ -409,7 +409,7 @@ static int skin_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
   sinew_mat4_transpose(&j.g, &j.g_t);
   sinew_mat4_transpose(&j.ginv, &j.ginv_t);
   build_influences(g, n, &st->cw, &j.g, &j.ginv, inf);
-  sinew__skin_tables_fill(inf, st->cw.ninfluences, table);
+  j.rigid = sinew__skin_tables_fill(inf, st->cw.ninfluences, table);
   if (j.method == SINEW__SKIN_BLENDED) j.blend = sinew_data_get(st->blend);
   bool normals = mesh->normals != NULL;
   sinew_plug_t pdn = sinew_plug_make(n, A.deform_normals, 0, NULL);

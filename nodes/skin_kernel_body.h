@@ -82,7 +82,8 @@ static inline __attribute__((always_inline)) void normalize3(V *x, V *y, V *z, V
 
 static inline __attribute__((always_inline)) void body(const sinew__skin_job *j, const uniforms *u,
                                                         size_t b0, size_t b1, const sinew__skin_io *io,
-                                                        const int method, const bool normals, const int mode) {
+                                                        const int method, const bool normals, const int mode,
+                                                        const bool rigid) {
   const sinew__skin_weights *w = j->w;
   const float *T = j->table;
   const size_t st = j->stride;
@@ -180,14 +181,20 @@ static inline __attribute__((always_inline)) void body(const sinew__skin_job *j,
           for (int e = 0; e < 4; e++) q[e] = V_FMA(ws, e4[e], q[e]);
           for (int e = 4; e < 8; e++) q[e] = V_FMA(ws, V_LOOKUP(T + (12 + e) * st, key), q[e]);
           const V aw = V_ABS(wt);
-          for (int e = 0; e < 9; e++) S[e] = V_FMA(aw, V_LOOKUP(T + (20 + e) * st, key), S[e]);
+          if (rigid) S[0] = V_ADD(S[0], aw); /* every S_i is the identity: S = sum |w| I */
+          else
+            for (int e = 0; e < 9; e++) S[e] = V_FMA(aw, V_LOOKUP(T + (20 + e) * st, key), S[e]);
         }
+        if (rigid) S[4] = S[8] = S[0];
         /* world point at bind through the blended scale/shear */
         NV3(g);
         XFORM_PT(u->g, px, py, pz, gx, gy, gz);
-        const V sx = V_FMA(gx, S[0], V_FMA(gy, S[3], V_MUL(gz, S[6])));
-        const V sy = V_FMA(gx, S[1], V_FMA(gy, S[4], V_MUL(gz, S[7])));
-        const V sz = V_FMA(gx, S[2], V_FMA(gy, S[5], V_MUL(gz, S[8])));
+        V sx = V_MUL(gx, S[0]), sy = V_MUL(gy, S[0]), sz = V_MUL(gz, S[0]);
+        if (!rigid) {
+          sx = V_FMA(gx, S[0], V_FMA(gy, S[3], V_MUL(gz, S[6])));
+          sy = V_FMA(gx, S[1], V_FMA(gy, S[4], V_MUL(gz, S[7])));
+          sz = V_FMA(gx, S[2], V_FMA(gy, S[5], V_MUL(gz, S[8])));
+        }
         /* unit dual quaternion; a zero or non-finite real part leaves the point */
         const V rl = V_SQRT(V_FMA(q[0], q[0], V_FMA(q[1], q[1], V_FMA(q[2], q[2], V_MUL(q[3], q[3])))));
         const M ok = M_AND(V_GT(rl, zero), V_LT(rl, V_SET1(__builtin_inff())));
@@ -213,7 +220,16 @@ static inline __attribute__((always_inline)) void body(const sinew__skin_job *j,
         ox = V_ADD(ox, trx), oy = V_ADD(oy, try_), oz = V_ADD(oz, trz);
         XFORM_PT(u->ginv, ox, oy, oz, ox, oy, oz);
         dpx = V_SEL(ok, ox, px), dpy = V_SEL(ok, oy, py), dpz = V_SEL(ok, oz, pz);
-        if (normals) {
+        if (normals && rigid) { /* S^-T a positive multiple of I: the direction is G^-T's */
+          NV3(a);
+          XFORM_VEC(u->ginv_t, nx, ny, nz, ax, ay, az);
+          NV3(c);
+          ROTATE(ax, ay, az, cx, cy, cz);
+          XFORM_VEC(u->g_t, cx, cy, cz, cx, cy, cz);
+          normalize3(&cx, &cy, &cz, renormalize ? zero : nx, renormalize ? zero : ny,
+                     renormalize ? zero : nz);
+          dnx = V_SEL(ok, cx, nx), dny = V_SEL(ok, cy, ny), dnz = V_SEL(ok, cz, nz);
+        } else if (normals) {
           const V k0 = V_DIFF(S[4], S[8], S[5], S[7]), k1 = V_DIFF(S[5], S[6], S[3], S[8]),
                   k2 = V_DIFF(S[3], S[7], S[4], S[6]), k3 = V_DIFF(S[2], S[7], S[1], S[8]),
                   k4 = V_DIFF(S[0], S[8], S[2], S[6]), k5 = V_DIFF(S[1], S[6], S[0], S[7]),
@@ -262,15 +278,20 @@ static inline __attribute__((always_inline)) void body(const sinew__skin_job *j,
   }
 }
 
-/* One instantiation per method x normals x lookup variant, chosen once per call. */
+/* One instantiation per method x normals x lookup variant (x rigid influences for DQ), chosen
+ * once per call. */
 #define BODY_CASES(mode)                                                                             \
-  switch (j->method * 2 + (io->out_normals != NULL)) {                                             \
-  case 0: body(j, &u, b0, b1, io, SINEW__SKIN_LINEAR, false, mode); break;                          \
-  case 1: body(j, &u, b0, b1, io, SINEW__SKIN_LINEAR, true, mode); break;                           \
-  case 2: body(j, &u, b0, b1, io, SINEW__SKIN_DQ, false, mode); break;                              \
-  case 3: body(j, &u, b0, b1, io, SINEW__SKIN_DQ, true, mode); break;                               \
-  case 4: body(j, &u, b0, b1, io, SINEW__SKIN_BLENDED, false, mode); break;                         \
-  default: body(j, &u, b0, b1, io, SINEW__SKIN_BLENDED, true, mode); break;                         \
+  switch (j->method * 4 + (io->out_normals != NULL) * 2 + j->rigid) {                              \
+  case 0: case 1: body(j, &u, b0, b1, io, SINEW__SKIN_LINEAR, false, mode, false); break;           \
+  case 2: case 3: body(j, &u, b0, b1, io, SINEW__SKIN_LINEAR, true, mode, false); break;            \
+  case 4: body(j, &u, b0, b1, io, SINEW__SKIN_DQ, false, mode, false); break;                       \
+  case 5: body(j, &u, b0, b1, io, SINEW__SKIN_DQ, false, mode, true); break;                        \
+  case 6: body(j, &u, b0, b1, io, SINEW__SKIN_DQ, true, mode, false); break;                        \
+  case 7: body(j, &u, b0, b1, io, SINEW__SKIN_DQ, true, mode, true); break;                         \
+  case 8: body(j, &u, b0, b1, io, SINEW__SKIN_BLENDED, false, mode, false); break;                  \
+  case 9: body(j, &u, b0, b1, io, SINEW__SKIN_BLENDED, false, mode, true); break;                   \
+  case 10: body(j, &u, b0, b1, io, SINEW__SKIN_BLENDED, true, mode, false); break;                  \
+  default: body(j, &u, b0, b1, io, SINEW__SKIN_BLENDED, true, mode, true); break;                   \
   }
 
 void KERNEL(const sinew__skin_job *j, size_t b0, size_t b1, const sinew__skin_io *io) {

@@ -99,7 +99,8 @@ size_t sinew__skin_table_floats(uint32_t ninfluences) {
   return SINEW__SKIN_ELEMENTS * sinew__skin_table_stride(ninfluences) + 16 * (size_t)ninfluences;
 }
 
-void sinew__skin_tables_fill(const sinew__skin_influence *inf, uint32_t ninfluences, float *table) {
+bool sinew__skin_tables_fill(const sinew__skin_influence *inf, uint32_t ninfluences, float *table) {
+  bool rigid = true;
   size_t st = sinew__skin_table_stride(ninfluences);
   memset(table, 0, sinew__skin_table_floats(ninfluences) * sizeof *table);
   float *aos = table + SINEW__SKIN_ELEMENTS * st;
@@ -110,8 +111,12 @@ void sinew__skin_tables_fill(const sinew__skin_influence *inf, uint32_t ninfluen
     const double q[8] = {in->dq.real.x, in->dq.real.y, in->dq.real.z, in->dq.real.w,
                          in->dq.dual.x, in->dq.dual.y, in->dq.dual.z, in->dq.dual.w};
     for (int e = 0; e < 8; e++) table[(12 + e) * st + s] = (float)q[e];
-    for (int e = 0; e < 9; e++) table[(20 + e) * st + s] = (float)in->scale[e];
+    for (int e = 0; e < 9; e++) {
+      table[(20 + e) * st + s] = (float)in->scale[e];
+      rigid = rigid && fabs(in->scale[e] - (e % 4 == 0 ? 1.0 : 0.0)) <= 1e-7;
+    }
   }
+  return rigid;
 }
 
 /* ---- the scalar reference -------------------------------------------------------------------- */

@@ -59,7 +59,9 @@ typedef struct sinew__skin_influence {
 #define SINEW__SKIN_ELEMENTS 29
 size_t sinew__skin_table_stride(uint32_t ninfluences);
 size_t sinew__skin_table_floats(uint32_t ninfluences);
-void sinew__skin_tables_fill(const sinew__skin_influence *inf, uint32_t ninfluences, float *table);
+/* Fills the tables; returns whether every influence is rigid (each S_i the identity to within
+ * 1e-7), which lets the SIMD paths skip the scale/shear blend (sinew__skin_job.rigid). */
+bool sinew__skin_tables_fill(const sinew__skin_influence *inf, uint32_t ninfluences, float *table);
 
 enum { SINEW__SKIN_LINEAR = 0, SINEW__SKIN_DQ = 1, SINEW__SKIN_BLENDED = 2 };
 
@@ -75,6 +77,7 @@ typedef struct sinew__skin_job {
   const float *blend;               /* weight blended: per point, w->nblocks * BLOCK of them */
   uint32_t npoints_total;           /* the mesh's points (>= w->npoints); the rest are copied */
   int method;                       /* SINEW__SKIN_* */
+  bool rigid;                       /* what sinew__skin_tables_fill returned */
   float envelope;
   sinew_mat4_t g, ginv, g_t, ginv_t;
 } sinew__skin_job;

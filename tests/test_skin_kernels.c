@@ -1,6 +1,7 @@
 /* Tests of the skinCluster kernels (nodes/skin_kernels.h): every SIMD path against the scalar
  * reference on the same inputs (each method, influence counts 1..8 and mixed, sparse slots and
- * each lookup variant, normals on and off, envelope, weights not summing to 1, a geomMatrix
+ * each lookup variant, rigid and scaled influences, normals on and off, envelope, weights not
+ * summing to 1, a geomMatrix
  * that is not the identity, unweighted points, a partial last block), results that do not
  * depend on how the blocks are split or on the thread count, the instruction-set API, and the
  * same through a skinCluster in a graph with no allocation per frame on any path. */
@@ -73,7 +74,7 @@ enum { MIXED = 0 };
 
 /* `per_point` influences per point (MIXED: 0..8, some points unweighted); `unit`: weights sum
  * to 1, else they are scaled and some are negative. */
-static void fixture_make(fixture *f, uint32_t ninf, int per_point, bool unit, uint64_t seed) {
+static void fixture_make(fixture *f, uint32_t ninf, int per_point, bool unit, bool rigid, uint64_t seed) {
   memset(f, 0, sizeof *f);
   f->total = 16 * 37 + 5;       /* a partial last block */
   f->weighted = f->total - 3;   /* the last points have no weightList element */
@@ -118,12 +119,13 @@ static void fixture_make(fixture *f, uint32_t ninf, int per_point, bool unit, ui
   assert_true(sinew_mat4_inverse(&G, &Ginv));
   f->inf = xmalloc(sizeof *f->inf * ninf);
   for (uint32_t i = 0; i < ninf; i++) {
-    sinew_mat4_t M = random_motion(&s, i % 4 == 1);
+    sinew_mat4_t M = random_motion(&s, !rigid && i % 4 == 1);
     make_influence(&M, &G, &Ginv, &f->inf[i]);
   }
   size_t stride = sinew__skin_table_stride(ninf);
   f->table = xmalloc(sizeof(float) * sinew__skin_table_floats(ninf));
-  sinew__skin_tables_fill(f->inf, ninf, f->table);
+  bool all_rigid = sinew__skin_tables_fill(f->inf, ninf, f->table);
+  assert_int_equal(all_rigid, rigid || ninf < 2);
   f->in_p = xmalloc(sizeof(float) * 3 * f->total);
   f->in_n = xmalloc(sizeof(float) * 3 * f->total);
   f->blend = xmalloc(sizeof(float) * f->w.nblocks * SINEW__SKIN_BLOCK);
@@ -137,7 +139,7 @@ static void fixture_make(fixture *f, uint32_t ninf, int per_point, bool unit, ui
   }
   sinew__skin_job j = {.w = &f->w, .inf = f->inf, .table = f->table, .stride = stride,
                        .in_points = f->in_p, .blend = f->blend, .npoints_total = f->total,
-                       .envelope = 1.0f, .g = G, .ginv = Ginv};
+                       .envelope = 1.0f, .rigid = all_rigid, .g = G, .ginv = Ginv};
   sinew_mat4_transpose(&G, &j.g_t);
   sinew_mat4_transpose(&Ginv, &j.ginv_t);
   f->job = j;
@@ -184,9 +186,10 @@ static void test_paths_match_scalar(void **state) {
   int checked = 0;
   for (size_t a = 0; a < sizeof ninfs / sizeof *ninfs; a++)
     for (size_t c = 0; c < sizeof counts / sizeof *counts; c++)
-      for (int unit = 0; unit < 2; unit++) {
+      for (int variant = 0; variant < 4; variant++) {
+        bool unit = variant & 1, rigid = variant & 2;
         fixture f;
-        fixture_make(&f, ninfs[a], counts[c], unit, 1000 * a + 10 * c + (uint64_t)unit);
+        fixture_make(&f, ninfs[a], counts[c], unit, rigid, 1000 * a + 10 * c + (uint64_t)variant);
         for (int method = 0; method < 3; method++)
           for (int en = 0; en < 2; en++)
             for (int normals = 0; normals < 2; normals++) {
@@ -197,9 +200,9 @@ static void test_paths_match_scalar(void **state) {
               for (int isa = SINEW_SKIN_ISA_SSE2; isa < SINEW_SKIN_ISA_MAX; isa++) {
                 if (!sinew__skin_isa_available(isa)) continue;
                 char what[160];
-                snprintf(what, sizeof what, "%s, %u influences, %d per point, %s weights, method %d, envelope %g%s",
-                         sinew_skin_isa_name((sinew_skin_isa_t)isa), ninfs[a], counts[c], unit ? "unit" : "free",
-                         method, f.job.envelope, normals ? ", normals" : "");
+                snprintf(what, sizeof what, "%s, %u %s influences, %d per point, %s weights, method %d, envelope %g%s",
+                         sinew_skin_isa_name((sinew_skin_isa_t)isa), ninfs[a], rigid ? "rigid" : "scaled", counts[c],
+                         unit ? "unit" : "free", method, f.job.envelope, normals ? ", normals" : "");
                 float *gp, *gn;
                 run_all(&f, isa, normals, &gp, &gn);
                 compare(&f, rp, gp, false, 1e-5, what);
@@ -232,7 +235,7 @@ static void split_chunk(void *ud, size_t begin, size_t end) {
 static void test_split_independence(void **state) {
   (void)state;
   fixture f;
-  fixture_make(&f, 40, MIXED, false, 77);
+  fixture_make(&f, 40, MIXED, false, false, 77);
   for (int isa = SINEW_SKIN_ISA_SCALAR; isa < SINEW_SKIN_ISA_MAX; isa++) {
     if (!sinew__skin_isa_available(isa)) continue;
     for (int method = 0; method < 3; method++) {
