@@ -234,7 +234,7 @@ static int compile_weights(sinew_graph_t *g, sinew_node_t n, skin_state *st, uin
   sinew_data_unref(wblock);
   sinew_data_unref(csr);
   if (rc) {
-    sinew_data_unref(storage);
+    sinew_data_unref(c.storage);
     return rc == SINEW_ENOMEM ? rc
                               : sinew_graph_set_error(g, rc, "skinCluster %s: a point has more than 65535 weights",
                                                       sinew_node_name(g, n));
