@@ -140,9 +140,10 @@ bool sinew__attr_family(const sinew_graph_t *g, const sinew__node *n, uint32_t a
 }
 
 /* Would src -> dst close a cycle? Searches downstream of dst (through affects and connections,
- * at attribute granularity) for src. On a cycle, writes the path into the graph error. */
-static int check_cycle(sinew_graph_t *g, const sinew_plug_t *src, const sinew_plug_t *dst,
-                       const char *what) {
+ * at attribute granularity) for src. On a cycle, writes the path into the graph error. Connects
+ * ask the order (graph/order.c) instead, which runs this search only to name a cycle's path. */
+int sinew__cycle_search(sinew_graph_t *g, const sinew_plug_t *src, const sinew_plug_t *dst,
+                        const char *what) {
   qitem *q = NULL;
   uint32_t n = 0, cap = 0;
   /* whole attributes visited, keyed (node index, attribute); and connections followed, keyed by
@@ -277,6 +278,7 @@ static void unlink_conn_r(sinew_graph_t *g, sinew__conn *c, bool by_dst, sinew__
   else g->conn_head = c->next;
   if (c->next) c->next->prev = c->prev;
   else g->conn_tail = c->prev;
+  sinew__order_remove(g, c);
   sinew__node *sn = sinew__node_get(g, c->src.node), *dn = sinew__node_get(g, c->dst.node);
   if (r) {
     r->u.conn.spos = sn ? node_conn_pos(sn, c) : 0;
@@ -341,6 +343,7 @@ void sinew__conn_link_rec(sinew_graph_t *g, sinew__rec *r) {
   sinew__node *sn = sinew__node_get(g, c->src.node), *dn = sinew__node_get(g, c->dst.node);
   list_insert(sn->conns, &sn->nconns, r->u.conn.spos, c);
   if (dn != sn) list_insert(dn->conns, &dn->nconns, r->u.conn.dpos, c);
+  sinew__order_relink(g, c);
   g->nconnections++;
   g->topology++; /* the placeholder walks' memory (placeholder.c) is stale */
   r->held = false;
@@ -387,7 +390,7 @@ int sinew__disconnect_conn(sinew_graph_t *g, sinew__conn *c, bool keep_value) {
 int sinew__connect_raw(sinew_graph_t *g, const sinew_plug_t *src, const sinew_plug_t *dst,
                        bool implicit, const char *what) {
   sinew__node *sn = sinew__node_get(g, src->node), *dn = sinew__node_get(g, dst->node);
-  int rc = check_cycle(g, src, dst, what);
+  int rc = sinew__order_check(g, src, dst, what);
   if (rc) return rc;
   if (sinew__reserve_push(g)) return sinew_graph_set_error(g, SINEW_ENOMEM, "%s: out of memory", what);
   bool jon = sinew__jon(g);
@@ -456,6 +459,7 @@ int sinew__connect_raw(sinew_graph_t *g, const sinew_plug_t *src, const sinew_pl
   g->conn_tail = c;
   sn->conns[sn->nconns++] = c;
   if (dn != sn) dn->conns[dn->nconns++] = c;
+  sinew__order_place(g, c);
   g->nconnections++;
   g->topology++;
   if (jon) {

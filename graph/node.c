@@ -118,6 +118,7 @@ void sinew_graph_destroy(sinew_graph_t *g) {
   sinew__free(g->observers);
   sinew__free(g->work);
   sinew__free(g->jr.sent_conn); /* in no list; its index went with HASH_CLEAR */
+  sinew__order_free(g);
   sinew__types_destroy(g);
   sinew__free(g);
 }

@@ -3224,6 +3224,138 @@ static void m_disconnect_arr(model *m) {
   m->arr_conn = false;
 }
 
+/* ---- the order of connections (graph/order.c) ------------------------------------------------ */
+
+/* Random edits (connect with and without force, disconnect, delete, parent, transactions rolled
+ * back, steps undone and redone): every connect is refused for a cycle exactly when the full
+ * search finds one, and after each edit the order holds every connection, labels increasing
+ * along every edge the search follows. */
+static const char *const order_plugs[3][8] = {
+    {"in", "b", "out", "out2", "unh", NULL},
+    {"ins[0]", "ins[1]", "vec", "vx", "vy", "sum", "len", "outs[1]"},
+    {"lv", "pv", "wv[0]", "wv[1]", NULL}};
+static const char *const order_types[3] = {"add", "sum", "xform"};
+
+static void order_verify(sinew_graph_t *g, int step) {
+  int rc = sinew__order_verify(g);
+  if (rc) fail_msg("step %d: the order is broken (%s)", step, sinew_err_name(rc));
+  if (g->order.repairs) fail_msg("step %d: the full search overruled the order", step);
+}
+
+static void test_order_random_edits(void **state) {
+  sinew_graph_t *g = *state;
+  enum { NN = 12 };
+  sinew_node_t nodes[NN];
+  int kinds[NN];
+  char name[32];
+  for (int i = 0; i < NN; i++) {
+    kinds[i] = i % 3;
+    snprintf(name, sizeof name, "n%d", i);
+    nodes[i] = mk(g, order_types[kinds[i]], name);
+  }
+  lcg_state = 777;
+  int cycles = 0, made = 0, reordered = 0;
+  for (int step = 0; step < 6000; step++) {
+    uint32_t op = lcg(100);
+    int a = (int)lcg(NN), b = (int)lcg(NN);
+    if (!sinew_node_valid(g, nodes[a])) { /* deleted: make it again */
+      snprintf(name, sizeof name, "n%d", a);
+      nodes[a] = mk(g, order_types[kinds[a]], name);
+      continue;
+    }
+    if (op < 55) {
+      const char *sa, *da;
+      do sa = order_plugs[kinds[a]][lcg(8)]; while (!sa);
+      do da = order_plugs[kinds[b]][lcg(8)]; while (!da);
+      if (!sinew_node_valid(g, nodes[b])) continue;
+      sinew_plug_t ps, pd;
+      assert_int_equal(sinew_plug_parse_attr(g, nodes[a], sa, &ps), 0);
+      assert_int_equal(sinew_plug_parse_attr(g, nodes[b], da, &pd), 0);
+      bool full = sinew__cycle_search(g, &ps, &pd, "connectAttr") == SINEW_ECYCLE;
+      char full_msg[sizeof g->errmsg];
+      snprintf(full_msg, sizeof full_msg, "%s", sinew_graph_errmsg(g));
+      uint64_t before = g->order.head ? g->order.head->ord : 0;
+      int rc = sinew_connect(g, &ps, &pd, lcg(2) ? SINEW_CONNECT_FORCE : 0, NULL);
+      if (rc == SINEW_ECYCLE) {
+        if (!full) fail_msg("step %d: %s.%s -> %s.%s refused, no cycle", step, sinew_node_name(g, nodes[a]), sa,
+                            sinew_node_name(g, nodes[b]), da);
+        assert_string_equal(sinew_graph_errmsg(g), full_msg);
+        cycles++;
+      } else if (rc == SINEW_OK) {
+        if (full) fail_msg("step %d: %s -> %s made: %s", step, sa, da, full_msg);
+        made++;
+        reordered += g->order.head && g->order.head->ord != before;
+      }
+    } else if (op < 68) { /* break one of a node's connections */
+      sinew_connection_t got = {0};
+      bool any = false;
+      sinew__node *n = sinew__node_get(g, nodes[a]);
+      for (uint32_t i = 0; i < n->nconns && !any; i++)
+        if (!n->conns[i]->implicit) {
+          got = (sinew_connection_t){n->conns[i]->src, n->conns[i]->dst, false};
+          any = true;
+        }
+      if (any) assert_int_equal(sinew_disconnect(g, &got.src, &got.dst), 0);
+    } else if (op < 72) {
+      assert_int_equal(sinew_node_delete(g, nodes[a]), 0);
+    } else if (op < 82) { /* parent one xform under another, or under the world */
+      if (kinds[a] != 2 || kinds[b] != 2 || !sinew_node_valid(g, nodes[b])) continue;
+      int rc = sinew_node_set_parent(g, nodes[a], lcg(4) ? nodes[b] : (sinew_node_t){0, 0});
+      if (rc && rc != SINEW_ECYCLE) fail_msg("step %d: parent: %s", step, sinew_graph_errmsg(g));
+    } else if (op < 90) { /* a transaction: some edits, then rolled back or committed */
+      if (sinew_graph_in_transaction(g)) {
+        if (lcg(2)) assert_int_equal(sinew_graph_rollback(g), 0);
+        else assert_int_equal(sinew_graph_commit(g), 0);
+      } else {
+        assert_int_equal(sinew_graph_begin(g), 0);
+      }
+    } else if (op < 94 && sinew_graph_in_transaction(g) == 1) { /* a step undone, redone, undone */
+      sinew_change_t *ch = NULL;
+      assert_int_equal(sinew_graph_commit_step(g, &ch), 0);
+      assert_int_equal(sinew_change_undo(g, ch), 0);
+      order_verify(g, step);
+      assert_int_equal(sinew_change_redo(g, ch), 0);
+      order_verify(g, step);
+      if (lcg(2)) assert_int_equal(sinew_change_undo(g, ch), 0);
+      sinew_change_free(g, ch);
+    }
+    order_verify(g, step);
+  }
+  while (sinew_graph_in_transaction(g)) assert_int_equal(sinew_graph_rollback(g), 0);
+  order_verify(g, -1);
+  /* the walk saw all three outcomes */
+  assert_true(cycles > 50);
+  assert_true(made > 500);
+  assert_true(reordered > 10);
+}
+
+/* A cycle is refused with the path the full search names, whatever the order had to do. */
+static void test_order_cycle_message(void **state) {
+  sinew_graph_t *g = *state;
+  mk(g, "add", "a");
+  mk(g, "add", "b");
+  mk(g, "add", "c");
+  sinew_plug_t aout = P(g, "a.out"), bin = P(g, "b.in"), bout = P(g, "b.out"), cin = P(g, "c.in");
+  sinew_plug_t cout = P(g, "c.out"), ain = P(g, "a.in"), abias = P(g, "a.b");
+  /* made last to first, so that the order has to move what it holds to refuse nothing */
+  assert_int_equal(sinew_connect(g, &bout, &cin, 0, NULL), 0);
+  assert_int_equal(sinew_connect(g, &aout, &bin, 0, NULL), 0);
+  assert_int_equal(sinew__order_verify(g), 0);
+  assert_int_equal(sinew_connect(g, &cout, &ain, 0, NULL), SINEW_ECYCLE);
+  assert_string_equal(sinew_graph_errmsg(g),
+                      "connectAttr: c.output -> a.input: would create a cycle through c <- b <- a");
+  assert_int_equal(sinew_connect(g, &cout, &abias, 0, NULL), SINEW_ECYCLE);
+  /* c.unhandled is not fed by anything a feeds: allowed, the order moves */
+  sinew_plug_t cunh = P(g, "c.unh"), bbias = P(g, "b.b");
+  mk(g, "add", "d");
+  sinew_plug_t dout = P(g, "d.out"), din = P(g, "d.in");
+  assert_int_equal(sinew_connect(g, &dout, &abias, 0, NULL), 0);
+  assert_int_equal(sinew_connect(g, &cunh, &din, 0, NULL), SINEW_ECYCLE); /* c.unh <- c.in <- ... <- a <- d */
+  assert_int_equal(sinew_connect(g, &bout, &bbias, 0, NULL), SINEW_ECYCLE);
+  assert_int_equal(sinew__order_verify(g), 0);
+  assert_int_equal(g->order.repairs, 0);
+}
+
 static void test_random_against_model(void **state) {
   sinew_graph_t *g = *state;
   for (int i = 0; i < 3; i++) mk(g, "add", m_nodes[i]);
@@ -4016,6 +4148,8 @@ int main(void) {
       cmocka_unit_test(test_push_beyond_reservation),
       cmocka_unit_test(test_connect_commit_cannot_fail),
       cmocka_unit_test_setup_teardown(test_random_against_model, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_order_random_edits, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_order_cycle_message, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
