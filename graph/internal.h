@@ -179,6 +179,7 @@ typedef struct sinew__node {
   uint32_t nconns, capconns;
   uint32_t name_next;      /* next node with the same name, index + 1 */
   uint32_t order_prev, order_next; /* creation order list, index + 1 */
+  uint32_t walk;           /* delete_many's marks: (graph's walk_epoch << 4) | bits */
 } sinew__node;
 
 /* The next number to try for automatic names of one base ("joint" -> 12), so creating many
@@ -373,6 +374,7 @@ struct sinew_graph {
   uint64_t memo_topology;
   sinew__journal jr;
   sinew__order order;
+  uint32_t walk_epoch;             /* makes every node's walk marks old at once (node.c) */
 };
 
 /* ---- helpers shared across files ---------------------------------------------------------- */

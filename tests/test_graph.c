@@ -3356,6 +3356,65 @@ static void test_order_cycle_message(void **state) {
   assert_int_equal(g->order.repairs, 0);
 }
 
+/* Random parenting and deleting against a plain walk of the hierarchy: parenting is refused
+ * exactly when the new parent is the node or below it (the parent check walks up and down at
+ * once), and delete_many takes exactly the union of the listed subtrees (roots listed twice or
+ * inside each other). The order of connections stays right through the implicit links. */
+static bool naive_above(sinew_graph_t *g, sinew_node_t x, sinew_node_t p) {
+  for (sinew_node_t y = p; y.gen; y = sinew_node_parent(g, y))
+    if (y.index == x.index) return true;
+  return false;
+}
+
+static void test_hierarchy_random(void **state) {
+  sinew_graph_t *g = *state;
+  enum { NN = 40 };
+  sinew_node_t nodes[NN];
+  char name[32];
+  for (int i = 0; i < NN; i++) {
+    snprintf(name, sizeof name, "x%d", i);
+    nodes[i] = mk(g, "xform", name);
+  }
+  lcg_state = 4242;
+  int refused = 0, moved = 0, deleted = 0;
+  for (int step = 0; step < 4000; step++) {
+    for (int i = 0; i < NN; i++)
+      if (!sinew_node_valid(g, nodes[i])) {
+        snprintf(name, sizeof name, "x%d", i);
+        nodes[i] = mk(g, "xform", name);
+      }
+    if (lcg(10) < 8) {
+      int a = (int)lcg(NN), b = (int)lcg(NN);
+      sinew_node_t p = lcg(8) ? nodes[b] : (sinew_node_t){0, 0};
+      bool cycle = p.gen && naive_above(g, nodes[a], p);
+      int rc = sinew_node_set_parent(g, nodes[a], p);
+      if (cycle) {
+        assert_int_equal(rc, SINEW_ECYCLE);
+        assert_non_null(strstr(sinew_graph_errmsg(g), a == b ? "its own self" : "its own descendant"));
+        refused++;
+      } else {
+        if (rc) fail_msg("step %d: parent: %s", step, sinew_graph_errmsg(g));
+        assert_int_equal(sinew_node_parent(g, nodes[a]).index, p.gen ? p.index : 0);
+        moved++;
+      }
+    } else {
+      sinew_node_t list[4];
+      size_t n = 1 + lcg(4);
+      for (size_t k = 0; k < n; k++) list[k] = nodes[lcg(NN)];
+      bool gone[NN];
+      for (int i = 0; i < NN; i++) {
+        gone[i] = false;
+        for (size_t k = 0; k < n; k++) gone[i] |= naive_above(g, list[k], nodes[i]);
+      }
+      assert_int_equal(sinew_node_delete_many(g, list, n), SINEW_OK);
+      for (int i = 0; i < NN; i++) assert_int_equal(sinew_node_valid(g, nodes[i]), !gone[i]);
+      deleted++;
+    }
+    order_verify(g, step);
+  }
+  assert_true(refused > 100 && moved > 1000 && deleted > 300);
+}
+
 static void test_random_against_model(void **state) {
   sinew_graph_t *g = *state;
   for (int i = 0; i < 3; i++) mk(g, "add", m_nodes[i]);
@@ -4150,6 +4209,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_random_against_model, setup, teardown),
       cmocka_unit_test_setup_teardown(test_order_random_edits, setup, teardown),
       cmocka_unit_test_setup_teardown(test_order_cycle_message, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_hierarchy_random, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
