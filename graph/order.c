@@ -26,6 +26,7 @@
 #include "graph/internal.h"
 
 #define ORD_TOP (1ull << 62) /* labels lie in [1, ORD_TOP) */
+#define ORD_STEP (1ull << 32) /* between labels added at either end */
 
 enum { O_P = 1, O_S = 2, O_F = 4, O_B = 8 }; /* predecessor, successor, seen forward, backward */
 enum { A_CLOS = 1, A_UP = 2 }; /* in the affects closure; a closure member or its ancestor */
@@ -89,7 +90,10 @@ static void insert_after(sinew__order *o, sinew__conn *x, sinew__conn *c) {
     lo = x ? x->ord : 0;
     hi = next ? next->ord : ORD_TOP;
   }
-  c->ord = lo + (hi - lo) / 2;
+  /* at either end, a fixed step rather than half the room, so that adding at the end of the
+   * order again and again (building a hierarchy) uses up no gap and relabels nothing */
+  uint64_t half = (hi - lo) / 2;
+  c->ord = !next && half > ORD_STEP ? lo + ORD_STEP : !x && half > ORD_STEP ? hi - ORD_STEP : lo + half;
   c->ord_prev = x;
   c->ord_next = next;
   if (x) x->ord_next = c;
@@ -355,10 +359,23 @@ void sinew__order_place(sinew_graph_t *g, sinew__conn *c) {
   if (o->before) insert_after(o, o->anchor->ord_prev, c);
   else insert_after(o, o->anchor ? o->anchor : o->tail, c);
   sinew__conn *prev = o->before ? c->ord_prev : c;
-  for (uint32_t i = 0; i < o->nmove; i++) { /* by increasing label, together next to c */
+  for (uint32_t i = 0; i < o->nmove; i++) unlink_item(o, o->move[i]);
+  /* by increasing label, together next to c: spread over the gap there when it has room */
+  sinew__conn *next = prev ? prev->ord_next : o->head;
+  uint64_t lo = prev ? prev->ord : 0, hi = next ? next->ord : ORD_TOP, step = (hi - lo) / ((uint64_t)o->nmove + 1);
+  for (uint32_t i = 0; i < o->nmove; i++) {
     sinew__conn *m = o->move[i];
-    unlink_item(o, m);
-    insert_after(o, prev, m);
+    if (step >= 2) { /* room for all: linked in place, labelled evenly */
+      m->ord = lo + step * (i + 1);
+      m->ord_prev = prev;
+      m->ord_next = next;
+      if (prev) prev->ord_next = m;
+      else o->head = m;
+      if (next) next->ord_prev = m;
+      else o->tail = m;
+    } else {
+      insert_after(o, prev, m);
+    }
     prev = m;
   }
   o->nmove = 0;
