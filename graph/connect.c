@@ -10,6 +10,14 @@
 #include "graph/internal.h"
 
 sinew__conn *sinew__conn_to(const sinew_graph_t *g, const sinew_plug_t *dst) {
+  /* The slot's IN flag says first, from the node's own memory, whether there is anything to
+   * look up: in a large graph the index lookup is a few cache misses, and most plugs asked
+   * about (every set, every connect) are not destinations. */
+  sinew__node *n = sinew__plug_node(g, dst);
+  if (n) {
+    const sinew__slot *s = sinew__slot_find(g, n, dst, NULL);
+    if (!s || !(s->flags & SINEW__F_IN)) return NULL;
+  }
   sinew_plug_t key = sinew__plug_key(dst);
   sinew__conn *c = NULL;
   HASH_FIND(hh, g->conns_by_dst, &key, sizeof key, c);
