@@ -294,6 +294,7 @@ static void unlink_conn_r(sinew_graph_t *g, sinew__conn *c, bool by_dst, sinew__
   }
   if (sn) node_conn_remove(sn, c);
   if (dn && dn != sn) node_conn_remove(dn, c);
+  if (dn) dn->nin--;
   /* a connection replacing c (or, when undoing that, c's predecessor put back) keeps the mark */
   if (!sinew__conn_to(g, &c->dst)) clear_conn_flag(g, &c->dst, SINEW__F_IN);
   g->nconnections--;
@@ -351,6 +352,7 @@ void sinew__conn_link_rec(sinew_graph_t *g, sinew__rec *r) {
   sinew__node *sn = sinew__node_get(g, c->src.node), *dn = sinew__node_get(g, c->dst.node);
   list_insert(sn->conns, &sn->nconns, r->u.conn.spos, c);
   if (dn != sn) list_insert(dn->conns, &dn->nconns, r->u.conn.dpos, c);
+  dn->nin++;
   sinew__order_relink(g, c);
   g->nconnections++;
   g->topology++; /* the placeholder walks' memory (placeholder.c) is stale */
@@ -467,6 +469,7 @@ int sinew__connect_raw(sinew_graph_t *g, const sinew_plug_t *src, const sinew_pl
   g->conn_tail = c;
   sn->conns[sn->nconns++] = c;
   if (dn != sn) dn->conns[dn->nconns++] = c;
+  dn->nin++;
   sinew__order_place(g, c);
   g->nconnections++;
   g->topology++;

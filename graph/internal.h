@@ -177,6 +177,7 @@ typedef struct sinew__node {
   uint32_t nchildren, capchildren;
   sinew__conn **conns;     /* every connection touching the node */
   uint32_t nconns, capconns;
+  uint32_t nin;            /* how many of them end on it */
   uint32_t name_next;      /* next node with the same name, index + 1 */
   uint32_t order_prev, order_next; /* creation order list, index + 1 */
   uint32_t walk;           /* delete_many's marks: (graph's walk_epoch << 4) | bits */

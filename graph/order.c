@@ -190,6 +190,7 @@ static bool each_exit(sinew_graph_t *g, const sinew_plug_t *p, const sinew__conn
 static bool each_entry(sinew_graph_t *g, const sinew_plug_t *s, const sinew__conn *skip, visit_fn fn,
                        void *ud) {
   sinew__node *n = sinew__node_get(g, s->node);
+  if (!n->nin) return true; /* a node fed by nothing (time1 feeding every curve) costs nothing */
   uint32_t last = SINEW__NO_ATTR;
   for (uint32_t i = 0; i < n->nconns; i++) {
     sinew__conn *c = n->conns[i];
@@ -230,7 +231,7 @@ void sinew__order_relink(sinew_graph_t *g, sinew__conn *c) {
   bounds b = {NULL, NULL, 0, false};
   if (!o->stale && sn && dn && sinew__node_nattrs(sn) <= o->capattrs && sinew__node_nattrs(dn) <= o->capattrs) {
     each_exit(g, &c->dst, c, take_succ, &b);
-    each_entry(g, &c->src, c, take_pred, &b);
+    if (b.min_s) each_entry(g, &c->src, c, take_pred, &b); /* nothing after it: it goes last */
     if (!b.max_p || !b.min_s || b.max_p->ord < b.min_s->ord) {
       insert_after(o, b.max_p ? b.max_p : b.min_s ? b.min_s->ord_prev : o->tail, c);
       return;
@@ -317,7 +318,7 @@ int sinew__order_check(sinew_graph_t *g, const sinew_plug_t *src, const sinew_pl
   bounds b = {NULL, NULL, O_S, false};
   each_exit(g, dst, NULL, take_succ, &b);
   b.bit = O_P;
-  each_entry(g, src, NULL, take_pred, &b);
+  if (b.min_s) each_entry(g, src, NULL, take_pred, &b); /* nothing after it: it goes last */
   if (b.both) return refuse(g, src, dst, what);
   if (!b.max_p || !b.min_s || b.max_p->ord < b.min_s->ord) {
     o->anchor = b.max_p ? b.max_p : b.min_s;
@@ -464,6 +465,12 @@ int sinew__order_verify(sinew_graph_t *g) {
     if (c->ord_next && c->ord_next->ord_prev != c) return SINEW_ERUNTIME;
   }
   if (n != g->nconnections) return SINEW_ERUNTIME;
+  for (uint32_t i = 0; i < g->nnodes; i++) { /* each node's count of connections ending on it */
+    const sinew__node *x = g->nodes[i];
+    uint32_t in = 0;
+    for (uint32_t k = 0; x && x->live && k < x->nconns; k++) in += x->conns[k]->dst.node.index == i;
+    if (x && x->live && in != x->nin) return SINEW_ERUNTIME;
+  }
   for (sinew__conn *c = g->conn_head; c; c = c->next) {
     if (attr_room(g, sinew__node_get(g, c->dst.node))) return SINEW_ENOMEM;
     later l = {c, false};
