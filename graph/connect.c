@@ -9,15 +9,17 @@
 
 #include "graph/internal.h"
 
+/* Whether the plug's slot exists and lacks flag: then the index has nothing for it. The slot's
+ * IN and OUT flags answer from the node's own memory; in a large graph an index lookup is a few
+ * cache misses, and most plugs asked about (every set, every connect) are no end of anything. */
+static bool slot_lacks(const sinew_graph_t *g, const sinew_plug_t *p, uint32_t flag) {
+  sinew__node *n = sinew__plug_node(g, p);
+  const sinew__slot *s = n ? sinew__slot_find(g, n, p, NULL) : NULL;
+  return s && !(s->flags & flag);
+}
+
 sinew__conn *sinew__conn_to(const sinew_graph_t *g, const sinew_plug_t *dst) {
-  /* The slot's IN flag says first, from the node's own memory, whether there is anything to
-   * look up: in a large graph the index lookup is a few cache misses, and most plugs asked
-   * about (every set, every connect) are not destinations. */
-  sinew__node *n = sinew__plug_node(g, dst);
-  if (n) {
-    const sinew__slot *s = sinew__slot_find(g, n, dst, NULL);
-    if (!s || !(s->flags & SINEW__F_IN)) return NULL;
-  }
+  if (slot_lacks(g, dst, SINEW__F_IN)) return NULL;
   sinew_plug_t key = sinew__plug_key(dst);
   sinew__conn *c = NULL;
   HASH_FIND(hh, g->conns_by_dst, &key, sizeof key, c);
@@ -25,6 +27,7 @@ sinew__conn *sinew__conn_to(const sinew_graph_t *g, const sinew_plug_t *dst) {
 }
 
 static sinew__src_entry *src_entry(const sinew_graph_t *g, const sinew_plug_t *src) {
+  if (slot_lacks(g, src, SINEW__F_OUT)) return NULL;
   sinew_plug_t key = sinew__plug_key(src);
   sinew__src_entry *e = NULL;
   HASH_FIND(hh, g->conns_by_src, &key, sizeof key, e);
