@@ -3415,6 +3415,44 @@ static void test_hierarchy_random(void **state) {
   assert_true(refused > 100 && moved > 1000 && deleted > 300);
 }
 
+/* Labels running out: a chain whose links are made from both ends inwards, each new link going
+ * between the first one and the last one made, halves one gap again and again, so the
+ * order-maintenance list relabels ever larger blocks. The order stays right, and a link closing
+ * the chain into a loop is still refused. */
+static void test_order_dense_labels(void **state) {
+  sinew_graph_t *g = *state;
+  enum { N = 3000 };
+  sinew_node_t *n = malloc((N + 1) * sizeof *n);
+  assert_non_null(n);
+  char name[32];
+  for (int i = 0; i <= N; i++) {
+    snprintf(name, sizeof name, "d%d", i);
+    n[i] = mk(g, "add", name);
+  }
+  sinew_plug_t out = P(g, "d0.out"), in = P(g, "d0.in");
+  for (int k = 0; k < N; k++) {
+    int i = k == 0 ? 0 : N - k; /* the first link, then from the far end inwards */
+    out.node = n[i];
+    in.node = n[i + 1];
+    assert_int_equal(sinew_connect(g, &out, &in, 0, NULL), 0);
+    if (k % 500 == 0) assert_int_equal(sinew__order_verify(g), 0);
+  }
+  assert_int_equal(sinew__order_verify(g), 0);
+  uint64_t prev = 0;
+  for (int i = 0; i < N; i++) { /* the links in chain order: labels increase */
+    in.node = n[i + 1];
+    sinew__conn *c = sinew__conn_to(g, &in);
+    assert_non_null(c);
+    assert_true(c->ord > prev);
+    prev = c->ord;
+  }
+  out.node = n[N];
+  in.node = n[0];
+  assert_int_equal(sinew_connect(g, &out, &in, 0, NULL), SINEW_ECYCLE);
+  assert_int_equal(g->order.repairs, 0);
+  free(n);
+}
+
 static void test_random_against_model(void **state) {
   sinew_graph_t *g = *state;
   for (int i = 0; i < 3; i++) mk(g, "add", m_nodes[i]);
@@ -4210,6 +4248,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_order_random_edits, setup, teardown),
       cmocka_unit_test_setup_teardown(test_order_cycle_message, setup, teardown),
       cmocka_unit_test_setup_teardown(test_hierarchy_random, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_order_dense_labels, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
