@@ -3453,6 +3453,40 @@ static void test_order_dense_labels(void **state) {
   free(n);
 }
 
+/* Out of memory in the order's search (its first one: the scratch is allocated then) or
+ * rebuild: the connect fails with SINEW_ENOMEM and changes nothing, the order included. */
+static void test_order_out_of_memory(void **state) {
+  (void)state;
+  test_alloc_install();
+  for (int stale = 0; stale < 2; stale++) {
+    sinew_graph_t *g;
+    assert_int_equal(sinew_graph_create(NULL, &g), 0);
+    assert_int_equal(register_types(g), 0);
+    for (const char *const *nm = (const char *const[]){"a", "b", "y", "z", NULL}; *nm; nm++) mk(g, "add", *nm);
+    conn(g, "y.out", "z.in"); /* first: lowest label */
+    conn(g, "a.out", "b.in"); /* then: above it */
+    g->order.stale = stale; /* as a journal relink that did not fit leaves it: rebuilt first */
+    size_t before = g->nconnections;
+    sinew_plug_t src = P(g, "b.out"), dst = P(g, "y.in"); /* after a -> b, before y -> z */
+    for (long n = 1;; n++) {
+      test_alloc_reset();
+      test_alloc_fail_at(n);
+      int rc = sinew_connect(g, &src, &dst, 0, NULL);
+      test_alloc_fail_at(0);
+      if (rc == SINEW_OK) break;
+      assert_int_equal(rc, SINEW_ENOMEM);
+      assert_int_equal(g->nconnections, before);
+      assert_int_equal(sinew__order_verify(g), 0);
+      if (n > 1000) fail_msg("never succeeded");
+    }
+    assert_int_equal(sinew__order_verify(g), 0);
+    assert_int_equal(g->order.repairs, 0);
+    sinew_graph_destroy(g);
+  }
+  assert_int_equal(test_alloc_live(), 0);
+  test_alloc_uninstall();
+}
+
 static void test_random_against_model(void **state) {
   sinew_graph_t *g = *state;
   for (int i = 0; i < 3; i++) mk(g, "add", m_nodes[i]);
@@ -4249,6 +4283,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_order_cycle_message, setup, teardown),
       cmocka_unit_test_setup_teardown(test_hierarchy_random, setup, teardown),
       cmocka_unit_test_setup_teardown(test_order_dense_labels, setup, teardown),
+      cmocka_unit_test(test_order_out_of_memory),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
