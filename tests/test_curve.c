@@ -691,6 +691,247 @@ static void test_circle_command(void **state) {
   free(text);
 }
 
+/* ---- spline IK ------------------------------------------------------------------------------------------ */
+
+static sinew_mat4_t wmat(const char *node) {
+  char buf[256];
+  snprintf(buf, sizeof buf, "%s.wm[0]", node);
+  sinew_plug_t p = plug(buf);
+  sinew_mat4_t m;
+  if (sinew_get_matrix(G(), &p, &m)) fail_msg("%s: %s", buf, sinew_graph_errmsg(G()));
+  return m;
+}
+
+static sinew_vec3_t wpos(const char *node) {
+  sinew_mat4_t m = wmat(node);
+  return (sinew_vec3_t){m.m[3][0], m.m[3][1], m.m[3][2]};
+}
+
+static double dist(sinew_vec3_t a, sinew_vec3_t b) {
+  return sqrt((a.x - b.x) * (a.x - b.x) + (a.y - b.y) * (a.y - b.y) + (a.z - b.z) * (a.z - b.z));
+}
+
+/* Distance from p to the curve a plug holds (dense sampling refined by ternary search). */
+static double off_curve(const char *curve_plug, sinew_vec3_t p, double *param) {
+  sinew_curve_t c;
+  sinew_data_t *d = curve_at(curve_plug, &c);
+  double lo, hi, best = 0, bd = INFINITY;
+  sinew_curve_range(&c, &lo, &hi);
+  int n = 20000;
+  for (int i = 0; i <= n; i++) {
+    double u = lo + (hi - lo) * i / n;
+    sinew_vec3_t q;
+    sinew_curve_eval(&c, u, &q, NULL, NULL);
+    if (dist(q, p) < bd) bd = dist(q, p), best = u;
+  }
+  double a = best - (hi - lo) / n, b = best + (hi - lo) / n;
+  a = a < lo ? lo : a;
+  b = b > hi ? hi : b;
+  for (int it = 0; it < 200; it++) {
+    double m1 = a + (b - a) / 3, m2 = b - (b - a) / 3;
+    sinew_vec3_t q1, q2;
+    sinew_curve_eval(&c, m1, &q1, NULL, NULL);
+    sinew_curve_eval(&c, m2, &q2, NULL, NULL);
+    if (dist(q1, p) < dist(q2, p)) b = m2;
+    else a = m1;
+  }
+  sinew_vec3_t q;
+  sinew_curve_eval(&c, 0.5 * (a + b), &q, NULL, NULL);
+  if (param) *param = 0.5 * (a + b);
+  sinew_data_unref(d);
+  return dist(q, p);
+}
+
+/* Five joints 2 apart along x: j0 (root) .. j4 (end). */
+static void spine(void) {
+  run("createNode joint -n j0; createNode joint -n j1 -p j0; setAttr j1.t 2 0 0;"
+      "createNode joint -n j2 -p j1; setAttr j2.t 2 0 0; createNode joint -n j3 -p j2; setAttr j3.t 2 0 0;"
+      "createNode joint -n j4 -p j3; setAttr j4.t 2 0 0;");
+}
+
+/* Every joint on the curve, in order along it, every bone 2 long, each bone's x axis aimed at the
+ * next joint. */
+static void check_on_curve(const char *curve_plug, double tol) {
+  const char *names[] = {"j0", "j1", "j2", "j3", "j4"};
+  double prev = -INFINITY;
+  for (int k = 0; k < 5; k++) {
+    double u, d = off_curve(curve_plug, wpos(names[k]), &u);
+    if (d > tol) fail_msg("%s is %.3g off the curve", names[k], d);
+    if (!(u > prev)) fail_msg("%s is not past the joint before it along the curve", names[k]);
+    prev = u;
+  }
+  for (int k = 0; k < 4; k++) {
+    sinew_vec3_t a = wpos(names[k]), b = wpos(names[k + 1]);
+    near1(dist(a, b), 2, 1e-9);
+    sinew_mat4_t m = wmat(names[k]);
+    double lx = sqrt(m.m[0][0] * m.m[0][0] + m.m[0][1] * m.m[0][1] + m.m[0][2] * m.m[0][2]);
+    near3((sinew_vec3_t){m.m[0][0] / lx, m.m[0][1] / lx, m.m[0][2] / lx}, (b.x - a.x) / 2, (b.y - a.y) / 2,
+          (b.z - a.z) / 2, 1e-9);
+  }
+}
+
+/* A straight curve along x: the joints stay where they are (x = 0 2 4 6 8); a chain longer
+ * than the curve goes on along its end tangent. */
+static void test_spline_ik_straight(void **state) {
+  (void)state;
+  spine();
+  run("curve -d 1 -n line -p 0 0 0 -p 10 0 0;");
+  expect_res("ikHandle -sol ikSplineSolver -sj j0 -ee j4 -c line", "ikHandle1 effector1");
+  sinew_node_t hn;
+  assert_int_equal(sinew_node_find(G(), "ikHandle1", &hn), 0);
+  assert_true(sinew_ik_wired(G(), hn));
+  const char *names[] = {"j0", "j1", "j2", "j3", "j4"};
+  for (int k = 0; k < 5; k++) near3(wpos(names[k]), 2 * k, 0, 0, 1e-9);
+  /* the curve turned 90 degrees about z (its transform): the chain stands up along y */
+  run("setAttr line.rz 90;");
+  for (int k = 0; k < 5; k++) near3(wpos(names[k]), 0, 2 * k, 0, 1e-9);
+  expect1("j0.rz", PI / 2, 1e-9);
+  expect1("j1.rz", 0, 1e-9);
+  /* shorter than the chain: 0..5, then on along +x */
+  run("setAttr line.rz 0; curve -r -d 1 -p 0 0 0 -p 5 0 0 lineShape;");
+  for (int k = 0; k < 5; k++) near3(wpos(names[k]), 2 * k, 0, 0, 1e-9);
+  run("curve -r -d 1 -p 0 0 0 -p 5 0 0 -p 5 5 0 lineShape;"); /* a corner at (5,0,0) */
+  near3(wpos("j2"), 4, 0, 0, 1e-9);
+  /* j3 is on the upright leg, 2 from j2: (5, sqrt(3), 0) */
+  near3(wpos("j3"), 5, sqrt(3), 0, 1e-9);
+  check_on_curve("lineShape.ws[0]", 1e-9);
+}
+
+/* A bent cubic: every joint on the curve, bones kept, and the chain follows a CV that moves. */
+static void test_spline_ik_follows_curve(void **state) {
+  (void)state;
+  spine();
+  run("curve -d 3 -n spineCrv -p 0 0 0 -p 3 1 0 -p 5 -1 1 -p 9 2 1;"
+      "ikHandle -sol ikSplineSolver -sj j0 -ee j4 -c spineCrv;");
+  check_on_curve("spineCrvShape.ws[0]", 1e-6);
+  sinew_vec3_t before = wpos("j3");
+  run("curve -r -d 3 -p 0 0 0 -p 3 2 0 -p 5 -1 3 -p 9 2 1 spineCrvShape;");
+  check_on_curve("spineCrvShape.ws[0]", 1e-6);
+  if (dist(before, wpos("j3")) < 0.1) fail_msg("j3 did not follow the curve");
+  /* the parent moving the curve moves the chain with it (root on the curve's start) */
+  run("createNode transform -n rig; parent -r spineCrv rig; parent -r j0 rig; setAttr rig.t -type double3 1 2 3;"
+      "setAttr rig.ry 30;");
+  check_on_curve("spineCrvShape.ws[0]", 1e-6);
+  /* ikBlend 0 gives the FK pose back */
+  run("setAttr ikHandle1.ikb 0;");
+  expect1("j1.ry", 0, 1e-12);
+  expect1("j1.rz", 0, 1e-12);
+}
+
+/* Twist and roll along a straight chain on x: joint k turns about x by roll + twist * k / 3 in
+ * all, so its own rotateX is the step from its parent's. */
+static void test_spline_ik_twist(void **state) {
+  (void)state;
+  spine();
+  run("curve -d 1 -n line -p 0 0 0 -p 10 0 0; ikHandle -sol ikSplineSolver -sj j0 -ee j4 -c line;"
+      "setAttr ikHandle1.twi 90; setAttr ikHandle1.rol 10;");
+  expect1("j0.rx", 10 * PI / 180, 1e-9);
+  expect1("j1.rx", 30 * PI / 180, 1e-9);
+  expect1("j2.rx", 30 * PI / 180, 1e-9);
+  expect1("j3.rx", 30 * PI / 180, 1e-9);
+  run("setAttr ikHandle1.twt 1;"); /* ease in: 90 * (k/3)^2 -> 10, 10, 40, 90 (+10 roll) */
+  expect1("j1.rx", 10 * PI / 180, 1e-9);
+  expect1("j2.rx", 30 * PI / 180, 1e-9);
+  expect1("j3.rx", 50 * PI / 180, 1e-9);
+  /* advanced twist, vector up (0 0 1) with the joints' +Y facing it: every Y axis is +z */
+  run("setAttr ikHandle1.twt 0; setAttr ikHandle1.twi 0; setAttr ikHandle1.rol 0; setAttr ikHandle1.dtce 1;"
+      "setAttr ikHandle1.dwut 5; setAttr ikHandle1.dwu -type double3 0 0 1;");
+  const char *names[] = {"j0", "j1", "j2", "j3"};
+  for (int k = 0; k < 4; k++) {
+    sinew_mat4_t m = wmat(names[k]);
+    near3((sinew_vec3_t){m.m[1][0], m.m[1][1], m.m[1][2]}, 0, 0, 1, 1e-9);
+  }
+  /* object rotation up, start/end (nlol's tail): the up vector turned by each end's locator,
+   * blended down the chain: start up +z, end up -y, so j0 faces +z and j3 -y */
+  run("createNode transform -n upA; createNode transform -n upB; setAttr upB.rx -90;"
+      "connectAttr upA.wm[0] ikHandle1.dwum; connectAttr upB.wm[0] ikHandle1.dwue;"
+      "setAttr ikHandle1.dwut 4; setAttr ikHandle1.dwu -type double3 0 0 1; setAttr ikHandle1.dwve -type double3 0 0 1;");
+  sinew_mat4_t m0 = wmat("j0"), m3 = wmat("j3");
+  near3((sinew_vec3_t){m0.m[1][0], m0.m[1][1], m0.m[1][2]}, 0, 0, 1, 1e-9);
+  near3((sinew_vec3_t){m3.m[1][0], m3.m[1][1], m3.m[1][2]}, 0, 1, 0, 1e-9);
+}
+
+static void test_spline_ik_command_forms(void **state) {
+  (void)state;
+  spine();
+  /* -ccv (the default without -c): a curve through the joints, returned third */
+  expect_res("ikHandle -sol ikSplineSolver -sj j0 -ee j4", "ikHandle1 effector1 curve1");
+  check_on_curve("curveShape1.ws[0]", 1e-9);
+  expect1("ikHandle1.roc", 1, 0);
+  struct {
+    const char *mel, *msg;
+  } bad[] = {
+      {"ikHandle -sol ikSplineSolver -sj j1 -ee j3 -c nothing", "nothing"},
+      {"ikHandle -sol ikSplineSolver -sj j1 -ee j3 -c j2", "-curve j2 is not a NURBS curve"},
+      {"ikHandle -sol ikSplineSolver -sj j1 -ee j3 -ccv false", "needs -curve or -createCurve on"},
+      {"ikHandle -sol ikSplineSolver -sj j1 -ee j3 -tws spiral", "-twistType spiral"},
+      {"ikHandle -sj j1 -ee j3 -c curve1", "-c is a spline IK flag"},
+  };
+  size_t before = node_count();
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    if (run_rc(bad[i].mel) == 0) fail_msg("accepted: %s", bad[i].mel);
+    if (!strstr(sinew_session_errmsg(S), bad[i].msg))
+      fail_msg("%s: message '%s' does not say '%s'", bad[i].mel, sinew_session_errmsg(S), bad[i].msg);
+    assert_int_equal(node_count(), before);
+  }
+  /* undo takes the handle, effector and curve back and gives the joints their rotations */
+  run("undo;");
+  const char *gone[] = {"ikHandle1", "effector1", "curve1", "curveShape1"};
+  for (size_t i = 0; i < 4; i++) {
+    sinew_node_t n;
+    if (sinew_node_find(G(), gone[i], &n) == 0) fail_msg("%s is still there after undo", gone[i]);
+  }
+  expect1("j1.rz", 0, 0);
+}
+
+/* A spline handle as Maya writes it in a file (nlol's tail form): joined after the load,
+ * solved, saved without sinew's wiring, and read back to the same pose. */
+static void test_spline_ik_file(void **state) {
+  (void)state;
+  const char *ma =
+      "//Maya ASCII 2025 scene\n"
+      "requires maya \"2025\";\n"
+      "currentUnit -l centimeter -a degree -t film;\n"
+      "createNode joint -n \"j0\";\n"
+      "createNode joint -n \"j1\" -p \"j0\";\n\tsetAttr \".t\" -type \"double3\" 2 0 0 ;\n"
+      "createNode joint -n \"j2\" -p \"j1\";\n\tsetAttr \".t\" -type \"double3\" 2 0 0 ;\n"
+      "createNode joint -n \"j3\" -p \"j2\";\n\tsetAttr \".t\" -type \"double3\" 2 0 0 ;\n"
+      "createNode joint -n \"j4\" -p \"j3\";\n\tsetAttr \".t\" -type \"double3\" 2 0 0 ;\n"
+      "createNode ikEffector -n \"eff\" -p \"j3\";\n\tsetAttr \".v\" no;\n\tsetAttr \".hd\" yes;\n"
+      "createNode ikHandle -n \"spineIk\";\n\tsetAttr \".roc\" yes;\n\tsetAttr \".dwut\" 4;\n"
+      "createNode transform -n \"crv\";\n"
+      "createNode nurbsCurve -n \"crvShape\" -p \"crv\";\n"
+      "\tsetAttr \".cc\" -type \"nurbsCurve\" \n\t\t3 1 0 no 3\n\t\t6 0 0 0 1 1 1\n\t\t4\n"
+      "\t\t0 0 0\n\t\t3 1 0\n\t\t5 -1 1\n\t\t9 2 1\n\t\t;\n"
+      "createNode ikSplineSolver -n \"ikSplineSolver\";\n"
+      "connectAttr \"j4.tx\" \"eff.tx\";\nconnectAttr \"j4.ty\" \"eff.ty\";\nconnectAttr \"j4.tz\" \"eff.tz\";\n"
+      "connectAttr \"j4.opm\" \"eff.opm\";\n"
+      "connectAttr \"j0.msg\" \"spineIk.hsj\";\nconnectAttr \"eff.hp\" \"spineIk.hee\";\n"
+      "connectAttr \"ikSplineSolver.msg\" \"spineIk.hsv\";\nconnectAttr \"crvShape.ws\" \"spineIk.ic\";\n";
+  FILE *f = fopen("test_spline_ik.ma", "w");
+  assert_non_null(f);
+  fputs(ma, f);
+  fclose(f);
+  run("file -f -o \"test_spline_ik.ma\";");
+  sinew_node_t h;
+  assert_int_equal(sinew_node_find(G(), "spineIk", &h), 0);
+  assert_true(sinew_ik_wired(G(), h));
+  check_on_curve("crvShape.ws[0]", 1e-6);
+  sinew_vec3_t p3 = wpos("j3");
+  char *text = save_text();
+  if (strstr(text, "sinewIk") || strstr(text, "sikR")) fail_msg("sinew's wiring was written:\n%s", text);
+  if (!strstr(text, "connectAttr \"crvShape.ws[0]\" \"spineIk.ic\";") &&
+      !strstr(text, "connectAttr \"crvShape.ws\" \"spineIk.ic\";"))
+    fail_msg("the curve's connection is missing:\n%s", text);
+  f = fopen("test_spline_ik.ma", "w");
+  fputs(text, f);
+  fclose(f);
+  free(text);
+  run("file -f -o \"test_spline_ik.ma\";");
+  near3(wpos("j3"), p3.x, p3.y, p3.z, 1e-9);
+  remove("test_spline_ik.ma");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_line),
@@ -707,6 +948,11 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_curve_command, setup, teardown),
       cmocka_unit_test_setup_teardown(test_curve_command_bad_input, setup, teardown),
       cmocka_unit_test_setup_teardown(test_circle_command, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_spline_ik_straight, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_spline_ik_follows_curve, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_spline_ik_twist, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_spline_ik_command_forms, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_spline_ik_file, setup, teardown),
   };
   return cmocka_run_group_tests_name("curve", tests, NULL, NULL);
 }
