@@ -109,12 +109,51 @@ static const sinew_attr_desc_t poc_attrs[] = {
 static const sinew_affects_t poc_affects[] = {POC_OUTS("inputCurve"), POC_OUTS("parameter"),
                                               POC_OUTS("turnOnPercentage")};
 
+
+static const sinew_attr_desc_t mp_attrs[] = {
+    {.name = "geometryPath", .short_name = "gp", .type = SINEW_ATTR_DATA, .flags = F_GEOM_IN, .data_type = CURVE},
+    {.name = "uValue", .short_name = "u", .type = SINEW_ATTR_DOUBLE, .flags = SINEW_ATTR_INPUT | SINEW_ATTR_KEYABLE},
+    {.name = "fractionMode", .short_name = "fm", .type = SINEW_ATTR_BOOL},
+    {.name = "follow", .short_name = "f", .type = SINEW_ATTR_BOOL},
+    {.name = "frontAxis", .short_name = "fa", .type = SINEW_ATTR_ENUM, .enum_fields = "X:Y:Z", .default_value = 1},
+    {.name = "upAxis", .short_name = "ua", .type = SINEW_ATTR_ENUM, .enum_fields = "X:Y:Z", .default_value = 2},
+    {.name = "worldUpType", .short_name = "wut", .type = SINEW_ATTR_ENUM,
+     .enum_fields = "Scene Up:Object Up:Object Rotation Up:Vector:Normal", .default_value = 3},
+    {.name = "worldUpVector", .short_name = "wu", .type = SINEW_ATTR_COMPOUND},
+    {.name = "worldUpVectorX", .short_name = "wux", .type = SINEW_ATTR_DOUBLE, .parent = "worldUpVector"},
+    {.name = "worldUpVectorY", .short_name = "wuy", .type = SINEW_ATTR_DOUBLE, .parent = "worldUpVector", .default_value = 1},
+    {.name = "worldUpVectorZ", .short_name = "wuz", .type = SINEW_ATTR_DOUBLE, .parent = "worldUpVector"},
+    {.name = "worldUpMatrix", .short_name = "wum", .type = SINEW_ATTR_MATRIX},
+    {.name = "inverseFront", .short_name = "if", .type = SINEW_ATTR_BOOL},
+    {.name = "inverseUp", .short_name = "iu", .type = SINEW_ATTR_BOOL},
+    {.name = "frontTwist", .short_name = "ft", .type = SINEW_ATTR_ANGLE, .flags = SINEW_ATTR_INPUT | SINEW_ATTR_KEYABLE},
+    {.name = "upTwist", .short_name = "ut", .type = SINEW_ATTR_ANGLE, .flags = SINEW_ATTR_INPUT | SINEW_ATTR_KEYABLE},
+    {.name = "sideTwist", .short_name = "st", .type = SINEW_ATTR_ANGLE, .flags = SINEW_ATTR_INPUT | SINEW_ATTR_KEYABLE},
+    {.name = "rotateOrder", .short_name = "ro", .type = SINEW_ATTR_ENUM, .enum_fields = "xyz:yzx:zxy:xzy:yxz:zyx"},
+    /* banking is not modelled: kept */
+    {.name = "bank", .short_name = "b", .type = SINEW_ATTR_BOOL},
+    {.name = "bankScale", .short_name = "bs", .type = SINEW_ATTR_DOUBLE, .default_value = 1},
+    {.name = "bankLimit", .short_name = "bl", .type = SINEW_ATTR_ANGLE, .default_value = 1.5707963267948966},
+    {.name = "positionMarkerTime", .short_name = "pmt", .type = SINEW_ATTR_TIME, .flags = SINEW_ATTR_INPUT | SINEW_ATTR_ARRAY},
+    {.name = "orientationMarkerTime", .short_name = "omt", .type = SINEW_ATTR_TIME, .flags = SINEW_ATTR_INPUT | SINEW_ATTR_ARRAY},
+    VEC3("allCoordinates", "ac", SINEW_ATTR_DISTANCE, F_OUT, "xCoordinate", "xc", "yCoordinate", "yc", "zCoordinate", "zc"),
+    VEC3("rotate", "r", SINEW_ATTR_ANGLE, F_OUT, "rotateX", "rx", "rotateY", "ry", "rotateZ", "rz"),
+    {.name = "orientMatrix", .short_name = "om", .type = SINEW_ATTR_MATRIX, .flags = F_OUT},
+};
+#define MP_OUTS(in) {in, "allCoordinates"}, {in, "rotate"}, {in, "orientMatrix"}
+static const sinew_affects_t mp_affects[] = {
+    MP_OUTS("geometryPath"), MP_OUTS("uValue"),     MP_OUTS("fractionMode"), MP_OUTS("follow"),
+    MP_OUTS("frontAxis"),    MP_OUTS("upAxis"),     MP_OUTS("worldUpType"),  MP_OUTS("worldUpVector"),
+    MP_OUTS("worldUpMatrix"), MP_OUTS("inverseFront"), MP_OUTS("inverseUp"), MP_OUTS("frontTwist"),
+    MP_OUTS("upTwist"),      MP_OUTS("sideTwist"),  MP_OUTS("rotateOrder")};
+
 /* Attribute ids, the same in every graph (types come from the same descriptors). */
 static struct {
   uint32_t create, cached, local, world, degree, spans, form, min, max, parent_in;
   uint32_t c_center, c_normal, c_radius, c_degree, c_sections, c_sweep, c_out;
   uint32_t i_curve, i_length, i_cp, i_wt, i_kn;
   uint32_t p_curve, p_param, p_top, p_pos, p_normal, p_nnormal, p_tangent, p_ntangent, p_ccenter, p_cradius;
+  uint32_t m_gp, m_u, m_fm, m_f, m_fa, m_ua, m_wut, m_wu, m_wum, m_if, m_iu, m_ft, m_ut, m_st, m_ro, m_ac, m_r, m_om;
 } C;
 
 static double get1(sinew_graph_t *g, sinew_node_t n, uint32_t attr) {
@@ -307,6 +346,102 @@ static int poc_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
   return sinew_compute_set_doubles(ctx, &e, (double[]){v.x, v.y, v.z}, 3);
 }
 
+
+/* ---- motionPath ------------------------------------------------------------------------------------ */
+
+static sinew_vec3_t unit(sinew_vec3_t v) {
+  double l = sinew_vec3_length(v);
+  return l > 0 ? (sinew_vec3_t){v.x / l, v.y / l, v.z / l} : v;
+}
+
+static sinew_vec3_t cross(sinew_vec3_t a, sinew_vec3_t b) {
+  sinew_vec3_t c;
+  sinew_vec3_cross(a, b, &c);
+  return c;
+}
+
+/* The point at uValue (a parameter, or with fractionMode a fraction of the arc length), and
+ * with follow the frame whose frontAxis row is the tangent and whose upAxis row faces the up
+ * vector (worldUpType), turned by frontTwist, upTwist and sideTwist about its own axes. */
+static int mp_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
+  sinew_graph_t *g = sinew_compute_graph(ctx);
+  sinew_node_t n = sinew_compute_node(ctx);
+  sinew_plug_t e = *plug, up_plug;
+  while (e.attr != C.m_ac && e.attr != C.m_r && e.attr != C.m_om && sinew_plug_parent(g, &e, &up_plug)) e = up_plug;
+  if (e.attr != C.m_ac && e.attr != C.m_r && e.attr != C.m_om) return SINEW_EUNKNOWN_PLUG;
+  sinew_data_t *d = curve_in(g, n, C.m_gp);
+  sinew_curve_t c;
+  sinew_vec3_t pos = {0, 0, 0}, tan = {0, 0, 0}, d2 = {0, 0, 0};
+  bool have = d && !sinew_curve_get(d, &c);
+  if (have) {
+    double u = get1(g, n, C.m_u), lo, hi;
+    sinew_curve_range(&c, &lo, &hi);
+    if (get1(g, n, C.m_fm) != 0) {
+      double f = u < 0 ? 0 : u > 1 ? 1 : u;
+      u = sinew_curve_param_at_length(&c, f * sinew_curve_length(&c, lo, hi));
+    }
+    sinew_curve_eval(&c, u, &pos, &tan, &d2);
+  }
+  sinew_data_unref(d);
+  if (e.attr == C.m_ac) return sinew_compute_set_doubles(ctx, &e, (double[]){pos.x, pos.y, pos.z}, 3);
+  sinew_mat4_t m;
+  sinew_mat4_identity(&m);
+  if (have && get1(g, n, C.m_f) != 0 && sinew_vec3_length(tan) > 0) {
+    int fa = (int)get1(g, n, C.m_fa), ua = (int)get1(g, n, C.m_ua);
+    fa = fa < 0 || fa > 2 ? 1 : fa;
+    ua = ua < 0 || ua > 2 ? 2 : ua;
+    sinew_vec3_t front = unit(tan), up;
+    if (get1(g, n, C.m_if) != 0) front = (sinew_vec3_t){-front.x, -front.y, -front.z};
+    sinew_mat4_t wum;
+    sinew_plug_t pw = sinew_plug_make(n, C.m_wum, 0, NULL);
+    if (sinew_get_matrix(g, &pw, &wum)) sinew_mat4_identity(&wum);
+    switch ((int)get1(g, n, C.m_wut)) {
+    case 0: up = (sinew_vec3_t){0, 1, 0}; break;
+    case 1: up = (sinew_vec3_t){wum.m[3][0] - pos.x, wum.m[3][1] - pos.y, wum.m[3][2] - pos.z}; break;
+    case 2: sinew_mat4_transform_vector(get3(g, n, C.m_wu), &wum, &up); break;
+    case 4: { /* the curve's normal: the second derivative across the tangent */
+      double k = sinew_vec3_dot(d2, unit(tan));
+      up = (sinew_vec3_t){d2.x - k * unit(tan).x, d2.y - k * unit(tan).y, d2.z - k * unit(tan).z};
+      break;
+    }
+    default: up = get3(g, n, C.m_wu); break;
+    }
+    if (get1(g, n, C.m_iu) != 0) up = (sinew_vec3_t){-up.x, -up.y, -up.z};
+    double k = sinew_vec3_dot(up, front);
+    up = unit((sinew_vec3_t){up.x - k * front.x, up.y - k * front.y, up.z - k * front.z});
+    if (fa != ua && sinew_vec3_length(up) > 0) {
+      int sa = 3 - fa - ua;
+      sinew_vec3_t side = (fa + 1) % 3 == ua ? cross(front, up) : cross(up, front);
+      sinew_vec3_t rows[3];
+      rows[fa] = front, rows[ua] = up, rows[sa] = side;
+      for (int r = 0; r < 3; r++) {
+        m.m[r][0] = rows[r].x, m.m[r][1] = rows[r].y, m.m[r][2] = rows[r].z;
+      }
+      /* the twists, about the frame's own front, up and side axes */
+      double tw[3] = {get1(g, n, C.m_ft), get1(g, n, C.m_ut), get1(g, n, C.m_st)};
+      int ax[3] = {fa, ua, sa};
+      for (int i = 0; i < 3; i++) {
+        if (tw[i] == 0) continue;
+        sinew_vec3_t a = {0, 0, 0};
+        if (ax[i] == 0) a.x = 1;
+        else if (ax[i] == 1) a.y = 1;
+        else a.z = 1;
+        sinew_quat_t q;
+        sinew_mat4_t r, t;
+        sinew_quat_from_axis_angle(a, tw[i], &q);
+        sinew_quat_to_mat4(q, &r);
+        sinew_mat4_mul(&r, &m, &t);
+        m = t;
+      }
+    }
+  }
+  if (e.attr == C.m_om) return sinew_compute_set_matrix(ctx, &e, &m);
+  double ro = get1(g, n, C.m_ro);
+  sinew_vec3_t rot;
+  sinew_euler_from_mat4(&m, ro >= 0 && ro < SINEW_ROTATE_ORDER_MAX ? (sinew_rotate_order_t)ro : SINEW_ROTATE_XYZ, &rot);
+  return sinew_compute_set_doubles(ctx, &e, (double[]){rot.x, rot.y, rot.z}, 3);
+}
+
 /* ---- registration ------------------------------------------------------------------------------------ */
 
 int sinew__register_curve_types(sinew_graph_t *g) {
@@ -321,6 +456,8 @@ int sinew__register_curve_types(sinew_graph_t *g) {
        .affects_count = COUNT(info_affects), .compute = info_compute},
       {.name = "pointOnCurveInfo", .attrs = poc_attrs, .attr_count = COUNT(poc_attrs), .affects = poc_affects,
        .affects_count = COUNT(poc_affects), .compute = poc_compute},
+      {.name = "motionPath", .attrs = mp_attrs, .attr_count = COUNT(mp_attrs), .affects = mp_affects,
+       .affects_count = COUNT(mp_affects), .compute = mp_compute},
   };
   const sinew_node_type_t *t[COUNT(types)];
   for (size_t i = 0; i < COUNT(types); i++) {
@@ -359,5 +496,9 @@ int sinew__register_curve_types(sinew_graph_t *g) {
   C.p_ntangent = sinew_node_type_attr(t[3], "nt");
   C.p_ccenter = sinew_node_type_attr(t[3], "cc");
   C.p_cradius = sinew_node_type_attr(t[3], "cr");
+  const char *mn[] = {"gp", "u", "fm", "f", "fa", "ua", "wut", "wu", "wum", "if", "iu", "ft", "ut", "st", "ro", "ac", "r", "om"};
+  uint32_t *mi[] = {&C.m_gp, &C.m_u, &C.m_fm, &C.m_f, &C.m_fa, &C.m_ua, &C.m_wut, &C.m_wu, &C.m_wum,
+                    &C.m_if, &C.m_iu, &C.m_ft, &C.m_ut, &C.m_st, &C.m_ro, &C.m_ac, &C.m_r, &C.m_om};
+  for (size_t i = 0; i < COUNT(mn); i++) *mi[i] = sinew_node_type_attr(t[4], mn[i]);
   return SINEW_OK;
 }

@@ -932,6 +932,80 @@ static void test_spline_ik_file(void **state) {
   remove("test_spline_ik.ma");
 }
 
+/* Stretch as rigs wire it: curveInfo.arcLength / rest length -> multiplyDivide -> each joint's
+ * translateX. The chain grows with the curve, its joints still on it. */
+static void test_spline_ik_stretch(void **state) {
+  (void)state;
+  spine();
+  run("curve -d 1 -n line -p 0 0 0 -p 8 0 0; ikHandle -sol ikSplineSolver -sj j0 -ee j4 -c line;"
+      "createNode curveInfo -n info; connectAttr lineShape.ws[0] info.ic;"
+      "createNode multiplyDivide -n ratio; setAttr ratio.op 2; connectAttr info.al ratio.i1x; setAttr ratio.i2x 8;"
+      "createNode multiplyDivide -n bone; connectAttr ratio.ox bone.i1x; setAttr bone.i2x 2;"
+      "connectAttr bone.ox j1.tx; connectAttr bone.ox j2.tx; connectAttr bone.ox j3.tx; connectAttr bone.ox j4.tx;");
+  near3(wpos("j4"), 8, 0, 0, 1e-9);
+  run("curve -r -d 1 -p 0 0 0 -p 16 0 0 lineShape;");
+  expect1("info.al", 16, 1e-12);
+  near3(wpos("j2"), 8, 0, 0, 1e-9);
+  near3(wpos("j4"), 16, 0, 0, 1e-9);
+  /* bent: chords are shorter than arcs, so the joints up to j3 lie on the curve and j4 runs
+   * a little past its end, along the end tangent 3 (P3 - P2) = (12, 9, 0) */
+  run("curve -r -d 3 -p 0 0 0 -p 4 3 0 -p 10 -3 0 -p 14 0 0 lineShape;");
+  const char *names[] = {"j0", "j1", "j2", "j3", "j4"};
+  for (int k = 0; k < 4; k++) {
+    double d = off_curve("lineShape.ws[0]", wpos(names[k]), NULL);
+    if (d > 1e-6) fail_msg("%s is %.3g off the stretched curve", names[k], d);
+  }
+  double al = getd("info.al"), chord = 0;
+  for (int k = 0; k < 4; k++) chord += dist(wpos(names[k]), wpos(names[k + 1]));
+  near1(chord, al, 1e-5); /* the bones are as long as the curve (multiplyDivide is single precision) */
+  sinew_vec3_t e = wpos("j4");
+  double past = dist(e, (sinew_vec3_t){14, 0, 0});
+  if (!(past > 0 && past < 0.05 * al)) fail_msg("j4 is %.3g past the curve's end", past);
+  near3((sinew_vec3_t){(e.x - 14) / past, e.y / past, e.z / past}, 0.8, 0.6, 0, 1e-9);
+}
+
+/* ---- motionPath ------------------------------------------------------------------------------------------ */
+
+static void test_motion_path(void **state) {
+  (void)state;
+  /* a straight path along z, and a Bezier along x whose parameter runs unevenly */
+  run("curve -d 1 -n path -p 0 0 0 -p 0 0 10; createNode motionPath -n mp; connectAttr pathShape.ws[0] mp.gp;"
+      "createNode transform -n rider; connectAttr mp.ac rider.t; connectAttr mp.r rider.r;"
+      "setAttr mp.u 0.3;");
+  expect3("rider.t", 0, 0, 3, 1e-12);
+  expect3("mp.r", 0, 0, 0, 0); /* follow off: no rotation */
+  /* follow, front X, up Y: X along +z, Y up, Z = X x Y = -x: a turn of -90 degrees about y */
+  run("setAttr mp.f 1; setAttr mp.fa 0; setAttr mp.ua 1;");
+  expect3("mp.r", 0, -PI / 2, 0, 1e-12);
+  near3((sinew_vec3_t){wmat("rider").m[0][0], wmat("rider").m[0][1], wmat("rider").m[0][2]}, 0, 0, 1, 1e-12);
+  run("setAttr mp.if 1;"); /* inverse front: X along -z, a turn of +90 */
+  expect3("mp.r", 0, PI / 2, 0, 1e-12);
+  run("setAttr mp.if 0; setAttr mp.ft 90;"); /* a right-handed quarter turn about the front (X = +z) */
+  sinew_plug_t om = plug("mp.om");
+  sinew_mat4_t m;
+  assert_int_equal(sinew_get_matrix(G(), &om, &m), 0);
+  near3((sinew_vec3_t){m.m[0][0], m.m[0][1], m.m[0][2]}, 0, 0, 1, 1e-12); /* front unchanged */
+  near3((sinew_vec3_t){m.m[1][0], m.m[1][1], m.m[1][2]}, -1, 0, 0, 1e-12); /* Y turned about +z by 90: -x */
+  /* the default axes: front Y, up Z; with up vector +y the up row is +y and the side (X) is front x up */
+  run("setAttr mp.ft 0; setAttr mp.fa 1; setAttr mp.ua 2; setAttr mp.wu -type double3 0 1 0;");
+  assert_int_equal(sinew_get_matrix(G(), &om, &m), 0);
+  near3((sinew_vec3_t){m.m[1][0], m.m[1][1], m.m[1][2]}, 0, 0, 1, 1e-12);
+  near3((sinew_vec3_t){m.m[2][0], m.m[2][1], m.m[2][2]}, 0, 1, 0, 1e-12);
+  near3((sinew_vec3_t){m.m[0][0], m.m[0][1], m.m[0][2]}, -1, 0, 0, 1e-12);
+  /* object up: towards a locator's position */
+  run("createNode transform -n upObj; setAttr upObj.t -type double3 5 0 3; connectAttr upObj.wm[0] mp.wum;"
+      "setAttr mp.wut 1;");
+  assert_int_equal(sinew_get_matrix(G(), &om, &m), 0);
+  near3((sinew_vec3_t){m.m[2][0], m.m[2][1], m.m[2][2]}, 1, 0, 0, 1e-12);
+  /* fraction mode: a fraction of the arc length, not of the parameter. Bezier x: 0 1 2 10 */
+  run("curve -d 3 -n bez -p 0 0 0 -p 1 0 0 -p 2 0 0 -p 10 0 0; connectAttr -f bezShape.ws[0] mp.gp; setAttr mp.u 0.5;");
+  expect3("mp.ac", 19.0 / 8, 0, 0, 1e-12); /* (0 + 3 + 6 + 10) / 8 */
+  run("setAttr mp.fm 1;");
+  expect3("mp.ac", 5, 0, 0, 1e-9);
+  run("setAttr mp.u 1.5;"); /* clamped to the end */
+  expect3("mp.ac", 10, 0, 0, 1e-9);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_line),
@@ -953,6 +1027,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_spline_ik_twist, setup, teardown),
       cmocka_unit_test_setup_teardown(test_spline_ik_command_forms, setup, teardown),
       cmocka_unit_test_setup_teardown(test_spline_ik_file, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_spline_ik_stretch, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_motion_path, setup, teardown),
   };
   return cmocka_run_group_tests_name("curve", tests, NULL, NULL);
 }

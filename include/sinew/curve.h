@@ -90,11 +90,12 @@ SINEW_API double sinew_curve_length(const sinew_curve_t *curve, double u0, doubl
 /* The parameter at arc length s from the start (s clamped to [0, total length]). */
 SINEW_API double sinew_curve_param_at_length(const sinew_curve_t *curve, double s);
 
-/* A circle as Maya's makeNurbCircle builds it (fixCenter on, first point along the plane's
- * local x): degree 1 or 3, `sections` spans (>= 1; 3 or more for degree 3), sweep in radians
- * (a full turn gives a periodic curve; less, an open arc), in the plane through center
- * perpendicular to normal. SINEW_EINVAL for another degree, too few sections, a zero normal, a
- * sweep of 0 or a non-finite number. */
+/* A circle as Maya's makeNurbCircle builds it (fixCenter on, the first CV a section's angle past
+ * the plane's local x; the plane's axes are world x and y turned by the smallest rotation taking
+ * z onto normal): degree 1 (CVs on the circle) or 3 (CVs outside it so the curve passes through
+ * the radius at every knot), `sections` spans (3 or more), periodic, Maya's knots. SINEW_EINVAL
+ * for another degree, too few sections, a zero normal or a non-finite number;
+ * SINEW_EUNSUPPORTED for a sweep other than a full turn (Maya's open arcs are not modelled). */
 SINEW_API int sinew_curve_circle(sinew_vec3_t normal, sinew_vec3_t center, double radius, uint32_t degree,
                                  uint32_t sections, double sweep, sinew_data_t **out);
 
