@@ -165,6 +165,12 @@ static void test_each_command(void **state) {
   ok("eval \"setAttr a.ty 9; setAttr a.tz 4\"");
   expect_res("undoInfo -q -undoName", "setAttr a.tz 4");
   step("delete box");                                       /* a node with history, one step */
+  step("curve -d 1 -n line -p 0 0 0 -p 4 0 0");
+  step("curve -r -d 1 -p 0 0 0 -p 4 1 0 line");
+  step("circle -n ring -nr 0 1 0");
+  step("circle -ch off -n ring2");
+  ok("select -cl; joint -n k0 -p 0 0 0; joint -n k1 -p 1 0 0; joint -n k2 -p 2 0 0");
+  step("ikHandle -sol ikSplineSolver -sj k0 -ee k2 -c line");
 }
 
 /* ---- names, warnings, failing commands --------------------------------------------------------------- */
