@@ -749,25 +749,29 @@ static void spine(void) {
       "createNode joint -n j4 -p j3; setAttr j4.t 2 0 0;");
 }
 
-/* Every joint on the curve, in order along it, every bone 2 long, each bone's x axis aimed at the
- * next joint. */
-static void check_on_curve(const char *curve_plug, double tol) {
-  const char *names[] = {"j0", "j1", "j2", "j3", "j4"};
+/* Every joint on the curve, in order along it, every bone `bone` long, each bone's x axis aimed
+ * at the next joint. */
+static void check_chain_on_curve(const char *curve_plug, const char *const *names, int n, double bone, double tol) {
   double prev = -INFINITY;
-  for (int k = 0; k < 5; k++) {
+  for (int k = 0; k < n; k++) {
     double u, d = off_curve(curve_plug, wpos(names[k]), &u);
     if (d > tol) fail_msg("%s is %.3g off the curve", names[k], d);
     if (!(u > prev)) fail_msg("%s is not past the joint before it along the curve", names[k]);
     prev = u;
   }
-  for (int k = 0; k < 4; k++) {
+  for (int k = 0; k + 1 < n; k++) {
     sinew_vec3_t a = wpos(names[k]), b = wpos(names[k + 1]);
-    near1(dist(a, b), 2, 1e-9);
+    near1(dist(a, b), bone, 1e-9);
     sinew_mat4_t m = wmat(names[k]);
     double lx = sqrt(m.m[0][0] * m.m[0][0] + m.m[0][1] * m.m[0][1] + m.m[0][2] * m.m[0][2]);
-    near3((sinew_vec3_t){m.m[0][0] / lx, m.m[0][1] / lx, m.m[0][2] / lx}, (b.x - a.x) / 2, (b.y - a.y) / 2,
-          (b.z - a.z) / 2, 1e-9);
+    near3((sinew_vec3_t){m.m[0][0] / lx, m.m[0][1] / lx, m.m[0][2] / lx}, (b.x - a.x) / bone, (b.y - a.y) / bone,
+          (b.z - a.z) / bone, 1e-9);
   }
+}
+
+static void check_on_curve(const char *curve_plug, double tol) {
+  static const char *const names[] = {"j0", "j1", "j2", "j3", "j4"};
+  check_chain_on_curve(curve_plug, names, 5, 2, tol);
 }
 
 /* A straight curve along x: the joints stay where they are (x = 0 2 4 6 8); a chain longer
@@ -964,6 +968,44 @@ static void test_spline_ik_stretch(void **state) {
   near3((sinew_vec3_t){(e.x - 14) / past, e.y / past, e.z / past}, 0.8, 0.6, 0, 1e-9);
 }
 
+/* omtk's rig_splineik.ma (Maya 2016-2018): five joints 2 apart on a straight degree-1 curve, a
+ * skinned cylinder. The spline handle omtk's SplineIK module builds on it keeps the chain where
+ * it is; bending the curve bends the spine, its joints on the curve, and the skin follows. */
+static double skin_sum(void) {
+  sinew_node_t skin;
+  if (sinew_node_list_type(G(), "skinCluster", false, &skin, 1) < 1) fail_msg("no skinCluster");
+  sinew_plug_t og = sinew_plug_make(skin, sinew_node_attr(G(), skin, "outputGeometry"), 1, (const int32_t[]){0});
+  sinew_data_t *d = NULL;
+  assert_int_equal(sinew_get_data(G(), &og, &d), SINEW_OK);
+  const sinew_mesh_t *m = sinew_mesh_get(d);
+  assert_non_null(m);
+  double sum = 0;
+  for (uint32_t i = 0; i < m->npoints; i++) sum += m->points[i * 3] + 2.0 * m->points[i * 3 + 1] + 3.0 * m->points[i * 3 + 2];
+  sinew_data_unref(d);
+  return sum;
+}
+
+static void test_omtk_rig_splineik(void **state) {
+  (void)state;
+  char path[1024];
+  snprintf(path, sizeof path, "%s/omtk/rig_splineik.ma", SINEW_TEST_DATA_DIR);
+  if (sinew_session_open(S, path)) fail_msg("%s: %s", path, sinew_session_errmsg(S));
+  static const char *const names[] = {"joint1", "joint2", "joint3", "joint4", "joint5"};
+  double skin0 = skin_sum();
+  expect1("curveShape1.sp", 1, 0);
+  run("ikHandle -sol ikSplineSolver -sj joint1 -ee joint5 -c curve1 -n spineIk;");
+  for (int k = 0; k < 5; k++) near3(wpos(names[k]), -4 + 2 * k, 0, 0, 1e-9);
+  near1(skin_sum(), skin0, 1e-3);
+  /* the spine's controls bend the curve */
+  run("curve -r -d 3 -p -4 0 0 -p -1 2 0 -p 1 -2 1 -p 4 0 0 curveShape1;");
+  check_chain_on_curve("curveShape1.ws[0]", names, 5, 2, 1e-6);
+  if (fabs(skin_sum() - skin0) < 1e-3) fail_msg("the skin did not follow the spine");
+  /* and back */
+  run("curve -r -d 1 -p -4 0 0 -p 4 0 0 curveShape1;");
+  for (int k = 0; k < 5; k++) near3(wpos(names[k]), -4 + 2 * k, 0, 0, 1e-9);
+  near1(skin_sum(), skin0, 1e-3);
+}
+
 /* ---- motionPath ------------------------------------------------------------------------------------------ */
 
 static void test_motion_path(void **state) {
@@ -1028,6 +1070,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_spline_ik_command_forms, setup, teardown),
       cmocka_unit_test_setup_teardown(test_spline_ik_file, setup, teardown),
       cmocka_unit_test_setup_teardown(test_spline_ik_stretch, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_omtk_rig_splineik, setup, teardown),
       cmocka_unit_test_setup_teardown(test_motion_path, setup, teardown),
   };
   return cmocka_run_group_tests_name("curve", tests, NULL, NULL);
