@@ -35,19 +35,22 @@ static void shape_name(const char *xf, char *buf, size_t size) {
   snprintf(buf, size, "%.*sShape%s", (int)base, xf, xf + base);
 }
 
-/* A transform and a nurbsCurve shape under it, named after `name` or `base#`. */
-static int make_shape(sinew_cmd_t *cmd, const char *name, const char *base, sinew_node_t *xf, sinew_node_t *shape) {
+int sinew__make_curve_shape(sinew_cmd_t *cmd, const char *name, const char *base, sinew_node_t parent,
+                            sinew_node_t *xf, sinew_node_t *shape) {
   sinew_graph_t *g = sinew_cmd_graph(cmd);
   char auto_name[64], buf[600], sname[640];
   snprintf(auto_name, sizeof auto_name, "%s#", base);
   const char *want = sinew__unique_name(g, name && name[0] ? name : auto_name, buf, sizeof buf);
-  int rc = sinew_node_create(g, "transform", want, xf);
+  int rc = parent.gen ? sinew_node_create_under(g, "transform", want, parent, xf) : sinew_node_create(g, "transform", want, xf);
   if (rc) return sinew__graph_error(cmd, rc);
   shape_name(sinew_node_name(g, *xf), sname, sizeof sname);
   char sbuf[700];
-  if ((rc = sinew_node_create_under(g, "nurbsCurve", sinew__unique_name(g, sname, sbuf, sizeof sbuf), *xf, shape)))
-    return sinew__graph_error(cmd, rc);
-  return SINEW_OK;
+  if ((rc = sinew_node_create_under(g, "nurbsCurve", sinew__unique_name(g, sname, sbuf, sizeof sbuf), *xf, shape))) {
+    rc = sinew__graph_error(cmd, rc);
+    sinew_node_delete(g, *xf); /* made just above: nothing refers to it */
+    *xf = (sinew_node_t){0, 0};
+  }
+  return rc;
 }
 
 static int select_result(sinew_cmd_t *cmd, sinew_node_t n) {
@@ -70,8 +73,7 @@ static const sinew_cmd_flag_t curve_flags[] = {
     {"replace", "r", "", 0},        {"objectSpace", "os", "", 0},           {"worldSpace", "ws", "", 0},
     {"bezier", "bez", "", 0},       {"editPoint", "ep", "lll", SINEW_CMD_MULTI}};
 
-/* The shape a -a / -r names: the curve itself or the one curve under a transform. */
-static int curve_shape_of(sinew_cmd_t *cmd, const char *name, sinew_node_t *out) {
+int sinew__curve_shape_of(sinew_cmd_t *cmd, const char *name, sinew_node_t *out) {
   sinew_graph_t *g = sinew_cmd_graph(cmd);
   sinew_node_t n;
   int rc = sinew__cmd_node(cmd, name, &n);
@@ -85,7 +87,7 @@ static int curve_shape_of(sinew_cmd_t *cmd, const char *name, sinew_node_t *out)
         *out = kids[i];
         return SINEW_OK;
       }
-    return sinew_cmd_error(cmd, SINEW_ETYPE, "%s is not a curve", name);
+    return sinew_cmd_error(cmd, SINEW_ETYPE, "%s is not a NURBS curve", name);
   }
   *out = n;
   return SINEW_OK;
@@ -127,7 +129,7 @@ static int cmd_curve_body(sinew_cmd_t *cmd) {
   sinew_curve_t oc;
   int rc;
   if (edit) {
-    if ((rc = curve_shape_of(cmd, sinew_cmd_arg_string(cmd, 0), &shape))) return rc;
+    if ((rc = sinew__curve_shape_of(cmd, sinew_cmd_arg_string(cmd, 0), &shape))) return rc;
     sinew_plug_t pl = sinew__attr_plug(g, shape, "local");
     sinew_get_data(g, &pl, &old);
     if (old && sinew_curve_get(old, &oc)) {
@@ -210,7 +212,7 @@ static int cmd_curve_body(sinew_cmd_t *cmd) {
   sinew_free(buf);
   if (rc) return sinew_cmd_error(cmd, rc, "out of memory");
   sinew_node_t xf = {0, 0};
-  if (!edit) rc = make_shape(cmd, sinew_cmd_flag_string(cmd, "name", NULL), "curve", &xf, &shape);
+  if (!edit) rc = sinew__make_curve_shape(cmd, sinew_cmd_flag_string(cmd, "name", NULL), "curve", (sinew_node_t){0, 0}, &xf, &shape);
   if (!rc) {
     /* the new geometry goes where the shape takes it: create when history feeds it is Maya's
      * replacement of the history; here a connected create is disconnected first */
@@ -275,7 +277,7 @@ static int cmd_circle_body(sinew_cmd_t *cmd) {
   if (rc) return sinew_cmd_error(cmd, rc, "-normal 0 0 0 is no direction (or a number is not finite)");
   sinew_node_t xf, shape, make = {0, 0};
   bool history = sinew_cmd_flag_bool(cmd, "constructionHistory", true);
-  rc = make_shape(cmd, sinew_cmd_flag_string(cmd, "name", NULL), "nurbsCircle", &xf, &shape);
+  rc = sinew__make_curve_shape(cmd, sinew_cmd_flag_string(cmd, "name", NULL), "nurbsCircle", (sinew_node_t){0, 0}, &xf, &shape);
   if (!rc && history) {
     char buf[64];
     rc = sinew_node_create(g, "makeNurbCircle", sinew__unique_name(g, "makeNurbCircle#", buf, sizeof buf), &make);

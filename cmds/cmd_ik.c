@@ -235,26 +235,6 @@ static int ik_edit(sinew_cmd_t *cmd) {
   return rc ? sinew__graph_error(cmd, rc) : SINEW_OK;
 }
 
-/* The nurbsCurve shape a -curve names: the shape itself or the one under a transform. */
-static int curve_shape(sinew_cmd_t *cmd, const char *name, sinew_node_t *out) {
-  sinew_graph_t *g = sinew_cmd_graph(cmd);
-  sinew_node_t n;
-  int rc = sinew__cmd_node(cmd, name, &n);
-  if (rc) return rc;
-  if (!sinew_node_type_is_a(sinew_node_type(g, n), "nurbsCurve")) {
-    sinew_node_t kids[16];
-    size_t nk = sinew_node_children(g, n, kids, 16);
-    for (size_t i = 0; i < nk && i < 16; i++)
-      if (sinew_node_type_is_a(sinew_node_type(g, kids[i]), "nurbsCurve")) {
-        *out = kids[i];
-        return SINEW_OK;
-      }
-    return sinew_cmd_error(cmd, SINEW_ETYPE, "-curve %s is not a NURBS curve", name);
-  }
-  *out = n;
-  return SINEW_OK;
-}
-
 /* -createCurve: a curve through the chain, its CVs at the joints' world positions (degree 3, or
  * less for short chains; clamped uniform knots), under the world or, with -parentCurve, under the
  * start joint's parent. Maya fits a simplified curve instead (-simplifyCurve, -numSpans), whose
@@ -287,18 +267,7 @@ static int make_chain_curve(sinew_cmd_t *cmd, const sinew_node_t *jl, size_t nj,
   int rc = sinew_curve_create(&c, &d);
   sinew_free(buf);
   if (rc) return sinew_graph_set_error(g, rc, "the chain's curve cannot be built (joints at one place?)");
-  char nb[64], sb[64];
-  rc = parent_curve && parent.gen ? sinew_node_create_under(g, "transform", sinew__unique_name(g, "curve1", nb, sizeof nb), parent, xf_out)
-                                  : sinew_node_create(g, "transform", sinew__unique_name(g, "curve1", nb, sizeof nb), xf_out);
-  if (!rc) {
-    char sname[700];
-    const char *xn = sinew_node_name(g, *xf_out);
-    size_t base = strlen(xn);
-    while (base > 0 && xn[base - 1] >= '0' && xn[base - 1] <= '9') base--;
-    snprintf(sname, sizeof sname, "%.*sShape%s", (int)base, xn, xn + base);
-    rc = sinew_node_create_under(g, "nurbsCurve", sinew__unique_name(g, sname, sb, sizeof sb), *xf_out, shape_out);
-    if (rc) sinew_node_delete(g, *xf_out);
-  }
+  rc = sinew__make_curve_shape(cmd, NULL, "curve", parent_curve ? parent : (sinew_node_t){0, 0}, xf_out, shape_out);
   if (!rc) {
     sinew_plug_t cc = plug_of(g, *shape_out, "cc");
     if ((rc = sinew_set_data(g, &cc, d))) sinew_node_delete(g, *xf_out);
@@ -336,7 +305,7 @@ static int ik_create(sinew_cmd_t *cmd) {
     return sinew_cmd_error(cmd, SINEW_EINVAL, "-curve and -createCurve on cannot be used together");
   if (spline && !cname && !create_curve) return sinew_cmd_error(cmd, SINEW_EINVAL, "spline IK needs -curve or -createCurve on");
   if (cname) {
-    int crc = curve_shape(cmd, cname, &in_curve);
+    int crc = sinew__curve_shape_of(cmd, cname, &in_curve);
     if (crc) return crc;
   }
   sinew_node_t sj, ee;

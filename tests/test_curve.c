@@ -866,7 +866,7 @@ static void test_spline_ik_command_forms(void **state) {
     const char *mel, *msg;
   } bad[] = {
       {"ikHandle -sol ikSplineSolver -sj j1 -ee j3 -c nothing", "nothing"},
-      {"ikHandle -sol ikSplineSolver -sj j1 -ee j3 -c j2", "-curve j2 is not a NURBS curve"},
+      {"ikHandle -sol ikSplineSolver -sj j1 -ee j3 -c j2", "j2 is not a NURBS curve"},
       {"ikHandle -sol ikSplineSolver -sj j1 -ee j3 -ccv false", "needs -curve or -createCurve on"},
       {"ikHandle -sol ikSplineSolver -sj j1 -ee j3 -tws spiral", "-twistType spiral"},
       {"ikHandle -sj j1 -ee j3 -c curve1", "-c is a spline IK flag"},
