@@ -163,6 +163,13 @@ static double get1(sinew_graph_t *g, sinew_node_t n, uint32_t attr) {
   return v;
 }
 
+/* An enum input as a field index in 0..max, or dflt when it holds something else (a connected
+ * value can be any number: no cast of an out-of-range double). */
+static int get_enum(sinew_graph_t *g, sinew_node_t n, uint32_t attr, int max, int dflt) {
+  double v = get1(g, n, attr);
+  return v >= 0 && v <= max ? (int)v : dflt;
+}
+
 static sinew_vec3_t get3(sinew_graph_t *g, sinew_node_t n, uint32_t attr) {
   sinew_plug_t p = sinew_plug_make(n, attr, 0, NULL);
   double v[3] = {0, 0, 0};
@@ -387,15 +394,13 @@ static int mp_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
   sinew_mat4_t m;
   sinew_mat4_identity(&m);
   if (have && get1(g, n, C.m_f) != 0 && sinew_vec3_length(tan) > 0) {
-    int fa = (int)get1(g, n, C.m_fa), ua = (int)get1(g, n, C.m_ua);
-    fa = fa < 0 || fa > 2 ? 1 : fa;
-    ua = ua < 0 || ua > 2 ? 2 : ua;
+    int fa = get_enum(g, n, C.m_fa, 2, 1), ua = get_enum(g, n, C.m_ua, 2, 2);
     sinew_vec3_t front = unit(tan), up;
     if (get1(g, n, C.m_if) != 0) front = (sinew_vec3_t){-front.x, -front.y, -front.z};
     sinew_mat4_t wum;
     sinew_plug_t pw = sinew_plug_make(n, C.m_wum, 0, NULL);
     if (sinew_get_matrix(g, &pw, &wum)) sinew_mat4_identity(&wum);
-    switch ((int)get1(g, n, C.m_wut)) {
+    switch (get_enum(g, n, C.m_wut, 4, 3)) {
     case 0: up = (sinew_vec3_t){0, 1, 0}; break;
     case 1: up = (sinew_vec3_t){wum.m[3][0] - pos.x, wum.m[3][1] - pos.y, wum.m[3][2] - pos.z}; break;
     case 2: sinew_mat4_transform_vector(get3(g, n, C.m_wu), &wum, &up); break;

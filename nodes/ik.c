@@ -627,10 +627,10 @@ static int spline_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
     double v = 0;
     p = sinew_plug_make(h, ik.twi, 0, NULL), sinew_get_double(g, &p, &sg.twist);
     p = sinew_plug_make(h, ik.rol, 0, NULL), sinew_get_double(g, &p, &sg.roll);
-    p = sinew_plug_make(h, ik.twt, 0, NULL), v = 0, sinew_get_double(g, &p, &v), sg.twist_type = (int)v;
+    p = sinew_plug_make(h, ik.twt, 0, NULL), v = 0, sinew_get_double(g, &p, &v), sg.twist_type = v >= 0 && v <= 3 ? (int)v : 0;
     p = sinew_plug_make(h, ik.dtce, 0, NULL), v = 0, sinew_get_double(g, &p, &v), sg.advanced = v != 0;
-    p = sinew_plug_make(h, ik.dwut, 0, NULL), v = 0, sinew_get_double(g, &p, &v), sg.up_type = (int)v;
-    p = sinew_plug_make(h, ik.dwua, 0, NULL), v = 0, sinew_get_double(g, &p, &v), sg.up_axis = (int)v;
+    p = sinew_plug_make(h, ik.dwut, 0, NULL), v = 0, sinew_get_double(g, &p, &v), sg.up_type = v >= 0 && v <= 7 ? (int)v : 7;
+    p = sinew_plug_make(h, ik.dwua, 0, NULL), v = 0, sinew_get_double(g, &p, &v), sg.up_axis = v >= 0 && v <= 8 ? (int)v : 0;
     p = sinew_plug_make(h, ik.dwum, 0, NULL);
     if (sinew_get_matrix(g, &p, &sg.up_start)) sinew_mat4_identity(&sg.up_start);
     p = sinew_plug_make(h, ik.dwue, 0, NULL);

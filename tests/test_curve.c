@@ -853,6 +853,13 @@ static void test_spline_ik_twist(void **state) {
   sinew_mat4_t m0 = wmat("j0"), m3 = wmat("j3");
   near3((sinew_vec3_t){m0.m[1][0], m0.m[1][1], m0.m[1][2]}, 0, 0, 1, 1e-9);
   near3((sinew_vec3_t){m3.m[1][0], m3.m[1][1], m3.m[1][2]}, 0, 1, 0, 1e-9);
+  /* enums fed any number by a connection: an unknown up type is the plain twist, an unknown
+   * twist type linear (here the same pose as without the advanced twist) */
+  run("setAttr ikHandle1.dtce 0;");
+  double plain = getd("j2.rx");
+  run("setAttr ikHandle1.dtce 1; createNode multiplyDivide -n big; setAttr big.i1x 1e30;"
+      "connectAttr big.ox ikHandle1.dwut; connectAttr big.ox ikHandle1.twt;");
+  expect1("j2.rx", plain, 1e-12);
 }
 
 static void test_spline_ik_command_forms(void **state) {
@@ -1046,6 +1053,12 @@ static void test_motion_path(void **state) {
   expect3("mp.ac", 5, 0, 0, 1e-9);
   run("setAttr mp.u 1.5;"); /* clamped to the end */
   expect3("mp.ac", 10, 0, 0, 1e-9);
+  /* enums fed any number by a connection fall back to their defaults (front Y, up type vector) */
+  run("createNode multiplyDivide -n big; setAttr big.i1x 1e30; connectAttr big.ox mp.fa; connectAttr big.ox mp.wut;");
+  assert_int_equal(sinew_get_matrix(G(), &om, &m), 0);
+  near3((sinew_vec3_t){m.m[1][0], m.m[1][1], m.m[1][2]}, 1, 0, 0, 1e-9);
+  near3((sinew_vec3_t){m.m[2][0], m.m[2][1], m.m[2][2]}, 0, 1, 0, 1e-9);
+  near3((sinew_vec3_t){m.m[0][0], m.m[0][1], m.m[0][2]}, 0, 0, 1, 1e-9);
 }
 
 int main(void) {
