@@ -235,17 +235,14 @@ static int ik_edit(sinew_cmd_t *cmd) {
   return rc ? sinew__graph_error(cmd, rc) : SINEW_OK;
 }
 
-/* -createCurve: a curve through the chain, its CVs at the joints' world positions (degree 3, or
- * less for short chains; clamped uniform knots), under the world or, with -parentCurve, under the
- * start joint's parent. Maya fits a simplified curve instead (-simplifyCurve, -numSpans), whose
- * exact fit is not documented: see docs/rigging.md#spline-ik. */
+/* -createCurve: a curve through the chain's joints (degree 3, or less for short chains; the
+ * joints interpolated, so making the handle does not move the chain), under the world or, with
+ * -parentCurve, under the start joint's parent. Maya fits a simplified curve instead
+ * (-simplifyCurve, -numSpans), whose exact fit is not documented: see docs/rigging.md#spline-ik. */
 static int make_chain_curve(sinew_cmd_t *cmd, const sinew_node_t *jl, size_t nj, bool parent_curve,
                             sinew_node_t *xf_out, sinew_node_t *shape_out) {
   sinew_graph_t *g = sinew_cmd_graph(cmd);
-  uint32_t degree = nj > 3 ? 3 : (uint32_t)nj - 1, ncvs = (uint32_t)nj, nk = ncvs + degree - 1;
-  double *buf = sinew_malloc((nk + 4 * (size_t)ncvs) * sizeof(double));
-  if (!buf) return SINEW_ENOMEM;
-  double *knots = buf, *cvs = buf + nk;
+  sinew_vec3_t pts[257];
   sinew_mat4_t to_local;
   sinew_mat4_identity(&to_local);
   sinew_node_t parent = sinew_node_parent(g, jl[0]);
@@ -253,20 +250,11 @@ static int make_chain_curve(sinew_cmd_t *cmd, const sinew_node_t *jl, size_t nj,
     sinew_mat4_t pw;
     if (!sinew_dag_world_matrix(g, parent, &pw) && !sinew_mat4_inverse(&pw, &to_local)) sinew_mat4_identity(&to_local);
   }
-  for (uint32_t i = 0; i < nk; i++) {
-    double v = (double)i - (double)(degree - 1), last = (double)(ncvs - degree);
-    knots[i] = v < 0 ? 0 : v > last ? last : v;
-  }
-  for (uint32_t i = 0; i < ncvs; i++) {
-    sinew_vec3_t p = world_pos(g, jl[i]), q;
-    sinew_mat4_transform_point(p, &to_local, &q);
-    cvs[4 * i] = q.x, cvs[4 * i + 1] = q.y, cvs[4 * i + 2] = q.z, cvs[4 * i + 3] = 1;
-  }
-  sinew_curve_t c = {.degree = degree, .dim = 3, .ncvs = ncvs, .nknots = nk, .knots = knots, .cvs = cvs};
+  for (size_t i = 0; i < nj && i < 257; i++) sinew_mat4_transform_point(world_pos(g, jl[i]), &to_local, &pts[i]);
   sinew_data_t *d = NULL;
-  int rc = sinew_curve_create(&c, &d);
-  sinew_free(buf);
-  if (rc) return sinew_graph_set_error(g, rc, "the chain's curve cannot be built (joints at one place?)");
+  int rc = sinew_curve_interpolate(pts, (uint32_t)nj, nj > 3 ? 3 : (uint32_t)nj - 1, &d);
+  if (rc == SINEW_ENOMEM) return sinew_graph_set_error(g, rc, "out of memory");
+  if (rc) return sinew_graph_set_error(g, rc, "the chain's curve cannot be built: two joints at one place");
   rc = sinew__make_curve_shape(cmd, NULL, "curve", parent_curve ? parent : (sinew_node_t){0, 0}, xf_out, shape_out);
   if (!rc) {
     sinew_plug_t cc = plug_of(g, *shape_out, "cc");

@@ -417,3 +417,92 @@ int sinew_curve_from_values(const double *v, size_t n, sinew_data_t **out, char 
   sinew_data_unref(holder);
   return rc;
 }
+
+/* ---- interpolation ---------------------------------------------------------------------------- */
+
+int sinew_curve_interpolate(const sinew_vec3_t *pts, uint32_t n, uint32_t degree, sinew_data_t **out) {
+  if (!pts || !out || degree < 1 || degree > SINEW_CURVE_MAX_DEGREE || n <= degree || n > 4096) return SINEW_EINVAL;
+  /* parameters by chord length (The NURBS Book 9.5), knots by averaging them (9.8) */
+  uint32_t nk = n + degree - 1;
+  size_t doubles = n + nk + 4 * (size_t)n + (size_t)n * n + 3 * (size_t)n;
+  sinew_data_t *holder;
+  double *mem = sinew__scratch(doubles * sizeof(double), &holder);
+  if (!mem) return SINEW_ENOMEM;
+  double *ub = mem, *knots = ub + n, *cvs = knots + nk, *a = cvs + 4 * (size_t)n, *rhs = a + (size_t)n * n;
+  double total = 0;
+  for (uint32_t k = 1; k < n; k++) {
+    double d = sqrt((pts[k].x - pts[k - 1].x) * (pts[k].x - pts[k - 1].x) +
+                    (pts[k].y - pts[k - 1].y) * (pts[k].y - pts[k - 1].y) +
+                    (pts[k].z - pts[k - 1].z) * (pts[k].z - pts[k - 1].z));
+    if (!(d > 0) || !isfinite(d)) {
+      sinew_data_unref(holder);
+      return SINEW_EINVAL; /* two points at one place, or not finite */
+    }
+    ub[k] = d;
+    total += d;
+  }
+  double spans = n - degree;
+  ub[0] = 0;
+  for (uint32_t k = 1; k < n; k++) ub[k] = ub[k - 1] + ub[k] / total;
+  ub[n - 1] = 1;
+  /* Maya's knots (the textbook's without the first and last), scaled to 0 .. spans */
+  for (uint32_t i = 0; i < nk; i++) {
+    uint32_t t = i + 1; /* textbook index */
+    double v;
+    if (t <= degree) v = 0;
+    else if (t >= n) v = 1;
+    else {
+      v = 0;
+      for (uint32_t j = t - degree; j < t; j++) v += ub[j];
+      v /= degree;
+    }
+    knots[i] = v * spans;
+  }
+  for (uint32_t i = 0; i < n; i++) cvs[4 * i + 3] = 1;
+  sinew_curve_t c = {.degree = degree, .dim = 3, .ncvs = n, .nknots = nk, .knots = knots, .cvs = cvs};
+  /* A[k][i] = N_i(u_k); solved by Gaussian elimination with partial pivoting */
+  memset(a, 0, (size_t)n * n * sizeof(double));
+  for (uint32_t k = 0; k < n; k++) {
+    double u = ub[k] * spans, N[3][SINEW_CURVE_MAX_DEGREE + 1];
+    uint32_t span = find_span(&c, u);
+    basis_ders(&c, span, u, N);
+    for (uint32_t j = 0; j <= degree; j++) a[(size_t)k * n + span - degree + j] = N[0][j];
+    rhs[3 * k] = pts[k].x, rhs[3 * k + 1] = pts[k].y, rhs[3 * k + 2] = pts[k].z;
+  }
+  int rc = SINEW_OK;
+  for (uint32_t col = 0; col < n && !rc; col++) {
+    uint32_t piv = col;
+    for (uint32_t r = col + 1; r < n; r++)
+      if (fabs(a[(size_t)r * n + col]) > fabs(a[(size_t)piv * n + col])) piv = r;
+    if (!(fabs(a[(size_t)piv * n + col]) > 1e-14)) {
+      rc = SINEW_EINVAL;
+      break;
+    }
+    if (piv != col) {
+      for (uint32_t j = 0; j < n; j++) {
+        double t = a[(size_t)col * n + j];
+        a[(size_t)col * n + j] = a[(size_t)piv * n + j], a[(size_t)piv * n + j] = t;
+      }
+      for (int j = 0; j < 3; j++) {
+        double t = rhs[3 * col + j];
+        rhs[3 * col + j] = rhs[3 * piv + j], rhs[3 * piv + j] = t;
+      }
+    }
+    for (uint32_t r = col + 1; r < n; r++) {
+      double f = a[(size_t)r * n + col] / a[(size_t)col * n + col];
+      if (f == 0) continue;
+      for (uint32_t j = col; j < n; j++) a[(size_t)r * n + j] -= f * a[(size_t)col * n + j];
+      for (int j = 0; j < 3; j++) rhs[3 * r + j] -= f * rhs[3 * col + j];
+    }
+  }
+  for (uint32_t i = n; i-- > 0 && !rc;) {
+    for (int j = 0; j < 3; j++) {
+      double v = rhs[3 * i + j];
+      for (uint32_t k = i + 1; k < n; k++) v -= a[(size_t)i * n + k] * cvs[4 * k + j];
+      cvs[4 * i + j] = v / a[(size_t)i * n + i];
+    }
+  }
+  if (!rc) rc = sinew_curve_create(&c, out);
+  sinew_data_unref(holder);
+  return rc;
+}

@@ -885,14 +885,34 @@ static void test_spline_ik_command_forms(void **state) {
       fail_msg("%s: message '%s' does not say '%s'", bad[i].mel, sinew_session_errmsg(S), bad[i].msg);
     assert_int_equal(node_count(), before);
   }
-  /* undo takes the handle, effector and curve back and gives the joints their rotations */
+  /* a bent chain: the made curve passes through its joints, so making the handle moves nothing */
+  run("createNode transform -n grp; setAttr grp.t -type double3 1 2 3; setAttr grp.ry 20;"
+      "createNode joint -n b0 -p grp; createNode joint -n b1 -p b0; setAttr b1.t 2 0 0; setAttr b0.rz 20;"
+      "createNode joint -n b2 -p b1; setAttr b2.t 2 0 0; setAttr b1.rz -35; createNode joint -n b3 -p b2;"
+      "setAttr b3.t 2 0 0; setAttr b2.ry 25; createNode joint -n b4 -p b3; setAttr b4.t 1.5 0 0; setAttr b3.rz 30;");
+  static const char *const bent[] = {"b0", "b1", "b2", "b3", "b4"};
+  sinew_vec3_t was[5];
+  for (int k = 0; k < 5; k++) was[k] = wpos(bent[k]);
+  expect_res("ikHandle -sol ikSplineSolver -sj b0 -ee b4 -n bentIk", "bentIk effector2 curve2");
+  for (int k = 0; k < 5; k++) {
+    near3(wpos(bent[k]), was[k].x, was[k].y, was[k].z, 1e-9);
+    double d = off_curve("curveShape2.ws[0]", was[k], NULL);
+    if (d > 1e-9) fail_msg("the made curve misses %s by %.3g", bent[k], d);
+  }
+  sinew_node_t c2, grp;
+  assert_int_equal(sinew_node_find(G(), "curve2", &c2), 0);
+  assert_int_equal(sinew_node_find(G(), "grp", &grp), 0);
+  assert_true(sinew_node_parent(G(), c2).index == grp.index); /* -parentCurve: under b0's parent */
+  /* undo takes the handle, effector and curve back and gives the joints their own rotations */
   run("undo;");
-  const char *gone[] = {"ikHandle1", "effector1", "curve1", "curveShape1"};
+  const char *gone[] = {"bentIk", "effector2", "curve2", "curveShape2"};
   for (size_t i = 0; i < 4; i++) {
     sinew_node_t n;
     if (sinew_node_find(G(), gone[i], &n) == 0) fail_msg("%s is still there after undo", gone[i]);
   }
-  expect1("j1.rz", 0, 0);
+  sinew_plug_t r = plug("b0.r");
+  assert_false(sinew_plug_source(G(), &r, NULL));
+  expect1("b0.rz", 20 * PI / 180, 1e-12);
 }
 
 /* A spline handle as Maya writes it in a file (nlol's tail form): joined after the load,

@@ -99,6 +99,12 @@ SINEW_API double sinew_curve_param_at_length(const sinew_curve_t *curve, double 
 SINEW_API int sinew_curve_circle(sinew_vec3_t normal, sinew_vec3_t center, double radius, uint32_t degree,
                                  uint32_t sections, double sweep, sinew_data_t **out);
 
+/* An open curve of the given degree through the n points (n > degree, at most 4096), in order:
+ * parameters by chord length, knots by averaging them (The NURBS Book 9.2.1), scaled to
+ * 0 .. n - degree; passes through every point. SINEW_EINVAL for two consecutive points at one
+ * place, too few points or a non-finite number. */
+SINEW_API int sinew_curve_interpolate(const sinew_vec3_t *pts, uint32_t n, uint32_t degree, sinew_data_t **out);
+
 /* The curve with every CV transformed by m (p' = p * m); a new block. */
 SINEW_API int sinew_curve_transform(const sinew_data_t *curve, const sinew_mat4_t *m, sinew_data_t **out);
 
