@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cmds/cmds_internal.h"
+#include "sinew/curve.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -765,6 +766,27 @@ static int set_values(sinew_cmd_t *cmd, sinew_graph_t *g, const plug_text *pt, c
     }
     sinew_free(xs);
     return rc;
+  }
+  if (info.type == SINEW_ATTR_DATA && info.data_type == &sinew_curve_data_type) {
+    /* nurbsCurve .cc / .cr: -type "nurbsCurve" degree spans form rational dim nknots knots ncvs cvs */
+    if (!type || strcmp(type, "nurbsCurve") != 0)
+      return sinew_cmd_error(cmd, SINEW_ETYPE, "%s takes -type \"nurbsCurve\", not %s", pbuf, type ? type : "numbers");
+    if (nel != 1) return sinew_cmd_error(cmd, SINEW_EINVAL, "%s: one curve at a time", pbuf);
+    double *val = sinew_malloc((nvals ? nvals : 1) * sizeof *val);
+    if (!val) return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+    rc = SINEW_OK;
+    for (size_t k = 0; k < nvals && !rc; k++) rc = num_arg(cmd, 1 + k, &val[k]);
+    sinew_data_t *d = NULL;
+    char why[200];
+    if (!rc && (rc = sinew_curve_from_values(val, nvals, &d, why, sizeof why)))
+      rc = rc == SINEW_ENOMEM ? sinew_cmd_error(cmd, rc, "out of memory")
+                              : sinew_cmd_error(cmd, rc, "%s: bad nurbsCurve: %s", pbuf, why);
+    sinew_free(val);
+    if (rc) return rc;
+    sinew_plug_t p = element(pt, base, first);
+    rc = sinew_set_data(g, &p, d);
+    sinew_data_unref(d);
+    return rc ? sinew__graph_error(cmd, rc) : SINEW_OK;
   }
   size_t gn = 0;
   if ((info.flags & SINEW_ATTR_GENERIC_NUMERIC) && type && (gn = generic_type_count(type))) {

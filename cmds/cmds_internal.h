@@ -301,6 +301,14 @@ int sinew__graph_error(sinew_cmd_t *cmd, int status);
 int sinew__register_core_cmds(sinew_lang_t *L, sinew_session_t *s);
 int sinew__register_attr_cmds(sinew_lang_t *L, sinew_session_t *s);
 int sinew__register_rig_cmds(sinew_lang_t *L, sinew_session_t *s);
+int sinew__register_curve_cmds(sinew_lang_t *L, sinew_session_t *s); /* cmd_curve.c */
+/* cmd_curve.c: the nurbsCurve shape a name gives (the shape, or the one under a transform);
+ * fails the command naming it. */
+int sinew__curve_shape_of(sinew_cmd_t *cmd, const char *name, sinew_node_t *out);
+/* cmd_curve.c: a transform (`name`, else `base#`; under parent when it is valid) and a
+ * nurbsCurve shape "<transform>Shape" under it, as Maya names them. */
+int sinew__make_curve_shape(sinew_cmd_t *cmd, const char *name, const char *base, sinew_node_t parent,
+                            sinew_node_t *xf, sinew_node_t *shape);
 int sinew__register_skin_cmds(sinew_lang_t *L, sinew_session_t *s);
 int sinew__register_anim_cmds(sinew_lang_t *L, sinew_session_t *s);
 int sinew__register_everyday_cmds(sinew_lang_t *L, sinew_session_t *s);

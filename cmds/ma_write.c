@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cmds/cmds_internal.h"
+#include "sinew/curve.h"
 
 typedef struct writer {
   sinew_session_t *s;
@@ -222,6 +223,33 @@ static void write_array(writer *w, const sinew_plug_t *arr, const sinew_attr_inf
   sinew_free(idx);
 }
 
+/* A curve as Maya writes .cc: header, knots, CV count, one CV per line (w too when rational). */
+static void write_curve(writer *w, const sinew_plug_t *p, const sinew_curve_t *c) {
+  put(w, "\tsetAttr ");
+  rel_plug(w, p);
+  sinew__buf_printf(&w->b, " -type \"nurbsCurve\" \n\t\t%u %u %u %s %u\n\t\t%u", c->degree, sinew_curve_spans(c),
+                    (unsigned)c->form, c->rational ? "yes" : "no", c->dim, c->nknots);
+  for (uint32_t i = 0; i < c->nknots; i++) {
+    put(w, " ");
+    num(w, c->knots[i]);
+  }
+  sinew__buf_printf(&w->b, "\n\t\t%u\n", c->ncvs);
+  for (uint32_t i = 0; i < c->ncvs; i++) {
+    const double *v = &c->cvs[4 * (size_t)i];
+    put(w, "\t\t");
+    for (uint32_t k = 0; k < c->dim; k++) {
+      if (k) put(w, " ");
+      num(w, v[k]);
+    }
+    if (c->rational) {
+      put(w, " ");
+      num(w, v[3]);
+    }
+    put(w, "\n");
+  }
+  put(w, "\t\t;\n");
+}
+
 static void write_attr(writer *w, const sinew_plug_t *p) {
   sinew_attr_info_t info;
   if (sinew_node_attr_info(w->g, p->node, p->attr, &info)) return;
@@ -306,6 +334,12 @@ static void write_attr(writer *w, const sinew_plug_t *p) {
       put(w, " -type \"string\" ");
       quoted(w, s);
       put(w, ";\n");
+    } else if (info.type == SINEW_ATTR_DATA && info.data_type == &sinew_curve_data_type) {
+      sinew_data_t *d = NULL;
+      rc = sinew_get_data(w->g, p, &d);
+      sinew_curve_t c;
+      if (d && !sinew_curve_get(d, &c)) write_curve(w, p, &c);
+      sinew_data_unref(d);
     } else if (info.type == SINEW_ATTR_DATA && info.data_type == &sinew_xform_data_type) {
       sinew_data_t *d = NULL;
       rc = sinew_get_data(w->g, p, &d);

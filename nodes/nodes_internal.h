@@ -62,6 +62,12 @@ int sinew__register_pose_types(sinew_graph_t *g);
  * when ikHandle is already known. */
 int sinew__register_ik_types(sinew_graph_t *g);
 
+/* ---- curves (nodes/curve.c, nodes/curve_node.c) --------------------------------------------- */
+
+/* nurbsCurve, makeNurbCircle, curveInfo, pointOnCurveInfo; registers nothing when nurbsCurve
+ * is already known. */
+int sinew__register_curve_types(sinew_graph_t *g);
+
 /* ---- animation (nodes/anim_curve.c, nodes/anim_blend.c) ------------------------------------ */
 
 /* The animCurve family; registers nothing when animCurve is already known. */

@@ -6,6 +6,7 @@
 #include "sinew/graph.h"
 #include "sinew/nodes.h"
 #include "sinew/mesh.h"
+#include "sinew/curve.h"
 #include "sinew/skin.h"
 #include "sinew/pool.h"
 #include "sinew/io.h"
