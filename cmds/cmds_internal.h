@@ -15,6 +15,7 @@
 #include "sinew/mesh.h"
 #include "sinew/nodes.h"
 #include "sinew/skin.h"
+#include "sinew/deform.h"
 
 extern _Thread_local int sinew__cmds_oom;
 #define uthash_malloc(sz) sinew_malloc(sz)

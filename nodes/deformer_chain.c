@@ -5,10 +5,12 @@
  *   skinCluster1GroupParts.ig ; skinCluster1GroupParts.og -> skinCluster1.ip[0].ig
  *   groupId.id -> groupParts.gi, deformer.ip[0].gi, shape.iog.og[n].gid
  *
- * sinew deforms whole meshes (no component groups, no deformer sets), so:
+ * Deformer set membership (docs/deformers.md#membership): the groupParts that feeds a
+ * deformer's input[k] names, in inputComponents, the points that deformer may move (Maya tags
+ * the geometry with the group; sinew reads the list where the deformer needs it):
  *   groupId     holds an id and computes nothing;
  *   groupParts  passes its input block through as its output (the same block, no copy);
- *               inputComponents are kept for files, not applied;
+ *               sinew__deformer_members reads its inputComponents for the deformer it feeds;
  *   tweak       a geometryFilter: outputGeometry[k] = input[k].inputGeometry points +
  *               envelope * (vlist[k].vertex[i] + plist[k].controlPoints[i]); with no offset (or
  *               envelope 0, or nodeState HasNoEffect) the input block itself. When it must
@@ -18,6 +20,7 @@
 
 #include "nodes/mesh_internal.h"
 #include "nodes/nodes_internal.h"
+#include "sinew/deform.h"
 
 #define F_IN SINEW_ATTR_INPUT
 #define F_ARR (SINEW_ATTR_INPUT | SINEW_ATTR_ARRAY)
@@ -25,8 +28,8 @@
 /* Geometry inputs are connected, not written to files. */
 #define F_GEOM_IN (SINEW_ATTR_READABLE | SINEW_ATTR_WRITABLE | SINEW_ATTR_CONNECTABLE | SINEW_ATTR_INDEX_MATTERS)
 
-/* Maya's componentList ("vtx[*]", "f[0:339]"): the .ma reader keeps such values as text. */
-static const sinew_data_type_t component_list_type = {.name = "componentList"};
+/* Maya's componentList ("vtx[*]", "f[0:339]"): sinew/deform.h. */
+#define component_list_type sinew_component_list_data_type
 
 /* ---- groupId ---------------------------------------------------------------------------------- */
 
@@ -102,6 +105,40 @@ int sinew__geometry_input(sinew_graph_t *g, const sinew_plug_t *dst, sinew_data_
   }
   sinew_data_unref(d);
   *out = o;
+  return SINEW_OK;
+}
+
+int sinew__deformer_members(sinew_graph_t *g, sinew_node_t deformer, int32_t k, uint32_t npoints,
+                             sinew_data_t **holder, const uint8_t **mask) {
+  *mask = NULL;
+  uint32_t ig = sinew_node_attr(g, deformer, "inputGeometry");
+  int32_t path[2] = {k, 0};
+  sinew_plug_t dst = sinew_plug_make(deformer, ig, 1, path), src;
+  if (ig == UINT32_MAX || !sinew_plug_source(g, &dst, &src) ||
+      sinew_node_type(g, src.node) != sinew_find_node_type(g, "groupParts"))
+    return SINEW_OK;
+  sinew_plug_t ic = sinew_plug_make(src.node, sinew_node_attr(g, src.node, "inputComponents"), 0, NULL);
+  sinew_data_t *list = NULL;
+  if (sinew_get_data(g, &ic, &list) || !list) return SINEW_OK; /* no list: every point */
+  const int32_t *r;
+  bool other;
+  size_t nr = sinew_component_list_vertices(list, &r, &other);
+  bool all = other; /* components sinew does not map to points (faces, edges): every point */
+  for (size_t i = 0; i < nr && !all; i++) all = r[2 * i] == 0 && (uint32_t)r[2 * i + 1] >= npoints - 1;
+  if (all || !npoints) {
+    sinew_data_unref(list);
+    return SINEW_OK;
+  }
+  uint8_t *m = sinew__mesh_scratch(holder, npoints);
+  if (!m) {
+    sinew_data_unref(list);
+    return SINEW_ENOMEM;
+  }
+  memset(m, 0, npoints);
+  for (size_t i = 0; i < nr; i++)
+    for (int64_t v = r[2 * i]; v <= r[2 * i + 1] && v < (int64_t)npoints; v++) m[v] = 1;
+  sinew_data_unref(list);
+  *mask = m;
   return SINEW_OK;
 }
 

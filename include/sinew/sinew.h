@@ -7,6 +7,7 @@
 #include "sinew/nodes.h"
 #include "sinew/mesh.h"
 #include "sinew/skin.h"
+#include "sinew/deform.h"
 #include "sinew/pool.h"
 #include "sinew/io.h"
 #include "sinew/lang.h"

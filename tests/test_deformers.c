@@ -1,0 +1,319 @@
+/* tests/test_deformers.c: the blendShape and cluster deformers and deformer set membership
+ * (docs/deformers.md). blendShape: maya-usd's blendShapesExport.ma (tests/data) evaluates, its
+ * stored (pointArray + componentList) targets move exactly the points the file names by the
+ * deltas it stores, its live in-between targets are reached at their weights and interpolate
+ * piecewise linearly between them (and beyond the last); targetWeights, baseWeights, envelope;
+ * a weight of 0 costs nothing (the input block passes through, no item is applied); dirty
+ * propagation (a weight re-runs the node, a joint downstream does not); skin(blend(points))
+ * with the blendShape in front of a skinCluster; bad componentList / pointArray input. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sinew/cmds.h"
+#include "sinew/sinew.h"
+
+/* ---- helpers ------------------------------------------------------------------------------- */
+
+static sinew_session_t *session(void) {
+  sinew_session_t *s = NULL;
+  assert_int_equal(sinew_session_create(NULL, &s), 0);
+  return s;
+}
+
+static sinew_session_t *open_data(const char *rel) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/%s", SINEW_TEST_DATA_DIR, rel);
+  sinew_session_t *s = session();
+  if (sinew_session_open(s, path)) fail_msg("%s: %s", path, sinew_session_errmsg(s));
+  return s;
+}
+
+static void run(sinew_session_t *s, const char *text) {
+  if (sinew_session_run(s, text, strlen(text), "test.mel", NULL)) fail_msg("%s: %s", text, sinew_session_errmsg(s));
+}
+
+static int try_run(sinew_session_t *s, const char *text) {
+  return sinew_session_run(s, text, strlen(text), "test.mel", NULL);
+}
+
+static sinew_plug_t plug(sinew_graph_t *g, const char *text) {
+  sinew_plug_t p;
+  if (sinew_plug_parse(g, text, (sinew_node_t){0}, &p)) fail_msg("%s: %s", text, sinew_graph_errmsg(g));
+  return p;
+}
+
+/* A new reference to the mesh a plug holds. */
+static sinew_data_t *mesh_of(sinew_graph_t *g, const char *text) {
+  sinew_plug_t p = plug(g, text);
+  sinew_data_t *d = NULL;
+  if (sinew_get_data(g, &p, &d)) fail_msg("%s: %s", text, sinew_graph_errmsg(g));
+  if (!d || !sinew_mesh_get(d)) fail_msg("%s holds no mesh", text);
+  return d;
+}
+
+static void set1(sinew_graph_t *g, const char *text, double v) {
+  sinew_plug_t p = plug(g, text);
+  if (sinew_set_double(g, &p, v)) fail_msg("%s: %s", text, sinew_graph_errmsg(g));
+}
+
+static void assert_near(double a, double b, double tol) {
+  if (!(fabs(a - b) <= tol)) fail_msg("%.9g != %.9g (tolerance %g)", a, b, tol);
+}
+
+/* out == base + sum_i f[i] * (tgt[i] - base), point by point. */
+static void assert_combination(const sinew_data_t *out, const sinew_data_t *base, const sinew_data_t *const *tgt,
+                               const double *f, int n) {
+  const sinew_mesh_t *o = sinew_mesh_get(out), *b = sinew_mesh_get(base);
+  assert_int_equal(o->npoints, b->npoints);
+  for (uint32_t i = 0; i < 3 * o->npoints; i++) {
+    double want = b->points[i];
+    for (int k = 0; k < n; k++) want += f[k] * (sinew_mesh_get(tgt[k])->points[i] - b->points[i]);
+    assert_near(o->points[i], want, 2e-6);
+  }
+}
+
+#define BS_FILE "maya-usd/blendShapesExport.ma"
+
+/* ---- stored targets (pointArray + componentList), as the file writes them ----------------- */
+
+/* blendShape22: weights 1 0 0; target 0 moves vtx[0] and vtx[6:7] by the stored (x, 0, 0). */
+static void test_corpus_stored_targets(void **state) {
+  (void)state;
+  sinew_session_t *s = open_data(BS_FILE);
+  sinew_graph_t *g = sinew_session_graph(s);
+  sinew_data_t *in = mesh_of(g, "blendShape22.ip[0].ig"), *out = mesh_of(g, "blendShape22.og[0]");
+  const float *a = sinew_mesh_get(out)->points, *b = sinew_mesh_get(in)->points;
+  const double d0[8] = {-0.7817225456237793, 0, 0, 0, 0, 0, -0.7817225456237793, -0.78172260522842407};
+  for (int v = 0; v < 8; v++) {
+    assert_near(a[3 * v], b[3 * v] + d0[v], 1e-6);
+    assert_near(a[3 * v + 1], b[3 * v + 1], 0);
+    assert_near(a[3 * v + 2], b[3 * v + 2], 0);
+  }
+  /* the shape shows it */
+  sinew_data_t *shape = mesh_of(g, "|basic_cube_4_blendshape_baked_targets|base|baseShape.o");
+  assert_memory_equal(sinew_mesh_get(shape)->points, a, 8 * 3 * sizeof(float));
+  sinew_data_unref(shape);
+  sinew_data_unref(out);
+  /* target 1 (vtx[1], vtx[7] by +0.851 in x) and half of target 2 (vtx[2:3] in z) added */
+  set1(g, "blendShape22.w[1]", 1);
+  set1(g, "blendShape22.w[2]", 0.5);
+  out = mesh_of(g, "blendShape22.og[0]");
+  a = sinew_mesh_get(out)->points;
+  const double dx[8] = {-0.7817225456237793, 0.85104572772979736, 0, 0, 0, 0, -0.7817225456237793,
+                        -0.78172260522842407 + 0.85104572772979736};
+  const double dz[8] = {0, 0, 0.5 * 0.47292137145996094, 0.5 * 0.47292137145996094, 0, 0, 0, 0};
+  for (int v = 0; v < 8; v++) {
+    assert_near(a[3 * v], b[3 * v] + dx[v], 1e-6);
+    assert_near(a[3 * v + 2], b[3 * v + 2] + dz[v], 1e-6);
+  }
+  sinew_data_unref(out);
+  /* envelope scales everything; nodeState HasNoEffect passes the input through */
+  set1(g, "blendShape22.en", 0.5);
+  out = mesh_of(g, "blendShape22.og[0]");
+  assert_near(sinew_mesh_get(out)->points[3], b[3] + 0.5 * 0.85104572772979736, 1e-6);
+  sinew_data_unref(out);
+  set1(g, "blendShape22.nds", 1);
+  out = mesh_of(g, "blendShape22.og[0]");
+  assert_ptr_equal(out, in);
+  sinew_data_unref(out);
+  sinew_data_unref(in);
+  sinew_session_destroy(s);
+}
+
+/* ---- live in-between targets ---------------------------------------------------------------- */
+
+/* blendShape10: items 5333, 5667 and 6000 fed by three target meshes (their local points). */
+static void test_corpus_inbetweens(void **state) {
+  (void)state;
+  sinew_session_t *s = open_data(BS_FILE);
+  sinew_graph_t *g = sinew_session_graph(s);
+  sinew_data_t *base = mesh_of(g, "blendShape10.ip[0].ig");
+  sinew_data_t *t[3] = {mesh_of(g, "|basic_cube_2_inbetweens_no_anim|tgts|tgt3|tgtShape3.o"),
+                        mesh_of(g, "|basic_cube_2_inbetweens_no_anim|tgts|tgt2|tgtShape2.o"),
+                        mesh_of(g, "|basic_cube_2_inbetweens_no_anim|tgts|tgt1|tgtShape1.o")};
+  /* the targets differ from the base and from each other, or the test proves nothing */
+  for (int k = 0; k < 3; k++)
+    assert_memory_not_equal(sinew_mesh_get(t[k])->points, sinew_mesh_get(base)->points, 24 * sizeof(float));
+  assert_memory_not_equal(sinew_mesh_get(t[0])->points, sinew_mesh_get(t[1])->points, 24 * sizeof(float));
+  const double W[3] = {0.333, 0.667, 1.0};
+  struct {
+    double w;
+    int a, b;   /* knots (-1: the implicit zero) */
+    double u;   /* position between them */
+  } cases[] = {
+      {0.333, -1, 0, 1},  {0.667, 0, 1, 1},   {1.0, 1, 2, 1},
+      {0.1665, -1, 0, 0.5}, /* half way to the first in-between */
+      {0.5, 0, 1, (0.5 - 0.333) / (0.667 - 0.333)},
+      {0.9, 1, 2, (0.9 - 0.667) / (1 - 0.667)},
+      {1.25, 1, 2, (1.25 - 0.667) / (1 - 0.667)},  /* beyond: the last segment extended */
+      {-0.2, -1, 0, -0.2 / 0.333},                  /* below 0: the first segment extended */
+  };
+  (void)W;
+  for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+    set1(g, "blendShape10.w[0]", cases[c].w);
+    sinew_data_t *out = mesh_of(g, "blendShape10.og[0]");
+    const sinew_data_t *tg[2];
+    double f[2];
+    int n = 0;
+    if (cases[c].a >= 0) tg[n] = t[cases[c].a], f[n++] = 1 - cases[c].u;
+    tg[n] = t[cases[c].b], f[n++] = cases[c].u;
+    assert_combination(out, base, tg, f, n);
+    sinew_data_unref(out);
+  }
+  for (int k = 0; k < 3; k++) sinew_data_unref(t[k]);
+  sinew_data_unref(base);
+  sinew_session_destroy(s);
+}
+
+/* blendShape12: three live targets, one item each; target and base weights painted. */
+static void test_corpus_painted_weights(void **state) {
+  (void)state;
+  sinew_session_t *s = open_data(BS_FILE);
+  sinew_graph_t *g = sinew_session_graph(s);
+  sinew_data_t *base = mesh_of(g, "blendShape12.ip[0].ig");
+  sinew_data_t *t[2] = {mesh_of(g, "|basic_cube_4_blendshapes_no_anim|tgts|tgt3|tgt3Shape.o"),
+                        mesh_of(g, "|basic_cube_4_blendshapes_no_anim|tgts|tgt2|tgt2Shape.o")};
+  set1(g, "blendShape12.w[0]", 1);
+  set1(g, "blendShape12.w[1]", 0.25);
+  set1(g, "blendShape12.it[0].itg[0].tw[3]", 0.5);
+  set1(g, "blendShape12.it[0].bw[5]", 0);
+  sinew_data_t *out = mesh_of(g, "blendShape12.og[0]");
+  const float *o = sinew_mesh_get(out)->points, *b = sinew_mesh_get(base)->points;
+  for (int v = 0; v < 8; v++) {
+    double tw0 = v == 3 ? 0.5 : 1, bw = v == 5 ? 0 : 1;
+    for (int c = 0; c < 3; c++) {
+      int i = 3 * v + c;
+      double want = b[i] + bw * (tw0 * (sinew_mesh_get(t[0])->points[i] - b[i]) +
+                                 0.25 * (sinew_mesh_get(t[1])->points[i] - b[i]));
+      assert_near(o[i], want, 2e-6);
+    }
+  }
+  sinew_data_unref(out);
+  for (int k = 0; k < 2; k++) sinew_data_unref(t[k]);
+  sinew_data_unref(base);
+  sinew_session_destroy(s);
+}
+
+/* ---- a weight of 0 costs nothing; dirty propagation ----------------------------------------- */
+
+static void test_zero_weight_and_dirt(void **state) {
+  (void)state;
+  sinew_session_t *s = open_data(BS_FILE);
+  sinew_graph_t *g = sinew_session_graph(s);
+  sinew_node_t bs;
+  assert_int_equal(sinew_node_find(g, "blendShape12", &bs), 0);
+  /* every weight 0 (as the file has them): the input block itself, no item applied */
+  sinew_data_t *in = mesh_of(g, "blendShape12.ip[0].ig"), *out = mesh_of(g, "blendShape12.og[0]");
+  assert_ptr_equal(in, out);
+  sinew_data_unref(out);
+  uint64_t ev0, ap0, ev1, ap1;
+  assert_int_equal(sinew_blend_shape_stats(g, bs, &ev0, &ap0), 0);
+  assert_int_equal(ap0, 0);
+  /* one weight on: one item applied; a second read computes nothing */
+  set1(g, "blendShape12.w[2]", 0.5);
+  out = mesh_of(g, "blendShape12.og[0]");
+  sinew_data_unref(out);
+  out = mesh_of(g, "blendShape12.og[0]");
+  sinew_data_unref(out);
+  assert_int_equal(sinew_blend_shape_stats(g, bs, &ev1, &ap1), 0);
+  assert_int_equal(ev1, ev0 + 1);
+  assert_int_equal(ap1, 1);
+  /* the weight dirties the output and the shape downstream */
+  set1(g, "blendShape12.w[2]", 0.75);
+  sinew_plug_t og = plug(g, "blendShape12.og[0]"), shape = plug(g, "|basic_cube_4_blendshapes_no_anim|base|baseShape.o");
+  assert_true(sinew_plug_is_dirty(g, &og));
+  assert_true(sinew_plug_is_dirty(g, &shape));
+  sinew_data_unref(mesh_of(g, "|basic_cube_4_blendshapes_no_anim|base|baseShape.o"));
+  /* an unrelated node's change does not */
+  set1(g, "blendShape22.w[1]", 1);
+  assert_false(sinew_plug_is_dirty(g, &og));
+  /* a target moved: the output follows (the live target is recompiled) */
+  sinew_data_t *before = mesh_of(g, "blendShape12.og[0]");
+  float b0 = sinew_mesh_get(before)->points[0];
+  sinew_data_unref(before);
+  set1(g, "|basic_cube_4_blendshapes_no_anim|tgts|tgt|tgtShape.pt[0].px", 1.0);
+  assert_true(sinew_plug_is_dirty(g, &og));
+  sinew_data_t *after = mesh_of(g, "blendShape12.og[0]");
+  sinew_data_t *tgt = mesh_of(g, "|basic_cube_4_blendshapes_no_anim|tgts|tgt|tgtShape.o");
+  assert_near(sinew_mesh_get(after)->points[0],
+              sinew_mesh_get(in)->points[0] + 0.75 * (sinew_mesh_get(tgt)->points[0] - sinew_mesh_get(in)->points[0]),
+              2e-6);
+  assert_true(sinew_mesh_get(after)->points[0] != b0);
+  sinew_data_unref(tgt);
+  sinew_data_unref(after);
+  sinew_data_unref(in);
+  sinew_session_destroy(s);
+}
+
+/* ---- bad input -------------------------------------------------------------------------------- */
+
+static void test_bad_data(void **state) {
+  (void)state;
+  sinew_session_t *s = session();
+  run(s, "createNode blendShape -n bs;");
+  assert_int_not_equal(try_run(s, "setAttr bs.it[0].itg[0].iti[6000].ict -type \"componentList\" 1 \"vtx[3:1]\";"), 0);
+  assert_non_null(strstr(sinew_session_errmsg(s), "bs.inputTarget[0].inputTargetGroup[0].inputTargetItem[6000].inputComponentsTarget"));
+  assert_int_not_equal(try_run(s, "setAttr bs.it[0].itg[0].iti[6000].ict -type \"componentList\" 2 \"vtx[1]\";"), 0);
+  assert_int_not_equal(try_run(s, "setAttr bs.it[0].itg[0].iti[6000].ipt -type \"pointArray\" 1 0 1 2;"), 0);
+  assert_int_not_equal(try_run(s, "setAttr bs.it[0].itg[0].iti[6000].ipt -type \"componentList\" 1 \"vtx[1]\";"), 0);
+  assert_int_not_equal(try_run(s, "setAttr bs.it[0].itg[0].iti[6000].ipt -type \"pointArray\" 1 0 a 2 1;"), 0);
+  /* nothing was set */
+  sinew_graph_t *g = sinew_session_graph(s);
+  sinew_plug_t p = plug(g, "bs.it[0].itg[0].iti[6000].ipt");
+  assert_false(sinew_plug_has_value(g, &p));
+  run(s, "setAttr bs.it[0].itg[0].iti[6000].ipt -type \"pointArray\" 1 0 1 2 1;");
+  assert_true(sinew_plug_has_value(g, &p));
+  /* the data types' own checks */
+  sinew_data_t *d = NULL;
+  const char *bad[] = {"vtx[-1]", "vtx[", "[1]", "", "vtx[1:x]", "vtx[2]x"};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+    assert_int_equal(sinew_component_list_create(&bad[i], 1, &d), SINEW_EINVAL);
+  const char *good[] = {"vtx[*]", "f[0:5]", "vtx[7]", "vtx[2:4]"};
+  assert_int_equal(sinew_component_list_create(good, 4, &d), 0);
+  assert_int_equal(sinew_component_list_count(d), 4);
+  assert_string_equal(sinew_component_list_item(d, 1), "f[0:5]");
+  assert_null(sinew_component_list_item(d, 4));
+  const int32_t *r;
+  bool other;
+  assert_int_equal(sinew_component_list_vertices(d, &r, &other), 3);
+  assert_true(other);
+  assert_int_equal(r[0], 0);
+  assert_int_equal(r[1], INT32_MAX);
+  assert_int_equal(r[2], 7);
+  assert_int_equal(r[5], 4);
+  sinew_data_unref(d);
+  sinew_session_destroy(s);
+}
+
+/* ---- saving keeps the stored targets and component lists ---------------------------------- */
+
+static void test_round_trip(void **state) {
+  (void)state;
+  sinew_session_t *s = open_data(BS_FILE);
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  assert_int_equal(sinew_session_write_ma(s, f, "bs.ma"), 0);
+  fclose(f);
+  assert_non_null(strstr(text, "setAttr \".it[0].itg[0].iti[6000].ict\" -type \"componentList\" 2 \"vtx[0]\" \"vtx[6:7]\";"));
+  assert_non_null(strstr(text, "setAttr \".ic\" -type \"componentList\" 1 \"vtx[*]\";"));
+  assert_non_null(strstr(text, "setAttr \".it[0].itg[2].iti[6000].ipt\" -type \"pointArray\" 2 0 0 0.47292137145996094 1 0 0 0.47292137145996094 1;"));
+  free(text);
+  sinew_session_destroy(s);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_corpus_stored_targets), cmocka_unit_test(test_corpus_inbetweens),
+      cmocka_unit_test(test_corpus_painted_weights), cmocka_unit_test(test_zero_weight_and_dirt),
+      cmocka_unit_test(test_bad_data), cmocka_unit_test(test_round_trip),
+  };
+  return cmocka_run_group_tests_name("deformers", tests, NULL, NULL);
+}
