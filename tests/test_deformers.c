@@ -309,11 +309,178 @@ static void test_round_trip(void **state) {
   sinew_session_destroy(s);
 }
 
+
+/* ---- the blendShape command --------------------------------------------------------------- */
+
+static char *save_text(sinew_session_t *s) {
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  assert_int_equal(sinew_session_write_ma(s, f, "scene.ma"), 0);
+  fclose(f);
+  return text;
+}
+
+static char resbuf[4096];
+static const char *res(sinew_session_t *s, const char *text) {
+  sinew_value_t v = {0};
+  if (sinew_session_run(s, text, strlen(text), "test.mel", &v)) fail_msg("%s: %s", text, sinew_session_errmsg(s));
+  sinew_value_format(&v, resbuf, sizeof resbuf);
+  sinew_value_clear(&v);
+  size_t n = strlen(resbuf);
+  while (n && (resbuf[n - 1] == '\n' || resbuf[n - 1] == ' ')) resbuf[--n] = 0;
+  return resbuf;
+}
+
+/* A failing command leaves the scene as it was (the saved text is the same, byte for byte). */
+static void fails_unchanged(sinew_session_t *s, const char *text, const char *msg) {
+  char *before = save_text(s);
+  if (!try_run(s, text)) fail_msg("%s succeeded", text);
+  if (msg && !strstr(sinew_session_errmsg(s), msg)) fail_msg("%s: '%s' lacks '%s'", text, sinew_session_errmsg(s), msg);
+  char *after = save_text(s);
+  assert_string_equal(before, after);
+  free(before);
+  free(after);
+}
+
+static void test_command_create(void **state) {
+  (void)state;
+  sinew_session_t *s = session();
+  sinew_graph_t *g = sinew_session_graph(s);
+  run(s, "polyCube -n base; polyCube -n tgt; setAttr tgtShape.pt[0] -type float3 0 1 0;"
+         "polyCube -n other; setAttr otherShape.pt[7] -type float3 0.5 0 0;");
+  assert_string_equal(res(s, "blendShape -n bs tgt base"), "bs");
+  /* the chain Maya builds: Orig -> groupParts -> blendShape -> shape */
+  sinew_node_t n;
+  assert_int_equal(sinew_node_find(g, "baseShapeOrig", &n), 0);
+  assert_string_equal(res(s, "getAttr baseShapeOrig.io"), "1");
+  assert_string_equal(res(s, "listConnections -s 1 -d 0 -p 1 bsGroupParts.ig"), "baseShapeOrig.worldMesh[0]");
+  assert_string_equal(res(s, "listConnections -s 1 -d 0 -p 1 bs.ip[0].ig"), "bsGroupParts.outputGeometry");
+  assert_string_equal(res(s, "listConnections -s 1 -d 0 -p 1 bs.ip[0].gi"), "bsGroupId.groupId");
+  assert_string_equal(res(s, "listConnections -s 1 -d 0 -p 1 baseShape.i"), "bs.outputGeometry[0]");
+  assert_string_equal(res(s, "getAttr bsGroupParts.ic"), "vtx[*]");
+  assert_string_equal(res(s, "blendShape -q -t bs"), "tgt");
+  assert_string_equal(res(s, "blendShape -q -g bs"), "baseShape");
+  assert_string_equal(res(s, "blendShape -q -w bs"), "0");
+  /* weight 0: the base as it was; weight 1: the target's shape */
+  sinew_data_t *b0 = mesh_of(g, "baseShape.o"), *t = mesh_of(g, "tgtShape.o"), *t2 = mesh_of(g, "otherShape.o");
+  run(s, "setAttr bs.w[0] 1");
+  sinew_data_t *o = mesh_of(g, "baseShape.o");
+  assert_memory_equal(sinew_mesh_get(o)->points, sinew_mesh_get(t)->points, 24 * sizeof(float));
+  sinew_data_unref(o);
+  /* -e -w, -e -t (a second target), -q -w */
+  run(s, "blendShape -e -w 0 0.5 bs; blendShape -e -t base 1 other 1 -w 1 1 bs");
+  assert_string_equal(res(s, "blendShape -q -t bs"), "tgt\nother");
+  assert_string_equal(res(s, "blendShape -q -w bs"), "0.5\n1");
+  o = mesh_of(g, "baseShape.o");
+  const sinew_data_t *tg[2] = {t, t2};
+  const double f[2] = {0.5, 1};
+  assert_combination(o, b0, tg, f, 2);
+  sinew_data_unref(o);
+  /* undo takes the whole command back */
+  char *before = save_text(s);
+  run(s, "blendShape -n bs2 other base");
+  assert_int_equal(sinew_session_undo(s), 0);
+  char *after = save_text(s);
+  assert_string_equal(before, after);
+  free(before);
+  free(after);
+  sinew_data_unref(b0);
+  sinew_data_unref(t);
+  sinew_data_unref(t2);
+  sinew_session_destroy(s);
+}
+
+static void test_command_inbetween(void **state) {
+  (void)state;
+  sinew_session_t *s = session();
+  sinew_graph_t *g = sinew_session_graph(s);
+  run(s, "polyCube -n base; polyCube -n half; setAttr halfShape.pt[2] -type float3 0 1 0;"
+         "polyCube -n full; setAttr fullShape.pt[2] -type float3 0 1 1;");
+  run(s, "blendShape -ib -n bs half full base");
+  assert_string_equal(res(s, "listConnections -s 1 -d 0 -p 1 bs.it[0].itg[0].iti[5500].igt"), "halfShape.worldMesh[0]");
+  assert_string_equal(res(s, "listConnections -s 1 -d 0 -p 1 bs.it[0].itg[0].iti[6000].igt"), "fullShape.worldMesh[0]");
+  sinew_data_t *b = mesh_of(g, "baseShape.o");
+  float y0 = sinew_mesh_get(b)->points[7], z0 = sinew_mesh_get(b)->points[8];
+  sinew_data_unref(b);
+  /* along the weight: (0,0) -> (1,0) at 0.5 -> (1,1) at 1, linear between */
+  const double w[] = {0.25, 0.5, 0.75, 1.0};
+  const double y[] = {0.5, 1, 1, 1}, z[] = {0, 0, 0.5, 1};
+  for (int i = 0; i < 4; i++) {
+    char cmd[64];
+    snprintf(cmd, sizeof cmd, "setAttr bs.w[0] %g", w[i]);
+    run(s, cmd);
+    sinew_data_t *o = mesh_of(g, "baseShape.o");
+    assert_near(sinew_mesh_get(o)->points[7], y0 + y[i], 1e-6);
+    assert_near(sinew_mesh_get(o)->points[8], z0 + z[i], 1e-6);
+    sinew_data_unref(o);
+  }
+  sinew_session_destroy(s);
+}
+
+static void test_command_errors(void **state) {
+  (void)state;
+  sinew_session_t *s = session();
+  run(s, "polyCube -n base; polyCube -n tgt; polyPlane -n flat; spaceLocator -n loc;");
+  fails_unchanged(s, "blendShape tgt nothing", "nothing");
+  fails_unchanged(s, "blendShape tgt loc", "not a mesh");
+  fails_unchanged(s, "blendShape flat base", "points");
+  fails_unchanged(s, "blendShape -o sideways tgt base", "-origin");
+  fails_unchanged(s, "blendShape -t base 0 tgt 0 base", "weight");
+  fails_unchanged(s, "blendShape -t tgt 0 tgt 1 base", "not the deformed geometry");
+  /* fails after the node and its chain were made: all of it is taken back */
+  fails_unchanged(s, "blendShape -n late -w 0 0.5 -w -1 2 tgt base", "-weight index");
+  sinew_node_t n;
+  assert_int_equal(sinew_node_find(sinew_session_graph(s), "late", &n), SINEW_ENOTFOUND);
+  fails_unchanged(s, "blendShape -e -w 0 1 base", "not a blendShape");
+  fails_unchanged(s, "blendShape -after tgt base", "not supported");
+  run(s, "blendShape -n bs tgt base");
+  fails_unchanged(s, "blendShape -e -t base 1 flat 1 bs", "points");
+  sinew_session_destroy(s);
+}
+
+/* A blendShape in front of a skinCluster: skin(blend(points)); after it: blend(skin(points)). */
+static void test_blend_then_skin(void **state) {
+  (void)state;
+  sinew_session_t *s = session();
+  sinew_graph_t *g = sinew_session_graph(s);
+  run(s, "polyCube -n body; polyCube -n tgt; setAttr tgtShape.pt[3] -type float3 0.25 0.5 0;"
+         "select -cl; joint -n j1; select -cl; skinCluster -n sk j1 body;");
+  run(s, "blendShape -foc -n front tgt body; setAttr front.w[0] 1;");
+  /* the blendShape sits between the Orig and the skinCluster */
+  assert_string_equal(res(s, "listConnections -s 1 -d 0 -p 1 sk.ip[0].ig"), "front.outputGeometry[0]");
+  sinew_data_t *t = mesh_of(g, "tgtShape.o");
+  run(s, "setAttr j1.tx 2; setAttr j1.rz 90;");
+  sinew_data_t *o = mesh_of(g, "bodyShape.o");
+  /* the joint's motion (rotate 90 about z, then move 2 in x) applied to the target's points */
+  for (int v = 0; v < 8; v++) {
+    const float *p = sinew_mesh_get(t)->points + 3 * v, *q = sinew_mesh_get(o)->points + 3 * v;
+    assert_near(q[0], -p[1] + 2, 1e-5);
+    assert_near(q[1], p[0], 1e-5);
+    assert_near(q[2], p[2], 1e-5);
+  }
+  sinew_data_unref(o);
+  /* a blendShape after the skin adds its deltas to the skinned points */
+  run(s, "polyCube -n other; setAttr otherShape.pt[0] -type float3 0 0 1; blendShape -n back other body; setAttr back.w[0] 1;");
+  assert_string_equal(res(s, "listConnections -s 1 -d 0 -p 1 bodyShape.i"), "back.outputGeometry[0]");
+  o = mesh_of(g, "bodyShape.o");
+  sinew_data_t *sk = mesh_of(g, "sk.og[0]");
+  const float *q = sinew_mesh_get(o)->points, *k = sinew_mesh_get(sk)->points;
+  assert_near(q[2], k[2] + 1, 1e-5);
+  assert_memory_equal(q + 3, k + 3, 21 * sizeof(float));
+  sinew_data_unref(sk);
+  sinew_data_unref(o);
+  sinew_data_unref(t);
+  sinew_session_destroy(s);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_corpus_stored_targets), cmocka_unit_test(test_corpus_inbetweens),
       cmocka_unit_test(test_corpus_painted_weights), cmocka_unit_test(test_zero_weight_and_dirt),
       cmocka_unit_test(test_bad_data), cmocka_unit_test(test_round_trip),
+      cmocka_unit_test(test_command_create), cmocka_unit_test(test_command_inbetween),
+      cmocka_unit_test(test_command_errors), cmocka_unit_test(test_blend_then_skin),
   };
   return cmocka_run_group_tests_name("deformers", tests, NULL, NULL);
 }
