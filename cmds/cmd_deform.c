@@ -524,11 +524,151 @@ static int cmd_blend_shape(sinew_cmd_t *cmd) {
   return bs_create(cmd);
 }
 
+
+/* ---- cluster ------------------------------------------------------------------------------------- */
+
+static const sinew_cmd_flag_t cluster_flags[] = {
+    {"name", "n", "s", 0},
+    {"relative", "rel", "", 0},
+    {"envelope", "en", "f", 0},
+    {"frontOfChain", "foc", "", 0},
+    /* recognised so that they fail with a clear message */
+    {"weightedNode", "wn", "ss", 0},
+    {"bindState", "bs", "i", 0},
+    {"edit", "e", "", SINEW_CMD_EDIT},
+    {"query", "q", "", SINEW_CMD_QUERY},
+};
+
+/* One object of the cluster command: "mesh", "meshShape", "mesh.vtx[3]", "mesh.vtx[0:5]",
+ * "mesh.vtx[*]": its shape, and its vertex item ("vtx[...]") or NULL for the whole mesh. */
+static int cluster_object(sinew_cmd_t *cmd, const char *text, sinew_node_t *shape, const char **item) {
+  sinew_graph_t *g = sinew_cmd_graph(cmd);
+  char name[512];
+  const char *dot = strrchr(text, '.');
+  *item = NULL;
+  size_t len = strlen(text);
+  if (dot && strncmp(dot + 1, "vtx[", 4) == 0) {
+    len = (size_t)(dot - text);
+    *item = dot + 1;
+  } else if (dot && strchr(dot, '[')) {
+    return sinew_cmd_error(cmd, SINEW_EUNSUPPORTED, "%s: only vertices (.vtx[]) can be clustered", text);
+  }
+  if (len >= sizeof name) return sinew_cmd_error(cmd, SINEW_EINVAL, "a name too long");
+  memcpy(name, text, len);
+  name[len] = 0;
+  sinew_node_t n;
+  int rc = sinew__cmd_node(cmd, name, &n);
+  if (rc) return rc;
+  if (!sinew__mesh_shape(g, n, shape)) return sinew_cmd_error(cmd, SINEW_ETYPE, "%s is not a mesh", name);
+  if (*item) {
+    sinew_data_t *d = NULL;
+    if (sinew_component_list_create(item, 1, &d)) return sinew_cmd_error(cmd, SINEW_EINVAL, "%s: a malformed component", text);
+    sinew_data_unref(d);
+  }
+  return SINEW_OK;
+}
+
+static int cmd_cluster(sinew_cmd_t *cmd) {
+  sinew_graph_t *g = sinew_cmd_graph(cmd);
+  sinew_session_t *s = sinew__session(cmd);
+  const char *unsupported[] = {"weightedNode", "bindState", "frontOfChain"};
+  for (size_t i = 0; i < COUNT(unsupported); i++)
+    if (sinew_cmd_flag_count(cmd, unsupported[i]))
+      return sinew_cmd_error(cmd, SINEW_EUNSUPPORTED, "-%s is not supported", unsupported[i]);
+  if (sinew_cmd_query(cmd) || sinew_cmd_edit(cmd))
+    return sinew_cmd_error(cmd, SINEW_EUNSUPPORTED, "-edit and -query are not supported");
+  size_t argc = sinew_cmd_argc(cmd), nobj = argc ? argc : s->scene->nsel;
+  if (!nobj) return sinew_cmd_error(cmd, SINEW_EINVAL, "usage: cluster [flags] objects or vertices (or select them)");
+  const char **items = sinew_malloc(nobj * sizeof *items);
+  if (!items) return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+  sinew_node_t shape = {0};
+  bool whole = false;
+  size_t nitems = 0;
+  int rc = SINEW_OK;
+  char buf[512];
+  for (size_t i = 0; i < nobj && !rc; i++) {
+    sinew_node_t sh;
+    const char *item;
+    const char *text = argc ? sinew_cmd_arg_string(cmd, i) : sinew__node_label(g, s->scene->selection[i], buf, sizeof buf);
+    if ((rc = cluster_object(cmd, text, &sh, &item))) break;
+    if (shape.gen && (sh.index != shape.index || sh.gen != shape.gen))
+      rc = sinew_cmd_error(cmd, SINEW_EUNSUPPORTED, "%s: a cluster over several meshes is not supported", text);
+    shape = sh;
+    if (item) items[nitems++] = item;
+    else whole = true;
+  }
+  sinew_data_t *comps = NULL;
+  if (!rc && !whole && (rc = sinew_component_list_create(items, nitems, &comps)))
+    rc = sinew_cmd_error(cmd, rc, "out of memory");
+  /* the centre of the points it deforms, in world space: the handle's pivot */
+  sinew_mat4_t W;
+  double c[3] = {0, 0, 0};
+  if (!rc && (rc = sinew_dag_world_matrix(g, shape, &W))) rc = graph_fail(cmd, rc);
+  if (!rc) {
+    sinew_plug_t o = at(g, shape, "outMesh");
+    sinew_data_t *d = NULL;
+    sinew_get_data(g, &o, &d);
+    const sinew_mesh_t *m = d ? sinew_mesh_get(d) : NULL;
+    const int32_t *r = NULL;
+    size_t nr = comps ? sinew_component_list_vertices(comps, &r, NULL) : 0;
+    size_t cnt = 0;
+    for (uint32_t v = 0; m && v < m->npoints; v++) {
+      bool in = !comps;
+      for (size_t j = 0; j < nr && !in; j++) in = (int32_t)v >= r[2 * j] && (int32_t)v <= r[2 * j + 1];
+      if (!in) continue;
+      sinew_vec3_t p = {m->points[3 * v], m->points[3 * v + 1], m->points[3 * v + 2]}, q;
+      sinew_mat4_transform_point(p, &W, &q);
+      c[0] += q.x, c[1] += q.y, c[2] += q.z;
+      cnt++;
+    }
+    sinew_data_unref(d);
+    if (!cnt) rc = sinew_cmd_error(cmd, SINEW_EINVAL, "no points of %s to cluster", sinew_node_name(g, shape));
+    for (int k = 0; k < 3 && cnt; k++) c[k] /= (double)cnt;
+  }
+  /* every argument checked: the nodes */
+  sinew_node_t cl = {0}, hx = {0}, hs = {0};
+  const char *want = sinew_cmd_flag_string(cmd, "name", NULL);
+  if (!rc && (rc = sinew_node_create(g, "cluster", want && *want ? sinew__unique_name(g, want, buf, sizeof buf) : "cluster#", &cl)))
+    rc = graph_fail(cmd, rc);
+  char name[300];
+  if (!rc) {
+    snprintf(name, sizeof name, "%sHandle", sinew_node_name(g, cl));
+    if ((rc = sinew_node_create(g, "transform", sinew__unique_name(g, name, buf, sizeof buf), &hx))) rc = graph_fail(cmd, rc);
+  }
+  if (!rc) {
+    snprintf(name, sizeof name, "%sShape", sinew_node_name(g, hx));
+    if ((rc = sinew_node_create_under(g, "clusterHandle", sinew__unique_name(g, name, buf, sizeof buf), hx, &hs)))
+      rc = graph_fail(cmd, rc);
+  }
+  if (!rc) {
+    sinew_plug_t rp = at(g, hx, "rotatePivot"), sp = at(g, hx, "scalePivot"), org = at(g, hs, "origin");
+    sinew_plug_t gm = at(g, cl, "geomMatrix[0]"), rel = at(g, cl, "relative");
+    if ((rc = sinew_set_doubles(g, &rp, c, 3)) || (rc = sinew_set_doubles(g, &sp, c, 3)) ||
+        (rc = sinew_set_doubles(g, &org, c, 3)) || (rc = sinew_set_matrix(g, &gm, &W)) ||
+        (rc = conn(g, hx, "worldMatrix[0]", cl, "matrix", 0)) ||
+        (rc = conn(g, hs, "clusterTransforms", cl, "clusterXforms", 0)) ||
+        (sinew_cmd_flag_count(cmd, "relative") && (rc = sinew_set_bool(g, &rel, true))))
+      rc = graph_fail(cmd, rc);
+  }
+  if (!rc && sinew_cmd_flag_count(cmd, "envelope")) {
+    sinew_plug_t en = at(g, cl, "envelope");
+    if ((rc = sinew_set_double(g, &en, sinew_cmd_flag_double(cmd, "envelope", 0, 1)))) rc = graph_fail(cmd, rc);
+  }
+  if (!rc) rc = sinew__deformer_insert(cmd, cl, shape, false, comps);
+  if (!rc && !(rc = sinew_cmd_result_empty_array(cmd, SINEW_VALUE_STRING_ARRAY)) &&
+      !(rc = sinew_cmd_result_append_string(cmd, sinew__node_label(g, cl, buf, sizeof buf))))
+    rc = sinew_cmd_result_append_string(cmd, sinew__node_label(g, hx, buf, sizeof buf));
+  sinew_data_unref(comps);
+  sinew_free(items);
+  return rc;
+}
+
 /* ---- registration ------------------------------------------------------------------------------- */
 
 int sinew__register_deform_cmds(sinew_lang_t *L, sinew_session_t *s) {
   const sinew_cmd_desc_t cmds[] = {
       {"blendShape", cmd_blend_shape, bs_flags, COUNT(bs_flags), false, s},
+      {"cluster", cmd_cluster, cluster_flags, COUNT(cluster_flags), false, s},
   };
   for (size_t i = 0; i < COUNT(cmds); i++) {
     int rc = sinew_lang_register_command(L, &cmds[i]);

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "sinew/cmds.h"
 #include "sinew/sinew.h"
@@ -474,6 +475,206 @@ static void test_blend_then_skin(void **state) {
   sinew_session_destroy(s);
 }
 
+
+/* ---- cluster ---------------------------------------------------------------------------------- */
+
+static void assert_point(const sinew_data_t *m, uint32_t v, double x, double y, double z) {
+  const float *p = sinew_mesh_get(m)->points + 3 * v;
+  assert_near(p[0], x, 1e-5);
+  assert_near(p[1], y, 1e-5);
+  assert_near(p[2], z, 1e-5);
+}
+
+static void test_cluster_command(void **state) {
+  (void)state;
+  sinew_session_t *s = session();
+  sinew_graph_t *g = sinew_session_graph(s);
+  run(s, "polyCube -n box; polyCube -n other;");
+  sinew_data_t *b = mesh_of(g, "boxShape.o");
+  assert_string_equal(res(s, "cluster -n c1 box.vtx[0:1] box.vtx[4]"), "c1\nc1Handle");
+  assert_string_equal(res(s, "getAttr c1GroupParts.ic"), "vtx[0:1]\nvtx[4]");
+  assert_string_equal(res(s, "listConnections -s 1 -d 0 -p 1 c1.ma"), "c1Handle.worldMatrix[0]");
+  assert_string_equal(res(s, "listConnections -s 1 -d 0 -p 1 c1.x"), "c1HandleShape.clusterTransforms");
+  /* the handle's pivot is the centre of the three points; at rest nothing moves */
+  const float *bp = sinew_mesh_get(b)->points;
+  double c[3] = {0, 0, 0};
+  const int mem[3] = {0, 1, 4};
+  for (int i = 0; i < 3; i++)
+    for (int k = 0; k < 3; k++) c[k] += bp[3 * mem[i] + k] / 3.0;
+  sinew_plug_t rp = plug(g, "c1Handle.rp");
+  double rpv[3];
+  assert_int_equal(sinew_get_doubles(g, &rp, rpv, 3, NULL), 0);
+  for (int k = 0; k < 3; k++) assert_near(rpv[k], c[k], 1e-9);
+  sinew_data_t *o = mesh_of(g, "boxShape.o");
+  assert_memory_equal(sinew_mesh_get(o)->points, bp, 24 * sizeof(float));
+  sinew_data_unref(o);
+  /* moving the handle moves its points by the handle times their weights, no others */
+  run(s, "setAttr c1Handle.ty 2; setAttr c1.wl[0].w[1] 0.5;");
+  o = mesh_of(g, "boxShape.o");
+  for (uint32_t v = 0; v < 8; v++) {
+    double dy = v == 0 || v == 4 ? 2 : v == 1 ? 1 : 0;
+    assert_point(o, v, bp[3 * v], bp[3 * v + 1] + dy, bp[3 * v + 2]);
+  }
+  sinew_data_unref(o);
+  /* a rotation turns them about the pivot; the envelope scales the motion */
+  run(s, "setAttr c1Handle.ty 0; setAttr c1Handle.rz 90; setAttr c1.en 0.5;");
+  o = mesh_of(g, "boxShape.o");
+  {
+    const float *p = bp; /* vertex 0, weight 1: (p - c) turned 90 about z, + c; half way */
+    double rx = -(p[1] - c[1]) + c[0], ry = (p[0] - c[0]) + c[1];
+    assert_point(o, 0, p[0] + 0.5 * (rx - p[0]), p[1] + 0.5 * (ry - p[1]), p[2]);
+  }
+  sinew_data_unref(o);
+  /* the handle's motion dirties the shape; another mesh's does not */
+  sinew_plug_t shape = plug(g, "boxShape.o");
+  sinew_data_unref(mesh_of(g, "boxShape.o"));
+  run(s, "setAttr other.tx 3");
+  assert_false(sinew_plug_is_dirty(g, &shape));
+  run(s, "setAttr c1Handle.rz 45");
+  assert_true(sinew_plug_is_dirty(g, &shape));
+  sinew_data_unref(b);
+  sinew_session_destroy(s);
+}
+
+/* Relative: what moves the handle's parents does not move the points; its own motion does. */
+static void test_cluster_relative(void **state) {
+  (void)state;
+  sinew_session_t *s = session();
+  sinew_graph_t *g = sinew_session_graph(s);
+  run(s, "polyCube -n box; polyCube -n crate; group -em -n up; group -em -n up2;");
+  run(s, "cluster -n abs box; cluster -rel -n rel crate; parent absHandle up; parent relHandle up2;");
+  sinew_data_t *b = mesh_of(g, "boxShape.o");
+  run(s, "setAttr up.tx 1; setAttr up2.tx 1;");
+  sinew_data_t *o1 = mesh_of(g, "boxShape.o"), *o2 = mesh_of(g, "crateShape.o");
+  for (uint32_t v = 0; v < 8; v++) {
+    const float *p = sinew_mesh_get(b)->points + 3 * v;
+    assert_point(o1, v, p[0] + 1, p[1], p[2]);
+    assert_point(o2, v, p[0], p[1], p[2]);
+  }
+  sinew_data_unref(o1);
+  sinew_data_unref(o2);
+  /* the relative handle's own translation, in its parent's frame (turned 90 about y) */
+  run(s, "setAttr up2.ry 90; setAttr relHandle.tx 2;");
+  o2 = mesh_of(g, "crateShape.o");
+  for (uint32_t v = 0; v < 8; v++) {
+    const float *p = sinew_mesh_get(b)->points + 3 * v;
+    assert_point(o2, v, p[0], p[1], p[2] - 2);
+  }
+  sinew_data_unref(o2);
+  sinew_data_unref(b);
+  sinew_session_destroy(s);
+}
+
+static void test_cluster_errors(void **state) {
+  (void)state;
+  sinew_session_t *s = session();
+  run(s, "polyCube -n box; polyCube -n box2; spaceLocator -n loc;");
+  fails_unchanged(s, "cluster nothing", "nothing");
+  fails_unchanged(s, "cluster loc", "not a mesh");
+  fails_unchanged(s, "cluster box.f[0]", "vertices");
+  fails_unchanged(s, "cluster box.vtx[3:1]", "malformed");
+  fails_unchanged(s, "cluster box.vtx[100:120]", "no points");
+  fails_unchanged(s, "cluster box box2", "several meshes");
+  fails_unchanged(s, "cluster -wn loc loc box", "not supported");
+  sinew_session_destroy(s);
+}
+
+/* A cluster as Maya writes it in a file: the handle's transform at identity with its pivot on
+ * the points, the set's groupParts naming them, the handle shape's transforms connected. */
+static const char cluster_ma[] =
+    "//Maya ASCII 2018 scene\n"
+    "requires maya \"2018\";\n"
+    "currentUnit -l centimeter -a degree -t film;\n"
+    "createNode transform -n \"box\";\n"
+    "createNode mesh -n \"boxShape\" -p \"box\";\n"
+    "\tsetAttr -k off \".v\";\n"
+    "createNode mesh -n \"boxShapeOrig\" -p \"box\";\n"
+    "\tsetAttr -k off \".v\";\n"
+    "\tsetAttr \".io\" yes;\n"
+    "createNode transform -n \"cluster1Handle\";\n"
+    "\tsetAttr \".rp\" -type \"double3\" 0 0.5 0 ;\n"
+    "\tsetAttr \".sp\" -type \"double3\" 0 0.5 0 ;\n"
+    "createNode clusterHandle -n \"cluster1HandleShape\" -p \"cluster1Handle\";\n"
+    "\tsetAttr \".ihi\" 0;\n"
+    "\tsetAttr -k off \".v\";\n"
+    "\tsetAttr \".or\" -type \"double3\" 0 0.5 0 ;\n"
+    "createNode polyCube -n \"polyCube1\";\n"
+    "\tsetAttr \".cuv\" 4;\n"
+    "createNode cluster -n \"cluster1\";\n"
+    "\tsetAttr \".rel\" yes;\n"
+    "\tsetAttr \".wl[0].w[3]\" 0.25;\n"
+    "\tsetAttr \".gm[0]\" -type \"matrix\" 1 0 0 0 0 1 0 0 0 0 1 0 0 0 0 1;\n"
+    "createNode objectSet -n \"cluster1Set\";\n"
+    "\tsetAttr \".ihi\" 0;\n"
+    "\tsetAttr \".vo\" yes;\n"
+    "createNode groupId -n \"cluster1GroupId\";\n"
+    "\tsetAttr \".ihi\" 0;\n"
+    "createNode groupParts -n \"cluster1GroupParts\";\n"
+    "\tsetAttr \".ihi\" 0;\n"
+    "\tsetAttr \".ic\" -type \"componentList\" 1 \"vtx[2:5]\";\n"
+    "connectAttr \"cluster1GroupId.id\" \"boxShape.iog.og[0].gid\";\n"
+    "connectAttr \"cluster1Set.mwc\" \"boxShape.iog.og[0].gco\";\n"
+    "connectAttr \"cluster1.og[0]\" \"boxShape.i\";\n"
+    "connectAttr \"polyCube1.out\" \"boxShapeOrig.i\";\n"
+    "connectAttr \"cluster1GroupParts.og\" \"cluster1.ip[0].ig\";\n"
+    "connectAttr \"cluster1GroupId.id\" \"cluster1.ip[0].gi\";\n"
+    "connectAttr \"cluster1Handle.wm\" \"cluster1.ma\";\n"
+    "connectAttr \"cluster1HandleShape.x\" \"cluster1.x\";\n"
+    "connectAttr \"cluster1GroupId.msg\" \"cluster1Set.gn\" -na;\n"
+    "connectAttr \"boxShape.iog.og[0]\" \"cluster1Set.dsm\" -na;\n"
+    "connectAttr \"cluster1.msg\" \"cluster1Set.ub[0]\";\n"
+    "connectAttr \"boxShapeOrig.w\" \"cluster1GroupParts.ig\";\n"
+    "connectAttr \"cluster1GroupId.id\" \"cluster1GroupParts.gi\";\n";
+
+static sinew_session_t *open_text(const char *text) {
+  char path[] = "/tmp/sinew_deform_XXXXXX";
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  FILE *f = fdopen(fd, "wb");
+  assert_non_null(f);
+  assert_int_equal(fwrite(text, 1, strlen(text), f), strlen(text));
+  fclose(f);
+  char ma[64];
+  snprintf(ma, sizeof ma, "%s.ma", path);
+  assert_int_equal(rename(path, ma), 0);
+  sinew_session_t *s = session();
+  sinew_session_stats_t st;
+  int rc = sinew_session_open(s, ma);
+  remove(ma);
+  if (rc) fail_msg("%s", sinew_session_errmsg(s));
+  sinew_session_stats(s, &st);
+  return s;
+}
+
+static void test_cluster_file(void **state) {
+  (void)state;
+  sinew_session_t *s = open_text(cluster_ma);
+  sinew_graph_t *g = sinew_session_graph(s);
+  sinew_data_t *b = mesh_of(g, "boxShapeOrig.o");
+  run(s, "setAttr cluster1Handle.tz 1;");
+  sinew_data_t *o = mesh_of(g, "boxShape.o");
+  for (uint32_t v = 0; v < 8; v++) {
+    const float *p = sinew_mesh_get(b)->points + 3 * v;
+    double dz = v < 2 || v > 5 ? 0 : v == 3 ? 0.25 : 1; /* members 2..5, vertex 3 at 0.25 */
+    assert_point(o, v, p[0], p[1], p[2] + dz);
+  }
+  sinew_data_unref(o);
+  /* saved and read back, it deforms the same */
+  char *text = save_text(s);
+  assert_non_null(strstr(text, "connectAttr \"cluster1HandleShape.x\" \"cluster1.x\";"));
+  sinew_session_t *s2 = open_text(text);
+  free(text);
+  run(s2, "setAttr cluster1Handle.tz 1;");
+  sinew_data_t *o2 = mesh_of(sinew_session_graph(s2), "boxShape.o");
+  o = mesh_of(g, "boxShape.o");
+  assert_memory_equal(sinew_mesh_get(o)->points, sinew_mesh_get(o2)->points, 24 * sizeof(float));
+  sinew_data_unref(o);
+  sinew_data_unref(o2);
+  sinew_data_unref(b);
+  sinew_session_destroy(s2);
+  sinew_session_destroy(s);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_corpus_stored_targets), cmocka_unit_test(test_corpus_inbetweens),
@@ -481,6 +682,8 @@ int main(void) {
       cmocka_unit_test(test_bad_data), cmocka_unit_test(test_round_trip),
       cmocka_unit_test(test_command_create), cmocka_unit_test(test_command_inbetween),
       cmocka_unit_test(test_command_errors), cmocka_unit_test(test_blend_then_skin),
+      cmocka_unit_test(test_cluster_command), cmocka_unit_test(test_cluster_relative),
+      cmocka_unit_test(test_cluster_errors), cmocka_unit_test(test_cluster_file),
   };
   return cmocka_run_group_tests_name("deformers", tests, NULL, NULL);
 }
