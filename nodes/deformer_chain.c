@@ -142,6 +142,19 @@ int sinew__deformer_members(sinew_graph_t *g, sinew_node_t deformer, int32_t k, 
   return SINEW_OK;
 }
 
+int sinew__deformer_restore_nonmembers(sinew_graph_t *g, sinew_node_t deformer, int32_t k, const sinew_mesh_t *in,
+                                       float *points, float *normals, sinew_data_t **holder) {
+  const uint8_t *mask = NULL;
+  int rc = sinew__deformer_members(g, deformer, k, in->npoints, holder, &mask);
+  if (rc || !mask) return rc;
+  for (uint32_t v = 0; v < in->npoints; v++) {
+    if (mask[v]) continue;
+    memcpy(points + 3 * (size_t)v, in->points + 3 * (size_t)v, 3 * sizeof(float));
+    if (normals && in->normals) memcpy(normals + 3 * (size_t)v, in->normals + 3 * (size_t)v, 3 * sizeof(float));
+  }
+  return SINEW_OK;
+}
+
 static int group_parts_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
   if (plug->attr != A.gp_output) return SINEW_EUNKNOWN_PLUG;
   sinew_graph_t *g = sinew_compute_graph(ctx);

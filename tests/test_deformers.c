@@ -675,6 +675,64 @@ static void test_cluster_file(void **state) {
   sinew_session_destroy(s);
 }
 
+
+/* ---- membership ---------------------------------------------------------------------------------- */
+
+/* A skinCluster behind a groupParts naming vertices 0..3: only those follow the joint. */
+static void test_skin_membership(void **state) {
+  (void)state;
+  sinew_session_t *s = session();
+  sinew_graph_t *g = sinew_session_graph(s);
+  run(s, "polyCube -n body; select -cl; joint -n j1; select -cl; skinCluster -n sk j1 body;"
+         "createNode groupParts -n gp; setAttr gp.ic -type \"componentList\" 2 \"vtx[0:2]\" \"vtx[3]\";"
+         "connectAttr -f bodyShapeOrig.outMesh gp.ig; connectAttr -f gp.og sk.ip[0].ig;");
+  sinew_data_t *b = mesh_of(g, "bodyShapeOrig.o");
+  run(s, "setAttr j1.tx 2");
+  sinew_data_t *o = mesh_of(g, "bodyShape.o");
+  for (uint32_t v = 0; v < 8; v++) {
+    const float *p = sinew_mesh_get(b)->points + 3 * v;
+    assert_point(o, v, p[0] + (v < 4 ? 2 : 0), p[1], p[2]);
+  }
+  sinew_data_unref(o);
+  /* the list changes: the output follows */
+  run(s, "setAttr gp.ic -type \"componentList\" 1 \"vtx[*]\"");
+  o = mesh_of(g, "bodyShape.o");
+  for (uint32_t v = 0; v < 8; v++) {
+    const float *p = sinew_mesh_get(b)->points + 3 * v;
+    assert_point(o, v, p[0] + 2, p[1], p[2]);
+  }
+  sinew_data_unref(o);
+  /* components that are not vertices (faces) cannot be mapped here: every point, as before */
+  run(s, "setAttr gp.ic -type \"componentList\" 1 \"f[0]\"");
+  o = mesh_of(g, "bodyShape.o");
+  assert_point(o, 7, sinew_mesh_get(b)->points[21] + 2, sinew_mesh_get(b)->points[22], sinew_mesh_get(b)->points[23]);
+  sinew_data_unref(o);
+  sinew_data_unref(b);
+  sinew_session_destroy(s);
+}
+
+/* A blendShape's set: a target moving every point changes only the members. */
+static void test_blend_membership(void **state) {
+  (void)state;
+  sinew_session_t *s = session();
+  sinew_graph_t *g = sinew_session_graph(s);
+  run(s, "polyCube -n base; polyCube -n tgt;"
+         "for ($i = 0; $i < 8; $i++) setAttr (\"tgtShape.pt[\" + $i + \"]\") -type float3 0 1 0;"
+         "blendShape -n bs tgt base; setAttr bs.w[0] 1;"
+         "setAttr bsGroupParts.ic -type \"componentList\" 1 \"vtx[6:7]\";");
+  sinew_data_t *b = mesh_of(g, "baseShapeOrig.o"), *t = mesh_of(g, "tgtShape.o");
+  sinew_data_t *o = mesh_of(g, "baseShape.o");
+  assert_near(sinew_mesh_get(t)->points[1], sinew_mesh_get(b)->points[1] + 1, 1e-6); /* the target differs */
+  for (uint32_t v = 0; v < 8; v++) {
+    const float *p = sinew_mesh_get(v >= 6 ? t : b)->points + 3 * v;
+    assert_point(o, v, p[0], p[1], p[2]);
+  }
+  sinew_data_unref(o);
+  sinew_data_unref(t);
+  sinew_data_unref(b);
+  sinew_session_destroy(s);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_corpus_stored_targets), cmocka_unit_test(test_corpus_inbetweens),
@@ -684,6 +742,7 @@ int main(void) {
       cmocka_unit_test(test_command_errors), cmocka_unit_test(test_blend_then_skin),
       cmocka_unit_test(test_cluster_command), cmocka_unit_test(test_cluster_relative),
       cmocka_unit_test(test_cluster_errors), cmocka_unit_test(test_cluster_file),
+      cmocka_unit_test(test_skin_membership), cmocka_unit_test(test_blend_membership),
   };
   return cmocka_run_group_tests_name("deformers", tests, NULL, NULL);
 }
