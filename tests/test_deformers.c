@@ -19,6 +19,7 @@
 
 #include "sinew/cmds.h"
 #include "sinew/sinew.h"
+#include "tests/support.h"
 
 /* ---- helpers ------------------------------------------------------------------------------- */
 
@@ -733,6 +734,139 @@ static void test_blend_membership(void **state) {
   sinew_session_destroy(s);
 }
 
+
+/* blendShape23 feeds skinCluster2 (a baked target on vtx[2], its weight keyed 0 -> 1 over
+ * frames 1 -> 20, the joints animated): the skin deforms the blended points, checked against
+ * the linear skinning formula worked here from the file's weights and the graph's matrices. */
+static void test_corpus_blend_then_skin(void **state) {
+  (void)state;
+  sinew_session_t *s = open_data(BS_FILE);
+  sinew_graph_t *g = sinew_session_graph(s);
+  assert_int_equal(sinew_time_set_frame(g, 12), 0);
+  sinew_plug_t wp = plug(g, "blendShape23.w[0]");
+  double w = 0;
+  assert_int_equal(sinew_get_double(g, &wp, &w), 0);
+  assert_true(w > 0.2 && w < 0.9);
+  sinew_data_t *in = mesh_of(g, "blendShape23.ip[0].ig"), *bl = mesh_of(g, "blendShape23.og[0]");
+  const double d2[3] = {-0.70974814891815186, 0.56029319763183594, 0.61569833755493164};
+  for (uint32_t v = 0; v < 8; v++)
+    for (int c = 0; c < 3; c++)
+      assert_near(sinew_mesh_get(bl)->points[3 * v + c], sinew_mesh_get(in)->points[3 * v + c] + (v == 2 ? w * d2[c] : 0),
+                  1e-6);
+  /* skin(blend(points)) */
+  sinew_mat4_t G, Gi, M[2];
+  sinew_plug_t gm = plug(g, "skinCluster2.gm");
+  assert_int_equal(sinew_get_matrix(g, &gm, &G), 0);
+  assert_true(sinew_mat4_inverse(&G, &Gi));
+  for (int i = 0; i < 2; i++) {
+    char a[64], b[64];
+    snprintf(a, sizeof a, "skinCluster2.pm[%d]", i);
+    snprintf(b, sizeof b, "skinCluster2.ma[%d]", i);
+    sinew_plug_t pa = plug(g, a), pb = plug(g, b);
+    sinew_mat4_t pm, ma, t;
+    assert_int_equal(sinew_get_matrix(g, &pa, &pm), 0);
+    assert_int_equal(sinew_get_matrix(g, &pb, &ma), 0);
+    sinew_mat4_mul(&G, &pm, &t);
+    sinew_mat4_mul(&t, &ma, &M[i]);
+  }
+  const double wts[8] = {0.85712288128259462, 0.9886539866732359, 0.85712288128259462, 0.9886539866732359,
+                         0.57410486203748967, 0.78767572210252079, 0.57410486203748967, 0.78767572210252079};
+  sinew_data_t *sk = mesh_of(g, "|basic_skinned_cube_blendshape_baked_target_anim|base|baseShape.o");
+  bool moved = false;
+  for (uint32_t v = 0; v < 8; v++) {
+    const float *p = sinew_mesh_get(bl)->points + 3 * v;
+    sinew_vec3_t pv = {p[0], p[1], p[2]}, q0, q1, sum, out;
+    sinew_mat4_transform_point(pv, &M[0], &q0);
+    sinew_mat4_transform_point(pv, &M[1], &q1);
+    sum = (sinew_vec3_t){wts[v] * q0.x + (1 - wts[v]) * q1.x, wts[v] * q0.y + (1 - wts[v]) * q1.y,
+                         wts[v] * q0.z + (1 - wts[v]) * q1.z};
+    sinew_mat4_transform_point(sum, &Gi, &out);
+    assert_point(sk, v, out.x, out.y, out.z);
+    moved = moved || fabs(out.x - p[0]) + fabs(out.y - p[1]) + fabs(out.z - p[2]) > 1e-3;
+  }
+  assert_true(moved); /* the joints are posed away from the bind pose at this frame */
+  sinew_data_unref(sk);
+  sinew_data_unref(bl);
+  sinew_data_unref(in);
+  sinew_session_destroy(s);
+}
+
+
+/* ---- out of memory ------------------------------------------------------------------------------ */
+
+static void set_data(sinew_graph_t *g, const char *text, sinew_data_t *d) {
+  sinew_plug_t p = plug(g, text);
+  if (sinew_set_data(g, &p, d)) fail_msg("%s: %s", text, sinew_graph_errmsg(g));
+  sinew_data_unref(d);
+}
+
+/* A blendShape (stored targets, an in-between, painted weights, a set) evaluated with each of
+ * its allocations failing in turn: the read fails with SINEW_ENOMEM or gives the right points,
+ * the next read (memory back) gives them, and nothing leaks. */
+static void test_blend_alloc_failures(void **state) {
+  (void)state;
+  test_alloc_install();
+  long total = -1;
+  float want[24];
+  for (long k = 0; total < 0 || k <= total; k++) {
+    test_alloc_reset();
+    sinew_graph_t *g = NULL;
+    assert_int_equal(sinew_scene_create(NULL, &g), 0);
+    sinew_node_t gp, bs;
+    assert_int_equal(sinew_node_create(g, "groupParts", "gp", &gp), 0);
+    assert_int_equal(sinew_node_create(g, "blendShape", "bs", &bs), 0);
+    sinew_data_t *m = NULL, *d = NULL;
+    assert_int_equal(sinew_mesh_cube(1, 1, 1, 1, 1, 1, &m), 0);
+    set_data(g, "gp.ig", sinew_data_ref(m));
+    const char *members[] = {"vtx[0:3]"}, *some[] = {"vtx[1]", "vtx[3:4]"};
+    assert_int_equal(sinew_component_list_create(members, 1, &d), 0);
+    set_data(g, "gp.ic", d);
+    sinew_plug_t a = plug(g, "gp.og"), b = plug(g, "bs.ip[0].ig");
+    assert_int_equal(sinew_connect(g, &a, &b, 0, NULL), 0);
+    const double full[12] = {1, 0, 0, 1, 0, 2, 0, 1, 0, 0, 3, 1}, half[12] = {0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1};
+    assert_int_equal(sinew_point_array_create(full, 3, &d), 0);
+    set_data(g, "bs.it[0].itg[0].iti[6000].ipt", d);
+    assert_int_equal(sinew_point_array_create(half, 3, &d), 0);
+    set_data(g, "bs.it[0].itg[0].iti[5500].ipt", d);
+    for (int i = 0; i < 2; i++) {
+      assert_int_equal(sinew_component_list_create(some, 2, &d), 0);
+      set_data(g, i ? "bs.it[0].itg[0].iti[5500].ict" : "bs.it[0].itg[0].iti[6000].ict", d);
+    }
+    set1(g, "bs.w[0]", 0.75);
+    set1(g, "bs.it[0].itg[0].tw[3]", 0.5);
+    set1(g, "bs.it[0].bw[1]", 0.25);
+    sinew_plug_t og = plug(g, "bs.og[0]");
+    long before = test_alloc_count();
+    if (k) test_alloc_fail_at(before + k); /* k = 0: a clean run that counts */
+    sinew_data_t *out = NULL;
+    int rc = sinew_get_data(g, &og, &out);
+    test_alloc_fail_at(0);
+    if (!k) {
+      total = test_alloc_count() - before;
+      assert_int_equal(rc, 0);
+      memcpy(want, sinew_mesh_get(out)->points, sizeof want);
+      /* worked by hand: w 0.75 is half way from the in-between (0.5) to the full item */
+      const float *p = sinew_mesh_get(m)->points;
+      assert_near(want[3 * 1 + 0], p[3] + 0.25 * 0.5 * 1, 1e-6); /* baseWeights 0.25 */
+      assert_near(want[3 * 1 + 1], p[4] + 0.25 * 0.5 * 1, 1e-6);
+      assert_near(want[3 * 3 + 1], p[10] + 0.5 * (0.5 * 1 + 0.5 * 2), 1e-6);
+      assert_memory_equal(want + 12, p + 12, 12 * sizeof(float)); /* not members, or no delta */
+    }
+    assert_true(rc == 0 || rc == SINEW_ENOMEM);
+    if (out) assert_memory_equal(sinew_mesh_get(out)->points, want, sizeof want);
+    sinew_data_unref(out);
+    out = NULL;
+    assert_int_equal(sinew_get_data(g, &og, &out), 0);
+    assert_memory_equal(sinew_mesh_get(out)->points, want, sizeof want);
+    sinew_data_unref(out);
+    sinew_data_unref(m);
+    sinew_graph_destroy(g);
+    assert_int_equal(test_alloc_live(), 0);
+  }
+  assert_true(total >= 3);
+  test_alloc_uninstall();
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_corpus_stored_targets), cmocka_unit_test(test_corpus_inbetweens),
@@ -743,6 +877,7 @@ int main(void) {
       cmocka_unit_test(test_cluster_command), cmocka_unit_test(test_cluster_relative),
       cmocka_unit_test(test_cluster_errors), cmocka_unit_test(test_cluster_file),
       cmocka_unit_test(test_skin_membership), cmocka_unit_test(test_blend_membership),
+      cmocka_unit_test(test_corpus_blend_then_skin), cmocka_unit_test(test_blend_alloc_failures),
   };
   return cmocka_run_group_tests_name("deformers", tests, NULL, NULL);
 }
