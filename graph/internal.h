@@ -345,6 +345,7 @@ struct sinew_graph {
   struct sinew__placeholder_memo *placeholder_memo;
   uint64_t memo_topology;
   sinew__journal jr;
+  uint64_t limits[SINEW_LIMIT_COUNT_]; /* sinew_graph_set_limit */
 };
 
 /* ---- helpers shared across files ---------------------------------------------------------- */

@@ -32,6 +32,9 @@ static const sinew_attr_desc_t base_attrs[] = {
     {.name = "binMembership", .short_name = "bnm", .type = SINEW_ATTR_MESSAGE,
      .flags = SINEW_ATTR_INPUT | SINEW_ATTR_HIDDEN}};
 
+/* The largest value of each limit, also its default. */
+static const uint64_t limit_max[SINEW_LIMIT_COUNT_] = {[SINEW_LIMIT_GENERATED_POINTS] = 1u << 28};
+
 int sinew_graph_create(const sinew_graph_desc_t *desc, sinew_graph_t **out) {
   if (!out) return SINEW_EINVAL;
   sinew_graph_t *g = sinew__calloc(1, sizeof *g);
@@ -42,6 +45,7 @@ int sinew_graph_create(const sinew_graph_desc_t *desc, sinew_graph_t **out) {
     g->user_data = desc->user_data;
   }
   g->next_observer_id = 1;
+  memcpy(g->limits, limit_max, sizeof g->limits);
   sinew_node_type_desc_t base = {.name = "node", .flags = SINEW_NODE_TYPE_ABSTRACT,
                                  .attrs = base_attrs,
                                  .attr_count = sizeof base_attrs / sizeof base_attrs[0]};
@@ -120,6 +124,18 @@ void sinew_graph_destroy(sinew_graph_t *g) {
   sinew__free(g->jr.sent_conn); /* in no list; its index went with HASH_CLEAR */
   sinew__types_destroy(g);
   sinew__free(g);
+}
+
+uint64_t sinew_graph_limit(const sinew_graph_t *g, sinew_limit_t which) {
+  if ((unsigned)which >= SINEW_LIMIT_COUNT_) return 0;
+  return g ? g->limits[which] : limit_max[which];
+}
+
+uint64_t sinew_graph_set_limit(sinew_graph_t *g, sinew_limit_t which, uint64_t value) {
+  if (!g || (unsigned)which >= SINEW_LIMIT_COUNT_) return 0;
+  uint64_t old = g->limits[which];
+  g->limits[which] = value < limit_max[which] ? value : limit_max[which];
+  return old;
 }
 
 void *sinew_graph_user_data(const sinew_graph_t *g) { return g ? g->user_data : NULL; }
