@@ -66,8 +66,8 @@ static const sinew_affects_t bs_affects[] = {
     {"topologyCheck", "outputGeometry"}, {"originalGeometry", "outputGeometry"}};
 
 static struct {
-  uint32_t envelope, input_geometry, output_geometry, node_state, orig_geometry;
-  uint32_t weight, input_target, itg, iti, igt, ipt, ict, tw, bw;
+  uint32_t envelope, input, input_geometry, output_geometry, node_state, orig_geometry;
+  uint32_t weight, input_target, itg, iti, igt, ipt, ict, tw, bw, origin;
 } A;
 
 /* One item of a target: the delta at weight w, sparse (idx ascending) or dense (idx NULL). */
@@ -82,6 +82,7 @@ typedef struct bs_item {
 typedef struct bs_target {
   int32_t t;       /* the itg index, which is also the weight index */
   bool dirty;
+  bool live;       /* an item is a live mesh: its deltas depend on the base */
   uint32_t nitems; /* ascending weight */
   bs_item *items;
   sinew_data_t *items_block;
@@ -94,6 +95,8 @@ typedef struct bs_state {
   uint32_t np;         /* its point count */
   bool all_dirty;      /* the set of targets (or the geometry) changed */
   bool bw_dirty;
+  bool orig_changed;   /* originalGeometry changed: live targets are measured again */
+  bool input_changed;  /* the input changed: the same when originalGeometry is not connected */
   bs_target *targets;  /* ascending t */
   uint32_t ntargets;
   sinew_data_t *targets_block;
@@ -102,7 +105,7 @@ typedef struct bs_state {
   sinew_data_t *out[2];
   sinew_data_t *mask_block;
   bool warned_world, warned_topology;
-  uint64_t evaluations, applied;
+  uint64_t evaluations, applied, compiles;
 } bs_state;
 
 /* ---- compiling ----------------------------------------------------------------------------- */
@@ -260,6 +263,7 @@ static int item_from_stored(sinew_graph_t *g, const sinew_plug_t *ipt, const sin
 static int compile_target(sinew_graph_t *g, sinew_node_t n, bs_state *st, const sinew_mesh_t *base,
                           bs_target *t, sinew_data_t **scratch) {
   target_free(t);
+  t->live = false;
   int32_t path[3] = {st->k, t->t, 0};
   sinew_plug_t iti = sinew_plug_make(n, A.iti, 2, path);
   size_t cnt = sinew_plug_indices(g, &iti, NULL, 0);
@@ -274,7 +278,10 @@ static int compile_target(sinew_graph_t *g, sinew_node_t n, bs_state *st, const 
                  ict = sinew_plug_make(n, A.ict, 3, path);
     bs_item *item = &t->items[t->nitems];
     *item = (bs_item){.w = (idx[i] - 5000) / 1000.0};
-    if (sinew_plug_source(g, &igt, NULL)) rc = item_from_mesh(g, n, st, &igt, base, item, scratch);
+    if (sinew_plug_source(g, &igt, NULL)) {
+      t->live = true;
+      rc = item_from_mesh(g, n, st, &igt, base, item, scratch);
+    }
     else if (sinew_plug_has_value(g, &ipt)) rc = item_from_stored(g, &ipt, &ict, base->npoints, item, scratch);
     else continue; /* an item with no delta (Maya writes such while editing) */
     if (!rc) t->nitems++;
@@ -286,11 +293,12 @@ static int compile_target(sinew_graph_t *g, sinew_node_t n, bs_state *st, const 
     rc = dense_weights(g, &tw, base->npoints, &t->tw_block, &t->tw);
   }
   if (rc) target_free(t);
-  else t->dirty = false;
+  else t->dirty = false, st->compiles++;
   return rc;
 }
 
-/* Brings the compiled targets of geometry k up to date. */
+/* Brings the list of targets of geometry k and the base weights up to date (each target's items
+ * are compiled when its weight is first not 0, compile_target). */
 static int compile(sinew_graph_t *g, sinew_node_t n, bs_state *st, int32_t k, const sinew_mesh_t *base) {
   sinew_data_t *scratch = NULL;
   int rc = SINEW_OK;
@@ -310,8 +318,6 @@ static int compile(sinew_graph_t *g, sinew_node_t n, bs_state *st, int32_t k, co
     sinew_data_unref(scratch);
     scratch = NULL;
   }
-  for (uint32_t i = 0; !rc && i < st->ntargets; i++)
-    if (st->targets[i].dirty) rc = compile_target(g, n, st, base, &st->targets[i], &scratch);
   if (!rc && st->bw_dirty) {
     sinew_data_unref(st->bw_block);
     sinew_plug_t bw = sinew_plug_make(n, A.bw, 1, &k);
@@ -427,6 +433,73 @@ static int items_at(const bs_target *t, double w, const bs_item **it, double *f)
   return m;
 }
 
+/* Blends geometry k: *out is one of the node's output blocks, or stays NULL when no target is
+ * in use (the input passes through). */
+static int deform(sinew_graph_t *g, sinew_node_t n, bs_state *st, int32_t k, const sinew_data_t *in, double en,
+                  sinew_data_t **out) {
+  const sinew_mesh_t *mesh = sinew_mesh_get(in);
+  /* the base live targets are measured from */
+  sinew_plug_t og = sinew_plug_make(n, A.orig_geometry, 1, &k);
+  sinew_data_t *based = NULL, *act_block = NULL, *scratch = NULL;
+  const sinew_mesh_t *base = mesh;
+  int rc = SINEW_OK;
+  if (sinew_plug_source(g, &og, NULL)) {
+    if ((rc = sinew__geometry_input(g, &og, &based)) == SINEW_ENOMEM) return rc;
+    rc = SINEW_OK;
+    const sinew_mesh_t *bm = based ? sinew_mesh_get(based) : NULL;
+    if (bm && bm->npoints == mesh->npoints) base = bm;
+  }
+  /* a new base: the live targets' deltas are measured again (stored ones do not change) */
+  if (st->orig_changed || (st->input_changed && base == mesh))
+    for (uint32_t i = 0; i < st->ntargets; i++)
+      if (st->targets[i].live) st->targets[i].dirty = true;
+  st->orig_changed = st->input_changed = false;
+  rc = compile(g, n, st, k, base);
+  /* the items in use; a target is compiled only when its weight is not 0 */
+  active stack_act[64];
+  active *act = stack_act;
+  size_t nact = 0;
+  if (!rc && 2 * (size_t)st->ntargets > 64 && !(act = sinew__scratch(2 * (size_t)st->ntargets * sizeof *act, &act_block)))
+    rc = SINEW_ENOMEM;
+  for (uint32_t i = 0; !rc && i < st->ntargets; i++) {
+    bs_target *t = &st->targets[i];
+    int32_t wi = t->t;
+    sinew_plug_t pw = sinew_plug_make(n, A.weight, 1, &wi);
+    double w = 0;
+    sinew_get_double(g, &pw, &w);
+    if (w == 0) continue; /* costs nothing */
+    if (t->dirty && (rc = compile_target(g, n, st, base, t, &scratch))) break;
+    const bs_item *its[2];
+    double f[2];
+    int m = items_at(t, w, its, f);
+    for (int q = 0; q < m; q++)
+      if (its[q]->n) act[nact++] = (active){.item = its[q], .tw = t->tw, .scale = (float)(en * f[q])};
+  }
+  const uint8_t *mask = NULL;
+  if (!rc && nact) rc = sinew__deformer_members(g, n, k, mesh->npoints, &st->mask_block, &mask);
+  if (!rc && nact) {
+    float *op = NULL;
+    if (!(*out = sinew__mesh_reuse_block(st->out, in)) || !(op = sinew_mesh_points_mutable(out))) {
+      *out = NULL;
+      rc = SINEW_ENOMEM;
+    } else {
+      job j = {.act = act, .nact = nact, .bw = st->bw, .mask = mask, .out = op};
+      sinew_pool_run(mesh->npoints, 8192, blend_chunk, &j);
+      st->applied += nact;
+      if (sinew_mesh_get(*out)->normals) {
+        int slot = st->out[0] == *out ? 0 : 1;
+        rc = sinew_mesh_compute_normals(&st->out[slot]);
+        *out = rc ? NULL : st->out[slot];
+      }
+    }
+  }
+  if (!rc) st->evaluations++;
+  sinew_data_unref(act_block);
+  sinew_data_unref(scratch);
+  sinew_data_unref(based);
+  return rc;
+}
+
 static int bs_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
   if (plug->attr != A.output_geometry) return SINEW_EUNKNOWN_PLUG;
   sinew_graph_t *g = sinew_compute_graph(ctx);
@@ -436,14 +509,14 @@ static int bs_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
   int32_t ig_idx[2] = {k, 0};
   sinew_plug_t ig = sinew_plug_make(n, A.input_geometry, 1, ig_idx);
   sinew_data_t *in = NULL;
-  int rc = sinew__geometry_input(g, &ig, &in);
-  if (rc == SINEW_ENOMEM) return rc;
+  if (sinew__geometry_input(g, &ig, &in) == SINEW_ENOMEM) return SINEW_ENOMEM;
   const sinew_mesh_t *mesh = in ? sinew_mesh_get(in) : NULL;
+  int rc = SINEW_OK;
   double en = 1, state = 0, origin = 1;
   sinew_plug_t pen = sinew_plug_make(n, A.envelope, 0, NULL), pns = sinew_plug_make(n, A.node_state, 0, NULL);
   sinew_get_double(g, &pen, &en);
   sinew_get_double(g, &pns, &state);
-  sinew_plug_t por = sinew_plug_make(n, sinew_node_attr(g, n, "origin"), 0, NULL);
+  sinew_plug_t por = sinew_plug_make(n, A.origin, 0, NULL);
   sinew_get_double(g, &por, &origin);
   if (origin != 1 && !st->warned_world) {
     st->warned_world = true;
@@ -453,69 +526,8 @@ static int bs_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
               sinew_node_name(g, n));
   }
   sinew_data_t *out = NULL;
-  if (mesh && en != 0 && state != 1 && state != 4) {
-    /* the base live targets are measured from */
-    sinew_plug_t og = sinew_plug_make(n, A.orig_geometry, 1, &k);
-    sinew_data_t *based = NULL;
-    const sinew_mesh_t *base = mesh;
-    if (sinew_plug_source(g, &og, NULL)) {
-      if ((rc = sinew__geometry_input(g, &og, &based)) == SINEW_ENOMEM) goto done;
-      const sinew_mesh_t *bm = based ? sinew_mesh_get(based) : NULL;
-      if (bm && bm->npoints == mesh->npoints) base = bm;
-    }
-    rc = compile(g, n, st, k, base);
-    sinew_data_unref(based);
-    if (rc) goto done;
-    /* the items in use */
-    active stack_act[64];
-    active *act = stack_act;
-    size_t nact = 0, cap = 64;
-    sinew_data_t *act_block = NULL;
-    if (2 * (size_t)st->ntargets > cap) {
-      cap = 2 * (size_t)st->ntargets;
-      if (!(act = sinew__scratch(cap * sizeof *act, &act_block))) {
-        rc = SINEW_ENOMEM;
-        goto done;
-      }
-    }
-    for (uint32_t i = 0; i < st->ntargets; i++) {
-      const bs_target *t = &st->targets[i];
-      int32_t wi = t->t;
-      sinew_plug_t pw = sinew_plug_make(n, A.weight, 1, &wi);
-      double w = 0;
-      sinew_get_double(g, &pw, &w);
-      if (w == 0) continue; /* costs nothing */
-      const bs_item *its[2];
-      double f[2];
-      int m = items_at(t, w, its, f);
-      for (int q = 0; q < m; q++)
-        if (its[q]->n) act[nact++] = (active){.item = its[q], .tw = t->tw, .scale = (float)(en * f[q])};
-    }
-    if (nact) {
-      const uint8_t *mask = NULL;
-      if ((rc = sinew__deformer_members(g, n, k, mesh->npoints, &st->mask_block, &mask))) {
-        sinew_data_unref(act_block);
-        goto done;
-      }
-      if (!(out = sinew__mesh_reuse_block(st->out, in))) rc = SINEW_ENOMEM;
-      float *op = out ? sinew_mesh_points_mutable(&out) : NULL;
-      if (!rc && !op) rc = SINEW_ENOMEM;
-      if (!rc) {
-        job j = {.act = act, .nact = nact, .bw = st->bw, .mask = mask, .out = op};
-        sinew_pool_run(mesh->npoints, 8192, blend_chunk, &j);
-        st->applied += nact;
-        if (sinew_mesh_get(out)->normals) {
-          int slot = st->out[0] == out ? 0 : 1;
-          rc = sinew_mesh_compute_normals(&st->out[slot]);
-          out = st->out[slot];
-        }
-      }
-    }
-    sinew_data_unref(act_block);
-    st->evaluations++;
-  }
+  if (mesh && en != 0 && state != 1 && state != 4) rc = deform(g, n, st, k, in, en, &out);
   if (!rc) rc = sinew_compute_set_data(ctx, plug, out ? out : in);
-done:
   sinew_data_unref(in);
   return rc;
 }
@@ -527,6 +539,8 @@ static void bs_input_changed(sinew_graph_t *g, sinew_node_t n, void *state, cons
   (void)g;
   (void)n;
   bs_state *st = state;
+  if (p->attr == A.orig_geometry) st->orig_changed = true;
+  if (p->attr == A.input_geometry || p->attr == A.input) st->input_changed = true;
   if (p->attr == A.bw) {
     st->bw_dirty = true;
     return;
@@ -574,6 +588,7 @@ int sinew__register_blend_shape_types(sinew_graph_t *g) {
   int rc = sinew_register_node_type(g, &d, &bs);
   if (rc) return rc;
   A.envelope = sinew_node_type_attr(bs, "en");
+  A.input = sinew_node_type_attr(bs, "ip");
   A.input_geometry = sinew_node_type_attr(bs, "ig");
   A.output_geometry = sinew_node_type_attr(bs, "og");
   A.node_state = sinew_node_type_attr(bs, "nds");
@@ -587,13 +602,16 @@ int sinew__register_blend_shape_types(sinew_graph_t *g) {
   A.ict = sinew_node_type_attr(bs, "ict");
   A.tw = sinew_node_type_attr(bs, "tw");
   A.bw = sinew_node_type_attr(bs, "bw");
+  A.origin = sinew_node_type_attr(bs, "or");
   return SINEW_OK;
 }
 
-int sinew_blend_shape_stats(sinew_graph_t *g, sinew_node_t n, uint64_t *evaluations, uint64_t *targets_applied) {
+int sinew_blend_shape_stats(sinew_graph_t *g, sinew_node_t n, uint64_t *evaluations, uint64_t *targets_applied,
+                            uint64_t *target_compiles) {
   if (!sinew_node_type_is_a(sinew_node_type(g, n), "blendShape")) return SINEW_ETYPE;
   bs_state *st = sinew_node_state(g, n);
   if (evaluations) *evaluations = st->evaluations;
   if (targets_applied) *targets_applied = st->applied;
+  if (target_compiles) *target_compiles = st->compiles;
   return SINEW_OK;
 }

@@ -216,7 +216,7 @@ static void test_zero_weight_and_dirt(void **state) {
   assert_ptr_equal(in, out);
   sinew_data_unref(out);
   uint64_t ev0, ap0, ev1, ap1;
-  assert_int_equal(sinew_blend_shape_stats(g, bs, &ev0, &ap0), 0);
+  assert_int_equal(sinew_blend_shape_stats(g, bs, &ev0, &ap0, NULL), 0);
   assert_int_equal(ap0, 0);
   /* one weight on: one item applied; a second read computes nothing */
   set1(g, "blendShape12.w[2]", 0.5);
@@ -224,7 +224,7 @@ static void test_zero_weight_and_dirt(void **state) {
   sinew_data_unref(out);
   out = mesh_of(g, "blendShape12.og[0]");
   sinew_data_unref(out);
-  assert_int_equal(sinew_blend_shape_stats(g, bs, &ev1, &ap1), 0);
+  assert_int_equal(sinew_blend_shape_stats(g, bs, &ev1, &ap1, NULL), 0);
   assert_int_equal(ev1, ev0 + 1);
   assert_int_equal(ap1, 1);
   /* the weight dirties the output and the shape downstream */
@@ -867,6 +867,55 @@ static void test_blend_alloc_failures(void **state) {
   test_alloc_uninstall();
 }
 
+
+/* What compiles when: a weight compiles nothing, a target at weight 0 is not compiled, a new
+ * base (the creation node's width) measures the live targets again, a moved target only that
+ * target. */
+static void test_compiles(void **state) {
+  (void)state;
+  sinew_session_t *s = session();
+  sinew_graph_t *g = sinew_session_graph(s);
+  run(s, "polyCube -n base; polyCube -n tgt; setAttr tgtShape.pt[0] -type float3 0 1 0;"
+         "polyCube -n other; setAttr otherShape.pt[1] -type float3 1 0 0;"
+         "blendShape -n bs tgt other base;");
+  sinew_node_t bs;
+  assert_int_equal(sinew_node_find(g, "bs", &bs), 0);
+  uint64_t c0, c1;
+  sinew_data_unref(mesh_of(g, "baseShape.o"));
+  assert_int_equal(sinew_blend_shape_stats(g, bs, NULL, NULL, &c0), 0);
+  assert_int_equal(c0, 0); /* every weight 0: nothing compiled */
+  run(s, "setAttr bs.w[0] 1");
+  sinew_data_unref(mesh_of(g, "baseShape.o"));
+  assert_int_equal(sinew_blend_shape_stats(g, bs, NULL, NULL, &c1), 0);
+  assert_int_equal(c1, 1); /* target 0 only */
+  for (int i = 0; i < 5; i++) {
+    char cmd[64];
+    snprintf(cmd, sizeof cmd, "setAttr bs.w[0] %g", 0.1 * (i + 1));
+    run(s, cmd);
+    sinew_data_unref(mesh_of(g, "baseShape.o"));
+  }
+  assert_int_equal(sinew_blend_shape_stats(g, bs, NULL, NULL, &c1), 0);
+  assert_int_equal(c1, 1); /* weights compile nothing */
+  /* the base changes (the cube widens): at weight 1 the shape is still the target's */
+  run(s, "setAttr bs.w[0] 1; setAttr polyCube1.w 3");
+  sinew_data_t *o = mesh_of(g, "baseShape.o"), *t = mesh_of(g, "tgtShape.o");
+  assert_memory_equal(sinew_mesh_get(o)->points, sinew_mesh_get(t)->points, 24 * sizeof(float));
+  sinew_data_unref(o);
+  sinew_data_unref(t);
+  assert_int_equal(sinew_blend_shape_stats(g, bs, NULL, NULL, &c1), 0);
+  assert_int_equal(c1, 2);
+  /* the other target moves while at weight 0: compiled only once its weight is set */
+  run(s, "setAttr otherShape.pt[1] -type float3 2 0 0;");
+  sinew_data_unref(mesh_of(g, "baseShape.o"));
+  assert_int_equal(sinew_blend_shape_stats(g, bs, NULL, NULL, &c1), 0);
+  assert_int_equal(c1, 2);
+  run(s, "setAttr bs.w[1] 0.5");
+  sinew_data_unref(mesh_of(g, "baseShape.o"));
+  assert_int_equal(sinew_blend_shape_stats(g, bs, NULL, NULL, &c1), 0);
+  assert_int_equal(c1, 3);
+  sinew_session_destroy(s);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_corpus_stored_targets), cmocka_unit_test(test_corpus_inbetweens),
@@ -878,6 +927,7 @@ int main(void) {
       cmocka_unit_test(test_cluster_errors), cmocka_unit_test(test_cluster_file),
       cmocka_unit_test(test_skin_membership), cmocka_unit_test(test_blend_membership),
       cmocka_unit_test(test_corpus_blend_then_skin), cmocka_unit_test(test_blend_alloc_failures),
+      cmocka_unit_test(test_compiles),
   };
   return cmocka_run_group_tests_name("deformers", tests, NULL, NULL);
 }

@@ -39,10 +39,13 @@ SINEW_API const double *sinew_point_array_get(const sinew_data_t *array, size_t 
 
 /* ---- counters for tests and tools ------------------------------------------------------------ */
 
-/* How often a blendShape deformed its geometry, and how many target items (one target at one
- * weight) it applied in total: a target whose weight is 0 is skipped whole. */
+/* How often a blendShape deformed its geometry, how many target items (one target at one
+ * weight) it applied in total, and how often it compiled a target (its items' deltas): a target
+ * whose weight is 0 is skipped whole and not compiled; moving a weight compiles nothing. Any
+ * pointer may be NULL. SINEW_ETYPE when the node is not a blendShape. */
 SINEW_API int sinew_blend_shape_stats(sinew_graph_t *graph, sinew_node_t blend_shape,
-                                      uint64_t *evaluations, uint64_t *targets_applied);
+                                      uint64_t *evaluations, uint64_t *targets_applied,
+                                      uint64_t *target_compiles);
 
 #ifdef __cplusplus
 }
