@@ -12,7 +12,8 @@
  *   groupParts  passes its input block through as its output (the same block, no copy);
  *               sinew__deformer_members reads its inputComponents for the deformer it feeds;
  *   tweak       a geometryFilter: outputGeometry[k] = input[k].inputGeometry points +
- *               envelope * (vlist[k].vertex[i] + plist[k].controlPoints[i]); with no offset (or
+ *               envelope * (vlist[k].vertex[i] + plist[k].controlPoints[i]) for the points i of
+ *               its set; with no offset (or
  *               envelope 0, or nodeState HasNoEffect) the input block itself. When it must
  *               write, it writes into one of two blocks it keeps (the one nobody else holds),
  *               so re-evaluating allocates nothing in steady state. */
@@ -82,6 +83,7 @@ static struct {
 typedef struct tweak_state {
   sinew_data_t *out[2];  /* reusable output blocks */
   sinew_data_t *scratch; /* the offsets' logical indices */
+  sinew_data_t *members; /* the set's membership mask */
   bool warned_absolute;  /* relativeTweak off was reported once */
 } tweak_state;
 
@@ -169,7 +171,7 @@ static int group_parts_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
 /* Adds scale * every non-zero element of the offset array `arr` (vl[k].vt or pl[k].cp) to the
  * points of *out, making *out (from `in`) on the first such offset. */
 static int add_offsets(sinew_graph_t *g, tweak_state *st, const sinew_plug_t *arr, double scale,
-                       const sinew_data_t *in, sinew_data_t **out) {
+                       const uint8_t *mask, const sinew_data_t *in, sinew_data_t **out) {
   size_t count = sinew_plug_indices(g, arr, NULL, 0);
   if (!count) return SINEW_OK;
   int32_t *idx = sinew__mesh_scratch(&st->scratch, count * sizeof *idx);
@@ -179,6 +181,7 @@ static int add_offsets(sinew_graph_t *g, tweak_state *st, const sinew_plug_t *ar
   int32_t path[2] = {arr->idx[0], 0};
   for (size_t k = 0; k < count; k++) {
     if (idx[k] < 0 || (uint32_t)idx[k] >= np) continue; /* beyond the geometry: ignored */
+    if (mask && !mask[idx[k]]) continue;                 /* outside the tweak's set */
     path[1] = idx[k];
     sinew_plug_t e = sinew_plug_make(arr->node, arr->attr, 2, path);
     double v[3] = {0, 0, 0};
@@ -219,8 +222,10 @@ static int tweak_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
                 sinew_node_name(g, n));
     }
     sinew_plug_t vt = sinew_plug_make(n, A.vertex, 1, &k), cp = sinew_plug_make(n, A.control_points, 1, &k);
-    rc = add_offsets(g, st, &vt, en, in, &out);
-    if (!rc) rc = add_offsets(g, st, &cp, en, in, &out);
+    const uint8_t *mask = NULL;
+    rc = sinew__deformer_members(g, n, k, sinew_mesh_get(in)->npoints, &st->members, &mask);
+    if (!rc) rc = add_offsets(g, st, &vt, en, mask, in, &out);
+    if (!rc) rc = add_offsets(g, st, &cp, en, mask, in, &out);
     /* normals, when the mesh carries them, follow the moved points (in place: out is exclusive) */
     if (!rc && out && sinew_mesh_get(out)->normals) {
       int slot = st->out[0] == out ? 0 : 1;
@@ -240,6 +245,7 @@ static void tweak_destroy(sinew_graph_t *g, sinew_node_t n, void *state) {
   sinew_data_unref(st->out[0]);
   sinew_data_unref(st->out[1]);
   sinew_data_unref(st->scratch);
+  sinew_data_unref(st->members);
 }
 
 /* ---- registration ------------------------------------------------------------------------------ */

@@ -533,6 +533,14 @@ static void test_cluster_command(void **state) {
   assert_false(sinew_plug_is_dirty(g, &shape));
   run(s, "setAttr c1Handle.rz 45");
   assert_true(sinew_plug_is_dirty(g, &shape));
+  /* a second cluster, undone: the scene as it was */
+  char *before = save_text(s);
+  assert_string_equal(res(s, "cluster box.vtx[5]"), "cluster1\ncluster1Handle");
+  assert_int_equal(sinew_session_undo(s), 0);
+  char *after = save_text(s);
+  assert_string_equal(before, after);
+  free(before);
+  free(after);
   sinew_data_unref(b);
   sinew_session_destroy(s);
 }
@@ -916,6 +924,25 @@ static void test_compiles(void **state) {
   sinew_session_destroy(s);
 }
 
+
+/* A tweak behind a groupParts naming vertices 0..1: an offset on vertex 3 does nothing. */
+static void test_tweak_membership(void **state) {
+  (void)state;
+  sinew_session_t *s = session();
+  sinew_graph_t *g = sinew_session_graph(s);
+  run(s, "polyCube -n box; createNode groupParts -n gp; createNode tweak -n tw;"
+         "setAttr gp.ic -type \"componentList\" 1 \"vtx[0:1]\";"
+         "connectAttr polyCube1.out gp.ig; connectAttr gp.og tw.ip[0].ig;"
+         "setAttr tw.vl[0].vt[0] -type float3 0 1 0; setAttr tw.vl[0].vt[3] -type float3 0 1 0;");
+  sinew_data_t *in = mesh_of(g, "gp.og"), *o = mesh_of(g, "tw.og[0]");
+  const float *p = sinew_mesh_get(in)->points;
+  assert_point(o, 0, p[0], p[1] + 1, p[2]);
+  assert_point(o, 3, p[9], p[10], p[11]);
+  sinew_data_unref(o);
+  sinew_data_unref(in);
+  sinew_session_destroy(s);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_corpus_stored_targets), cmocka_unit_test(test_corpus_inbetweens),
@@ -927,7 +954,7 @@ int main(void) {
       cmocka_unit_test(test_cluster_errors), cmocka_unit_test(test_cluster_file),
       cmocka_unit_test(test_skin_membership), cmocka_unit_test(test_blend_membership),
       cmocka_unit_test(test_corpus_blend_then_skin), cmocka_unit_test(test_blend_alloc_failures),
-      cmocka_unit_test(test_compiles),
+      cmocka_unit_test(test_compiles), cmocka_unit_test(test_tweak_membership),
   };
   return cmocka_run_group_tests_name("deformers", tests, NULL, NULL);
 }
