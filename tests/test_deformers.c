@@ -943,6 +943,36 @@ static void test_tweak_membership(void **state) {
   sinew_session_destroy(s);
 }
 
+
+/* A mesh with no history (its points stored, a pnts tweak on it): the Orig takes the points with
+ * the tweak, which leaves the shape; undo gives the scene back. */
+static void test_command_stored_base(void **state) {
+  (void)state;
+  sinew_session_t *s = session();
+  sinew_graph_t *g = sinew_session_graph(s);
+  run(s, "polyCube -ch 0 -n box; polyCube -ch 0 -n tgt; setAttr boxShape.pt[2] -type float3 0 0.5 0;");
+  sinew_data_t *b = mesh_of(g, "boxShape.o");
+  char *before = save_text(s);
+  run(s, "blendShape -n bs tgt box;");
+  assert_string_equal(res(s, "listConnections -s 1 -d 0 boxShape.i"), "bs");
+  sinew_data_t *orig = mesh_of(g, "boxShapeOrig.o"), *o = mesh_of(g, "boxShape.o");
+  assert_memory_equal(sinew_mesh_get(orig)->points, sinew_mesh_get(b)->points, 24 * sizeof(float));
+  assert_memory_equal(sinew_mesh_get(o)->points, sinew_mesh_get(b)->points, 24 * sizeof(float));
+  sinew_data_unref(orig);
+  sinew_data_unref(o);
+  assert_string_equal(res(s, "getAttr boxShape.pt[2]"), "0\n0\n0");
+  assert_int_equal(sinew_session_undo(s), 0);
+  char *after = save_text(s);
+  assert_string_equal(before, after);
+  o = mesh_of(g, "boxShape.o");
+  assert_memory_equal(sinew_mesh_get(o)->points, sinew_mesh_get(b)->points, 24 * sizeof(float));
+  sinew_data_unref(o);
+  free(before);
+  free(after);
+  sinew_data_unref(b);
+  sinew_session_destroy(s);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_corpus_stored_targets), cmocka_unit_test(test_corpus_inbetweens),
@@ -950,6 +980,7 @@ int main(void) {
       cmocka_unit_test(test_bad_data), cmocka_unit_test(test_round_trip),
       cmocka_unit_test(test_command_create), cmocka_unit_test(test_command_inbetween),
       cmocka_unit_test(test_command_errors), cmocka_unit_test(test_blend_then_skin),
+      cmocka_unit_test(test_command_stored_base),
       cmocka_unit_test(test_cluster_command), cmocka_unit_test(test_cluster_relative),
       cmocka_unit_test(test_cluster_errors), cmocka_unit_test(test_cluster_file),
       cmocka_unit_test(test_skin_membership), cmocka_unit_test(test_blend_membership),
