@@ -973,6 +973,35 @@ static void test_command_stored_base(void **state) {
   sinew_session_destroy(s);
 }
 
+
+/* Stored targets whose lists do not match: points pair with vertices in order until either
+ * runs out, vertices past the geometry are ignored; queries of the command's other flags. */
+static void test_stored_target_mismatch(void **state) {
+  (void)state;
+  sinew_session_t *s = session();
+  sinew_graph_t *g = sinew_session_graph(s);
+  run(s, "polyCube -n box; blendShape -n bs box; setAttr bs.w[0] 1;"
+         "setAttr bs.it[0].itg[0].iti[6000].ipt -type \"pointArray\" 3 1 0 0 1 2 0 0 1 3 0 0 1;"
+         "setAttr bs.it[0].itg[0].iti[6000].ict -type \"componentList\" 2 \"vtx[6:9]\" \"vtx[0]\";"
+         "setAttr bs.it[0].itg[1].iti[6000].ipt -type \"pointArray\" 2 0 5 0 1 0 6 0 1;"
+         "setAttr bs.it[0].itg[1].iti[6000].ict -type \"componentList\" 1 \"vtx[1]\"; setAttr bs.w[1] 1;");
+  sinew_data_t *b = mesh_of(g, "boxShapeOrig.o"), *o = mesh_of(g, "boxShape.o");
+  const float *p = sinew_mesh_get(b)->points;
+  /* target 0: vertex 6 +1, vertex 7 +2, vertices 8 and 9 do not exist (point 3 unused), vertex 0 gets nothing */
+  assert_point(o, 6, p[18] + 1, p[19], p[20]);
+  assert_point(o, 7, p[21] + 2, p[22], p[23]);
+  assert_point(o, 0, p[0], p[1], p[2]);
+  /* target 1: one vertex for two points */
+  assert_point(o, 1, p[3], p[4] + 5, p[5]);
+  sinew_data_unref(o);
+  sinew_data_unref(b);
+  assert_string_equal(res(s, "blendShape -q -wc bs"), "2");
+  assert_string_equal(res(s, "blendShape -q -en bs"), "1");
+  assert_string_equal(res(s, "blendShape -q -tc bs"), "1");
+  assert_string_equal(res(s, "blendShape -q -t bs"), ""); /* no live target */
+  sinew_session_destroy(s);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_corpus_stored_targets), cmocka_unit_test(test_corpus_inbetweens),
@@ -980,7 +1009,7 @@ int main(void) {
       cmocka_unit_test(test_bad_data), cmocka_unit_test(test_round_trip),
       cmocka_unit_test(test_command_create), cmocka_unit_test(test_command_inbetween),
       cmocka_unit_test(test_command_errors), cmocka_unit_test(test_blend_then_skin),
-      cmocka_unit_test(test_command_stored_base),
+      cmocka_unit_test(test_command_stored_base), cmocka_unit_test(test_stored_target_mismatch),
       cmocka_unit_test(test_cluster_command), cmocka_unit_test(test_cluster_relative),
       cmocka_unit_test(test_cluster_errors), cmocka_unit_test(test_cluster_file),
       cmocka_unit_test(test_skin_membership), cmocka_unit_test(test_blend_membership),
