@@ -15,6 +15,7 @@
 #include "sinew/mesh.h"
 #include "sinew/nodes.h"
 #include "sinew/skin.h"
+#include "sinew/deform.h"
 
 extern _Thread_local int sinew__cmds_oom;
 #define uthash_malloc(sz) sinew_malloc(sz)
@@ -316,6 +317,16 @@ int sinew__register_duplicate_cmds(sinew_lang_t *L, sinew_session_t *s);
 int sinew__register_sets_cmds(sinew_lang_t *L, sinew_session_t *s);
 int sinew__register_constraint_cmds(sinew_lang_t *L, sinew_session_t *s);
 int sinew__register_ik_cmds(sinew_lang_t *L, sinew_session_t *s);
+/* blendShape and cluster (cmds/cmd_deform.c). */
+int sinew__register_deform_cmds(sinew_lang_t *L, sinew_session_t *s);
+/* The mesh shape a name stands for: the mesh itself, or a transform's first non-intermediate
+ * mesh child. */
+bool sinew__mesh_shape(sinew_graph_t *g, sinew_node_t n, sinew_node_t *out);
+/* Puts deformer def (just created) on shape's deformer chain as Maya builds it (cmds/cmd_deform.c):
+ * an Orig when the shape has no deformer yet, a groupId, a groupParts whose inputComponents are
+ * `components` (NULL: every point) and an objectSet; last in the chain, or first with front. */
+int sinew__deformer_insert(sinew_cmd_t *cmd, sinew_node_t def, sinew_node_t shape, bool front,
+                           const sinew_data_t *components);
 /* Joins every ikHandle not yet joined to its chain (sinew_ik_wire); one that cannot be warns
  * once (cmds/cmd_ik.c). Runs after each script or file. */
 void sinew__ik_wire_all(sinew_session_t *s);

@@ -340,6 +340,32 @@ static void write_attr(writer *w, const sinew_plug_t *p) {
       sinew_curve_t c;
       if (d && !sinew_curve_get(d, &c)) write_curve(w, p, &c);
       sinew_data_unref(d);
+    } else if (info.type == SINEW_ATTR_DATA && (info.data_type == &sinew_component_list_data_type ||
+                                                 info.data_type == &sinew_point_array_data_type)) {
+      sinew_data_t *d = NULL;
+      rc = sinew_get_data(w->g, p, &d);
+      if (d && sinew_data_type(d) == info.data_type) {
+        bool list = info.data_type == &sinew_component_list_data_type;
+        size_t n = 0;
+        const double *v = list ? NULL : sinew_point_array_get(d, &n);
+        if (list) n = sinew_component_list_count(d);
+        put(w, "\tsetAttr ");
+        rel_plug(w, p);
+        sinew__buf_printf(&w->b, " -type \"%s\" %zu", list ? "componentList" : "pointArray", n);
+        for (size_t i = 0; i < n; i++) {
+          put(w, " ");
+          if (list) {
+            quoted(w, sinew_component_list_item(d, i));
+          } else {
+            for (int c = 0; c < 4; c++) {
+              if (c) put(w, " ");
+              num(w, v[4 * i + c]);
+            }
+          }
+        }
+        put(w, ";\n");
+      }
+      sinew_data_unref(d);
     } else if (info.type == SINEW_ATTR_DATA && info.data_type == &sinew_xform_data_type) {
       sinew_data_t *d = NULL;
       rc = sinew_get_data(w->g, p, &d);

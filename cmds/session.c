@@ -1296,6 +1296,7 @@ int sinew_session_create(const sinew_session_desc_t *desc, sinew_session_t **out
       (rc = sinew__register_duplicate_cmds(s->lang, s)) || (rc = sinew__register_sets_cmds(s->lang, s)) ||
       (rc = sinew__register_constraint_cmds(s->lang, s)) || (rc = sinew__register_ik_cmds(s->lang, s)) ||
       (rc = sinew__register_curve_cmds(s->lang, s)) ||
+      (rc = sinew__register_deform_cmds(s->lang, s)) ||
       (rc = sinew__register_undo_cmds(s->lang, s))) {
     sinew_session_destroy(s);
     return rc;

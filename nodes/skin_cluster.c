@@ -119,6 +119,7 @@ typedef struct skin_state {
   sinew_data_t *table_block; /* the kernels' element tables */
   uint32_t blend_limit;      /* the point count the blend weights were compiled for */
   sinew_data_t *out[2];      /* double-buffered outputs (one geometry) */
+  sinew_data_t *members;     /* the set's membership mask (sinew__deformer_restore_nonmembers) */
   uint64_t compiles;         /* for tests: how often weights were compiled */
   uint64_t evaluations;
 } skin_state;
@@ -432,6 +433,8 @@ static int skin_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
       run r = {&j, (int)sinew_skin_isa()};
       sinew_pool_run(sinew__skin_job_blocks(&j), 256, run_blocks, &r);
     }
+    /* deformer set membership: a post-pass, so the kernels stay whole-mesh */
+    if (op) rc = sinew__deformer_restore_nonmembers(g, n, k, mesh, op, j.out_normals, &st->members);
   }
   if (!rc) rc = sinew_compute_set_data(ctx, plug, out);
   sinew_data_unref(in);
@@ -454,6 +457,7 @@ static void skin_destroy(sinew_graph_t *g, sinew_node_t n, void *state) {
   sinew_data_unref(st->table_block);
   sinew_data_unref(st->out[0]);
   sinew_data_unref(st->out[1]);
+  sinew_data_unref(st->members);
 }
 
 static int skin_init(sinew_graph_t *g, sinew_node_t n, void *state) {

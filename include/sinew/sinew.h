@@ -8,6 +8,7 @@
 #include "sinew/mesh.h"
 #include "sinew/curve.h"
 #include "sinew/skin.h"
+#include "sinew/deform.h"
 #include "sinew/pool.h"
 #include "sinew/io.h"
 #include "sinew/lang.h"
