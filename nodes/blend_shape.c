@@ -94,6 +94,7 @@ typedef struct bs_state {
   int32_t k;           /* the geometry compiled for */
   uint32_t np;         /* its point count */
   bool all_dirty;      /* the set of targets (or the geometry) changed */
+  bool warned_not_mesh; /* sinew__deformer_check_mesh */
   bool bw_dirty;
   bool orig_changed;   /* originalGeometry changed: live targets are measured again */
   bool input_changed;  /* the input changed: the same when originalGeometry is not connected */
@@ -510,6 +511,7 @@ static int bs_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
   sinew_plug_t ig = sinew_plug_make(n, A.input_geometry, 1, ig_idx);
   sinew_data_t *in = NULL;
   if (sinew__geometry_input(g, &ig, &in) == SINEW_ENOMEM) return SINEW_ENOMEM;
+  sinew__deformer_check_mesh(g, n, k, in, &st->warned_not_mesh);
   const sinew_mesh_t *mesh = in ? sinew_mesh_get(in) : NULL;
   int rc = SINEW_OK;
   double en = 1, state = 0, origin = 1;

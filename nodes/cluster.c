@@ -93,6 +93,7 @@ typedef struct cluster_state {
   sinew_data_t *out[2];
   sinew_data_t *mask_block;
   uint64_t evaluations;
+  bool warned_not_mesh; /* sinew__deformer_check_mesh */
 } cluster_state;
 
 static void get_mat(sinew_graph_t *g, sinew_node_t n, uint32_t attr, int nidx, int32_t idx, sinew_mat4_t *m) {
@@ -202,6 +203,7 @@ static int cluster_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
   sinew_data_t *in = NULL;
   int rc = sinew__geometry_input(g, &ig, &in);
   if (rc == SINEW_ENOMEM) return rc;
+  sinew__deformer_check_mesh(g, n, k, in, &st->warned_not_mesh);
   const sinew_mesh_t *mesh = in ? sinew_mesh_get(in) : NULL;
   double en = 1, state = 0;
   bool rel = false;

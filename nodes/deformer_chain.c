@@ -85,6 +85,7 @@ typedef struct tweak_state {
   sinew_data_t *scratch; /* the offsets' logical indices */
   sinew_data_t *members; /* the set's membership mask */
   bool warned_absolute;  /* relativeTweak off was reported once */
+  bool warned_not_mesh;  /* sinew__deformer_check_mesh */
 } tweak_state;
 
 int sinew__geometry_input(sinew_graph_t *g, const sinew_plug_t *dst, sinew_data_t **out) {
@@ -157,6 +158,14 @@ int sinew__deformer_restore_nonmembers(sinew_graph_t *g, sinew_node_t deformer, 
   return SINEW_OK;
 }
 
+void sinew__deformer_check_mesh(sinew_graph_t *g, sinew_node_t n, int32_t k, const sinew_data_t *in, bool *warned) {
+  if (!in || sinew_mesh_get(in) || *warned) return;
+  *warned = true;
+  sinew_log(g, SINEW_LOG_WARNING, SINEW_LOG_GENERIC,
+            "%s.input[%d] is a %s: sinew's deformers deform meshes only, so it passes through undeformed",
+            sinew_node_name(g, n), (int)k, sinew_data_type(in)->name);
+}
+
 static int group_parts_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
   if (plug->attr != A.gp_output) return SINEW_EUNKNOWN_PLUG;
   sinew_graph_t *g = sinew_compute_graph(ctx);
@@ -206,6 +215,7 @@ static int tweak_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
   sinew_data_t *in = NULL;
   int rc = sinew__geometry_input(g, &ig, &in);
   if (rc) return rc;
+  sinew__deformer_check_mesh(g, n, k, in, &st->warned_not_mesh);
   double en = 1, state = 0;
   bool relative = true;
   sinew_plug_t pen = sinew_plug_make(n, A.envelope, 0, NULL), pns = sinew_plug_make(n, A.node_state, 0, NULL);

@@ -43,6 +43,10 @@ int sinew__register_poly_modifier_types(sinew_graph_t *g);
  * its world matrix, and deformers work on the local points (sinew's worldMesh holds world
  * points). */
 int sinew__geometry_input(sinew_graph_t *g, const sinew_plug_t *dst, sinew_data_t **out);
+/* Deformers deform meshes only: given input geometry `in` of another kind (a nurbsCurve), the
+ * caller passes it through undeformed, and this says so once per node (*warned remembers it):
+ * a warning naming the node, the input and the data's type. Nothing for a mesh or no data. */
+void sinew__deformer_check_mesh(sinew_graph_t *g, sinew_node_t n, int32_t k, const sinew_data_t *in, bool *warned);
 /* The points deformer may change in geometry k: *mask (npoints bytes, 1 = a member, kept in
  * *holder for the next call) from the inputComponents of the groupParts feeding its
  * input[k].inputGeometry, as Maya builds every deformer's chain; *mask NULL means every point

@@ -121,6 +121,7 @@ typedef struct skin_state {
   sinew_data_t *out[2];      /* double-buffered outputs (one geometry) */
   sinew_data_t *members;     /* the set's membership mask (sinew__deformer_restore_nonmembers) */
   uint64_t compiles;         /* for tests: how often weights were compiled */
+  bool warned_not_mesh;      /* sinew__deformer_check_mesh */
   uint64_t evaluations;
 } skin_state;
 
@@ -355,6 +356,7 @@ static int skin_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
   sinew_data_t *in = NULL;
   /* a worldMesh source gives its local points, as in Maya; out of memory fails the read */
   if (sinew__geometry_input(g, &ig, &in) == SINEW_ENOMEM) return SINEW_ENOMEM;
+  sinew__deformer_check_mesh(g, n, k, in, &st->warned_not_mesh);
   const sinew_mesh_t *mesh = in ? sinew_mesh_get(in) : NULL;
   double en = 1, state = 0, method = 0;
   sinew_plug_t pen = sinew_plug_make(n, A.envelope, 0, NULL), pns = sinew_plug_make(n, A.node_state, 0, NULL);

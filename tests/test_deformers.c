@@ -1002,6 +1002,45 @@ static void test_stored_target_mismatch(void **state) {
   sinew_session_destroy(s);
 }
 
+/* Deformers deform meshes only: a nurbsCurve fed to one (nlol's spline tail feeds its IK curve
+ * through a skinCluster and a blendShape) passes through as the same block, and each deformer
+ * says so once, naming itself and the input. */
+static int not_mesh_warnings;
+static void count_not_mesh(void *ud, sinew_log_level_t level, sinew_log_id_t id, const char *msg) {
+  (void)ud;
+  (void)id;
+  if (level == SINEW_LOG_WARNING && strstr(msg, "deform meshes only")) not_mesh_warnings++;
+}
+
+static void test_curve_passes_through(void **state) {
+  (void)state;
+  sinew_graph_t *g = NULL;
+  assert_int_equal(sinew_scene_create(NULL, &g), 0);
+  sinew_graph_set_logger(g, count_not_mesh, NULL);
+  sinew_data_t *curve = NULL;
+  assert_int_equal(sinew_curve_circle((sinew_vec3_t){0, 1, 0}, (sinew_vec3_t){0, 0, 0}, 2, 3, 8, 2 * 3.14159265358979323846, &curve), 0);
+  static const char *const types[] = {"skinCluster", "blendShape", "cluster", "tweak"};
+  for (size_t i = 0; i < 4; i++) {
+    sinew_node_t d;
+    assert_int_equal(sinew_node_create(g, types[i], NULL, &d), 0);
+    sinew_plug_t ig, og;
+    assert_int_equal(sinew_plug_parse_attr(g, d, "input[0].inputGeometry", &ig), 0);
+    assert_int_equal(sinew_plug_parse_attr(g, d, "outputGeometry[0]", &og), 0);
+    assert_int_equal(sinew_set_data(g, &ig, curve), 0);
+    not_mesh_warnings = 0;
+    for (int frame = 0; frame < 3; frame++) {
+      sinew_data_t *out = NULL;
+      assert_int_equal(sinew_get_data(g, &og, &out), 0);
+      assert_ptr_equal(out, curve); /* undeformed, not copied */
+      sinew_data_unref(out);
+      assert_int_equal(sinew_set_data(g, &ig, curve), 0); /* dirty again */
+    }
+    if (not_mesh_warnings != 1) fail_msg("%s: %d warnings, want 1", types[i], not_mesh_warnings);
+  }
+  sinew_data_unref(curve);
+  sinew_graph_destroy(g);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_corpus_stored_targets), cmocka_unit_test(test_corpus_inbetweens),
@@ -1015,6 +1054,7 @@ int main(void) {
       cmocka_unit_test(test_skin_membership), cmocka_unit_test(test_blend_membership),
       cmocka_unit_test(test_corpus_blend_then_skin), cmocka_unit_test(test_blend_alloc_failures),
       cmocka_unit_test(test_compiles), cmocka_unit_test(test_tweak_membership),
+      cmocka_unit_test(test_curve_passes_through),
   };
   return cmocka_run_group_tests_name("deformers", tests, NULL, NULL);
 }
