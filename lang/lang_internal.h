@@ -380,12 +380,19 @@ typedef struct builtin_call {
 } builtin_call;
 
 typedef int (*builtin_fn)(builtin_call *bc, sinew_value_t *args, int argc, sinew_value_t *out);
+/* A function of numbers as a kernel over doubles (x: the arguments), the result a float; faults
+ * are reported through bc. */
+typedef double (*builtin_scalar_fn)(builtin_call *bc, const double *x);
+#define SINEW_BUILTIN_MAX_SCALAR_ARGS 3
 
 typedef struct builtin_def {
   const char *name;
   builtin_fn fn;
   int8_t min_args, max_args; /* -1 max: any */
   bool expr_ok;              /* allowed in expression mode */
+  /* The same function when every argument is a number (for abs, min and max: when one is a
+   * float; of ints they give ints): what the typed VM calls. NULL for the others. */
+  builtin_scalar_fn scalar;
 } builtin_def;
 
 /* Index of a built-in function, -1 when none. */
