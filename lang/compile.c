@@ -521,6 +521,14 @@ static void expression(comp *C, const ast *e) {
     }
     case A_VAR: load_var(C, e); break;
     case A_INDEX:
+      if (e->a->kind == A_INDEX) { /* $m[i][j] */
+        expression(C, e->a->a);
+        expression(C, e->a->b);
+        expression(C, e->b);
+        C->line = e->line;
+        emit(C, OPC_INDEX2, 0, 0, 0);
+        break;
+      }
       expression(C, e->a);
       expression(C, e->b);
       C->line = e->line;

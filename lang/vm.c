@@ -405,6 +405,29 @@ static int index_value(vm *V, const sinew_value_t *arr, const sinew_value_t *idx
   return rc ? vm_error(V, rc, "out of memory") : SINEW_OK;
 }
 
+/* arr[i][j]: a matrix's element read in place, what reading row i as an array and then its
+ * element j gives (the same faults); anything else indexed twice. */
+static int index2_value(vm *V, const sinew_value_t *arr, const sinew_value_t *i1,
+                        const sinew_value_t *i2, sinew_value_t *out) {
+  if (arr->kind != SINEW_VALUE_MATRIX) {
+    sinew_value_t row;
+    int rc = index_value(V, arr, i1, &row);
+    if (rc) return rc;
+    rc = index_value(V, &row, i2, out);
+    lv_release(&row);
+    return rc;
+  }
+  const sinew_lang_obj_t *M = arr->as.obj;
+  int64_t i = sinew_value_to_int(i1), j = sinew_value_to_int(i2);
+  if (i < 0 || i >= M->len) {
+    sinew__fault(vbc(V), "matrix row %lld out of range (%u rows)", (long long)i, M->len);
+    i = 0;
+  }
+  if (j < 0) sinew__fault(vbc(V), "negative array index %lld", (long long)j);
+  *out = lv_float(j >= 0 && j < M->cap ? M->d.f[(size_t)i * M->cap + (size_t)j] : 0.0);
+  return SINEW_OK;
+}
+
 static int set_index(vm *V, sinew_value_t *slot, int nidx, const sinew_value_t *i1,
                      const sinew_value_t *i2, const sinew_value_t *val) {
   if (nidx == 2) {
@@ -678,6 +701,12 @@ static int run(vm *V, sinew_value_t *result) {
         int32_t d2 = (int32_t)S[--V->sp].as.i, d1 = (int32_t)S[--V->sp].as.i;
         sinew_value_t *slot = &locals_of(V, f)[in->a];
         if (in->b && slot->kind == in->b8) break; /* expression variable keeps its value */
+        if (in->b8 == SINEW_VALUE_MATRIX && slot->kind == SINEW_VALUE_MATRIX && slot->as.obj->refs == 1 &&
+            (int32_t)slot->as.obj->len == (d1 > 0 ? d1 : 1) && (int32_t)slot->as.obj->cap == (d2 > 0 ? d2 : 1)) {
+          /* the same zero matrix again: cleared in place (an expression's matrix variable) */
+          memset(slot->as.obj->d.f, 0, (size_t)slot->as.obj->len * slot->as.obj->cap * sizeof(double));
+          break;
+        }
         sinew_value_t z;
         if ((rc = zero_value(in->b8, d1, d2, &z))) return vm_error(V, rc, "cannot create the variable");
         lv_release(slot);
@@ -704,6 +733,15 @@ static int run(vm *V, sinew_value_t *result) {
         if (rc) return rc;
         lv_release(&S[--V->sp]);
         lv_release(&S[V->sp - 1]);
+        S[V->sp - 1] = r;
+        break;
+      }
+      case OPC_INDEX2: {
+        sinew_value_t r;
+        rc = index2_value(V, &S[V->sp - 3], &S[V->sp - 2], &S[V->sp - 1], &r);
+        if (rc) return rc;
+        release_range(&S[V->sp - 3], 3);
+        V->sp -= 2;
         S[V->sp - 1] = r;
         break;
       }
@@ -740,7 +778,7 @@ static int run(vm *V, sinew_value_t *result) {
         uint32_t k = (uint32_t)in->a;
         if (io->input_matrices && k < io->ninputs && io->input_matrices[k]) {
           sinew_value_t m;
-          if ((rc = sinew__matrix_new(4, 4, &m))) return vm_error(V, rc, "out of memory");
+          if ((rc = sinew__matrix_take(V->ex->pool, 4, 4, &m))) return vm_error(V, rc, "out of memory");
           memcpy(m.as.obj->d.f, io->input_matrices[k]->m, 16 * sizeof(double));
           S[V->sp++] = m;
         } else {
@@ -1038,5 +1076,232 @@ int sinew__vm_run(sinew_lang_t *L, const chunk *c, sinew_value_t *locals, vm_exp
   if (V.stack != V.inline_stack) sinew_free(V.stack);
   if (V.frames != &V.inline_frame) sinew_free(V.frames);
   if (V.tries) sinew_free(V.tries);
+  return rc;
+}
+
+/* ---- the typed VM ---------------------------------------------------------------------------------
+ * Register code from lang/typed.c: every instruction knows its operands' types, so there is no
+ * tag to check and nothing to allocate. The rules are the generic loop's (binop, compare,
+ * conform above): the translator picks the instruction the generic loop would have taken at run
+ * time. */
+
+static inline double vmag3(const tcell *v) { return sqrt(v[0].f * v[0].f + v[1].f * v[1].f + v[2].f * v[2].f); }
+
+static int64_t f2i(double d) {
+  if (d != d) return 0;
+  if (d >= 9.2e18) return INT64_MAX;
+  if (d <= -9.2e18) return INT64_MIN;
+  return (int64_t)d;
+}
+
+#if defined(__GNUC__)
+__attribute__((noinline, cold))
+#endif
+static void tfault(vm *V, const tinsn *t, const char *what) {
+  V->bc.line = t->line;
+  sinew__fault(&V->bc, "%s", what);
+}
+
+#if defined(__GNUC__)
+__attribute__((noinline, cold))
+#endif
+static void tfault_out(vm *V, const tinsn *t, double d) {
+  V->bc.line = t->line;
+  sinew__fault(&V->bc, "output %d would be %s; it keeps its value", t->b, d != d ? "NaN" : "infinite");
+}
+
+static inline double tdiv(vm *V, const tinsn *t, double a, double b) {
+  if (b == 0) {
+    tfault(V, t, "division by zero");
+    return 0;
+  }
+  return a / b;
+}
+
+static inline double tmod(vm *V, const tinsn *t, double a, double b) {
+  if (b == 0) {
+    tfault(V, t, "modulus by zero");
+    return 0;
+  }
+  return fmod(a, b);
+}
+
+int sinew__typed_run(const tprog *P, tcell *R, vm_expr_ctx *ex) {
+  const sinew_expr_io_t *io = ex->io;
+  for (uint32_t k = 0; k < P->nin; k++) R[P->in_base + k].f = k < io->ninputs ? io->inputs[k] : 0.0;
+  R[P->time_cell].f = io->time_seconds;
+  R[P->frame_cell].f = io->frame;
+  vm V; /* what STEP, vm_error and the faults use */
+  V.L = NULL;
+  V.cur = NULL;
+  V.line = 0;
+  V.bc.lang = NULL;
+  V.ex = ex;
+  V.bc.ex = ex;
+  V.bc.rand_state = ex->rand_state;
+  V.bounds = &ex->bounds;
+  V.tick = V.batch = next_batch(V.bounds);
+  int rc = SINEW_OK;
+  const tinsn *code = P->code, *t = code;
+  for (;; t++) {
+    tcell *d = &R[t->d];
+    const tcell *a = &R[t->a], *b = &R[t->b];
+    switch ((topcode)t->op) {
+      case T_HALT: goto done;
+      case T_JMP:
+        if (t->n) {
+          V.line = t->line;
+          if ((rc = STEP(&V))) goto done;
+        }
+        t = code + t->b - 1;
+        break;
+      case T_JZI:
+      case T_JNZI:
+      case T_JZF:
+      case T_JNZF: {
+        bool nz = t->op <= T_JNZI ? a->i != 0 : a->f != 0;
+        if (nz == (t->op == T_JNZI || t->op == T_JNZF)) {
+          if (t->n) {
+            V.line = t->line;
+            if ((rc = STEP(&V))) goto done;
+          }
+          t = code + t->b - 1;
+        }
+        break;
+      }
+      case T_MOV: *d = *a; break;
+      case T_MOVV: memmove(d, a, 3 * sizeof *d); break;
+      case T_I2F: d->f = (double)a->i; break;
+      case T_F2I: d->i = f2i(a->f); break;
+      case T_V2F: d->f = vmag3(a); break;
+      case T_F2V: d[0].f = d[1].f = d[2].f = a->f; break;
+      case T_I2V: d[0].f = d[1].f = d[2].f = (double)a->i; break;
+      case T_VEC3: {
+        double x = a->f, y = b->f, z = R[t->c].f;
+        d[0].f = x;
+        d[1].f = y;
+        d[2].f = z;
+        break;
+      }
+      case T_ADDF: d->f = a->f + b->f; break;
+      case T_SUBF: d->f = a->f - b->f; break;
+      case T_MULF: d->f = a->f * b->f; break;
+      case T_DIVF: d->f = b->f != 0 ? a->f / b->f : tdiv(&V, t, a->f, b->f); break;
+      case T_MODF: d->f = tmod(&V, t, a->f, b->f); break;
+      case T_ADDI: d->i = (int64_t)((uint64_t)a->i + (uint64_t)b->i); break;
+      case T_SUBI: d->i = (int64_t)((uint64_t)a->i - (uint64_t)b->i); break;
+      case T_MULI: d->i = (int64_t)((uint64_t)a->i * (uint64_t)b->i); break;
+      case T_DIVI:
+      case T_MODI: {
+        int64_t x = a->i, y = b->i;
+        bool div = t->op == T_DIVI;
+        if (y == 0) {
+          tfault(&V, t, div ? "division by zero" : "modulus by zero");
+          d->i = 0;
+        } else if (y == -1) {
+          d->i = div ? (int64_t)(0 - (uint64_t)x) : 0;
+        } else {
+          d->i = div ? x / y : x % y;
+        }
+        break;
+      }
+      case T_ADDV:
+      case T_SUBV:
+      case T_MULV:
+      case T_DIVV:
+      case T_MODV: {
+        double r[3];
+        for (int k = 0; k < 3; k++) {
+          double x = a[k].f, y = b[k].f;
+          switch (t->op) {
+            case T_ADDV: r[k] = x + y; break;
+            case T_SUBV: r[k] = x - y; break;
+            case T_MULV: r[k] = x * y; break;
+            case T_DIVV: r[k] = tdiv(&V, t, x, y); break;
+            default: r[k] = tmod(&V, t, x, y); break;
+          }
+        }
+        for (int k = 0; k < 3; k++) d[k].f = r[k];
+        break;
+      }
+      case T_DOTV: d->f = a[0].f * b[0].f + a[1].f * b[1].f + a[2].f * b[2].f; break;
+      case T_CROSSV: {
+        double x = a[1].f * b[2].f - a[2].f * b[1].f, y = a[2].f * b[0].f - a[0].f * b[2].f,
+               z = a[0].f * b[1].f - a[1].f * b[0].f;
+        d[0].f = x;
+        d[1].f = y;
+        d[2].f = z;
+        break;
+      }
+      case T_NEGF: d->f = -a->f; break;
+      case T_NEGI: d->i = (int64_t)(0 - (uint64_t)a->i); break;
+      case T_NEGV:
+        for (int k = 0; k < 3; k++) d[k].f = -a[k].f;
+        break;
+      case T_EQF: d->i = a->f == b->f; break;
+      case T_NEF: d->i = a->f != b->f; break;
+      case T_LTF: d->i = a->f < b->f; break;
+      case T_LEF: d->i = a->f <= b->f; break;
+      case T_GTF: d->i = a->f > b->f; break;
+      case T_GEF: d->i = a->f >= b->f; break;
+      case T_EQI: d->i = a->i == b->i; break;
+      case T_NEI: d->i = a->i != b->i; break;
+      case T_LTI: d->i = a->i < b->i; break;
+      case T_LEI: d->i = a->i <= b->i; break;
+      case T_GTI: d->i = a->i > b->i; break;
+      case T_GEI: d->i = a->i >= b->i; break;
+      case T_EQV:
+      case T_NEV: {
+        bool eq = a[0].f == b[0].f && a[1].f == b[1].f && a[2].f == b[2].f;
+        d->i = eq == (t->op == T_EQV);
+        break;
+      }
+      case T_LTV:
+      case T_LEV:
+      case T_GTV:
+      case T_GEV: {
+        /* ordering of vectors compares magnitudes, as MEL converts them to floats */
+        double ma = vmag3(a), mb = vmag3(b);
+        int c = ma < mb ? -1 : ma > mb;
+        d->i = t->op == T_LTV ? c < 0 : t->op == T_LEV ? c <= 0 : t->op == T_GTV ? c > 0 : c >= 0;
+        break;
+      }
+      case T_TRUTHF: d->i = a->f != 0; break;
+      case T_TRUTHI: d->i = a->i != 0; break;
+      case T_TRUTHV: d->i = a[0].f != 0 || a[1].f != 0 || a[2].f != 0; break;
+      case T_NOTF: d->i = !(a->f != 0); break;
+      case T_NOTI: d->i = !a->i; break;
+      case T_NOTV: d->i = !(a[0].f != 0 || a[1].f != 0 || a[2].f != 0); break;
+      case T_OUT: {
+        double v = a->f;
+        uint32_t k = (uint32_t)t->b;
+        if (k < io->noutputs) {
+          if (isfinite(v)) {
+            io->outputs[k] = v;
+            if (ex->written) ex->written[k] = true;
+          } else {
+            tfault_out(&V, t, v);
+          }
+        }
+        break;
+      }
+      case T_OUTLOAD: d->f = (uint32_t)t->b < io->noutputs ? io->outputs[t->b] : 0.0; break;
+      case T_CALL: {
+        const double x[SINEW_BUILTIN_MAX_SCALAR_ARGS] = {a->f, b->f, R[t->c].f};
+        V.bc.line = t->line;
+        d->f = t->fn(&V.bc, x);
+        break;
+      }
+      default:
+        V.line = t->line;
+        rc = vm_error(&V, SINEW_EINVAL, "internal: bad typed opcode %d", t->op);
+        goto done;
+    }
+  }
+done:
+  if (V.bounds->steps_left != UINT64_MAX) {
+    uint64_t used = V.batch - V.tick;
+    V.bounds->steps_left = used < V.bounds->steps_left ? V.bounds->steps_left - used : 0;
+  }
   return rc;
 }
