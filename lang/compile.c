@@ -315,7 +315,9 @@ static void assign(comp *C, const ast *e) {
   store_lvalue(C, lv);
 }
 
-static void incdec(comp *C, const ast *e) {
+/* $x++ / ++$x; postfix (e->flag) keeps the old value as the result unless keep_old is false
+ * (the value is dropped: a statement, a for loop's step). */
+static void incdec_value(comp *C, const ast *e, bool keep_old) {
   const ast *lv = e->a;
   uint8_t op = e->op == OP_INC ? OPC_ADD : OPC_SUB;
   if (lv->kind == A_INDEX) {
@@ -329,12 +331,26 @@ static void incdec(comp *C, const ast *e) {
     assign(C, &fake);
     return;
   }
+  bool postfix = e->flag && keep_old;
   expression(C, lv);
-  if (e->flag) emit(C, OPC_DUP, 0, 0, 0);
+  if (postfix) emit(C, OPC_DUP, 0, 0, 0);
   emit(C, OPC_INT, 1, 0, 0);
   emit(C, op, 0, 0, 0);
   store_lvalue(C, lv);
-  if (e->flag) emit(C, OPC_POP, 0, 0, 0);
+  if (postfix) emit(C, OPC_POP, 0, 0, 0);
+}
+
+static void incdec(comp *C, const ast *e) { incdec_value(C, e, true); }
+
+/* An expression whose value is popped: `$i++;` needs no copy of the old value. */
+static void discarded(comp *C, const ast *e) {
+  if (e && e->kind == A_INCDEC && !C->status) {
+    C->line = e->line;
+    incdec_value(C, e, false);
+  } else {
+    expression(C, e);
+  }
+  emit(C, OPC_POP, 0, 0, 0);
 }
 
 static int find_pending(comp *C, const char *name) {
@@ -699,12 +715,13 @@ static void statement(comp *C, const ast *s) {
   switch (s->kind) {
     case A_EMPTY: break;
     case A_EXPR_STMT:
-      expression(C, s->a);
-      C->line = s->line;
-      if (!C->in_proc && !C->expr_mode && C->depth == 0)
+      if (!C->in_proc && !C->expr_mode && C->depth == 0) {
+        expression(C, s->a);
+        C->line = s->line;
         emit(C, OPC_SETLAST, 0, 0, 0);
-      else
-        emit(C, OPC_POP, 0, 0, 0);
+      } else {
+        discarded(C, s->a);
+      }
       break;
     case A_BLOCK:
       if (s->flag) { /* declaration list: same scope */
@@ -752,10 +769,7 @@ static void statement(comp *C, const ast *s) {
       break;
     }
     case A_FOR: {
-      for (const ast *x = s->a; x; x = x->next) {
-        expression(C, x);
-        emit(C, OPC_POP, 0, 0, 0);
-      }
+      for (const ast *x = s->a; x; x = x->next) discarded(C, x);
       uint32_t top = here(C), jf = UINT32_MAX;
       if (s->b) {
         expression(C, s->b);
@@ -764,10 +778,7 @@ static void statement(comp *C, const ast *s) {
       if (!begin_loop(C, false, s)) return;
       statement(C, s->d);
       uint32_t cont = here(C);
-      for (const ast *x = s->c; x; x = x->next) {
-        expression(C, x);
-        emit(C, OPC_POP, 0, 0, 0);
-      }
+      for (const ast *x = s->c; x; x = x->next) discarded(C, x);
       emit(C, OPC_JMP, (int32_t)top, 0, 0);
       if (jf != UINT32_MAX) patch(C, jf, here(C));
       end_loop(C, cont, here(C));

@@ -448,15 +448,19 @@ typedef enum topcode {
   T_EQV, T_NEV, T_LTV, T_LEV, T_GTV, T_GEV,
   T_TRUTHF, T_TRUTHI, T_TRUTHV, T_NOTF, T_NOTI, T_NOTV,
   T_OUT, T_OUTLOAD, T_CALL,
+  T_ADDVF, T_SUBVF, T_MULVF, T_DIVVF, /* a vector with a float */
+  T_JCI, T_JCF, /* compare a and b (c & 7: ==, !=, <, <=, >, >=) and jump when that is c >> 3 */
+  T_CALL1,      /* T_CALL of one argument */
   T_NOPS
 } topcode;
 
 typedef struct tinsn {
   uint8_t op;
-  uint8_t n;      /* T_CALL: argument count; jumps: 1 when backward (a step) */
+  uint8_t n;      /* T_CALL: argument count; jumps: 1 when backward (a step when taken), 2 when
+                     a loop's test moved to its end (a step each time) */
   uint16_t pad_;
   uint32_t line;
-  int32_t d, a, b, c; /* cells (jumps: b is the target instruction); T_OUT / T_OUTLOAD: b the output */
+  int32_t d, a, b, c; /* cells (jumps: d is the target instruction); T_OUT / T_OUTLOAD: b the output */
   builtin_scalar_fn fn;
 } tinsn;
 

@@ -49,6 +49,8 @@ typedef struct tc {
   fixup *fix;
   uint32_t nfix, cfix;
   uint32_t barrier; /* instructions before this one are not retargeted (a label is between) */
+  int32_t *consts;  /* cells holding constants, each once: cell, width, cell, width... */
+  uint32_t nconsts, cconsts;
   uint32_t line;
   int status;
 } tc;
@@ -151,8 +153,20 @@ static int32_t scratch(tc *T, uint8_t kind) {
 static int32_t cell_of(tc *T, sent *e) {
   if (e->cell < 0) {
     uint32_t w = width(e->kind);
+    for (uint32_t i = 0; i < T->nconsts; i += 2) { /* the same constant already has cells */
+      int32_t c = T->consts[i];
+      if ((uint32_t)T->consts[i + 1] == w && memcmp(&T->P->init[c], e->cv, w * sizeof(tcell)) == 0)
+        return e->cell = c;
+    }
     e->cell = add_cells(T, w);
-    if (!T->status) memcpy(&T->P->init[e->cell], e->cv, w * sizeof(tcell));
+    if (T->status) return e->cell;
+    memcpy(&T->P->init[e->cell], e->cv, w * sizeof(tcell));
+    if (grow((void **)&T->consts, &T->cconsts, T->nconsts + 2, sizeof(int32_t))) {
+      T->status = SINEW_ENOMEM;
+    } else {
+      T->consts[T->nconsts++] = e->cell;
+      T->consts[T->nconsts++] = (int32_t)w;
+    }
   }
   return e->cell;
 }
@@ -274,6 +288,63 @@ static int32_t operand(tc *T, sent *e, uint8_t to) {
 
 /* ---- operators ----------------------------------------------------------------------------------------- */
 
+/* The cells an instruction reads and writes: widths of d, a, b, c (3 for a vector); *writes
+ * false when it writes no cell. */
+static void shape(uint8_t op, uint32_t w[4], bool *writes) {
+  w[0] = w[1] = w[2] = w[3] = 1;
+  *writes = !(op == T_HALT || op == T_OUT || (op >= T_JMP && op <= T_JNZF) || op == T_JCI || op == T_JCF);
+  switch (op) {
+    case T_MOVV: case T_NEGV: case T_ADDVF: case T_SUBVF: case T_MULVF: case T_DIVVF:
+      w[0] = w[1] = 3;
+      break;
+    case T_V2F: case T_TRUTHV: case T_NOTV: w[1] = 3; break;
+    case T_F2V: case T_I2V: case T_VEC3: w[0] = 3; break;
+    case T_ADDV: case T_SUBV: case T_MULV: case T_DIVV: case T_MODV: case T_CROSSV:
+      w[0] = w[1] = w[2] = 3;
+      break;
+    case T_DOTV: case T_EQV: case T_NEV: case T_LTV: case T_LEV: case T_GTV: case T_GEV:
+      w[1] = w[2] = 3;
+      break;
+    default: break;
+  }
+}
+
+static bool overlap(int32_t x, uint32_t wx, int32_t y, uint32_t wy) {
+  return x < y + (int32_t)wy && y < x + (int32_t)wx;
+}
+
+/* Is x an instruction of this block that already ran with the same operands and result cell,
+ * nothing having written those cells since? Then its result is still there (a formula
+ * repeated in the text: `1 + bulge * $a` for two outputs). Instructions that can fault, or read
+ * what an output assignment changes, are always run. */
+static bool redundant(tc *T, const tinsn *x) {
+  static const uint8_t impure[] = {T_DIVF, T_MODF, T_DIVI, T_MODI, T_DIVV, T_MODV, T_DIVVF,
+                                   T_CALL, T_CALL1, T_OUTLOAD};
+  for (size_t k = 0; k < sizeof impure; k++)
+    if (x->op == impure[k]) return false;
+  uint32_t w[4];
+  bool writes;
+  shape(x->op, w, &writes);
+  const int32_t cells[4] = {x->d, x->a, x->b, x->c};
+  for (int k = 1; k < 4; k++) /* it reads what it writes: running it again changes the value */
+    if (overlap(x->d, w[0], cells[k], w[k])) return false;
+  const tprog *P = T->P;
+  for (uint32_t i = P->n, seen = 0; i-- > T->barrier && seen < 32; seen++) {
+    const tinsn *y = &P->code[i];
+    if (y->op == x->op && y->d == x->d && y->a == x->a && y->b == x->b && y->c == x->c &&
+        y->n == x->n && y->fn == x->fn)
+      return true;
+    uint32_t wy[4];
+    bool ywrites;
+    shape(y->op, wy, &ywrites);
+    if (y->op == T_HALT || (!ywrites && y->op != T_OUT)) return false; /* a jump ends the block */
+    if (!ywrites) continue;
+    for (int k = 0; k < 4; k++)
+      if (overlap(y->d, wy[0], cells[k], w[k])) return false;
+  }
+  return false;
+}
+
 /* Replaces the n operands on the stack top with the result of op (kind rk) on cells a, b, c,
  * folded when every operand is a constant. */
 static void result(tc *T, uint32_t n, uint8_t op, uint8_t rk, int32_t a, int32_t b, int32_t c,
@@ -308,6 +379,17 @@ static void result(tc *T, uint32_t n, uint8_t op, uint8_t rk, int32_t a, int32_t
   T->sp -= n;
   sent *r = push(T, rk);
   if (!r) return;
+  if (op == T_CALL && nargs == 1) op = T_CALL1;
+  tinsn x;
+  memset(&x, 0, sizeof x);
+  x.op = op;
+  x.n = nargs;
+  x.fn = fn;
+  x.d = r->home;
+  x.a = a;
+  x.b = b;
+  x.c = c;
+  if (redundant(T, &x)) return;
   uint32_t at = emit(T, op, r->home, a, b, c);
   if (!T->status) {
     T->P->code[at].n = nargs;
@@ -353,6 +435,13 @@ static void binary(tc *T, uint8_t opc) {
   } else if (vec && opc == OPC_MUL && x->kind == SINEW_VALUE_VECTOR && y->kind == SINEW_VALUE_VECTOR) {
     op = T_DOTV;
     rk = SINEW_VALUE_FLOAT;
+  } else if (x->kind == SINEW_VALUE_VECTOR && y->kind != SINEW_VALUE_VECTOR && opc <= OPC_DIV) {
+    /* a vector with a number: the number as a float, not filled into a vector first */
+    static const uint8_t vf[4] = {T_ADDVF, T_SUBVF, T_MULVF, T_DIVVF};
+    T->scratch = 0;
+    int32_t a = cell_of(T, x), b = operand(T, y, SINEW_VALUE_FLOAT);
+    result(T, 2, vf[opc - OPC_ADD], SINEW_VALUE_VECTOR, a, b, 0, 0, NULL);
+    return;
   } else {
     static const uint8_t base[3] = {T_ADDI, T_ADDF, T_ADDV};
     op = (uint8_t)(base[vec ? 2 : ints ? 0 : 1] + (opc - OPC_ADD));
@@ -381,7 +470,7 @@ static void arrive(tc *T, uint32_t pc) {
     if (l->kinds[i] != T->st[i].kind) no(T);
 }
 
-static void jump(tc *T, uint8_t op, int32_t cond, uint32_t pc, uint32_t target) {
+static void jump(tc *T, uint8_t op, int32_t cond, const tinsn *fused, uint32_t pc, uint32_t target) {
   materialize_all(T);
   if (target >= T->ch->n) {
     no(T);
@@ -390,8 +479,13 @@ static void jump(tc *T, uint8_t op, int32_t cond, uint32_t pc, uint32_t target) 
   arrive(T, target);
   uint32_t at = emit(T, op, 0, cond, 0, 0);
   if (T->status) return;
+  if (fused) { /* the comparison the condition came from, and what to jump on */
+    T->P->code[at].a = fused->a;
+    T->P->code[at].b = fused->b;
+    T->P->code[at].c = fused->c;
+  }
   if (target <= pc) { /* back: a loop iteration, counted as a step */
-    T->P->code[at].b = (int32_t)T->map[target];
+    T->P->code[at].d = (int32_t)T->map[target];
     T->P->code[at].n = 1;
     return;
   }
@@ -417,14 +511,27 @@ static void branch(tc *T, uint32_t pc, uint32_t target, bool jump_if, bool keep)
     op = e->kind == SINEW_VALUE_INT ? (jump_if ? T_JNZI : T_JZI) : (jump_if ? T_JNZF : T_JZF);
   }
   if (keep) { /* && and ||: the value stays when jumping */
-    jump(T, op, c, pc, target);
-    c = T->st[T->sp - 1].cell;
-    if (!T->status) T->P->code[T->P->n - 1].a = c;
+    jump(T, op, c, NULL, pc, target);
     T->sp--;
-  } else {
-    T->sp--;
-    jump(T, op, c, pc, target);
+    return;
   }
+  /* a comparison just computed for this jump alone: compare and jump in one instruction */
+  tprog *P = T->P;
+  bool alone = true;
+  for (uint32_t i = 0; i + 1 < T->sp; i++) alone &= T->st[i].cell != e->cell;
+  const tinsn *last = P->n > T->barrier ? &P->code[P->n - 1] : NULL;
+  if (!e->is_const && alone && e->cell == e->home && last && last->d == e->home &&
+      ((last->op >= T_EQF && last->op <= T_GEF) || (last->op >= T_EQI && last->op <= T_GEI))) {
+    bool f = last->op <= T_GEF;
+    tinsn fused = *last;
+    fused.c = (f ? last->op - T_EQF : last->op - T_EQI) | (jump_if ? 8 : 0);
+    P->n--;
+    T->sp--;
+    jump(T, f ? T_JCF : T_JCI, 0, &fused, pc, target);
+    return;
+  }
+  T->sp--;
+  jump(T, op, c, NULL, pc, target);
 }
 
 /* ---- variables -------------------------------------------------------------------------------------------- */
@@ -694,7 +801,7 @@ static void translate(tc *T) {
         binary(T, in->op);
         break;
       case OPC_JMP:
-        jump(T, T_JMP, 0, pc, (uint32_t)in->a);
+        jump(T, T_JMP, 0, NULL, pc, (uint32_t)in->a);
         reachable = false;
         break;
       case OPC_JF:
@@ -744,6 +851,32 @@ static void translate(tc *T) {
   }
 }
 
+/* A loop's jump back to its test, when the test leaves the loop for the instruction after that
+ * jump, becomes the test itself, inverted, jumping back to the body: one jump per iteration
+ * instead of two. The step the jump back counted stays (n = 2: counted before the test). */
+static void invert_loops(tprog *P) {
+  for (uint32_t j = 0; j < P->n; j++) {
+    tinsn *jmp = &P->code[j];
+    if (jmp->op != T_JMP || jmp->d < 0 || (uint32_t)jmp->d >= P->n) continue;
+    const tinsn *test = &P->code[jmp->d];
+    if (test->d != (int32_t)j + 1 || test->n) continue;
+    tinsn inv = *test;
+    switch (test->op) {
+      case T_JZI: inv.op = T_JNZI; break;
+      case T_JNZI: inv.op = T_JZI; break;
+      case T_JZF: inv.op = T_JNZF; break;
+      case T_JNZF: inv.op = T_JZF; break;
+      case T_JCI:
+      case T_JCF: inv.c = test->c ^ 8; break;
+      default: continue;
+    }
+    inv.d = jmp->d + 1;
+    inv.n = 2;
+    inv.line = jmp->line;
+    *jmp = inv;
+  }
+}
+
 void sinew__typed_free(tprog *p) {
   if (!p) return;
   sinew_free(p->code);
@@ -789,7 +922,8 @@ int sinew__typed_compile(const chunk *ch, uint32_t nin, tprog **out) {
     translate(&T);
   }
   if (!T.status) {
-    for (uint32_t i = 0; i < T.nfix; i++) P->code[T.fix[i].at].b = (int32_t)T.map[T.fix[i].target_pc];
+    for (uint32_t i = 0; i < T.nfix; i++) P->code[T.fix[i].at].d = (int32_t)T.map[T.fix[i].target_pc];
+    invert_loops(P);
     /* the temporaries after every other cell */
     int32_t base = add_cells(&T, T.ntmp ? T.ntmp : 1);
     for (uint32_t i = 0; i < P->n && !T.status; i++) {
@@ -802,6 +936,7 @@ int sinew__typed_compile(const chunk *ch, uint32_t nin, tprog **out) {
   sinew_free(T.target);
   sinew_free(T.map);
   sinew_free(T.fix);
+  sinew_free(T.consts);
   if (T.status) {
     sinew__typed_free(P);
     return T.status == NO ? SINEW_OK : T.status;
