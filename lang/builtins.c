@@ -221,25 +221,18 @@ static int f_max(builtin_call *bc, val *a, int n, val *out) {
 /* clamp(min, max, value) */
 static double k_clamp(builtin_call *bc, const double *a) {
   (void)bc;
-  double lo = a[0], hi = a[1], x = a[2];
-  return x < lo ? lo : x > hi ? hi : x;
+  return sinew__clamp(a[0], a[1], a[2]);
 }
 SCALAR(clamp)
 
-static double step01(double lo, double hi, double x) {
-  if (hi == lo) return x < lo ? 0 : 1;
-  double t = (x - lo) / (hi - lo);
-  return t < 0 ? 0 : t > 1 ? 1 : t;
-}
 static double k_linstep(builtin_call *bc, const double *a) {
   (void)bc;
-  return step01(a[0], a[1], a[2]);
+  return sinew__linstep(a[0], a[1], a[2]);
 }
 SCALAR(linstep)
 static double k_smoothstep(builtin_call *bc, const double *a) {
   (void)bc;
-  double t = step01(a[0], a[1], a[2]);
-  return t * t * (3 - 2 * t);
+  return sinew__smoothstep(a[0], a[1], a[2]);
 }
 SCALAR(smoothstep)
 /* hermite(p1, p2, t1, t2, s): the cubic through p1 (s = 0) and p2 (s = 1) with tangents t1, t2.

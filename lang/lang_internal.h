@@ -403,6 +403,19 @@ typedef int (*builtin_fn)(builtin_call *bc, sinew_value_t *args, int argc, sinew
 typedef double (*builtin_scalar_fn)(builtin_call *bc, const double *x);
 #define SINEW_BUILTIN_MAX_SCALAR_ARGS 3
 
+/* clamp(lo, hi, x), linstep and smoothstep (3t^2 - 2t^3): the built-in functions' kernels and
+ * the typed VM's instructions of the same names. */
+static inline double sinew__clamp(double lo, double hi, double x) { return x < lo ? lo : x > hi ? hi : x; }
+static inline double sinew__linstep(double lo, double hi, double x) {
+  if (hi == lo) return x < lo ? 0 : 1;
+  double t = (x - lo) / (hi - lo);
+  return t < 0 ? 0 : t > 1 ? 1 : t;
+}
+static inline double sinew__smoothstep(double lo, double hi, double x) {
+  double t = sinew__linstep(lo, hi, x);
+  return t * t * (3 - 2 * t);
+}
+
 typedef struct builtin_def {
   const char *name;
   builtin_fn fn;
@@ -451,6 +464,7 @@ typedef enum topcode {
   T_ADDVF, T_SUBVF, T_MULVF, T_DIVVF, /* a vector with a float */
   T_JCI, T_JCF, /* compare a and b (c & 7: ==, !=, <, <=, >, >=) and jump when that is c >> 3 */
   T_CALL1,      /* T_CALL of one argument */
+  T_CLAMP, T_LINSTEP, T_SMOOTHSTEP, /* d = f(a, b, c): the functions, without a call */
   T_NOPS
 } topcode;
 

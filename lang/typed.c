@@ -629,7 +629,13 @@ static void builtin(tc *T, int32_t id, uint32_t n) {
      * magnitude, as the generic entry's num() makes it) */
     int32_t cells[SINEW_BUILTIN_MAX_SCALAR_ARGS] = {0, 0, 0};
     for (uint32_t i = 0; i < n; i++) cells[i] = operand(T, &args[i], SINEW_VALUE_FLOAT);
-    result(T, n, T_CALL, SINEW_VALUE_FLOAT, cells[0], cells[1], cells[2], (uint8_t)n, bd->scalar);
+    /* the curves rigs use most are instructions of their own (the same inline functions) */
+    uint8_t op = strcmp(bd->name, "clamp") == 0        ? T_CLAMP
+                 : strcmp(bd->name, "smoothstep") == 0 ? T_SMOOTHSTEP
+                 : strcmp(bd->name, "linstep") == 0    ? T_LINSTEP
+                                                       : T_CALL;
+    result(T, n, op, SINEW_VALUE_FLOAT, cells[0], cells[1], cells[2], op == T_CALL ? (uint8_t)n : 0,
+           op == T_CALL ? bd->scalar : NULL);
   } else {
     no(T);
   }

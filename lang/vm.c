@@ -1201,7 +1201,8 @@ int sinew__typed_run(const tprog *P, tcell *R, vm_expr_ctx *ex) {
       [T_NOTV] = &&L_T_NOTV, [T_OUT] = &&L_T_OUT, [T_OUTLOAD] = &&L_T_OUTLOAD,
       [T_CALL] = &&L_T_CALL, [T_ADDVF] = &&L_T_ADDVF, [T_SUBVF] = &&L_T_SUBVF,
       [T_MULVF] = &&L_T_MULVF, [T_DIVVF] = &&L_T_DIVVF, [T_JCI] = &&L_T_JCI, [T_JCF] = &&L_T_JCF,
-      [T_CALL1] = &&L_T_CALL1};
+      [T_CALL1] = &&L_T_CALL1, [T_CLAMP] = &&L_T_CLAMP, [T_LINSTEP] = &&L_T_LINSTEP,
+      [T_SMOOTHSTEP] = &&L_T_SMOOTHSTEP};
   goto *labels[t->op];
 #else
   for (;;) switch ((topcode)t->op) {
@@ -1548,6 +1549,18 @@ int sinew__typed_run(const tprog *P, tcell *R, vm_expr_ctx *ex) {
   }
   OP(T_OUTLOAD) {
     D->f = (uint32_t)t->b < io->noutputs ? io->outputs[t->b] : 0.0;
+    NEXT();
+  }
+  OP(T_CLAMP) {
+    D->f = sinew__clamp(A->f, B->f, C->f);
+    NEXT();
+  }
+  OP(T_LINSTEP) {
+    D->f = sinew__linstep(A->f, B->f, C->f);
+    NEXT();
+  }
+  OP(T_SMOOTHSTEP) {
+    D->f = sinew__smoothstep(A->f, B->f, C->f);
     NEXT();
   }
   OP(T_CALL1) {
