@@ -216,6 +216,11 @@ static void cells_from_locals(sinew_expr_t *E) {
     switch (P->local_kind[s]) {
       case SINEW_VALUE_INT: d->i = v->kind == SINEW_VALUE_INT ? v->as.i : 0; break;
       case SINEW_VALUE_FLOAT: d->f = v->kind == SINEW_VALUE_FLOAT ? v->as.f : 0; break;
+      case SINEW_VALUE_MATRIX: {
+        bool m44 = v->kind == SINEW_VALUE_MATRIX && v->as.obj->len == 4 && v->as.obj->cap == 4;
+        for (int k = 0; k < 16; k++) d[k].f = m44 ? v->as.obj->d.f[k] : 0;
+        break;
+      }
       default:
         for (int k = 0; k < 3; k++) d[k].f = v->kind == SINEW_VALUE_VECTOR ? v->as.v[k] : 0;
         break;
@@ -224,13 +229,24 @@ static void cells_from_locals(sinew_expr_t *E) {
   E->cells_live = true;
 }
 
-static void locals_from_cells(sinew_expr_t *E) {
+static int locals_from_cells(sinew_expr_t *E) {
   const tprog *P = E->typed;
   for (uint32_t s = 0; s < P->nlocals; s++) {
     int32_t c = P->local_cell[s];
     if (c < 0) continue;
     const tcell *d = &E->cells[c];
     sinew_value_t *v = &E->locals[s];
+    if (P->local_kind[s] == SINEW_VALUE_MATRIX) { /* into the variable's own 4x4 when it has one */
+      if (!(v->kind == SINEW_VALUE_MATRIX && v->as.obj->refs == 1 && v->as.obj->len == 4 &&
+            v->as.obj->cap == 4)) {
+        sinew_value_t m;
+        if (sinew__matrix_take(&E->pool, 4, 4, &m)) return SINEW_ENOMEM; /* cells stay live */
+        lv_release(v);
+        *v = m;
+      }
+      for (int k = 0; k < 16; k++) v->as.obj->d.f[k] = d[k].f;
+      continue;
+    }
     lv_release(v);
     switch (P->local_kind[s]) {
       case SINEW_VALUE_INT: *v = lv_int(d->i); break;
@@ -239,6 +255,7 @@ static void locals_from_cells(sinew_expr_t *E) {
     }
   }
   E->cells_live = false;
+  return SINEW_OK;
 }
 
 /* The typed VM runs when the text has one, every input is a number (a matrix input is read
@@ -246,10 +263,9 @@ static void locals_from_cells(sinew_expr_t *E) {
 static bool use_typed(sinew_expr_t *E, const sinew_expr_io_t *io) {
   const tprog *P = E->typed;
   if (!P || E->generic_only) return false;
-  if (io->input_matrices) {
-    size_t n = P->nin < io->ninputs ? P->nin : io->ninputs;
-    for (size_t k = 0; k < n; k++)
-      if (io->input_matrices[k]) return false;
+  for (uint32_t k = 0; k < P->nin; k++) { /* a matrix exactly where the code reads one */
+    bool m = io->input_matrices && k < io->ninputs && io->input_matrices[k];
+    if (m != (P->in_matrix[k] >= 0)) return false;
   }
   if (!E->primed) {
     for (uint32_t s = 0; s < P->nlocals; s++)
@@ -282,8 +298,9 @@ int sinew_expr_eval(sinew_expr_t *E, const sinew_expr_io_t *io, unsigned *out_fa
   if (use_typed(E, io)) {
     if (!E->cells_live) cells_from_locals(E);
     rc = sinew__typed_run(E->typed, E->cells, &ex);
+  } else if (E->cells_live && (rc = locals_from_cells(E))) {
+    if (faultbuf && faultlen) snprintf(faultbuf, faultlen, "out of memory");
   } else {
-    if (E->cells_live) locals_from_cells(E);
     rc = sinew__vm_run(NULL, &E->code, E->locals, &ex, NULL);
   }
   if (rc) ex.faults++;

@@ -465,6 +465,7 @@ typedef enum topcode {
   T_JCI, T_JCF, /* compare a and b (c & 7: ==, !=, <, <=, >, >=) and jump when that is c >> 3 */
   T_CALL1,      /* T_CALL of one argument */
   T_CLAMP, T_LINSTEP, T_SMOOTHSTEP, /* d = f(a, b, c): the functions, without a call */
+  T_MOVM,       /* a 4x4 matrix: 16 cells */
   T_NOPS
 } topcode;
 
@@ -484,14 +485,17 @@ typedef struct tprog {
   tcell *init;         /* every cell's value before the first run (constants, zeros) */
   uint32_t ncells, ccells;
   uint32_t in_base, nin, time_cell, frame_cell;
+  int32_t *in_matrix;  /* per input: its 16 cells when the code reads it as a 4x4 matrix, else -1
+                          (then an evaluation must give a matrix there, or runs on the generic VM) */
   uint32_t nlocals;
   int32_t *local_cell; /* per variable slot: its first cell, -1 when the code never uses it */
-  uint8_t *local_kind; /* per slot: int, float or vector */
+  uint8_t *local_kind; /* per slot: int, float, vector or matrix (4x4) */
   bool *implicit;      /* per slot: typed by its first assignment (the VM decides at run time) */
 } tprog;
 
 /* Translates an expression's chunk (nin inputs); *out NULL (and SINEW_OK) when the code uses
- * what the typed VM does not have (strings, arrays, matrices, a type known only at run time). */
+ * what the typed VM does not have (strings, arrays, matrices other than 4x4 variables read by
+ * element, a type known only at run time). */
 int sinew__typed_compile(const chunk *c, uint32_t nin, tprog **out);
 void sinew__typed_free(tprog *p);
 /* Runs p on cells (p->ncells, kept between runs) with ex's inputs, outputs and bounds. */

@@ -24,7 +24,7 @@ typedef struct sent {
   bool is_const; /* cv holds the value */
   int32_t cell;  /* where the value is now; -1: a constant without a cell yet */
   int32_t home;  /* its own place: TMP | offset */
-  tcell cv[3];
+  tcell cv[16];
 } sent;
 
 typedef struct label {
@@ -55,9 +55,16 @@ typedef struct tc {
   int status;
 } tc;
 
-static uint32_t width(uint8_t kind) { return kind == SINEW_VALUE_VECTOR ? 3 : 1; }
+static uint32_t width(uint8_t kind) {
+  return kind == SINEW_VALUE_VECTOR ? 3 : kind == SINEW_VALUE_MATRIX ? 16 : 1;
+}
 static bool numeric(uint8_t kind) {
   return kind == SINEW_VALUE_INT || kind == SINEW_VALUE_FLOAT || kind == SINEW_VALUE_VECTOR;
+}
+/* what a variable may hold here: a number, a vector, a 4x4 matrix */
+static bool typed_kind(uint8_t kind) { return numeric(kind) || kind == SINEW_VALUE_MATRIX; }
+static uint8_t mov_op(uint8_t kind) {
+  return kind == SINEW_VALUE_VECTOR ? T_MOVV : kind == SINEW_VALUE_MATRIX ? T_MOVM : T_MOV;
 }
 
 static void no(tc *T) {
@@ -174,7 +181,7 @@ static int32_t cell_of(tc *T, sent *e) {
 static void materialize(tc *T, sent *e) {
   int32_t c = cell_of(T, e);
   if (c == e->home) return;
-  emit(T, e->kind == SINEW_VALUE_VECTOR ? T_MOVV : T_MOV, e->home, c, 0, 0);
+  emit(T, mov_op(e->kind), e->home, c, 0, 0);
   e->cell = e->home;
 }
 
@@ -229,7 +236,7 @@ static bool fold(tinsn t, const tcell in[9], tcell out[3]) {
  * vector fills all three. */
 static void conv_into(tc *T, int32_t dst, int32_t src, uint8_t from, uint8_t to) {
   if (from == to) {
-    if (dst != src) emit(T, to == SINEW_VALUE_VECTOR ? T_MOVV : T_MOV, dst, src, 0, 0);
+    if (dst != src) emit(T, mov_op(to), dst, src, 0, 0);
     return;
   }
   switch (to) {
@@ -297,6 +304,7 @@ static void shape(uint8_t op, uint32_t w[4], bool *writes) {
     case T_MOVV: case T_NEGV: case T_ADDVF: case T_SUBVF: case T_MULVF: case T_DIVVF:
       w[0] = w[1] = 3;
       break;
+    case T_MOVM: w[0] = w[1] = 16; break;
     case T_V2F: case T_TRUTHV: case T_NOTV: w[1] = 3; break;
     case T_F2V: case T_I2V: case T_VEC3: w[0] = 3; break;
     case T_ADDV: case T_SUBV: case T_MULV: case T_DIVV: case T_MODV: case T_CROSSV:
@@ -553,7 +561,7 @@ static int32_t local_cell(tc *T, int32_t s, uint8_t kind) {
       P->implicit[s] = true;
       k = kind;
     }
-    if (!numeric(k)) {
+    if (!typed_kind(k)) {
       no(T);
       return 0;
     }
@@ -568,7 +576,8 @@ static void store(tc *T, int32_t s) {
   int32_t lc = local_cell(T, s, e->kind);
   if (T->status) return;
   uint8_t k = T->P->local_kind[s];
-  if (T->P->implicit[s] && k != e->kind) { /* typed by whichever assignment runs first */
+  if ((T->P->implicit[s] && k != e->kind) || /* typed by whichever assignment runs first */
+      ((k == SINEW_VALUE_MATRIX) != (e->kind == SINEW_VALUE_MATRIX))) { /* an error at run time */
     no(T);
     return;
   }
@@ -671,11 +680,16 @@ static void translate(tc *T) {
         [OPC_ADD] = 2, [OPC_SUB] = 2, [OPC_MUL] = 2, [OPC_DIV] = 2, [OPC_MOD] = 2,
         [OPC_CROSS] = 2, [OPC_EQ] = 2, [OPC_NE] = 2, [OPC_LT] = 2, [OPC_LE] = 2, [OPC_GT] = 2,
         [OPC_GE] = 2, [OPC_JF] = 1, [OPC_JT] = 1, [OPC_JFK] = 1, [OPC_JTK] = 1, [OPC_VEC] = 3,
-        [OPC_CAST] = 1};
+        [OPC_CAST] = 1, [OPC_INDEX2] = 3};
     if (in->op > OPC_HALT || T->sp < pops[in->op]) {
       no(T);
       return;
     }
+    /* a matrix is only stored, dropped, copied or read by element */
+    if (in->op != OPC_STORE && in->op != OPC_POP && in->op != OPC_DUP && in->op != OPC_INDEX2)
+      for (uint32_t i = T->sp - pops[in->op]; i < T->sp; i++)
+        if (T->st[i].kind == SINEW_VALUE_MATRIX) no(T);
+    if (T->status) return;
     sent *top = T->sp ? &T->st[T->sp - 1] : NULL;
     switch (in->op) {
       case OPC_NOP: break;
@@ -719,10 +733,14 @@ static void translate(tc *T) {
       }
       case OPC_STORE: store(T, in->a); break;
       case OPC_DECL: {
-        T->sp -= 2; /* the dimensions */
         uint8_t k = in->b8;
-        if (!numeric(k)) {
-          no(T);
+        const sent *d1 = &T->st[T->sp - 2], *d2 = &T->st[T->sp - 1];
+        T->sp -= 2; /* the dimensions */
+        if (!typed_kind(k) || (k == SINEW_VALUE_MATRIX && !(d1->is_const && d2->is_const &&
+                                                            d1->kind == SINEW_VALUE_INT &&
+                                                            d2->kind == SINEW_VALUE_INT &&
+                                                            d1->cv[0].i == 4 && d2->cv[0].i == 4))) {
+          no(T); /* only 4x4 matrices */
           break;
         }
         int32_t lc = local_cell(T, in->a, k);
@@ -732,7 +750,26 @@ static void translate(tc *T) {
         memset(&c, 0, sizeof c);
         c.kind = k;
         c.cell = -1;
-        emit(T, k == SINEW_VALUE_VECTOR ? T_MOVV : T_MOV, lc, cell_of(T, &c), 0, 0);
+        emit(T, mov_op(k), lc, cell_of(T, &c), 0, 0);
+        break;
+      }
+      case OPC_INDEX2: { /* a 4x4 matrix's element at constant indices, read in place */
+        const sent *m = &T->st[T->sp - 3], *i = &T->st[T->sp - 2], *j = &T->st[T->sp - 1];
+        if (m->kind != SINEW_VALUE_MATRIX || !i->is_const || !j->is_const || i->kind != SINEW_VALUE_INT ||
+            j->kind != SINEW_VALUE_INT || i->cv[0].i < 0 || i->cv[0].i > 3 || j->cv[0].i < 0 ||
+            j->cv[0].i > 3) {
+          no(T); /* out of range faults: the generic VM reports them */
+          break;
+        }
+        int32_t off = (int32_t)(i->cv[0].i * 4 + j->cv[0].i), mcell = m->cell, mhome = m->home;
+        T->sp -= 3;
+        sent *e = push(T, SINEW_VALUE_FLOAT);
+        if (!e) break;
+        if (mcell != mhome) {
+          e->cell = mcell + off; /* a variable's or an input's element */
+        } else if (off) {
+          emit(T, T_MOV, e->home, mhome + off, 0, 0);
+        }
         break;
       }
       case OPC_COMP: {
@@ -778,9 +815,13 @@ static void translate(tc *T) {
         break;
       }
       case OPC_IN: {
-        sent *e = push(T, SINEW_VALUE_FLOAT);
-        if (e) e->cell = (int32_t)T->P->in_base + in->a;
-        if (in->a < 0 || (uint32_t)in->a >= T->P->nin) no(T);
+        if (in->a < 0 || (uint32_t)in->a >= T->P->nin) {
+          no(T);
+          break;
+        }
+        int32_t mc = T->P->in_matrix[in->a];
+        sent *e = push(T, mc >= 0 ? SINEW_VALUE_MATRIX : SINEW_VALUE_FLOAT);
+        if (e) e->cell = mc >= 0 ? mc : (int32_t)T->P->in_base + in->a;
         break;
       }
       case OPC_OUT: {
@@ -863,7 +904,7 @@ static void translate(tc *T) {
 static void invert_loops(tprog *P) {
   for (uint32_t j = 0; j < P->n; j++) {
     tinsn *jmp = &P->code[j];
-    if (jmp->op != T_JMP || jmp->d < 0 || (uint32_t)jmp->d >= P->n) continue;
+    if (jmp->op != T_JMP || jmp->n != 1 || jmp->d < 0 || (uint32_t)jmp->d >= P->n) continue; /* back */
     const tinsn *test = &P->code[jmp->d];
     if (test->d != (int32_t)j + 1 || test->n) continue;
     tinsn inv = *test;
@@ -890,6 +931,7 @@ void sinew__typed_free(tprog *p) {
   sinew_free(p->local_cell);
   sinew_free(p->local_kind);
   sinew_free(p->implicit);
+  sinew_free(p->in_matrix);
   sinew_free(p);
 }
 
@@ -925,7 +967,18 @@ int sinew__typed_compile(const chunk *ch, uint32_t nin, tprog **out) {
     P->frame_cell = P->time_cell + 1;
     P->nin = nin;
     P->in_base = (uint32_t)add_cells(&T, nin);
-    translate(&T);
+    /* an input stored straight into a matrix variable is read as a matrix (an evaluation with a
+     * number there runs on the generic VM, which reports the error) */
+    if (!(P->in_matrix = sinew_malloc((nin ? nin : 1) * sizeof *P->in_matrix))) T.status = SINEW_ENOMEM;
+    for (uint32_t k = 0; k < nin && !T.status; k++) P->in_matrix[k] = -1;
+    for (uint32_t i = 0; i + 1 < ch->n && !T.status; i++) {
+      const insn *x = &ch->code[i], *y = &ch->code[i + 1];
+      if (x->op == OPC_IN && y->op == OPC_STORE && x->a >= 0 && (uint32_t)x->a < nin && ch->local_kinds &&
+          y->a >= 0 && (uint32_t)y->a < ch->nlocals && ch->local_kinds[y->a] == SINEW_VALUE_MATRIX &&
+          P->in_matrix[x->a] < 0)
+        P->in_matrix[x->a] = add_cells(&T, 16);
+    }
+    if (!T.status) translate(&T);
   }
   if (!T.status) {
     for (uint32_t i = 0; i < T.nfix; i++) P->code[T.fix[i].at].d = (int32_t)T.map[T.fix[i].target_pc];

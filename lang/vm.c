@@ -1166,7 +1166,14 @@ static inline double tmod(vm *V, const tinsn *t, double a, double b) {
 
 int sinew__typed_run(const tprog *P, tcell *R, vm_expr_ctx *ex) {
   const sinew_expr_io_t *io = ex->io;
-  for (uint32_t k = 0; k < P->nin; k++) R[P->in_base + k].f = k < io->ninputs ? io->inputs[k] : 0.0;
+  for (uint32_t k = 0; k < P->nin; k++) {
+    if (P->in_matrix[k] < 0) {
+      R[P->in_base + k].f = k < io->ninputs ? io->inputs[k] : 0.0;
+    } else { /* the caller checked there is one */
+      const double *m = &io->input_matrices[k]->m[0][0];
+      for (int c = 0; c < 16; c++) R[P->in_matrix[k] + c].f = m[c];
+    }
+  }
   R[P->time_cell].f = io->time_seconds;
   R[P->frame_cell].f = io->frame;
   vm V; /* what vm_check, vm_error and the faults use */
@@ -1202,7 +1209,7 @@ int sinew__typed_run(const tprog *P, tcell *R, vm_expr_ctx *ex) {
       [T_CALL] = &&L_T_CALL, [T_ADDVF] = &&L_T_ADDVF, [T_SUBVF] = &&L_T_SUBVF,
       [T_MULVF] = &&L_T_MULVF, [T_DIVVF] = &&L_T_DIVVF, [T_JCI] = &&L_T_JCI, [T_JCF] = &&L_T_JCF,
       [T_CALL1] = &&L_T_CALL1, [T_CLAMP] = &&L_T_CLAMP, [T_LINSTEP] = &&L_T_LINSTEP,
-      [T_SMOOTHSTEP] = &&L_T_SMOOTHSTEP};
+      [T_SMOOTHSTEP] = &&L_T_SMOOTHSTEP, [T_MOVM] = &&L_T_MOVM};
   goto *labels[t->op];
 #else
   for (;;) switch ((topcode)t->op) {
@@ -1254,6 +1261,10 @@ int sinew__typed_run(const tprog *P, tcell *R, vm_expr_ctx *ex) {
     d[0] = v0;
     d[1] = v1;
     d[2] = v2;
+    NEXT();
+  }
+  OP(T_MOVM) {
+    memmove(D, A, 16 * sizeof(tcell));
     NEXT();
   }
   OP(T_I2F) {

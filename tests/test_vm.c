@@ -76,30 +76,39 @@ static sinew_expr_t *compile_or_null(const char *text) {
   return e;
 }
 
-/* Round r of an evaluation: inputs, time and frame change from round to round. */
-static void eval_round(sinew_expr_t *e, const double *base, size_t nin, int r, uint64_t max_steps,
-                       outcome *o) {
+/* Round r of an evaluation: inputs, time and frame change from round to round; mats (may be
+ * NULL) gives matrix inputs. */
+static void eval_round(sinew_expr_t *e, const double *base, size_t nin,
+                       const sinew_mat4_t *const *mats, int r, uint64_t max_steps, outcome *o) {
   double in[8];
   for (size_t k = 0; k < nin && k < 8; k++) in[k] = base[k] * (r + 1) - 0.75 * r;
   memset(o, 0, sizeof *o);
   for (int k = 0; k < 8; k++) o->out[k] = -7.25; /* what an unassigned output keeps */
-  sinew_expr_io_t io = {.inputs = in, .ninputs = nin, .outputs = o->out,
+  sinew_expr_io_t io = {.inputs = in, .ninputs = nin, .input_matrices = mats, .outputs = o->out,
                         .noutputs = sinew_expr_output_count(e) < 8 ? sinew_expr_output_count(e) : 8,
                         .time_seconds = 0.5 * r, .frame = 12.0 * r, .max_steps = max_steps};
   o->rc = sinew_expr_eval(e, &io, &o->faults, o->fault, sizeof o->fault);
 }
 
+static bool same_on_both_mats(const char *text, const double *inputs, size_t nin,
+                              const sinew_mat4_t *const *mats, uint64_t max_steps);
+
 /* Evaluates text on both VMs for a few rounds (its variables persist) and requires the same
  * outcome bit for bit. Returns whether the typed VM took the text. */
 static bool same_on_both(const char *text, const double *inputs, size_t nin, uint64_t max_steps) {
+  return same_on_both_mats(text, inputs, nin, NULL, max_steps);
+}
+
+static bool same_on_both_mats(const char *text, const double *inputs, size_t nin,
+                              const sinew_mat4_t *const *mats, uint64_t max_steps) {
   sinew_expr_t *typed = compile_or_null(text), *generic = compile_or_null(text);
   if (!typed || !generic) fail_msg("does not compile: %s", text);
   sinew__expr_use_typed(generic, false);
   assert_int_equal(sinew__expr_typed_length(generic), -1);
   for (int r = 0; r < 4; r++) {
     outcome a, b;
-    eval_round(typed, inputs, nin, r, max_steps, &a);
-    eval_round(generic, inputs, nin, r, max_steps, &b);
+    eval_round(typed, inputs, nin, mats, r, max_steps, &a);
+    eval_round(generic, inputs, nin, mats, r, max_steps, &b);
     if (a.rc != b.rc || a.faults != b.faults || strcmp(a.fault, b.fault) != 0 ||
         memcmp(a.out, b.out, sizeof a.out) != 0) {
       fail_msg("round %d of\n%s\n  typed:   rc %d, %u faults \"%s\", out %.17g %.17g %.17g\n"
@@ -183,6 +192,56 @@ static void test_untyped_texts(void **state) {
   static const double in[3] = {1.5, 2, 3};
   for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++)
     if (same_on_both(texts[i], in, 3, 0)) fail_msg("the typed VM took: %s", texts[i]);
+}
+
+/* The rig's muscle (scripts/example_rig.mel, pecStretch): two 4x4 matrix inputs read by
+ * element. Typed when the evaluation gives matrices there; a number at one of them runs on the
+ * generic VM, which reports the error, and back. */
+static void test_typed_matrices(void **state) {
+  (void)state;
+  static const char *text =
+      "matrix $mo[4][4] = .I[0];\n"
+      "matrix $mi[4][4] = .I[1];\n"
+      "vector $po = <<$mo[3][0], $mo[3][1], $mo[3][2]>>;\n"
+      "vector $pi = <<$mi[3][0], $mi[3][1], $mi[3][2]>>;\n"
+      "vector $d = $pi - $po;\n"
+      "float $stretch = mag($d) / .I[2];\n"
+      ".O[0] = 0.5 * ($po.x + $pi.x);\n"
+      ".O[1] = atan2d($d.y, hypot($d.x, $d.z)) + $mo[0][1] - $mi[2][2];\n"
+      ".O[2] = 1 / sqrt($stretch);\n";
+  sinew_mat4_t o = {{{1, 0, 0, 0}, {0, 1, 0, 0}, {0, 0, 1, 0}, {10, 130, 5, 1}}};
+  sinew_mat4_t i = {{{0, -1, 0, 0}, {1, 0, 0, 0}, {0, 0, 1, 0}, {30, 120, -4, 1}}};
+  const sinew_mat4_t *mats[3] = {&o, &i, NULL};
+  double in[3] = {0, 0, 25};
+  assert_true(same_on_both_mats(text, in, 3, mats, 0));
+  /* one evaluation with a number where a matrix goes: both VMs fail the same way, then the
+   * typed VM takes over again with the variables as the generic VM left them */
+  sinew_expr_t *e = compile_or_null(text), *g = compile_or_null(text);
+  assert_non_null(e);
+  sinew__expr_use_typed(g, false);
+  const sinew_mat4_t *none[3] = {NULL, &i, NULL};
+  for (int r = 0; r < 4; r++) {
+    outcome a, b;
+    eval_round(e, in, 3, r == 1 ? none : mats, r, 0, &a);
+    eval_round(g, in, 3, r == 1 ? none : mats, r, 0, &b);
+    assert_int_equal(a.rc, b.rc);
+    assert_string_equal(a.fault, b.fault);
+    assert_memory_equal(a.out, b.out, sizeof a.out);
+    if (r == 1) assert_int_equal(a.rc, SINEW_ETYPE);
+  }
+  assert_true(sinew__expr_typed_length(e) > 0);
+  sinew_expr_destroy(e);
+  sinew_expr_destroy(g);
+  /* what stays on the generic VM: a constant index out of range, an index known at run time,
+   * a matrix of another size, a matrix in arithmetic */
+  static const char *const untyped[] = {
+      "matrix $m[4][4] = .I[0]; .O[0] = $m[4][0];",
+      "matrix $m[4][4] = .I[0]; .O[0] = $m[(int).I[1]][0];",
+      "matrix $m[3][3] = .I[0]; .O[0] = $m[1][1];",
+      "matrix $m[4][4] = .I[0]; matrix $n[4][4] = $m * $m; .O[0] = $n[3][0];",
+  };
+  for (size_t k = 0; k < sizeof untyped / sizeof untyped[0]; k++)
+    if (same_on_both_mats(untyped[k], in, 3, mats, 0)) fail_msg("the typed VM took: %s", untyped[k]);
 }
 
 /* The step limit stops a loop at the same step, with the same message, on both. */
@@ -357,6 +416,7 @@ int main(void) {
       cmocka_unit_test(test_rig_frames_do_not_allocate),
       cmocka_unit_test(test_typed_matches_generic),
       cmocka_unit_test(test_untyped_texts),
+      cmocka_unit_test(test_typed_matrices),
       cmocka_unit_test(test_typed_step_limit),
       cmocka_unit_test(test_constant_folding),
       cmocka_unit_test(test_random_expressions),
