@@ -71,21 +71,10 @@ static void no(tc *T) {
   if (!T->status) T->status = NO;
 }
 
-static int grow(void **p, uint32_t *cap, uint32_t need, size_t es) {
-  if (need <= *cap) return SINEW_OK;
-  uint32_t nc = *cap ? *cap * 2 : 16;
-  while (nc < need) nc *= 2;
-  void *q = sinew_realloc(*p, (size_t)nc * es);
-  if (!q) return SINEW_ENOMEM;
-  *p = q;
-  *cap = nc;
-  return SINEW_OK;
-}
-
 static uint32_t emit(tc *T, uint8_t op, int32_t d, int32_t a, int32_t b, int32_t c) {
   tprog *P = T->P;
   if (T->status) return 0;
-  if (grow((void **)&P->code, &P->cap, P->n + 1, sizeof(tinsn))) {
+  if (sinew__lang_grow((void **)&P->code, &P->cap, P->n + 1, sizeof(tinsn))) {
     T->status = SINEW_ENOMEM;
     return 0;
   }
@@ -104,7 +93,7 @@ static uint32_t emit(tc *T, uint8_t op, int32_t d, int32_t a, int32_t b, int32_t
 static int32_t add_cells(tc *T, uint32_t n) {
   tprog *P = T->P;
   if (T->status) return 0;
-  if (grow((void **)&P->init, &P->ccells, P->ncells + n, sizeof(tcell))) {
+  if (sinew__lang_grow((void **)&P->init, &P->ccells, P->ncells + n, sizeof(tcell))) {
     T->status = SINEW_ENOMEM;
     return 0;
   }
@@ -168,7 +157,7 @@ static int32_t cell_of(tc *T, sent *e) {
     e->cell = add_cells(T, w);
     if (T->status) return e->cell;
     memcpy(&T->P->init[e->cell], e->cv, w * sizeof(tcell));
-    if (grow((void **)&T->consts, &T->cconsts, T->nconsts + 2, sizeof(int32_t))) {
+    if (sinew__lang_grow((void **)&T->consts, &T->cconsts, T->nconsts + 2, sizeof(int32_t))) {
       T->status = SINEW_ENOMEM;
     } else {
       T->consts[T->nconsts++] = e->cell;
@@ -497,7 +486,7 @@ static void jump(tc *T, uint8_t op, int32_t cond, const tinsn *fused, uint32_t p
     T->P->code[at].n = 1;
     return;
   }
-  if (grow((void **)&T->fix, &T->cfix, T->nfix + 1, sizeof(fixup))) {
+  if (sinew__lang_grow((void **)&T->fix, &T->cfix, T->nfix + 1, sizeof(fixup))) {
     T->status = SINEW_ENOMEM;
     return;
   }
