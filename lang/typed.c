@@ -845,6 +845,15 @@ static void translate(tc *T) {
       case OPC_JFK:
       case OPC_JTK: branch(T, pc, (uint32_t)in->a, in->op == OPC_JTK, true); break;
       case OPC_VEC: {
+        const sent *x = &T->st[T->sp - 3];
+        bool in_place = true; /* three floats just computed side by side are the vector already */
+        for (int k = 0; k < 3; k++)
+          in_place &= x[k].kind == SINEW_VALUE_FLOAT && !x[k].is_const && x[k].cell == x[k].home;
+        if (in_place) {
+          T->sp -= 3;
+          push(T, SINEW_VALUE_VECTOR);
+          break;
+        }
         int32_t c[3];
         for (int k = 0; k < 3; k++) c[k] = operand(T, &T->st[T->sp - 3 + k], SINEW_VALUE_FLOAT);
         result(T, 3, T_VEC3, SINEW_VALUE_VECTOR, c[0], c[1], c[2], 0, NULL);
