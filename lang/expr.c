@@ -263,10 +263,11 @@ static int locals_from_cells(sinew_expr_t *E) {
 static bool use_typed(sinew_expr_t *E, const sinew_expr_io_t *io) {
   const tprog *P = E->typed;
   if (!P || E->generic_only) return false;
-  for (uint32_t k = 0; k < P->nin; k++) { /* a matrix exactly where the code reads one */
-    bool m = io->input_matrices && k < io->ninputs && io->input_matrices[k];
-    if (m != (P->in_matrix[k] >= 0)) return false;
-  }
+  if (P->matrix_inputs || io->input_matrices)
+    for (uint32_t k = 0; k < P->nin; k++) { /* a matrix exactly where the code reads one */
+      bool m = io->input_matrices && k < io->ninputs && io->input_matrices[k];
+      if (m != (P->in_matrix[k] >= 0)) return false;
+    }
   if (!E->primed) {
     for (uint32_t s = 0; s < P->nlocals; s++)
       if (P->implicit[s] && E->locals[s].kind != P->local_kind[s]) return false;

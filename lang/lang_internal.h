@@ -489,6 +489,7 @@ typedef struct tprog {
   uint32_t in_base, nin, time_cell, frame_cell;
   int32_t *in_matrix;  /* per input: its 16 cells when the code reads it as a 4x4 matrix, else -1
                           (then an evaluation must give a matrix there, or runs on the generic VM) */
+  bool matrix_inputs;  /* any in_matrix */
   uint32_t nlocals;
   int32_t *local_cell; /* per variable slot: its first cell, -1 when the code never uses it */
   uint8_t *local_kind; /* per slot: int, float, vector or matrix (4x4) */

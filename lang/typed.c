@@ -974,7 +974,7 @@ int sinew__typed_compile(const chunk *ch, uint32_t nin, tprog **out) {
       if (x->op == OPC_IN && y->op == OPC_STORE && x->a >= 0 && (uint32_t)x->a < nin && ch->local_kinds &&
           y->a >= 0 && (uint32_t)y->a < ch->nlocals && ch->local_kinds[y->a] == SINEW_VALUE_MATRIX &&
           P->in_matrix[x->a] < 0)
-        P->in_matrix[x->a] = add_cells(&T, 16);
+        P->in_matrix[x->a] = add_cells(&T, 16), P->matrix_inputs = true;
     }
     if (!T.status) translate(&T);
   }

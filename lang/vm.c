@@ -1166,12 +1166,16 @@ static inline double tmod(vm *V, const tinsn *t, double a, double b) {
 
 int sinew__typed_run(const tprog *P, tcell *R, vm_expr_ctx *ex) {
   const sinew_expr_io_t *io = ex->io;
-  for (uint32_t k = 0; k < P->nin; k++) {
-    if (P->in_matrix[k] < 0) {
-      R[P->in_base + k].f = k < io->ninputs ? io->inputs[k] : 0.0;
-    } else { /* the caller checked there is one */
-      const double *m = &io->input_matrices[k]->m[0][0];
-      for (int c = 0; c < 16; c++) R[P->in_matrix[k] + c].f = m[c];
+  if (!P->matrix_inputs) {
+    for (uint32_t k = 0; k < P->nin; k++) R[P->in_base + k].f = k < io->ninputs ? io->inputs[k] : 0.0;
+  } else {
+    for (uint32_t k = 0; k < P->nin; k++) {
+      if (P->in_matrix[k] < 0) {
+        R[P->in_base + k].f = k < io->ninputs ? io->inputs[k] : 0.0;
+      } else { /* the caller checked there is one */
+        const sinew_mat4_t *m = io->input_matrices[k];
+        for (int c = 0; c < 16; c++) R[P->in_matrix[k] + c].f = m->m[c / 4][c % 4];
+      }
     }
   }
   R[P->time_cell].f = io->time_seconds;
