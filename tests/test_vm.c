@@ -154,6 +154,8 @@ static const char *const TYPED_TEXTS[] = {
     "float $acc; $acc += .I[0]; .O[0] = $acc; int $count; $count++; .O[1] = $count;",
     "float $s = 0; for ($i = 0; $i < 10; $i++) { if ($i == 3) continue; if ($i > 7) break; $s += $i * .I[0]; } .O[0] = $s; .O[1] = $i;",
     "int $k = 0; while ($k < 5) $k += 2; do { $k--; } while ($k > 3); .O[0] = $k;",
+    "int $k; float $g; .O[0] = $k++; .O[1] = ++$k + $k-- * 10; .O[2] = $g++ + --$g + $k;",
+    "vector $w; $w.y += 1; $w.x += $w.y; .O[0] = $w.x; .O[1] = $w.y; .O[2] = (.O[0] = 4) + .O[0];",
     "float $x = .I[0]; if ($x > 1) { .O[0] = 1; } else if ($x > 0) { .O[0] = 2; } else { .O[0] = 3; }",
     "$y = .I[0] * 2; $y = $y + 1; .O[0] = $y; $w = 5; $w = $w / 2; .O[1] = $w;",
     /* built-in functions, their faults, output faults */
