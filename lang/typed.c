@@ -167,6 +167,13 @@ static int32_t cell_of(tc *T, sent *e) {
   return e->cell;
 }
 
+/* The width of the constant whose cells start at cell, -1 when cell holds no constant. */
+static int32_t const_width(const tc *T, int32_t cell) {
+  for (uint32_t i = 0; i < T->nconsts; i += 2)
+    if (T->consts[i] == cell) return T->consts[i + 1];
+  return -1;
+}
+
 static void materialize(tc *T, sent *e) {
   int32_t c = cell_of(T, e);
   if (c == e->home) return;
@@ -356,18 +363,18 @@ static void result(tc *T, uint32_t n, uint8_t op, uint8_t rk, int32_t a, int32_t
     t.op = op;
     t.n = nargs;
     t.fn = fn;
-    /* operand cells are constants (cells of init) */
+    /* the operands' values: each operand a constant's cells (or unused, 0) */
     const int32_t cells[3] = {a, b, c};
-    for (int k = 0; k < 3; k++) {
-      if (cells[k] < 0 || (cells[k] & TMP)) continue;
-      uint32_t w = T->P->ncells - (uint32_t)cells[k];
-      memcpy(&in[3 * k], &T->P->init[cells[k]], (w < 3 ? w : 3) * sizeof(tcell));
-      (void)fn;
+    bool consts = true;
+    for (int k = 0; k < 3 && k < (int)n; k++) {
+      int32_t w = const_width(T, cells[k]);
+      if (w < 0) consts = false;
+      else memcpy(&in[3 * k], &T->P->init[cells[k]], (size_t)w * sizeof(tcell));
     }
     t.a = 0;
     t.b = 3;
     t.c = 6;
-    if (fold(t, in, out)) {
+    if (consts && fold(t, in, out)) {
       T->sp -= n;
       push_const(T, rk, out);
       return;
@@ -593,10 +600,9 @@ static void store(tc *T, int32_t s) {
     }
   }
   /* the value left on the stack is the variable's (the generic VM converts it in place) */
-  bool was_const = e->is_const && e->kind == k;
   e->kind = k;
   e->cell = lc;
-  e->is_const = was_const;
+  e->is_const = false;
 }
 
 /* ---- builtin calls ------------------------------------------------------------------------------------------ */

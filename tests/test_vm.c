@@ -155,6 +155,7 @@ static const char *const TYPED_TEXTS[] = {
     "float $s = 0; for ($i = 0; $i < 10; $i++) { if ($i == 3) continue; if ($i > 7) break; $s += $i * .I[0]; } .O[0] = $s; .O[1] = $i;",
     "int $k = 0; while ($k < 5) $k += 2; do { $k--; } while ($k > 3); .O[0] = $k;",
     "int $k; float $g; .O[0] = $k++; .O[1] = ++$k + $k-- * 10; .O[2] = $g++ + --$g + $k;",
+    "float $x; .O[0] = ($x = 5.0) + 1; vector $u; .O[1] = ($u = <<1, 2, 3>>) * <<1, 1, 1>>; .O[2] = $x;",
     "vector $w; $w.y += 1; $w.x += $w.y; .O[0] = $w.x; .O[1] = $w.y; .O[2] = (.O[0] = 4) + .O[0];",
     "float $x = .I[0]; if ($x > 1) { .O[0] = 1; } else if ($x > 0) { .O[0] = 2; } else { .O[0] = 3; }",
     "$y = .I[0] * 2; $y = $y + 1; .O[0] = $y; $w = 5; $w = $w / 2; .O[1] = $w;",
@@ -335,6 +336,13 @@ static void gen_expr(gen *g, int depth) {
       put(g, ")");
       break;
     case 5:
+      if (rnd(g, 4) == 0) { /* an assignment as a value */
+        static const char *const lv[] = {"$f", "$v", "$i", ".O[1]", "$u"};
+        put(g, "(%s = ", lv[rnd(g, 5)]);
+        gen_expr(g, depth - 1);
+        put(g, ")");
+        break;
+      }
       if (rnd(g, 3) == 0) { /* the cross product: a vector with anything */
         put(g, "(%s ^ ", rnd(g, 2) ? "$v" : "<<0, 1, 0>>");
         gen_expr(g, depth - 1);
