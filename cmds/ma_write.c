@@ -23,6 +23,7 @@ typedef struct writer {
 
 static void flush(writer *w) {
   if (w->b.oom) w->rc = SINEW_ENOMEM;
+  if (!w->out) return; /* writing into the buffer only (sinew__ma_node_values) */
   if (w->b.n && fwrite(w->b.p, 1, w->b.n, w->out) != w->b.n) w->rc = SINEW_EIO;
   w->b.n = 0;
 }
@@ -470,8 +471,53 @@ static void write_mesh_geometry(writer *w, sinew_node_t n) {
 
 /* ---- nodes ------------------------------------------------------------------------------------------------ */
 
+/* The setAttr lines of node n's values: what was set, mesh geometry, values kept as text, and
+ * the -k / -cb records. */
+static void write_values(writer *w, sinew_node_t n, sinew__extra *e) {
+  const sinew_node_type_t *t = sinew_node_type(w->g, n);
+  uint32_t na = sinew_node_attr_count(w->g, n);
+  bool mesh = sinew_node_type_is_a(t, "mesh");
+  bool stored_mesh = false;
+  if (mesh) {
+    uint32_t snsm = sinew_node_attr(w->g, n, "sinewStoredMesh");
+    sinew_plug_t p = sinew_plug_make(n, snsm, 0, NULL);
+    stored_mesh = snsm != UINT32_MAX && sinew_plug_has_value(w->g, &p);
+  }
+  for (uint32_t a = 0; a < na && !w->rc; a++) {
+    sinew_attr_info_t info;
+    if (sinew_node_attr_info(w->g, n, a, &info) || info.parent != UINT32_MAX) continue;
+    if (stored_mesh && strcmp(info.name, "vrts") == 0) continue;
+    sinew_plug_t p = sinew_plug_make(n, a, 0, NULL);
+    write_attr(w, &p);
+    if (w->b.n > (1u << 20)) flush(w);
+  }
+  if (stored_mesh) write_mesh_geometry(w, n);
+  if (e)
+    for (uint32_t i = 0; i < e->nraws; i++) {
+      if (w->out && sinew__refs_write_raw(w->s, n, &e->raws[i], &w->b)) continue;
+      put(w, "\tsetAttr ");
+      put(w, e->raws[i].text);
+      put(w, ";\n");
+    }
+  for (const struct sinew__plug_state *st = e ? e->states : NULL; st; st = st->hh.next) {
+    if (!sinew__plug_state_live(w->g, n, st)) continue; /* its attribute was deleted */
+    if (st->keyable >= 0) sinew__buf_printf(&w->b, "\tsetAttr -k %s \".%s\";\n", st->keyable ? "on" : "off", st->attr);
+    if (st->channel_box >= 0)
+      sinew__buf_printf(&w->b, "\tsetAttr -cb %s \".%s\";\n", st->channel_box ? "on" : "off", st->attr);
+  }
+  if (w->out) sinew__refs_write_node_end(w->s, n, &w->b);
+}
+
+int sinew__ma_node_values(sinew_session_t *s, sinew_node_t n, sinew__buf *out) {
+  writer w = {.s = s, .sc = s->scene, .g = s->scene->graph, .out = NULL, .b = *out};
+  write_values(&w, n, sinew__extra_get(s->scene, n, false));
+  *out = w.b;
+  return w.b.oom ? SINEW_ENOMEM : w.rc;
+}
+
 static void write_node(writer *w, sinew_node_t n) {
   if (n.index < w->nslots && w->written[n.index]) return;
+  if (sinew__refs_skip_node(w->s, n)) return; /* the referenced file has it */
   /* DAG parents first */
   sinew_node_t parent = sinew_node_parent(w->g, n);
   if (sinew_node_valid(w->g, parent)) write_node(w, parent);
@@ -505,34 +551,7 @@ static void write_node(writer *w, sinew_node_t n) {
     if (sinew__extra_is_implicit(w->sc, n, a)) continue;
     write_add_attr(w, n, &info);
   }
-  bool mesh = sinew_node_type_is_a(t, "mesh");
-  bool stored_mesh = false;
-  if (mesh) {
-    uint32_t snsm = sinew_node_attr(w->g, n, "sinewStoredMesh");
-    sinew_plug_t p = sinew_plug_make(n, snsm, 0, NULL);
-    stored_mesh = snsm != UINT32_MAX && sinew_plug_has_value(w->g, &p);
-  }
-  for (uint32_t a = 0; a < na && !w->rc; a++) {
-    sinew_attr_info_t info;
-    if (sinew_node_attr_info(w->g, n, a, &info) || info.parent != UINT32_MAX) continue;
-    if (stored_mesh && strcmp(info.name, "vrts") == 0) continue;
-    sinew_plug_t p = sinew_plug_make(n, a, 0, NULL);
-    write_attr(w, &p);
-    if (w->b.n > (1u << 20)) flush(w);
-  }
-  if (stored_mesh) write_mesh_geometry(w, n);
-  if (e)
-    for (uint32_t i = 0; i < e->nraws; i++) {
-      put(w, "\tsetAttr ");
-      put(w, e->raws[i].text);
-      put(w, ";\n");
-    }
-  for (const struct sinew__plug_state *st = e ? e->states : NULL; st; st = st->hh.next) {
-    if (!sinew__plug_state_live(w->g, n, st)) continue; /* its attribute was deleted */
-    if (st->keyable >= 0) sinew__buf_printf(&w->b, "\tsetAttr -k %s \".%s\";\n", st->keyable ? "on" : "off", st->attr);
-    if (st->channel_box >= 0)
-      sinew__buf_printf(&w->b, "\tsetAttr -cb %s \".%s\";\n", st->channel_box ? "on" : "off", st->attr);
-  }
+  write_values(w, n, e);
   if (sinew_node_locked(w->g, n)) put(w, "\tlockNode -l 1 ;\n");
   flush(w);
 }
@@ -540,6 +559,7 @@ static void write_node(writer *w, sinew_node_t n) {
 static bool write_conn(void *ud, const sinew_connection_t *c) {
   writer *w = ud;
   if (internal_plug(w, &c->src) || internal_plug(w, &c->dst)) return true;
+  if (sinew__refs_write_conn(w->s, c, &w->b)) return w->rc == SINEW_OK;
   put(w, "connectAttr \"");
   plug_name(w, &c->src);
   put(w, "\" \"");
@@ -563,6 +583,12 @@ int sinew__write_ma(sinew_session_t *s, FILE *out, const char *name) {
     if (it.index + 1 > w.nslots) w.nslots = it.index + 1;
   w.written = sinew_calloc(w.nslots ? w.nslots : 1, 1);
   if (!w.written) return SINEW_ENOMEM;
+  /* what a loaded reference's node writes: its edits, and placeholders for connections */
+  if ((rc = sinew__refs_save_begin(s))) {
+    sinew__refs_save_end(s);
+    sinew_free(w.written);
+    return rc;
+  }
   sinew__buf_printf(&w.b, "//Maya ASCII 2020 scene\n//Name: %s\n//Codeset: UTF-8\n", name);
   /* file references and other header lines first, then requires */
   for (uint32_t i = 0; i < w.sc->nrequires; i++)
@@ -631,6 +657,7 @@ int sinew__write_ma(sinew_session_t *s, FILE *out, const char *name) {
   flush(&w);
   sinew__buf_free(&w.b);
   sinew_free(w.written);
+  sinew__refs_save_end(s);
   if (!w.rc && ferror(out)) w.rc = SINEW_EIO;
   return w.rc;
 }

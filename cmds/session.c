@@ -433,6 +433,7 @@ void sinew__scene_destroy(sinew__scene *sc) {
     sinew_free(sc->raw_conns[i].dst_attr);
   }
   sinew_free(sc->raw_conns);
+  sinew__refs_free(sc->refs);
   sinew_free(sc);
 }
 
@@ -1470,8 +1471,13 @@ static int run_ma(sinew_session_t *s, const char *path, sinew_value_t *result) {
     rc = SINEW_ESYNTAX;
   }
   if (!rc) rc = check_complete(s, path, text, n);
-  if (!rc && (rc = sinew_lang_run(s->lang, text, n, path, result)))
-    snprintf(s->errmsg, sizeof s->errmsg, "%s", sinew_lang_errmsg(s->lang));
+  const char *outer_file = NULL;
+  if (!rc && (rc = sinew__refs_file_begin(s, path, &outer_file))) snprintf(s->errmsg, sizeof s->errmsg, "out of memory");
+  else if (!rc) {
+    if ((rc = sinew_lang_run(s->lang, text, n, path, result)))
+      snprintf(s->errmsg, sizeof s->errmsg, "%s", sinew_lang_errmsg(s->lang));
+    rc = sinew__refs_file_end(s, outer_file, rc); /* the references' edits, once the file's lines ran */
+  }
   sinew_free(text);
   rc = finish_run(s, rc);
   s->loading--;
