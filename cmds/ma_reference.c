@@ -44,6 +44,7 @@ typedef struct ref_rec {
   char *prefix;      /* the namespace of the file that referenced it ("" in the main file) */
   char *file;        /* the file read */
   uint32_t parent;   /* 1-based reference whose file held the `file -r` line; 0: the main file */
+  uint32_t level;    /* how many .ma files were being read when it was loaded (0: a script's) */
   bool edits_read;   /* its reference node's .ed was decoded (and applied) */
   char *ed_owner;    /* the first string of the .ed value */
   char **groups;
@@ -295,11 +296,11 @@ static bool find_reference(sinew_session_t *s, const char *path, char *out, size
   if (!base[0]) return false;
   if (try_path(tried, NULL, 0, path, out, size)) return true;
   const char *file = s->scene->refs ? s->scene->refs->file : NULL;
-  if (path[0] != '/' && file) {
+  if (file) {
     const char *slash = strrchr(file, '/');
     const char *dir = slash ? (slash == file ? "/" : file) : "";
     size_t dlen = slash ? (slash == file ? 1 : (size_t)(slash - file)) : 0;
-    if (dlen && try_path(tried, dir, dlen, path, out, size)) return true;
+    if (path[0] != '/' && dlen && try_path(tried, dir, dlen, path, out, size)) return true;
     if (base != path && try_path(tried, dir, dlen, base, out, size)) return true;
   }
   const char *sp = getenv("SINEW_REFERENCE_PATH");
@@ -455,6 +456,7 @@ int sinew__reference_load(sinew_cmd_t *cmd, const char *path) {
   rec->prefix = sinew__cmds_strdup(prefix);
   rec->file = sinew__cmds_strdup(found);
   rec->parent = r->cur;
+  rec->level = r->files;
   sinew__buf_puts(&full_ns, ":");
   rec->ns = full_ns.p;
   rn.p = NULL;
@@ -586,6 +588,22 @@ static bool tok_int(const tok *t, long *out) {
   return *end == 0;
 }
 
+/* How many strings follow an edit's code, as Maya writes them (0 parent: child, parent, flags;
+ * 1 addAttr: node, long name, short name, flags; 2 setAttr: node, attribute, values; 3
+ * connectAttr: source, destination, flags; 4 deleteAttr: node, attribute, flags; 5 through
+ * placeholders: 0 reference node, source, destination, two placeholders, destination as
+ * written, 3 / 4 reference node, plug, placeholder, ""; 7 / 8: node, attribute). 0 for a code
+ * not seen: its strings run to the next number. */
+static uint32_t strings_of(int code, int sub) {
+  switch (code) {
+    case 0: case 2: case 3: case 4: return 3;
+    case 1: return 4;
+    case 5: return sub == 0 ? 6 : 4;
+    case 7: case 8: return 2;
+    default: return 0;
+  }
+}
+
 /* Decodes the text kept for `.ed` (after the plug: `-type "dataReferenceEdits" "xRN" "xRN" 2 ...`). */
 static int decode_edits(ref_rec *rec, const char *text) {
   const char *at = text;
@@ -622,8 +640,8 @@ static int decode_edits(ref_rec *rec, const char *text) {
         at = save;
       }
       rec->nedits++;
-      uint32_t cap = 0;
-      for (;;) {
+      uint32_t cap = 0, want = strings_of(ed->code, ed->sub);
+      while (!want || ed->ns < want) {
         save = at;
         if (!next_tok(&at, &t)) break;
         if (!t.str) {
@@ -660,7 +678,6 @@ static void edit_failed(sinew_session_t *s, const ref_rec *rec, const ref_edit *
             "%s: reference %s: edit %s failed (kept): %s", s->scene->refs->file ? s->scene->refs->file : "",
             rec->rfn, b.p ? b.p : "", why);
   sinew__buf_free(&b);
-  s->scene->stats.failed_commands++;
 }
 
 /* Runs one MEL statement for an edit; its error message in s->errmsg on failure. */
@@ -851,7 +868,9 @@ static int apply_edits(sinew_session_t *s) {
   sinew__refs *r = s->scene->refs;
   for (uint32_t i = 0; i < r->n; i++) {
     ref_rec *rec = &r->v[i];
-    if (rec->parent != r->cur || rec->edits_read) continue;
+    /* only the ones the ending file's own lines loaded (not an outer file's, whose lines
+     * connecting to the placeholders may not have run yet: a file -i inside it ends first) */
+    if (rec->parent != r->cur || rec->level != r->files || rec->edits_read) continue;
     rec->edits_read = true;
     sinew_node_t rn;
     if (sinew_node_find(s->scene->graph, rec->rfn, &rn)) continue; /* no reference node: no edits */

@@ -455,6 +455,33 @@ static void test_search_path(void **state) {
   sinew_session_destroy(s);
 }
 
+/* A file -i between the file -r line and the reference node: the imported file ending first does
+ * not apply the reference's edits before the main file made its placeholder connections. */
+static void test_import_inside_main(void **state) {
+  (void)state;
+  copy_data("rig.ma", "");
+  copy_data("shot.ma", "");
+  spill(tmp("other.ma"), "createNode transform -n \"imported\";\n");
+  char *text = slurp(tmp("shot.ma"));
+  const char *at = strstr(text, "createNode transform -n \"driver\";");
+  assert_non_null(at);
+  char *with = malloc(strlen(text) + 64);
+  assert_non_null(with);
+  size_t cap = strlen(text) + 700;
+  with = realloc(with, cap);
+  assert_non_null(with);
+  snprintf(with, cap, "%.*sfile -i \"%s\";\n%s", (int)(at - text), text, tmp("other.ma"), at);
+  spill(tmp("shot.ma"), with);
+  free(with);
+  free(text);
+  sinew_session_t *s = session(true);
+  open_ok(s, tmp("shot.ma"));
+  check_shot(s, 5, 8);
+  assert_true(exists(s, "imported"));
+  assert_null(sinew_session_node_reference(s, node(s, "imported")));
+  sinew_session_destroy(s);
+}
+
 /* ---- file -r in a script -------------------------------------------------------------------------------- */
 
 static void test_script_reference(void **state) {
@@ -491,6 +518,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_self_reference, make_tmpdir, remove_tmpdir),
       cmocka_unit_test_setup_teardown(test_bad_edits, make_tmpdir, remove_tmpdir),
       cmocka_unit_test_setup_teardown(test_search_path, make_tmpdir, remove_tmpdir),
+      cmocka_unit_test_setup_teardown(test_import_inside_main, make_tmpdir, remove_tmpdir),
       cmocka_unit_test_setup_teardown(test_script_reference, make_tmpdir, remove_tmpdir),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
