@@ -216,14 +216,19 @@ const char *sinew__node_reference(sinew_session_t *s, sinew_node_t n);
 /* The writer's hooks: begin works out the edits and placeholder connections to write, end
  * forgets them; skip_node says a node is not written (a referenced one); write_raw writes a
  * reference node's .ed in place of the text kept (true when it did); write_node_end adds the
- * .ed of a reference node that had none; write_conn writes a connection touching a referenced
- * node as Maya does (true when it handled it, writing nothing for the reference's own). */
+ * .ed of a reference node that had none; write_conn handles a connection touching a referenced
+ * node (true): nothing for the reference's own, and for one between the scene and a referenced
+ * node nothing, or (placeholders) its placeHolderList form: the writer writes those after every
+ * other connection, where reading them back makes them, so saving again gives the same order. */
 int sinew__refs_save_begin(sinew_session_t *s);
 void sinew__refs_save_end(sinew_session_t *s);
 bool sinew__refs_skip_node(sinew_session_t *s, sinew_node_t n);
+/* The fosterParent node a scene node under a referenced parent is written under (NULL for
+ * others); *create says the writer must write that node first (once). */
+const char *sinew__refs_foster(sinew_session_t *s, sinew_node_t n, bool *create);
 bool sinew__refs_write_raw(sinew_session_t *s, sinew_node_t n, const sinew__raw *raw, sinew__buf *b);
 void sinew__refs_write_node_end(sinew_session_t *s, sinew_node_t n, sinew__buf *b);
-bool sinew__refs_write_conn(sinew_session_t *s, const sinew_connection_t *c, sinew__buf *b);
+bool sinew__refs_write_conn(sinew_session_t *s, const sinew_connection_t *c, bool placeholders, sinew__buf *b);
 /* The setAttr lines the writer gives node n's values (cmds/ma_write.c), appended to out. */
 int sinew__ma_node_values(sinew_session_t *s, sinew_node_t n, sinew__buf *out);
 

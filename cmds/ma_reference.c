@@ -71,7 +71,7 @@ typedef struct str_set {
 /* A new edit made while saving. */
 typedef struct new_edit {
   uint32_t top;  /* 1-based top-level reference whose node holds it */
-  int kind;      /* its edit code: written setAttr (2), then connectAttr (3), then placeholders (5) */
+  int kind;      /* its edit code: written setAttr (2), connectAttr (3), parent (0), placeholders (5) */
   char *header;
   char *text;
 } new_edit;
@@ -92,6 +92,9 @@ struct sinew__refs {
   uint32_t *next_phl;  /* per reference: where to look for the next free placeHolderList element */
   uint8_t **used;      /* per reference: the elements in use (kept edits, the scene's connections) */
   uint32_t *nused;
+  str_set *fosters;    /* "index gen" of scene nodes under a referenced parent -> top reference */
+  char **foster_names; /* per reference: its fosterParent node's name, once one is needed */
+  bool *foster_made;   /* per reference: the writer wrote that node */
 };
 
 static uint32_t next_phl(sinew__refs *r, uint32_t top);
@@ -132,6 +135,13 @@ static void plan_free(sinew__refs *r) {
   sinew_free(r->added);
   r->added = NULL;
   r->nadded = r->cadded = 0;
+  set_free(&r->fosters);
+  if (r->foster_names)
+    for (uint32_t i = 0; i < r->n; i++) sinew_free(r->foster_names[i]);
+  sinew_free(r->foster_names);
+  sinew_free(r->foster_made);
+  r->foster_names = NULL;
+  r->foster_made = NULL;
   if (r->used)
     for (uint32_t i = 0; i < r->n; i++) sinew_free(r->used[i]);
   sinew_free(r->used);
@@ -781,11 +791,18 @@ static int apply_edit(sinew_session_t *s, const ref_rec *rec, ref_edit *ed, char
   const char *px = rec->prefix;
   sinew__buf b = {0}, n1 = {0}, n2 = {0};
   int rc = SINEW_OK;
+  bool scene_child = false;
   why[0] = 0;
   switch (ed->code) {
     case 0: /* parent: child, new parent, flags */
       if (ed->ns < 2) break;
       scene_name(px, ed->s[0], &n1);
+      {
+        /* a scene node put under a referenced one: written anew from the graph when saving */
+        sinew_node_t child;
+        if (!n1.oom && sinew_node_find(s->scene->graph, n1.p, &child) == SINEW_OK && !ref_of_node(s, child, NULL))
+          scene_child = true;
+      }
       scene_name(px, ed->s[1], &n2);
       sinew__buf_printf(&b, "parent %s ", ed->ns > 2 ? ed->s[2] : "");
       sinew__buf_quoted(&b, n1.p ? n1.p : "");
@@ -847,6 +864,7 @@ static int apply_edit(sinew_session_t *s, const ref_rec *rec, ref_edit *ed, char
   } else {
     sinew__buf_puts(&b, ";");
     if (!b.oom && (rc = run_edit(s, b.p))) snprintf(why, wsize, "%s", sinew_session_errmsg(s));
+    if (!rc && scene_child && !rec->parent) ed->drop = true;
   }
 out:
   sinew__buf_free(&b);
@@ -1234,6 +1252,68 @@ static uint32_t next_phl(sinew__refs *r, uint32_t top) {
   return k;
 }
 
+static void foster_key(sinew_node_t n, char *buf, size_t size) { snprintf(buf, size, "%u %u", n.index, n.gen); }
+
+/* Scene nodes whose DAG parent is a referenced node: written under the top reference's
+ * fosterParent node ("heroRNfosterParent1"), with a parent edit 0 "|foster|node" "|parent"
+ * "-s -r " that puts them back, as Maya writes them (it reads the file before loading the
+ * reference, so the parent does not exist yet where the node is made). */
+static int plan_fosters(sinew_session_t *s) {
+  sinew__refs *r = s->scene->refs;
+  sinew_graph_t *g = s->scene->graph;
+  r->foster_names = sinew_calloc(r->n, sizeof *r->foster_names);
+  r->foster_made = sinew_calloc(r->n, sizeof *r->foster_made);
+  if (!r->foster_names || !r->foster_made) return SINEW_ENOMEM;
+  sinew_node_t it = {0, 0};
+  int rc = SINEW_OK;
+  while (!rc && sinew_node_next(g, &it)) {
+    if (ref_of_node(s, it, NULL)) continue;
+    sinew_node_t p = sinew_node_parent(g, it);
+    uint32_t ref = 0;
+    if (!sinew_node_valid(g, p) || !ref_of_node(s, p, &ref)) continue;
+    uint32_t top = top_of(r, ref);
+    if (!r->foster_names[top - 1]) {
+      sinew__buf name = {0};
+      sinew__buf_printf(&name, "%sfosterParent1", r->v[top - 1].rfn);
+      if (name.oom) return SINEW_ENOMEM;
+      r->foster_names[top - 1] = name.p;
+    }
+    char k[64];
+    foster_key(it, k, sizeof k);
+    str_set *e = NULL;
+    if ((rc = set_add(&r->fosters, k, &e))) break;
+    e->phl = top;
+    sinew__buf text = {0}, b = {0};
+    sinew__buf_printf(&b, "|%s|%s", r->foster_names[top - 1], sinew_node_name(g, it));
+    sinew__buf_puts(&text, "0 ");
+    sinew__buf_quoted(&text, b.p ? b.p : "");
+    b.n = 0;
+    node_path(g, p, &b);
+    sinew__buf_puts(&text, " ");
+    sinew__buf_quoted(&text, b.p ? b.p : "");
+    sinew__buf_puts(&text, " \"-s -r \"");
+    rc = b.oom ? SINEW_ENOMEM : add_edit(r, top, r->v[ref - 1].rfn, &text);
+    sinew__buf_free(&b);
+    sinew__buf_free(&text);
+  }
+  return rc;
+}
+
+const char *sinew__refs_foster(sinew_session_t *s, sinew_node_t n, bool *create) {
+  sinew__refs *r = s->scene->refs;
+  *create = false;
+  if (!r || !r->fosters) return NULL;
+  char k[64];
+  foster_key(n, k, sizeof k);
+  str_set *e = NULL;
+  HASH_FIND_STR(r->fosters, k, e);
+  if (!e) return NULL;
+  uint32_t top = e->phl;
+  *create = !r->foster_made[top - 1];
+  r->foster_made[top - 1] = true;
+  return r->foster_names[top - 1];
+}
+
 int sinew__refs_save_begin(sinew_session_t *s) {
   sinew__refs *r = s->scene->refs;
   if (!r || !r->n) return SINEW_OK;
@@ -1260,6 +1340,7 @@ int sinew__refs_save_begin(sinew_session_t *s) {
     }
   }
   if (rc) return rc;
+  if ((rc = plan_fosters(s))) return rc;
   plan_ctx x = {s, {0}, {0}, SINEW_OK};
   sinew_foreach_connection(s->scene->graph, (sinew_node_t){0, 0}, false, plan_conn, &x);
   sinew__buf_free(&x.key);
@@ -1285,9 +1366,9 @@ static uint32_t loaded_ref_node(sinew_session_t *s, sinew_node_t n) {
 
 /* The new edits of reference top under header h: count, or write them (kinds in order). */
 static uint32_t put_added(sinew__refs *r, uint32_t top, const char *h, sinew__buf *b) {
-  static const int kinds[] = {2, 3, 5};
+  static const int kinds[] = {2, 3, 0, 5}; /* kept kinds first: saving again gives the same order */
   uint32_t count = 0;
-  for (int k = 0; k < 3; k++)
+  for (int k = 0; k < 4; k++)
     for (uint32_t j = 0; j < r->nadded; j++) {
       new_edit *ne = &r->added[j];
       if (ne->top != top || ne->kind != kinds[k] || strcmp(ne->header, h) != 0) continue;
@@ -1352,7 +1433,7 @@ void sinew__refs_write_node_end(sinew_session_t *s, sinew_node_t n, sinew__buf *
   put_edits(s->scene->refs, ref, b);
 }
 
-bool sinew__refs_write_conn(sinew_session_t *s, const sinew_connection_t *c, sinew__buf *b) {
+bool sinew__refs_write_conn(sinew_session_t *s, const sinew_connection_t *c, bool placeholders, sinew__buf *b) {
   sinew__refs *r = s->scene->refs;
   if (!r || !r->plan) return false;
   sinew__buf key = {0};
@@ -1365,7 +1446,7 @@ bool sinew__refs_write_conn(sinew_session_t *s, const sinew_connection_t *c, sin
   HASH_FIND_STR(r->plan, key.p, e);
   sinew__buf_free(&key);
   if (!e) return false;
-  if (!e->phl) return true;
+  if (!e->phl || !placeholders) return true; /* the reference's own, or written after the rest */
   uint32_t ref = 0;
   ref_of_node(s, e->ref_src ? c->src.node : c->dst.node, &ref);
   const char *rfn = r->v[top_of(r, ref) - 1].rfn;

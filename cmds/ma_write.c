@@ -518,9 +518,14 @@ int sinew__ma_node_values(sinew_session_t *s, sinew_node_t n, sinew__buf *out) {
 static void write_node(writer *w, sinew_node_t n) {
   if (n.index < w->nslots && w->written[n.index]) return;
   if (sinew__refs_skip_node(w->s, n)) return; /* the referenced file has it */
-  /* DAG parents first */
-  sinew_node_t parent = sinew_node_parent(w->g, n);
-  if (sinew_node_valid(w->g, parent)) write_node(w, parent);
+  /* DAG parents first; a node under a referenced one goes under the reference's fosterParent
+   * node, and a parent edit puts it back (as Maya writes it) */
+  sinew_node_t parent = sinew_node_parent(w->g, n), foster_node;
+  bool make_foster = false;
+  const char *foster = sinew__refs_foster(w->s, n, &make_foster);
+  if (foster && sinew_node_find(w->g, foster, &foster_node) == SINEW_OK) write_node(w, foster_node);
+  else if (foster && make_foster) sinew__buf_printf(&w->b, "createNode fosterParent -n \"%s\";\n", foster);
+  else if (!foster && sinew_node_valid(w->g, parent)) write_node(w, parent);
   if (n.index < w->nslots) w->written[n.index] = 1;
   sinew__extra *e = sinew__extra_get(w->sc, n, false);
   const sinew_node_type_t *t = sinew_node_type(w->g, n);
@@ -532,7 +537,10 @@ static void write_node(writer *w, sinew_node_t n) {
     put(w, sinew_node_type_name(t));
     put(w, " -n ");
     quoted(w, sinew_node_name(w->g, n));
-    if (sinew_node_valid(w->g, parent)) {
+    if (foster) {
+      put(w, " -p ");
+      quoted(w, foster);
+    } else if (sinew_node_valid(w->g, parent)) {
       put(w, " -p ");
       quoted(w, sinew__node_label(w->g, parent, buf, sizeof buf));
     }
@@ -559,7 +567,7 @@ static void write_node(writer *w, sinew_node_t n) {
 static bool write_conn(void *ud, const sinew_connection_t *c) {
   writer *w = ud;
   if (internal_plug(w, &c->src) || internal_plug(w, &c->dst)) return true;
-  if (sinew__refs_write_conn(w->s, c, &w->b)) return w->rc == SINEW_OK;
+  if (sinew__refs_write_conn(w->s, c, false, &w->b)) return w->rc == SINEW_OK;
   put(w, "connectAttr \"");
   plug_name(w, &c->src);
   put(w, "\" \"");
@@ -567,6 +575,15 @@ static bool write_conn(void *ud, const sinew_connection_t *c) {
   put(w, "\"");
   if (sinew_plug_locked(w->g, &c->dst)) put(w, " -l on");
   put(w, ";\n");
+  if (w->b.n > (1u << 20)) flush(w);
+  return w->rc == SINEW_OK;
+}
+
+/* The connections between the scene and referenced nodes, through placeholders (after the rest). */
+static bool write_placeholder_conn(void *ud, const sinew_connection_t *c) {
+  writer *w = ud;
+  if (internal_plug(w, &c->src) || internal_plug(w, &c->dst)) return true;
+  sinew__refs_write_conn(w->s, c, true, &w->b);
   if (w->b.n > (1u << 20)) flush(w);
   return w->rc == SINEW_OK;
 }
@@ -632,6 +649,7 @@ int sinew__write_ma(sinew_session_t *s, FILE *out, const char *name) {
     }
   }
   sinew_foreach_connection(g, (sinew_node_t){0, 0}, false, write_conn, &w);
+  sinew_foreach_connection(g, (sinew_node_t){0, 0}, false, write_placeholder_conn, &w);
   for (uint32_t i = 0; i < w.sc->nraw_conns; i++) {
     const sinew__raw_conn *c = &w.sc->raw_conns[i];
     if (!sinew_node_valid(g, c->src) || !sinew_node_valid(g, c->dst)) continue;

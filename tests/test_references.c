@@ -254,8 +254,14 @@ static void test_reference_save_reopen(void **state) {
   /* change a referenced value, connect the scene to the rig, connect the rig to itself */
   run(s, "setAttr hero:elbow_jnt.rz 30; setAttr driver.tx 6;"
          "connectAttr driver.ty hero:ctrl.tz; connectAttr hero:ctrl.twist hero:rig_grp.sx;");
-  double wrist[3];
+  /* the scene's own nodes under referenced ones: a constraint an animator adds, a group */
+  run(s, "pointConstraint -mo driver hero:root_jnt; group -em -n extra_grp -p hero:ctrl; setAttr extra_grp.tx 1;"
+         "setAttr driver.tz 2;");
+  double wrist[3], root[3], extra[3];
   world_pos(s, "hero:wrist_jnt", wrist);
+  world_pos(s, "hero:root_jnt", root);
+  world_pos(s, "extra_grp", extra);
+  assert_float_equal(root[2], 2, 1e-9);
   sinew_session_t *t = save_and_reopen(s, "out.ma");
   char *text = slurp(tmp("out.ma"));
   /* the rig is not written inline; the reference and its edits are */
@@ -268,6 +274,11 @@ static void test_reference_save_reopen(void **state) {
   assert_non_null(strstr(text, "3 \"|hero:rig_grp|hero:ctrl.twist\" \"|hero:rig_grp.scaleX\" \"\""));
   assert_non_null(strstr(text, "5 4 \"heroRN\" \"|hero:rig_grp|hero:ctrl.translateZ\" \"heroRN.placeHolderList["));
   assert_non_null(strstr(text, "connectAttr \"driver.ty\" \"heroRN.phl["));
+  /* written under the reference's fosterParent node, and put back by a parent edit */
+  assert_non_null(strstr(text, "createNode fosterParent -n \"heroRNfosterParent1\";"));
+  assert_non_null(strstr(text, "createNode transform -n \"extra_grp\" -p \"heroRNfosterParent1\";"));
+  assert_non_null(strstr(text, "0 \"|heroRNfosterParent1|extra_grp\" \"|hero:rig_grp|hero:ctrl\" \"-s -r \"\n"));
+  assert_non_null(strstr(text, "|hero:rig_grp|hero:root_jnt\" \"-s -r \""));
   /* what a connection gives is no edit (the constrained wrist, the connected control) */
   assert_null(strstr(text, "hero:wrist_jnt\" \"t\""));
   free(text);
@@ -279,6 +290,16 @@ static void test_reference_save_reopen(void **state) {
   double again[3];
   world_pos(t, "hero:wrist_jnt", again);
   for (int i = 0; i < 3; i++) assert_float_equal(again[i], wrist[i], 1e-9);
+  world_pos(t, "hero:root_jnt", again);
+  for (int i = 0; i < 3; i++) assert_float_equal(again[i], root[i], 1e-9);
+  world_pos(t, "extra_grp", again);
+  for (int i = 0; i < 3; i++) assert_float_equal(again[i], extra[i], 1e-9);
+  assert_string_equal(sinew_node_name(sinew_session_graph(t), sinew_node_parent(sinew_session_graph(t), node(t, "extra_grp"))),
+                      "hero:ctrl");
+  /* the constraint still drives the referenced joint */
+  run(t, "setAttr driver.tz 5;");
+  world_pos(t, "hero:root_jnt", again);
+  assert_float_equal(again[2], 5, 1e-9);
   assert_string_equal(sinew_session_node_reference(t, node(t, "hero:elbow_jnt")), "heroRN");
   sinew_session_destroy(t);
   sinew_session_destroy(s);
