@@ -197,6 +197,9 @@ char *sinew__cmds_strdup(const char *s);
  * leaves *p and *cap as they were. */
 int sinew__cmds_grow(void **p, uint32_t *cap, uint32_t need, size_t es);
 
+/* Whether some node is in namespace ns ("ns:"). */
+bool sinew__namespace_used(sinew_graph_t *g, const char *ns);
+
 /* File references (cmds/ma_reference.c). */
 typedef struct sinew__refs sinew__refs;
 void sinew__refs_free(sinew__refs *r);

@@ -417,7 +417,16 @@ int sinew__reference_load(sinew_cmd_t *cmd, const char *path) {
   }
   while (ns[0] == ':') ns++;
   sinew__buf full_ns = {0}, rn = {0};
-  sinew__buf_printf(&full_ns, "%s%s", prefix, ns);
+  sinew__buf_printf(&full_ns, "%s%s:", prefix, ns);
+  /* a namespace in use (the same file referenced twice in a script) gets the next free number,
+   * as Maya gives it */
+  size_t digits = strlen(ns);
+  while (digits && isdigit((unsigned char)ns[digits - 1])) digits--;
+  for (unsigned k = 1; !full_ns.oom && sinew__namespace_used(sc->graph, full_ns.p) && k < 100000; k++) {
+    full_ns.n = 0;
+    sinew__buf_printf(&full_ns, "%s%.*s%u:", prefix, (int)digits, ns, k);
+  }
+  if (!full_ns.oom) full_ns.p[--full_ns.n] = 0; /* without its ':' until the record takes it */
   if (rfn && rfn[0]) scene_name(prefix, rfn, &rn);
   else sinew__buf_printf(&rn, "%sRN", full_ns.p ? full_ns.p : "");
   if (full_ns.oom || rn.oom) {
@@ -448,7 +457,7 @@ int sinew__reference_load(sinew_cmd_t *cmd, const char *path) {
                          MAX_REFERENCE_DEPTH);
     goto done;
   }
-  bool cycle = r->root && strcmp(r->root, found) == 0;
+  bool cycle = r->files && r->root && strcmp(r->root, found) == 0;
   for (uint32_t p = r->cur; p && !cycle; p = r->v[p - 1].parent) cycle = strcmp(r->v[p - 1].file, found) == 0;
   if (cycle) {
     rc = sinew_cmd_error(cmd, SINEW_EINVAL, "reference %s: %s references itself", rn.p, found);

@@ -847,7 +847,7 @@ static void import_free(struct sinew__import *imp) {
 }
 
 /* Whether some node is in namespace ns ("ns:"). */
-static bool namespace_used(sinew_graph_t *g, const char *ns) {
+bool sinew__namespace_used(sinew_graph_t *g, const char *ns) {
   size_t k = strlen(ns);
   sinew_node_t it = {0, 0};
   while (sinew_node_next(g, &it))
@@ -877,7 +877,7 @@ static int import_namespace(sinew_session_t *s, const sinew__import_opts *o, cha
   while (base && isdigit((unsigned char)ns[base - 1])) base--;
   sinew__buf b = {0};
   sinew__buf_printf(&b, "%.*s:", (int)n, ns);
-  for (unsigned k = 1; !b.oom && !o->merge_ns && namespace_used(s->scene->graph, b.p); k++) {
+  for (unsigned k = 1; !b.oom && !o->merge_ns && sinew__namespace_used(s->scene->graph, b.p); k++) {
     b.n = 0;
     sinew__buf_printf(&b, "%.*s%u:", (int)base, ns, k);
   }

@@ -521,6 +521,15 @@ static void test_script_reference(void **state) {
   assert_float_equal(get(t, "kid:ctrl.tx"), 7, 1e-12);
   assert_float_equal(get(t, "kid:ctrl.ty"), 1, 1e-12);
   sinew_session_destroy(t);
+  /* the same file twice: the second gets the next free namespace, as in Maya */
+  snprintf(mel, sizeof mel, "file -r -ns \"kid\" \"%s\"; setAttr kid1:ctrl.tx 3;", tmp("rig.ma"));
+  run(s, mel);
+  assert_string_equal(sinew_session_node_reference(s, node(s, "kid1:ctrl")), "kid1RN");
+  assert_float_equal(get(s, "kid:ctrl.tx"), 7, 1e-12);
+  t = save_and_reopen(s, "script_twice.ma");
+  assert_float_equal(get(t, "kid1:ctrl.tx"), 3, 1e-12);
+  assert_float_equal(get(t, "kid:ctrl.tx"), 7, 1e-12);
+  sinew_session_destroy(t);
   /* a missing file is a warning in a script too; a file -r without a file is an error */
   loglen = 0;
   logtext[0] = 0;
