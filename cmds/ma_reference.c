@@ -356,11 +356,13 @@ static int mark_new_nodes(sinew_session_t *s, const uint64_t *before, size_t nbe
   return SINEW_OK;
 }
 
-/* The scene's header state a referenced file's own lines change, put back after it loads. */
+/* The scene's state a referenced file's own header lines change (units, current time, requires,
+ * fileInfo), put back after it loads: they are the referencing file's. */
 typedef struct header_state {
   sinew_linear_unit_t linear;
   sinew_angle_unit_t angle;
   sinew_time_unit_t time;
+  double frame;
   uint32_t nrequires;
   char **file_info;
   uint32_t nfile_info;
@@ -371,6 +373,7 @@ static int header_save(sinew__scene *sc, header_state *h) {
   h->linear = sinew_scene_linear_unit(sc->graph);
   h->angle = sinew_scene_angle_unit(sc->graph);
   h->time = sinew_time_get_unit(sc->graph);
+  sinew_time_get_frame(sc->graph, &h->frame);
   h->nrequires = sc->nrequires;
   if (!sc->nfile_info) return SINEW_OK;
   if (!(h->file_info = sinew_calloc(sc->nfile_info, sizeof *h->file_info))) return SINEW_ENOMEM;
@@ -384,6 +387,8 @@ static void header_restore(sinew__scene *sc, header_state *h) {
   sinew_scene_set_linear_unit(g, h->linear);
   sinew_scene_set_angle_unit(g, h->angle);
   if (sinew_time_get_unit(g) != h->time) sinew_time_set_unit(g, h->time);
+  double frame = 0;
+  if (sinew_time_get_frame(g, &frame) == SINEW_OK && frame != h->frame) sinew_time_set_frame(g, h->frame);
   while (sc->nrequires > h->nrequires) sinew_free(sc->requires[--sc->nrequires]);
   free_strs(sc->file_info, sc->nfile_info);
   sc->file_info = h->file_info;

@@ -503,6 +503,57 @@ static void test_import_inside_main(void **state) {
   sinew_session_destroy(s);
 }
 
+/* A real auto-rigger's biped (tests/data/omtk) referenced by a scene: the same nodes and the same
+ * world matrices as opening it, and a scene that changes nothing saves no edit. */
+static void test_real_rig_reference(void **state) {
+  (void)state;
+  char rig[600];
+  snprintf(rig, sizeof rig, "%s/omtk/rig_example_02_built.ma", SINEW_TEST_DATA_DIR);
+  sinew_session_t *direct = session(false);
+  open_ok(direct, rig);
+  char text[1200];
+  snprintf(text, sizeof text,
+           "//Maya ASCII 2020 scene\n"
+           "file -rdi 1 -ns \"bob\" -rfn \"bobRN\" -op \"v=0;\" -typ \"mayaAscii\" \"%s\";\n"
+           "file -r -ns \"bob\" -dr 1 -rfn \"bobRN\" -op \"v=0;\" -typ \"mayaAscii\" \"%s\";\n"
+           "requires maya \"2020\";\n"
+           "createNode reference -n \"bobRN\";\n"
+           "\tsetAttr \".ed\" -type \"dataReferenceEdits\" \n\t\t\"bobRN\"\n\t\t\"bobRN\" 0;\n",
+           rig, rig);
+  spill(tmp("biped_shot.ma"), text);
+  sinew_session_t *s = session(false);
+  open_ok(s, tmp("biped_shot.ma"));
+  sinew_graph_t *g = sinew_session_graph(direct), *h = sinew_session_graph(s);
+  assert_int_equal(sinew_node_list_type(h, "joint", true, NULL, 0), sinew_node_list_type(g, "joint", true, NULL, 0));
+  size_t referenced = 0;
+  sinew_node_t it = {0, 0};
+  while (sinew_node_next(h, &it)) referenced += sinew_session_node_reference(s, it) != NULL;
+  /* every node of the rig but the shared ones (time1, the default nodes the file selects) */
+  assert_true(referenced > 0);
+  assert_true(referenced <= sinew_node_count(g));
+  assert_true(referenced + 10 >= sinew_node_count(g));
+  static const char *const joints[][2] = {
+      {"|All_Grp|Data_Grp|L_Arm_Grp|Jnt_Upperarm_Blend", "|bob:All_Grp|bob:Data_Grp|bob:L_Arm_Grp|bob:Jnt_Upperarm_Blend"},
+      {"|All_Grp|Data_Grp|L_Arm_Grp|Jnt_Upperarm_Blend|Jnt_Forearm_Blend",
+       "|bob:All_Grp|bob:Data_Grp|bob:L_Arm_Grp|bob:Jnt_Upperarm_Blend|bob:Jnt_Forearm_Blend"},
+      {"|All_Grp|Data_Grp|L_Arm_Grp|Jnt_Upperarm_Blend|Jnt_Forearm_Blend|Jnt_Hand_Blend",
+       "|bob:All_Grp|bob:Data_Grp|bob:L_Arm_Grp|bob:Jnt_Upperarm_Blend|bob:Jnt_Forearm_Blend|bob:Jnt_Hand_Blend"}};
+  for (size_t j = 0; j < 3; j++) {
+    double a[3], b[3];
+    world_pos(direct, joints[j][0], a);
+    world_pos(s, joints[j][1], b);
+    for (int i = 0; i < 3; i++) assert_float_equal(a[i], b[i], 1e-9);
+  }
+  sinew_session_t *t = save_and_reopen(s, "biped_out.ma");
+  char *saved = slurp(tmp("biped_out.ma"));
+  assert_non_null(strstr(saved, "\"bobRN\" 0;"));
+  assert_null(strstr(saved, "createNode joint"));
+  free(saved);
+  sinew_session_destroy(t);
+  sinew_session_destroy(s);
+  sinew_session_destroy(direct);
+}
+
 /* ---- file -r in a script -------------------------------------------------------------------------------- */
 
 static void test_script_reference(void **state) {
@@ -549,6 +600,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_bad_edits, make_tmpdir, remove_tmpdir),
       cmocka_unit_test_setup_teardown(test_search_path, make_tmpdir, remove_tmpdir),
       cmocka_unit_test_setup_teardown(test_import_inside_main, make_tmpdir, remove_tmpdir),
+      cmocka_unit_test_setup_teardown(test_real_rig_reference, make_tmpdir, remove_tmpdir),
       cmocka_unit_test_setup_teardown(test_script_reference, make_tmpdir, remove_tmpdir),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
