@@ -1359,6 +1359,16 @@ int sinew__refs_save_begin(sinew_session_t *s) {
   sinew_foreach_connection(s->scene->graph, (sinew_node_t){0, 0}, false, plan_conn, &x);
   sinew__buf_free(&x.key);
   sinew__buf_free(&x.text);
+  /* a connection of the referenced files broken since loading: no edit says so (not silent) */
+  str_set *e, *t;
+  HASH_ITER(hh, r->conns, e, t) {
+    str_set *now = NULL;
+    HASH_FIND_STR(r->plan, e->k, now);
+    if (!now)
+      sinew_log(s->scene->graph, SINEW_LOG_WARNING, SINEW_LOG_FILE_WARNING,
+                "saving: the referenced connection %s was broken; sinew writes no disconnect edit, so "
+                "the saved file has it again", e->k);
+  }
   return x.rc;
 }
 

@@ -325,11 +325,16 @@ static void test_nested_reference(void **state) {
   assert_string_equal(sinew_session_node_reference(s, node(s, "set:heroRN")), "setRN");
   assert_false(exists(s, "hero:ctrl"));
   run(s, "setAttr set:hero:ctrl.tx 9;");
+  /* a connection of the rig broken: warned when saving, since no edit can say so */
+  loglen = 0;
+  logtext[0] = 0;
+  run(s, "disconnectAttr set:hero:ctrl.t set:hero:wrist_jnt_pointConstraint1.tg[0].tt;");
   sinew_session_t *t = save_and_reopen(s, "nested_out.ma");
+  assert_int_equal(logged(SINEW_LOG_FILE_WARNING, "set:hero:ctrl.translate>"), 1);
   char *text = slurp(tmp("nested_out.ma"));
   assert_null(strstr(text, "createNode transform"));
   assert_null(strstr(text, "file -r -ns \"hero\"")); /* the nested reference is prop.ma's */
-  assert_non_null(strstr(text, "\"set:heroRN\" 2"));
+  assert_non_null(strstr(text, "\"set:heroRN\" 3")); /* bend, ctrl.t, and the value tg[0].tt kept */
   assert_non_null(strstr(text, "2 \"|set:set_grp|set:hero:rig_grp|set:hero:ctrl\" \"t\" \" -type \\\"double3\\\" 9 1 0\""));
   free(text);
   assert_float_equal(get(t, "set:hero:ctrl.tx"), 9, 1e-12);
