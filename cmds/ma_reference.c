@@ -1142,6 +1142,7 @@ static int value_edits(sinew_session_t *s, sinew_node_t n, uint32_t ref) {
   sinew__buf now = {0};
   int rc = sinew__ma_node_values(s, n, &now);
   const char *at = now.p ? now.p : "";
+  if (!rc && sn && strcmp(at, sn->text) == 0) at = ""; /* unchanged, the common case: no line to look up */
   uint32_t top = top_of(r, ref);
   while (!rc && *at) {
     const char *e = strstr(at, ";\n");
