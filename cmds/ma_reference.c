@@ -800,6 +800,17 @@ static int apply_placeholder(sinew_session_t *s, const ref_rec *rec, ref_edit *e
   return SINEW_OK;
 }
 
+/* Whether an edit's flags or values are words and strings only: an edit is one command, so a ';',
+ * a '`' or a '{' outside a string (which would run more) fails it. */
+static bool plain_args(const char *a) {
+  for (bool str = false; *a; a++) {
+    if (str && *a == '\\' && a[1]) a++;
+    else if (*a == '"') str = !str;
+    else if (!str && (*a == ';' || *a == '`' || *a == '{' || *a == '}' || *a == '$' || *a == '/')) return false;
+  }
+  return true;
+}
+
 /* One edit: SINEW_OK when it was made (or had nothing to do), else why holds the reason. */
 static int apply_edit(sinew_session_t *s, const ref_rec *rec, ref_edit *ed, char *why, size_t wsize) {
   const char *px = rec->prefix;
@@ -871,8 +882,13 @@ static int apply_edit(sinew_session_t *s, const ref_rec *rec, ref_edit *ed, char
       rc = SINEW_EUNSUPPORTED;
       goto out;
   }
+  bool plain = true;
+  for (uint32_t i = 0; i < ed->ns; i++) plain &= plain_args(ed->s[i]);
   if (b.oom || n1.oom || n2.oom) rc = SINEW_ENOMEM;
-  else if (!b.n) {
+  else if (!plain) {
+    snprintf(why, wsize, "an edit is one command; this one holds more");
+    rc = SINEW_ESYNTAX;
+  } else if (!b.n) {
     snprintf(why, wsize, "the edit is incomplete");
     rc = SINEW_ESYNTAX;
   } else {

@@ -411,13 +411,15 @@ static void test_bad_edits(void **state) {
   sinew_session_t *s = session(false);
   open_ok(s, tmp("bad_edits.ma"));
   /* each failed edit is a warning naming the reference node and the edit */
-  assert_int_equal(logged(SINEW_LOG_REFERENCE_EDIT_FAILED, "heroRN"), 4);
+  assert_int_equal(logged(SINEW_LOG_REFERENCE_EDIT_FAILED, "heroRN"), 5);
+  assert_int_equal(logged(SINEW_LOG_REFERENCE_EDIT_FAILED, "holds more"), 1); /* one command per edit */
   assert_int_equal(logged(SINEW_LOG_REFERENCE_EDIT_FAILED, "hero:no_such_node"), 1);
   assert_int_equal(logged(SINEW_LOG_REFERENCE_EDIT_FAILED, "8 \"|hero:rig_grp|hero:ctrl\" \"translateX\""), 1);
   assert_int_equal(logged(SINEW_LOG_REFERENCE_EDIT_FAILED, ":initialShadingGroup.dagSetMembers"), 1);
   assert_int_equal(logged(SINEW_LOG_REFERENCE_EDIT_FAILED, "hero:ctrl.notThere"), 1);
   /* the edits after them are applied; the placeholder connection that found no plug stays */
   assert_float_equal(get(s, "hero:ctrl.bend"), 9, 1e-12);
+  assert_float_equal(get(s, "hero:ctrl.tx"), 4, 1e-12);
   sinew_plug_t phl, src;
   assert_int_equal(sinew_plug_parse(sinew_session_graph(s), "heroRN.phl[1]", (sinew_node_t){0, 0}, &phl), 0);
   assert_true(sinew_plug_source(sinew_session_graph(s), &phl, &src));

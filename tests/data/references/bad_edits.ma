@@ -9,12 +9,13 @@ createNode transform -n "driver";
 createNode reference -n "heroRN";
 	setAttr ".ed" -type "dataReferenceEdits" 
 		"heroRN"
-		"heroRN" 6
+		"heroRN" 7
 		2 "|hero:rig_grp|hero:no_such_node" "translate" " -type \"double3\" 1 2 3"
 		2 "|hero:rig_grp|hero:ctrl" "noSuchAttr" " 4"
 		8 "|hero:rig_grp|hero:ctrl" "translateX"
 		3 "" ":initialShadingGroup.dagSetMembers" "-na"
 		5 4 "heroRN" "|hero:rig_grp|hero:ctrl.notThere" "heroRN.placeHolderList[1]" ""
-		2 "|hero:rig_grp|hero:ctrl" "bend" " 9";
+		2 "|hero:rig_grp|hero:ctrl" "bend" " 9"
+		2 "|hero:rig_grp|hero:ctrl" "translateX" " 1; setAttr \"hero:ctrl.bend\" 100";
 connectAttr "driver.tx" "heroRN.phl[1]";
 // End of bad_edits.ma
