@@ -1142,6 +1142,7 @@ static int cmd_file(sinew_cmd_t *cmd) {
     bool load = sinew_cmd_flag_count(cmd, "reference") && !sinew_cmd_flag_count(cmd, "referenceDepthInfo");
     if (load && !path) return sinew_cmd_error(cmd, SINEW_EINVAL, "give the file to reference");
     if (sinew__reading_reference(s)) return load ? sinew__reference_load(cmd, path) : SINEW_OK;
+    if (load && !s->loading) return sinew__reference_load(cmd, path); /* a script's: it keeps Maya's lines */
     sinew__buf b = {0};
     sinew__buf_puts(&b, "\x01" "file");
     const char *order[] = {"referenceDepthInfo", "reference", "namespace", "deferReference",

@@ -399,6 +399,27 @@ static void header_restore(sinew__scene *sc, header_state *h) {
 static int take_snapshot(sinew_session_t *s);
 static int run_edit(sinew_session_t *s, const char *text);
 
+/* A script's file -r is saved as Maya writes a reference: a -rdi line and a -r line naming the
+ * namespace and reference node it got (so the file's reference node is the one Maya makes). */
+static int keep_script_lines(sinew__scene *sc, const char *ns, const char *rfn, const char *path) {
+  for (int k = 0; k < 2; k++) {
+    sinew__buf b = {0};
+    sinew__buf_printf(&b, "\x01" "file %s -ns ", k ? "-r" : "-rdi 1");
+    sinew__buf_quoted(&b, ns);
+    sinew__buf_puts(&b, k ? " -dr 1 -rfn " : " -rfn ");
+    sinew__buf_quoted(&b, rfn);
+    sinew__buf_puts(&b, " -typ \"mayaAscii\" ");
+    sinew__buf_quoted(&b, path);
+    if (b.oom || sinew__cmds_grow((void **)&sc->requires, &sc->crequires, sc->nrequires + 1, sizeof *sc->requires)) {
+      sinew__buf_free(&b);
+      return SINEW_ENOMEM;
+    }
+    sc->requires[sc->nrequires++] = b.p;
+  }
+  sinew__side_changed(sc); /* lines kept as text are not undone */
+  return SINEW_OK;
+}
+
 /* file -r: loads the referenced file under its namespace. */
 int sinew__reference_load(sinew_cmd_t *cmd, const char *path) {
   sinew_session_t *s = sinew__session(cmd);
@@ -444,6 +465,15 @@ int sinew__reference_load(sinew_cmd_t *cmd, const char *path) {
   for (uint32_t p = r->cur; p; p = r->v[p - 1].parent) depth++;
   char found[4096];
   sinew__buf tried = {0};
+  if (!r->files) {
+    char nsname[512];
+    snprintf(nsname, sizeof nsname, "%s", full_ns.p + strlen(prefix));
+    if (keep_script_lines(sc, nsname, rn.p, path)) {
+      sinew__buf_free(&full_ns);
+      sinew__buf_free(&rn);
+      return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+    }
+  }
   bool ok = find_reference(s, path, found, sizeof found, &tried);
   int rc = SINEW_OK;
   if (!ok) {

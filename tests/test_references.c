@@ -574,6 +574,9 @@ static void test_script_reference(void **state) {
   sinew_session_t *t = save_and_reopen(s, "script_out.ma");
   char *text = slurp(tmp("script_out.ma"));
   assert_non_null(strstr(text, "createNode reference -n \"kidRN\";"));
+  /* Maya's lines, naming the reference node the file makes (so Maya makes no other) */
+  assert_non_null(strstr(text, "file -rdi 1 -ns \"kid\" -rfn \"kidRN\" -typ \"mayaAscii\" \""));
+  assert_non_null(strstr(text, "file -r -ns \"kid\" -dr 1 -rfn \"kidRN\" -typ \"mayaAscii\" \""));
   assert_null(strstr(text, "createNode joint"));
   free(text);
   assert_float_equal(get(t, "kid:ctrl.tx"), 7, 1e-12);
