@@ -972,12 +972,25 @@ static int apply_edits(sinew_session_t *s) {
       rec->ed_owner = NULL;
       continue;
     }
+    /* what the edits make (the unitConversion a connectAttr edit puts between an angle and a
+     * distance) is the reference's: the kept edit makes it again when the file is read */
+    size_t cap = sinew_node_count(s->scene->graph), nbefore = 0;
+    uint64_t *before = sinew_malloc((cap ? cap : 1) * sizeof *before);
+    if (!before) return SINEW_ENOMEM;
+    sinew_node_t it = {0, 0};
+    while (nbefore < cap && sinew_node_next(s->scene->graph, &it)) before[nbefore++] = key_of(it);
+    qsort(before, nbefore, sizeof *before, node_key_cmp);
     for (uint32_t k = 0; k < rec->nedits; k++) {
       char why[768];
       rc = apply_edit(s, rec, &rec->edits[k], why, sizeof why);
-      if (rc == SINEW_ENOMEM) return rc;
+      if (rc == SINEW_ENOMEM) break;
       if (rc) edit_failed(s, rec, &rec->edits[k], why);
+      rc = SINEW_OK;
     }
+    if (!rc) rc = mark_new_nodes(s, before, nbefore, i + 1);
+    sinew_free(before);
+    if (rc) return rc;
+    r = s->scene->refs;
   }
   return SINEW_OK;
 }

@@ -205,6 +205,8 @@ static void check_shot(sinew_session_t *s, double driver_tx, double ctrl_world_x
   assert_float_equal(get(s, "hero:ctrl.twist"), 7, 1e-12);            /* 1 addAttr, then set */
   assert_float_equal(get(s, "hero:rig_grp.tx"), driver_tx, 1e-12);    /* 5 4: driver.tx -> phl[1] */
   assert_float_equal(get(s, "follower.ty"), 0.5, 1e-12);              /* 5 3: phl[2] -> follower.ty */
+  /* 3: connectAttr, through the unitConversion Maya puts between a number and an angle */
+  assert_float_equal(get(s, "hero:root_jnt.ry"), 0.5 * 3.14159265358979323846 / 180, 1e-12);
   /* the rig's point constraint puts the wrist on the control, wherever the group moved */
   double w[3], c[3];
   world_pos(s, "hero:wrist_jnt", w);
@@ -267,6 +269,7 @@ static void test_reference_save_reopen(void **state) {
   /* the rig is not written inline; the reference and its edits are */
   assert_null(strstr(text, "createNode joint"));
   assert_null(strstr(text, "createNode skinCluster"));
+  assert_null(strstr(text, "createNode unitConversion")); /* the connectAttr edit's: it makes it again */
   assert_non_null(strstr(text, "file -rdi 1 -ns \"hero\" -rfn \"heroRN\""));
   assert_non_null(strstr(text, "file -r -ns \"hero\" -dr 1 -rfn \"heroRN\""));
   assert_non_null(strstr(text, "createNode reference -n \"heroRN\""));

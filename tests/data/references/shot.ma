@@ -17,12 +17,13 @@ createNode reference -n "heroRN";
 	setAttr ".ed" -type "dataReferenceEdits" 
 		"heroRN"
 		"heroRN" 0
-		"heroRN" 7
+		"heroRN" 8
 		2 "|hero:rig_grp|hero:ctrl" "translate" " -type \"double3\" 3 2 0"
 		2 "|hero:rig_grp|hero:ctrl" "bend" " -k 1 0.5"
 		2 "|hero:rig_grp" "visibility" " -av 1"
 		1 "|hero:rig_grp|hero:ctrl" "twist" "tw" " -ci 1 -k 1 -at \"double\""
 		2 "|hero:rig_grp|hero:ctrl" "twist" " 7"
+		3 "|hero:rig_grp|hero:ctrl.bend" "|hero:rig_grp|hero:root_jnt.rotateY" ""
 		5 4 "heroRN" "|hero:rig_grp.translateX" "heroRN.placeHolderList[1]" ""
 		5 3 "heroRN" "|hero:rig_grp|hero:ctrl.bend" "heroRN.placeHolderList[2]" "";
 createNode transform -n "follower";
