@@ -98,6 +98,7 @@ struct sinew__refs {
 };
 
 static uint32_t next_phl(sinew__refs *r, uint32_t top);
+static bool is_reference_node(sinew_graph_t *g, sinew_node_t n);
 
 static uint64_t key_of(sinew_node_t n) { return ((uint64_t)n.index << 32) | n.gen; }
 
@@ -559,7 +560,12 @@ int sinew__reference_load(sinew_cmd_t *cmd, const char *path) {
     /* a script's file -r: Maya makes the reference node; no file's end applies edits, so the
      * scene is as loaded now */
     sinew_node_t rnode;
-    if (sinew_node_find(sc->graph, r->v[index - 1].rfn, &rnode) != SINEW_OK) {
+    int found_rn = sinew_node_find(sc->graph, r->v[index - 1].rfn, &rnode);
+    if (found_rn == SINEW_OK && !is_reference_node(sc->graph, rnode)) {
+      /* -rfn names another node: the reference loads, but has no node to keep its edits */
+      sinew_cmd_warning(cmd, SINEW_LOG_FILE_WARNING, "reference %s: %s is not a reference node; its edits are not saved",
+                        r->v[index - 1].rfn, r->v[index - 1].rfn);
+    } else if (found_rn != SINEW_OK) {
       sinew__buf mk = {0};
       sinew__buf_puts(&mk, "createNode reference -n ");
       sinew__buf_quoted(&mk, r->v[index - 1].rfn);
@@ -951,7 +957,8 @@ static int apply_edits(sinew_session_t *s) {
     if (rec->parent != r->cur || rec->level != r->files || rec->edits_read) continue;
     rec->edits_read = true;
     sinew_node_t rn;
-    if (sinew_node_find(s->scene->graph, rec->rfn, &rn)) continue; /* no reference node: no edits */
+    if (sinew_node_find(s->scene->graph, rec->rfn, &rn) || !is_reference_node(s->scene->graph, rn))
+      continue; /* no reference node: no edits */
     const char *text = kept_edits(s, rn);
     if (!text) continue;
     int rc = decode_edits(rec, text);
@@ -1229,6 +1236,9 @@ static int conn_edit(plan_ctx *x, const sinew_connection_t *c, uint32_t rs, uint
   if (rs && rd) {
     HASH_FIND_STR(r->conns, x->key.p, e);
     if (e) return set_add(&r->plan, x->key.p, NULL); /* the referenced file's own: not written */
+  }
+  if (!r->next_phl[top_of(r, rd ? rd : rs) - 1]) return SINEW_OK; /* no reference node: as it is */
+  if (rs && rd) {
     /* made since loading: a connectAttr edit of the destination's reference */
     x->text.n = 0;
     sinew__buf_puts(&x->text, "3 ");
@@ -1399,9 +1409,13 @@ int sinew__refs_save_begin(sinew_session_t *s) {
   int rc = SINEW_OK;
   for (uint32_t i = 0; i < r->n && !rc; i++) {
     sinew_node_t rn = {0, 0};
-    r->next_phl[i] = 1;
-    if (!r->v[i].parent && sinew_node_find(s->scene->graph, r->v[i].rfn, &rn) == SINEW_OK)
+    /* 0: a top-level reference with no reference node to hold its edits (its connections are
+     * written as they are) */
+    if (!r->v[i].parent && sinew_node_find(s->scene->graph, r->v[i].rfn, &rn) == SINEW_OK &&
+        is_reference_node(s->scene->graph, rn)) {
+      r->next_phl[i] = 1;
       rc = used_phl(s, &r->v[i], rn, &r->used[i], &r->nused[i]);
+    }
   }
   /* values changed since loading */
   for (uint32_t i = 0; i < r->n && !rc; i++) {
@@ -1438,10 +1452,14 @@ void sinew__refs_save_end(sinew_session_t *s) {
 
 bool sinew__refs_skip_node(sinew_session_t *s, sinew_node_t n) { return ref_of_node(s, n, NULL) != NULL; }
 
+static bool is_reference_node(sinew_graph_t *g, sinew_node_t n) {
+  return strcmp(sinew_node_type_name(sinew_node_type(g, n)), "reference") == 0;
+}
+
 /* The loaded reference whose reference node n is, 1-based, or 0. */
 static uint32_t loaded_ref_node(sinew_session_t *s, sinew_node_t n) {
   sinew__refs *r = s->scene->refs;
-  if (!r) return 0;
+  if (!r || !is_reference_node(s->scene->graph, n)) return 0;
   const char *name = sinew_node_name(s->scene->graph, n);
   for (uint32_t i = 0; i < r->n; i++)
     if (!r->v[i].parent && strcmp(r->v[i].rfn, name) == 0) return i + 1;
