@@ -1356,6 +1356,7 @@ static int plan_fosters(sinew_session_t *s) {
     uint32_t ref = 0;
     if (!sinew_node_valid(g, p) || !ref_of_node(s, p, &ref)) continue;
     uint32_t top = top_of(r, ref);
+    if (!r->next_phl[top - 1]) continue; /* no reference node to hold the parent edit */
     if (!r->foster_names[top - 1]) {
       sinew__buf name = {0};
       sinew__buf_printf(&name, "%sfosterParent1", r->v[top - 1].rfn);
