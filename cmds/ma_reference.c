@@ -12,7 +12,8 @@
  * the edits it had (less the placeholder connections, which are made anew), the values that
  * changed since loading as setAttr edits, connections between referenced nodes made since as
  * connectAttr edits, and every connection between a node of the scene and a referenced one
- * through a new placeHolderList element, as Maya writes them. */
+ * through a new placeHolderList element, and a scene node under a referenced one under the
+ * reference's fosterParent node with a parent edit, as Maya writes them. */
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
