@@ -75,6 +75,7 @@ typedef struct new_edit {
   int kind;      /* its edit code: written setAttr (2), connectAttr (3), parent (0), placeholders (5) */
   char *header;
   char *text;
+  char *node, *attr; /* a setAttr edit's node and attribute: it supersedes a kept edit of both */
 } new_edit;
 
 struct sinew__refs {
@@ -133,6 +134,8 @@ static void plan_free(sinew__refs *r) {
   for (uint32_t i = 0; i < r->nadded; i++) {
     sinew_free(r->added[i].header);
     sinew_free(r->added[i].text);
+    sinew_free(r->added[i].node);
+    sinew_free(r->added[i].attr);
   }
   sinew_free(r->added);
   r->added = NULL;
@@ -1102,30 +1105,84 @@ static int add_edit(sinew__refs *r, uint32_t top, const char *header, sinew__buf
   if (sinew__cmds_grow((void **)&r->added, &r->cadded, r->nadded + 1, sizeof *r->added)) return SINEW_ENOMEM;
   char *h = sinew__cmds_strdup(header);
   if (!h) return SINEW_ENOMEM;
-  r->added[r->nadded++] = (new_edit){top, kind, h, text->p};
+  r->added[r->nadded++] = (new_edit){top, kind, h, text->p, NULL, NULL};
   text->p = NULL;
   text->n = text->cap = 0;
   return SINEW_OK;
 }
 
-/* Whether a connection feeds attribute path attr of node n (".t" fed as a whole, through a
- * parent, or through one of its children). A range ("pnts[0:3]") counts as not fed. */
-static bool fed(sinew_graph_t *g, sinew_node_t n, const char *attr) {
+/* Names the setAttr edit just added (node n, attribute path attr). */
+static int name_edit(sinew_session_t *s, sinew_node_t n, const char *attr) {
+  new_edit *ne = &s->scene->refs->added[s->scene->refs->nadded - 1];
+  sinew__buf b = {0};
+  node_path(s->scene->graph, n, &b);
+  ne->node = b.p;
+  ne->attr = sinew__cmds_strdup(attr);
+  return b.oom || !ne->node || !ne->attr ? SINEW_ENOMEM : SINEW_OK;
+}
+
+/* How a connection feeds attribute path attr of node n: 0 not at all, 1 as a whole (the plug,
+ * or a plug above it), 2 through some of its children only. A range ("pnts[0:3]") counts as not
+ * fed. */
+static int fed(sinew_graph_t *g, sinew_node_t n, const char *attr, sinew_plug_t *plug) {
   sinew_plug_t p, from;
-  if (strchr(attr, ':') || sinew_plug_parse_attr(g, n, attr, &p)) return false;
+  if (strchr(attr, ':') || sinew_plug_parse_attr(g, n, attr, &p)) return 0;
+  *plug = p;
   for (sinew_plug_t at = p;;) {
-    if (sinew_plug_source(g, &at, &from)) return true;
+    if (sinew_plug_source(g, &at, &from)) return 1;
     sinew_plug_t up;
     if (!sinew_plug_parent(g, &at, &up)) break;
     at = up;
   }
   sinew_attr_info_t info;
-  if (sinew_node_attr_info(g, n, p.attr, &info) || info.type != SINEW_ATTR_COMPOUND) return false;
+  if (sinew_node_attr_info(g, n, p.attr, &info) || info.type != SINEW_ATTR_COMPOUND) return 0;
   for (uint32_t c = 0; c < info.child_count; c++) {
     sinew_plug_t ch;
-    if (sinew_plug_child(g, &p, info.children[c], &ch) == SINEW_OK && sinew_plug_source(g, &ch, &from)) return true;
+    if (sinew_plug_child(g, &p, info.children[c], &ch) == SINEW_OK && sinew_plug_source(g, &ch, &from)) return 2;
   }
-  return false;
+  return 0;
+}
+
+/* A compound some of whose children a connection feeds (ctrl.t with ty connected): a setAttr
+ * edit for each numeric child that is not fed. */
+static int child_edits(sinew_session_t *s, uint32_t top, const char *header, sinew_node_t n, const char *attr,
+                       const sinew_plug_t *p) {
+  sinew_graph_t *g = s->scene->graph;
+  sinew_attr_info_t info;
+  if (sinew_node_attr_info(g, n, p->attr, &info)) return SINEW_OK;
+  int rc = SINEW_OK;
+  for (uint32_t c = 0; c < info.child_count && !rc; c++) {
+    sinew_plug_t ch, from;
+    sinew_attr_info_t ci;
+    double v = 0;
+    if (sinew_plug_child(g, p, info.children[c], &ch) || sinew_plug_source(g, &ch, &from)) continue;
+    if (sinew_node_attr_info(g, n, info.children[c], &ci) || !sinew_attr_type_is_numeric(ci.type)) continue;
+    if (sinew_get_double(g, &ch, &v)) continue;
+    sinew__buf text = {0}, b = {0};
+    sinew__buf_puts(&text, "2 ");
+    node_path(g, n, &b);
+    sinew__buf_quoted(&text, b.p ? b.p : "");
+    b.n = 0;
+    if (strchr(attr, '[')) sinew__buf_printf(&b, "%s.%s", attr, ci.short_name ? ci.short_name : ci.name);
+    else sinew__buf_puts(&b, ci.short_name ? ci.short_name : ci.name);
+    sinew__buf_puts(&text, " ");
+    sinew__buf_quoted(&text, b.p ? b.p : "");
+    b.n = 0;
+    sinew__buf_puts(&b, " ");
+    sinew__buf_num(&b, sinew__unit_to_ui(g, ci.type, v));
+    sinew__buf_puts(&text, " ");
+    sinew__buf_quoted(&text, b.p ? b.p : "");
+    char child[600] = "";
+    rc = b.oom ? SINEW_ENOMEM : add_edit(s->scene->refs, top, header, &text);
+    if (!rc) {
+      if (strchr(attr, '[')) snprintf(child, sizeof child, "%s.%s", attr, ci.short_name ? ci.short_name : ci.name);
+      else snprintf(child, sizeof child, "%s", ci.short_name ? ci.short_name : ci.name);
+      rc = name_edit(s, n, child);
+    }
+    sinew__buf_free(&b);
+    sinew__buf_free(&text);
+  }
+  return rc;
 }
 
 /* One setAttr statement of the writer ("\tsetAttr -l on \".tx\"" / "\tsetAttr \".t\" -type ...")
@@ -1157,10 +1214,12 @@ static int setattr_edit(sinew_session_t *s, uint32_t top, const char *header, si
   if (!attr) return SINEW_OK;
   char a[1024];
   snprintf(a, sizeof a, "%.*s", (int)alen, attr);
-  if (fed(s->scene->graph, n, a)) {
-    /* a connection gives it: not an edit of its value */
+  sinew_plug_t plug;
+  int how = fed(s->scene->graph, n, a, &plug);
+  if (how) {
+    /* a connection gives it: not an edit of its value (but of its children's that it does not) */
     sinew__buf_free(&flags);
-    return SINEW_OK;
+    return how == 2 ? child_edits(s, top, header, n, a, &plug) : SINEW_OK;
   }
   if (flags.n) sinew__buf_put(&rest, flags.p, flags.n);
   for (; c < end; c++) {
@@ -1181,6 +1240,7 @@ static int setattr_edit(sinew_session_t *s, uint32_t top, const char *header, si
   sinew__buf_puts(&text, " ");
   sinew__buf_quoted(&text, rest.p ? rest.p : "");
   int rc = flags.oom || rest.oom ? SINEW_ENOMEM : add_edit(s->scene->refs, top, header, &text);
+  if (!rc) rc = name_edit(s, n, a);
   sinew__buf_free(&text);
   sinew__buf_free(&flags);
   sinew__buf_free(&rest);
@@ -1430,6 +1490,17 @@ int sinew__refs_save_begin(sinew_session_t *s) {
     }
   }
   if (rc) return rc;
+  /* a kept setAttr edit of a node and attribute a new one sets again is not written twice */
+  for (uint32_t i = 0; i < r->nadded; i++) {
+    new_edit *ne = &r->added[i];
+    if (!ne->node) continue;
+    ref_rec *rec = &r->v[ne->top - 1];
+    for (uint32_t k = 0; k < rec->nedits; k++) {
+      ref_edit *ed = &rec->edits[k];
+      if (ed->code == 2 && !ed->drop && ed->ns >= 2 && strcmp(ed->s[0], ne->node) == 0 && strcmp(ed->s[1], ne->attr) == 0)
+        ed->drop = true;
+    }
+  }
   if ((rc = plan_fosters(s))) return rc;
   plan_ctx x = {s, {0}, {0}, SINEW_OK};
   sinew_foreach_connection(s->scene->graph, (sinew_node_t){0, 0}, false, plan_conn, &x);

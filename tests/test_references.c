@@ -198,9 +198,9 @@ static sinew_session_t *save_and_reopen(sinew_session_t *s, const char *name) {
 /* ---- a referenced rig with edits --------------------------------------------------------------- */
 
 /* The values shot.ma's edits and placeholder connections give, checked in s. */
-static void check_shot(sinew_session_t *s, double driver_tx, double ctrl_world_x) {
+static void check_shot(sinew_session_t *s, double driver_tx, double ctrl_world_x, double ctrl_ty) {
   assert_float_equal(get(s, "hero:ctrl.tx"), 3, 1e-12); /* 2 setAttr */
-  assert_float_equal(get(s, "hero:ctrl.ty"), 2, 1e-12);
+  assert_float_equal(get(s, "hero:ctrl.ty"), ctrl_ty, 1e-12);
   assert_float_equal(get(s, "hero:ctrl.bend"), 0.5, 1e-12);
   assert_float_equal(get(s, "hero:ctrl.twist"), 7, 1e-12);            /* 1 addAttr, then set */
   assert_float_equal(get(s, "hero:rig_grp.tx"), driver_tx, 1e-12);    /* 5 4: driver.tx -> phl[1] */
@@ -221,7 +221,7 @@ static void test_reference_loads(void **state) {
   copy_data("shot.ma", "");
   sinew_session_t *s = session(true);
   open_ok(s, tmp("shot.ma"));
-  check_shot(s, 5, 8);
+  check_shot(s, 5, 8, 2);
   assert_int_equal(logged(SINEW_LOG_REFERENCE_MISSING, NULL) + logged(SINEW_LOG_REFERENCE_EDIT_FAILED, NULL), 0);
   /* the rig's nodes are the reference's, the scene's own are not */
   assert_string_equal(sinew_session_node_reference(s, node(s, "hero:ctrl")), "heroRN");
@@ -256,6 +256,8 @@ static void test_reference_save_reopen(void **state) {
   /* change a referenced value, connect the scene to the rig, connect the rig to itself */
   run(s, "setAttr hero:elbow_jnt.rz 30; setAttr driver.tx 6;"
          "connectAttr driver.ty hero:ctrl.tz; connectAttr hero:ctrl.twist hero:rig_grp.sx;");
+  /* translate fed through tz only: its other children are edits of their own */
+  run(s, "setAttr hero:ctrl.ty 2.5;");
   /* the scene's own nodes under referenced ones: a constraint an animator adds, a group */
   run(s, "pointConstraint -mo driver hero:root_jnt; group -em -n extra_grp -p hero:ctrl; setAttr extra_grp.tx 1;"
          "setAttr driver.tz 2;");
@@ -284,9 +286,11 @@ static void test_reference_save_reopen(void **state) {
   assert_non_null(strstr(text, "|hero:rig_grp|hero:root_jnt\" \"-s -r \""));
   /* what a connection gives is no edit (the constrained wrist, the connected control) */
   assert_null(strstr(text, "hero:wrist_jnt\" \"t\""));
+  assert_non_null(strstr(text, "2 \"|hero:rig_grp|hero:ctrl\" \"ty\" \" 2.5\""));
+  assert_null(strstr(text, "\"|hero:rig_grp|hero:ctrl\" \"tz\""));
   free(text);
   /* reopened: the same values */
-  check_shot(t, 6, 6 + 7 * 3); /* rig_grp.sx = ctrl.twist = 7 */
+  check_shot(t, 6, 6 + 7 * 3, 2.5); /* rig_grp.sx = ctrl.twist = 7 */
   assert_float_equal(get(t, "hero:elbow_jnt.rz"), 30 * 3.14159265358979323846 / 180, 1e-9); /* radians inside */
   assert_float_equal(get(t, "hero:ctrl.tz"), 2, 1e-12);
   assert_float_equal(get(t, "hero:rig_grp.sx"), 7, 1e-12);
@@ -460,7 +464,7 @@ static void test_search_path(void **state) {
   setenv("SINEW_REFERENCE_PATH", path, 1);
   s = session(true);
   open_ok(s, tmp("scene/shot.ma"));
-  check_shot(s, 5, 8);
+  check_shot(s, 5, 8, 2);
   sinew_session_destroy(s);
   unsetenv("SINEW_REFERENCE_PATH");
   /* a path from another machine: the file of that name beside the scene */
@@ -482,7 +486,7 @@ static void test_search_path(void **state) {
   free(fixed);
   s = session(true);
   open_ok(s, tmp("lib/shot.ma"));
-  check_shot(s, 5, 8);
+  check_shot(s, 5, 8, 2);
   sinew_session_destroy(s);
 }
 
@@ -507,7 +511,7 @@ static void test_import_inside_main(void **state) {
   free(text);
   sinew_session_t *s = session(true);
   open_ok(s, tmp("shot.ma"));
-  check_shot(s, 5, 8);
+  check_shot(s, 5, 8, 2);
   assert_true(exists(s, "imported"));
   assert_null(sinew_session_node_reference(s, node(s, "imported")));
   sinew_session_destroy(s);
