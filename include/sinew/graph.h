@@ -124,7 +124,9 @@ typedef enum sinew_log_level {
   XX(SCRIPT_PRINT, "script output")                                                  \
   XX(COMMAND_FAILED, "a command failed; the file goes on (as Maya reads files)")      \
   XX(GENERIC, "message")                                                              \
-  XX(EXPR_STOPPED, "expression stopped (interrupted or over its budget); outputs keep their last values")
+  XX(EXPR_STOPPED, "expression stopped (interrupted or over its budget); outputs keep their last values") \
+  XX(REFERENCE_MISSING, "a referenced file was not found; the reference stays unloaded")          \
+  XX(REFERENCE_EDIT_FAILED, "a reference edit failed; it is kept")
 
 typedef enum sinew_log_id {
 #define SINEW__LOG_ENUM(name, text) SINEW_LOG_##name,
