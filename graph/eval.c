@@ -1211,6 +1211,110 @@ void *sinew_compute_state(sinew_compute_t *ctx) {
   return ctx ? sinew_node_state(ctx->graph, ctx->node) : NULL;
 }
 
+/* ---- the fast path: reads by attribute id ------------------------------------------------------ */
+
+/* Where a read by id finds its value: the slot of a top-level attribute or of a child of a
+ * top-level compound, neither an array. *s is NULL when the value is the attribute's default
+ * (no storage yet); false sends the read through the ordinary getter on the plug. Any other
+ * id is refused here, with a message naming the node. */
+static int direct_slot(sinew_compute_t *ctx, uint32_t attr, want_kind k, const char *what,
+                       const sinew__attr **out_a, sinew__slot **out_s, bool *direct) {
+  if (!ctx) return SINEW_EINVAL;
+  sinew_graph_t *g = ctx->graph;
+  sinew__node *n = sinew__node_get(g, ctx->node);
+  if (!n) return sinew_graph_set_error(g, SINEW_ESTALE, "%s: the node being computed was deleted", what);
+  if (attr >= sinew__node_nattrs(n) || (sinew__attr_get(g, n, attr)->flags & SINEW__ATTR_REMOVED))
+    return sinew_graph_set_error(g, SINEW_EINVAL, "%s: %s (%s) has no attribute #%u", what, n->name,
+                                 n->type->name, attr);
+  const sinew__attr *a = sinew__attr_get(g, n, attr);
+  if (!kind_ok(g, n, a, k))
+    return sinew_graph_set_error(g, SINEW_ETYPE, "%s: %s.%s is of type %s, not %s", what, n->name, a->name,
+                                 sinew_attr_type_name(a->type), kind_name(k));
+  *out_a = a;
+  *direct = false;
+  if (a->array_depth) return SINEW_OK;
+  sinew__slot *s;
+  if (a->parent == SINEW__NO_ATTR) {
+    s = &n->slots[a->slot_index];
+  } else {
+    const sinew__attr *pa = sinew__attr_get(g, n, a->parent);
+    if (pa->parent != SINEW__NO_ATTR) return SINEW_OK;
+    sinew__slot *ps = &n->slots[pa->slot_index];
+    s = ps->v.kids ? &ps->v.kids[a->slot_index] : NULL;
+  }
+  if (s && (sinew__slot_dirtyish(s) || (s->flags & SINEW__F_BUSY))) return SINEW_OK;
+  *out_s = s;
+  *direct = true;
+  return SINEW_OK;
+}
+
+int sinew_compute_get_double(sinew_compute_t *ctx, uint32_t attr, double *out) {
+  const sinew__attr *a = NULL;
+  sinew__slot *s = NULL;
+  bool direct = false;
+  int rc = direct_slot(ctx, attr, WANT_NUMBER, "compute read", &a, &s, &direct);
+  if (rc) return rc;
+  if (!direct) {
+    sinew_plug_t p = sinew_plug_make(ctx->node, attr, 0, NULL);
+    return sinew_get_double(ctx->graph, &p, out);
+  }
+  if (out) *out = s ? sinew__slot_num(s) : a->dflt;
+  return SINEW_OK;
+}
+
+int sinew_compute_get_doubles(sinew_compute_t *ctx, uint32_t attr, double *out, size_t count) {
+  const sinew__attr *a = NULL;
+  sinew__slot *s = NULL;
+  bool direct = false;
+  int rc = direct_slot(ctx, attr, WANT_NUMBERS, "compute read", &a, &s, &direct);
+  if (rc) return rc;
+  if (!direct) {
+    sinew_plug_t p = sinew_plug_make(ctx->node, attr, 0, NULL);
+    return sinew_get_doubles(ctx->graph, &p, out, count, NULL);
+  }
+  if (!out) return SINEW_OK;
+  if (a->type != SINEW_ATTR_COMPOUND) {
+    if (count) out[0] = s ? sinew__slot_num(s) : a->dflt;
+    return SINEW_OK;
+  }
+  sinew__node *n = sinew__node_get(ctx->graph, ctx->node);
+  for (uint32_t i = 0; i < a->nchildren && i < count; i++)
+    out[i] = s && s->v.kids ? sinew__slot_num(&s->v.kids[i])
+                            : sinew__attr_get(ctx->graph, n, a->children[i])->dflt;
+  return SINEW_OK;
+}
+
+int sinew_compute_get_matrix(sinew_compute_t *ctx, uint32_t attr, sinew_mat4_t *out) {
+  const sinew__attr *a = NULL;
+  sinew__slot *s = NULL;
+  bool direct = false;
+  int rc = direct_slot(ctx, attr, WANT_MATRIX, "compute read", &a, &s, &direct);
+  if (rc) return rc;
+  if (!direct) {
+    sinew_plug_t p = sinew_plug_make(ctx->node, attr, 0, NULL);
+    return sinew_get_matrix(ctx->graph, &p, out);
+  }
+  if (out) {
+    if (s && s->v.m) *out = *s->v.m;
+    else sinew_mat4_identity(out);
+  }
+  return SINEW_OK;
+}
+
+bool sinew_compute_peek_matrix(sinew_compute_t *ctx, uint32_t attr, sinew_mat4_t *out) {
+  const sinew__attr *a = NULL;
+  sinew__slot *s = NULL;
+  bool direct = false;
+  if (!ctx) return false;
+  sinew__node *n = sinew__node_get(ctx->graph, ctx->node);
+  if (!n || attr >= sinew__node_nattrs(n) || sinew__attr_get(ctx->graph, n, attr)->type != SINEW_ATTR_MATRIX)
+    return false;
+  if (direct_slot(ctx, attr, WANT_MATRIX, "compute read", &a, &s, &direct) || !direct || !s || !s->v.m)
+    return false;
+  if (out) *out = *s->v.m;
+  return true;
+}
+
 /* Checks an output write from a compute and ensures the slot. */
 static int begin_out(sinew_compute_t *ctx, const sinew_plug_t *p, want_kind k, sinew__node **out_n,
                      const sinew__attr **out_a, sinew__slot **out_s) {

@@ -654,6 +654,23 @@ SINEW_API void *sinew_compute_state(sinew_compute_t *ctx);
  * sinew_graph_interrupt(). Reading it true takes the request (the flag is cleared), so one
  * interrupt stops one compute; the compute then keeps its outputs' last values. */
 SINEW_API bool sinew_compute_interrupted(sinew_compute_t *ctx);
+/* The fast path: reads an attribute of the node being computed by its id (looked up once, at
+ * registration, with sinew_node_type_attr), without building a plug or searching for it. For
+ * an attribute at the top level or a child of a top-level compound, not an array nor under one;
+ * it answers the same as sinew_get_double / sinew_get_doubles / sinew_get_matrix on that plug
+ * (an input that is still dirty, one not declared to affect the plug being computed, is pulled
+ * first, as those do), and any other attribute goes through them. An id the node does not have
+ * is SINEW_EINVAL, a value of another kind SINEW_ETYPE, both with a message naming the node. */
+SINEW_API int sinew_compute_get_double(sinew_compute_t *ctx, uint32_t attr, double *out);
+/* The children of a numeric compound (up to count), or one number. */
+SINEW_API int sinew_compute_get_doubles(sinew_compute_t *ctx, uint32_t attr, double *out, size_t count);
+SINEW_API int sinew_compute_get_matrix(sinew_compute_t *ctx, uint32_t attr, sinew_mat4_t *out);
+/* An output of the node being computed, only when it is up to date: true and its matrix in
+ * *out, or false (nothing computed) when it is dirty or not a matrix reachable by id as above.
+ * A compute that makes several outputs from one intermediate (a transform's local matrix for
+ * its matrix and worldMatrix) keeps it in one output and takes it back from there while no
+ * input of that output changed. */
+SINEW_API bool sinew_compute_peek_matrix(sinew_compute_t *ctx, uint32_t attr, sinew_mat4_t *out);
 SINEW_API int sinew_compute_set_double(sinew_compute_t *ctx, const sinew_plug_t *plug, double v);
 SINEW_API int sinew_compute_set_doubles(sinew_compute_t *ctx, const sinew_plug_t *plug,
                                         const double *values, size_t n);
