@@ -29,6 +29,33 @@ struct sinew_compute {
 
 /* ---- helpers --------------------------------------------------------------------------------- */
 
+/* sinew__slot_find, answered directly for a top-level attribute without indices (the plug of
+ * most reads and of most dirtied outputs), which is the first slot of any path. */
+static sinew__slot *slot_of(const sinew_graph_t *g, sinew__node *n, const sinew_plug_t *p,
+                            sinew__slot_path *path) {
+  if (p->nidx == 0 && p->attr < n->type->nattrs && n->type->attrs[p->attr].parent == SINEW__NO_ATTR) {
+    sinew__slot *s = &n->slots[n->type->attrs[p->attr].slot_index];
+    if (path) {
+      path->slots[0] = s;
+      path->n = 1;
+    }
+    return s;
+  }
+  return sinew__slot_find(g, n, p, path);
+}
+
+/* The connection into exactly plug p of node n. A node's own list of connections is short and
+ * warm where the graph-wide index is a hash over every connection; a node with many takes the
+ * index. */
+static sinew__conn *conn_into(const sinew_graph_t *g, const sinew__node *n, const sinew_plug_t *p) {
+  if (n->nconns > 16) return sinew__conn_to(g, p);
+  for (uint32_t i = 0; i < n->nconns; i++) {
+    sinew__conn *c = n->conns[i];
+    if (c->dst.node.index == p->node.index && c->dst.attr == p->attr && sinew_plug_equal(&c->dst, p)) return c;
+  }
+  return NULL;
+}
+
 static const sinew__attr *attr_of(sinew_graph_t *g, const sinew_plug_t *p, sinew__node **out) {
   sinew__node *n = sinew__node_get(g, p->node);
   if (out) *out = n;
@@ -75,6 +102,12 @@ static int each_plug_rec(sinew_graph_t *g, sinew__node *n, const uint32_t *chain
 static int each_plug(sinew_graph_t *g, sinew_node_t node, uint32_t attr, slot_filter want,
                      plug_fn fn, void *ud) {
   sinew__node *n = sinew__node_get(g, node);
+  const sinew__attr *a = sinew__attr_get(g, n, attr);
+  if (a->parent == SINEW__NO_ATTR) { /* a top-level attribute: its one plug, nothing to enumerate */
+    if (want && !want(&n->slots[a->slot_index])) return SINEW_OK;
+    sinew_plug_t p = sinew_plug_make(node, attr, 0, NULL);
+    return fn(g, &p, ud);
+  }
   uint32_t chain[SINEW__MAX_DEPTH];
   uint32_t len = sinew__attr_chain(g, n, attr, chain);
   sinew_plug_t p = sinew_plug_make(node, attr, 0, NULL);
@@ -111,7 +144,7 @@ static int push_dirty(sinew_graph_t *g, const sinew_plug_t *p, void *ud) {
   const sinew__attr *a = attr_of(g, p, &n);
   if (!a) return SINEW_OK;
   sinew__slot_path path;
-  sinew__slot *s = sinew__slot_find(g, n, p, &path);
+  sinew__slot *s = slot_of(g, n, p, &path);
   if (!s || (s->flags & SINEW__F_DIRTY)) return SINEW_OK;
   if (w->n == w->cap && !w->overflow) {
     uint32_t cap = w->cap;
@@ -184,18 +217,18 @@ static void spread(sinew_graph_t *g, const sinew_plug_t *p, push_ctx *w) {
   sinew_node_t node = p->node;
   /* Outputs of the node that the attribute (or a parent or child of it) affects. */
   for (uint32_t k = 0; k < a->naffects; k++) each_plug(g, node, a->affects[k], NULL, push_dirty, w);
-  /* Connections leaving p or one of its parents. */
-  sinew_plug_t cur = *p;
-  for (;;) {
-    sinew__slot *s = sinew__slot_find(g, n, &cur, NULL);
-    if (s && (s->flags & SINEW__F_OUT))
-      for (sinew__conn *c = sinew__conn_from(g, &cur); c; c = c->src_next) push_dirty(g, &c->dst, w);
-    sinew_plug_t up;
-    if (!sinew_plug_parent(g, &cur, &up)) break;
+  /* Connections leaving p or one of its parents (a top-level plug without indices has none). */
+  sinew__slot *s = slot_of(g, n, p, NULL);
+  if (s && (s->flags & SINEW__F_OUT))
+    for (sinew__conn *c = sinew__conn_from(g, p); c; c = c->src_next) push_dirty(g, &c->dst, w);
+  sinew_plug_t cur = *p, up;
+  while ((cur.nidx || a->parent != SINEW__NO_ATTR) && sinew_plug_parent(g, &cur, &up)) {
     cur = up;
+    sinew__slot *ps = slot_of(g, n, &cur, NULL);
+    if (ps && (ps->flags & SINEW__F_OUT))
+      for (sinew__conn *c = sinew__conn_from(g, &cur); c; c = c->src_next) push_dirty(g, &c->dst, w);
   }
   /* Connections leaving a child of p. */
-  sinew__slot *s = sinew__slot_find(g, n, p, NULL);
   if (s && (s->flags & SINEW__F_SUB_OUT)) {
     for (uint32_t i = 0; i < n->nconns; i++) {
       sinew__conn *c = n->conns[i];
@@ -332,7 +365,7 @@ static int need(sinew_graph_t *g, pull_ctx *c, const sinew_plug_t *q) {
   sinew__node *n;
   const sinew__attr *a = attr_of(g, q, &n);
   if (!a) return SINEW_OK;
-  sinew__slot *s = sinew__slot_find(g, n, q, NULL);
+  sinew__slot *s = slot_of(g, n, q, NULL);
   if (!s) {
     if (!a->computed && !feeding(g, n, q, &(sinew_plug_t){0})) return SINEW_OK; /* default value */
     return frame_push(c, q);
@@ -364,7 +397,7 @@ static int need_cb(sinew_graph_t *g, const sinew_plug_t *p, void *ud) {
 static sinew__conn *feeding(sinew_graph_t *g, sinew__node *n, const sinew_plug_t *p, sinew_plug_t *dst) {
   sinew__slot_path path;
   sinew_plug_t cur = *p;
-  while (!sinew__slot_find(g, n, &cur, &path)) { /* the nearest existing plug decides */
+  while (!slot_of(g, n, &cur, &path)) { /* the nearest existing plug decides */
     sinew_plug_t up;
     if (!sinew_plug_parent(g, &cur, &up)) return NULL;
     cur = up;
@@ -373,7 +406,7 @@ static sinew__conn *feeding(sinew_graph_t *g, sinew__node *n, const sinew_plug_t
   for (uint32_t i = 0; i < path.n; i++) any |= (path.slots[i]->flags & SINEW__F_IN) != 0;
   if (!any) return NULL;
   for (;;) {
-    sinew__conn *c = sinew__conn_to(g, &cur);
+    sinew__conn *c = conn_into(g, n, &cur);
     if (c) {
       *dst = cur;
       return c;
@@ -391,7 +424,7 @@ static int need_children(sinew_graph_t *g, pull_ctx *pc, sinew__node *n, const s
     sinew__multi *m = s->v.multi;
     uint32_t count = m ? m->count : 0;
     for (uint32_t i = 0; i < count; i++) {
-      m = sinew__slot_find(g, n, p, NULL)->v.multi;
+      m = slot_of(g, n, p, NULL)->v.multi;
       if (!sinew__slot_dirtyish(&m->elems[i])) continue;
       sinew_plug_t e;
       sinew_plug_element(g, p, m->idx[i], &e);
@@ -404,7 +437,7 @@ static int need_children(sinew_graph_t *g, pull_ctx *pc, sinew__node *n, const s
   for (uint32_t i = 0; i < a->nchildren; i++) {
     sinew_plug_t ch;
     sinew_plug_child(g, p, a->children[i], &ch);
-    sinew__slot *cs = sinew__slot_find(g, n, &ch, NULL);
+    sinew__slot *cs = slot_of(g, n, &ch, NULL);
     if (cs && sinew__slot_dirtyish(cs)) {
       int rc = need(g, pc, &ch);
       if (rc) return rc;
@@ -415,7 +448,7 @@ static int need_children(sinew_graph_t *g, pull_ctx *pc, sinew__node *n, const s
 
 static void set_busy(sinew_graph_t *g, const sinew_plug_t *p, bool on) {
   sinew__node *n = sinew__node_get(g, p->node);
-  sinew__slot *s = n ? sinew__slot_find(g, n, p, NULL) : NULL;
+  sinew__slot *s = n ? slot_of(g, n, p, NULL) : NULL;
   if (!s) return;
   if (on) s->flags |= SINEW__F_BUSY;
   else s->flags &= ~(uint32_t)SINEW__F_BUSY;
@@ -425,7 +458,7 @@ static void mark_clean(sinew_graph_t *g, const sinew_plug_t *p) {
   sinew__node *n;
   const sinew__attr *a = attr_of(g, p, &n);
   sinew__slot_path path;
-  if (a && sinew__slot_find(g, n, p, &path)) sinew__slot_mark_clean(g, n, a, !plug_whole(a, p), &path);
+  if (a && slot_of(g, n, p, &path)) sinew__slot_mark_clean(g, n, a, !plug_whole(a, p), &path);
 }
 
 /* Copies the source's value into the destination and marks it clean. */
@@ -444,7 +477,7 @@ static int pull_copy(sinew_graph_t *g, const sinew_plug_t *src, const sinew_plug
   /* The copy may drop dirty elements the source lacks; with the destination DIRTY throughout,
    * the clean below settles the counts of everything above it in one go. */
   if (!(ds->flags & SINEW__F_DIRTY)) sinew__slot_mark_dirty(g, dn, da, !plug_whole(da, dst), &path);
-  sinew__slot *ss = sinew__slot_find(g, sn, src, NULL);
+  sinew__slot *ss = slot_of(g, sn, src, NULL);
   if (ss) {
     rc = sinew__slot_copy(g, dn, da, !plug_whole(da, dst), ds, sn, sa, !plug_whole(sa, src), ss);
   } else { /* the source element does not exist: the destination takes the default */
@@ -473,7 +506,7 @@ static int run_compute(sinew_graph_t *g, const sinew_plug_t *p) {
     if (!n) return SINEW_OK; /* a misbehaving compute deleted its node */
   }
   char buf[256];
-  sinew__slot *s = sinew__slot_find(g, n, p, NULL);
+  sinew__slot *s = slot_of(g, n, p, NULL);
   bool still = s && sinew__slot_dirtyish(s);
   /* Running out of memory is no fault of the node: the plug stays dirty, to be computed again
    * by the next read, and this read fails, rather than a stale value passing as clean. */
@@ -499,7 +532,7 @@ static int expand(sinew_graph_t *g, pull_ctx *pc, frame *f) {
   sinew__node *n;
   const sinew__attr *a = attr_of(g, &p, &n);
   if (!a) return 1;
-  sinew__slot *s = sinew__slot_find(g, n, &p, NULL);
+  sinew__slot *s = slot_of(g, n, &p, NULL);
   if (!s && !a->computed) {
     /* An input element that does not exist yet, under a fed array: evaluating the array
      * brings it if the source has it (reading it does not make it). */
@@ -545,7 +578,7 @@ static int finish(sinew_graph_t *g, const sinew_plug_t *p) {
   const sinew__attr *a = attr_of(g, p, &n);
   if (!a) return SINEW_OK;
   set_busy(g, p, false);
-  sinew__slot *s = sinew__slot_find(g, n, p, NULL);
+  sinew__slot *s = slot_of(g, n, p, NULL);
   if (!s || !sinew__slot_dirtyish(s)) return SINEW_OK;
   sinew_plug_t dst;
   sinew__conn *c = feeding(g, n, p, &dst);
@@ -567,7 +600,7 @@ int sinew__pull(sinew_graph_t *g, const sinew_plug_t *p) {
   sinew__node *n;
   const sinew__attr *a = attr_of(g, p, &n);
   if (!a) return SINEW_OK;
-  sinew__slot *s = sinew__slot_find(g, n, p, NULL);
+  sinew__slot *s = slot_of(g, n, p, NULL);
   if (s && !sinew__slot_dirtyish(s)) return SINEW_OK; /* the common case: clean */
   if (!s && !a->computed && !feeding(g, n, p, &(sinew_plug_t){0}))
     return SINEW_OK; /* an element never set and not fed through an array above: the default */
@@ -830,7 +863,7 @@ int sinew_set_matrix(sinew_graph_t *g, const sinew_plug_t *p, const sinew_mat4_t
   int rc = check_set(g, p, WANT_MATRIX, &n, &a);
   if (rc) return rc;
   /* The storage is made before the slot, so that nothing needs taking back. */
-  sinew__slot *had = sinew__slot_find(g, n, p, NULL);
+  sinew__slot *had = slot_of(g, n, p, NULL);
   bool reuse = had && had->v.m && !sinew__jon(g); /* the journal keeps the old matrix */
   sinew_mat4_t *fresh = reuse ? NULL : sinew__malloc(sizeof *fresh);
   if (!reuse && !fresh) {
@@ -939,7 +972,7 @@ int sinew_set_double_elements(sinew_graph_t *g, const sinew_plug_t *arr, const i
   for (size_t i = 0; i < count && !rc; i++) {
     sinew_plug_t e;
     sinew_plug_element(g, arr, idx[i], &e);
-    if (sinew__slot_find(g, n, &e, NULL)) continue;
+    if (slot_of(g, n, &e, NULL)) continue;
     sinew__created one = {.n = 0};
     rc = sinew__slot_ensure(g, n, &e, &s, NULL, &one);
     for (uint32_t k = 0; k < one.n && nmade < cap; k++) made[nmade++] = one.elems[k];
@@ -966,7 +999,7 @@ int sinew_set_double_elements(sinew_graph_t *g, const sinew_plug_t *arr, const i
   for (size_t i = 0; i < count; i++) {
     sinew_plug_t e;
     sinew_plug_element(g, arr, idx[i], &e);
-    s = sinew__slot_find(g, n, &e, NULL);
+    s = slot_of(g, n, &e, NULL);
     if (jon) jrec_value(g, &e, SINEW__JV_NUMBER, s);
     sinew__slot_put_num(s, normalise(a, values[i]));
     s->flags |= SINEW__F_SET;
@@ -996,7 +1029,7 @@ static int begin_get(sinew_graph_t *g, const sinew_plug_t *p, want_kind k, sinew
   if (!n) return sinew_graph_set_error(g, SINEW_ESTALE, "getAttr: the node was deleted during evaluation");
   *out_n = n;
   *out_a = sinew__attr_get(g, n, p->attr);
-  *out_s = sinew__slot_find(g, n, p, NULL);
+  *out_s = slot_of(g, n, p, NULL);
   return SINEW_OK;
 }
 
@@ -1089,7 +1122,7 @@ int sinew_get_double_elements(sinew_graph_t *g, const sinew_plug_t *arr, int32_t
                                  sinew__plug_str(g, arr, buf, sizeof buf));
   if ((rc = sinew__pull(g, arr))) return rc;
   n = sinew__node_get(g, arr->node);
-  sinew__slot *s = sinew__slot_find(g, n, arr, NULL);
+  sinew__slot *s = slot_of(g, n, arr, NULL);
   const sinew__multi *m = s ? s->v.multi : NULL;
   uint32_t count = m ? m->count : 0;
   for (uint32_t i = 0; i < count && i < cap; i++) {
