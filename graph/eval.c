@@ -394,16 +394,11 @@ static int need_cb(sinew_graph_t *g, const sinew_plug_t *p, void *ud) {
 
 /* The nearest plug at or above p that is a connection destination, if any. An element that
  * does not exist yet is still fed when an array above it is. */
-static sinew__conn *feeding(sinew_graph_t *g, sinew__node *n, const sinew_plug_t *p, sinew_plug_t *dst) {
-  sinew__slot_path path;
-  sinew_plug_t cur = *p;
-  while (!slot_of(g, n, &cur, &path)) { /* the nearest existing plug decides */
-    sinew_plug_t up;
-    if (!sinew_plug_parent(g, &cur, &up)) return NULL;
-    cur = up;
-  }
+/* feeding, for an existing plug cur whose slots down from the top are path. */
+static sinew__conn *feeding_at(sinew_graph_t *g, sinew__node *n, sinew_plug_t cur, const sinew__slot_path *path,
+                               sinew_plug_t *dst) {
   bool any = false;
-  for (uint32_t i = 0; i < path.n; i++) any |= (path.slots[i]->flags & SINEW__F_IN) != 0;
+  for (uint32_t i = 0; i < path->n; i++) any |= (path->slots[i]->flags & SINEW__F_IN) != 0;
   if (!any) return NULL;
   for (;;) {
     sinew__conn *c = conn_into(g, n, &cur);
@@ -415,6 +410,17 @@ static sinew__conn *feeding(sinew_graph_t *g, sinew__node *n, const sinew_plug_t
     if (!sinew_plug_parent(g, &cur, &up)) return NULL;
     cur = up;
   }
+}
+
+static sinew__conn *feeding(sinew_graph_t *g, sinew__node *n, const sinew_plug_t *p, sinew_plug_t *dst) {
+  sinew__slot_path path;
+  sinew_plug_t cur = *p;
+  while (!slot_of(g, n, &cur, &path)) { /* the nearest existing plug decides */
+    sinew_plug_t up;
+    if (!sinew_plug_parent(g, &cur, &up)) return NULL;
+    cur = up;
+  }
+  return feeding_at(g, n, cur, &path, dst);
 }
 
 /* Children (or elements) of p that are dirty, queued as dependencies. */
@@ -506,7 +512,9 @@ static int run_compute(sinew_graph_t *g, const sinew_plug_t *p) {
     if (!n) return SINEW_OK; /* a misbehaving compute deleted its node */
   }
   char buf[256];
-  sinew__slot *s = slot_of(g, n, p, NULL);
+  sinew__slot_path path;
+  sinew__slot *s = slot_of(g, n, p, &path);
+  if (s) s->flags &= ~(uint32_t)SINEW__F_BUSY;
   bool still = s && sinew__slot_dirtyish(s);
   /* Running out of memory is no fault of the node: the plug stays dirty, to be computed again
    * by the next read, and this read fails, rather than a stale value passing as clean. */
@@ -522,7 +530,8 @@ static int run_compute(sinew_graph_t *g, const sinew_plug_t *p) {
     sinew_log(g, SINEW_LOG_WARNING, SINEW_LOG_COMPUTE_NOT_SET,
               "compute of %s returned without setting it", sinew__plug_str(g, p, buf, sizeof buf));
   }
-  if (still) mark_clean(g, p);
+  const sinew__attr *a = sinew__attr_get(g, n, p->attr);
+  if (still) sinew__slot_mark_clean(g, n, a, !plug_whole(a, p), &path);
   return SINEW_OK;
 }
 
@@ -532,7 +541,8 @@ static int expand(sinew_graph_t *g, pull_ctx *pc, frame *f) {
   sinew__node *n;
   const sinew__attr *a = attr_of(g, &p, &n);
   if (!a) return 1;
-  sinew__slot *s = slot_of(g, n, &p, NULL);
+  sinew__slot_path path;
+  sinew__slot *s = slot_of(g, n, &p, &path);
   if (!s && !a->computed) {
     /* An input element that does not exist yet, under a fed array: evaluating the array
      * brings it if the source has it (reading it does not make it). */
@@ -543,14 +553,14 @@ static int expand(sinew_graph_t *g, pull_ctx *pc, frame *f) {
   }
   if (!s) { /* an output element asked for is made, born dirty */
     sinew__slot *made;
-    if (sinew__slot_ensure(g, n, &p, &made, NULL, NULL)) return -1;
+    if (sinew__slot_ensure(g, n, &p, &made, &path, NULL)) return -1;
     s = made;
   }
   if (!sinew__slot_dirtyish(s)) return 1;
   if (s->flags & SINEW__F_BUSY) return 1;
   s->flags |= SINEW__F_BUSY;
   sinew_plug_t dst;
-  sinew__conn *c = feeding(g, n, &p, &dst);
+  sinew__conn *c = feeding_at(g, n, p, &path, &dst);
   if (c) {
     if (!sinew_plug_equal(&dst, &p)) { /* fed through a parent: pull the whole destination */
       s->flags &= ~(uint32_t)SINEW__F_BUSY;
@@ -577,22 +587,23 @@ static int finish(sinew_graph_t *g, const sinew_plug_t *p) {
   sinew__node *n;
   const sinew__attr *a = attr_of(g, p, &n);
   if (!a) return SINEW_OK;
-  set_busy(g, p, false);
-  sinew__slot *s = slot_of(g, n, p, NULL);
-  if (!s || !sinew__slot_dirtyish(s)) return SINEW_OK;
+  sinew__slot_path path;
+  sinew__slot *s = slot_of(g, n, p, &path);
+  if (!s) return SINEW_OK;
+  s->flags &= ~(uint32_t)SINEW__F_BUSY;
+  if (!sinew__slot_dirtyish(s)) return SINEW_OK;
   sinew_plug_t dst;
-  sinew__conn *c = feeding(g, n, p, &dst);
+  sinew__conn *c = feeding_at(g, n, *p, &path, &dst);
   if (c && sinew_plug_equal(&dst, p)) {
     sinew_plug_t src = c->src;
     return pull_copy(g, &src, p);
   }
   if (a->computed && !plug_whole(a, p)) {
-    set_busy(g, p, true);
-    int rc = run_compute(g, p);
-    set_busy(g, p, false);
-    return rc;
+    s->flags |= SINEW__F_BUSY;
+    return run_compute(g, p); /* clears it */
   }
-  mark_clean(g, p); /* an input dirtied by hand, or a compound or array whose parts are now clean */
+  /* an input dirtied by hand, or a compound or array whose parts are now clean */
+  sinew__slot_mark_clean(g, n, a, !plug_whole(a, p), &path);
   return SINEW_OK;
 }
 
@@ -1348,9 +1359,10 @@ bool sinew_compute_peek_matrix(sinew_compute_t *ctx, uint32_t attr, sinew_mat4_t
   return true;
 }
 
-/* Checks an output write from a compute and ensures the slot. */
+/* Checks an output write from a compute and ensures the slot (path: the slots down to it, for
+ * end_out; the value written in between changes no slot tree). */
 static int begin_out(sinew_compute_t *ctx, const sinew_plug_t *p, want_kind k, sinew__node **out_n,
-                     const sinew__attr **out_a, sinew__slot **out_s) {
+                     const sinew__attr **out_a, sinew__slot **out_s, sinew__slot_path *path) {
   if (!ctx) return SINEW_EINVAL;
   sinew_graph_t *g = ctx->graph;
   sinew__node *n;
@@ -1368,21 +1380,27 @@ static int begin_out(sinew_compute_t *ctx, const sinew_plug_t *p, want_kind k, s
   if (!a->computed)
     return sinew_graph_set_error(g, SINEW_EREADONLY, "compute: %s is an input, not an output",
                                  sinew__plug_str(g, p, buf, sizeof buf));
-  rc = sinew__slot_ensure(g, n, p, out_s, NULL, NULL);
+  rc = sinew__slot_ensure(g, n, p, out_s, path, NULL);
   if (rc) return sinew_graph_set_error(g, rc, "compute %s: out of memory", sinew__plug_str(g, p, buf, sizeof buf));
   *out_n = n;
   *out_a = a;
   return SINEW_OK;
 }
 
+static void end_out(sinew_graph_t *g, sinew__node *n, const sinew__attr *a, const sinew_plug_t *p,
+                    sinew__slot_path *path) {
+  sinew__slot_mark_clean(g, n, a, !plug_whole(a, p), path);
+}
+
 int sinew_compute_set_double(sinew_compute_t *ctx, const sinew_plug_t *p, double v) {
   sinew__node *n = NULL;
   const sinew__attr *a = NULL;
   sinew__slot *s = NULL;
-  int rc = begin_out(ctx, p, WANT_NUMBER, &n, &a, &s);
+  sinew__slot_path path;
+  int rc = begin_out(ctx, p, WANT_NUMBER, &n, &a, &s, &path);
   if (rc) return rc;
   sinew__slot_put_num(s, normalise(a, v));
-  mark_clean(ctx->graph, p);
+  end_out(ctx->graph, n, a, p, &path);
   return SINEW_OK;
 }
 
@@ -1391,8 +1409,9 @@ int sinew_compute_set_doubles(sinew_compute_t *ctx, const sinew_plug_t *p, const
   sinew__node *n = NULL;
   const sinew__attr *a = NULL;
   sinew__slot *s = NULL;
+  sinew__slot_path path;
   if (!values && count) return SINEW_EINVAL;
-  int rc = begin_out(ctx, p, WANT_NUMBERS, &n, &a, &s);
+  int rc = begin_out(ctx, p, WANT_NUMBERS, &n, &a, &s, &path);
   if (rc) return rc;
   if (a->type != SINEW_ATTR_COMPOUND) {
     if (count) sinew__slot_put_num(s, normalise(a, values[0]));
@@ -1400,7 +1419,7 @@ int sinew_compute_set_doubles(sinew_compute_t *ctx, const sinew_plug_t *p, const
     for (uint32_t i = 0; i < a->nchildren && i < count; i++)
       sinew__slot_put_num(&s->v.kids[i], normalise(sinew__attr_get(ctx->graph, n, a->children[i]), values[i]));
   }
-  mark_clean(ctx->graph, p);
+  end_out(ctx->graph, n, a, p, &path);
   return SINEW_OK;
 }
 
@@ -1411,11 +1430,12 @@ int sinew_compute_set_generic(sinew_compute_t *ctx, const sinew_plug_t *p, const
   sinew__node *n = NULL;
   const sinew__attr *a = NULL;
   sinew__slot *s = NULL;
-  if (!rc) rc = begin_out(ctx, p, WANT_NUMBER, &n, &a, &s);
+  sinew__slot_path path;
+  if (!rc) rc = begin_out(ctx, p, WANT_NUMBER, &n, &a, &s, &path);
   if (rc) return rc;
   if ((rc = sinew__slot_put_vec(s, values, (uint32_t)count)))
     return sinew_graph_set_error(ctx->graph, rc, "compute: out of memory");
-  mark_clean(ctx->graph, p);
+  end_out(ctx->graph, n, a, p, &path);
   return SINEW_OK;
 }
 
@@ -1423,13 +1443,14 @@ int sinew_compute_set_matrix(sinew_compute_t *ctx, const sinew_plug_t *p, const 
   sinew__node *n = NULL;
   const sinew__attr *a = NULL;
   sinew__slot *s = NULL;
+  sinew__slot_path path;
   if (!m) return SINEW_EINVAL;
-  int rc = begin_out(ctx, p, WANT_MATRIX, &n, &a, &s);
+  int rc = begin_out(ctx, p, WANT_MATRIX, &n, &a, &s, &path);
   if (rc) return rc;
   if (!s->v.m && !(s->v.m = sinew__malloc(sizeof *s->v.m)))
     return sinew_graph_set_error(ctx->graph, SINEW_ENOMEM, "compute: out of memory");
   *s->v.m = *m;
-  mark_clean(ctx->graph, p);
+  end_out(ctx->graph, n, a, p, &path);
   return SINEW_OK;
 }
 
@@ -1437,13 +1458,14 @@ int sinew_compute_set_string(sinew_compute_t *ctx, const sinew_plug_t *p, const 
   sinew__node *n = NULL;
   const sinew__attr *a = NULL;
   sinew__slot *s = NULL;
-  int rc = begin_out(ctx, p, WANT_STRING, &n, &a, &s);
+  sinew__slot_path path;
+  int rc = begin_out(ctx, p, WANT_STRING, &n, &a, &s, &path);
   if (rc) return rc;
   char *copy = v ? sinew__strdup(v) : NULL;
   if (v && !copy) return sinew_graph_set_error(ctx->graph, SINEW_ENOMEM, "compute: out of memory");
   sinew__free(s->v.s);
   s->v.s = copy;
-  mark_clean(ctx->graph, p);
+  end_out(ctx->graph, n, a, p, &path);
   return SINEW_OK;
 }
 
@@ -1451,12 +1473,13 @@ int sinew_compute_set_data(sinew_compute_t *ctx, const sinew_plug_t *p, sinew_da
   sinew__node *n = NULL;
   const sinew__attr *a = NULL;
   sinew__slot *s = NULL;
-  int rc = begin_out(ctx, p, WANT_DATA, &n, &a, &s);
+  sinew__slot_path path;
+  int rc = begin_out(ctx, p, WANT_DATA, &n, &a, &s, &path);
   if (rc) return rc;
   sinew_data_t *ref = d ? sinew_data_ref(d) : NULL;
   sinew_data_unref(s->v.data);
   s->v.data = ref;
-  mark_clean(ctx->graph, p);
+  end_out(ctx->graph, n, a, p, &path);
   return SINEW_OK;
 }
 
