@@ -15,8 +15,10 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <uv.h>
 
 #include "graph/internal.h"
+#include "sinew/pool.h"
 
 #define MAX_NESTED_PULLS 64
 
@@ -28,6 +30,13 @@ struct sinew_compute {
 };
 
 /* ---- helpers --------------------------------------------------------------------------------- */
+
+/* Set on a thread while it runs a step of a parallel evaluation that may run beside others
+ * (a copy, or a compute of a SINEW_NODE_TYPE_PARALLEL type); NULL stats: the graph's own. */
+static _Thread_local bool tl_shared;
+static _Thread_local sinew_graph_stats_t *tl_stats;
+
+static sinew_graph_stats_t *stats_of(sinew_graph_t *g) { return tl_stats ? tl_stats : &g->stats; }
 
 /* sinew__slot_find, answered directly for a top-level attribute without indices (the plug of
  * most reads and of most dirtied outputs), which is the first slot of any path. */
@@ -326,16 +335,25 @@ int sinew__mark_dirty(sinew_graph_t *g, const sinew_plug_t *p) {
 
 /* ---- pull ------------------------------------------------------------------------------------ */
 
+#define NO_FRAME UINT32_MAX
+
 typedef struct frame {
   sinew_plug_t plug;
   int phase;
+  uint32_t id, parent; /* for a schedule: this frame, and the one that pushed it (NO_FRAME) */
 } frame;
+
+typedef struct plan plan;
 
 typedef struct pull_ctx {
   frame *st;
   uint32_t n, cap;
+  uint32_t cur, next_id; /* the frame being expanded; the next frame's id */
+  plan *pl;              /* making a schedule (sinew_evaluate_parallel), or NULL */
   frame local[32];
 } pull_ctx;
+
+static int plan_frame(plan *pl, uint32_t id, uint32_t parent);
 
 static int frame_push(pull_ctx *c, const sinew_plug_t *p) {
   if (c->n == c->cap) {
@@ -346,7 +364,9 @@ static int frame_push(pull_ctx *c, const sinew_plug_t *p) {
     c->st = f;
     c->cap = ncap;
   }
-  c->st[c->n++] = (frame){sinew__plug_key(p), 0};
+  uint32_t id = c->next_id++;
+  if (c->pl && plan_frame(c->pl, id, c->cur)) return SINEW_ENOMEM;
+  c->st[c->n++] = (frame){sinew__plug_key(p), 0, id, c->cur};
   return SINEW_OK;
 }
 
@@ -360,7 +380,10 @@ static void warn_cycle(sinew_graph_t *g, sinew__slot *s, const sinew_plug_t *p) 
 
 static sinew__conn *feeding(sinew_graph_t *g, sinew__node *n, const sinew_plug_t *p, sinew_plug_t *dst);
 
-/* Queues q as a dependency when it needs evaluation; reports a cycle when q is in progress. */
+static int plan_after(plan *pl, const sinew_plug_t *q, uint32_t frame_id);
+
+/* Queues q as a dependency when it needs evaluation; reports a cycle when q is in progress.
+ * While a schedule is made, a plug with a step already planned is a dependency on that step. */
 static int need(sinew_graph_t *g, pull_ctx *c, const sinew_plug_t *q) {
   sinew__node *n;
   const sinew__attr *a = attr_of(g, q, &n);
@@ -374,6 +397,7 @@ static int need(sinew_graph_t *g, pull_ctx *c, const sinew_plug_t *q) {
     warn_cycle(g, s, q);
     return SINEW_OK;
   }
+  if (c->pl && (s->flags & SINEW__F_PLANNED)) return plan_after(c->pl, q, c->cur);
   if (!sinew__slot_dirtyish(s)) return SINEW_OK;
   return frame_push(c, q);
 }
@@ -493,7 +517,7 @@ static int pull_copy(sinew_graph_t *g, const sinew_plug_t *src, const sinew_plug
     sinew__slot_release(g, sn, sa, !plug_whole(sa, src), &fresh);
   }
   if (rc) return rc; /* a copy cut short stays dirty, to be made again on the next read */
-  g->stats.copies++;
+  stats_of(g)->copies++;
   mark_clean(g, dst);
   return SINEW_OK;
 }
@@ -506,7 +530,7 @@ static int run_compute(sinew_graph_t *g, const sinew_plug_t *p) {
   for (const sinew_node_type_t *t = n->type; t && rc == SINEW_EUNKNOWN_PLUG; t = t->parent) {
     if (!t->compute || t->compute == last) continue;
     last = t->compute;
-    g->stats.computes++;
+    stats_of(g)->computes++;
     rc = t->compute(&ctx, p);
     n = sinew__node_get(g, p->node);
     if (!n) return SINEW_OK; /* a misbehaving compute deleted its node */
@@ -558,6 +582,7 @@ static int expand(sinew_graph_t *g, pull_ctx *pc, frame *f) {
   }
   if (!sinew__slot_dirtyish(s)) return 1;
   if (s->flags & SINEW__F_BUSY) return 1;
+  if (pc->pl && (s->flags & SINEW__F_PLANNED)) return plan_after(pc->pl, &p, f->parent) ? -1 : 1;
   s->flags |= SINEW__F_BUSY;
   sinew_plug_t dst;
   sinew__conn *c = feeding_at(g, n, p, &path, &dst);
@@ -607,6 +632,32 @@ static int finish(sinew_graph_t *g, const sinew_plug_t *p) {
   return SINEW_OK;
 }
 
+static int emit(sinew_graph_t *g, plan *pl, const frame *f);
+
+/* Runs the frames on the stack: expand each, then finish it (or, making a schedule, plan its
+ * step) once what it pushed is done. */
+static int run_stack(sinew_graph_t *g, pull_ctx *pc) {
+  int rc = SINEW_OK;
+  while (!rc && pc->n) {
+    frame *f = &pc->st[pc->n - 1];
+    if (f->phase == 0) {
+      uint32_t before = pc->n;
+      pc->cur = f->id;
+      int r = expand(g, pc, f);
+      if (r < 0) rc = SINEW_ENOMEM;
+      else if (r == 1) {
+        memmove(&pc->st[before - 1], &pc->st[before], (pc->n - before) * sizeof *pc->st);
+        pc->n--;
+      }
+      continue;
+    }
+    frame done = *f;
+    pc->n--;
+    rc = pc->pl ? emit(g, pc->pl, &done) : finish(g, &done.plug);
+  }
+  return rc;
+}
+
 int sinew__pull(sinew_graph_t *g, const sinew_plug_t *p) {
   sinew__node *n;
   const sinew__attr *a = attr_of(g, p, &n);
@@ -625,26 +676,18 @@ int sinew__pull(sinew_graph_t *g, const sinew_plug_t *p) {
               sinew__plug_str(g, p, buf, sizeof buf));
     return SINEW_OK;
   }
+  if (tl_shared) { /* a parallel compute read a plug it does not declare, not yet evaluated */
+    char buf[256];
+    sinew_log(g, SINEW_LOG_WARNING, SINEW_LOG_EVAL_UNDECLARED,
+              "%s is read by a compute running in parallel that does not declare it; it keeps its stale value",
+              sinew__plug_str(g, p, buf, sizeof buf));
+    return SINEW_OK;
+  }
   g->eval_depth++;
-  pull_ctx pc = {.st = NULL, .n = 0, .cap = 32};
+  pull_ctx pc = {.st = NULL, .n = 0, .cap = 32, .cur = NO_FRAME, .next_id = 0, .pl = NULL};
   pc.st = pc.local;
   int rc = frame_push(&pc, p);
-  while (!rc && pc.n) {
-    frame *f = &pc.st[pc.n - 1];
-    if (f->phase == 0) {
-      uint32_t before = pc.n;
-      int r = expand(g, &pc, &pc.st[before - 1]);
-      if (r < 0) rc = SINEW_ENOMEM;
-      else if (r == 1) {
-        memmove(&pc.st[before - 1], &pc.st[before], (pc.n - before) * sizeof *pc.st);
-        pc.n--;
-      }
-      continue;
-    }
-    sinew_plug_t done = f->plug;
-    pc.n--;
-    rc = finish(g, &done);
-  }
+  if (!rc) rc = run_stack(g, &pc);
   /* On failure, release the in-progress marks left on the stack. */
   for (uint32_t i = 0; i < pc.n; i++) set_busy(g, &pc.st[i].plug, false);
   if (pc.st != pc.local) sinew__free(pc.st);
@@ -660,6 +703,339 @@ int sinew__pull(sinew_graph_t *g, const sinew_plug_t *p) {
 int sinew_evaluate(sinew_graph_t *g, const sinew_plug_t *p) {
   int rc = sinew__plug_check(g, p, "evaluate", NULL);
   return rc ? rc : sinew__pull(g, p);
+}
+
+/* ---- parallel evaluation ---------------------------------------------------------------------
+ *
+ * sinew_evaluate_parallel first makes a schedule on the calling thread: the pull's own walk
+ * (run_stack), where finishing a frame plans its step (a copy along a connection, a compute, or
+ * marking a compound or array clean) instead of making it, and marks the plug PLANNED so that
+ * what needs it later waits for that step rather than planning it again. A step waits for the
+ * steps its frame pushed, for planned plugs it needed, and for the node's previous step (and,
+ * for a copy, the source node's): a node's slots are changed by one step at a time, in the
+ * order serial evaluation would use. Then the steps run on the worker pool as the ones they
+ * wait for finish; each step is the serial finish(), so the values are those of serial
+ * evaluation. A compute of a type not declared SINEW_NODE_TYPE_PARALLEL takes the graph's
+ * lock for writing, so nothing else runs beside it; the other steps take it for reading. */
+
+typedef struct pstep {
+  sinew_plug_t plug;
+  uint32_t first, count; /* the steps waiting for this one: plan.out[first .. first + count) */
+  uint32_t waiting;      /* steps this one still waits for */
+  bool alone;            /* a compute of a type not declared parallel */
+} pstep;
+
+typedef struct pedge {
+  uint32_t from, to; /* step -> step, or step -> frame id when to_frame */
+  bool to_frame;
+} pedge;
+
+typedef struct pkey { /* plug -> its planned step */
+  UT_hash_handle hh;
+  sinew_plug_t key;
+  uint32_t step;
+} pkey;
+
+typedef struct plast { /* node index -> its last planned step */
+  UT_hash_handle hh;
+  uint32_t node;
+  uint32_t step;
+} plast;
+
+struct plan {
+  pstep *steps;
+  uint32_t n, cap;
+  pedge *edges;
+  uint32_t ne, cape;
+  uint32_t *ftask, *fparent; /* per frame id: its step (NO_FRAME: none), the frame that pushed it */
+  uint32_t nf, capf;
+  uint32_t *out;
+  pkey *by_plug;
+  plast *by_node;
+};
+
+static int plan_frame(plan *pl, uint32_t id, uint32_t parent) {
+  if (id >= pl->capf) {
+    uint32_t cap = pl->capf, cap2 = pl->capf;
+    if (sinew__reserve((void **)&pl->ftask, &cap, id + 1, sizeof *pl->ftask) ||
+        sinew__reserve((void **)&pl->fparent, &cap2, id + 1, sizeof *pl->fparent))
+      return SINEW_ENOMEM;
+    pl->capf = cap < cap2 ? cap : cap2;
+  }
+  pl->ftask[id] = NO_FRAME;
+  pl->fparent[id] = parent;
+  if (id >= pl->nf) pl->nf = id + 1;
+  return SINEW_OK;
+}
+
+static int plan_edge(plan *pl, uint32_t from, uint32_t to, bool to_frame) {
+  if (to == NO_FRAME) return SINEW_OK;
+  if (pl->ne == pl->cape && sinew__reserve((void **)&pl->edges, &pl->cape, pl->ne + 1, sizeof *pl->edges))
+    return SINEW_ENOMEM;
+  pl->edges[pl->ne++] = (pedge){from, to, to_frame};
+  return SINEW_OK;
+}
+
+/* The frame being expanded (or its parent) needs q, whose step is planned. */
+static int plan_after(plan *pl, const sinew_plug_t *q, uint32_t frame_id) {
+  sinew_plug_t key = sinew__plug_key(q);
+  pkey *k = NULL;
+  HASH_FIND(hh, pl->by_plug, &key, sizeof key, k);
+  return k ? plan_edge(pl, k->step, frame_id, true) : SINEW_OK;
+}
+
+/* The step follows the node's previous one, and becomes its last. */
+static int plan_chain(plan *pl, uint32_t node, uint32_t step) {
+  plast *l = NULL;
+  HASH_FIND(hh, pl->by_node, &node, sizeof node, l);
+  if (l) {
+    int rc = plan_edge(pl, l->step, step, false);
+    l->step = step;
+    return rc;
+  }
+  if (!(l = sinew__malloc(sizeof *l))) return SINEW_ENOMEM;
+  l->node = node;
+  l->step = step;
+  sinew__uthash_oom = 0;
+  HASH_ADD(hh, pl->by_node, node, sizeof l->node, l);
+  if (sinew__uthash_oom) {
+    sinew__free(l);
+    return SINEW_ENOMEM;
+  }
+  return SINEW_OK;
+}
+
+/* Plans the step of a frame whose dependencies are planned (finish's cases, not made). */
+static int emit(sinew_graph_t *g, plan *pl, const frame *f) {
+  const sinew_plug_t *p = &f->plug;
+  sinew__node *n;
+  const sinew__attr *a = attr_of(g, p, &n);
+  if (!a) return SINEW_OK;
+  sinew__slot_path path;
+  sinew__slot *s = slot_of(g, n, p, &path);
+  if (!s) return SINEW_OK;
+  s->flags &= ~(uint32_t)SINEW__F_BUSY;
+  if (!sinew__slot_dirtyish(s) || (s->flags & SINEW__F_PLANNED)) return SINEW_OK;
+  uint32_t src_node = NO_FRAME;
+  bool alone = false;
+  sinew_plug_t dst;
+  sinew__conn *c = feeding_at(g, n, *p, &path, &dst);
+  if (c && sinew_plug_equal(&dst, p)) src_node = c->src.node.index;
+  else if (a->computed && !plug_whole(a, p)) alone = !(n->type->flags & SINEW_NODE_TYPE_PARALLEL);
+  if (pl->n == pl->cap && sinew__reserve((void **)&pl->steps, &pl->cap, pl->n + 1, sizeof *pl->steps))
+    return SINEW_ENOMEM;
+  pkey *k = sinew__malloc(sizeof *k);
+  if (!k) return SINEW_ENOMEM;
+  k->key = sinew__plug_key(p);
+  k->step = pl->n;
+  sinew__uthash_oom = 0;
+  HASH_ADD(hh, pl->by_plug, key, sizeof k->key, k);
+  if (sinew__uthash_oom) {
+    sinew__free(k);
+    return SINEW_ENOMEM;
+  }
+  uint32_t step = pl->n++;
+  pl->steps[step] = (pstep){.plug = k->key, .alone = alone};
+  s->flags |= SINEW__F_PLANNED;
+  pl->ftask[f->id] = step;
+  int rc = plan_chain(pl, p->node.index, step);
+  if (!rc && src_node != NO_FRAME && src_node != p->node.index) rc = plan_chain(pl, src_node, step);
+  if (!rc) rc = plan_edge(pl, step, f->parent, true);
+  return rc;
+}
+
+/* Takes the PLANNED mark off the step's plug (its node's steps are not running). */
+static void unplan(sinew_graph_t *g, const sinew_plug_t *p) {
+  sinew__node *n = sinew__node_get(g, p->node);
+  sinew__slot *s = n && p->attr < sinew__node_nattrs(n) ? slot_of(g, n, p, NULL) : NULL;
+  if (s) s->flags &= ~(uint32_t)SINEW__F_PLANNED;
+}
+
+static void plan_free(sinew_graph_t *g, plan *pl, uint32_t unplan_from) {
+  for (uint32_t i = unplan_from; i < pl->n; i++) unplan(g, &pl->steps[i].plug);
+  pkey *k, *kt;
+  HASH_ITER(hh, pl->by_plug, k, kt) {
+    HASH_DEL(pl->by_plug, k);
+    sinew__free(k);
+  }
+  plast *l, *lt;
+  HASH_ITER(hh, pl->by_node, l, lt) {
+    HASH_DEL(pl->by_node, l);
+    sinew__free(l);
+  }
+  sinew__free(pl->steps);
+  sinew__free(pl->edges);
+  sinew__free(pl->ftask);
+  sinew__free(pl->fparent);
+  sinew__free(pl->out);
+}
+
+/* Edges to frames become edges to steps (a frame without a step passes its dependencies on to
+ * the frame that pushed it); then each step's dependents are listed and its waits counted. */
+static int plan_link(plan *pl) {
+  for (uint32_t i = 0; i < pl->ne; i++) {
+    pedge *e = &pl->edges[i];
+    if (!e->to_frame) continue;
+    uint32_t fr = e->to;
+    while (fr != NO_FRAME && pl->ftask[fr] == NO_FRAME) fr = pl->fparent[fr];
+    e->to = fr == NO_FRAME ? NO_FRAME : pl->ftask[fr];
+    e->to_frame = false;
+  }
+  if (!(pl->out = sinew__malloc((pl->ne ? pl->ne : 1) * sizeof *pl->out))) return SINEW_ENOMEM;
+  for (uint32_t i = 0; i < pl->ne; i++) {
+    pedge *e = &pl->edges[i];
+    if (e->to == NO_FRAME || e->to == e->from) continue;
+    pl->steps[e->from].count++;
+    pl->steps[e->to].waiting++;
+  }
+  uint32_t at = 0;
+  for (uint32_t i = 0; i < pl->n; i++) {
+    pl->steps[i].first = at;
+    at += pl->steps[i].count;
+    pl->steps[i].count = 0;
+  }
+  for (uint32_t i = 0; i < pl->ne; i++) {
+    pedge *e = &pl->edges[i];
+    if (e->to == NO_FRAME || e->to == e->from) continue;
+    pstep *from = &pl->steps[e->from];
+    pl->out[from->first + from->count++] = e->to;
+  }
+  return SINEW_OK;
+}
+
+/* The run: a queue of steps ready to go, under a mutex; the graph's lock, read or write. */
+typedef struct sinew__par {
+  sinew_graph_t *g;
+  plan *pl;
+  uv_mutex_t m, log;
+  uv_cond_t cv;
+  uv_rwlock_t rw;
+  uint32_t *ready;
+  uint32_t head, tail, done;
+  int rc;
+  sinew_graph_stats_t *stats; /* one per pool item */
+} par_run;
+
+void sinew__par_lock(const sinew_graph_t *g) {
+  if (g->par) uv_mutex_lock(&g->par->log);
+}
+
+void sinew__par_unlock(const sinew_graph_t *g) {
+  if (g->par) uv_mutex_unlock(&g->par->log);
+}
+
+static int par_step(par_run *r, uint32_t i, bool skip) {
+  pstep *st = &r->pl->steps[i];
+  if (st->alone) uv_rwlock_wrlock(&r->rw);
+  else uv_rwlock_rdlock(&r->rw);
+  unplan(r->g, &st->plug);
+  int rc = SINEW_OK;
+  if (!skip) {
+    tl_shared = !st->alone;
+    rc = finish(r->g, &st->plug);
+    tl_shared = false;
+  }
+  if (st->alone) uv_rwlock_wrunlock(&r->rw);
+  else uv_rwlock_rdunlock(&r->rw);
+  return rc;
+}
+
+static void par_worker(void *ud, size_t begin, size_t end) {
+  par_run *r = ud;
+  for (size_t item = begin; item < end; item++) {
+    tl_stats = &r->stats[item];
+    uv_mutex_lock(&r->m);
+    for (;;) {
+      if (r->head < r->tail) {
+        uint32_t i = r->ready[r->head++];
+        bool skip = r->rc != SINEW_OK; /* after a failure the rest only lose their marks */
+        uv_mutex_unlock(&r->m);
+        int rc = par_step(r, i, skip);
+        uv_mutex_lock(&r->m);
+        if (rc && !r->rc) r->rc = rc;
+        r->done++;
+        const pstep *st = &r->pl->steps[i];
+        for (uint32_t k = 0; k < st->count; k++) {
+          pstep *d = &r->pl->steps[r->pl->out[st->first + k]];
+          if (--d->waiting == 0) r->ready[r->tail++] = r->pl->out[st->first + k];
+        }
+        if (r->head < r->tail || r->done == r->pl->n) uv_cond_broadcast(&r->cv);
+        continue;
+      }
+      if (r->done == r->pl->n) break;
+      uv_cond_wait(&r->cv, &r->m);
+    }
+    uv_mutex_unlock(&r->m);
+    tl_stats = NULL;
+  }
+}
+
+static int run_plan(sinew_graph_t *g, plan *pl, int threads) {
+  par_run r = {.g = g, .pl = pl, .rc = SINEW_OK};
+  r.ready = sinew__malloc(pl->n * sizeof *r.ready);
+  r.stats = sinew__calloc((size_t)threads, sizeof *r.stats);
+  if (!r.ready || !r.stats) {
+    sinew__free(r.ready);
+    sinew__free(r.stats);
+    return SINEW_ENOMEM;
+  }
+  for (uint32_t i = 0; i < pl->n; i++)
+    if (!pl->steps[i].waiting) r.ready[r.tail++] = i;
+  if (uv_mutex_init(&r.m) || uv_mutex_init(&r.log) || uv_cond_init(&r.cv) || uv_rwlock_init(&r.rw)) abort();
+  g->par = &r;
+  sinew_pool_run((size_t)threads, 1, par_worker, &r);
+  g->par = NULL;
+  for (int i = 0; i < threads; i++) {
+    g->stats.computes += r.stats[i].computes;
+    g->stats.copies += r.stats[i].copies;
+  }
+  uv_rwlock_destroy(&r.rw);
+  uv_cond_destroy(&r.cv);
+  uv_mutex_destroy(&r.log);
+  uv_mutex_destroy(&r.m);
+  sinew__free(r.ready);
+  sinew__free(r.stats);
+  return r.rc;
+}
+
+int sinew_evaluate_parallel(sinew_graph_t *g, const sinew_plug_t *plugs, size_t count) {
+  if (!g) return SINEW_EINVAL;
+  if (count && !plugs) return sinew_graph_set_error(g, SINEW_EINVAL, "evaluate: no plugs given");
+  for (size_t i = 0; i < count; i++) {
+    int rc = sinew__plug_check(g, &plugs[i], "evaluate", NULL);
+    if (rc) return rc;
+  }
+  int threads = sinew_pool_threads();
+  if (threads <= 1 || g->eval_depth || g->par) { /* serial, or called from inside a compute */
+    for (size_t i = 0; i < count; i++) {
+      int rc = sinew__pull(g, &plugs[i]);
+      if (rc) return rc;
+    }
+    return SINEW_OK;
+  }
+  plan pl = {0};
+  pull_ctx pc = {.st = NULL, .n = 0, .cap = 32, .cur = NO_FRAME, .next_id = 0, .pl = &pl};
+  pc.st = pc.local;
+  int rc = SINEW_OK;
+  g->eval_depth++;
+  for (size_t i = 0; i < count && !rc; i++) {
+    pc.cur = NO_FRAME;
+    rc = need(g, &pc, &plugs[i]);
+    if (!rc) rc = run_stack(g, &pc);
+  }
+  for (uint32_t i = 0; i < pc.n; i++) set_busy(g, &pc.st[i].plug, false);
+  if (pc.st != pc.local) sinew__free(pc.st);
+  if (!rc && pl.n) rc = plan_link(&pl);
+  if (rc) {
+    plan_free(g, &pl, 0);
+    g->eval_depth--;
+    return sinew_graph_set_error(g, rc, "evaluate: %s while scheduling", sinew_strerror(rc));
+  }
+  if (pl.n) rc = run_plan(g, &pl, threads);
+  plan_free(g, &pl, rc ? 0 : pl.n); /* after a failure, no mark may stay behind */
+  g->eval_depth--;
+  if (rc) return sinew_graph_set_error(g, rc, "evaluate: %s", sinew_strerror(rc));
+  return SINEW_OK;
 }
 
 int sinew_dirty(sinew_graph_t *g, const sinew_plug_t *p) {

@@ -117,6 +117,7 @@ enum {
   SINEW__F_CYCLE_WARNED = 1u << 12,
   SINEW__F_ELEMENT = 1u << 13, /* the slot is an element of an array (not the array itself) */
   SINEW__F_PENDING = 1u << 14, /* dirtied, but its dependents still to be dirtied (see eval.c) */
+  SINEW__F_PLANNED = 1u << 15, /* dirty, with a step in a parallel evaluation's schedule (eval.c) */
   /* A SINEW_ATTR_GENERIC_NUMERIC slot holding 2..16 numbers in v.g (clear: one number in v.d) */
   SINEW__F_WIDE = 1u << 20
 };
@@ -344,10 +345,16 @@ struct sinew_graph {
    * while topology is what it was when they were found */
   struct sinew__placeholder_memo *placeholder_memo;
   uint64_t memo_topology;
+  /* graph/eval.c: a parallel evaluation under way (errors and logs take its lock), or NULL */
+  struct sinew__par *par;
   sinew__journal jr;
 };
 
 /* ---- helpers shared across files ---------------------------------------------------------- */
+/* Around a write of the graph's last error or a call of its logger: during a parallel
+ * evaluation (g->par), one thread at a time; otherwise nothing. */
+void sinew__par_lock(const sinew_graph_t *g);
+void sinew__par_unlock(const sinew_graph_t *g);
 sinew__node *sinew__node_get(const sinew_graph_t *g, sinew_node_t n);
 /* sinew_node_find and sinew_node_attr on the first len characters of a text (no copy, so
  * names have no length limit). */

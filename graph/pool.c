@@ -42,13 +42,20 @@ static pool P;
 static uv_once_t once = UV_ONCE_INIT;
 static uv_mutex_t run_lock; /* one job at a time from any number of graphs */
 
+/* Set while this thread runs chunks of a job: a job started from inside one (a kernel in a
+ * node computed on a worker by sinew_evaluate_parallel) runs on this thread alone, instead of
+ * waiting for the pool that is running it. */
+static _Thread_local bool in_job;
+
 static void run_chunks(void) {
+  in_job = true;
   for (;;) {
     size_t begin = atomic_fetch_add(&P.next, P.chunk);
     if (begin >= P.n) break;
     size_t end = begin + P.chunk < P.n ? begin + P.chunk : P.n;
     P.fn(P.ud, begin, end);
   }
+  in_job = false;
 }
 
 static void worker(void *arg) {
@@ -152,6 +159,10 @@ void sinew_pool_shutdown(void) {
 
 void sinew_pool_run(size_t n, size_t min_chunk, sinew_pool_fn fn, void *ud) {
   if (!n || !fn) return;
+  if (in_job) {
+    fn(ud, 0, n);
+    return;
+  }
   if (min_chunk == 0) min_chunk = 1;
   uv_once(&once, init_once);
   uv_mutex_lock(&run_lock);

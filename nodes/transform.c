@@ -391,7 +391,7 @@ static uint32_t id(const sinew_node_type_t *t, const char *name) { return sinew_
 
 int sinew__register_dag_types(sinew_graph_t *g) {
   const sinew_node_type_t *dag, *xf, *jt;
-  sinew_node_type_desc_t d = {.name = "dagNode", .flags = SINEW_NODE_TYPE_DAG | SINEW_NODE_TYPE_ABSTRACT,
+  sinew_node_type_desc_t d = {.name = "dagNode", .flags = SINEW_NODE_TYPE_DAG | SINEW_NODE_TYPE_ABSTRACT | SINEW_NODE_TYPE_PARALLEL,
                               .attrs = dag_attrs, .attr_count = sizeof dag_attrs / sizeof *dag_attrs,
                               .affects = dag_affects, .affects_count = sizeof dag_affects / sizeof *dag_affects,
                               .compute = dag_compute, .dag_parent_output = "worldMatrix[0]",
@@ -405,12 +405,16 @@ int sinew__register_dag_types(sinew_graph_t *g) {
   aff[na++] = (sinew_affects_t){"offsetParentMatrix", "worldInverseMatrix"};
   const char *parent_outs[] = {"parentMatrix", "parentInverseMatrix", "worldMatrix", "worldInverseMatrix"};
   for (size_t o = 0; o < 4; o++) aff[na++] = (sinew_affects_t){"inheritsTransform", parent_outs[o]};
-  sinew_node_type_desc_t t = {.name = "transform", .parent_type = "dagNode", .attrs = transform_attrs,
+  /* Parallel: the computes read only the node's own declared inputs (and its DAG parent link,
+   * which evaluation does not change) and write only its outputs. */
+  sinew_node_type_desc_t t = {.name = "transform", .parent_type = "dagNode", .flags = SINEW_NODE_TYPE_PARALLEL,
+                              .attrs = transform_attrs,
                               .attr_count = sizeof transform_attrs / sizeof *transform_attrs,
                               .affects = aff, .affects_count = na, .compute = transform_compute};
   if ((rc = sinew_register_node_type(g, &t, &xf))) return rc;
   na = build_affects(aff, (const char *const[]){"jointOrient", "inverseScale", "segmentScaleCompensate"}, 3);
-  sinew_node_type_desc_t j = {.name = "joint", .parent_type = "transform", .attrs = joint_attrs,
+  sinew_node_type_desc_t j = {.name = "joint", .parent_type = "transform", .flags = SINEW_NODE_TYPE_PARALLEL,
+                              .attrs = joint_attrs,
                               .attr_count = sizeof joint_attrs / sizeof *joint_attrs,
                               .affects = aff, .affects_count = na, .compute = joint_compute};
   if ((rc = sinew_register_node_type(g, &j, &jt))) return rc;

@@ -118,7 +118,8 @@ typedef enum sinew_log_level {
   XX(SCRIPT_PRINT, "script output")                                                  \
   XX(COMMAND_FAILED, "a command failed; the file goes on (as Maya reads files)")      \
   XX(GENERIC, "message")                                                              \
-  XX(EXPR_STOPPED, "expression stopped (interrupted or over its budget); outputs keep their last values")
+  XX(EXPR_STOPPED, "expression stopped (interrupted or over its budget); outputs keep their last values") \
+  XX(EVAL_UNDECLARED, "a compute running in parallel read a dirty plug it does not declare; it got the stale value")
 
 typedef enum sinew_log_id {
 #define SINEW__LOG_ENUM(name, text) SINEW_LOG_##name,
@@ -248,7 +249,14 @@ enum sinew_node_type_flags {
   /* Stands in for a type sinew does not evaluate (an unknown type read from a file): its nodes
    * keep attributes and connections but compute nothing, and no value flows through their
    * connections, so what depends on them keeps a stale value (sinew_plug_placeholders). */
-  SINEW_NODE_TYPE_PLACEHOLDER = 1u << 2
+  SINEW_NODE_TYPE_PLACEHOLDER = 1u << 2,
+  /* Its compute may run on a worker thread while other nodes compute (sinew_evaluate_parallel):
+   * it reads only plugs of its own node that are declared to affect the plug it computes (or
+   * written by an earlier compute of the node), writes only its node's outputs and state, and
+   * changes nothing else in the graph; kernels inside it may use the worker pool. Not inherited:
+   * a derived type declares it for itself (its compute chain included). Types without it
+   * compute alone, with no other compute running. */
+  SINEW_NODE_TYPE_PARALLEL = 1u << 3
 };
 
 typedef struct sinew_node_type_desc {
@@ -579,6 +587,14 @@ SINEW_API int sinew_set_generic(sinew_graph_t *graph, const sinew_plug_t *plug,
                                 const double *values, size_t n);
 /* Brings the plug (and everything it depends on) up to date without reading it. */
 SINEW_API int sinew_evaluate(sinew_graph_t *graph, const sinew_plug_t *plug);
+/* Brings count plugs up to date with independent branches evaluated at once on the worker
+ * pool (sinew/pool.h): from the dirty plugs they depend on, a schedule of the copies and
+ * computes to make, each started when the ones it needs are done. The values are bitwise those
+ * sinew_evaluate gives plug by plug; a node's own steps keep their order; a compute of a type
+ * without SINEW_NODE_TYPE_PARALLEL runs with nothing else running. With a 1-thread pool it is
+ * sinew_evaluate on each plug. The caller's thread works too and the call returns when all is
+ * done; the one-thread-at-a-time rule for the graph holds for the caller as for any call. */
+SINEW_API int sinew_evaluate_parallel(sinew_graph_t *graph, const sinew_plug_t *plugs, size_t count);
 /* Marks a plug dirty and pushes dirt downstream as if it had changed (dgdirty). */
 SINEW_API int sinew_dirty(sinew_graph_t *graph, const sinew_plug_t *plug);
 
