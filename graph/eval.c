@@ -34,7 +34,20 @@ struct sinew_compute {
 /* Set on a thread while it runs a step of a parallel evaluation that may run beside others
  * (a copy, or a compute of a SINEW_NODE_TYPE_PARALLEL type); NULL stats: the graph's own. */
 static _Thread_local bool tl_shared;
+static _Thread_local uint32_t tl_node;  /* the node of that step (its index) */
+static _Thread_local int tl_depth;      /* nested pulls inside that step */
 static _Thread_local sinew_graph_stats_t *tl_stats;
+
+/* A step running beside others evaluates nothing on another node: a plug there that is not up
+ * to date was not declared (the schedule would have made it), so the read fails with a warning
+ * instead of racing with that node's own steps. */
+static int foreign_read(sinew_graph_t *g, const sinew_plug_t *p) {
+  char buf[256];
+  sinew__plug_str(g, p, buf, sizeof buf);
+  sinew_log(g, SINEW_LOG_WARNING, SINEW_LOG_EVAL_UNDECLARED,
+            "%s is read by a compute running in parallel that does not declare it; the read fails", buf);
+  return sinew_graph_set_error(g, SINEW_EINVAL, "%s: not declared by the compute reading it in parallel", buf);
+}
 
 static sinew_graph_stats_t *stats_of(sinew_graph_t *g) { return tl_stats ? tl_stats : &g->stats; }
 
@@ -350,6 +363,7 @@ typedef struct pull_ctx {
   uint32_t n, cap;
   uint32_t cur, next_id; /* the frame being expanded; the next frame's id */
   plan *pl;              /* making a schedule (sinew_evaluate_parallel), or NULL */
+  int err;               /* why an expand failed, when not out of memory */
   frame local[32];
 } pull_ctx;
 
@@ -391,12 +405,14 @@ static int need(sinew_graph_t *g, pull_ctx *c, const sinew_plug_t *q) {
   sinew__slot *s = slot_of(g, n, q, NULL);
   if (!s) {
     if (!a->computed && !feeding(g, n, q, &(sinew_plug_t){0})) return SINEW_OK; /* default value */
+    if (tl_shared && q->node.index != tl_node) return c->err = foreign_read(g, q);
     return frame_push(c, q);
   }
   if (s->flags & SINEW__F_BUSY) {
     warn_cycle(g, s, q);
     return SINEW_OK;
   }
+  if (tl_shared && q->node.index != tl_node && sinew__slot_dirtyish(s)) return c->err = foreign_read(g, q);
   if (c->pl && (s->flags & SINEW__F_PLANNED)) return plan_after(c->pl, q, c->cur);
   if (!sinew__slot_dirtyish(s)) return SINEW_OK;
   return frame_push(c, q);
@@ -644,7 +660,7 @@ static int run_stack(sinew_graph_t *g, pull_ctx *pc) {
       uint32_t before = pc->n;
       pc->cur = f->id;
       int r = expand(g, pc, f);
-      if (r < 0) rc = SINEW_ENOMEM;
+      if (r < 0) rc = pc->err ? pc->err : SINEW_ENOMEM;
       else if (r == 1) {
         memmove(&pc->st[before - 1], &pc->st[before], (pc->n - before) * sizeof *pc->st);
         pc->n--;
@@ -670,20 +686,15 @@ int sinew__pull(sinew_graph_t *g, const sinew_plug_t *p) {
     warn_cycle(g, s, p);
     return SINEW_OK;
   }
-  if (g->eval_depth >= MAX_NESTED_PULLS) {
+  if (tl_shared && p->node.index != tl_node) return foreign_read(g, p);
+  int *depth = tl_shared ? &tl_depth : &g->eval_depth; /* the graph's is shared by the steps */
+  if (*depth >= MAX_NESTED_PULLS) {
     char buf[256];
     sinew_log(g, SINEW_LOG_WARNING, SINEW_LOG_EVAL_DEPTH, "evaluation of %s nested too deeply",
               sinew__plug_str(g, p, buf, sizeof buf));
     return SINEW_OK;
   }
-  if (tl_shared) { /* a parallel compute read a plug it does not declare, not yet evaluated */
-    char buf[256];
-    sinew_log(g, SINEW_LOG_WARNING, SINEW_LOG_EVAL_UNDECLARED,
-              "%s is read by a compute running in parallel that does not declare it; it keeps its stale value",
-              sinew__plug_str(g, p, buf, sizeof buf));
-    return SINEW_OK;
-  }
-  g->eval_depth++;
+  (*depth)++;
   pull_ctx pc = {.st = NULL, .n = 0, .cap = 32, .cur = NO_FRAME, .next_id = 0, .pl = NULL};
   pc.st = pc.local;
   int rc = frame_push(&pc, p);
@@ -691,7 +702,7 @@ int sinew__pull(sinew_graph_t *g, const sinew_plug_t *p) {
   /* On failure, release the in-progress marks left on the stack. */
   for (uint32_t i = 0; i < pc.n; i++) set_busy(g, &pc.st[i].plug, false);
   if (pc.st != pc.local) sinew__free(pc.st);
-  g->eval_depth--;
+  (*depth)--;
   if (rc) {
     char buf[256];
     return sinew_graph_set_error(g, rc, "evaluating %s: %s", sinew__plug_str(g, p, buf, sizeof buf),
@@ -840,6 +851,12 @@ static int emit(sinew_graph_t *g, plan *pl, const frame *f) {
   pl->ftask[f->id] = step;
   int rc = plan_chain(pl, p->node.index, step);
   if (!rc && src_node != NO_FRAME && src_node != p->node.index) rc = plan_chain(pl, src_node, step);
+  /* A compute may read, clean, what feeds its node (a deformer takes the local geometry of the
+   * shape whose worldMesh it is given): the feeding nodes' later steps wait for it. */
+  if (src_node == NO_FRAME && a->computed && !plug_whole(a, p))
+    for (uint32_t i = 0; !rc && i < n->nconns; i++)
+      if (n->conns[i]->dst.node.index == p->node.index && n->conns[i]->src.node.index != p->node.index)
+        rc = plan_chain(pl, n->conns[i]->src.node.index, step);
   if (!rc) rc = plan_edge(pl, step, f->parent, true);
   return rc;
 }
@@ -932,6 +949,7 @@ static int par_step(par_run *r, uint32_t i, bool skip) {
   int rc = SINEW_OK;
   if (!skip) {
     tl_shared = !st->alone;
+    tl_node = st->plug.node.index;
     rc = finish(r->g, &st->plug);
     tl_shared = false;
   }
