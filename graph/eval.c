@@ -175,8 +175,12 @@ static int push_dirty(sinew_graph_t *g, const sinew_plug_t *p, void *ud) {
   }
   sinew__slot_mark_dirty(g, n, a, !plug_whole(a, p), &path);
   g->stats.dirtied++;
-  if (w->n < w->cap) w->q[w->n++] = sinew__plug_key(p);
-  else s->flags |= SINEW__F_PENDING;
+  /* A plug that affects nothing, is not a source and has no parent or child that is (an output
+   * nobody reads: parentInverseMatrix) has no dependents to dirty: it is not queued. */
+  bool leaf = a->naffects == 0 && p->nidx == 0 && a->parent == SINEW__NO_ATTR &&
+              !(s->flags & (SINEW__F_OUT | SINEW__F_SUB_OUT));
+  if (!leaf && w->n < w->cap) w->q[w->n++] = sinew__plug_key(p);
+  else if (!leaf) s->flags |= SINEW__F_PENDING;
   notify_dirty(g, p);
   if (!a->computed) input_changed(g, n, p);
   return SINEW_OK;
@@ -616,8 +620,17 @@ static int expand(sinew_graph_t *g, pull_ctx *pc, frame *f) {
    * compute always sees element plugs, which is what it can write. */
   if (a->computed && !plug_whole(a, &p)) {
     need_ctx nc = {pc, SINEW_OK};
-    for (uint32_t k = 0; k < a->ninputs && !nc.rc; k++)
-      each_plug(g, p.node, a->inputs[k], want_dirtyish, need_cb, &nc);
+    for (uint32_t k = 0; k < a->ninputs && !nc.rc; k++) {
+      const sinew__attr *in = sinew__attr_get(g, n, a->inputs[k]);
+      if (in->parent == SINEW__NO_ATTR) { /* a top-level input: one flag tells whether it is needed */
+        if (!sinew__slot_dirtyish(&n->slots[in->slot_index])) continue;
+        sinew_plug_t q = sinew_plug_make(p.node, in->id, 0, NULL);
+        nc.rc = need(g, pc, &q);
+      } else {
+        each_plug(g, p.node, in->id, want_dirtyish, need_cb, &nc);
+      }
+      n = sinew__node_get(g, p.node); /* need may make slots; the node stays */
+    }
     return nc.rc ? -1 : 0;
   }
   return need_children(g, pc, n, a, &p, s) ? -1 : 0;
@@ -1099,25 +1112,26 @@ static int check_set(sinew_graph_t *g, const sinew_plug_t *p, want_kind k, sinew
   if (!rc) rc = sinew__check_mutable(g, "setAttr");
   if (rc) return rc;
   const sinew__attr *a = sinew__attr_get(g, n, p->attr);
-  char buf[256];
-  sinew__plug_str(g, p, buf, sizeof buf);
+  char buf[256]; /* the plug's name, made only for a refusal */
+#define NAME sinew__plug_str(g, p, buf, sizeof buf)
   if (plug_whole(a, p))
-    return sinew_graph_set_error(g, SINEW_EINVAL, "setAttr: %s is an array; give an index", buf);
+    return sinew_graph_set_error(g, SINEW_EINVAL, "setAttr: %s is an array; give an index", NAME);
   if (!kind_ok(g, n, a, k))
-    return sinew_graph_set_error(g, SINEW_ETYPE, "setAttr: %s is of type %s, not %s", buf,
+    return sinew_graph_set_error(g, SINEW_ETYPE, "setAttr: %s is of type %s, not %s", NAME,
                                  sinew_attr_type_name(a->type), kind_name(k));
   if (!(a->flags & SINEW_ATTR_WRITABLE))
-    return sinew_graph_set_error(g, SINEW_EREADONLY, "setAttr: %s is an output and cannot be set", buf);
+    return sinew_graph_set_error(g, SINEW_EREADONLY, "setAttr: %s is an output and cannot be set", NAME);
   if (sinew_plug_locked(g, p))
-    return sinew_graph_set_error(g, SINEW_ELOCKED, "setAttr: %s is locked", buf);
+    return sinew_graph_set_error(g, SINEW_ELOCKED, "setAttr: %s is locked", NAME);
   sinew_plug_t dst;
   if (feeding(g, n, p, &dst)) {
     char sb[256];
     sinew_plug_t src;
     sinew_plug_source(g, &dst, &src);
     return sinew_graph_set_error(g, SINEW_ECONNECTED, "setAttr: %s is connected from %s and cannot be set",
-                                 buf, sinew__plug_str(g, &src, sb, sizeof sb));
+                                 NAME, sinew__plug_str(g, &src, sb, sizeof sb));
   }
+#undef NAME
   *out_n = n;
   *out_a = a;
   return SINEW_OK;

@@ -355,13 +355,23 @@ struct sinew_graph {
  * evaluation (g->par), one thread at a time; otherwise nothing. */
 void sinew__par_lock(const sinew_graph_t *g);
 void sinew__par_unlock(const sinew_graph_t *g);
-sinew__node *sinew__node_get(const sinew_graph_t *g, sinew_node_t n);
+/* The live node of a handle, or NULL. Inline: every plug operation starts here. */
+static inline sinew__node *sinew__node_get(const sinew_graph_t *g, sinew_node_t n) {
+  if (!g || n.gen == 0 || n.index >= g->nnodes) return NULL;
+  sinew__node *node = g->nodes[n.index];
+  if (!node || !node->live || node->gen != n.gen) return NULL;
+  return node;
+}
 /* sinew_node_find and sinew_node_attr on the first len characters of a text (no copy, so
  * names have no length limit). */
 int sinew__node_find_n(const sinew_graph_t *g, const char *name, size_t len, sinew_node_t *out);
 uint32_t sinew__node_attr_n(const sinew__node *node, const char *name, size_t len);
-const sinew__attr *sinew__attr_get(const sinew_graph_t *g, const sinew__node *node, uint32_t id);
-uint32_t sinew__node_nattrs(const sinew__node *node);
+static inline const sinew__attr *sinew__attr_get(const sinew_graph_t *g, const sinew__node *node, uint32_t id) {
+  (void)g;
+  if (id < node->type->nattrs) return &node->type->attrs[id];
+  return &node->dyn[id - node->type->nattrs];
+}
+static inline uint32_t sinew__node_nattrs(const sinew__node *node) { return node->type->nattrs + node->ndyn; }
 /* The chain of attribute ids from the top-level ancestor down to attr (inclusive). */
 uint32_t sinew__attr_chain(const sinew_graph_t *g, const sinew__node *node, uint32_t attr,
                            uint32_t chain[SINEW__MAX_DEPTH]);
