@@ -52,16 +52,31 @@ static int foreign_read(sinew_graph_t *g, const sinew_plug_t *p) {
 static sinew_graph_stats_t *stats_of(sinew_graph_t *g) { return tl_stats ? tl_stats : &g->stats; }
 
 /* sinew__slot_find, answered directly for a top-level attribute without indices (the plug of
- * most reads and of most dirtied outputs), which is the first slot of any path. */
+ * most reads and of most dirtied outputs), which is the first slot of any path, and for an
+ * element of a top-level array. */
 static sinew__slot *slot_of(const sinew_graph_t *g, sinew__node *n, const sinew_plug_t *p,
                             sinew__slot_path *path) {
-  if (p->nidx == 0 && p->attr < n->type->nattrs && n->type->attrs[p->attr].parent == SINEW__NO_ATTR) {
-    sinew__slot *s = &n->slots[n->type->attrs[p->attr].slot_index];
-    if (path) {
-      path->slots[0] = s;
-      path->n = 1;
+  if (p->nidx <= 1 && p->attr < n->type->nattrs && n->type->attrs[p->attr].parent == SINEW__NO_ATTR) {
+    const sinew__attr *a = &n->type->attrs[p->attr];
+    sinew__slot *s = &n->slots[a->slot_index];
+    if (p->nidx == 0) {
+      if (path) {
+        path->slots[0] = s;
+        path->n = 1;
+      }
+      return s;
     }
-    return s;
+    if (a->array_depth == 1) { /* an element of a top-level array: worldMatrix[0] */
+      int64_t pos = sinew__multi_find(s->v.multi, p->idx[0]);
+      if (pos < 0) return NULL;
+      sinew__slot *e = &s->v.multi->elems[pos];
+      if (path) {
+        path->slots[0] = s;
+        path->slots[1] = e;
+        path->n = 2;
+      }
+      return e;
+    }
   }
   return sinew__slot_find(g, n, p, path);
 }
@@ -522,7 +537,7 @@ static int pull_copy(sinew_graph_t *g, const sinew_plug_t *src, const sinew_plug
   }
   sinew__slot *ds;
   sinew__slot_path path;
-  int rc = sinew__slot_ensure(g, dn, dst, &ds, &path, NULL);
+  int rc = (ds = slot_of(g, dn, dst, &path)) ? SINEW_OK : sinew__slot_ensure(g, dn, dst, &ds, &path, NULL);
   if (rc) return rc;
   /* The copy may drop dirty elements the source lacks; with the destination DIRTY throughout,
    * the clean below settles the counts of everything above it in one go. */
@@ -1788,7 +1803,7 @@ static int begin_out(sinew_compute_t *ctx, const sinew_plug_t *p, want_kind k, s
   if (!a->computed)
     return sinew_graph_set_error(g, SINEW_EREADONLY, "compute: %s is an input, not an output",
                                  sinew__plug_str(g, p, buf, sizeof buf));
-  rc = sinew__slot_ensure(g, n, p, out_s, path, NULL);
+  rc = (*out_s = slot_of(g, n, p, path)) ? SINEW_OK : sinew__slot_ensure(g, n, p, out_s, path, NULL);
   if (rc) return sinew_graph_set_error(g, rc, "compute %s: out of memory", sinew__plug_str(g, p, buf, sizeof buf));
   *out_n = n;
   *out_a = a;
