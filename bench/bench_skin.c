@@ -1,20 +1,32 @@
-/* bench/bench_skin.c: skinning throughput through the graph, against a plain loop doing the
- * same math in the same process (machines here are shared and noisy: compare ratios).
+/* bench/bench_skin.c: skinning throughput, printed against loops measured in the same run
+ * (machines here are shared and noisy: compare ratios, each the median of interleaved runs).
  *
- * Rig: 64 joints under one root, a mesh of 1,000,000 points (by default), 4 influences per
- * point. Each frame moves one joint and pulls the skinned mesh (shape.outMesh): the graph
- * recomputes that joint's world matrix, the skinCluster's 64 skin matrices and one pass over the
- * points. The reference loop blends the same four float 3x4 matrices per point, single
- * threaded, with no graph.
+ * Part 1, the kernels (nodes/skin_kernels.h) on synthetic data, no graph: 64 influences, each
+ * point weighted by k distinct ones. Printed against
+ *   - a memory floor: a loop that reads the same input bytes (points, normals, packed weights)
+ *     and writes the same output bytes with no math (goal: linear, 4 influences, points +
+ *     normals, 1M points, one thread >= 0.8 of it);
+ *   - the scalar path (the double-precision reference kernel) at 100,000 points, for 1, 2, 4
+ *     and 8 influences with and without normals (goal >= 8x);
+ *   - dual quaternion against linear (goal >= 0.5), two threads against one (goal >= 1.8).
+ * Part 2, the graph: 64 joints under one root, a mesh of 1,000,000 points (by default), 4
+ * influences per point. Each frame moves one joint and pulls the skinned mesh: the joint's
+ * world matrix, the skinCluster's 64 skin matrices and one pass over the points; checked
+ * against a plain float loop, with the allocations made per frame counted (goal 0) and the
+ * peak resident size against the raw mesh data (goal <= 2.5x; weights still cost a graph slot
+ * each, see docs/ARCHITECTURE.md known gaps).
  *
- *   bench_skin [points] [frames]
+ *   bench_skin [points] [frames]        (SINEW_SKIN_ISA=avx2 etc. caps the path)
  */
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
+#include "nodes/skin_kernels.h"
 #include "sinew/sinew.h"
 
 #define JOINTS 64
@@ -30,6 +42,32 @@ static void check(int rc, sinew_graph_t *g, const char *what) {
   if (rc == SINEW_OK) return;
   fprintf(stderr, "bench_skin: %s: %s (%s)\n", what, sinew_err_name(rc), g ? sinew_graph_errmsg(g) : "");
   exit(1);
+}
+
+/* every allocation of the library, counted (the graph part's goal is none per frame) */
+static atomic_long allocations;
+static void *count_malloc(size_t n) { atomic_fetch_add(&allocations, 1); return malloc(n); }
+static void *count_realloc(void *p, size_t n) { atomic_fetch_add(&allocations, 1); return realloc(p, n); }
+static void *count_calloc(size_t c, size_t n) { atomic_fetch_add(&allocations, 1); return calloc(c, n); }
+
+/* A field of /proc/self/status in kB (VmRSS:, VmHWM:), or -1 where there is none. */
+static long proc_status_kb(const char *field) {
+  FILE *f = fopen("/proc/self/status", "r");
+  if (!f) return -1;
+  char line[256];
+  long kb = -1;
+  while (fgets(line, sizeof line, f))
+    if (strncmp(line, field, strlen(field)) == 0) kb = strtol(line + strlen(field), NULL, 10);
+  fclose(f);
+  return kb;
+}
+
+/* Resets the peak resident size (VmHWM) to the current one (Linux 4.0 and later). */
+static bool reset_peak_rss(void) {
+  FILE *f = fopen("/proc/self/clear_refs", "w");
+  if (!f) return false;
+  bool ok = fputs("5", f) >= 0;
+  return fclose(f) == 0 && ok;
 }
 
 static uint32_t lcg(uint32_t *s) {
@@ -165,19 +203,256 @@ static void reference(const rig *r, const float (*k)[12], float *out) {
   }
 }
 
-static double graph_rate(rig *r, int frames, int threads, int *frame) {
+static double graph_rate(rig *r, int frames, int threads, int *frame, double *allocs) {
   sinew_pool_set_threads(threads);
   sinew_data_t *hold = NULL;
   move_joint(r, (*frame)++);
   pull(r, &hold); /* warm up: buffers, threads */
   sinew_data_unref(hold);
+  long a0 = atomic_load(&allocations);
   double t0 = now();
   for (int f = 0; f < frames; f++) {
     move_joint(r, (*frame)++);
     pull(r, &hold);
     sinew_data_unref(hold);
   }
-  return (double)r->npoints * frames / (now() - t0);
+  double rate = (double)r->npoints * frames / (now() - t0);
+  *allocs = (double)(atomic_load(&allocations) - a0) / frames;
+  return rate;
+}
+
+
+/* ---- part 1: the kernels ------------------------------------------------------------------- */
+
+
+typedef struct kdata {
+  sinew__skin_weights w;
+  sinew__skin_influence inf[JOINTS];
+  float *table, *in_p, *in_n, *out_p, *out_n, *blend;
+  sinew__skin_job job;
+} kdata;
+
+/* scaled: the joints scale a little (1 + j/100 along x), so dual quaternions blend S_i too */
+static void kdata_make(kdata *d, uint32_t npoints, int k, bool normals, int method, bool scaled) {
+  memset(d, 0, sizeof *d);
+  uint32_t seed = 7 + (uint32_t)k;
+  d->in_p = malloc(sizeof(float) * 3 * npoints);
+  d->out_p = malloc(sizeof(float) * 3 * npoints);
+  d->in_n = normals ? malloc(sizeof(float) * 3 * npoints) : NULL;
+  d->out_n = normals ? malloc(sizeof(float) * 3 * npoints) : NULL;
+  d->blend = malloc(sizeof(float) * (npoints + SINEW__SKIN_BLOCK));
+  for (uint32_t i = 0; i < 3 * npoints; i++) {
+    d->in_p[i] = (float)(lcg(&seed) % 8000) * 0.001f;
+    if (normals) d->in_n[i] = (float)(lcg(&seed) % 2000) * 0.001f - 1.0f;
+  }
+  for (uint32_t i = 0; i < npoints + SINEW__SKIN_BLOCK; i++) d->blend[i] = (float)(lcg(&seed) % 1000) * 0.001f;
+  uint32_t *off = malloc(sizeof(uint32_t) * (npoints + 1));
+  uint16_t *slots = malloc(sizeof(uint16_t) * (size_t)k * npoints);
+  float *wts = malloc(sizeof(float) * (size_t)k * npoints);
+  for (uint32_t i = 0; i < npoints; i++) {
+    off[i] = (uint32_t)k * i;
+    float sum = 0;
+    for (int q = 0; q < k; q++) {
+      uint16_t cand;
+      bool dup;
+      do {
+        cand = (uint16_t)(lcg(&seed) % JOINTS);
+        dup = false;
+        for (int e = 0; e < q; e++) dup |= slots[(size_t)k * i + e] == cand;
+      } while (dup);
+      slots[(size_t)k * i + q] = cand;
+      wts[(size_t)k * i + q] = 1.0f + (float)(lcg(&seed) % 100);
+      sum += wts[(size_t)k * i + q];
+    }
+    for (int q = 0; q < k; q++) wts[(size_t)k * i + q] /= sum;
+  }
+  off[npoints] = (uint32_t)k * npoints;
+  if (sinew__skin_weights_build(npoints, off, slots, wts, JOINTS, &d->w)) exit(1);
+  free(off);
+  free(slots);
+  free(wts);
+  /* joints: a rotation about a tilted axis, a translation and a little scale */
+  for (int j = 0; j < JOINTS; j++) {
+    sinew_mat4_t m, r, s;
+    sinew_quat_t q = {0.1 * j, 0.3, -0.2, 1.0};
+    double ql = sqrt(sinew_quat_dot(q, q));
+    q = (sinew_quat_t){q.x / ql, q.y / ql, q.z / ql, q.w / ql};
+    sinew_quat_to_mat4(q, &r);
+    r.m[3][0] = 0.1 * j, r.m[3][1] = -0.05 * j, r.m[3][2] = 0.3;
+    sinew_mat4_identity(&s);
+    if (scaled) s.m[0][0] = 1.0 + 0.01 * j;
+    sinew_mat4_mul(&s, &r, &m);
+    sinew_mat4_to_float34(&m, d->inf[j].lin);
+    sinew_mat4_t R, S;
+    sinew_mat4_orthonormalize_rows(&m, &R, &S);
+    for (int a = 0; a < 3; a++)
+      for (int b = 0; b < 3; b++) d->inf[j].scale[3 * a + b] = S.m[a][b];
+    sinew_quat_t rq;
+    sinew_quat_from_mat4(&R, &rq);
+    sinew_dquat_from_rigid(rq, (sinew_vec3_t){m.m[3][0], m.m[3][1], m.m[3][2]}, &d->inf[j].dq);
+  }
+  size_t stride = sinew__skin_table_stride(JOINTS);
+  d->table = aligned_alloc(64, (sizeof(float) * sinew__skin_table_floats(JOINTS) + 63) / 64 * 64);
+  bool rigid = sinew__skin_tables_fill(d->inf, JOINTS, d->table);
+  sinew__skin_job j = {.w = &d->w, .inf = d->inf, .table = d->table, .stride = stride, .in_points = d->in_p,
+                       .in_normals = d->in_n, .out_points = d->out_p, .out_normals = d->out_n,
+                       .blend = d->blend, .npoints_total = npoints, .method = method, .envelope = 1.0f, .rigid = rigid};
+  sinew_mat4_identity(&j.g);
+  sinew_mat4_identity(&j.ginv);
+  sinew_mat4_identity(&j.g_t);
+  sinew_mat4_identity(&j.ginv_t);
+  d->job = j;
+}
+
+static void kdata_free(kdata *d) {
+  sinew__skin_weights_free(&d->w);
+  free(d->table);
+  free(d->in_p);
+  free(d->in_n);
+  free(d->out_p);
+  free(d->out_n);
+  free(d->blend);
+}
+
+/* The memory floor: the same bytes read (points, normals, the packed rows) and written, no math. */
+static volatile uint32_t floor_sink;
+static void floor_pass(const kdata *d) {
+  size_t n = d->job.npoints_total;
+  memcpy(d->out_p, d->in_p, sizeof(float) * 3 * n);
+  if (d->out_n) memcpy(d->out_n, d->in_n, sizeof(float) * 3 * n);
+  const uint32_t *a = (const uint32_t *)d->w.weights;
+  const uint32_t *b = (const uint32_t *)d->w.slots;
+  size_t cells = (size_t)d->w.nrows * SINEW__SKIN_BLOCK;
+  uint32_t acc = 0;
+  for (size_t i = 0; i < cells; i++) acc ^= a[i];
+  for (size_t i = 0; i < cells / 2; i++) acc ^= b[i];
+  floor_sink = acc;
+}
+
+typedef struct kernel_run {
+  const sinew__skin_job *job;
+  int isa;
+} kernel_run;
+
+static void kernel_chunk(void *ud, size_t begin, size_t end) {
+  const kernel_run *r = ud;
+  sinew__skin_run(r->job, r->isa, begin, end);
+}
+
+/* CPU time of this thread: with up to 3 processes per core on these machines, wall time
+ * mostly measures the scheduler. Used for the one-thread figures; two threads are timed on
+ * the wall clock (their ratio is only meaningful on an otherwise idle machine). */
+static double cpu_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* The 1-minute load average over the cores: above 1, a second thread has no free core. */
+static double load_per_core(void) {
+  double load = -1;
+  FILE *f = fopen("/proc/loadavg", "r");
+  if (f && fscanf(f, "%lf", &load) != 1) load = -1;
+  if (f) fclose(f);
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  return cores > 0 ? load / (double)cores : load;
+}
+
+/* isa < 0: the floor loop */
+static double time_pass(const kdata *d, int isa, int threads, bool wall, int passes) {
+  sinew_pool_set_threads(threads);
+  kernel_run r = {&d->job, isa};
+  double (*clock)(void) = wall ? now : cpu_now;
+  double t0 = clock();
+  for (int p = 0; p < passes; p++) {
+    if (isa < 0) floor_pass(d);
+    else if (threads == 1) sinew__skin_run(&d->job, isa, 0, sinew__skin_job_blocks(&d->job));
+    else sinew_pool_run(sinew__skin_job_blocks(&d->job), 256, kernel_chunk, &r);
+  }
+  return (double)d->job.npoints_total * passes / (clock() - t0);
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+#define REPS 7
+typedef struct variant {
+  const kdata *d;
+  int isa, threads;
+  bool wall; /* wall clock (needed with threads), else this thread's CPU time */
+} variant;
+
+/* Median rates (points/s) of the variants, measured interleaved REPS times. */
+static void measure(const variant *v, int nv, int passes, double *rate) {
+  double samples[7][REPS];
+  for (int i = 0; i < nv; i++) time_pass(v[i].d, v[i].isa, v[i].threads, v[i].wall, 1); /* warm up */
+  for (int r = 0; r < REPS; r++)
+    for (int i = 0; i < nv; i++) samples[i][r] = time_pass(v[i].d, v[i].isa, v[i].threads, v[i].wall, passes);
+  for (int i = 0; i < nv; i++) {
+    qsort(samples[i], REPS, sizeof(double), cmp_double);
+    rate[i] = samples[i][REPS / 2];
+  }
+}
+
+static const char *verdict(double ratio, double goal) { return ratio >= goal ? "met" : "NOT met"; }
+
+static int kernel_goals(int best) {
+  int missed = 0;
+  printf("bench_skin kernels: path %s, 64 influences, median of %d interleaved runs\n",
+         sinew_skin_isa_name((sinew_skin_isa_t)best), REPS);
+  /* 1. the memory floor, 1M points, linear, 4 influences, points + normals, one thread */
+  {
+    kdata d;
+    kdata_make(&d, 1000000, 4, true, SINEW__SKIN_LINEAR, false);
+    variant v[2] = {{&d, -1, 1, false}, {&d, best, 1, false}};
+    double rate[2];
+    measure(v, 2, 1, rate);
+    double bytes = (double)(d.w.storage_bytes) / 1e6 + 4 * 12.0;
+    printf("  1M points, linear, 4 infl, normals, 1 thread: floor %7.1f Mpts/s  kernel %7.1f Mpts/s"
+           "  ratio %.2f (goal >= 0.80: %s)  [%.0f MB moved per pass]\n",
+           rate[0] / 1e6, rate[1] / 1e6, rate[1] / rate[0], verdict(rate[1] / rate[0], 0.8), bytes);
+    missed += rate[1] / rate[0] < 0.8;
+    /* 4. two threads against one */
+    variant t[2] = {{&d, best, 1, true}, {&d, best, 2, true}};
+    measure(t, 2, 1, rate);
+    printf("  1M points, linear, 4 infl, normals, wall clock: 1 thread %7.1f, 2 threads %7.1f Mpts/s  ratio %.2f"
+           " (goal >= 1.80: %s; %.1f runnable tasks per core when measured)\n", rate[0] / 1e6, rate[1] / 1e6, rate[1] / rate[0],
+           verdict(rate[1] / rate[0], 1.8), load_per_core());
+    missed += rate[1] / rate[0] < 1.8;
+    kdata_free(&d);
+  }
+  /* 2. against the scalar reference, in cache; 3. DQ against linear */
+  static const int ks[4] = {1, 2, 4, 8};
+  for (int nrm = 0; nrm < 2; nrm++)
+    for (int q = 0; q < 4; q++) {
+      kdata d, dq, dqs;
+      kdata_make(&d, 100000, ks[q], nrm, SINEW__SKIN_LINEAR, false);
+      kdata_make(&dq, 100000, ks[q], nrm, SINEW__SKIN_DQ, false);
+      kdata_make(&dqs, 100000, ks[q], nrm, SINEW__SKIN_DQ, true);
+      variant v[7] = {{&d, SINEW_SKIN_ISA_SCALAR, 1, false}, {&d, best, 1, false}, {&dq, best, 1, false},
+                      {&dqs, best, 1, false}, {&d, -1, 1, false}, {&d, SINEW_SKIN_ISA_SSE2, 1, false},
+                      {&d, SINEW_SKIN_ISA_AVX2, 1, false}};
+      int nv = 5;
+      if (sinew__skin_isa_available(SINEW_SKIN_ISA_AVX2) && best > SINEW_SKIN_ISA_AVX2) nv = 7;
+      double rate[7];
+      measure(v, nv, 4, rate);
+      printf("  100k points, %d infl, %-8s linear: scalar %6.1f, %s %6.1f Mpts/s = %4.1fx (goal >= 8: %s);"
+             " DQ %6.1f = %.2f of linear (goal >= 0.5: %s), scaled joints %.2f",
+             ks[q], nrm ? "normals" : "points", rate[0] / 1e6, sinew_skin_isa_name((sinew_skin_isa_t)best),
+             rate[1] / 1e6, rate[1] / rate[0], verdict(rate[1] / rate[0], 8), rate[2] / 1e6, rate[2] / rate[1],
+             verdict(rate[2] / rate[1], 0.5), rate[3] / rate[1]);
+      printf("; linear = %.2f of the floor", rate[1] / rate[4]);
+      if (nv == 7) printf(" [linear sse2 %.1f, avx2 %.1f]", rate[5] / 1e6, rate[6] / 1e6);
+      printf("\n");
+      missed += rate[1] / rate[0] < 8;
+      missed += rate[2] / rate[1] < 0.5;
+      kdata_free(&d);
+      kdata_free(&dq);
+      kdata_free(&dqs);
+    }
+  return missed;
 }
 
 int main(int argc, char **argv) {
@@ -187,7 +462,11 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: bench_skin [points] [frames]\n");
     return 2;
   }
+  sinew_allocator_t counting = {count_malloc, count_realloc, count_calloc, free};
+  sinew_set_allocator(&counting);
   rig r;
+  long rss0 = proc_status_kb("VmRSS:");
+  bool peak_reset = reset_peak_rss();
   double t0 = now();
   build(&r, npoints);
   double build_s = now() - t0;
@@ -196,6 +475,9 @@ int main(int argc, char **argv) {
   sinew_data_t *hold = NULL;
   move_joint(&r, frame++);
   const float *gp = pull(&r, &hold);
+  long peak = proc_status_kb("VmHWM:");
+  int missed = kernel_goals((int)sinew_skin_isa()); /* after the memory figure: its buffers are
+                                                       freed but may stay resident */
   float (*k)[12] = malloc(sizeof(float[12]) * JOINTS);
   for (int j = 0; j < JOINTS; j++) {
     sinew_mat4_t w, pm, m;
@@ -216,17 +498,35 @@ int main(int argc, char **argv) {
   t0 = now();
   for (int f = 0; f < frames; f++) reference(&r, (const float(*)[12])k, ref);
   double ref_rate = (double)npoints * frames / (now() - t0);
-  double g1 = graph_rate(&r, frames, 1, &frame);
-  double g2 = graph_rate(&r, frames, 2, &frame);
+  double a1, a2;
+  double g1 = graph_rate(&r, frames, 1, &frame, &a1);
+  double g2 = graph_rate(&r, frames, 2, &frame, &a2);
   uint64_t compiles = 0, evals = 0;
   sinew_skin_cluster_stats(r.g, r.skin, &compiles, &evals);
-  printf("bench_skin: %u points, %d influences/point, %d joints, %d frames per run\n", npoints, INFL,
-         JOINTS, frames);
+  printf("bench_skin graph: %u points, %d influences/point, %d joints, %d frames per run, path %s\n", npoints,
+         INFL, JOINTS, frames, sinew_skin_isa_name(sinew_skin_isa()));
   printf("  setup (graph build + weights)        %8.3f s\n", build_s);
+  /* raw data: the points, and per weight a 4-byte index and a 4-byte float (the mesh has no
+   * normals or faces here); the bench's own copies for the reference loop are counted in the
+   * peak, so the figure is an upper bound of what the graph holds */
+  double raw = (double)npoints * 12 + (double)npoints * INFL * 8, own = (double)npoints * (12 + INFL * 6);
+  if (peak_reset && peak > 0 && rss0 > 0) {
+    double grew = (double)(peak - rss0) * 1024;
+    printf("  memory: peak resident growth %.0f MB for %.0f MB of raw mesh data = %.1fx (goal <= 2.5x);"
+           " about %.0f bytes a weight beyond the points (input and output meshes and the bench's"
+           " %.0f MB of copies taken out)\n",
+           grew / 1e6, raw / 1e6, grew / raw, (grew - own - 2.0 * npoints * 12) / ((double)npoints * INFL),
+           own / 1e6);
+    missed += grew / raw > 2.5;
+  }
   printf("  max |graph - reference|              %8.2e\n", maxerr);
   printf("  reference scalar loop (1 thread)     %8.1f Mvertices/s\n", ref_rate / 1e6);
   printf("  graph path, 1 thread                 %8.1f Mvertices/s   ratio to reference %.2f\n", g1 / 1e6, g1 / ref_rate);
   printf("  graph path, 2 threads                %8.1f Mvertices/s   ratio to reference %.2f\n", g2 / 1e6, g2 / ref_rate);
+  printf("  allocations per frame (steady state)  %.1f with 1 thread, %.1f with 2 (goal 0: %s)\n", a1, a2,
+         a1 == 0 && a2 == 0 ? "met" : "NOT met");
+  missed += a1 != 0 || a2 != 0;
+  printf("goals missed: %d\n", missed);
   printf("  weight compiles %llu, skin evaluations %llu (compiles must stay 1)\n",
          (unsigned long long)compiles, (unsigned long long)evals);
   free(k);

@@ -1366,6 +1366,8 @@ static const sinew_cmd_flag_t tangent_flags[] = {
     {"inTangentType", "itt", "s", 0},         {"outTangentType", "ott", "s", 0},
     {"inAngle", "ia", "f", 0},                {"outAngle", "oa", "f", 0},
     {"inWeight", "iw", "f", 0},               {"outWeight", "ow", "f", 0},
+    {"ix", "ix", "f", 0},                     {"iy", "iy", "f", 0},
+    {"ox", "ox", "f", 0},                     {"oy", "oy", "f", 0},
     {"lock", "l", "b", 0},                    {"weightLock", "wl", "b", 0},
     {"weightedTangents", "wt", "b", 0},       {"absolute", "a", "", 0},
     {"relative", "r", "", 0}};
@@ -1412,7 +1414,7 @@ static int cmd_key_tangent(sinew_cmd_t *cmd) {
       ((rc = tangent_flag(cmd, "inTangentType", &itt)) || (rc = tangent_flag(cmd, "outTangentType", &ott))))
     return rc;
   static const char *const qflags[] = {"inTangentType", "outTangentType", "inAngle", "outAngle", "inWeight",
-                                       "outWeight", "lock", "weightLock", "weightedTangents"};
+                                       "outWeight", "lock", "weightLock", "weightedTangents", "ix", "iy", "ox", "oy"};
   node_list nl = {0};
   acurve *cs = NULL;
   double(*tan)[5] = NULL;
@@ -1430,10 +1432,10 @@ static int cmd_key_tangent(sinew_cmd_t *cmd) {
         which = f;
       }
     if (which < 0) {
-      rc = sinew_cmd_error(cmd, SINEW_EINVAL, "-query: give -itt, -ott, -ia, -oa, -iw, -ow, -l, -wl or -wt");
+      rc = sinew_cmd_error(cmd, SINEW_EINVAL, "-query: give -itt, -ott, -ia, -oa, -iw, -ow, -ix, -iy, -ox, -oy, -l, -wl or -wt");
       goto out;
     }
-    bool strings = which <= 1, bools = which >= 6;
+    bool strings = which <= 1, bools = which >= 6 && which <= 8;
     rc = sinew_cmd_result_empty_array(cmd, strings ? SINEW_VALUE_STRING_ARRAY : bools ? SINEW_VALUE_INT_ARRAY : SINEW_VALUE_FLOAT_ARRAY);
     for (uint32_t i = 0; i < nl.n && !rc; i++) {
       const acurve *c = &cs[i];
@@ -1441,7 +1443,7 @@ static int cmd_key_tangent(sinew_cmd_t *cmd) {
         rc = sinew_cmd_result_append_int(cmd, c->wgt);
         continue;
       }
-      if (which >= 2 && which <= 5 && (rc = used_tangents(g, c, &tan))) {
+      if (((which >= 2 && which <= 5) || which >= 9) && (rc = used_tangents(g, c, &tan))) {
         rc = rc == SINEW_ENOMEM ? sinew_cmd_error(cmd, rc, "out of memory")
                                 : sinew_cmd_error(cmd, rc, "%s: its keys do not match the keys it evaluates (two keys at nearly the same time?)",
                                                   sinew_node_name(g, c->node));
@@ -1464,6 +1466,13 @@ static int cmd_key_tangent(sinew_cmd_t *cmd) {
           break;
         case 6: rc = sinew_cmd_result_append_int(cmd, key->tl); break;
         case 7: rc = sinew_cmd_result_append_int(cmd, key->wl); break;
+        default: { /* 9..12: ix, iy, ox, oy */
+          int side = which <= 10 ? 1 : 3;
+          tangent_polar(g, c, tan[k][side], tan[k][side + 1], &ang, &w);
+          ang *= PI / 180.0;
+          rc = sinew_cmd_result_append_double(cmd, (which - 9) % 2 ? w * sin(ang) : w * cos(ang));
+          break;
+        }
         }
       }
       sinew_free(tan);
@@ -1474,7 +1483,7 @@ static int cmd_key_tangent(sinew_cmd_t *cmd) {
   bool any = false;
   for (size_t f = 0; f < COUNT(qflags); f++) any |= sinew_cmd_flag_count(cmd, qflags[f]) > 0;
   if (!any) {
-    rc = sinew_cmd_error(cmd, SINEW_EINVAL, "nothing to change: give -itt, -ott, -ia, -oa, -iw, -ow, -l, -wl or -wt");
+    rc = sinew_cmd_error(cmd, SINEW_EINVAL, "nothing to change: give -itt, -ott, -ia, -oa, -iw, -ow, -ix, -iy, -ox, -oy, -l, -wl or -wt");
     goto out;
   }
   bool has_ia = sinew_cmd_flag_count(cmd, "inAngle"), has_oa = sinew_cmd_flag_count(cmd, "outAngle");
@@ -1489,7 +1498,25 @@ static int cmd_key_tangent(sinew_cmd_t *cmd) {
   int lock = sinew_cmd_flag_count(cmd, "lock") ? sinew_cmd_flag_bool(cmd, "lock", true) : -1;
   int wlock = sinew_cmd_flag_count(cmd, "weightLock") ? sinew_cmd_flag_bool(cmd, "weightLock", true) : -1;
   int wt = sinew_cmd_flag_count(cmd, "weightedTangents") ? sinew_cmd_flag_bool(cmd, "weightedTangents", true) : -1;
-  bool polar = has_ia || has_oa || has_iw || has_ow;
+  /* -ix/-iy/-ox/-oy: the same tangent in Cartesian form (x in seconds or input units, y in the
+   * output's UI unit), so (x, y) = weight * (cos angle, sin angle) */
+  bool has_cart[4];
+  double cart[4];
+  static const char *const cart_flags[] = {"ix", "iy", "ox", "oy"};
+  for (int f = 0; f < 4; f++) {
+    has_cart[f] = sinew_cmd_flag_count(cmd, cart_flags[f]) > 0;
+    cart[f] = sinew_cmd_flag_double(cmd, cart_flags[f], 0, 0);
+  }
+  if ((has_cart[0] || has_cart[1]) && (has_ia || has_iw)) {
+    rc = sinew_cmd_error(cmd, SINEW_EINVAL, "-ix/-iy and -ia/-iw both give the in tangent: use one form");
+    goto out;
+  }
+  if ((has_cart[2] || has_cart[3]) && (has_oa || has_ow)) {
+    rc = sinew_cmd_error(cmd, SINEW_EINVAL, "-ox/-oy and -oa/-ow both give the out tangent: use one form");
+    goto out;
+  }
+  bool has_in_xy = has_cart[0] || has_cart[1], has_out_xy = has_cart[2] || has_cart[3];
+  bool polar = has_ia || has_oa || has_iw || has_ow || has_in_xy || has_out_xy;
   undo_log u = {0};
   int64_t changed = 0;
   for (uint32_t i = 0; i < nl.n && !rc; i++) {
@@ -1512,14 +1539,26 @@ static int cmd_key_tangent(sinew_cmd_t *cmd) {
         double ai, wi, ao, wo;
         tangent_polar(g, c, tan[k][1], tan[k][2], &ai, &wi);
         tangent_polar(g, c, tan[k][3], tan[k][4], &ao, &wo);
-        bool in_ch = has_ia || has_iw || itt == TAN_FIXED, out_ch = has_oa || has_ow || ott == TAN_FIXED;
+        bool in_ch = has_ia || has_iw || has_in_xy || itt == TAN_FIXED;
+        bool out_ch = has_oa || has_ow || has_out_xy || ott == TAN_FIXED;
         bool locked = lock >= 0 ? lock : key->tl;
         if (has_ia) ai = ia;
         if (has_oa) ao = oa;
         if (has_iw) wi = iw;
         if (has_ow) wo = ow;
-        if (locked && has_ia && !has_oa) ao = ia, out_ch = true; /* locked tangents stay in line */
-        if (locked && has_oa && !has_ia) ai = oa, in_ch = true;
+        if (has_in_xy) {
+          double x = has_cart[0] ? cart[0] : wi * cos(ai * PI / 180.0);
+          double y = has_cart[1] ? cart[1] : wi * sin(ai * PI / 180.0);
+          ai = atan2(y, x) * 180.0 / PI, wi = hypot(x, y);
+        }
+        if (has_out_xy) {
+          double x = has_cart[2] ? cart[2] : wo * cos(ao * PI / 180.0);
+          double y = has_cart[3] ? cart[3] : wo * sin(ao * PI / 180.0);
+          ao = atan2(y, x) * 180.0 / PI, wo = hypot(x, y);
+        }
+        bool in_dir = has_ia || has_in_xy, out_dir = has_oa || has_out_xy;
+        if (locked && in_dir && !out_dir) ao = ai, out_ch = true; /* locked tangents stay in line */
+        if (locked && out_dir && !in_dir) ai = ao, in_ch = true;
         if (in_ch) {
           tangent_from_polar(g, c, ai, wi, &key->ix, &key->iy);
           key->itt = TAN_FIXED;

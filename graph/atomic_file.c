@@ -331,8 +331,10 @@ FILE *sinew_afile_stream(const sinew_afile_t *af) { return af ? af->stream : NUL
 
 const char *sinew_afile_path(const sinew_afile_t *af) { return af ? af->path : NULL; }
 
-int sinew_afile_commit(sinew_afile_t *af, char *errbuf, size_t errlen) {
-  if (!af) return SINEW_EINVAL;
+/* Flushes and checks the stream, then (for a temporary file) fsyncs it when sync is set and gives
+ * it the target's owner and mode; closes it. On failure af is discarded (the temporary file
+ * removed) and the status returned. */
+static int finish(sinew_afile_t *af, bool sync, char *errbuf, size_t errlen) {
   const char *path = af->path;
   int rc = SINEW_OK;
   errno = 0;
@@ -340,7 +342,7 @@ int sinew_afile_commit(sinew_afile_t *af, char *errbuf, size_t errlen) {
     rc = sys_fail(path, NULL, stream_errno(af), errbuf, errlen);
   } else if (af->tmp) {
     struct stat now;
-    if (fsync(af->fd) != 0) rc = sys_fail(path, NULL, errno, errbuf, errlen);
+    if (sync && fsync(af->fd) != 0) rc = sys_fail(path, NULL, errno, errbuf, errlen);
     /* the old file's owner and group, where allowed (a user who may not give a file away keeps
      * it, and may still set a group of theirs); then its mode, which chown may have cleared */
     if (!rc && af->existed && fstat(af->fd, &now) == 0 &&
@@ -353,25 +355,146 @@ int sinew_afile_commit(sinew_afile_t *af, char *errbuf, size_t errlen) {
     int e = close_stream(af); /* a network file system may report a failed write only here */
     if (e) rc = sys_fail(path, NULL, af->err ? af->err : e, errbuf, errlen);
   }
-  if (!rc && af->tmp && rename(af->tmp, af->target) != 0)
-    rc = sys_fail(path, "cannot replace the file", errno, errbuf, errlen);
-  if (rc) {
+  if (rc) discard(af);
+  return rc;
+}
+
+/* A descriptor of the directory holding path ("dir/name" or "name"), or -1. */
+static int open_dir_of(char *path) {
+  size_t d = dir_len(path);
+  char first = path[d];
+  path[d] = 0; /* "dir/", without allocating */
+  int dfd = open(d ? path : ".", O_RDONLY | O_CLOEXEC);
+  path[d] = first;
+  return dfd;
+}
+
+/* The new name on disk too (best effort: not every file system can). */
+static void sync_dir_of(char *path) {
+  int dfd = open_dir_of(path);
+  if (dfd >= 0) {
+    (void)fsync(dfd);
+    close(dfd);
+  }
+}
+
+int sinew_afile_commit(sinew_afile_t *af, char *errbuf, size_t errlen) {
+  if (!af) return SINEW_EINVAL;
+  int rc = finish(af, true, errbuf, errlen);
+  if (rc) return rc;
+  if (af->tmp && rename(af->tmp, af->target) != 0) {
+    rc = sys_fail(af->path, "cannot replace the file", errno, errbuf, errlen);
     discard(af);
     return rc;
   }
-  if (af->tmp) { /* the new name on disk too (best effort: not every file system can) */
-    size_t d = dir_len(af->target);
-    char first = af->target[d];
-    af->target[d] = 0; /* "dir/", without allocating */
-    int dfd = open(d ? af->target : ".", O_RDONLY | O_CLOEXEC);
-    af->target[d] = first;
-    if (dfd >= 0) {
-      (void)fsync(dfd);
-      close(dfd);
-    }
-  }
+  if (af->tmp) sync_dir_of(af->target);
   afile_free(af);
   return SINEW_OK;
+}
+
+/* ---- batches --------------------------------------------------------------------------------- */
+
+struct sinew_afile_batch {
+  sinew_afile_t **files; /* finished, closed, waiting for their rename */
+  size_t n, cap;
+};
+
+int sinew_afile_batch_create(sinew_afile_batch_t **out) {
+  if (!out) return SINEW_EINVAL;
+  if (!(*out = sinew__calloc(1, sizeof **out))) return SINEW_ENOMEM;
+  return SINEW_OK;
+}
+
+size_t sinew_afile_batch_count(const sinew_afile_batch_t *b) { return b ? b->n : 0; }
+
+int sinew_afile_commit_later(sinew_afile_t *af, sinew_afile_batch_t *b, char *errbuf, size_t errlen) {
+  if (!af) return SINEW_EINVAL;
+  if (!b || !af->tmp) return sinew_afile_commit(af, errbuf, errlen); /* written in place: nothing to defer */
+  if (b->n == b->cap) {
+    size_t cap = b->cap ? 2 * b->cap : 16;
+    sinew_afile_t **files = sinew__realloc(b->files, cap * sizeof *files);
+    if (!files) return sinew_afile_commit(af, errbuf, errlen); /* no room to defer: done now */
+    b->files = files;
+    b->cap = cap;
+  }
+  int rc = finish(af, false, errbuf, errlen);
+  if (rc) return rc;
+  b->files[b->n++] = af;
+  return SINEW_OK;
+}
+
+/* Makes the contents of the batch's files durable: one syncfs per file system on Linux (the
+ * files' data and their inodes in one flush), an fsync per file elsewhere. */
+static int sync_batch(sinew_afile_batch_t *b, char *errbuf, size_t errlen) {
+#ifdef __linux__
+  dev_t done[8];
+  size_t ndone = 0;
+  for (size_t i = 0; i < b->n; i++) {
+    struct stat st;
+    if (stat(b->files[i]->tmp, &st) != 0) return sys_fail(b->files[i]->path, NULL, errno, errbuf, errlen);
+    bool seen = false;
+    for (size_t k = 0; k < ndone && !seen; k++) seen = done[k] == st.st_dev;
+    if (seen) continue;
+    int fd = open(b->files[i]->tmp, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return sys_fail(b->files[i]->path, NULL, errno, errbuf, errlen);
+    int rc = syncfs(fd);
+    int e = errno;
+    close(fd);
+    if (rc != 0) return sys_fail(b->files[i]->path, NULL, e, errbuf, errlen);
+    if (ndone < sizeof done / sizeof *done) done[ndone++] = st.st_dev;
+  }
+#else
+  for (size_t i = 0; i < b->n; i++) {
+    int fd = open(b->files[i]->tmp, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return sys_fail(b->files[i]->path, NULL, errno, errbuf, errlen);
+    int rc = fsync(fd);
+    int e = errno;
+    close(fd);
+    if (rc != 0) return sys_fail(b->files[i]->path, NULL, e, errbuf, errlen);
+  }
+#endif
+  return SINEW_OK;
+}
+
+/* Removes the temporary files of the batch from index `from` on and empties it. */
+static void drop_from(sinew_afile_batch_t *b, size_t from) {
+  for (size_t i = from; i < b->n; i++) discard(b->files[i]);
+  b->n = 0;
+}
+
+int sinew_afile_batch_commit(sinew_afile_batch_t *b, char *errbuf, size_t errlen) {
+  if (!b || !b->n) return SINEW_OK;
+  int rc = sync_batch(b, errbuf, errlen);
+  if (rc) {
+    drop_from(b, 0);
+    return rc;
+  }
+  for (size_t i = 0; i < b->n; i++) {
+    sinew_afile_t *af = b->files[i];
+    if (rename(af->tmp, af->target) != 0) {
+      rc = sys_fail(af->path, "cannot replace the file", errno, errbuf, errlen);
+      drop_from(b, i);
+      return rc;
+    }
+  }
+  /* each directory once: the files of a batch mostly share one */
+  for (size_t i = 0; i < b->n; i++) {
+    size_t d = dir_len(b->files[i]->target);
+    bool seen = false;
+    for (size_t k = 0; k < i && !seen; k++)
+      seen = dir_len(b->files[k]->target) == d && !memcmp(b->files[k]->target, b->files[i]->target, d);
+    if (!seen) sync_dir_of(b->files[i]->target);
+  }
+  for (size_t i = 0; i < b->n; i++) afile_free(b->files[i]);
+  b->n = 0;
+  return SINEW_OK;
+}
+
+void sinew_afile_batch_destroy(sinew_afile_batch_t *b) {
+  if (!b) return;
+  drop_from(b, 0);
+  sinew__free(b->files);
+  sinew__free(b);
 }
 
 int sinew_afile_abort(sinew_afile_t *af, char *errbuf, size_t errlen) {

@@ -40,7 +40,7 @@ static size_t put_uint(char *out, uint64_t m) {
 
 /* The text of m * 10^e10 where m has exactly p digits (its first digit is worth 10^e10). */
 static size_t compose(char *out, bool neg, uint64_t m, int p, int e10) {
-  char digits[12];
+  char digits[24]; /* room for any uint64_t: gcc -march=native cannot see p <= 9 */
   put_uint(digits, m); /* exactly p digits */
   while (p > 1 && digits[p - 1] == '0') p--; /* never happens for the shortest, but keep it tidy */
   size_t n = 0;

@@ -178,8 +178,10 @@ typedef struct sinew__node {
   uint32_t nchildren, capchildren;
   sinew__conn **conns;     /* every connection touching the node */
   uint32_t nconns, capconns;
+  uint32_t nin;            /* how many of them end on it */
   uint32_t name_next;      /* next node with the same name, index + 1 */
   uint32_t order_prev, order_next; /* creation order list, index + 1 */
+  uint32_t walk;           /* delete_many's marks: (graph's walk_epoch << 4) | bits */
 } sinew__node;
 
 /* The next number to try for automatic names of one base ("joint" -> 12), so creating many
@@ -202,7 +204,34 @@ struct sinew__conn {
   sinew__conn *prev, *next;    /* graph-wide creation order */
   sinew__conn *src_next;       /* same source plug */
   UT_hash_handle hh;           /* keyed by dst */
+  /* graph/order.c: place in the topological order of connections (live ones only) */
+  uint64_t ord;
+  sinew__conn *ord_prev, *ord_next;
+  uint32_t ord_epoch; /* ord_bits are this search's when it equals the order's epoch */
+  uint8_t ord_bits;
 };
+
+/* The topological order of connections (graph/order.c). A connection c2 follows c1 when the
+ * cycle search starting from c1's destination leaves through c2 (c2's source is reached inside
+ * c1's destination node through affects, or is the destination's own family). Labels grow
+ * along the list and along every such edge. Scratch space is kept for reuse between connects. */
+typedef struct sinew__order {
+  sinew__conn *head, *tail;
+  bool stale;             /* a relinked connection did not fit: rebuilt at the next connect */
+  uint32_t repairs;       /* times the full search overruled the order (tests expect none) */
+  uint32_t epoch;         /* connection marks */
+  uint32_t *amark;        /* attribute marks of one closure, (epoch << 2) | bits, per attribute id */
+  uint32_t *astack;       /* attributes of that closure */
+  uint32_t capattrs, aepoch;
+  sinew__conn **fw, **bw; /* the two searches: visited, in order; the frontier is the tail */
+  uint32_t capfw, capbw, nfw, nbw;
+  /* what the connect under way decided: the new connection goes after (or before) anchor, and
+   * the connections in move, by increasing label, follow (or precede) it */
+  sinew__conn *anchor;
+  bool before;
+  sinew__conn **move;
+  uint32_t nmove;
+} sinew__order;
 
 typedef struct sinew__src_entry {
   UT_hash_handle hh;
@@ -348,6 +377,9 @@ struct sinew_graph {
   /* graph/eval.c: a parallel evaluation under way (errors and logs take its lock), or NULL */
   struct sinew__par *par;
   sinew__journal jr;
+  uint64_t limits[SINEW_LIMIT_COUNT_]; /* sinew_graph_set_limit */
+  sinew__order order;
+  uint32_t walk_epoch;             /* makes every node's walk marks old at once (node.c) */
 };
 
 /* ---- helpers shared across files ---------------------------------------------------------- */
@@ -437,6 +469,23 @@ bool sinew__attr_family(const sinew_graph_t *g, const sinew__node *n, uint32_t a
 /* Two plugs of one attribute family share a value: no element index that both give differs. */
 bool sinew__plug_overlap(const sinew_plug_t *a, const sinew_plug_t *b);
 int sinew__disconnect_conn(sinew_graph_t *g, sinew__conn *c, bool keep_value);
+/* The full cycle search: would src -> dst close a cycle? Sets the graph error (path included)
+ * and returns SINEW_ECYCLE when it would. What the order decides must agree with it. */
+int sinew__cycle_search(sinew_graph_t *g, const sinew_plug_t *src, const sinew_plug_t *dst,
+                        const char *what);
+
+/* The order of connections (graph/order.c). check: before a connect changes anything, refuses
+ * a cycle (the full search's error) and works out where the connection goes; place: puts the
+ * new connection there (cannot fail). remove: a connection leaves the graph. relink: a
+ * journal record puts one back (no allocation; when it does not fit, the order is rebuilt at
+ * the next check). verify (tests): 0 when every edge goes up the order, SINEW_ERUNTIME when one does not. */
+int sinew__order_check(sinew_graph_t *g, const sinew_plug_t *src, const sinew_plug_t *dst,
+                       const char *what);
+void sinew__order_place(sinew_graph_t *g, sinew__conn *c);
+void sinew__order_remove(sinew_graph_t *g, sinew__conn *c);
+void sinew__order_relink(sinew_graph_t *g, sinew__conn *c);
+int sinew__order_verify(sinew_graph_t *g);
+void sinew__order_free(sinew_graph_t *g);
 int sinew__connect_raw(sinew_graph_t *g, const sinew_plug_t *src, const sinew_plug_t *dst,
                        bool implicit, const char *what);
 

@@ -314,7 +314,7 @@ int32_t sinew_plug_next_index(const sinew_graph_t *g, const sinew_plug_t *p) {
 }
 
 int sinew_plug_remove_element(sinew_graph_t *g, const sinew_plug_t *e) {
-  sinew__node *node;
+  sinew__node *node = NULL;
   int rc = sinew__plug_check(g, e, "removeMultiInstance", &node);
   if (!rc) rc = sinew__check_mutable(g, "removeMultiInstance");
   if (rc) return rc;
@@ -377,7 +377,7 @@ int sinew_plug_remove_element(sinew_graph_t *g, const sinew_plug_t *e) {
 
 static int set_flag(sinew_graph_t *g, const sinew_plug_t *p, const char *what, uint32_t on_bit,
                     uint32_t off_bit, bool on) {
-  sinew__node *node;
+  sinew__node *node = NULL;
   int rc = sinew__plug_check(g, p, what, &node);
   if (!rc) rc = sinew__check_mutable(g, what); /* it may make an element */
   if (rc) return rc;

@@ -17,6 +17,14 @@ int sinew__topology_finish(sinew_data_t *topo);
 /* A mesh block of npoints zeroed points (and zeroed normals when normals is true) over topo.
  * Takes over the caller's reference to topo, also on failure. */
 int sinew__mesh_new(sinew_data_t *topo, uint32_t npoints, bool normals, sinew_data_t **out);
+/* The primitives of sinew/mesh.h with a limit on the points they make: SINEW_ELIMIT when the
+ * mesh would have more than max_points points (the graph's SINEW_LIMIT_GENERATED_POINTS). */
+int sinew__mesh_cube(double w, double h, double d, uint32_t sx, uint32_t sy, uint32_t sz, uint64_t max_points,
+                     sinew_data_t **out);
+int sinew__mesh_plane(double w, double h, uint32_t sx, uint32_t sy, uint64_t max_points, sinew_data_t **out);
+int sinew__mesh_cylinder(double radius, double height, uint32_t sx, uint32_t sy, uint32_t sz, uint64_t max_points,
+                         sinew_data_t **out);
+int sinew__mesh_sphere(double radius, uint32_t sx, uint32_t sy, uint64_t max_points, sinew_data_t **out);
 /* The topology block a mesh block refers to (borrowed). */
 sinew_data_t *sinew__mesh_topology_block(const sinew_data_t *mesh);
 

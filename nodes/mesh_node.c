@@ -372,27 +372,33 @@ static int prim_compute(sinew_compute_t *ctx, const sinew_plug_t *plug, prim_kin
   if (plug->attr != M.output) return SINEW_EUNKNOWN_PLUG;
   sinew_graph_t *g = sinew_compute_graph(ctx);
   sinew_node_t n = sinew_compute_node(ctx);
+  uint64_t max = sinew_graph_limit(g, SINEW_LIMIT_GENERATED_POINTS);
   sinew_data_t *mesh = NULL;
   int rc = SINEW_OK;
   switch (kind) {
   case PRIM_CUBE:
-    rc = sinew_mesh_cube(get1(g, n, "w"), get1(g, n, "h"), get1(g, n, "d"), count_of(g, n, "sw", 1),
-                         count_of(g, n, "sh", 1), count_of(g, n, "sd", 1), &mesh);
+    rc = sinew__mesh_cube(get1(g, n, "w"), get1(g, n, "h"), get1(g, n, "d"), count_of(g, n, "sw", 1),
+                          count_of(g, n, "sh", 1), count_of(g, n, "sd", 1), max, &mesh);
     break;
   case PRIM_PLANE:
-    rc = sinew_mesh_plane(get1(g, n, "w"), get1(g, n, "h"), count_of(g, n, "sw", 1), count_of(g, n, "sh", 1), &mesh);
+    rc = sinew__mesh_plane(get1(g, n, "w"), get1(g, n, "h"), count_of(g, n, "sw", 1), count_of(g, n, "sh", 1), max,
+                           &mesh);
     break;
   case PRIM_CYLINDER:
-    rc = sinew_mesh_cylinder(get1(g, n, "r"), get1(g, n, "h"), count_of(g, n, "sa", 3), count_of(g, n, "sh", 1),
-                             count_of(g, n, "sc", 0), &mesh);
+    rc = sinew__mesh_cylinder(get1(g, n, "r"), get1(g, n, "h"), count_of(g, n, "sa", 3), count_of(g, n, "sh", 1),
+                              count_of(g, n, "sc", 0), max, &mesh);
     break;
   case PRIM_SPHERE:
-    rc = sinew_mesh_sphere(get1(g, n, "r"), count_of(g, n, "sa", 3), count_of(g, n, "sh", 2), &mesh);
+    rc = sinew__mesh_sphere(get1(g, n, "r"), count_of(g, n, "sa", 3), count_of(g, n, "sh", 2), max, &mesh);
     break;
   }
   if (rc) {
     char buf[256];
     sinew_plug_format(g, plug, false, buf, sizeof buf);
+    if (rc == SINEW_ELIMIT)
+      return sinew_graph_set_error(g, rc, "%s: cannot build the mesh: its subdivisions make more than %llu points "
+                                   "(the graph's generated-points limit, sinew_graph_set_limit)",
+                                   buf, (unsigned long long)max);
     return sinew_graph_set_error(g, rc, "%s: cannot build the mesh (%s)", buf, sinew_strerror(rc));
   }
   orient(g, n, mesh);

@@ -21,6 +21,12 @@ typedef struct builder {
   uint32_t nf, nv; /* faces and face-vertices written */
 } builder;
 
+/* SINEW_ERANGE beyond what 32-bit indices hold, SINEW_ELIMIT beyond the caller's limit. */
+static int check_size(uint64_t npoints, uint64_t nfaces, uint64_t max_points) {
+  if (npoints > MAX_POINTS || nfaces > MAX_POINTS) return SINEW_ERANGE;
+  return npoints > max_points ? SINEW_ELIMIT : SINEW_OK;
+}
+
 /* Allocates a mesh of npoints points and nfaces faces of nface_verts face-vertices in total. */
 static int begin(builder *b, uint64_t npoints, uint64_t nfaces, uint64_t nface_verts) {
   if (npoints > MAX_POINTS || nface_verts > 4ull * MAX_POINTS) return SINEW_ERANGE;
@@ -95,14 +101,20 @@ static uint32_t cube_side_point(const cube *c, bool right, uint32_t a, uint32_t 
 }
 
 int sinew_mesh_cube(double w, double h, double d, uint32_t sx, uint32_t sy, uint32_t sz, sinew_data_t **out) {
+  return sinew__mesh_cube(w, h, d, sx, sy, sz, MAX_POINTS, out);
+}
+
+int sinew__mesh_cube(double w, double h, double d, uint32_t sx, uint32_t sy, uint32_t sz, uint64_t max_points,
+                     sinew_data_t **out) {
   if (!out || !sx || !sy || !sz || !finite_size(w) || !finite_size(h) || !finite_size(d)) return SINEW_EINVAL;
   cube c = {sx, sy, sz, 0};
   uint64_t rows = 2 * ((uint64_t)sy + sz), inner = (uint64_t)(sy - 1) * (sz - 1);
   uint64_t npoints = rows * (sx + 1ull) + 2 * inner, nfaces = rows * sx + 2ull * sy * sz;
-  if (npoints > MAX_POINTS || nfaces > MAX_POINTS) return SINEW_ERANGE;
+  int rc = check_size(npoints, nfaces, max_points);
+  if (rc) return rc;
   c.rows = (uint32_t)rows;
   builder b;
-  int rc = begin(&b, npoints, nfaces, 4 * nfaces);
+  rc = begin(&b, npoints, nfaces, 4 * nfaces);
   if (rc) return rc;
   for (uint32_t k = 0; k < c.rows; k++) {
     double y, z;
@@ -135,11 +147,16 @@ int sinew_mesh_cube(double w, double h, double d, uint32_t sx, uint32_t sy, uint
 /* ---- polyPlane ------------------------------------------------------------------------------ *
  * Rows of (sx+1) points along +X, from z = +h/2 to z = -h/2; quads wound for a +Y normal. */
 int sinew_mesh_plane(double w, double h, uint32_t sx, uint32_t sy, sinew_data_t **out) {
+  return sinew__mesh_plane(w, h, sx, sy, MAX_POINTS, out);
+}
+
+int sinew__mesh_plane(double w, double h, uint32_t sx, uint32_t sy, uint64_t max_points, sinew_data_t **out) {
   if (!out || !sx || !sy || !finite_size(w) || !finite_size(h)) return SINEW_EINVAL;
   uint64_t npoints = (sx + 1ull) * (sy + 1ull), nfaces = (uint64_t)sx * sy;
-  if (npoints > MAX_POINTS) return SINEW_ERANGE;
+  int rc = check_size(npoints, nfaces, max_points);
+  if (rc) return rc;
   builder b;
-  int rc = begin(&b, npoints, nfaces, 4 * nfaces);
+  rc = begin(&b, npoints, nfaces, 4 * nfaces);
   if (rc) return rc;
   for (uint32_t r = 0; r <= sy; r++)
     for (uint32_t i = 0; i <= sx; i++) point(&b, r * (sx + 1) + i, -w / 2 + w * i / sx, 0, h / 2 - h * r / sy);
@@ -173,13 +190,19 @@ static void band(builder *b, uint32_t ra, uint32_t rb, uint32_t n) {
 
 int sinew_mesh_cylinder(double radius, double height, uint32_t sx, uint32_t sy, uint32_t sz,
                         sinew_data_t **out) {
+  return sinew__mesh_cylinder(radius, height, sx, sy, sz, MAX_POINTS, out);
+}
+
+int sinew__mesh_cylinder(double radius, double height, uint32_t sx, uint32_t sy, uint32_t sz, uint64_t max_points,
+                         sinew_data_t **out) {
   if (!out || sx < 3 || !sy || !finite_size(radius) || !finite_size(height)) return SINEW_EINVAL;
   uint64_t sides = (uint64_t)sx * (sy + 1ull), inner = sz > 1 ? (uint64_t)sx * (sz - 1) : 0;
   uint64_t npoints = sides + 2 * inner + (sz ? 2 : 0);
   uint64_t nquads = (uint64_t)sx * sy + 2 * inner, ntris = sz ? 2ull * sx : 0;
-  if (npoints > MAX_POINTS || nquads + ntris > MAX_POINTS) return SINEW_ERANGE;
+  int rc = check_size(npoints, nquads + ntris, max_points);
+  if (rc) return rc;
   builder b;
-  int rc = begin(&b, npoints, nquads + ntris, 4 * nquads + 3 * ntris);
+  rc = begin(&b, npoints, nquads + ntris, 4 * nquads + 3 * ntris);
   if (rc) return rc;
   for (uint32_t j = 0; j <= sy; j++) ring(&b, j * sx, sx, radius, -height / 2 + height * j / sy);
   uint32_t bottom_inner = (uint32_t)sides, top_inner = (uint32_t)(sides + inner);
@@ -218,11 +241,16 @@ int sinew_mesh_cylinder(double radius, double height, uint32_t sx, uint32_t sy, 
  * faces: the quads band by band, then the south triangles, then the north ones, wound like the
  * cylinder's. Default 20 x 20: 382 points, 400 faces. */
 int sinew_mesh_sphere(double radius, uint32_t sx, uint32_t sy, sinew_data_t **out) {
+  return sinew__mesh_sphere(radius, sx, sy, MAX_POINTS, out);
+}
+
+int sinew__mesh_sphere(double radius, uint32_t sx, uint32_t sy, uint64_t max_points, sinew_data_t **out) {
   if (!out || sx < 3 || sy < 2 || !finite_size(radius)) return SINEW_EINVAL;
   uint64_t rings = sy - 1ull, npoints = (uint64_t)sx * rings + 2, nquads = (uint64_t)sx * (rings - 1);
-  if (npoints > MAX_POINTS) return SINEW_ERANGE;
+  int rc = check_size(npoints, nquads + 2ull * sx, max_points);
+  if (rc) return rc;
   builder b;
-  int rc = begin(&b, npoints, nquads + 2ull * sx, 4 * nquads + 6ull * sx);
+  rc = begin(&b, npoints, nquads + 2ull * sx, 4 * nquads + 6ull * sx);
   if (rc) return rc;
   for (uint32_t j = 0; j < rings; j++) {
     double phi = -PI / 2 + PI * (j + 1) / sy;

@@ -13,6 +13,7 @@ int sinew_nodes_register(sinew_graph_t *g) {
   if (!rc) rc = sinew__register_mesh_types(g);
   if (!rc) rc = sinew__register_skin_types(g);
   if (!rc) rc = sinew__register_deformer_chain_types(g);
+  if (!rc) rc = sinew__register_poly_modifier_types(g);
   if (!rc) rc = sinew__register_pose_types(g);
   if (!rc) rc = sinew__register_anim_curve_types(g);
   if (!rc) rc = sinew__register_anim_blend_types(g);

@@ -35,6 +35,9 @@ int sinew__register_skin_types(sinew_graph_t *g);
 /* groupId, groupParts and tweak (nodes/deformer_chain.c); after the skin types (tweak is a
  * geometryFilter); registers nothing when tweak is already known. */
 int sinew__register_deformer_chain_types(sinew_graph_t *g);
+/* polyModifier and the modifiers that pass the mesh through (polyColorPerVertex), after the mesh
+ * types; registers nothing when polyModifier is already known. */
+int sinew__register_poly_modifier_types(sinew_graph_t *g);
 /* Reads a deformer's geometry input (a new reference or NULL). Fed from a mesh's worldMesh, it
  * gives that mesh's outMesh instead: Maya's worldMesh value is the local geometry tagged with
  * its world matrix, and deformers work on the local points (sinew's worldMesh holds world

@@ -17,15 +17,16 @@
  * matrix; DQ: of G * S * R * G^-1).
  * This reproduces Maya's own output in corpus/maya-skin-truth (see tests/test_skin.c).
  *
- * The hot path: weightList is compiled into packed per-vertex arrays (offsets, dense influence
- * slots, float weights) only when weights, normalizeWeights or the set of influences change;
- * each evaluation recomputes only the per-influence matrices, then runs one vertex-major pass
- * over chunks on the worker pool. Output blocks are double-buffered, so a steady state
- * allocates nothing while no one else holds the previous frame's block. */
+ * The hot path: weightList is compiled into blocks of points (nodes/skin_kernels.h) only when
+ * weights, normalizeWeights or the set of influences change; each evaluation recomputes only the
+ * per-influence matrices and tables, then runs the kernels (scalar, SSE2, AVX2 or AVX-512,
+ * sinew_skin_isa()) over blocks on the worker pool. Output blocks are double-buffered, so a
+ * steady state allocates nothing while no one else holds the previous frame's block. */
 #include <math.h>
 #include <string.h>
 
 #include "nodes/nodes_internal.h"
+#include "nodes/skin_kernels.h"
 #include "sinew/mesh.h"
 #include "sinew/pool.h"
 #include "sinew/skin.h"
@@ -101,26 +102,21 @@ static ids A;
 /* ---- compiled weights ----------------------------------------------------------------------- */
 
 typedef struct compiled {
-  uint32_t npoints;          /* points with a weightList element or not: the highest index + 1,
-                                at most limit */
+  sinew__skin_weights w;     /* packed per block (nodes/skin_kernels.h) */
   uint32_t limit;            /* the input mesh's point count the weights were compiled for */
-  uint32_t *offsets;         /* npoints + 1 */
-  uint16_t *slots;           /* dense influence slot per entry */
-  float *weights;            /* per entry, post-normalised when nw = post */
-  uint32_t nentries;
   int32_t *influences;       /* logical matrix[] index of each slot, ascending */
   uint32_t ninfluences;
   int normalize;             /* the nw the weights were compiled with */
-  sinew_data_t *storage;     /* one block holding every array above */
+  sinew_data_t *storage;     /* holds influences */
 } compiled;
 
 typedef struct skin_state {
   bool weights_dirty;
   bool blend_dirty;
   compiled cw;
-  sinew_data_t *blend;       /* dense blendWeights (doubles), nblend points */
+  sinew_data_t *blend;       /* dense blendWeights (floats), the mesh's points rounded up to a block */
   sinew_data_t *inf_block;   /* per-influence matrices when there are more than 64 */
-  uint32_t nblend;
+  sinew_data_t *table_block; /* the kernels' element tables */
   uint32_t blend_limit;      /* the point count the blend weights were compiled for */
   sinew_data_t *out[2];      /* double-buffered outputs (one geometry) */
   uint64_t compiles;         /* for tests: how often weights were compiled */
@@ -130,6 +126,7 @@ typedef struct skin_state {
 static const sinew_data_type_t scratch_type = {.name = "skinClusterScratch"};
 
 static void compiled_free(compiled *c) {
+  sinew__skin_weights_free(&c->w);
   sinew_data_unref(c->storage);
   memset(c, 0, sizeof *c);
 }
@@ -162,7 +159,7 @@ static void *scratch_get(sinew_data_t **block, size_t bytes) {
 /* Builds the packed arrays from weightList for a mesh of `limit` points. Weights of indices that
  * are not influences, zero weights and weightList elements past the last point are dropped (Maya
  * deforms over matrix[] and the mesh's points only), so a stray weightList[999999999] costs
- * nothing. */
+ * nothing. The weights are first gathered per point (CSR, in scratch), then packed in blocks. */
 static int compile_weights(sinew_graph_t *g, sinew_node_t n, skin_state *st, uint32_t limit) {
   int rc = SINEW_OK;
   size_t ninf = influence_indices(g, n, NULL, 0);
@@ -171,7 +168,7 @@ static int compile_weights(sinew_graph_t *g, sinew_node_t n, skin_state *st, uin
                                  sinew_node_name(g, n));
   sinew_plug_t wl = sinew_plug_make(n, A.weight_list, 0, NULL);
   size_t nverts = sinew_plug_indices(g, &wl, NULL, 0);
-  sinew_data_t *vblock = NULL, *wblock = NULL;
+  sinew_data_t *vblock = NULL, *wblock = NULL, *csr = NULL, *storage = NULL;
   int32_t *verts = scratch_get(&vblock, (nverts + 1) * sizeof(int32_t));
   if (!verts) return SINEW_ENOMEM;
   sinew_plug_indices(g, &wl, verts, nverts);
@@ -188,29 +185,27 @@ static int compile_weights(sinew_graph_t *g, sinew_node_t n, skin_state *st, uin
   double nw = 1;
   sinew_plug_t pnw = sinew_plug_make(n, A.normalize, 0, NULL);
   sinew_get_double(g, &pnw, &nw);
-  size_t bytes = (npoints + 1) * sizeof(uint32_t) + entries * sizeof(float) + (ninf + 1) * sizeof(int32_t) +
-                 entries * sizeof(uint16_t) + 64;
-  sinew_data_t *storage = NULL;
+  size_t bytes = (npoints + 1) * sizeof(uint32_t) + entries * (sizeof(float) + sizeof(uint16_t)) + 64;
   unsigned char *wbuf = scratch_get(&wblock, (widest + 1) * (sizeof(int32_t) + sizeof(double)));
-  if (!wbuf || (rc = sinew_data_create(&scratch_type, bytes, &storage))) {
+  unsigned char *base = wbuf ? scratch_get(&csr, bytes) : NULL;
+  if (!base || (rc = sinew_data_create(&scratch_type, (ninf + 1) * sizeof(int32_t), &storage))) {
     sinew_data_unref(vblock);
     sinew_data_unref(wblock);
+    sinew_data_unref(csr);
     return rc ? rc : SINEW_ENOMEM;
   }
   double *wval = (double *)wbuf;
   int32_t *widx = (int32_t *)(wval + widest + 1);
-  compiled c = {.npoints = npoints, .limit = limit, .ninfluences = (uint32_t)ninf, .normalize = (int)nw,
-                .storage = storage};
-  unsigned char *base = sinew_data_mutable(&storage);
-  c.offsets = (uint32_t *)base;
-  c.weights = (float *)(c.offsets + npoints + 1);
-  c.influences = (int32_t *)(c.weights + entries);
-  c.slots = (uint16_t *)(c.influences + ninf + 1);
+  compiled c = {.limit = limit, .ninfluences = (uint32_t)ninf, .normalize = (int)nw, .storage = storage};
+  c.influences = sinew_data_mutable(&c.storage);
   influence_indices(g, n, c.influences, ninf);
+  uint32_t *offsets = (uint32_t *)base;
+  float *weights = (float *)(offsets + npoints + 1);
+  uint16_t *slots = (uint16_t *)(weights + entries);
   uint32_t e = 0;
   size_t vi = 0;
   for (uint32_t v = 0; v < npoints; v++) {
-    c.offsets[v] = e;
+    offsets[v] = e;
     if (vi >= nverts || (uint32_t)verts[vi] != v) continue;
     sinew_plug_t w = sinew_plug_make(n, A.weights, 1, &verts[vi++]);
     size_t k = 0;
@@ -220,8 +215,8 @@ static int compile_weights(sinew_graph_t *g, sinew_node_t n, skin_state *st, uin
     for (size_t q = 0; q < k; q++) {
       int s = slot_of(&c, widx[q]);
       if (s < 0 || wval[q] == 0) continue;
-      c.slots[e] = (uint16_t)s;
-      c.weights[e] = (float)wval[q];
+      slots[e] = (uint16_t)s;
+      weights[e] = (float)wval[q];
       sum += wval[q];
       abs_sum += fabs(wval[q]);
       e++;
@@ -231,12 +226,19 @@ static int compile_weights(sinew_graph_t *g, sinew_node_t n, skin_state *st, uin
       continue;
     }
     if (c.normalize == 2) /* post: normalised at deform time, stored data untouched */
-      for (uint32_t q = first; q < e; q++) c.weights[q] = (float)(c.weights[q] / sum);
+      for (uint32_t q = first; q < e; q++) weights[q] = (float)(weights[q] / sum);
   }
-  c.offsets[npoints] = e;
-  c.nentries = e;
+  offsets[npoints] = e;
+  rc = sinew__skin_weights_build(npoints, offsets, slots, weights, (uint32_t)ninf, &c.w);
   sinew_data_unref(vblock);
   sinew_data_unref(wblock);
+  sinew_data_unref(csr);
+  if (rc) {
+    sinew_data_unref(c.storage);
+    return rc == SINEW_ENOMEM ? rc
+                              : sinew_graph_set_error(g, rc, "skinCluster %s: a point has more than 65535 weights",
+                                                      sinew_node_name(g, n));
+  }
   compiled_free(&st->cw);
   st->cw = c;
   st->weights_dirty = false;
@@ -245,7 +247,8 @@ static int compile_weights(sinew_graph_t *g, sinew_node_t n, skin_state *st, uin
 }
 
 /* Dense per-point blend weights for the weight-blended method (for a mesh of `limit` points:
- * elements past the last point are ignored), rebuilt when blendWeights changes. */
+ * elements past the last point are ignored; 0 up to a whole block), rebuilt when blendWeights
+ * changes. */
 static int compile_blend(sinew_graph_t *g, sinew_node_t n, skin_state *st, uint32_t limit) {
   sinew_plug_t bw = sinew_plug_make(n, A.blend_weights, 0, NULL);
   size_t nb = sinew_plug_indices(g, &bw, NULL, 0);
@@ -256,16 +259,14 @@ static int compile_blend(sinew_graph_t *g, sinew_node_t n, skin_state *st, uint3
   int32_t *idx = (int32_t *)(vals + nb + 1);
   size_t count = 0;
   sinew_get_double_elements(g, &bw, idx, vals, nb, &count);
-  uint32_t npoints = count ? (uint32_t)idx[count - 1] + 1 : 0;
-  if (npoints > limit) npoints = limit;
-  double *dense = scratch_get(&st->blend, (npoints + 1) * sizeof(double));
+  size_t padded = ((size_t)limit + SINEW__SKIN_BLOCK - 1) / SINEW__SKIN_BLOCK * SINEW__SKIN_BLOCK;
+  float *dense = scratch_get(&st->blend, (padded + 1) * sizeof(float));
   if (!dense) {
     sinew_data_unref(tmp);
     return SINEW_ENOMEM;
   }
-  memset(dense, 0, (npoints + 1) * sizeof(double));
-  for (size_t q = 0; q < count && (uint32_t)idx[q] < npoints; q++) dense[idx[q]] = vals[q];
-  st->nblend = npoints;
+  memset(dense, 0, (padded + 1) * sizeof(float));
+  for (size_t q = 0; q < count && (uint32_t)idx[q] < limit; q++) dense[idx[q]] = (float)vals[q];
   st->blend_dirty = false;
   sinew_data_unref(tmp);
   return SINEW_OK;
@@ -273,219 +274,16 @@ static int compile_blend(sinew_graph_t *g, sinew_node_t n, skin_state *st, uint3
 
 /* ---- per-evaluation matrices ----------------------------------------------------------------- */
 
-typedef struct influence {
-  float rows[16];       /* G * M_i * G^-1, rows 0..3 as 4 floats (x', y', z', 0): the linear fast path */
-  float lin[12];        /* the same as float 3x4 (linear skinning in object space) */
-  double scale[9];      /* S_i of the world motion M_i (row-major 3x3) */
-  sinew_dquat_t dq;     /* the rigid part of M_i */
-} influence;
+/* The kernels run over blocks of points on the worker pool; blocks are independent, so the
+ * result does not depend on how the pool splits them. */
+typedef struct run {
+  const sinew__skin_job *job;
+  int isa;
+} run;
 
-typedef struct job {
-  const compiled *cw;
-  const influence *inf;
-  const float *in_points, *in_normals;
-  float *out_points, *out_normals;
-  const double *blend;   /* per point, or NULL */
-  uint32_t nblend;
-  int method;
-  float envelope;
-  sinew_mat4_t g, ginv;
-  sinew_mat4_t g_t, ginv_t; /* transposes, for normals through DQ */
-  float ginv_trans[3];      /* translation row of G^-1 */
-} job;
-
-static void skin_linear_point(const job *j, uint32_t v, const float *p, float *out, float *nout,
-                              const float *nin) {
-  const compiled *c = j->cw;
-  float m[12] = {0}, wsum = 0;
-  for (uint32_t e = c->offsets[v]; e < c->offsets[v + 1]; e++) {
-    const float *k = j->inf[c->slots[e]].lin;
-    float w = c->weights[e];
-    for (int q = 0; q < 12; q++) m[q] += w * k[q];
-    wsum += w;
-  }
-  /* Each lin_i is G * M_i * G^-1, so the blend counts G^-1's translation wsum times; spec 4.3
-   * sums the world points and applies G^-1 once. The same when the weights sum to 1. */
-  float missing = 1.0f - wsum;
-  if (fabsf(missing) > 1e-6f) {
-    m[3] += missing * j->ginv_trans[0];
-    m[7] += missing * j->ginv_trans[1];
-    m[11] += missing * j->ginv_trans[2];
-  }
-  out[0] = p[0] * m[0] + p[1] * m[1] + p[2] * m[2] + m[3];
-  out[1] = p[0] * m[4] + p[1] * m[5] + p[2] * m[6] + m[7];
-  out[2] = p[0] * m[8] + p[1] * m[9] + p[2] * m[10] + m[11];
-  if (nout) {
-    /* normals through the inverse transpose of the blended linear part */
-    double a[3][3] = {{m[0], m[4], m[8]}, {m[1], m[5], m[9]}, {m[2], m[6], m[10]}}; /* rows of A */
-    double cof[3][3];
-    for (int r = 0; r < 3; r++)
-      for (int cidx = 0; cidx < 3; cidx++) {
-        int r1 = (r + 1) % 3, r2 = (r + 2) % 3, c1 = (cidx + 1) % 3, c2 = (cidx + 2) % 3;
-        cof[r][cidx] = a[r1][c1] * a[r2][c2] - a[r1][c2] * a[r2][c1];
-      }
-    /* n' = n * cof(A) (the inverse transpose up to a positive-or-negative scale) */
-    double nx = nin[0] * cof[0][0] + nin[1] * cof[1][0] + nin[2] * cof[2][0];
-    double ny = nin[0] * cof[0][1] + nin[1] * cof[1][1] + nin[2] * cof[2][1];
-    double nz = nin[0] * cof[0][2] + nin[1] * cof[1][2] + nin[2] * cof[2][2];
-    double det = a[0][0] * cof[0][0] + a[0][1] * cof[0][1] + a[0][2] * cof[0][2];
-    double len = sqrt(nx * nx + ny * ny + nz * nz);
-    if (len > 0) {
-      double s = (det < 0 ? -1.0 : 1.0) / len;
-      nout[0] = (float)(nx * s);
-      nout[1] = (float)(ny * s);
-      nout[2] = (float)(nz * s);
-    } else {
-      memcpy(nout, nin, 3 * sizeof *nout);
-    }
-  }
-}
-
-static void skin_dq_point(const job *j, uint32_t v, const float *p, double out[3], double nout[3],
-                          const float *nin) {
-  const compiled *c = j->cw;
-  uint32_t b = c->offsets[v], e_end = c->offsets[v + 1];
-  /* pivot: the heaviest influence */
-  uint32_t pivot = b;
-  for (uint32_t e = b + 1; e < e_end; e++)
-    if (c->weights[e] > c->weights[pivot]) pivot = e;
-  sinew_quat_t rp = j->inf[c->slots[pivot]].dq.real;
-  sinew_dquat_t acc = {{0, 0, 0, 0}, {0, 0, 0, 0}};
-  double S[9] = {0};
-  for (uint32_t e = b; e < e_end; e++) {
-    const influence *in = &j->inf[c->slots[e]];
-    double w = c->weights[e];
-    if (sinew_quat_dot(in->dq.real, rp) < 0) w = -w;
-    sinew_dquat_add_scaled(&acc, &in->dq, w);
-    double aw = fabs(w);
-    for (int q = 0; q < 9; q++) S[q] += aw * in->scale[q];
-  }
-  /* world-space point at bind, through the blended scale/shear, then the rigid blend */
-  sinew_vec3_t q = {p[0], p[1], p[2]}, r;
-  sinew_mat4_transform_point(q, &j->g, &q);
-  sinew_vec3_t qs = {q.x * S[0] + q.y * S[3] + q.z * S[6], q.x * S[1] + q.y * S[4] + q.z * S[7],
-                     q.x * S[2] + q.y * S[5] + q.z * S[8]};
-  sinew_dquat_t unit;
-  if (!sinew_dquat_normalize(&acc, &unit)) { /* degenerate blend: leave the point */
-    out[0] = p[0];
-    out[1] = p[1];
-    out[2] = p[2];
-    if (nout) nout[0] = nin[0], nout[1] = nin[1], nout[2] = nin[2];
-    return;
-  }
-  sinew_dquat_transform_point(&unit, qs, &r);
-  sinew_mat4_transform_point(r, &j->ginv, &r);
-  out[0] = r.x;
-  out[1] = r.y;
-  out[2] = r.z;
-  if (nout) {
-    /* normal: the inverse transpose of the point's map G * S * R * G^-1, i.e.
-     * n * G^-T * S^-T * R * G^T (S^-T from the cofactors, with det(S)'s sign so that a mirroring
-     * S does not turn normals inward) */
-    double cof[9];
-    cof[0] = S[4] * S[8] - S[5] * S[7]; cof[1] = S[5] * S[6] - S[3] * S[8]; cof[2] = S[3] * S[7] - S[4] * S[6];
-    cof[3] = S[2] * S[7] - S[1] * S[8]; cof[4] = S[0] * S[8] - S[2] * S[6]; cof[5] = S[1] * S[6] - S[0] * S[7];
-    cof[6] = S[1] * S[5] - S[2] * S[4]; cof[7] = S[2] * S[3] - S[0] * S[5]; cof[8] = S[0] * S[4] - S[1] * S[3];
-    double sdet = S[0] * cof[0] + S[1] * cof[1] + S[2] * cof[2];
-    double sg = sdet < 0 ? -1.0 : 1.0;
-    sinew_vec3_t n0 = {nin[0], nin[1], nin[2]}, n1;
-    sinew_mat4_transform_vector(n0, &j->ginv_t, &n0);
-    n1 = (sinew_vec3_t){sg * (n0.x * cof[0] + n0.y * cof[3] + n0.z * cof[6]),
-                        sg * (n0.x * cof[1] + n0.y * cof[4] + n0.z * cof[7]),
-                        sg * (n0.x * cof[2] + n0.y * cof[5] + n0.z * cof[8])};
-    sinew_quat_rotate(unit.real, n1, &n1);
-    sinew_mat4_transform_vector(n1, &j->g_t, &n1);
-    sinew_vec3_normalize(n1, &n1);
-    nout[0] = n1.x;
-    nout[1] = n1.y;
-    nout[2] = n1.z;
-  }
-}
-
-static void skin_chunk(void *ud, size_t begin, size_t end) {
-  const job *j = ud;
-  const compiled *c = j->cw;
-  for (size_t v = begin; v < end; v++) {
-    const float *p = &j->in_points[3 * v];
-    float *o = &j->out_points[3 * v];
-    const float *nin = j->in_normals ? &j->in_normals[3 * v] : NULL;
-    float *no = j->out_normals ? &j->out_normals[3 * v] : NULL;
-    if (v >= c->npoints || c->offsets[v] == c->offsets[v + 1]) { /* no weights: stays put */
-      memcpy(o, p, 3 * sizeof *o);
-      if (no) memcpy(no, nin, 3 * sizeof *no);
-      continue;
-    }
-    float lin[3] = {0, 0, 0}, lin_n[3] = {0, 0, 0};
-    double dq[3] = {0, 0, 0}, dq_n[3] = {0, 0, 0};
-    double bw = j->method == 1 ? 1.0 : 0.0;
-    if (j->method == 2) bw = (j->blend && v < j->nblend) ? j->blend[v] : 0.0;
-    if (bw < 1.0) skin_linear_point(j, (uint32_t)v, p, lin, no ? lin_n : NULL, nin);
-    if (bw > 0.0) skin_dq_point(j, (uint32_t)v, p, dq, no ? dq_n : NULL, nin);
-    for (int k = 0; k < 3; k++) {
-      double d = bw >= 1.0 ? dq[k] : bw <= 0.0 ? lin[k] : (1.0 - bw) * lin[k] + bw * dq[k];
-      o[k] = (float)(p[k] + j->envelope * (d - p[k]));
-    }
-    if (no) {
-      double n3[3], len = 0;
-      for (int k = 0; k < 3; k++) {
-        n3[k] = bw >= 1.0 ? dq_n[k] : bw <= 0.0 ? lin_n[k] : (1.0 - bw) * lin_n[k] + bw * dq_n[k];
-        n3[k] = nin[k] + j->envelope * (n3[k] - nin[k]);
-        len += n3[k] * n3[k];
-      }
-      len = sqrt(len);
-      for (int k = 0; k < 3; k++) no[k] = (float)(len > 0 ? n3[k] / len : nin[k]);
-    }
-  }
-}
-
-/* The common case, linear skinning of points without normals, in its own tight loop: blend the
- * influences' rows with 4-lane multiply-adds (the compiler vectorises these), then
- * p' = x*row0 + y*row1 + z*row2 + row3. Same arithmetic per point whatever the chunking. */
-static void skin_chunk_linear(void *ud, size_t begin, size_t end) {
-  const job *j = ud;
-  const compiled *c = j->cw;
-  const influence *inf = j->inf;
-  const uint32_t *off = c->offsets;
-  const uint16_t *slots = c->slots;
-  const float *wts = c->weights;
-  const float en = j->envelope;
-  size_t weighted_end = end < c->npoints ? end : c->npoints;
-  for (size_t v = begin; v < weighted_end; v++) {
-    const float *p = &j->in_points[3 * v];
-    float *o = &j->out_points[3 * v];
-    uint32_t e0 = off[v], e1 = off[v + 1];
-    if (e0 == e1) {
-      o[0] = p[0], o[1] = p[1], o[2] = p[2];
-      continue;
-    }
-    float r0[4] = {0}, r1[4] = {0}, r2[4] = {0}, r3[4] = {0}, wsum = 0;
-    for (uint32_t e = e0; e < e1; e++) {
-      const float *k = inf[slots[e]].rows;
-      float w = wts[e];
-      for (int q = 0; q < 4; q++) {
-        r0[q] += w * k[q];
-        r1[q] += w * k[4 + q];
-        r2[q] += w * k[8 + q];
-        r3[q] += w * k[12 + q];
-      }
-      wsum += w;
-    }
-    float missing = 1.0f - wsum; /* see skin_linear_point */
-    if (fabsf(missing) > 1e-6f)
-      for (int q = 0; q < 3; q++) r3[q] += missing * j->ginv_trans[q];
-    float d[4];
-    for (int q = 0; q < 4; q++) d[q] = p[0] * r0[q] + p[1] * r1[q] + p[2] * r2[q] + r3[q];
-    if (en == 1.0f) {
-      o[0] = d[0], o[1] = d[1], o[2] = d[2];
-    } else {
-      for (int q = 0; q < 3; q++) o[q] = p[q] + en * (d[q] - p[q]);
-    }
-  }
-  for (size_t v = weighted_end > begin ? weighted_end : begin; v < end; v++) {
-    const float *p = &j->in_points[3 * v];
-    float *o = &j->out_points[3 * v];
-    o[0] = p[0], o[1] = p[1], o[2] = p[2];
-  }
+static void run_blocks(void *ud, size_t begin, size_t end) {
+  const run *r = ud;
+  sinew__skin_run(r->job, r->isa, begin, end);
 }
 
 /* ---- compute ------------------------------------------------------------------------------- */
@@ -496,7 +294,7 @@ static void get_mat(sinew_graph_t *g, sinew_node_t n, uint32_t attr, int32_t ind
 }
 
 static int build_influences(sinew_graph_t *g, sinew_node_t n, const compiled *cw, const sinew_mat4_t *G,
-                            const sinew_mat4_t *Ginv, influence *out) {
+                            const sinew_mat4_t *Ginv, sinew__skin_influence *out) {
   for (uint32_t s = 0; s < cw->ninfluences; s++) {
     sinew_mat4_t ma, pm, M, W, L;
     get_mat(g, n, A.matrix, cw->influences[s], true, &ma);
@@ -505,10 +303,6 @@ static int build_influences(sinew_graph_t *g, sinew_node_t n, const compiled *cw
     sinew_mat4_mul(G, &M, &W);
     sinew_mat4_mul(&W, Ginv, &L);  /* the same motion in the shape's object space */
     sinew_mat4_to_float34(&L, out[s].lin);
-    for (int r = 0; r < 4; r++) {
-      for (int c = 0; c < 3; c++) out[s].rows[4 * r + c] = (float)L.m[r][c];
-      out[s].rows[4 * r + 3] = 0.0f;
-    }
     /* DQ acts on the world point p * G, so it splits M itself (not G * M, which would apply G
      * twice: wrong whenever geomMatrix is not the identity) */
     sinew_mat4_t R, Sm;
@@ -591,14 +385,20 @@ static int skin_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
     return rc;
   }
   st->evaluations++;
-  /* per-influence matrices (small: on the stack up to 256 influences) */
-  influence stack_inf[64];
-  influence *inf = stack_inf;
-  if (st->cw.ninfluences > 64 && !(inf = scratch_get(&st->inf_block, st->cw.ninfluences * sizeof *inf))) {
+  /* per-influence matrices (on the stack up to 64 influences) and the kernels' tables */
+  sinew__skin_influence stack_inf[64];
+  sinew__skin_influence *inf = stack_inf;
+  size_t stride = sinew__skin_table_stride(st->cw.ninfluences);
+  unsigned char *tb = scratch_get(&st->table_block, sinew__skin_table_floats(st->cw.ninfluences) * sizeof(float) + 64);
+  float *table = tb ? (float *)(tb + (64 - (uintptr_t)tb % 64) % 64) : NULL; /* cache-line aligned */
+  if (!table ||
+      (st->cw.ninfluences > 64 && !(inf = scratch_get(&st->inf_block, st->cw.ninfluences * sizeof *inf)))) {
     sinew_data_unref(in);
     return SINEW_ENOMEM;
   }
-  job j = {.cw = &st->cw, .inf = inf, .method = (int)method, .envelope = (float)en};
+  sinew__skin_job j = {.w = &st->cw.w, .inf = inf, .table = table, .stride = stride,
+                       .npoints_total = mesh->npoints, .method = (int)method, .envelope = (float)en};
+  if (j.method < SINEW__SKIN_LINEAR || j.method > SINEW__SKIN_BLENDED) j.method = SINEW__SKIN_LINEAR;
   get_mat(g, n, A.geom_matrix, 0, false, &j.g);
   if (!sinew_mat4_inverse(&j.g, &j.ginv)) {
     sinew_log(g, SINEW_LOG_WARNING, SINEW_LOG_GENERIC, "%s.geomMatrix is singular; identity used",
@@ -606,14 +406,11 @@ static int skin_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
     sinew_mat4_identity(&j.g);
     sinew_mat4_identity(&j.ginv);
   }
-  for (int q = 0; q < 3; q++) j.ginv_trans[q] = (float)j.ginv.m[3][q];
   sinew_mat4_transpose(&j.g, &j.g_t);
   sinew_mat4_transpose(&j.ginv, &j.ginv_t);
   build_influences(g, n, &st->cw, &j.g, &j.ginv, inf);
-  if (j.method == 2) {
-    j.blend = st->blend ? sinew_data_get(st->blend) : NULL;
-    j.nblend = st->nblend;
-  }
+  j.rigid = sinew__skin_tables_fill(inf, st->cw.ninfluences, table);
+  if (j.method == SINEW__SKIN_BLENDED) j.blend = sinew_data_get(st->blend);
   bool normals = mesh->normals != NULL;
   sinew_plug_t pdn = sinew_plug_make(n, A.deform_normals, 0, NULL);
   bool deform_normals = true;
@@ -631,8 +428,10 @@ static int skin_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
       if (on) memcpy(on, mesh->normals, 3 * sizeof(float) * mesh->npoints);
     }
     if (!op) rc = SINEW_ENOMEM;
-    else
-      sinew_pool_run(mesh->npoints, 4096, (j.method == 0 && !j.out_normals) ? skin_chunk_linear : skin_chunk, &j);
+    else {
+      run r = {&j, (int)sinew_skin_isa()};
+      sinew_pool_run(sinew__skin_job_blocks(&j), 256, run_blocks, &r);
+    }
   }
   if (!rc) rc = sinew_compute_set_data(ctx, plug, out);
   sinew_data_unref(in);
@@ -652,6 +451,7 @@ static void skin_destroy(sinew_graph_t *g, sinew_node_t n, void *state) {
   compiled_free(&st->cw);
   sinew_data_unref(st->blend);
   sinew_data_unref(st->inf_block);
+  sinew_data_unref(st->table_block);
   sinew_data_unref(st->out[0]);
   sinew_data_unref(st->out[1]);
 }

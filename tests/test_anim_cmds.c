@@ -348,6 +348,29 @@ static void test_tangents_and_infinity(void **state) {
   ok("keyTangent -t 40 -iw 2 box.tx;");
   assert_int_equal(nums("keyTangent -q -iw -t 40 box.tx", a, 4), 1);
   assert_near(a[0], 2, 1e-9);
+  /* the x/y form: x in seconds, y in the attribute's unit; a slope of 2 cm per second */
+  ok("polyCube -n d; setKeyframe -t 0 -v 0 d.tx; setKeyframe -t 24 -v 10 d.tx;");
+  ok("keyTangent -t 0 -ox 1 -oy 2 d.tx;");
+  expect_res("keyTangent -q -ott -t 0 d.tx", "fixed");
+  assert_int_equal(nums("keyTangent -q -ox -t 0 d.tx", a, 4), 1);
+  assert_near(a[0], 1, 1e-12);
+  assert_int_equal(nums("keyTangent -q -oy -t 0 d.tx", a, 4), 1);
+  assert_near(a[0], 2, 1e-12);
+  assert_int_equal(nums("keyTangent -q -oa -t 0 d.tx", a, 4), 1);
+  assert_near(a[0], atan2(2, 1) * 180 / PI, 1e-9);
+  assert_int_equal(nums("keyTangent -q -ia -t 0 d.tx", a, 4), 1); /* locked: the in side follows */
+  assert_near(a[0], atan2(2, 1) * 180 / PI, 1e-9);
+  assert_near((at_frame("d.tx", 0.0024) - at_frame("d.tx", 0)) / 0.0001, 2, 5e-3);
+  /* one component keeps the other from the tangent in use */
+  ok("keyTangent -t 0 -oy 0 d.tx;");
+  assert_int_equal(nums("keyTangent -q -oa -t 0 d.tx", a, 4), 1);
+  assert_near(a[0], 0, 1e-12);
+  assert_int_equal(nums("keyTangent -q -ox -t 0 d.tx", a, 4), 1);
+  assert_near(a[0], 1, 1e-12);
+  bad("keyTangent -t 0 -ix 1 -ia 30 d.tx",
+      "test.mel:3: keyTangent: -ix/-iy and -ia/-iw both give the in tangent: use one form");
+  bad("keyTangent -t 0 -oy 1 -ow 2 d.tx",
+      "test.mel:3: keyTangent: -ox/-oy and -oa/-ow both give the out tangent: use one form");
   /* infinity */
   ok("polyCube -n c;"
      "setKeyframe -t 1 -v 0 -itt linear -ott linear c.tx; setKeyframe -t 11 -v 10 -itt linear -ott linear c.tx;");

@@ -711,6 +711,76 @@ static void test_chain_save_load(void **state) {
   sinew_session_destroy(s2);
 }
 
+/* polyColorPerVertex passes the mesh through as the same block (a skinCluster's output fed
+ * through it, as omtk's rig_example_02_built.ma wires it, stays the skinned mesh); its vertex
+ * colours, in the forms Maya files write, read back and are saved; polyModifier is abstract. */
+static void test_poly_color_per_vertex(void **state) {
+  (void)state;
+  sinew_graph_t *g = scene();
+  sinew_node_t abstract;
+  assert_int_not_equal(sinew_node_create(g, "polyModifier", NULL, &abstract), 0);
+  sinew_node_t pc = node(g, "polyColorPerVertex", "polyColorPerVertex1"), gp = node(g, "groupParts", "gp");
+  assert_true(sinew_node_type_is_a(sinew_node_type(g, pc), "polyModifier"));
+  assert_null(get(g, pc, "out")); /* nothing in, nothing out */
+  sinew_data_t *m = cube();
+  sinew_plug_t ip = plug(g, pc, "ip");
+  assert_int_equal(sinew_set_data(g, &ip, m), 0);
+  conn(g, pc, "out", gp, "ig");
+  sinew_data_t *out = get(g, gp, "og");
+  assert_ptr_equal(out, m); /* the block itself: nothing copied */
+  sinew_data_unref(out);
+  /* a new input flows through */
+  sinew_data_t *m2 = cube();
+  assert_int_equal(sinew_set_data(g, &ip, m2), 0);
+  out = get(g, gp, "og");
+  assert_ptr_equal(out, m2);
+  sinew_data_unref(out);
+  sinew_data_unref(m);
+  sinew_data_unref(m2);
+  sinew_graph_destroy(g);
+
+  static const char scene_ma[] =
+      "createNode transform -n \"box\";\n"
+      "createNode mesh -n \"boxShape\" -p \"box\";\n"
+      "createNode polyCube -n \"polyCube1\";\n"
+      "createNode polyColorPerVertex -n \"polyColorPerVertex1\";\n"
+      "\tsetAttr \".uopa\" yes;\n"
+      "\tsetAttr -s 2 \".vclr\";\n"
+      "\tsetAttr -s 2 \".vclr[0].vfcl\";\n"
+      "\tsetAttr \".vclr[0].vfcl[0].frgb\" -type \"float3\" 0.5 0.25 1 ;\n"
+      "\tsetAttr \".vclr[0].vfcl[0].vfal\" 0.75;\n"
+      "\tsetAttr \".vclr[3].vxal\" 0.5;\n"
+      "\tsetAttr \".cn\" -type \"string\" \"colorSet1\";\n"
+      "\tsetAttr \".clam\" no;\n"
+      "connectAttr \"polyCube1.out\" \"polyColorPerVertex1.ip\";\n"
+      "connectAttr \"polyColorPerVertex1.out\" \"boxShape.i\";\n";
+  sinew_session_t *s = open_text(scene_ma);
+  g = sinew_session_graph(s);
+  sinew_data_t *o = get(g, find(g, "boxShape"), "o");
+  assert_non_null(o);
+  assert_int_equal(sinew_mesh_get(o)->npoints, 8);
+  sinew_data_unref(o);
+  double v[3];
+  sinew_plug_t p = plug(g, find(g, "polyColorPerVertex1"), "vclr[0].vfcl[0].frgb");
+  assert_int_equal(sinew_get_doubles(g, &p, v, 3, NULL), 0);
+  assert_true(v[0] == 0.5 && v[1] == 0.25 && v[2] == 1);
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  assert_non_null(f);
+  assert_int_equal(sinew_session_write_ma(s, f, "color.ma"), 0);
+  fclose(f);
+  static const char *const want[] = {"createNode polyColorPerVertex -n \"polyColorPerVertex1\"",
+                                     "\".vclr[0].vfcl[0].frgb\" -type \"float3\" 0.5 0.25 1",
+                                     "\".vclr[0].vfcl[0].vfal\" 0.75", "\".vclr[3].vxal\" 0.5",
+                                     "\".cn\" -type \"string\" \"colorSet1\"", "\".clam\" no",
+                                     "connectAttr \"polyColorPerVertex1.out\" \"boxShape.i\""};
+  for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+    if (!strstr(text, want[i])) fail_msg("the written file lacks %s:\n%s", want[i], text);
+  free(text);
+  sinew_session_destroy(s);
+}
+
 /* Bad values are refused with the plug named, and leave the node as it was. */
 static void test_bad_input(void **state) {
   (void)state;
@@ -951,6 +1021,7 @@ int main(void) {
       cmocka_unit_test(test_tweak_alloc_failures),
       cmocka_unit_test(test_chain_dirty_propagation),
       cmocka_unit_test(test_chain_save_load),
+      cmocka_unit_test(test_poly_color_per_vertex),
       cmocka_unit_test(test_bad_input),
       cmocka_unit_test(test_corpus_cylinder),
       cmocka_unit_test(test_corpus_usd_skeleton),

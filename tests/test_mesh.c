@@ -1203,6 +1203,63 @@ static void test_node_alloc_failures(void **state) {
   test_alloc_uninstall();
 }
 
+/* The graph's generated-points limit: a primitive whose subdivisions make more points than
+ * the limit fails to compute (SINEW_ELIMIT, the message naming its plug and the limit; the
+ * plug keeps its value, as after any failed compute); at or under it, it builds. */
+static void test_generated_points_limit(void **state) {
+  (void)state;
+  assert_int_equal(sinew_graph_limit(NULL, SINEW_LIMIT_GENERATED_POINTS), 1u << 28);
+  sinew_graph_t *g = scene();
+  assert_int_equal(sinew_graph_limit(g, SINEW_LIMIT_GENERATED_POINTS), 1u << 28);
+  assert_int_equal(sinew_graph_limit(g, SINEW_LIMIT_COUNT_), 0);
+  assert_int_equal(sinew_graph_set_limit(g, SINEW_LIMIT_COUNT_, 5), 0);
+  assert_int_equal(sinew_graph_set_limit(NULL, SINEW_LIMIT_GENERATED_POINTS, 5), 0);
+  /* above the largest value is taken as the largest */
+  assert_int_equal(sinew_graph_set_limit(g, SINEW_LIMIT_GENERATED_POINTS, UINT64_MAX), 1u << 28);
+  assert_int_equal(sinew_graph_limit(g, SINEW_LIMIT_GENERATED_POINTS), 1u << 28);
+  /* 10 x 10 cylinder: 10 * 11 rings + 2 centres = 112 points */
+  assert_int_equal(sinew_graph_set_limit(g, SINEW_LIMIT_GENERATED_POINTS, 111), 1u << 28);
+  sinew_node_t cyl, shape;
+  assert_int_equal(sinew_node_create(g, "polyCylinder", "bigCylinder", &cyl), 0);
+  assert_int_equal(sinew_node_create(g, "mesh", "bigShape", &shape), 0);
+  sinew_plug_t p = plug(g, cyl, "sa");
+  assert_int_equal(sinew_set_double(g, &p, 10), 0);
+  p = plug(g, cyl, "sh");
+  assert_int_equal(sinew_set_double(g, &p, 10), 0);
+  sinew_plug_t out = plug(g, cyl, "out"), in = plug(g, shape, "i");
+  assert_int_equal(sinew_connect(g, &out, &in, 0, NULL), 0);
+  sinew_data_t *d = NULL;
+  p = plug(g, cyl, "out");
+  /* a failed compute keeps the plug's value (none yet) and says why in the graph's error */
+  assert_int_equal(sinew_get_data(g, &p, &d), SINEW_OK);
+  assert_null(d);
+  assert_int_equal(sinew_graph_errcode(g), SINEW_ELIMIT);
+  const char *msg = sinew_graph_errmsg(g);
+  assert_non_null(strstr(msg, "bigCylinder.output"));
+  assert_non_null(strstr(msg, "111 points"));
+  assert_int_equal(sinew_graph_set_limit(g, SINEW_LIMIT_GENERATED_POINTS, 112), 111);
+  /* a new limit applies from the next compute: outputs already made keep their values */
+  assert_null(get_mesh(g, shape, "o"));
+  p = plug(g, cyl, "sa");
+  assert_int_equal(sinew_set_double(g, &p, 10), 0);
+  sinew_data_t *o = get_mesh(g, shape, "o");
+  assert_int_equal(sinew_mesh_get(o)->npoints, 112);
+  sinew_data_unref(o);
+  /* every primitive obeys it: the default cube has 8 points */
+  sinew_graph_set_limit(g, SINEW_LIMIT_GENERATED_POINTS, 7);
+  const char *types[] = {"polyCube", "polyPlane", "polySphere"};
+  for (size_t i = 0; i < 3; i++) {
+    sinew_node_t n;
+    assert_int_equal(sinew_node_create(g, types[i], NULL, &n), 0);
+    p = plug(g, n, "out");
+    d = NULL;
+    assert_int_equal(sinew_get_data(g, &p, &d), SINEW_OK);
+    assert_null(d);
+    assert_int_equal(sinew_graph_errcode(g), SINEW_ELIMIT);
+  }
+  sinew_graph_destroy(g);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_create),
@@ -1223,6 +1280,7 @@ int main(void) {
       cmocka_unit_test(test_world_mesh),
       cmocka_unit_test(test_steady_state),
       cmocka_unit_test(test_poly_nodes),
+      cmocka_unit_test(test_generated_points_limit),
       cmocka_unit_test(test_alloc_failures),
       cmocka_unit_test(test_node_alloc_failures),
   };

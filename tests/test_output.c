@@ -393,6 +393,91 @@ static void test_temp_not_predictable(void **state) {
   sinew_session_destroy(s);
 }
 
+/* Hidden temporary files of sinew in dir (names starting ".<x>.sinew-tmp-"). */
+static int count_temp(const char *dir) {
+  DIR *d = opendir(dir);
+  if (!d) fail_msg("cannot open %s: %s", dir, strerror(errno));
+  int n = 0;
+  for (struct dirent *e; (e = readdir(d));) n += strstr(e->d_name, ".sinew-tmp-") != NULL;
+  closedir(d);
+  return n;
+}
+
+static void write_later(sinew_afile_batch_t *b, const char *path, const char *text) {
+  sinew_afile_t *af;
+  char why[512];
+  if (sinew_afile_open(path, &af, why, sizeof why)) fail_msg("%s", why);
+  fputs(text, sinew_afile_stream(af));
+  if (sinew_afile_commit_later(af, b, why, sizeof why)) fail_msg("%s", why);
+}
+
+/* A batch: its files are checked and closed one by one but replace nothing until the batch is
+ * committed, then all at once with the target's mode kept; destroying a batch removes what it
+ * holds; a rename that fails leaves the files before it in place, removes the rest and names
+ * the file. */
+static void test_batch(void **state) {
+  (void)state;
+  sinew_afile_batch_t *b;
+  char why[512];
+  assert_int_equal(sinew_afile_batch_create(&b), 0);
+  assert_int_equal(sinew_afile_batch_commit(b, why, sizeof why), 0); /* empty: nothing to do */
+  assert_int_equal(mkdir(path_of("sub"), 0755), 0);
+  spill(path_of("a.obj"), "old a\n");
+  assert_int_equal(chmod(path_of("a.obj"), 0640), 0);
+  write_later(b, path_of("a.obj"), "new a\n");
+  write_later(b, path_of("b.obj"), "new b\n");
+  write_later(b, path_of("sub/c.obj"), "new c\n");
+  assert_int_equal(sinew_afile_batch_count(b), 3);
+  /* nothing replaced yet: the old file, no new ones, the temporary files hidden */
+  char *now = slurp(path_of("a.obj"));
+  assert_string_equal(now, "old a\n");
+  free(now);
+  assert_null(slurp(path_of("b.obj")));
+  assert_int_equal(count_temp(tmp_dir), 2);
+  assert_int_equal(count_temp(path_of("sub")), 1);
+  assert_int_equal(sinew_afile_batch_commit(b, why, sizeof why), 0);
+  assert_int_equal(sinew_afile_batch_count(b), 0);
+  now = slurp(path_of("a.obj"));
+  assert_string_equal(now, "new a\n");
+  free(now);
+  now = slurp(path_of("sub/c.obj"));
+  assert_string_equal(now, "new c\n");
+  free(now);
+  struct stat st;
+  assert_int_equal(stat(path_of("a.obj"), &st), 0);
+  assert_int_equal(st.st_mode & 07777, 0640);
+  assert_int_equal(count_temp(tmp_dir) + count_temp(path_of("sub")), 0);
+
+  /* used again, then destroyed with files waiting: nothing replaced, nothing left */
+  write_later(b, path_of("a.obj"), "newer a\n");
+  sinew_afile_batch_destroy(b);
+  now = slurp(path_of("a.obj"));
+  assert_string_equal(now, "new a\n");
+  free(now);
+  assert_int_equal(count_temp(tmp_dir), 0);
+
+  /* the second of three renames fails (its target became a directory with a file in it) */
+  assert_int_equal(sinew_afile_batch_create(&b), 0);
+  write_later(b, path_of("a.obj"), "third a\n");
+  write_later(b, path_of("d.obj"), "d\n");
+  write_later(b, path_of("b.obj"), "third b\n");
+  assert_int_equal(mkdir(path_of("d.obj"), 0755), 0);
+  spill(path_of("d.obj/keep"), "x\n");
+  assert_int_not_equal(sinew_afile_batch_commit(b, why, sizeof why), 0);
+  assert_contains(why, path_of("d.obj"));
+  assert_contains(why, "cannot replace the file");
+  now = slurp(path_of("a.obj"));
+  assert_string_equal(now, "third a\n"); /* before the failure: in place */
+  free(now);
+  now = slurp(path_of("b.obj"));
+  assert_string_equal(now, "new b\n"); /* after it: untouched */
+  free(now);
+  assert_int_equal(count_temp(tmp_dir), 0);
+  assert_int_equal(sinew_afile_batch_count(b), 0);
+  sinew_afile_batch_destroy(b);
+  sinew_afile_batch_destroy(NULL);
+}
+
 /* In a child: saves a scene of n nodes to path under a file size limit of limit bytes (SIGXFSZ
  * ignored, so the write fails with EFBIG), and exits 0 when the save failed with a message
  * that names path and the reason, 1 when it succeeded, 2 when the message is wrong. */
@@ -728,6 +813,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_save_keeps_mode_and_owner, setup, teardown),
       cmocka_unit_test_setup_teardown(test_save_through_symlink, setup, teardown),
       cmocka_unit_test_setup_teardown(test_temp_not_predictable, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_batch, setup, teardown),
       cmocka_unit_test_setup_teardown(test_failed_write_leaves_old_file, setup, teardown),
       cmocka_unit_test_setup_teardown(test_save_full_disk, setup, teardown),
       cmocka_unit_test_setup_teardown(test_save_to_pipe, setup, teardown),

@@ -2,7 +2,8 @@
  * auto-riggers and riggers built from constraints, utility and matrix nodes and IK:
  *
  *   - no joint's world matrix depends on a node type sinew does not evaluate (the flexi-surface
- *     module's follicles are the one known exception, listed);
+ *     module's follicles are the one known exception, listed), nor any mesh that is not an
+ *     intermediate object (omtk's body goes through a polyColorPerVertex);
  *   - as loaded, every skinned joint sits where the skinCluster's bindPreMatrix says it was
  *     bound (worldMatrix * bindPreMatrix = identity): the whole network of constraints,
  *     conditions, multiplyDivides and IK between the controls and the joints reproduces the
@@ -52,16 +53,24 @@ static double mat_diff(const sinew_mat4_t *a, const sinew_mat4_t *b) {
   return d;
 }
 
-/* Every joint's world matrix: how many depend on a placeholder (their names listed in `frozen`,
- * comma-separated, for the message). */
-static size_t frozen_joints(sinew_graph_t *g, char *frozen, size_t size) {
-  size_t n = sinew_node_list_type(g, "joint", false, NULL, 0), count = 0;
+/* Every node of `type` whose `attr` (element 0 when it is an array) depends on a placeholder:
+ * how many (their names listed in `frozen`, comma-separated, for the message). Meshes that are
+ * intermediate objects (the Orig shapes) are skipped, as sinew info does. */
+static size_t frozen_nodes(sinew_graph_t *g, const char *type, const char *attr, bool array, char *frozen,
+                           size_t size) {
+  size_t n = sinew_node_list_type(g, type, false, NULL, 0), count = 0;
   sinew_node_t *j = calloc(n ? n : 1, sizeof *j);
   assert_non_null(j);
-  sinew_node_list_type(g, "joint", false, j, n);
+  sinew_node_list_type(g, type, false, j, n);
   frozen[0] = 0;
   for (size_t i = 0; i < n; i++) {
-    sinew_plug_t p = sinew_plug_make(j[i], sinew_node_attr(g, j[i], "worldMatrix"), 1, (const int32_t[]){0});
+    uint32_t io = sinew_node_attr(g, j[i], "intermediateObject");
+    if (io != UINT32_MAX) {
+      bool inter = false;
+      sinew_plug_t iop = sinew_plug_make(j[i], io, 0, NULL);
+      if (sinew_get_bool(g, &iop, &inter) == SINEW_OK && inter) continue;
+    }
+    sinew_plug_t p = sinew_plug_make(j[i], sinew_node_attr(g, j[i], attr), array ? 1 : 0, (const int32_t[]){0});
     if (!sinew_plug_depends_on_placeholder(g, &p)) continue;
     count++;
     size_t len = strlen(frozen);
@@ -69,6 +78,10 @@ static size_t frozen_joints(sinew_graph_t *g, char *frozen, size_t size) {
   }
   free(j);
   return count;
+}
+
+static size_t frozen_joints(sinew_graph_t *g, char *frozen, size_t size) {
+  return frozen_nodes(g, "joint", "worldMatrix", true, frozen, size);
 }
 
 /* For every skinCluster and every influence: worldMatrix * bindPreMatrix, the largest
@@ -146,6 +159,8 @@ static void check_rig(const rig_case *rc) {
   char frozen[4096];
   size_t nf = frozen_joints(g, frozen, sizeof frozen);
   if (nf) fail_msg("%s: %zu joints depend on placeholders: %s", rc->file, nf, frozen);
+  nf = frozen_nodes(g, "mesh", "outMesh", false, frozen, sizeof frozen);
+  if (nf) fail_msg("%s: %zu meshes depend on placeholders: %s", rc->file, nf, frozen);
   size_t checked;
   double err = bind_pose_error(g, &checked);
   if (checked < rc->min_skinned) fail_msg("%s: %zu skinned joints checked, want %zu", rc->file, checked, rc->min_skinned);

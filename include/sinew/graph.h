@@ -28,7 +28,13 @@ extern "C" {
 #endif
 
 #ifndef SINEW_API
+/* Marks the public API: the only symbols a shared libsinew exports (the library is compiled
+ * with hidden visibility, so its internal sinew__ functions stay inside it). */
+#if defined(__GNUC__) && __GNUC__ >= 4
+#define SINEW_API extern __attribute__((visibility("default")))
+#else
 #define SINEW_API extern
+#endif
 #endif
 
 /* ---------------------------------------------------------------------------------------------
@@ -343,6 +349,21 @@ SINEW_API const char *sinew_graph_errmsg(const sinew_graph_t *graph);
  * sinew_compute_interrupted(). The one graph call that any thread may make at any time, from a
  * signal handler too (a lock-free atomic store). */
 SINEW_API void sinew_graph_interrupt(sinew_graph_t *graph);
+/* Limits on what one compute may make, so that a file or a script cannot make the process
+ * allocate without bound (in the spirit of sqlite3_limit). A compute that would go beyond one
+ * fails with SINEW_ELIMIT and a message naming its plug, the size asked for and the limit.
+ * - SINEW_LIMIT_GENERATED_POINTS: points a generator node (polyCube, polyPlane, polyCylinder,
+ *   polySphere ...) may make; default and largest value 2^28 (indices stay within 32 bits).
+ * sinew_graph_set_limit returns the previous value (0 for an unknown limit or a NULL graph,
+ * which change nothing); values above the largest are taken as the largest. A new limit
+ * applies from the next compute: outputs already computed keep their values (a failed compute
+ * leaves its plug's value as it was) until their inputs change. */
+typedef enum sinew_limit {
+  SINEW_LIMIT_GENERATED_POINTS,
+  SINEW_LIMIT_COUNT_ /* not a limit */
+} sinew_limit_t;
+SINEW_API uint64_t sinew_graph_limit(const sinew_graph_t *graph, sinew_limit_t which);
+SINEW_API uint64_t sinew_graph_set_limit(sinew_graph_t *graph, sinew_limit_t which, uint64_t value);
 /* Sets the last error (used by the node, language and command layers); returns status. */
 SINEW_API int sinew_graph_set_error(sinew_graph_t *graph, int status, const char *fmt, ...)
 #if defined(__GNUC__)

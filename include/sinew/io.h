@@ -48,7 +48,13 @@ extern "C" {
 #endif
 
 #ifndef SINEW_API
+/* Marks the public API: the only symbols a shared libsinew exports (the library is compiled
+ * with hidden visibility, so its internal sinew__ functions stay inside it). */
+#if defined(__GNUC__) && __GNUC__ >= 4
+#define SINEW_API extern __attribute__((visibility("default")))
+#else
 #define SINEW_API extern
+#endif
 #endif
 
 /* A file being written. Owned by the caller from sinew_afile_open until sinew_afile_commit or
@@ -73,6 +79,40 @@ SINEW_API int sinew_afile_commit(sinew_afile_t *file, char *errbuf, size_t errle
  * space left on device") and SINEW_EIO is returned, so a caller whose writer stopped with
  * SINEW_EIO can say why; otherwise SINEW_OK and errbuf is not touched. A NULL file is a no-op. */
 SINEW_API int sinew_afile_abort(sinew_afile_t *file, char *errbuf, size_t errlen);
+
+/* ---- many files, one sync ----------------------------------------------------------------------
+ *
+ * sinew_afile_commit makes each file durable before it replaces its target: an fsync of the
+ * file and one of its directory, which on most disks cost milliseconds each and dominate the
+ * writing of many small files (`sinew run`'s OBJ frames). A batch keeps the same promise for a
+ * set of files with one flush:
+ *
+ *   sinew_afile_batch_t *b;
+ *   sinew_afile_batch_create(&b);
+ *   for each file: sinew_afile_open, write, sinew_afile_commit_later(af, b, why, sizeof why);
+ *   sinew_afile_batch_commit(b, why, sizeof why);
+ *   sinew_afile_batch_destroy(b);
+ *
+ * sinew_afile_commit_later checks the file as sinew_afile_commit does (every write, the mode,
+ * the owner), closes it and keeps it as its temporary file: its target is untouched until the
+ * batch is committed. It frees the file either way; on failure the temporary file is removed.
+ * A target written in place (a pipe, a device), or a batch with no room left to grow, is
+ * committed at once instead.
+ * sinew_afile_batch_commit flushes the files' file system once (syncfs on Linux; an fsync per
+ * file elsewhere), then renames every file over its target in the order they were added, then
+ * fsyncs each directory once. If the flush fails, no target is replaced and every temporary file
+ * is removed; if a rename fails, the files before it are in place, the rest are removed, and
+ * errbuf names the one that failed. The batch is empty afterwards either way, and can be used
+ * again. sinew_afile_batch_destroy removes the temporary files of files not committed (a NULL
+ * batch is a no-op). One batch is used by one thread at a time. */
+typedef struct sinew_afile_batch sinew_afile_batch_t;
+SINEW_API int sinew_afile_batch_create(sinew_afile_batch_t **out);
+SINEW_API int sinew_afile_commit_later(sinew_afile_t *file, sinew_afile_batch_t *batch, char *errbuf,
+                                       size_t errlen);
+SINEW_API int sinew_afile_batch_commit(sinew_afile_batch_t *batch, char *errbuf, size_t errlen);
+/* Files waiting in the batch. */
+SINEW_API size_t sinew_afile_batch_count(const sinew_afile_batch_t *batch);
+SINEW_API void sinew_afile_batch_destroy(sinew_afile_batch_t *batch);
 
 /* ---- numbers as text ---------------------------------------------------------------------------- */
 

@@ -17,7 +17,13 @@
 #include <stdint.h>
 
 #ifndef SINEW_API
+/* Marks the public API: the only symbols a shared libsinew exports (the library is compiled
+ * with hidden visibility, so its internal sinew__ functions stay inside it). */
+#if defined(__GNUC__) && __GNUC__ >= 4
+#define SINEW_API extern __attribute__((visibility("default")))
+#else
 #define SINEW_API extern
+#endif
 #endif
 
 #ifdef __cplusplus

@@ -14,7 +14,13 @@ extern "C" {
 #endif
 
 #ifndef SINEW_API
+/* Marks the public API: the only symbols a shared libsinew exports (the library is compiled
+ * with hidden visibility, so its internal sinew__ functions stay inside it). */
+#if defined(__GNUC__) && __GNUC__ >= 4
+#define SINEW_API extern __attribute__((visibility("default")))
+#else
 #define SINEW_API extern
+#endif
 #endif
 
 /* Processes items [begin, end). Must compute each item independently of how items are split,

@@ -14,6 +14,29 @@ extern "C" {
 SINEW_API int sinew_skin_cluster_stats(sinew_graph_t *graph, sinew_node_t skin_cluster,
                                        uint64_t *compiles, uint64_t *evaluations);
 
+/* Which instruction set the skinCluster's kernels use (docs/skinning.md, "Kernels"). The
+ * default, AUTO, takes the widest the CPU has, capped by the SINEW_SKIN_ISA environment variable
+ * (scalar, sse2, avx2, avx512) when it is set. SCALAR is the double-precision reference, one
+ * point at a time. The choice is process-wide; set it while no evaluation runs. */
+typedef enum sinew_skin_isa {
+  SINEW_SKIN_ISA_AUTO = 0,
+  SINEW_SKIN_ISA_SCALAR,
+  SINEW_SKIN_ISA_SSE2,
+  SINEW_SKIN_ISA_AVX2,   /* AVX2 and FMA */
+  SINEW_SKIN_ISA_AVX512, /* AVX-512F */
+  SINEW_SKIN_ISA_MAX
+} sinew_skin_isa_t;
+
+/* Forces a path (AUTO: back to the default). SINEW_EUNSUPPORTED when the CPU lacks it,
+ * SINEW_EINVAL for a value out of the enum; the setting is then unchanged. */
+SINEW_API int sinew_skin_set_isa(sinew_skin_isa_t isa);
+/* The path evaluations use now (never AUTO). */
+SINEW_API sinew_skin_isa_t sinew_skin_isa(void);
+/* Whether the CPU (and this build) can run a path. */
+SINEW_API bool sinew_skin_isa_supported(sinew_skin_isa_t isa);
+/* "auto", "scalar", "sse2", "avx2", "avx512"; "?" out of range. */
+SINEW_API const char *sinew_skin_isa_name(sinew_skin_isa_t isa);
+
 /* =============================================================================================
  * Bind poses, skin binding and weight editing (nodes/dag_pose.c, nodes/skin_bind.c;
  * docs/skinning.md). Every function returns SINEW_OK or a negative SINEW_E* code with the

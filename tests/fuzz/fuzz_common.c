@@ -244,6 +244,7 @@ sinew_session_t *fuzz_session(bool strict) {
     abort();
   }
   sinew_lang_set_limits(sinew_session_lang(s), &(sinew_lang_limits_t){.max_steps = FUZZ_MAX_STEPS});
+  sinew_graph_set_limit(sinew_session_graph(s), SINEW_LIMIT_GENERATED_POINTS, FUZZ_MAX_GENERATED_POINTS);
   return s;
 }
 

@@ -36,6 +36,9 @@ void fuzz_sandbox_put(const char *name, const uint8_t *data, size_t size);
  * endless loop ends in milliseconds instead of using the run's time. Counted, not timed, so a
  * run does the same on every machine. */
 #define FUZZ_MAX_STEPS 10000u
+/* Points a primitive may make (sinew_graph_set_limit): bigger meshes take seconds to build
+ * and bake under the sanitizers without finding anything new. */
+#define FUZZ_MAX_GENERATED_POINTS 1000000u
 
 /* A new session that logs nothing, with scripts limited to FUZZ_MAX_STEPS. Aborts on failure
  * (out of memory at start). */
