@@ -1059,6 +1059,7 @@ int sinew_evaluate_parallel(sinew_graph_t *g, const sinew_plug_t *plugs, size_t 
     }
     return SINEW_OK;
   }
+  sinew__pool_nudge(); /* the workers wake while the schedule is made */
   plan pl = {0};
   pull_ctx pc = {.st = NULL, .n = 0, .cap = 32, .cur = NO_FRAME, .next_id = 0, .pl = &pl};
   pc.st = pc.local;

@@ -383,6 +383,9 @@ struct sinew_graph {
 };
 
 /* ---- helpers shared across files ---------------------------------------------------------- */
+/* Wakes the worker pool's sleeping threads to spin for a while (graph/pool.c): a job is about
+ * to come, and waking a sleeping thread costs more than a short job. */
+void sinew__pool_nudge(void);
 /* Around a write of the graph's last error or a call of its logger: during a parallel
  * evaluation (g->par), one thread at a time; otherwise nothing. */
 void sinew__par_lock(const sinew_graph_t *g);

@@ -28,6 +28,7 @@ typedef struct pool {
   atomic_size_t next;              /* next chunk start */
   atomic_int active;               /* workers still inside the job */
   atomic_bool quit;
+  atomic_uint nudges; /* bumped by sinew__pool_nudge: sleeping workers wake and spin again */
   int sleepers;
   /* the generation when the workers were started: a worker has seen every job up to it. Written
    * before the threads are created, read by each at its start. */
@@ -77,10 +78,13 @@ static void worker(void *arg) {
     if (gen == seen) {
       uv_mutex_lock(&P.lock);
       P.sleepers++;
-      while ((gen = atomic_load(&P.generation)) == seen && !atomic_load(&P.quit))
+      unsigned nudged = atomic_load(&P.nudges);
+      while ((gen = atomic_load(&P.generation)) == seen && !atomic_load(&P.quit) &&
+             atomic_load(&P.nudges) == nudged)
         uv_cond_wait(&P.wake, &P.lock);
       P.sleepers--;
       uv_mutex_unlock(&P.lock);
+      if (gen == seen) continue; /* nudged: spin again, a job is on its way */
     }
     if (atomic_load(&P.quit)) break;
     seen = gen;
@@ -154,6 +158,18 @@ void sinew_pool_shutdown(void) {
   uv_once(&once, init_once);
   uv_mutex_lock(&run_lock);
   stop_workers();
+  uv_mutex_unlock(&run_lock);
+}
+
+void sinew__pool_nudge(void) {
+  uv_once(&once, init_once);
+  if (in_job || uv_mutex_trylock(&run_lock)) return; /* a job is running: nothing sleeps */
+  if (P.started) {
+    uv_mutex_lock(&P.lock);
+    atomic_fetch_add(&P.nudges, 1);
+    if (P.sleepers) uv_cond_broadcast(&P.wake);
+    uv_mutex_unlock(&P.lock);
+  }
   uv_mutex_unlock(&run_lock);
 }
 
