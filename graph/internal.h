@@ -117,6 +117,7 @@ enum {
   SINEW__F_CYCLE_WARNED = 1u << 12,
   SINEW__F_ELEMENT = 1u << 13, /* the slot is an element of an array (not the array itself) */
   SINEW__F_PENDING = 1u << 14, /* dirtied, but its dependents still to be dirtied (see eval.c) */
+  SINEW__F_PLANNED = 1u << 15, /* dirty, with a step in a parallel evaluation's schedule (eval.c) */
   /* A SINEW_ATTR_GENERIC_NUMERIC slot holding 2..16 numbers in v.g (clear: one number in v.d) */
   SINEW__F_WIDE = 1u << 20
 };
@@ -373,6 +374,8 @@ struct sinew_graph {
    * while topology is what it was when they were found */
   struct sinew__placeholder_memo *placeholder_memo;
   uint64_t memo_topology;
+  /* graph/eval.c: a parallel evaluation under way (errors and logs take its lock), or NULL */
+  struct sinew__par *par;
   sinew__journal jr;
   uint64_t limits[SINEW_LIMIT_COUNT_]; /* sinew_graph_set_limit */
   sinew__order order;
@@ -380,13 +383,30 @@ struct sinew_graph {
 };
 
 /* ---- helpers shared across files ---------------------------------------------------------- */
-sinew__node *sinew__node_get(const sinew_graph_t *g, sinew_node_t n);
+/* Wakes the worker pool's sleeping threads to spin for a while (graph/pool.c): a job is about
+ * to come, and waking a sleeping thread costs more than a short job. */
+void sinew__pool_nudge(void);
+/* Around a write of the graph's last error or a call of its logger: during a parallel
+ * evaluation (g->par), one thread at a time; otherwise nothing. */
+void sinew__par_lock(const sinew_graph_t *g);
+void sinew__par_unlock(const sinew_graph_t *g);
+/* The live node of a handle, or NULL. Inline: every plug operation starts here. */
+static inline sinew__node *sinew__node_get(const sinew_graph_t *g, sinew_node_t n) {
+  if (!g || n.gen == 0 || n.index >= g->nnodes) return NULL;
+  sinew__node *node = g->nodes[n.index];
+  if (!node || !node->live || node->gen != n.gen) return NULL;
+  return node;
+}
 /* sinew_node_find and sinew_node_attr on the first len characters of a text (no copy, so
  * names have no length limit). */
 int sinew__node_find_n(const sinew_graph_t *g, const char *name, size_t len, sinew_node_t *out);
 uint32_t sinew__node_attr_n(const sinew__node *node, const char *name, size_t len);
-const sinew__attr *sinew__attr_get(const sinew_graph_t *g, const sinew__node *node, uint32_t id);
-uint32_t sinew__node_nattrs(const sinew__node *node);
+static inline const sinew__attr *sinew__attr_get(const sinew_graph_t *g, const sinew__node *node, uint32_t id) {
+  (void)g;
+  if (id < node->type->nattrs) return &node->type->attrs[id];
+  return &node->dyn[id - node->type->nattrs];
+}
+static inline uint32_t sinew__node_nattrs(const sinew__node *node) { return node->type->nattrs + node->ndyn; }
 /* The chain of attribute ids from the top-level ancestor down to attr (inclusive). */
 uint32_t sinew__attr_chain(const sinew_graph_t *g, const sinew__node *node, uint32_t attr,
                            uint32_t chain[SINEW__MAX_DEPTH]);

@@ -181,23 +181,8 @@ int sinew_graph_remove_observer(sinew_graph_t *g, int id) {
 
 /* ---- node access --------------------------------------------------------------------------- */
 
-sinew__node *sinew__node_get(const sinew_graph_t *g, sinew_node_t n) {
-  if (!g || n.gen == 0 || n.index >= g->nnodes) return NULL;
-  sinew__node *node = g->nodes[n.index];
-  if (!node || !node->live || node->gen != n.gen) return NULL;
-  return node;
-}
-
 static sinew_node_t handle_of(const sinew_graph_t *g, uint32_t index) {
   return (sinew_node_t){index, g->nodes[index]->gen};
-}
-
-uint32_t sinew__node_nattrs(const sinew__node *node) { return node->type->nattrs + node->ndyn; }
-
-const sinew__attr *sinew__attr_get(const sinew_graph_t *g, const sinew__node *node, uint32_t id) {
-  (void)g;
-  if (id < node->type->nattrs) return &node->type->attrs[id];
-  return &node->dyn[id - node->type->nattrs];
 }
 
 uint32_t sinew__attr_chain(const sinew_graph_t *g, const sinew__node *node, uint32_t attr,

@@ -478,7 +478,10 @@ int sinew__register_skin_types(sinew_graph_t *g) {
   size_t na = 0;
   for (size_t i = 0; i < sizeof skin_inputs / sizeof *skin_inputs; i++)
     aff[na++] = (sinew_affects_t){skin_inputs[i], "outputGeometry"};
-  sinew_node_type_desc_t s = {.name = "skinCluster", .parent_type = "geometryFilter", .attrs = skin_attrs,
+  /* parallel: reads its own inputs, and through sinew__geometry_input the (clean) outMesh of
+   * the shape that feeds it; its compiled weights and buffers are per node */
+  sinew_node_type_desc_t s = {.name = "skinCluster", .parent_type = "geometryFilter",
+                              .flags = SINEW_NODE_TYPE_PARALLEL, .attrs = skin_attrs,
                               .attr_count = sizeof skin_attrs / sizeof *skin_attrs, .affects = aff,
                               .affects_count = na, .compute = skin_compute,
                               .input_changed = skin_input_changed, .state_size = sizeof(skin_state),
