@@ -473,6 +473,7 @@ int sinew_afile_batch_commit(sinew_afile_batch_t *b, char *errbuf, size_t errlen
     sinew_afile_t *af = b->files[i];
     if (rename(af->tmp, af->target) != 0) {
       rc = sys_fail(af->path, "cannot replace the file", errno, errbuf, errlen);
+      for (size_t k = 0; k < i; k++) afile_free(b->files[k]); /* in place already */
       drop_from(b, i);
       return rc;
     }
