@@ -579,27 +579,9 @@ static int flag_indices(sinew_cmd_t *cmd, sinew_graph_t *g, const plug_text *pt,
   return SINEW_OK;
 }
 
-/* What a plug's flags were before setAttr -k / -cb / -l changed them. */
-typedef struct flag_undo {
-  struct sinew__plug_state *st; /* its -k / -cb record */
-  bool made;                    /* the record is new */
-  bool locked;                  /* its own lock */
-} flag_undo;
-
-/* Puts back the graph flags of plug p as they were (the session record still holds the old
- * -k / -cb; "not given" is the attribute's own keyable flag and no channel-box override). */
-static void undo_flags(sinew_graph_t *g, const sinew_plug_t *p, const flag_undo *u, bool k, bool cb, bool lock) {
-  sinew_attr_info_t info;
-  sinew_node_attr_info(g, p->node, p->attr, &info);
-  if (k) sinew_plug_set_keyable(g, p, u->st->keyable >= 0 ? u->st->keyable : (info.flags & SINEW_ATTR_KEYABLE) != 0);
-  if (cb) sinew_plug_set_channel_box(g, p, u->st->channel_box > 0);
-  if (lock) sinew_plug_set_locked(g, p, u->locked);
-}
-
-/* setAttr -k / -cb / -l, all or nothing: the plugs are listed and their records made first
- * (nothing changes if that fails), then the graph's flags are set, and put back if one fails
- * part-way (only a plug that is made by its first flag can fail, so those already done take
- * their old flags back without failing); the records take the new values last. */
+/* setAttr -k / -cb / -l. Each plug's -k / -cb record is made (and its old values kept in the
+ * command's transaction) before its graph flags change; a failure part-way is taken back by
+ * the transaction, records included. */
 static int apply_flags(sinew_cmd_t *cmd, sinew_graph_t *g, const plug_text *pt, const sinew_plug_t *base,
                        bool had_values) {
   sinew__scene *sc = sinew__session(cmd)->scene;
@@ -612,51 +594,25 @@ static int apply_flags(sinew_cmd_t *cmd, sinew_graph_t *g, const plug_text *pt, 
   size_t n;
   int rc = flag_indices(cmd, g, pt, base, had_values, &ix, &n);
   if (rc || !n) return rc;
-  flag_undo *u = sinew_calloc(n, sizeof *u);
-  if (!u) rc = sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
-  size_t done = 0; /* plugs whose records exist, then plugs whose flags are set */
-  for (; !rc && done < n && (k || cb); done++) {
-    sinew_plug_t p = element(pt, base, ix[done]);
-    if (!(u[done].st = sinew__plug_state(sc, &p, true, &u[done].made)))
+  for (size_t i = 0; !rc && i < n; i++) {
+    sinew_plug_t p = element(pt, base, ix[i]);
+    struct sinew__plug_state *st = NULL;
+    bool made = false;
+    if ((k || cb) && (!(st = sinew__plug_state(sc, &p, true, &made)) || sinew__plug_state_record(sc, st))) {
+      if (st && made) sinew__plug_state_drop(sc, base->node, st); /* no record names it */
       rc = sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
-  }
-  for (size_t i = 0; !rc && lock && i < n; i++) {
-    sinew_plug_t p = element(pt, base, ix[i]), up;
-    /* its own lock: a locked parent leaves it unknown, taken as off */
-    u[i].locked = sinew_plug_locked(g, &p) && !(sinew_plug_parent(g, &p, &up) && sinew_plug_locked(g, &up));
-  }
-  size_t set = 0;
-  for (; !rc && set < n; set++) {
-    sinew_plug_t p = element(pt, base, ix[set]);
+      break;
+    }
     if (k) rc = sinew_plug_set_keyable(g, &p, kv);
     if (!rc && cb) rc = sinew_plug_set_channel_box(g, &p, cbv);
     if (!rc && lock) rc = sinew_plug_set_locked(g, &p, lv);
     if (rc) {
       rc = sinew__graph_error(cmd, rc);
-      while (set-- > 0) {
-        sinew_plug_t q = element(pt, base, ix[set]);
-        undo_flags(g, &q, &u[set], k, cb, lock);
-      }
       break;
     }
+    if (k) st->keyable = kv;
+    if (cb) st->channel_box = cbv;
   }
-  bool recorded = false; /* records in the transaction name the made ones: they stay */
-  for (size_t i = 0; !rc && (k || cb) && i < done; i++) {
-    if (sinew__plug_state_record(sc, u[i].st)) {
-      rc = sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
-      for (size_t q = n; q-- > 0;) {
-        sinew_plug_t p = element(pt, base, ix[q]);
-        undo_flags(g, &p, &u[q], k, cb, lock);
-      }
-    }
-    recorded = recorded || i > 0 || !rc;
-  }
-  for (size_t i = 0; u && i < done; i++) {
-    if (rc && u[i].made && !recorded) sinew__plug_state_drop(sc, base->node, u[i].st);
-    else if (!rc && k) u[i].st->keyable = kv;
-    if (!rc && cb) u[i].st->channel_box = cbv;
-  }
-  sinew_free(u);
   sinew_free(ix);
   return rc;
 }

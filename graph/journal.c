@@ -447,6 +447,13 @@ int sinew_graph_rollback(sinew_graph_t *g) {
   return SINEW_OK;
 }
 
+int sinew_graph_end(sinew_graph_t *g, int rc) {
+  if (!g) return rc ? rc : SINEW_EINVAL;
+  if (!rc) return sinew_graph_commit(g);
+  sinew_graph_rollback(g); /* sets no error when a transaction is open */
+  return rc;
+}
+
 int sinew_graph_commit_step(sinew_graph_t *g, sinew_change_t **out) {
   if (!g || !out) return g ? sinew_graph_set_error(g, SINEW_EINVAL, "commit: no step given") : SINEW_EINVAL;
   if (sinew__check_mutable(g, "commit")) return SINEW_EINVAL;
