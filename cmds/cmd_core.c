@@ -1184,7 +1184,9 @@ static int cmd_file(sinew_cmd_t *cmd) {
                             .rename_all = sinew_cmd_flag_bool(cmd, "renameAll", false),
                             .merge_ns = sinew_cmd_flag_bool(cmd, "mergeNamespacesOnClash", false)};
     bool ma = sinew__is_ma_path(path); /* .ma in any case, as everywhere */
-    int rc;
+    /* the result first: a read is not taken back for want of room for it */
+    int rc = sinew_cmd_result_string(cmd, path);
+    if (rc) return sinew_cmd_error(cmd, rc, "out of memory");
     if (sinew_cmd_flag_count(cmd, "open")) {
       rc = sinew_session_open(s, path);
     } else if (ma) {
@@ -1195,7 +1197,7 @@ static int cmd_file(sinew_cmd_t *cmd) {
       rc = sinew_session_run_file(s, path, NULL);
     }
     if (rc) return sinew_cmd_error(cmd, rc, "%s", sinew_session_errmsg(s));
-    return sinew_cmd_result_string(cmd, path);
+    return SINEW_OK;
   }
   if (sinew_cmd_flag_count(cmd, "save")) {
     const char *type = sinew_cmd_flag_string(cmd, "type", "mayaAscii");

@@ -176,10 +176,15 @@ static void extra_free(sinew__extra *e) {
   sinew_free(e);
 }
 
+static bool import_keep(sinew__scene *sc, uint64_t k, const sinew__extra *e);
+
 sinew__extra *sinew__extra_get(sinew__scene *sc, sinew_node_t n, bool create) {
   uint64_t k = key_of(n);
   sinew__extra *e = NULL;
   HASH_FIND(hh, sc->extras, &k, sizeof k, e);
+  /* a file being imported: the record as it was before the import, to put back if it fails
+   * (no copy, no record: the caller changes nothing, and the import fails) */
+  if (sc->import && (e || create) && !import_keep(sc, k, e)) return NULL;
   if (e || !create) return e;
   e = sinew_calloc(1, sizeof *e);
   if (!e) return NULL;
@@ -581,6 +586,13 @@ typedef struct import_node {
   UT_hash_handle hh;
 } import_node;
 
+/* A per-node record as it was before an import first touched it (NULL: there was none). */
+typedef struct import_kept {
+  UT_hash_handle hh;
+  uint64_t key;
+  sinew__extra *copy;
+} import_kept;
+
 struct sinew__import {
   struct sinew__import *outer;
   import_bucket *names;
@@ -589,7 +601,10 @@ struct sinew__import {
   char *prefix; /* with its '_' ("pfx_"), NULL for none */
   bool rename_all;
   /* the session's state beside the graph, put back when the import fails (the graph is put
-   * back by the import's transaction) */
+   * back by the import's transaction): the per-node records as they were before the import
+   * first touched them, units, time, header lines */
+  struct import_kept *kept;
+  bool kept_lost; /* a record could not be kept: the import fails */
   sinew_linear_unit_t linear;
   sinew_angle_unit_t angle;
   sinew_time_unit_t time;
@@ -762,9 +777,150 @@ int sinew__import_node_name(sinew_session_t *s, const char *name, const char *ty
   return SINEW_OK;
 }
 
+/* ---- the per-node records an import changes ---- */
+
+static sinew__raw *raws_clone(const sinew__raw *r, uint32_t n, bool *oom) {
+  if (!n) return NULL;
+  sinew__raw *c = sinew_calloc(n, sizeof *c);
+  for (uint32_t i = 0; c && i < n; i++) {
+    c[i].attr = sinew__cmds_strdup(r[i].attr);
+    c[i].text = sinew__cmds_strdup(r[i].text);
+    if (!c[i].attr || !c[i].text) *oom = true;
+  }
+  if (!c) *oom = true;
+  return c;
+}
+
+/* A deep copy of a record (without its hash handle; a geometry block being read is not
+ * copied: a node an import touches is not being read). NULL when out of memory. */
+static sinew__extra *extra_clone(const sinew__extra *e) {
+  sinew__extra *c = sinew_calloc(1, sizeof *c);
+  if (!c) return NULL;
+  bool oom = false;
+  c->key = e->key;
+  c->node = e->node;
+  c->uid = e->uid ? sinew__cmds_strdup(e->uid) : NULL;
+  oom |= e->uid && !c->uid;
+  c->raws = raws_clone(e->raws, e->nraws, &oom);
+  c->nraws = c->craws = c->raws ? e->nraws : 0;
+  c->geom = raws_clone(e->geom, e->ngeom, &oom);
+  c->ngeom = c->cgeom = c->geom ? e->ngeom : 0;
+  c->geom_topology = e->geom_topology;
+  c->is_default = e->is_default;
+  if (e->nimplicit && (c->implicit = sinew_malloc(e->nimplicit * sizeof *c->implicit))) {
+    memcpy(c->implicit, e->implicit, e->nimplicit * sizeof *c->implicit);
+    c->nimplicit = c->cimplicit = e->nimplicit;
+  }
+  oom |= e->nimplicit && !c->implicit;
+  if (e->ndyn && (c->dyn_types = sinew_calloc(e->ndyn, sizeof *c->dyn_types))) {
+    c->ndyn = c->cdyn = e->ndyn;
+    for (uint32_t i = 0; i < e->ndyn; i++) oom |= !(c->dyn_types[i] = sinew__cmds_strdup(e->dyn_types[i]));
+  }
+  oom |= e->ndyn && !c->dyn_types;
+  for (const struct sinew__plug_state *st = e->states; st && !oom; st = st->hh.next) {
+    struct sinew__plug_state *ns = sinew_calloc(1, sizeof *ns);
+    if (!ns || !(ns->attr = sinew__cmds_strdup(st->attr))) {
+      sinew_free(ns);
+      oom = true;
+      break;
+    }
+    ns->attr_id = st->attr_id;
+    ns->keyable = st->keyable;
+    ns->channel_box = st->channel_box;
+    sinew__cmds_oom = 0;
+    HASH_ADD_KEYPTR(hh, c->states, ns->attr, strlen(ns->attr), ns);
+    if (sinew__cmds_oom) {
+      sinew_free(ns->attr);
+      sinew_free(ns);
+      oom = true;
+    }
+  }
+  if (oom) {
+    extra_free(c);
+    return NULL;
+  }
+  return c;
+}
+
+/* Keeps the record of key k (e, or none) as it is before the innermost import first touches it.
+ * False when out of memory (the import is then made to fail). */
+static bool import_keep(sinew__scene *sc, uint64_t k, const sinew__extra *e) {
+  struct sinew__import *imp = sc->import;
+  import_kept *kp = NULL;
+  HASH_FIND(hh, imp->kept, &k, sizeof k, kp);
+  if (kp) return true;
+  kp = sinew_calloc(1, sizeof *kp);
+  if (kp) {
+    kp->key = k;
+    if (e && !(kp->copy = extra_clone(e))) {
+      sinew_free(kp);
+      kp = NULL;
+    }
+  }
+  if (kp) {
+    sinew__cmds_oom = 0;
+    HASH_ADD(hh, imp->kept, key, sizeof kp->key, kp);
+    if (!sinew__cmds_oom) return true;
+    if (kp->copy) extra_free(kp->copy);
+    sinew_free(kp);
+  }
+  imp->kept_lost = true;
+  return false;
+}
+
+/* A failed import: every record it touched is as it was before. */
+static void kept_restore(sinew__scene *sc, struct sinew__import *imp) {
+  import_kept *kp, *kt;
+  HASH_ITER(hh, imp->kept, kp, kt) {
+    sinew__extra *live = NULL;
+    HASH_FIND(hh, sc->extras, &kp->key, sizeof kp->key, live);
+    if (live && kp->copy) { /* the contents change places; the hash keeps its entry */
+      sinew__extra t = *live;
+      *live = *kp->copy;
+      live->hh = t.hh;
+      *kp->copy = t;
+    } else if (live) {
+      HASH_DEL(sc->extras, live);
+      extra_free(live);
+    } else if (kp->copy) { /* (a record is not freed while an import runs) */
+      continue;
+    }
+  }
+}
+
+/* A successful nested import: the records it kept are the enclosing import's too, unless the
+ * enclosing one kept them first. */
+static void kept_merge(struct sinew__import *outer, struct sinew__import *imp) {
+  if (!outer) return;
+  outer->kept_lost |= imp->kept_lost;
+  import_kept *kp, *kt, *have;
+  HASH_ITER(hh, imp->kept, kp, kt) {
+    HASH_FIND(hh, outer->kept, &kp->key, sizeof kp->key, have);
+    if (have) continue;
+    HASH_DEL(imp->kept, kp);
+    sinew__cmds_oom = 0;
+    HASH_ADD(hh, outer->kept, key, sizeof kp->key, kp);
+    if (sinew__cmds_oom) {
+      outer->kept_lost = true;
+      if (kp->copy) extra_free(kp->copy);
+      sinew_free(kp);
+    }
+  }
+}
+
 /* ---- beginning, ending and undoing an import ---- */
 
+static void kept_free(struct sinew__import *imp) {
+  import_kept *k, *kt;
+  HASH_ITER(hh, imp->kept, k, kt) {
+    HASH_DEL(imp->kept, k);
+    if (k->copy) extra_free(k->copy);
+    sinew_free(k);
+  }
+}
+
 static void import_free(struct sinew__import *imp) {
+  kept_free(imp);
   import_bucket *b, *bt;
   HASH_ITER(hh, imp->names, b, bt) {
     HASH_DEL(imp->names, b);
@@ -926,13 +1082,19 @@ static int import_file(sinew_session_t *s, const char *path, const sinew__import
     return rc;
   }
   rc = run_ma(s, path, result);
+  if (!rc && imp.kept_lost) {
+    snprintf(s->errmsg, sizeof s->errmsg, "file -import: %s: out of memory", path);
+    rc = SINEW_ENOMEM;
+  }
   /* a file that opened or emptied the scene is refused by file itself, so sc is still current */
   sc->import = imp.outer;
   if (rc) {
     sinew_graph_rollback(sc->graph);
+    kept_restore(sc, &imp);
     import_restore(s, &imp);
   } else {
     sinew_graph_commit(sc->graph);
+    kept_merge(imp.outer, &imp);
   }
   import_free(&imp);
   return rc;
