@@ -73,8 +73,68 @@ static void test_import_fails_midway(void **st) {
   }
 }
 
+/* ---- the command set ------------------------------------------------------------------------- */
+
+/* A small rig every command below runs on. */
+static const char *const rig =
+    "createNode transform -n a; createNode transform -n b -p a; setAttr a.t 1 2 3;"
+    "addAttr -ln note -dt \"string\" b; setAttr b.note -type \"string\" \"hi\";"
+    "addAttr -ln amount -at double -min 0 -max 10 -dv 2 a; createNode multiplyDivide -n md;"
+    "connectAttr a.tx md.i1x; createNode transform -n c; setAttr -k off a.ty;"
+    "select -cl; joint -n j0 -p 0 0 0; joint -n j1 -p 1 0 0; joint -n j2 -p 2 0 0;"
+    "polyCube -n box -sx 2 -sy 2 -sz 2; skinCluster -n boxSkin -tsb j0 j1 box;"
+    "setKeyframe -t 1 -v 3 -at i2y md; select -cl;";
+
+/* Every command kind, each with every allocation failing in turn (long ones at about 150
+ * points spread over their allocations). */
+static void test_command_set(void **st) {
+  (void)st;
+  static const char *const commands[] = {
+      "createNode transform -n x -p a",
+      "setAttr a.tx 5",
+      "setAttr a.t 4 5 6",
+      "setAttr b.note -type \"string\" \"a longer text than before\"",
+      "setAttr b.opm -type \"matrix\" 1 0 0 0 0 1 0 0 0 0 1 0 4 5 6 1",
+      "setAttr -l on -k on -cb on a.amount",
+      "setAttr -k on -cb off a.ty",
+      "addAttr -ln list -at double -m c",
+      "setAttr boxSkin.wl[1].w[0] 0.3",
+      "setAttr boxShape.pnts[2] 0.5 0 0",
+      "deleteAttr a.amount",
+      "connectAttr -f a.ty md.i1x",
+      "disconnectAttr a.tx md.i1x",
+      "parent c a",
+      "parent -w b",
+      "rename a arm",
+      "delete a",
+      "lockNode -l on md",
+      "duplicate -n a2 a",
+      "duplicate -rc j0",
+      "sets -n grpSet a md",
+      "setKeyframe -t 10 -v 8 -at tx c",
+      "parentConstraint -mo a c",
+      "pointConstraint j2 c",
+      "polySphere -n ball",
+      "joint -e -oj xyz -sao yup -ch j0",
+      "ikHandle -sj j0 -ee j2",
+      "skinCluster -e -ai j2 boxSkin",
+      "skinCluster -e -ri j1 boxSkin",
+      "skinPercent -tv j0 0.25 boxSkin box.vtx[0:3]",
+      "skinCluster -e -ub boxSkin",
+      "dagPose -s -n pose1 j0 j1",
+      "dagPose -r -g bindPose1",
+      "expression -n ex -s \"md.i2x = a.tx * 2 + time;\"",
+      "group -n grp a c",
+  };
+  for (size_t i = 0; i < sizeof commands / sizeof *commands; i++) {
+    test_fault_desc_t d = {.setup = rig, .command = commands[i], .points = 150};
+    if (test_fault_command(&d) == 0) fail_msg("'%s': no injected failure made it fail", commands[i]);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_command_set),
       cmocka_unit_test(test_import_fails_midway),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
