@@ -130,6 +130,22 @@ static void test_command_set(void **st) {
     test_fault_desc_t d = {.setup = rig, .command = commands[i], .points = 150};
     if (test_fault_command(&d) == 0) fail_msg("'%s': no injected failure made it fail", commands[i]);
   }
+  /* the animation commands, with keys on the clipboard for pasteKey */
+  static const char *const anim[] = {
+      "cutKey -t 1 -at i2y md",
+      "keyframe -e -r -tc 2 -at i2y md",
+      "setInfinity -pri cycle -at i2y md",
+      "keyTangent -itt linear -ott linear -at i2y md",
+      "setDrivenKeyframe -cd a.tx -dv 0 -v 1 -at sy c",
+      "bakeResults -t \"1:5\" -at tx a",
+      "pasteKey -at i1z md",
+  };
+  char setup[2048];
+  snprintf(setup, sizeof setup, "%s setKeyframe -t 8 -v 1 -at i2y md; copyKey -at i2y md;", rig);
+  for (size_t i = 0; i < sizeof anim / sizeof *anim; i++) {
+    test_fault_desc_t d = {.setup = setup, .command = anim[i], .points = 150};
+    if (test_fault_command(&d) == 0) fail_msg("'%s': no injected failure made it fail", anim[i]);
+  }
 }
 
 int main(void) {
