@@ -50,10 +50,7 @@ static int default_node(sinew_cmd_t *cmd, const char *name, sinew_node_t *out) {
   if (rc) return rc;
   if ((rc = sinew_node_create(g, type, name + 1, out))) return sinew__graph_error(cmd, rc);
   sinew__extra *e = sinew__extra_get(s->scene, *out, true);
-  if (!e) {
-    sinew_node_delete(g, *out);
-    return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
-  }
+  if (!e) return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory"); /* the transaction takes the node back */
   e->is_default = true;
   sinew__side_changed(s->scene);
   if (placeholder) s->scene->stats.placeholder_nodes++;
@@ -120,10 +117,8 @@ static int create_node(sinew_cmd_t *cmd, const char *type) {
   sinew_free(actual);
   if (rc) return sinew__graph_error(cmd, rc);
   /* the file's later lines mean this node by the name the file gave it */
-  if ((rc = sinew__import_record(s, name && name[0] && name[strlen(name) - 1] != '#' ? name : NULL, n))) {
-    sinew_node_delete(g, n);
+  if ((rc = sinew__import_record(s, name && name[0] && name[strlen(name) - 1] != '#' ? name : NULL, n)))
     return sinew_cmd_error(cmd, rc, "out of memory");
-  }
   if (placeholder) sc->stats.placeholder_nodes++;
   sc->current = n;
   if (!sinew_cmd_flag_count(cmd, "skipSelect") && !s->loading) set_selection(sc, &n, 1, false);
