@@ -275,10 +275,7 @@ static int run_in_transaction(sinew_session_t *s, sinew_cmd_t *cmd, sinew_cmd_fn
   if (brc == SINEW_EINVAL) return fn(cmd); /* from inside evaluation: no change can happen */
   if (brc) return oom_fail(cmd);
   int rc = fn(cmd);
-  if (s->scene != sc) { /* the command replaced the scene (file -open from a script) */
-    while (sinew_graph_in_transaction(g)) sinew_graph_commit(g);
-    return rc;
-  }
+  if (s->scene != sc) return rc; /* the command replaced the scene: the old one is gone with its transaction */
   if (rc) {
     sinew_graph_rollback(g);
     sc->side_gen = gen; /* as in wrap: a failing command cleans up after itself */

@@ -130,6 +130,14 @@ static void test_command_set(void **st) {
     test_fault_desc_t d = {.setup = rig, .command = commands[i], .points = 150};
     if (test_fault_command(&d) == 0) fail_msg("'%s': no injected failure made it fail", commands[i]);
   }
+  /* with the undo queue off, each command still runs in a transaction of its own */
+  char off[2048];
+  snprintf(off, sizeof off, "%s undoInfo -state off;", rig);
+  static const char *const queue_off[] = {"skinCluster -e -ai j2 boxSkin", "duplicate -rc j0", "delete a"};
+  for (size_t i = 0; i < sizeof queue_off / sizeof *queue_off; i++) {
+    test_fault_desc_t d = {.setup = off, .command = queue_off[i], .points = 150};
+    if (test_fault_command(&d) == 0) fail_msg("'%s': no injected failure made it fail", queue_off[i]);
+  }
   /* the animation commands, with keys on the clipboard for pasteKey */
   static const char *const anim[] = {
       "cutKey -t 1 -at i2y md",
