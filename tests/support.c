@@ -128,6 +128,7 @@ static int fault_run(const test_fault_desc_t *d, long n, long *allocs) {
   assert_int_equal(sinew_session_create(&sd, &s), SINEW_OK);
   if (d->setup && run_text(s, d->setup)) fail_msg("setup '%s' failed: %s", d->setup, sinew_session_errmsg(s));
   char *before = test_scene_text(s);
+  char *probe_before = d->probe ? d->probe(s) : NULL;
   test_alloc_reset();
   test_alloc_fail_at(n);
   int rc = run_text(s, d->command);
@@ -147,7 +148,16 @@ static int fault_run(const test_fault_desc_t *d, long n, long *allocs) {
       fail_msg("'%s' failing at allocation %ld (%s) changed the scene", d->command, n, sinew_session_errmsg(s));
     }
     free(after);
+    if (d->probe) {
+      char *probe_after = d->probe(s);
+      if (strcmp(probe_before, probe_after) != 0) {
+        test_print_diff(probe_before, probe_after);
+        fail_msg("'%s' failing at allocation %ld: the scene evaluates differently", d->command, n);
+      }
+      free(probe_after);
+    }
   }
+  free(probe_before);
   free(before);
   sinew_session_destroy(s);
   if (test_alloc_live() != 0)

@@ -35,6 +35,10 @@ typedef struct test_fault_desc {
   const char *command; /* MEL */
   bool strict;         /* the session reads files strictly (a failing line fails the read) */
   long points;         /* 0: every allocation */
+  /* What the scene evaluates to, as text (malloc'd), compared too: state a node derives from
+   * its attributes (compiled weights, a compiled expression) must be rebuilt after a rollback.
+   * NULL: the saved scene only. */
+  char *(*probe)(sinew_session_t *s);
 } test_fault_desc_t;
 long test_fault_command(const test_fault_desc_t *d);
 /* The common case: every allocation of `command` after `setup`. */
