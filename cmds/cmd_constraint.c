@@ -389,10 +389,9 @@ static int apply_settings(cctx *l, ckind k, sinew_node_t c, const opts *o, bool 
                    old;
       if (sinew_plug_source(g, &wum, &old)) {
         if (!sinew_plug_equal(&old, &wm)) {
-          /* replace the old up object: a disconnect recorded as a connection to put back */
+          /* replace the old up object */
           if ((rc = sinew_disconnect(g, &old, &wum))) return rc;
           rc = connect_plugs(l, &wm, &wum);
-          if (rc) sinew_connect(g, &old, &wum, 0, NULL);
         }
       } else {
         rc = connect_plugs(l, &wm, &wum);

@@ -1,9 +1,8 @@
 /* cmds/cmd_rig.c: the rigging commands: joint, the polygon primitives (polyCube, polyPlane,
  * polyCylinder, polySphere) and expression. The skinning commands are in cmd_skin.c.
  *
- * Every command checks what it can first, then changes the graph; what it changed before a
- * late failure is put back (a created node is deleted, a set value is set back), so a failed
- * command leaves the scene as it was. */
+ * Every command checks what it can first, then changes the graph; a late failure is taken back
+ * by the command's transaction, so a failed command leaves the scene as it was. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
