@@ -1518,8 +1518,10 @@ static int run_ma(sinew_session_t *s, const char *path, sinew_value_t *result) {
     rc = SINEW_ESYNTAX;
   }
   if (!rc) rc = check_complete(s, path, text, n);
+  int depth = sinew__undo_file_begin(s);
   if (!rc && (rc = sinew_lang_run(s->lang, text, n, path, result)))
     snprintf(s->errmsg, sizeof s->errmsg, "%s", sinew_lang_errmsg(s->lang));
+  sinew__undo_file_end(s, depth);
   sinew_free(text);
   rc = finish_run(s, rc);
   s->loading--;

@@ -158,6 +158,17 @@ void sinew__undo_flush(sinew_session_t *s) {
   if (had) notify(s);
 }
 
+int sinew__undo_file_begin(sinew_session_t *s) {
+  if (!s->undo) return 0;
+  int depth = s->undo->depth;
+  s->undo->depth = 0;
+  return depth;
+}
+
+void sinew__undo_file_end(sinew_session_t *s, int depth) {
+  if (s->undo) s->undo->depth = depth;
+}
+
 bool sinew__undo_owns(const sinew_session_t *s) { return s->undo && s->undo->graph == s->scene->graph; }
 
 void sinew__undo_scene_replaced(sinew_session_t *s, sinew_graph_t *old) {

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -213,10 +214,43 @@ static void test_derived_state(void **st) {
   }
 }
 
+/* A line of a file that fails after changing something (a rename, then a text that does not
+ * bind) is skipped whole when the file is read by file -i or file -o (keep-going reading): the
+ * rest of the file is read, and the failing line changed nothing. */
+static void test_skipped_line(void **st) {
+  (void)st;
+  char path[256];
+  snprintf(path, sizeof path, "/tmp/sinew-skipped-%ld.ma", (long)getpid());
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fputs("//Maya ASCII 2020 scene\n"
+        "createNode multiplyDivide -n md;\n"
+        "expression -n ex -s \"md.i1x = 2;\";\n"
+        "expression -e -n exRenamed -s \"md.noSuchAttribute = 1;\" ex;\n"
+        "createNode transform -n after;\n", f);
+  fclose(f);
+  for (int mode = 0; mode < 2; mode++) {
+    sinew_session_t *s = NULL;
+    assert_int_equal(sinew_session_create(NULL, &s), SINEW_OK);
+    char text[600];
+    snprintf(text, sizeof text, "file %s \"%s\";", mode ? "-o -f" : "-i", path);
+    int rc = sinew_session_run(s, text, strlen(text), "test", NULL);
+    if (rc) fail_msg("%s: %s", text, sinew_session_errmsg(s));
+    sinew_graph_t *g = sinew_session_graph(s);
+    sinew_node_t n;
+    assert_int_equal(sinew_node_find(g, "after", &n), SINEW_OK);
+    assert_int_equal(sinew_node_find(g, "ex", &n), SINEW_OK);
+    assert_int_equal(sinew_node_find(g, "exRenamed", &n), SINEW_ENOTFOUND);
+    sinew_session_destroy(s);
+  }
+  remove(path);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_command_set),
       cmocka_unit_test(test_derived_state),
+      cmocka_unit_test(test_skipped_line),
       cmocka_unit_test(test_import_fails_midway),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
