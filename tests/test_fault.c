@@ -51,7 +51,7 @@ static long points_for(const char *path) {
   struct stat st;
   long size = stat(path, &st) == 0 ? (long)st.st_size : 1;
   long p = 1000000 / (size ? size : 1);
-  return p < 3 ? 3 : p > 30 ? 30 : p;
+  return p < 3 ? 3 : p > 20 ? 20 : p;
 }
 
 /* The file imported over itself (every name clashes, shared nodes are set again) and into a

@@ -510,7 +510,7 @@ static void random_command(char *cmd, size_t cap) {
   }
 }
 
-/* The property test: a seeded random run over the whole command set (3000 commands here;
+/* The property test: a seeded random run over the whole command set (2000 commands here;
  * SINEW_UNDO_COMMANDS=n runs n, SINEW_UNDO_SEED=s another seed; the seed is printed on a
  * failure). Each failing command changes nothing and adds no step; undoing everything gives
  * back the save before the run byte for byte, redoing everything the save after it, and random
@@ -519,7 +519,7 @@ static void random_command(char *cmd, size_t cap) {
 static void test_random_run(void **state) {
   (void)state;
   const char *env = getenv("SINEW_UNDO_COMMANDS"), *seed_env = getenv("SINEW_UNDO_SEED");
-  long count = env && atol(env) > 0 ? atol(env) : 3000;
+  long count = env && atol(env) > 0 ? atol(env) : 2000;
   uint64_t seed = seed_env ? strtoull(seed_env, NULL, 0) : 0x9E3779B97F4A7C15ull;
   rng = seed ? seed : 1;
   ok("undoInfo -infinity on -state off; createNode transform -n n0; createNode transform -n n1; createNode multiplyDivide -n m0;"
