@@ -1536,7 +1536,9 @@ int sinew_session_run_file(sinew_session_t *s, const char *path, sinew_value_t *
   s->errmsg[0] = 0;
   if (sinew__is_ma_path(path)) return import_file(s, path, NULL, result);
   sinew_node_t saved = s->scene->current;
+  int depth = sinew__undo_file_begin(s); /* its lines are top-level commands, each all or nothing */
   int rc = sinew_lang_run_file(s->lang, path, result);
+  sinew__undo_file_end(s, depth);
   if (rc) snprintf(s->errmsg, sizeof s->errmsg, "%s", sinew_lang_errmsg(s->lang));
   rc = finish_run(s, rc);
   if (sinew_node_valid(s->scene->graph, saved)) s->scene->current = saved;
