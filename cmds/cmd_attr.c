@@ -1378,7 +1378,8 @@ static int connect_attr(sinew_cmd_t *cmd, sinew_plug_t *src, sinew_plug_t *dst, 
 }
 
 /* The connection itself: straight, or through a new unitConversion node when the units differ
- * (taken back if a step fails). KEEP_RAW when a file connects types sinew cannot join. */
+ * (a failing step is taken back by the command's transaction). KEEP_RAW when a file connects
+ * types sinew cannot join. */
 static int connect_plugs(sinew_cmd_t *cmd, sinew_graph_t *g, const sinew_plug_t *src, const sinew_plug_t *dst,
                          uint32_t flags, double factor, sinew_plug_t *final_dst) {
   int rc;
@@ -1390,12 +1391,8 @@ static int connect_plugs(sinew_cmd_t *cmd, sinew_graph_t *g, const sinew_plug_t 
     sinew_plug_parse_attr(g, uc, "input", &in);
     sinew_plug_parse_attr(g, uc, "output", &out);
     if ((rc = sinew_set_double(g, &cf, factor)) || (rc = sinew_connect(g, src, &in, 0, NULL)) ||
-        (rc = sinew_connect(g, &out, dst, flags, final_dst))) {
-      char msg[1024];
-      snprintf(msg, sizeof msg, "%s", sinew_graph_errmsg(g));
-      sinew_node_delete(g, uc);
-      return sinew_cmd_error(cmd, rc, "%s", msg);
-    }
+        (rc = sinew_connect(g, &out, dst, flags, final_dst)))
+      return sinew_cmd_error(cmd, rc, "%s", sinew_graph_errmsg(g));
   } else if ((rc = sinew_connect(g, src, dst, flags, final_dst))) {
     if (rc == SINEW_ETYPE && sinew__session(cmd)->loading) return KEEP_RAW;
     return sinew__graph_error(cmd, rc);
@@ -1420,7 +1417,8 @@ static int cmd_disconnect_attr(sinew_cmd_t *cmd) {
     sinew_plug_parse_attr(g, actual.node, "input", &in);
     if (sinew_plug_source(g, &in, &up) && sinew_plug_equal(&up, &src)) {
       if ((rc = sinew_disconnect(g, &actual, &dst))) return sinew__graph_error(cmd, rc);
-      if (sinew_plug_destinations(g, &actual, NULL, 0) == 0) sinew_node_delete(g, actual.node);
+      if (sinew_plug_destinations(g, &actual, NULL, 0) == 0 && (rc = sinew_node_delete(g, actual.node)))
+        return sinew__graph_error(cmd, rc);
       return SINEW_OK;
     }
   }

@@ -105,6 +105,7 @@ static void test_command_set(void **st) {
       "deleteAttr a.amount",
       "connectAttr -f a.ty md.i1x",
       "disconnectAttr a.tx md.i1x",
+      "connectAttr a.rx md.i2z", /* through a new unitConversion node */
       "parent c a",
       "parent -w b",
       "rename a arm",
