@@ -5,8 +5,8 @@
  * Keys live in the curve nodes' attributes (nodes/anim_curve.c): a command reads a curve's keys
  * into a list (sorted by time, one key per time, as the node compiles them), changes the list,
  * and writes the list back as elements 0..n-1. Every command checks all its arguments first,
- * then changes the scene, logging each change in an undo list; a failure after the first change
- * takes the logged changes back in reverse order. */
+ * then changes the scene; a failure after the first change is taken back by the command's
+ * transaction. */
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
@@ -320,126 +320,13 @@ static double ui_to_key_time(sinew_graph_t *g, const acurve *c, double t) {
   return nearbyint(t / scene_fps(g) * 141120000.0) / 141120000.0;
 }
 
-/* ---- undo ------------------------------------------------------------------------------------ */
+/* ---- failing ------------------------------------------------------------------------------ */
 
-enum { U_CREATED, U_CONNECTED, U_DISCONNECTED, U_CURVE, U_VALUE, U_STRING };
-
-typedef struct undo_op {
-  int kind;
-  sinew_node_t node;
-  sinew_plug_t a, b;
-  acurve snap;
-  double value;
-} undo_op;
-
-typedef struct undo_log {
-  undo_op *ops;
-  uint32_t n, cap;
-} undo_log;
-
-static int undo_push(undo_log *u, const undo_op *op) {
-  if (sinew__cmds_grow((void **)&u->ops, &u->cap, u->n + 1, sizeof *u->ops)) return SINEW_ENOMEM;
-  u->ops[u->n++] = *op;
-  return SINEW_OK;
-}
-
-/* Takes every logged change back, newest first. */
-static void undo_run(sinew_graph_t *g, undo_log *u) {
-  for (uint32_t i = u->n; i-- > 0;) {
-    undo_op *op = &u->ops[i];
-    switch (op->kind) {
-    case U_CREATED:
-      if (sinew_node_valid(g, op->node)) sinew_node_delete(g, op->node);
-      break;
-    case U_CONNECTED:
-      sinew_disconnect(g, &op->a, &op->b);
-      break;
-    case U_DISCONNECTED:
-      sinew_connect(g, &op->a, &op->b, SINEW_CONNECT_FORCE, NULL);
-      break;
-    case U_CURVE:
-      if (sinew_node_valid(g, op->snap.node)) curve_write(g, &op->snap);
-      break;
-    case U_VALUE: {
-      /* only when it changed: setting it would turn a plug never set into a set one */
-      double now;
-      if (sinew_get_double(g, &op->a, &now) || now != op->value) sinew_set_double(g, &op->a, op->value);
-      break;
-    }
-    }
-  }
-}
-
-static void undo_free(undo_log *u) {
-  for (uint32_t i = 0; i < u->n; i++)
-    if (u->ops[i].kind == U_CURVE) curve_free(&u->ops[i].snap);
-  sinew_free(u->ops);
-  u->ops = NULL;
-  u->n = u->cap = 0;
-}
-
-/* Fails the command after a change: the logged changes are taken back first, then the message
- * (kept before undoing, which may overwrite the graph's) is set. */
-static int fail_undo(sinew_cmd_t *cmd, undo_log *u, int rc, const char *what) {
-  sinew_graph_t *g = sinew_cmd_graph(cmd);
-  char msg[512];
-  snprintf(msg, sizeof msg, "%s", rc == SINEW_ENOMEM ? "out of memory" : sinew_graph_errmsg(g));
-  undo_run(g, u);
-  undo_free(u);
+/* Fails the command after a change (the command's transaction takes the changes back) with the
+ * graph's message. */
+static int fail_graph(sinew_cmd_t *cmd, int rc, const char *what) {
+  const char *msg = rc == SINEW_ENOMEM ? "out of memory" : sinew_graph_errmsg(sinew_cmd_graph(cmd));
   return sinew_cmd_error(cmd, rc, "%s%s%s", what ? what : "", what ? ": " : "", msg);
-}
-
-/* Snapshot of a curve before it is first changed by this command. */
-static int undo_curve(undo_log *u, const acurve *c) {
-  for (uint32_t i = 0; i < u->n; i++)
-    if (u->ops[i].kind == U_CURVE && u->ops[i].snap.node.index == c->node.index &&
-        u->ops[i].snap.node.gen == c->node.gen)
-      return SINEW_OK;
-  undo_op op = {.kind = U_CURVE};
-  if (curve_copy(c, &op.snap)) return SINEW_ENOMEM;
-  if (undo_push(u, &op)) {
-    curve_free(&op.snap);
-    return SINEW_ENOMEM;
-  }
-  return SINEW_OK;
-}
-
-static int logged_connect(sinew_graph_t *g, undo_log *u, const sinew_plug_t *src, const sinew_plug_t *dst,
-                          uint32_t flags, sinew_plug_t *out_dst) {
-  sinew_plug_t d = *dst;
-  /* a forced connection breaks the one that fed dst: log it to remake it */
-  sinew_plug_t old;
-  if ((flags & SINEW_CONNECT_FORCE) && sinew_plug_source(g, dst, &old)) {
-    undo_op op = {.kind = U_DISCONNECTED, .a = old, .b = *dst};
-    if (undo_push(u, &op)) return SINEW_ENOMEM;
-  }
-  if (u->n == u->cap && sinew__cmds_grow((void **)&u->ops, &u->cap, u->n + 1, sizeof *u->ops)) return SINEW_ENOMEM;
-  int rc = sinew_connect(g, src, dst, flags, &d);
-  if (rc) return rc;
-  if (out_dst) *out_dst = d;
-  undo_op op = {.kind = U_CONNECTED, .a = *src, .b = d};
-  return undo_push(u, &op); /* room reserved above */
-}
-
-static int logged_create(sinew_graph_t *g, undo_log *u, const char *type, const char *name, sinew_node_t *out) {
-  if (sinew__cmds_grow((void **)&u->ops, &u->cap, u->n + 1, sizeof *u->ops)) return SINEW_ENOMEM;
-  int rc = sinew_node_create(g, type, name, out);
-  if (rc) return rc;
-  undo_op op = {.kind = U_CREATED, .node = *out};
-  return undo_push(u, &op);
-}
-
-/* The old value of a plug, put back when the command fails after the plug changed. */
-static int logged_value(sinew_graph_t *g, undo_log *u, const sinew_plug_t *p) {
-  double v = 0;
-  if (sinew_get_double(g, p, &v)) return SINEW_OK; /* not a number: nothing to put back */
-  undo_op op = {.kind = U_VALUE, .a = *p, .value = v};
-  return undo_push(u, &op);
-}
-
-static int logged_write(sinew_graph_t *g, undo_log *u, const acurve *now, const acurve *before) {
-  int rc = before ? undo_curve(u, before) : SINEW_OK;
-  return rc ? rc : curve_write(g, now);
 }
 
 /* ---- targets --------------------------------------------------------------------------------- */
@@ -802,29 +689,28 @@ static sinew_attr_type_t plug_type(sinew_graph_t *g, const sinew_plug_t *p) {
 }
 
 /* A new curve for plug p (created non-weighted, as Maya's setKeyframe makes them), connected to
- * it; the plug's value is logged to be put back. */
-static int new_curve_for(sinew_cmd_t *cmd, undo_log *u, const sinew_plug_t *p, bool time_input, bool connect,
+ * it when asked. */
+static int new_curve_for(sinew_cmd_t *cmd, const sinew_plug_t *p, bool time_input, bool connect,
                          sinew_node_t *out) {
   sinew_graph_t *g = sinew_cmd_graph(cmd);
   char name[600];
   curve_name_for(g, p, name, sizeof name);
-  int rc = logged_create(g, u, curve_type_for(plug_type(g, p), time_input), name, out);
+  int rc = sinew_node_create(g, curve_type_for(plug_type(g, p), time_input), name, out);
   if (!rc) rc = set_attr(g, *out, "wgt", 0);
   if (!rc && connect) {
     sinew_plug_t o;
-    if (!(rc = logged_value(g, u, p)) && !(rc = sinew_plug_parse_attr(g, *out, "o", &o)))
-      rc = logged_connect(g, u, &o, p, 0, NULL);
+    if (!(rc = sinew_plug_parse_attr(g, *out, "o", &o)))
+      rc = sinew_connect(g, &o, p, 0, NULL);
   }
   return rc;
 }
 
-/* Connects a curve made by this command to the plug it keys (the plug's value is logged). */
-static int connect_new_curve(sinew_graph_t *g, undo_log *u, sinew_node_t curve, const sinew_plug_t *p,
+/* Connects a curve made by this command to the plug it keys. */
+static int connect_new_curve(sinew_graph_t *g, sinew_node_t curve, const sinew_plug_t *p,
                              uint32_t flags) {
   sinew_plug_t o;
-  int rc = logged_value(g, u, p);
-  if (!rc) rc = sinew_plug_parse_attr(g, curve, "o", &o);
-  return rc ? rc : logged_connect(g, u, &o, p, flags, NULL);
+  int rc = sinew_plug_parse_attr(g, curve, "o", &o);
+  return rc ? rc : sinew_connect(g, &o, p, flags, NULL);
 }
 
 /* Checks that a plug can take keys: it exists as a number, is writable, keyable and not locked.
@@ -971,29 +857,23 @@ static int cmd_set_keyframe(sinew_cmd_t *cmd) {
       }
     }
   }
-  /* then change: keys first, connections of new curves last (a plug once fed keeps a stored
-   * value when the connection is taken back, so nothing that can fail comes after them) */
+  /* then change: keys first, connections of new curves last */
   if ((rc = sinew_cmd_result_int(cmd, (int64_t)pl.n * nt))) goto out2;
-  undo_log u = {0};
   for (uint32_t i = 0; i < pl.n && !rc; i++) {
     acurve c = {0};
-    if (!has[i]) rc = new_curve_for(cmd, &u, &pl.v[i], true, false, &curves[i]);
+    if (!has[i]) rc = new_curve_for(cmd, &pl.v[i], true, false, &curves[i]);
     if (!rc) rc = curve_read(g, curves[i], &c);
-    acurve before = {0};
-    if (!rc && has[i]) rc = curve_copy(&c, &before);
     for (uint32_t t = 0; t < nt && !rc; t++)
       rc = curve_set_key(&c, ui_to_key_time(g, &c, frames[t]), vals[(size_t)i * nt + t], itt, ott, bd, NULL);
-    if (!rc) rc = logged_write(g, &u, &c, has[i] ? &before : NULL);
+    if (!rc) rc = curve_write(g, &c);
     curve_free(&c);
-    curve_free(&before);
   }
   for (uint32_t i = 0; i < pl.n && !rc; i++)
-    if (!has[i]) rc = connect_new_curve(g, &u, curves[i], &pl.v[i], 0);
+    if (!has[i]) rc = connect_new_curve(g, curves[i], &pl.v[i], 0);
   if (rc) {
-    rc = fail_undo(cmd, &u, rc, NULL);
+    rc = fail_graph(cmd, rc, NULL);
     goto out2;
   }
-  undo_free(&u);
 out2:
   sinew_free(curves);
   sinew_free(has);
@@ -1092,7 +972,6 @@ static int cmd_keyframe(sinew_cmd_t *cmd) {
       }
     }
   }
-  undo_log u = {0};
   int64_t changed = 0;
   for (uint32_t i = 0; i < nl.n && !rc; i++) {
     acurve *c = &cs[i];
@@ -1117,15 +996,14 @@ static int cmd_keyframe(sinew_cmd_t *cmd) {
     changed += hits != 0; /* Maya returns the number of curves changed */
     if (hits) {
       curve_normalise(c);
-      rc = logged_write(g, &u, c, &before);
+      rc = curve_write(g, c);
     }
     curve_free(&before);
   }
   if (rc) {
-    rc = fail_undo(cmd, &u, rc, NULL);
+    rc = fail_graph(cmd, rc, NULL);
     goto out;
   }
-  undo_free(&u);
   rc = sinew_cmd_result_int(cmd, changed);
 out:
   curves_free(cs, nl.n);
@@ -1226,7 +1104,6 @@ static int cmd_cut_key(sinew_cmd_t *cmd) {
   node_list nl = {0}, gone = {0};
   acurve *cs = NULL;
   struct sinew__anim_clipboard *cb = NULL;
-  undo_log u = {0};
   if ((rc = collect_curves(cmd, &nl)) || (rc = read_curves(cmd, &nl, &cs))) goto out;
   for (uint32_t i = 0; i < nl.n && !rc; i++) rc = check_indices(cmd, &cs[i], &ks);
   if (rc) goto out;
@@ -1252,7 +1129,7 @@ static int cmd_cut_key(sinew_cmd_t *cmd) {
       c->n = w;
       /* a curve left without keys is deleted, as Maya does; the attribute keeps its value */
       if (!w) rc = node_list_add(&gone, c->node);
-      else rc = logged_write(g, &u, c, &before);
+      else rc = curve_write(g, c);
     }
     curve_free(&before);
   }
@@ -1262,10 +1139,9 @@ static int cmd_cut_key(sinew_cmd_t *cmd) {
       curves_free(cb->curves, cb->n);
       sinew_free(cb);
     }
-    rc = fail_undo(cmd, &u, rc, NULL);
+    rc = fail_graph(cmd, rc, NULL);
     goto out;
   }
-  undo_free(&u);
   if (cb) set_clipboard(sinew__session(cmd), cb);
   rc = sinew_cmd_result_int(cmd, changed);
 out:
@@ -1311,13 +1187,12 @@ static int cmd_paste_key(sinew_cmd_t *cmd) {
       break;
     }
   }
-  undo_log u = {0};
+  bool changing = !rc; /* from here a failure is the graph's */
   for (uint32_t i = 0; i < pl.n && !rc; i++) {
     const acurve *src = &cb->curves[i % cb->n];
-    acurve c = {0}, before = {0};
-    if (!has[i]) rc = new_curve_for(cmd, &u, &pl.v[i], true, false, &curves[i]);
+    acurve c = {0};
+    if (!has[i]) rc = new_curve_for(cmd, &pl.v[i], true, false, &curves[i]);
     if (!rc) rc = curve_read(g, curves[i], &c);
-    if (!rc && has[i]) rc = curve_copy(&c, &before);
     double first = key_ui_time(g, src, src->k[0].t), last = key_ui_time(g, src, src->k[src->n - 1].t);
     double shift = (isnan(at) ? 0 : at - first) + toff;
     if (!rc && replace) {
@@ -1338,18 +1213,13 @@ static int cmd_paste_key(sinew_cmd_t *cmd) {
         c.k[pos].tl = sk->tl, c.k[pos].wl = sk->wl;
       }
     }
-    if (!rc) rc = logged_write(g, &u, &c, has[i] ? &before : NULL);
+    if (!rc) rc = curve_write(g, &c);
     curve_free(&c);
-    curve_free(&before);
   }
   for (uint32_t i = 0; i < pl.n && !rc; i++)
-    if (!has[i]) rc = connect_new_curve(g, &u, curves[i], &pl.v[i], 0);
-  if (rc && u.n) rc = fail_undo(cmd, &u, rc, NULL);
-  else if (rc) undo_free(&u);
-  else {
-    undo_free(&u);
-    rc = sinew_cmd_result_int(cmd, pl.n);
-  }
+    if (!has[i]) rc = connect_new_curve(g, curves[i], &pl.v[i], 0);
+  if (rc && changing) rc = fail_graph(cmd, rc, NULL);
+  else if (!rc) rc = sinew_cmd_result_int(cmd, pl.n);
   sinew_free(curves);
   sinew_free(has);
   sinew_free(pl.v);
@@ -1517,7 +1387,6 @@ static int cmd_key_tangent(sinew_cmd_t *cmd) {
   }
   bool has_in_xy = has_cart[0] || has_cart[1], has_out_xy = has_cart[2] || has_cart[3];
   bool polar = has_ia || has_oa || has_iw || has_ow || has_in_xy || has_out_xy;
-  undo_log u = {0};
   int64_t changed = 0;
   for (uint32_t i = 0; i < nl.n && !rc; i++) {
     acurve *c = &cs[i];
@@ -1578,14 +1447,13 @@ static int cmd_key_tangent(sinew_cmd_t *cmd) {
       hits += hits == 0;
     }
     changed += hits != 0; /* Maya returns the number of curves changed */
-    if (hits) rc = logged_write(g, &u, c, &before);
+    if (hits) rc = curve_write(g, c);
     curve_free(&before);
   }
   if (rc) {
-    rc = fail_undo(cmd, &u, rc, NULL);
+    rc = fail_graph(cmd, rc, NULL);
     goto out;
   }
-  undo_free(&u);
   rc = sinew_cmd_result_int(cmd, changed);
 out:
   sinew_free(tan);
@@ -1626,16 +1494,12 @@ static int cmd_set_infinity(sinew_cmd_t *cmd) {
       rc = sinew_cmd_result_append_string(cmd, infinity_name((int)get_attr(g, nl.v[i], has_pre ? "pre" : "pst", 0)));
     goto out;
   }
-  undo_log u = {0};
   for (uint32_t i = 0; i < nl.n && !rc; i++) {
     sinew_plug_t p;
-    if (pre >= 0 && !(rc = sinew_plug_parse_attr(g, nl.v[i], "pre", &p)) && !(rc = logged_value(g, &u, &p)))
-      rc = sinew_set_double(g, &p, pre);
-    if (!rc && post >= 0 && !(rc = sinew_plug_parse_attr(g, nl.v[i], "pst", &p)) && !(rc = logged_value(g, &u, &p)))
-      rc = sinew_set_double(g, &p, post);
+    if (pre >= 0 && !(rc = sinew_plug_parse_attr(g, nl.v[i], "pre", &p))) rc = sinew_set_double(g, &p, pre);
+    if (!rc && post >= 0 && !(rc = sinew_plug_parse_attr(g, nl.v[i], "pst", &p))) rc = sinew_set_double(g, &p, post);
   }
-  if (rc) rc = fail_undo(cmd, &u, rc, NULL);
-  else undo_free(&u);
+  if (rc) rc = fail_graph(cmd, rc, NULL);
 out:
   sinew_free(nl.v);
   return rc;
@@ -1676,15 +1540,15 @@ static bool curve_driver(sinew_graph_t *g, sinew_node_t curve, sinew_plug_t *out
 }
 
 /* Connects src -> dst with a unitConversion of factor cf between them (none when cf is 0). */
-static int connect_converted(sinew_graph_t *g, undo_log *u, const sinew_plug_t *src, const sinew_plug_t *dst,
+static int connect_converted(sinew_graph_t *g, const sinew_plug_t *src, const sinew_plug_t *dst,
                              double cf, uint32_t flags, sinew_plug_t *out_dst) {
-  if (cf == 0) return logged_connect(g, u, src, dst, flags, out_dst);
+  if (cf == 0) return sinew_connect(g, src, dst, flags, out_dst);
   sinew_node_t uc;
-  int rc = logged_create(g, u, "unitConversion", NULL, &uc);
+  int rc = sinew_node_create(g, "unitConversion", NULL, &uc);
   if (rc) return rc;
   sinew_plug_t cfp = attr_plug(g, uc, "conversionFactor"), in = attr_plug(g, uc, "input"), o = attr_plug(g, uc, "output");
-  if ((rc = sinew_set_double(g, &cfp, cf)) || (rc = logged_connect(g, u, src, &in, 0, NULL))) return rc;
-  return logged_connect(g, u, &o, dst, flags, out_dst);
+  if ((rc = sinew_set_double(g, &cfp, cf)) || (rc = sinew_connect(g, src, &in, 0, NULL))) return rc;
+  return sinew_connect(g, &o, dst, flags, out_dst);
 }
 
 /* The factor Maya's unitConversion applies from an attribute of type t to a plain number (0: no
@@ -1818,7 +1682,6 @@ static int cmd_set_driven_keyframe(sinew_cmd_t *cmd) {
   }
   if (rc || (rc = sinew_cmd_result_int(cmd, pl.n))) goto out2;
   /* change */
-  undo_log u = {0};
   for (uint32_t i = 0; i < pl.n && !rc; i++) {
     const sinew_plug_t *p = &pl.v[i];
     sdk_plan *pp = &plan[i];
@@ -1826,18 +1689,16 @@ static int cmd_set_driven_keyframe(sinew_cmd_t *cmd) {
     bool fresh = !sinew_node_valid(g, pp->curve);
     sinew_plug_t ci, co;
     if (fresh) {
-      if ((rc = new_curve_for(cmd, &u, p, false, false, &pp->curve))) break;
+      if ((rc = new_curve_for(cmd, p, false, false, &pp->curve))) break;
       ci = attr_plug(g, pp->curve, "input");
-      if ((rc = connect_converted(g, &u, &driver, &ci, to_number_factor(g, dty), 0, NULL))) break;
+      if ((rc = connect_converted(g, &driver, &ci, to_number_factor(g, dty), 0, NULL))) break;
     }
     co = attr_plug(g, pp->curve, "output");
-    acurve c = {0}, before = {0};
+    acurve c = {0};
     rc = curve_read(g, pp->curve, &c);
-    if (!rc && !fresh) rc = curve_copy(&c, &before);
     if (!rc) rc = curve_set_key(&c, pp->dv, pp->v, itt, ott, -1, NULL);
-    if (!rc) rc = logged_write(g, &u, &c, fresh ? NULL : &before);
+    if (!rc) rc = curve_write(g, &c);
     curve_free(&c);
-    curve_free(&before);
     if (rc || !fresh) continue;
     /* a new curve is wired to the driven attribute last */
     double to_num = pty == SINEW_ATTR_ANGLE ? to_number_factor(g, pty) : 0; /* into a blendWeighted's double */
@@ -1846,30 +1707,29 @@ static int cmd_set_driven_keyframe(sinew_cmd_t *cmd) {
       if (!sinew_node_valid(g, bw)) {
         /* a second driver: both curves go through a new blendWeighted, as Maya wires it */
         sinew_plug_t so = attr_plug(g, pp->single, "output"), bo, e0;
-        if ((rc = logged_create(g, &u, "blendWeighted", NULL, &bw))) break;
+        if ((rc = sinew_node_create(g, "blendWeighted", NULL, &bw))) break;
         bo = attr_plug(g, bw, "output");
         sinew_plug_t arr = attr_plug(g, bw, "input");
-        if ((rc = sinew_plug_element(g, &arr, 0, &e0)) || (rc = connect_converted(g, &u, &so, &e0, to_num, 0, NULL)))
+        if ((rc = sinew_plug_element(g, &arr, 0, &e0)) || (rc = connect_converted(g, &so, &e0, to_num, 0, NULL)))
           break;
         sinew_plug_t arr1 = attr_plug(g, bw, "input"), e1;
-        if ((rc = sinew_plug_element(g, &arr1, 1, &e1)) || (rc = connect_converted(g, &u, &co, &e1, to_num, 0, NULL)))
+        if ((rc = sinew_plug_element(g, &arr1, 1, &e1)) || (rc = connect_converted(g, &co, &e1, to_num, 0, NULL)))
           break;
         /* forced: the old curve's connection breaks as the new one is made, in one step */
-        if ((rc = connect_converted(g, &u, &bo, p, to_num ? 1.0 / to_num : 0, SINEW_CONNECT_FORCE, NULL))) break;
+        if ((rc = connect_converted(g, &bo, p, to_num ? 1.0 / to_num : 0, SINEW_CONNECT_FORCE, NULL))) break;
         continue;
       }
       sinew_plug_t arr = attr_plug(g, bw, "input"), e;
       int32_t next = sinew_plug_next_index(g, &arr);
-      if ((rc = sinew_plug_element(g, &arr, next, &e)) || (rc = connect_converted(g, &u, &co, &e, to_num, 0, NULL))) break;
-    } else if ((rc = logged_value(g, &u, p)) || (rc = logged_connect(g, &u, &co, p, 0, NULL))) {
+      if ((rc = sinew_plug_element(g, &arr, next, &e)) || (rc = connect_converted(g, &co, &e, to_num, 0, NULL))) break;
+    } else if ((rc = sinew_connect(g, &co, p, 0, NULL))) {
       break;
     }
   }
   if (rc) {
-    rc = fail_undo(cmd, &u, rc, NULL);
+    rc = fail_graph(cmd, rc, NULL);
     goto out2;
   }
-  undo_free(&u);
 out2:
   sinew_free(plan);
 out:
@@ -1956,13 +1816,11 @@ static int cmd_bake_results(sinew_cmd_t *cmd) {
     goto out;
   }
   if ((rc = sinew_cmd_result_int(cmd, pl.n))) goto out;
-  undo_log u = {0};
   for (uint32_t i = 0; i < pl.n && !rc; i++) {
     sinew_plug_t *p = &pl.v[i];
-    acurve c = {0}, before = {0};
-    if (!own[i] && (rc = new_curve_for(cmd, &u, p, true, false, &curves[i]))) break;
+    acurve c = {0};
+    if (!own[i] && (rc = new_curve_for(cmd, p, true, false, &curves[i]))) break;
     rc = curve_read(g, curves[i], &c);
-    if (!rc && own[i]) rc = curve_copy(&c, &before);
     if (!rc) {
       if (keep_outside) {
         uint32_t w = 0;
@@ -1977,18 +1835,16 @@ static int cmd_bake_results(sinew_cmd_t *cmd) {
     }
     for (uint32_t f = 0; f < ns && !rc; f++)
       rc = curve_set_key(&c, ui_to_key_time(g, &c, a + f * by), vals[(size_t)i * ns + f], -1, -1, -1, NULL);
-    if (!rc) rc = logged_write(g, &u, &c, own[i] ? &before : NULL);
+    if (!rc) rc = curve_write(g, &c);
     curve_free(&c);
-    curve_free(&before);
   }
   /* the baked curves replace what fed the attributes */
   for (uint32_t i = 0; i < pl.n && !rc; i++)
-    if (!own[i]) rc = connect_new_curve(g, &u, curves[i], &pl.v[i], SINEW_CONNECT_FORCE);
+    if (!own[i]) rc = connect_new_curve(g, curves[i], &pl.v[i], SINEW_CONNECT_FORCE);
   if (rc) {
-    rc = fail_undo(cmd, &u, rc, NULL);
+    rc = fail_graph(cmd, rc, NULL);
     goto out;
   }
-  undo_free(&u);
 out:
   sinew_free(vals);
   sinew_free(curves);

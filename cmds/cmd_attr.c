@@ -580,27 +580,9 @@ static int flag_indices(sinew_cmd_t *cmd, sinew_graph_t *g, const plug_text *pt,
   return SINEW_OK;
 }
 
-/* What a plug's flags were before setAttr -k / -cb / -l changed them. */
-typedef struct flag_undo {
-  struct sinew__plug_state *st; /* its -k / -cb record */
-  bool made;                    /* the record is new */
-  bool locked;                  /* its own lock */
-} flag_undo;
-
-/* Puts back the graph flags of plug p as they were (the session record still holds the old
- * -k / -cb; "not given" is the attribute's own keyable flag and no channel-box override). */
-static void undo_flags(sinew_graph_t *g, const sinew_plug_t *p, const flag_undo *u, bool k, bool cb, bool lock) {
-  sinew_attr_info_t info;
-  sinew_node_attr_info(g, p->node, p->attr, &info);
-  if (k) sinew_plug_set_keyable(g, p, u->st->keyable >= 0 ? u->st->keyable : (info.flags & SINEW_ATTR_KEYABLE) != 0);
-  if (cb) sinew_plug_set_channel_box(g, p, u->st->channel_box > 0);
-  if (lock) sinew_plug_set_locked(g, p, u->locked);
-}
-
-/* setAttr -k / -cb / -l, all or nothing: the plugs are listed and their records made first
- * (nothing changes if that fails), then the graph's flags are set, and put back if one fails
- * part-way (only a plug that is made by its first flag can fail, so those already done take
- * their old flags back without failing); the records take the new values last. */
+/* setAttr -k / -cb / -l. Each plug's -k / -cb record is made (and its old values kept in the
+ * command's transaction) before its graph flags change; a failure part-way is taken back by
+ * the transaction, records included. */
 static int apply_flags(sinew_cmd_t *cmd, sinew_graph_t *g, const plug_text *pt, const sinew_plug_t *base,
                        bool had_values) {
   sinew__scene *sc = sinew__session(cmd)->scene;
@@ -613,51 +595,25 @@ static int apply_flags(sinew_cmd_t *cmd, sinew_graph_t *g, const plug_text *pt, 
   size_t n;
   int rc = flag_indices(cmd, g, pt, base, had_values, &ix, &n);
   if (rc || !n) return rc;
-  flag_undo *u = sinew_calloc(n, sizeof *u);
-  if (!u) rc = sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
-  size_t done = 0; /* plugs whose records exist, then plugs whose flags are set */
-  for (; !rc && done < n && (k || cb); done++) {
-    sinew_plug_t p = element(pt, base, ix[done]);
-    if (!(u[done].st = sinew__plug_state(sc, &p, true, &u[done].made)))
+  for (size_t i = 0; !rc && i < n; i++) {
+    sinew_plug_t p = element(pt, base, ix[i]);
+    struct sinew__plug_state *st = NULL;
+    bool made = false;
+    if ((k || cb) && (!(st = sinew__plug_state(sc, &p, true, &made)) || sinew__plug_state_record(sc, st))) {
+      if (st && made) sinew__plug_state_drop(sc, base->node, st); /* no record names it */
       rc = sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
-  }
-  for (size_t i = 0; !rc && lock && i < n; i++) {
-    sinew_plug_t p = element(pt, base, ix[i]), up;
-    /* its own lock: a locked parent leaves it unknown, taken as off */
-    u[i].locked = sinew_plug_locked(g, &p) && !(sinew_plug_parent(g, &p, &up) && sinew_plug_locked(g, &up));
-  }
-  size_t set = 0;
-  for (; !rc && set < n; set++) {
-    sinew_plug_t p = element(pt, base, ix[set]);
+      break;
+    }
     if (k) rc = sinew_plug_set_keyable(g, &p, kv);
     if (!rc && cb) rc = sinew_plug_set_channel_box(g, &p, cbv);
     if (!rc && lock) rc = sinew_plug_set_locked(g, &p, lv);
     if (rc) {
       rc = sinew__graph_error(cmd, rc);
-      while (set-- > 0) {
-        sinew_plug_t q = element(pt, base, ix[set]);
-        undo_flags(g, &q, &u[set], k, cb, lock);
-      }
       break;
     }
+    if (k) st->keyable = kv;
+    if (cb) st->channel_box = cbv;
   }
-  bool recorded = false; /* records in the transaction name the made ones: they stay */
-  for (size_t i = 0; !rc && (k || cb) && i < done; i++) {
-    if (sinew__plug_state_record(sc, u[i].st)) {
-      rc = sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
-      for (size_t q = n; q-- > 0;) {
-        sinew_plug_t p = element(pt, base, ix[q]);
-        undo_flags(g, &p, &u[q], k, cb, lock);
-      }
-    }
-    recorded = recorded || i > 0 || !rc;
-  }
-  for (size_t i = 0; u && i < done; i++) {
-    if (rc && u[i].made && !recorded) sinew__plug_state_drop(sc, base->node, u[i].st);
-    else if (!rc && k) u[i].st->keyable = kv;
-    if (!rc && cb) u[i].st->channel_box = cbv;
-  }
-  sinew_free(u);
   sinew_free(ix);
   return rc;
 }
@@ -1508,7 +1464,8 @@ static int connect_attr(sinew_cmd_t *cmd, sinew_plug_t *src, sinew_plug_t *dst, 
 }
 
 /* The connection itself: straight, or through a new unitConversion node when the units differ
- * (taken back if a step fails). KEEP_RAW when a file connects types sinew cannot join. */
+ * (a failing step is taken back by the command's transaction). KEEP_RAW when a file connects
+ * types sinew cannot join. */
 static int connect_plugs(sinew_cmd_t *cmd, sinew_graph_t *g, const sinew_plug_t *src, const sinew_plug_t *dst,
                          uint32_t flags, double factor, sinew_plug_t *final_dst) {
   int rc;
@@ -1520,12 +1477,8 @@ static int connect_plugs(sinew_cmd_t *cmd, sinew_graph_t *g, const sinew_plug_t 
     sinew_plug_parse_attr(g, uc, "input", &in);
     sinew_plug_parse_attr(g, uc, "output", &out);
     if ((rc = sinew_set_double(g, &cf, factor)) || (rc = sinew_connect(g, src, &in, 0, NULL)) ||
-        (rc = sinew_connect(g, &out, dst, flags, final_dst))) {
-      char msg[1024];
-      snprintf(msg, sizeof msg, "%s", sinew_graph_errmsg(g));
-      sinew_node_delete(g, uc);
-      return sinew_cmd_error(cmd, rc, "%s", msg);
-    }
+        (rc = sinew_connect(g, &out, dst, flags, final_dst)))
+      return sinew_cmd_error(cmd, rc, "%s", sinew_graph_errmsg(g));
   } else if ((rc = sinew_connect(g, src, dst, flags, final_dst))) {
     if (rc == SINEW_ETYPE && sinew__session(cmd)->loading) return KEEP_RAW;
     return sinew__graph_error(cmd, rc);
@@ -1550,7 +1503,8 @@ static int cmd_disconnect_attr(sinew_cmd_t *cmd) {
     sinew_plug_parse_attr(g, actual.node, "input", &in);
     if (sinew_plug_source(g, &in, &up) && sinew_plug_equal(&up, &src)) {
       if ((rc = sinew_disconnect(g, &actual, &dst))) return sinew__graph_error(cmd, rc);
-      if (sinew_plug_destinations(g, &actual, NULL, 0) == 0) sinew_node_delete(g, actual.node);
+      if (sinew_plug_destinations(g, &actual, NULL, 0) == 0 && (rc = sinew_node_delete(g, actual.node)))
+        return sinew__graph_error(cmd, rc);
       return SINEW_OK;
     }
   }

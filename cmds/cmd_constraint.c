@@ -8,8 +8,8 @@
  *   edit    -e [-w f] [-rm] [-o ...] [aim flags] targets... object|constraint
  *   query   -q -tl | -wal | -w | -o  object|constraint
  *
- * Every check comes first; then each change is recorded, so a late failure (out of memory)
- * takes back what the command did and leaves the scene as it was. */
+ * Every check comes first; a late failure (out of memory) is taken back by the command's
+ * transaction, leaving the scene as it was. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,83 +37,21 @@ static bool is_type(sinew_graph_t *g, sinew_node_t n, const char *type) {
 
 static bool same(sinew_node_t a, sinew_node_t b) { return a.index == b.index && a.gen == b.gen; }
 
-/* ---- the change log ------------------------------------------------------------------------ */
+/* ---- changing the graph -------------------------------------------------------------------- */
 
-typedef enum op_kind { OP_SET, OP_CONNECT, OP_ADD_ATTR, OP_ELEMENT } op_kind;
-typedef struct op {
-  op_kind kind;
-  sinew_plug_t a, b; /* OP_SET: a and its old values; OP_CONNECT: a -> b; OP_ADD_ATTR: a's attr; OP_ELEMENT: a */
-  double old[3];
-  uint32_t n;
-} op;
-
-typedef struct clog {
+/* What the wiring functions share. A command that fails part-way is taken back whole by its
+ * transaction (every command runs in one), so nothing here records what it changed. */
+typedef struct cctx {
   sinew_graph_t *g;
-  op *ops;
-  uint32_t n, cap;
-  sinew_node_t created; /* a node this command made (deleted on failure) */
-} clog;
+} cctx;
 
-static int clog_push(clog *l, op o) {
-  if (sinew__cmds_grow((void **)&l->ops, &l->cap, l->n + 1, sizeof(op)))
-    return sinew_graph_set_error(l->g, SINEW_ENOMEM, "out of memory");
-  l->ops[l->n++] = o;
-  return SINEW_OK;
+/* Sets 1 or 3 values. */
+static int set_vals(cctx *l, const sinew_plug_t *p, const double *v, uint32_t n) {
+  return n == 1 ? sinew_set_double(l->g, p, v[0]) : sinew_set_doubles(l->g, p, v, n);
 }
 
-/* Sets 1 or 3 values, recording the old ones. */
-static int set_vals(clog *l, const sinew_plug_t *p, const double *v, uint32_t n) {
-  op o = {.kind = OP_SET, .a = *p, .n = n};
-  int rc = n == 1 ? sinew_get_double(l->g, p, &o.old[0]) : sinew_get_doubles(l->g, p, o.old, n, NULL);
-  if (rc) return rc;
-  if ((rc = clog_push(l, o))) return rc;
-  rc = n == 1 ? sinew_set_double(l->g, p, v[0]) : sinew_set_doubles(l->g, p, v, n);
-  if (rc) l->n--;
-  return rc;
-}
-
-/* Records a plug's present value(s) to be set back on undo, changing nothing (a connection
- * broken on undo leaves its destination with the value that came through it). */
-static int remember(clog *l, const sinew_plug_t *p, uint32_t n) {
-  op o = {.kind = OP_SET, .a = *p, .n = n};
-  int rc = n == 1 ? sinew_get_double(l->g, p, &o.old[0]) : sinew_get_doubles(l->g, p, o.old, n, NULL);
-  return rc ? rc : clog_push(l, o);
-}
-
-static int connect_log(clog *l, const sinew_plug_t *src, const sinew_plug_t *dst) {
-  int rc = clog_push(l, (op){.kind = OP_CONNECT, .a = *src, .b = *dst});
-  if (rc) return rc;
-  if ((rc = sinew_connect(l->g, src, dst, 0, NULL))) l->n--;
-  return rc;
-}
-
-/* Puts everything back, newest first, keeping the failure's message. */
-static void clog_undo(clog *l) {
-  sinew_graph_t *g = l->g;
-  int code = sinew_graph_errcode(g);
-  char msg[1024];
-  snprintf(msg, sizeof msg, "%s", sinew_graph_errmsg(g));
-  while (l->n > 0) {
-    op *o = &l->ops[--l->n];
-    if (o->kind == OP_SET) {
-      if (o->n == 1) sinew_set_double(g, &o->a, o->old[0]);
-      else sinew_set_doubles(g, &o->a, o->old, o->n);
-    } else if (o->kind == OP_CONNECT) {
-      sinew_disconnect(g, &o->a, &o->b);
-    } else if (o->kind == OP_ADD_ATTR) {
-      sinew_node_remove_attr(g, o->a.node, o->a.attr);
-    } else if (o->kind == OP_ELEMENT) {
-      sinew_plug_remove_element(g, &o->a);
-    }
-  }
-  if (l->created.gen) sinew_node_delete(g, l->created);
-  sinew_graph_set_error(g, code, "%s", msg);
-}
-
-static void clog_free(clog *l) {
-  sinew_free(l->ops);
-  l->ops = NULL;
-  l->n = l->cap = 0;
+static int connect_plugs(cctx *l, const sinew_plug_t *src, const sinew_plug_t *dst) {
+  return sinew_connect(l->g, src, dst, 0, NULL);
 }
 
 /* ---- plugs -------------------------------------------------------------------------------- */
@@ -294,21 +232,21 @@ static int check_up_object(sinew_cmd_t *cmd, ckind k, sinew_node_t c, const opts
 
 /* ---- wiring -------------------------------------------------------------------------------- */
 
-static int connect_if(clog *l, sinew_node_t sn, const char *sattr, sinew_node_t dn, const char *dattr) {
+static int connect_if(cctx *l, sinew_node_t sn, const char *sattr, sinew_node_t dn, const char *dattr) {
   sinew_graph_t *g = l->g;
   if (!has_attr(g, sn, sattr) || !has_attr(g, dn, dattr)) return SINEW_OK;
   sinew_plug_t s = top(g, sn, sattr), d = top(g, dn, dattr);
   if (sinew_plug_source(g, &d, NULL)) return SINEW_OK;
-  return connect_log(l, &s, &d);
+  return connect_plugs(l, &s, &d);
 }
 
 /* The object's channels feeding the constraint (spec 3.1). */
-static int wire_object(clog *l, ckind k, sinew_node_t c, sinew_node_t obj) {
+static int wire_object(cctx *l, ckind k, sinew_node_t c, sinew_node_t obj) {
   sinew_graph_t *g = l->g;
   bool joint = is_type(g, obj, "joint");
   int32_t zero = 0;
   sinew_plug_t pim = sinew_plug_make(obj, sinew_node_attr(g, obj, "pim"), 1, &zero), cpim = top(g, c, "cpim");
-  int rc = connect_log(l, &pim, &cpim);
+  int rc = connect_plugs(l, &pim, &cpim);
   if (!rc && k != K_POLE) rc = connect_if(l, obj, "rp", c, "crp");
   if (!rc) rc = connect_if(l, obj, "rpt", c, "crt");
   if (!rc) rc = connect_if(l, obj, "ro", c, "cro");
@@ -322,7 +260,7 @@ static int wire_object(clog *l, ckind k, sinew_node_t c, sinew_node_t obj) {
       sinew_plug_t hsj = top(g, obj, "hsj"), src;
       if (sinew_plug_source(g, &hsj, &src)) {
         sinew_plug_t pm = sinew_plug_make(src.node, sinew_node_attr(g, src.node, "pm"), 1, &zero), ps = top(g, c, "ps");
-        rc = connect_log(l, &pm, &ps);
+        rc = connect_plugs(l, &pm, &ps);
         if (!rc) rc = connect_if(l, src.node, "t", c, "crp");
       }
     }
@@ -331,22 +269,21 @@ static int wire_object(clog *l, ckind k, sinew_node_t c, sinew_node_t obj) {
 }
 
 /* One target in element i: its channels, and the weight alias <target>W<i> (short w<i>). */
-static int wire_target(clog *l, sinew_node_t c, sinew_node_t t, int32_t i, double w) {
+static int wire_target(cctx *l, sinew_node_t c, sinew_node_t t, int32_t i, double w) {
   sinew_graph_t *g = l->g;
   static const char *const pairs[][2] = {{"t", "tt"}, {"rp", "trp"}, {"rpt", "trt"}, {"r", "tr"}, {"ro", "tro"},
                                          {"s", "ts"}, {"jo", "tjo"}, {"ssc", "tsc"}, {"is", "tis"}};
-  /* taken back last: the element (disconnecting leaves values stored in it) */
-  int rc = clog_push(l, (op){.kind = OP_ELEMENT, .a = sinew_plug_make(c, sinew_node_attr(g, c, "tg"), 1, &i)});
+  int rc = SINEW_OK;
   bool joint = is_type(g, t, "joint");
   for (size_t k = 0; k < COUNT(pairs) && !rc; k++) {
     if (!joint && k >= 6) break;
     if (!has_attr(g, c, pairs[k][1])) continue;
     sinew_plug_t s = top(g, t, pairs[k][0]), d = tchild(g, c, i, pairs[k][1]);
-    rc = connect_log(l, &s, &d);
+    rc = connect_plugs(l, &s, &d);
   }
   int32_t zero = 0;
   sinew_plug_t pm = sinew_plug_make(t, sinew_node_attr(g, t, "pm"), 1, &zero), tpm = tchild(g, c, i, "tpm");
-  if (!rc) rc = connect_log(l, &pm, &tpm);
+  if (!rc) rc = connect_plugs(l, &pm, &tpm);
   if (rc) return rc;
   /* the alias */
   char lname[600], sname[32];
@@ -358,15 +295,10 @@ static int wire_target(clog *l, sinew_node_t c, sinew_node_t t, int32_t i, doubl
                          .min_value = 0};
   if (has_attr(g, c, sname) || has_attr(g, c, lname))
     return sinew_graph_set_error(g, SINEW_EEXISTS, "%s already has an attribute %s", sinew_node_name(g, c), sname);
-  if ((rc = clog_push(l, (op){.kind = OP_ADD_ATTR})) != 0) return rc;
-  if ((rc = sinew_node_add_attr(g, c, &d, 1))) {
-    l->n--;
-    return rc;
-  }
+  if ((rc = sinew_node_add_attr(g, c, &d, 1))) return rc;
   sinew_plug_t alias = top(g, c, sname), tw = tchild(g, c, i, "tw");
-  l->ops[l->n - 1].a = alias;
-  if (!rc) rc = sinew_set_double(g, &alias, w);
-  if (!rc) rc = connect_log(l, &alias, &tw);
+  rc = sinew_set_double(g, &alias, w);
+  if (!rc) rc = connect_plugs(l, &alias, &tw);
   return rc;
 }
 
@@ -410,14 +342,14 @@ static int check_channels(sinew_cmd_t *cmd, sinew_node_t obj, ckind k, bool use[
   return SINEW_OK;
 }
 
-static int wire_outputs(clog *l, ckind k, sinew_node_t c, sinew_node_t obj, bool use[3][3]) {
+static int wire_outputs(cctx *l, ckind k, sinew_node_t c, sinew_node_t obj, bool use[3][3]) {
   sinew_graph_t *g = l->g;
   int rc = SINEW_OK;
   if (k == K_POLE) {
     static const char *const pv[] = {"pvx", "pvy", "pvz"};
     for (int a = 0; a < 3 && !rc; a++) {
       sinew_plug_t s = top(g, c, out_names[0][0][a]), d = top(g, obj, pv[a]);
-      if (!sinew_plug_source(g, &d, NULL) && !(rc = remember(l, &d, 1))) rc = connect_log(l, &s, &d);
+      if (!sinew_plug_source(g, &d, NULL)) rc = connect_plugs(l, &s, &d);
     }
     return rc;
   }
@@ -425,23 +357,23 @@ static int wire_outputs(clog *l, ckind k, sinew_node_t c, sinew_node_t obj, bool
     for (int a = 0; a < 3 && !rc; a++) {
       if (!use[ch][a]) continue;
       sinew_plug_t s = top(g, c, out_names[ch][0][a]), d = top(g, obj, out_names[ch][1][a]);
-      if (!(rc = remember(l, &d, 1))) rc = connect_log(l, &s, &d);
+      rc = connect_plugs(l, &s, &d);
     }
   return rc;
 }
 
-static int set3(clog *l, sinew_node_t n, const char *attr, const double v[3]) {
+static int set3(cctx *l, sinew_node_t n, const char *attr, const double v[3]) {
   sinew_plug_t p = top(l->g, n, attr);
   return set_vals(l, &p, v, 3);
 }
 
-static int set1(clog *l, sinew_node_t n, const char *attr, double v) {
+static int set1(cctx *l, sinew_node_t n, const char *attr, double v) {
   sinew_plug_t p = top(l->g, n, attr);
   return set_vals(l, &p, &v, 1);
 }
 
 /* The aim flags and -o, in create and edit. */
-static int apply_settings(clog *l, ckind k, sinew_node_t c, const opts *o, bool create) {
+static int apply_settings(cctx *l, ckind k, sinew_node_t c, const opts *o, bool create) {
   sinew_graph_t *g = l->g;
   int rc = SINEW_OK;
   if (o->has_o) rc = set3(l, c, "o", o->o);
@@ -457,13 +389,12 @@ static int apply_settings(clog *l, ckind k, sinew_node_t c, const opts *o, bool 
                    old;
       if (sinew_plug_source(g, &wum, &old)) {
         if (!sinew_plug_equal(&old, &wm)) {
-          /* replace the old up object: a disconnect recorded as a connection to put back */
+          /* replace the old up object */
           if ((rc = sinew_disconnect(g, &old, &wum))) return rc;
-          rc = connect_log(l, &wm, &wum);
-          if (rc) sinew_connect(g, &old, &wum, 0, NULL);
+          rc = connect_plugs(l, &wm, &wum);
         }
       } else {
-        rc = connect_log(l, &wm, &wum);
+        rc = connect_plugs(l, &wm, &wum);
       }
     }
   }
@@ -477,7 +408,7 @@ static int apply_settings(clog *l, ckind k, sinew_node_t c, const opts *o, bool 
 /* -mo: the offsets that keep the object where it is (nodes/constraint.c does the maths). */
 /* values: the object's translate, rotate, scale before the command (NULL: read them now);
  * fresh[i]: target element i is new (parentConstraint keeps the offsets of the old ones). */
-static int maintain_offset(clog *l, ckind k, sinew_node_t c, sinew_node_t obj, const sinew_vec3_t *values,
+static int maintain_offset(cctx *l, ckind k, sinew_node_t c, sinew_node_t obj, const sinew_vec3_t *values,
                            const int32_t *fresh, size_t nfresh) {
   sinew_graph_t *g = l->g;
   sinew_vec3_t v[2];
@@ -560,8 +491,8 @@ static int constraint_create(sinew_cmd_t *cmd, ckind k) {
   outputs_of(k, &o, use);
   if (!existing && (rc = check_channels(cmd, obj, k, use))) return rc;
   /* A target below the object would close a loop: the graph refuses that connection and the
-   * log takes everything back. */
-  clog l = {.g = g};
+   * command's transaction takes everything back. */
+  cctx l = {.g = g};
   double w = o.has_w ? o.w : 1;
   if (!existing) {
     char want[600], buf[640];
@@ -572,7 +503,6 @@ static int constraint_create(sinew_cmd_t *cmd, ckind k) {
     }
     name = sinew__unique_name(g, name, buf, sizeof buf);
     if ((rc = sinew_node_create_under(g, kind_type[k], name, obj, &c))) return sinew__graph_error(cmd, rc);
-    l.created = c;
     /* Maya's command: rest position on, at the object's present values */
     rc = set1(&l, c, "erp", 1);
     if (!rc && has_attr(g, c, "rst")) {
@@ -616,13 +546,7 @@ static int constraint_create(sinew_cmd_t *cmd, ckind k) {
   if (!rc && o.mo) rc = maintain_offset(&l, k, c, obj, before, fresh, nfresh);
   if (!rc && !existing) rc = wire_outputs(&l, k, c, obj, use);
   if (!rc) rc = result_name(cmd, c);
-  if (rc) {
-    clog_undo(&l);
-    clog_free(&l);
-    return sinew__graph_error(cmd, rc);
-  }
-  clog_free(&l);
-  return SINEW_OK;
+  return rc ? sinew__graph_error(cmd, rc) : SINEW_OK;
 }
 
 /* ---- edit ----------------------------------------------------------------------------------- */
@@ -650,7 +574,7 @@ static int constraint_edit(sinew_cmd_t *cmd, ckind k) {
                              sinew_node_name(g, c));
   }
   if ((rm || o.has_w) && nt == 0) return sinew_cmd_error(cmd, SINEW_EINVAL, "name the targets before the constraint");
-  clog l = {.g = g};
+  cctx l = {.g = g};
   if (rm) {
     /* removing every target deletes the constraint, as Maya does */
     int32_t all[MAX_NODES];
@@ -659,13 +583,12 @@ static int constraint_edit(sinew_cmd_t *cmd, ckind k) {
       if ((rc = sinew_node_delete(g, c))) return sinew__graph_error(cmd, rc);
       return sinew_cmd_result_empty_array(cmd, SINEW_VALUE_STRING_ARRAY);
     }
-    /* an element cannot be put back once removed, so this step is the last and cannot be
-     * undone: the checks above made it safe (an alias attribute is removed with it) */
+    /* each target's element and its weight alias (a failure takes them all back) */
     for (size_t i = 0; i < nt; i++) {
       sinew_plug_t alias, el = sinew_plug_make(c, sinew_node_attr(g, c, "tg"), 1, &at[i]);
       bool has_alias = weight_alias(g, c, at[i], &alias);
       if ((rc = sinew_plug_remove_element(g, &el))) return sinew__graph_error(cmd, rc);
-      if (has_alias) sinew_node_remove_attr(g, c, alias.attr);
+      if (has_alias && (rc = sinew_node_remove_attr(g, c, alias.attr))) return sinew__graph_error(cmd, rc);
     }
     return result_name(cmd, c);
   }
@@ -680,13 +603,7 @@ static int constraint_edit(sinew_cmd_t *cmd, ckind k) {
   }
   if (!rc) rc = apply_settings(&l, k, c, &o, false);
   if (!rc) rc = result_name(cmd, c);
-  if (rc) {
-    clog_undo(&l);
-    clog_free(&l);
-    return sinew__graph_error(cmd, rc);
-  }
-  clog_free(&l);
-  return SINEW_OK;
+  return rc ? sinew__graph_error(cmd, rc) : SINEW_OK;
 }
 
 /* ---- query ----------------------------------------------------------------------------------- */

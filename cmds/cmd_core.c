@@ -50,10 +50,7 @@ static int default_node(sinew_cmd_t *cmd, const char *name, sinew_node_t *out) {
   if (rc) return rc;
   if ((rc = sinew_node_create(g, type, name + 1, out))) return sinew__graph_error(cmd, rc);
   sinew__extra *e = sinew__extra_get(s->scene, *out, true);
-  if (!e) {
-    sinew_node_delete(g, *out);
-    return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
-  }
+  if (!e) return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory"); /* the transaction takes the node back */
   e->is_default = true;
   sinew__side_changed(s->scene);
   if (placeholder) s->scene->stats.placeholder_nodes++;
@@ -120,10 +117,8 @@ static int create_node(sinew_cmd_t *cmd, const char *type) {
   sinew_free(actual);
   if (rc) return sinew__graph_error(cmd, rc);
   /* the file's later lines mean this node by the name the file gave it */
-  if ((rc = sinew__import_record(s, name && name[0] && name[strlen(name) - 1] != '#' ? name : NULL, n))) {
-    sinew_node_delete(g, n);
+  if ((rc = sinew__import_record(s, name && name[0] && name[strlen(name) - 1] != '#' ? name : NULL, n)))
     return sinew_cmd_error(cmd, rc, "out of memory");
-  }
   if (placeholder) sc->stats.placeholder_nodes++;
   sc->current = n;
   if (!sinew_cmd_flag_count(cmd, "skipSelect") && !s->loading) set_selection(sc, &n, 1, false);
@@ -1187,7 +1182,9 @@ static int cmd_file(sinew_cmd_t *cmd) {
                             .rename_all = sinew_cmd_flag_bool(cmd, "renameAll", false),
                             .merge_ns = sinew_cmd_flag_bool(cmd, "mergeNamespacesOnClash", false)};
     bool ma = sinew__is_ma_path(path); /* .ma in any case, as everywhere */
-    int rc;
+    /* the result first: a read is not taken back for want of room for it */
+    int rc = sinew_cmd_result_string(cmd, path);
+    if (rc) return sinew_cmd_error(cmd, rc, "out of memory");
     if (sinew_cmd_flag_count(cmd, "open")) {
       rc = sinew_session_open(s, path);
     } else if (ma) {
@@ -1198,7 +1195,7 @@ static int cmd_file(sinew_cmd_t *cmd) {
       rc = sinew_session_run_file(s, path, NULL);
     }
     if (rc) return sinew_cmd_error(cmd, rc, "%s", sinew_session_errmsg(s));
-    return sinew_cmd_result_string(cmd, path);
+    return SINEW_OK;
   }
   if (sinew_cmd_flag_count(cmd, "save")) {
     const char *type = sinew_cmd_flag_string(cmd, "type", "mayaAscii");

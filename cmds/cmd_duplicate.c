@@ -317,13 +317,9 @@ static const sinew_cmd_flag_t dup_flags[] = {
     {"instanceLeaf", "ilf", "", 0},  {"smartTransform", "st", "", 0},  {"transformsOnly", "to", "", 0},
     {"fullPath", "f", "", 0}};
 
-/* Takes back a failed duplicate: the copies go (with their values, connections and records),
- * and the raw connections added for them. */
+/* Takes back what a failed duplicate added beside the graph: the raw connections made for the
+ * copies (the copies themselves go with the command's transaction). */
 static void undo_dup(dup_ctx *d) {
-  uint32_t k = 0;
-  for (uint32_t i = 0; i < d->n; i++)
-    if (d->root[i] && sinew_node_valid(d->g, d->dst[i])) d->dst[k++] = d->dst[i];
-  if (k) sinew_node_delete_many(d->g, d->dst, k); /* cannot fail half-way (graph.h) */
   for (uint32_t i = d->raw_conns_before; i < d->sc->nraw_conns; i++) {
     sinew_free(d->sc->raw_conns[i].src_attr);
     sinew_free(d->sc->raw_conns[i].dst_attr);

@@ -23,51 +23,6 @@ static bool is_type(sinew_graph_t *g, sinew_node_t n, const char *type) {
 
 static sinew_vec3_t v3(const double a[3]) { return (sinew_vec3_t){a[0], a[1], a[2]}; }
 
-/* ---- the values a command may change, to put back on failure ---------------------------------- */
-
-static const char *const snap_attrs[] = {"translate", "rotate", "scale", "shear", "rotatePivot", "scalePivot",
-                                         "rotatePivotTranslate", "scalePivotTranslate", "rotateAxis", "jointOrient"};
-#define NSNAP 10
-
-typedef struct snap {
-  sinew_node_t node;
-  double v[NSNAP][3];
-  double roo;
-} snap;
-
-static int snap_take(sinew_graph_t *g, sinew_node_t n, snap *s) {
-  s->node = n;
-  for (int i = 0; i < NSNAP; i++) {
-    if (sinew_node_attr(g, n, snap_attrs[i]) == UINT32_MAX) continue; /* jointOrient: joints only */
-    sinew_plug_t p = sinew__attr_plug(g, n, snap_attrs[i]);
-    int rc = sinew_get_doubles(g, &p, s->v[i], 3, NULL);
-    if (rc) return rc;
-  }
-  sinew_plug_t p = sinew__attr_plug(g, n, "rotateOrder");
-  return sinew_get_double(g, &p, &s->roo);
-}
-
-/* Puts the recorded values back, keeping the failure's message. */
-static void snap_restore(sinew_graph_t *g, const snap *s, size_t count) {
-  int code = sinew_graph_errcode(g);
-  char msg[1024];
-  snprintf(msg, sizeof msg, "%s", sinew_graph_errmsg(g));
-  for (size_t k = count; k-- > 0;) {
-    if (!sinew_node_valid(g, s[k].node)) continue;
-    /* only what changed is set back: a value set again, even to what it was, is written */
-    double now[3];
-    sinew_plug_t p = sinew__attr_plug(g, s[k].node, "rotateOrder");
-    if (sinew_get_double(g, &p, &now[0]) || now[0] != s[k].roo) sinew_set_double(g, &p, s[k].roo);
-    for (int i = 0; i < NSNAP; i++) {
-      if (sinew_node_attr(g, s[k].node, snap_attrs[i]) == UINT32_MAX) continue;
-      p = sinew__attr_plug(g, s[k].node, snap_attrs[i]);
-      if (sinew_get_doubles(g, &p, now, 3, NULL) || memcmp(now, s[k].v[i], sizeof now) != 0)
-        sinew_set_doubles(g, &p, s[k].v[i], 3);
-    }
-  }
-  sinew_graph_set_error(g, code, "%s", msg);
-}
-
 /* ---- matrices ------------------------------------------------------------------------------------ */
 
 static int get3(sinew_graph_t *g, sinew_node_t n, const char *attr, double out[3]) {
@@ -245,27 +200,15 @@ static int check_all_settable(sinew_cmd_t *cmd, const sinew_node_t *nodes, size_
   return SINEW_OK;
 }
 
-/* Runs edit(g, node, ud) on each node, putting every node back when one fails. */
+/* Runs edit(g, node, ud) on each node (a failure part-way is taken back by the command's
+ * transaction). */
 typedef int (*edit_fn)(sinew_cmd_t *cmd, sinew_graph_t *g, sinew_node_t n, void *ud);
 
 static int edit_all(sinew_cmd_t *cmd, const sinew_node_t *nodes, size_t count, edit_fn fn, void *ud) {
   sinew_graph_t *g = sinew_cmd_graph(cmd);
-  snap *snaps = sinew_malloc(count * sizeof *snaps);
-  if (!snaps) return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
   int rc = SINEW_OK;
-  for (size_t i = 0; i < count && !rc; i++) rc = snap_take(g, nodes[i], &snaps[i]);
-  if (rc) {
-    sinew_free(snaps);
-    return sinew__graph_error(cmd, rc);
-  }
-  size_t done = 0;
-  for (; done < count && !rc; done++) rc = fn(cmd, g, nodes[done], ud);
-  if (rc) {
-    snap_restore(g, snaps, done);
-    rc = sinew__graph_error(cmd, rc);
-  }
-  sinew_free(snaps);
-  return rc;
+  for (size_t i = 0; i < count && !rc; i++) rc = fn(cmd, g, nodes[i], ud);
+  return rc ? sinew__graph_error(cmd, rc) : SINEW_OK;
 }
 
 /* ---- xform --------------------------------------------------------------------------------------- */
@@ -697,7 +640,7 @@ static int cmd_group(sinew_cmd_t *cmd) {
   if (sinew_cmd_flag_count(cmd, "relative"))
     return sinew_cmd_error(cmd, SINEW_EUNSUPPORTED, "-relative (keeping local values) is not supported");
   if (empty && sinew_cmd_argc(cmd)) return sinew_cmd_error(cmd, SINEW_EINVAL, "-empty takes no objects");
-  sinew_node_t parent = {0, 0}, *kids = NULL, *old = NULL;
+  sinew_node_t parent = {0, 0}, *kids = NULL;
   size_t nkids = 0;
   int rc = SINEW_OK;
   if (pname) {
@@ -724,15 +667,9 @@ static int cmd_group(sinew_cmd_t *cmd) {
         if (p.index != parent.index || p.gen != parent.gen) parent = (sinew_node_t){0, 0};
       }
     }
-    if (!rc && !(old = sinew_malloc(nkids * sizeof *old))) rc = sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
-    for (size_t i = 0; i < nkids && !rc; i++) old[i] = sinew_node_parent(g, kids[i]);
   }
   static const char *const solve_attrs[] = {"translate", "rotate", "scale", "shear", NULL};
   if (!rc && nkids) rc = check_all_settable(cmd, kids, nkids, solve_attrs);
-  snap *snaps = NULL;
-  if (!rc && nkids && !(snaps = sinew_malloc(nkids * sizeof *snaps))) rc = sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
-  for (size_t i = 0; i < nkids && !rc; i++)
-    if ((rc = snap_take(g, kids[i], &snaps[i]))) rc = sinew__graph_error(cmd, rc);
   if (!rc && s->scene->csel == 0) {
     sinew_node_t *p = sinew_realloc(s->scene->selection, 8 * sizeof *p);
     if (!p) rc = sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
@@ -745,32 +682,18 @@ static int cmd_group(sinew_cmd_t *cmd) {
                                       : sinew_node_create(g, "transform", want, &grp);
     if (rc) rc = sinew__graph_error(cmd, rc);
     else {
-      /* the result first: once the objects are moved nothing may fail */
       char buf[512];
       if (sinew_cmd_result_string(cmd, sinew__node_label(g, grp, buf, sizeof buf)))
         rc = sinew_graph_set_error(g, SINEW_ENOMEM, "out of memory");
     }
   }
-  size_t moved = 0;
-  for (; moved < nkids && !rc; moved++)
-    if ((rc = sinew_dag_parent(g, kids[moved], grp, SINEW_PARENT_KEEP_WORLD))) break;
-  if (rc && (grp.index || grp.gen)) {
-    int code = sinew_graph_errcode(g);
-    char msg[1024];
-    snprintf(msg, sizeof msg, "%s", sinew_graph_errmsg(g));
-    /* sinew_dag_parent leaves the node it failed on as it was: the ones before go back */
-    for (size_t i = moved; i-- > 0;) sinew_dag_parent(g, kids[i], old[i], 0);
-    snap_restore(g, snaps, moved);
-    sinew_node_delete(g, grp);
-    sinew_graph_set_error(g, code, "%s", msg);
-    rc = sinew__graph_error(cmd, rc);
-  }
+  /* a failure part-way is taken back by the command's transaction, the group included */
+  for (size_t i = 0; i < nkids && !rc; i++)
+    if ((rc = sinew_dag_parent(g, kids[i], grp, SINEW_PARENT_KEEP_WORLD))) rc = sinew__graph_error(cmd, rc);
   if (!rc) {
     s->scene->selection[0] = grp;
     s->scene->nsel = 1;
   }
-  sinew_free(snaps);
-  sinew_free(old);
   sinew_free(kids);
   return rc;
 }
@@ -1204,10 +1127,7 @@ static int cmd_space_locator(sinew_cmd_t *cmd) {
   else if ((rc = sinew_cmd_result_empty_array(cmd, SINEW_VALUE_STRING_ARRAY)) ||
            (rc = sinew_cmd_result_append_string(cmd, sinew__node_label(g, xf, buf, sizeof buf))))
     rc = sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
-  if (rc) {
-    sinew_node_delete(g, xf); /* with its shape */
-    return rc;
-  }
+  if (rc) return rc;
   sc->selection[0] = xf;
   sc->nsel = 1;
   sc->current = xf;

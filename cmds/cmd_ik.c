@@ -220,13 +220,7 @@ static int ik_edit(sinew_cmd_t *cmd) {
       sinew_plug_t src = plug_of(g, solver, "msg"), dst = plug_of(g, h, "hsv");
       rc = sinew_connect(g, &src, &dst, SINEW_CONNECT_FORCE, NULL);
     }
-    if (rc) {
-      int erc = rc;
-      char msg[512];
-      snprintf(msg, sizeof msg, "%s", sinew_graph_errmsg(g));
-      if (new_solver) sinew_node_delete(g, solver);
-      return sinew_cmd_error(cmd, erc, "%s", msg);
-    }
+    if (rc) return sinew_cmd_error(cmd, rc, "%s", sinew_graph_errmsg(g));
   }
   if (!rc && sinew_cmd_flag_count(cmd, "p")) rc = set1(g, h, "pri", pri);
   if (!rc && sinew_cmd_flag_count(cmd, "w")) rc = set1(g, h, "w", w);
@@ -343,14 +337,11 @@ static int ik_create(sinew_cmd_t *cmd) {
   sinew_vec3_t hr = {0, 0, 0};
   if (!rp) sinew_euler_from_mat4(&er, SINEW_ROTATE_XYZ, &hr); /* SC: the handle starts at the effector's orientation */
 
-  /* make: solver (if none), effector, handle; on failure delete what was made */
-  sinew_node_t made[4];
-  size_t nmade = 0;
+  /* make: solver (if none), effector, handle (a failure is taken back by the transaction) */
   sinew_node_t solver, eff = {0, 0}, h = {0, 0};
   bool new_solver = false;
   rc = shared_solver(g, sol, &solver, &new_solver);
   if (!rc && new_solver) {
-    made[nmade++] = solver;
     /* a new solver is listed in the scene's ikSystem, when it has one (files reference :ikSystem) */
     sinew_node_t sys;
     if (sinew_node_list_type(g, "ikSystem", true, &sys, 1) > 0) {
@@ -359,11 +350,10 @@ static int ik_create(sinew_cmd_t *cmd) {
     }
   }
   sinew_node_t curve_xf = {0, 0};
-  if (!rc && create_curve && !(rc = make_chain_curve(cmd, jl, nj, sinew_cmd_flag_bool(cmd, "pcv", true), &curve_xf,
-                                                     &in_curve)))
-    made[nmade++] = curve_xf;
-  if (!rc && !(rc = sinew_node_create_under(g, "ikEffector", "effector#", jl[nj - 2], &eff))) made[nmade++] = eff;
-  if (!rc && !(rc = sinew_node_create(g, "ikHandle", name, &h))) made[nmade++] = h;
+  if (!rc && create_curve)
+    rc = make_chain_curve(cmd, jl, nj, sinew_cmd_flag_bool(cmd, "pcv", true), &curve_xf, &in_curve);
+  if (!rc) rc = sinew_node_create_under(g, "ikEffector", "effector#", jl[nj - 2], &eff);
+  if (!rc) rc = sinew_node_create(g, "ikHandle", name, &h);
   if (!rc) rc = connect(g, ee, "tx", eff, "tx");
   if (!rc) rc = connect(g, ee, "ty", eff, "ty");
   if (!rc) rc = connect(g, ee, "tz", eff, "tz");
@@ -392,13 +382,8 @@ static int ik_create(sinew_cmd_t *cmd) {
   if (!rc) rc = result_node(cmd, eff, true);
   if (!rc && curve_xf.gen) rc = result_node(cmd, curve_xf, true);
   if (!rc) rc = sinew_ik_wire(g, h); /* last: all or nothing itself */
-  if (rc) {
-    int erc = rc;
-    char msg[512];
-    snprintf(msg, sizeof msg, "%s", sinew_graph_errmsg(g));
-    sinew_node_delete_many(g, made, nmade);
-    return sinew_cmd_error(cmd, erc, "%s", msg);
-  }
+  /* a failure is taken back by the command's transaction, the nodes made included */
+  if (rc) return sinew_cmd_error(cmd, rc, "%s", sinew_graph_errmsg(g));
   return SINEW_OK;
 }
 

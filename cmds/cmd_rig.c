@@ -1,9 +1,8 @@
 /* cmds/cmd_rig.c: the rigging commands: joint, the polygon primitives (polyCube, polyPlane,
  * polyCylinder, polySphere) and expression. The skinning commands are in cmd_skin.c.
  *
- * Every command checks what it can first, then changes the graph; what it changed before a
- * late failure is put back (a created node is deleted, a set value is set back), so a failed
- * command leaves the scene as it was. */
+ * Every command checks what it can first, then changes the graph; a late failure is taken back
+ * by the command's transaction, so a failed command leaves the scene as it was. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,67 +28,16 @@ sinew_plug_t sinew__attr_plug(sinew_graph_t *g, sinew_node_t n, const char *name
 /* The scene's size of a unit-bearing number: internal value / factor = value in scene units. */
 static double unit_out(sinew_graph_t *g, sinew_attr_type_t type) { return sinew__unit_in(g, type); }
 
-/* One value changed by a command, with what it held before (numeric plugs, 1 to 3 values). */
-typedef struct undo_entry {
-  sinew_plug_t plug;
-  uint32_t n;
-  double old[3];
-} undo_entry;
-
-typedef struct undo_log {
-  undo_entry *e;
-  size_t n, cap;
-} undo_log;
-
-/* Sets n values (n == 1: a simple numeric plug; else the first n children of a compound) and
- * records the old ones. The graph's message says why when it fails. */
-static int log_set(sinew_graph_t *g, undo_log *u, const sinew_plug_t *p, const double *v, uint32_t n) {
-  if (u->n == u->cap) {
-    size_t nc = u->cap ? u->cap * 2 : 8;
-    undo_entry *e = sinew_realloc(u->e, nc * sizeof *e);
-    if (!e) return sinew_graph_set_error(g, SINEW_ENOMEM, "out of memory");
-    u->e = e;
-    u->cap = nc;
-  }
-  undo_entry en = {.plug = *p, .n = n};
-  int rc = n == 1 ? sinew_get_double(g, p, &en.old[0]) : sinew_get_doubles(g, p, en.old, n, NULL);
-  if (!rc) rc = n == 1 ? sinew_set_double(g, p, v[0]) : sinew_set_doubles(g, p, v, n);
-  if (rc) return rc;
-  u->e[u->n++] = en;
-  return SINEW_OK;
+/* Sets n values (n == 1: a simple numeric plug; else the first n children of a compound). A
+ * command that fails part-way is taken back by its transaction. The graph's message says why
+ * when it fails. */
+static int set_n(sinew_graph_t *g, const sinew_plug_t *p, const double *v, uint32_t n) {
+  return n == 1 ? sinew_set_double(g, p, v[0]) : sinew_set_doubles(g, p, v, n);
 }
 
-static int log_set1(sinew_graph_t *g, undo_log *u, sinew_node_t node, const char *attr, double v) {
+static int set1(sinew_graph_t *g, sinew_node_t node, const char *attr, double v) {
   sinew_plug_t p = sinew__attr_plug(g, node, attr);
-  return log_set(g, u, &p, &v, 1);
-}
-
-/* Puts every recorded value back, newest first, keeping the failure's message. */
-static void log_undo(sinew_graph_t *g, undo_log *u) {
-  int code = sinew_graph_errcode(g);
-  char msg[1024];
-  snprintf(msg, sizeof msg, "%s", sinew_graph_errmsg(g));
-  while (u->n > 0) {
-    undo_entry *e = &u->e[--u->n];
-    if (e->n == 1) sinew_set_double(g, &e->plug, e->old[0]);
-    else sinew_set_doubles(g, &e->plug, e->old, e->n);
-  }
-  sinew_graph_set_error(g, code, "%s", msg);
-}
-
-static void log_free(undo_log *u) {
-  sinew_free(u->e);
-  *u = (undo_log){0};
-}
-
-/* Deletes a node made by a command that then failed, keeping the failure's message. */
-static void delete_keeping_error(sinew_graph_t *g, sinew_node_t n) {
-  if (!sinew_node_valid(g, n)) return;
-  int code = sinew_graph_errcode(g);
-  char msg[1024];
-  snprintf(msg, sizeof msg, "%s", sinew_graph_errmsg(g));
-  sinew_node_delete(g, n);
-  sinew_graph_set_error(g, code, "%s", msg);
+  return set_n(g, &p, &v, 1);
 }
 
 /* Makes room for one selected node, so that selecting after a change cannot fail. */
@@ -229,38 +177,38 @@ static int flag_triple(sinew_cmd_t *cmd, const char *flag, double out[3]) {
   return (int)sinew_cmd_flag_count(cmd, flag);
 }
 
-static int set_triple(sinew_graph_t *g, undo_log *u, sinew_node_t n, const char *attr, const double v[3]) {
+static int set_triple(sinew_graph_t *g, sinew_node_t n, const char *attr, const double v[3]) {
   sinew_plug_t p = sinew__attr_plug(g, n, attr);
-  return log_set(g, u, &p, v, 3);
+  return set_n(g, &p, v, 3);
 }
 
 /* The attributes the flags set directly (everything but -position). */
-static int joint_apply(sinew_cmd_t *cmd, sinew_graph_t *g, sinew_node_t n, undo_log *u) {
+static int joint_apply(sinew_cmd_t *cmd, sinew_graph_t *g, sinew_node_t n) {
   double v[3];
   int rc = SINEW_OK;
-  if (flag_triple(cmd, "orientation", v)) rc = set_triple(g, u, n, "jointOrient", v);
-  if (!rc && flag_triple(cmd, "scale", v)) rc = set_triple(g, u, n, "scale", v);
-  if (!rc && flag_triple(cmd, "scaleOrientation", v)) rc = set_triple(g, u, n, "rotateAxis", v);
+  if (flag_triple(cmd, "orientation", v)) rc = set_triple(g, n, "jointOrient", v);
+  if (!rc && flag_triple(cmd, "scale", v)) rc = set_triple(g, n, "scale", v);
+  if (!rc && flag_triple(cmd, "scaleOrientation", v)) rc = set_triple(g, n, "rotateAxis", v);
   if (!rc && sinew_cmd_flag_count(cmd, "radius"))
-    rc = log_set1(g, u, n, "radius", sinew_cmd_flag_double(cmd, "radius", 0, 1));
+    rc = set1(g, n, "radius", sinew_cmd_flag_double(cmd, "radius", 0, 1));
   if (!rc && sinew_cmd_flag_count(cmd, "rotationOrder"))
-    rc = log_set1(g, u, n, "rotateOrder", sinew__rotate_order_from(sinew_cmd_flag_string(cmd, "rotationOrder", "xyz")));
+    rc = set1(g, n, "rotateOrder", sinew__rotate_order_from(sinew_cmd_flag_string(cmd, "rotationOrder", "xyz")));
   if (!rc && sinew_cmd_flag_count(cmd, "scaleCompensate"))
-    rc = log_set1(g, u, n, "segmentScaleCompensate", sinew_cmd_flag_bool(cmd, "scaleCompensate", true));
+    rc = set1(g, n, "segmentScaleCompensate", sinew_cmd_flag_bool(cmd, "scaleCompensate", true));
   const char *angles[3][2] = {{"angleX", "rotateX"}, {"angleY", "rotateY"}, {"angleZ", "rotateZ"}};
   for (int k = 0; k < 3 && !rc; k++)
     if (sinew_cmd_flag_count(cmd, angles[k][0]))
-      rc = log_set1(g, u, n, angles[k][1], sinew_cmd_flag_double(cmd, angles[k][0], 0, 0));
+      rc = set1(g, n, angles[k][1], sinew_cmd_flag_double(cmd, angles[k][0], 0, 0));
   const char *dof = sinew_cmd_flag_string(cmd, "degreeOfFreedom", NULL);
   bool d[3];
   if (!rc && dof && parse_dof(dof, d)) {
     const char *jt[3] = {"jointTypeX", "jointTypeY", "jointTypeZ"};
-    for (int k = 0; k < 3 && !rc; k++) rc = log_set1(g, u, n, jt[k], d[k]);
+    for (int k = 0; k < 3 && !rc; k++) rc = set1(g, n, jt[k], d[k]);
   }
   if (!rc && (sinew_cmd_flag_count(cmd, "setPreferredAngles") || sinew_cmd_flag_count(cmd, "assumePreferredAngles"))) {
     bool set = sinew_cmd_flag_count(cmd, "setPreferredAngles");
     sinew_plug_t from = sinew__attr_plug(g, n, set ? "rotate" : "preferredAngle");
-    if (!(rc = sinew_get_doubles(g, &from, v, 3, NULL))) rc = set_triple(g, u, n, set ? "preferredAngle" : "rotate", v);
+    if (!(rc = sinew_get_doubles(g, &from, v, 3, NULL))) rc = set_triple(g, n, set ? "preferredAngle" : "rotate", v);
   }
   return rc;
 }
@@ -289,7 +237,7 @@ static int world_position(sinew_graph_t *g, sinew_node_t n, double out[3]) {
 
 /* Moves the joint's centre to p: its translate (relative) or its world position. A joint has
  * no pivots, so its centre is translate carried through what is above its local matrix. */
-static int joint_place(sinew_graph_t *g, sinew_node_t n, const double p[3], bool relative, undo_log *u) {
+static int joint_place(sinew_graph_t *g, sinew_node_t n, const double p[3], bool relative) {
   double t[3] = {p[0], p[1], p[2]};
   if (!relative) {
     sinew_mat4_t above, inv;
@@ -302,13 +250,12 @@ static int joint_place(sinew_graph_t *g, sinew_node_t n, const double p[3], bool
     sinew_mat4_transform_point((sinew_vec3_t){p[0], p[1], p[2]}, &inv, &r);
     t[0] = r.x, t[1] = r.y, t[2] = r.z;
   }
-  return set_triple(g, u, n, "translate", t);
+  return set_triple(g, n, "translate", t);
 }
 
 /* -component: the children of a moved joint keep their world positions (only their translate
  * changes: the parent moved without turning). before[] holds their world positions. */
-static int joint_keep_children(sinew_graph_t *g, const sinew_node_t *kids, const double (*before)[3], size_t nkids,
-                               undo_log *u) {
+static int joint_keep_children(sinew_graph_t *g, const sinew_node_t *kids, const double (*before)[3], size_t nkids) {
   for (size_t i = 0; i < nkids; i++) {
     double now[3], t[3];
     sinew_mat4_t above, inv;
@@ -323,7 +270,7 @@ static int joint_keep_children(sinew_graph_t *g, const sinew_node_t *kids, const
     sinew_plug_t pt = sinew__attr_plug(g, kids[i], "translate");
     if ((rc = sinew_get_doubles(g, &pt, t, 3, NULL))) return rc;
     t[0] += d.x, t[1] += d.y, t[2] += d.z;
-    if ((rc = log_set(g, u, &pt, t, 3))) return rc;
+    if ((rc = set_n(g, &pt, t, 3))) return rc;
   }
   return SINEW_OK;
 }
@@ -400,11 +347,11 @@ static int joint_query(sinew_cmd_t *cmd, sinew_graph_t *g) {
 }
 
 /* -position on one joint in edit mode: with -component its children stay where they are. */
-static int joint_edit_position(sinew_cmd_t *cmd, sinew_graph_t *g, sinew_node_t n, undo_log *u) {
+static int joint_edit_position(sinew_cmd_t *cmd, sinew_graph_t *g, sinew_node_t n) {
   double p[3];
   flag_triple(cmd, "position", p);
   bool relative = sinew_cmd_flag_count(cmd, "relative");
-  if (!sinew_cmd_flag_count(cmd, "component")) return joint_place(g, n, p, relative, u);
+  if (!sinew_cmd_flag_count(cmd, "component")) return joint_place(g, n, p, relative);
   size_t nkids = sinew_node_children(g, n, NULL, 0);
   sinew_node_t *kids = sinew_malloc((nkids ? nkids : 1) * sizeof *kids);
   double(*before)[3] = sinew_malloc((nkids ? nkids : 1) * sizeof *before);
@@ -416,8 +363,8 @@ static int joint_edit_position(sinew_cmd_t *cmd, sinew_graph_t *g, sinew_node_t 
       if (is_type(g, kids[k], "transform")) kids[nt++] = kids[k];
   }
   for (size_t k = 0; k < nt && !rc; k++) rc = world_position(g, kids[k], before[k]);
-  if (!rc) rc = joint_place(g, n, p, relative, u);
-  if (!rc) rc = joint_keep_children(g, kids, (const double(*)[3])before, nt, u);
+  if (!rc) rc = joint_place(g, n, p, relative);
+  if (!rc) rc = joint_keep_children(g, kids, (const double(*)[3])before, nt);
   sinew_free(kids);
   sinew_free(before);
   return rc;
@@ -541,8 +488,7 @@ static int orient_target(sinew_graph_t *g, sinew_node_t n, const char *order, si
 /* Keeps each DAG child of n where it is in the world after n's frame changed (before[] are
  * their world matrices from before): a joint child through its translate and jointOrient (its
  * rotate, rotateAxis and scale stay), another transform through its local values. */
-static int keep_children_world(sinew_graph_t *g, const sinew_node_t *kids, const sinew_mat4_t *before, size_t nkids,
-                               undo_log *u) {
+static int keep_children_world(sinew_graph_t *g, const sinew_node_t *kids, const sinew_mat4_t *before, size_t nkids) {
   for (size_t i = 0; i < nkids; i++) {
     sinew_mat4_t above, inv, local;
     int rc = sinew__above_local(g, kids[i], &above);
@@ -565,7 +511,7 @@ static int keep_children_world(sinew_graph_t *g, const sinew_node_t *kids, const
       sinew_mat4_mul(&pre_inv, &lrot, &jo);
       double jv[3];
       to_euler_xyz(&jo, jv);
-      if ((rc = set_triple(g, u, kids[i], "jointOrient", jv))) return rc;
+      if ((rc = set_triple(g, kids[i], "jointOrient", jv))) return rc;
     } else if (is_type(g, kids[i], "transform")) {
       /* through the logged setters: rotate and scale from the solved local matrix */
       double roo = 0;
@@ -575,11 +521,11 @@ static int keep_children_world(sinew_graph_t *g, const sinew_node_t *kids, const
       if (!sinew_mat4_decompose(&local, (sinew_rotate_order_t)(roo >= 0 && roo <= 5 ? (int)roo : 0), &tt, &rr, &ss, &sh))
         return sinew_graph_set_error(g, SINEW_ERANGE, "%s: singular matrix", sinew_node_name(g, kids[i]));
       double rv[3] = {rr.x, rr.y, rr.z}, sv[3] = {ss.x, ss.y, ss.z};
-      if ((rc = set_triple(g, u, kids[i], "rotate", rv)) || (rc = set_triple(g, u, kids[i], "scale", sv))) return rc;
+      if ((rc = set_triple(g, kids[i], "rotate", rv)) || (rc = set_triple(g, kids[i], "scale", sv))) return rc;
     } else {
       continue; /* shapes have no transform of their own */
     }
-    if ((rc = set_triple(g, u, kids[i], "translate", t))) return rc;
+    if ((rc = set_triple(g, kids[i], "translate", t))) return rc;
   }
   return SINEW_OK;
 }
@@ -589,7 +535,7 @@ static int keep_children_world(sinew_graph_t *g, const sinew_node_t *kids, const
  * the difference, so the frame the children live in, and so the children, do not move ("none":
  * jointOrient becomes zero the same way). -zso: rotateAxis becomes zero and the children are
  * moved back into place through their translate and jointOrient. */
-static int joint_orient(sinew_cmd_t *cmd, sinew_graph_t *g, sinew_node_t n, undo_log *u) {
+static int joint_orient(sinew_cmd_t *cmd, sinew_graph_t *g, sinew_node_t n) {
   const char *oj = sinew_cmd_flag_string(cmd, "orientJoint", NULL);
   bool zso = sinew_cmd_flag_count(cmd, "zeroScaleOrient") > 0;
   double jo[3], ra[3], r[3];
@@ -630,7 +576,7 @@ static int joint_orient(sinew_cmd_t *cmd, sinew_graph_t *g, sinew_node_t n, undo
       double jv[3], rv[3];
       to_euler_xyz(&jo_new, jv);
       to_euler_xyz(&ra_new, rv);
-      if ((rc = set_triple(g, u, n, "jointOrient", jv)) || (rc = set_triple(g, u, n, "rotateAxis", rv))) return rc;
+      if ((rc = set_triple(g, n, "jointOrient", jv)) || (rc = set_triple(g, n, "rotateAxis", rv))) return rc;
     }
   }
   if (!zso) return SINEW_OK;
@@ -643,8 +589,8 @@ static int joint_orient(sinew_cmd_t *cmd, sinew_graph_t *g, sinew_node_t n, undo
   if (!rc) sinew_node_children(g, n, kids, nk);
   for (size_t k = 0; k < nk && !rc; k++) rc = sinew_dag_world_matrix(g, kids[k], &before[k]);
   const double zero[3] = {0, 0, 0};
-  if (!rc) rc = set_triple(g, u, n, "rotateAxis", zero);
-  if (!rc) rc = keep_children_world(g, kids, before, nk, u);
+  if (!rc) rc = set_triple(g, n, "rotateAxis", zero);
+  if (!rc) rc = keep_children_world(g, kids, before, nk);
   sinew_free(kids);
   sinew_free(before);
   return rc;
@@ -703,29 +649,21 @@ static int joint_edit(sinew_cmd_t *cmd, sinew_graph_t *g) {
     sinew_free(nodes);
     return rc;
   }
-  /* from here failures come from the graph; what was set is set back */
-  undo_log u = {0};
+  /* from here failures come from the graph; the command's transaction takes them back */
   bool orient = sinew_cmd_flag_count(cmd, "orientJoint") || sinew_cmd_flag_count(cmd, "zeroScaleOrient");
   for (size_t i = 0; i < count && !rc; i++) {
-    rc = joint_apply(cmd, g, nodes[i], &u);
-    if (!rc && has_p) rc = joint_edit_position(cmd, g, nodes[i], &u);
-    if (!rc && orient) rc = joint_orient(cmd, g, nodes[i], &u);
+    rc = joint_apply(cmd, g, nodes[i]);
+    if (!rc && has_p) rc = joint_edit_position(cmd, g, nodes[i]);
+    if (!rc && orient) rc = joint_orient(cmd, g, nodes[i]);
   }
   const char *newname = sinew_cmd_flag_string(cmd, "name", NULL);
-  char old_name[512], buf[512];
-  snprintf(old_name, sizeof old_name, "%s", sinew_node_name(g, nodes[0]));
-  bool renamed = false;
-  if (!rc && newname && !(rc = sinew_node_rename(g, nodes[0], newname))) renamed = true;
+  char buf[512];
+  if (!rc && newname) rc = sinew_node_rename(g, nodes[0], newname);
   if (rc) {
     rc = sinew_cmd_graph_error(cmd, rc);
   } else if ((rc = sinew_cmd_result_string(cmd, sinew__node_label(g, nodes[0], buf, sizeof buf)))) {
     sinew_cmd_error(cmd, rc, "out of memory");
   }
-  if (rc) {
-    if (renamed) sinew_node_rename(g, nodes[0], old_name);
-    log_undo(g, &u);
-  }
-  log_free(&u);
   sinew_free(nodes);
   return rc;
 }
@@ -776,22 +714,15 @@ static int cmd_joint(sinew_cmd_t *cmd) {
     sinew_plug_t ps = sinew__attr_plug(g, parent, "scale"), is = sinew__attr_plug(g, n, "inverseScale");
     rc = sinew_connect(g, &ps, &is, 0, NULL);
   }
-  undo_log u = {0};
-  if (!rc) rc = joint_apply(cmd, g, n, &u);
+  if (!rc) rc = joint_apply(cmd, g, n);
   if (!rc && sinew_cmd_flag_count(cmd, "position")) {
     double p[3];
     flag_triple(cmd, "position", p);
-    rc = joint_place(g, n, p, sinew_cmd_flag_count(cmd, "relative"), &u);
+    rc = joint_place(g, n, p, sinew_cmd_flag_count(cmd, "relative"));
   }
-  log_free(&u);
-  if (rc) {
-    delete_keeping_error(g, n);
-    return sinew_cmd_graph_error(cmd, rc);
-  }
-  if ((rc = sinew_cmd_result_string(cmd, sinew__node_label(g, n, nbuf, sizeof nbuf)))) {
-    sinew_node_delete(g, n);
+  if (rc) return sinew_cmd_graph_error(cmd, rc);
+  if ((rc = sinew_cmd_result_string(cmd, sinew__node_label(g, n, nbuf, sizeof nbuf))))
     return sinew_cmd_error(cmd, rc, "out of memory");
-  }
   select_only(s->scene, n);
   return SINEW_OK;
 }
@@ -903,7 +834,7 @@ static int prim_check(sinew_cmd_t *cmd, const prim_kind *k) {
 }
 
 /* Sets the flags given on the creation node. */
-static int prim_apply(sinew_cmd_t *cmd, sinew_graph_t *g, const prim_kind *k, sinew_node_t node, undo_log *u) {
+static int prim_apply(sinew_cmd_t *cmd, sinew_graph_t *g, const prim_kind *k, sinew_node_t node) {
   int rc = SINEW_OK;
   for (size_t i = 0; i < k->nparams && !rc; i++) {
     const prim_param *pp = &k->params[i];
@@ -911,11 +842,11 @@ static int prim_apply(sinew_cmd_t *cmd, sinew_graph_t *g, const prim_kind *k, si
     if (pp->kind == 'v') {
       double a[3];
       flag_triple(cmd, pp->flag, a);
-      rc = set_triple(g, u, node, pp->attr, a);
+      rc = set_triple(g, node, pp->attr, a);
     } else if (pp->kind == 'b') {
-      rc = log_set1(g, u, node, pp->attr, sinew_cmd_flag_bool(cmd, pp->flag, true));
+      rc = set1(g, node, pp->attr, sinew_cmd_flag_bool(cmd, pp->flag, true));
     } else {
-      rc = log_set1(g, u, node, pp->attr, sinew_cmd_flag_double(cmd, pp->flag, 0, 0));
+      rc = set1(g, node, pp->attr, sinew_cmd_flag_double(cmd, pp->flag, 0, 0));
     }
   }
   return rc;
@@ -1026,39 +957,26 @@ static int prim_query(sinew_cmd_t *cmd, sinew_graph_t *g, const prim_kind *k, si
 static int prim_edit(sinew_cmd_t *cmd, sinew_graph_t *g, const prim_kind *k, sinew_node_t node) {
   if (sinew_cmd_flag_count(cmd, "constructionHistory") || sinew_cmd_flag_count(cmd, "object"))
     return sinew_cmd_error(cmd, SINEW_EINVAL, "-constructionHistory and -object are creation flags");
-  undo_log u = {0};
-  int rc = prim_apply(cmd, g, k, node, &u);
+  int rc = prim_apply(cmd, g, k, node);
   sinew_data_t *mesh = NULL;
   if (!rc) rc = prim_check_size(g, k, node);
   if (!rc) rc = prim_build(g, node, &mesh);
   sinew_data_unref(mesh);
   const char *newname = sinew_cmd_flag_string(cmd, "name", NULL);
-  char old_name[512], buf[512];
-  snprintf(old_name, sizeof old_name, "%s", sinew_node_name(g, node));
-  bool renamed = false;
-  if (!rc && newname && !(rc = sinew_node_rename(g, node, newname))) renamed = true;
+  char buf[512];
+  if (!rc && newname) rc = sinew_node_rename(g, node, newname);
   if (rc) {
     rc = sinew_cmd_graph_error(cmd, rc);
   } else if ((rc = sinew_cmd_result_string(cmd, sinew__node_label(g, node, buf, sizeof buf)))) {
     sinew_cmd_error(cmd, rc, "out of memory");
   }
-  if (rc) {
-    if (renamed) sinew_node_rename(g, node, old_name);
-    log_undo(g, &u);
-  }
-  log_free(&u);
   return rc;
 }
 
-/* What a primitive command made so far, deleted again when a later step fails. */
+/* What a primitive command makes. */
 typedef struct prim_made {
   sinew_node_t xf, shape, node;
 } prim_made;
-
-static void prim_unmake(sinew_graph_t *g, prim_made *m) {
-  delete_keeping_error(g, m->node);
-  delete_keeping_error(g, m->xf); /* takes the shape with it */
-}
 
 static int prim_create(sinew_cmd_t *cmd, sinew_graph_t *g, const prim_kind *k) {
   sinew_session_t *s = sinew__session(cmd);
@@ -1070,7 +988,6 @@ static int prim_create(sinew_cmd_t *cmd, sinew_graph_t *g, const prim_kind *k) {
     return sinew_cmd_error(cmd, SINEW_EINVAL, "-object off needs construction history (it makes only the node)");
   if (reserve_selection(s->scene)) return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
   prim_made m = {{0, 0}, {0, 0}, {0, 0}};
-  undo_log u = {0};
   sinew_data_t *mesh = NULL;
   char xbuf[512], sbuf[512], ubuf[512];
   const char *want = sinew_cmd_flag_string(cmd, "name", NULL);
@@ -1080,10 +997,9 @@ static int prim_create(sinew_cmd_t *cmd, sinew_graph_t *g, const prim_kind *k) {
   }
   /* the creation node first: it checks the sizes by building the mesh */
   int rc = sinew_node_create(g, k->type, NULL, &m.node);
-  if (!rc) rc = prim_apply(cmd, g, k, m.node, &u);
+  if (!rc) rc = prim_apply(cmd, g, k, m.node);
   if (!rc) rc = prim_check_size(g, k, m.node);
   if (!rc) rc = prim_build(g, m.node, &mesh);
-  log_free(&u);
   if (!rc && object) {
     const char *xname = sinew__unique_name(g, want, ubuf, sizeof ubuf);
     if (!(rc = sinew_node_create(g, "transform", xname, &m.xf))) {
@@ -1099,23 +1015,12 @@ static int prim_create(sinew_cmd_t *cmd, sinew_graph_t *g, const prim_kind *k) {
     }
   }
   sinew_data_unref(mesh);
-  if (!rc && !history) {
-    sinew_node_t tmp = m.node;
-    m.node = (sinew_node_t){0, 0};
-    rc = sinew_node_delete(g, tmp);
-    if (rc) m.node = tmp;
-  }
-  if (rc) {
-    prim_unmake(g, &m);
-    return sinew_cmd_graph_error(cmd, rc);
-  }
+  if (!rc && !history) rc = sinew_node_delete(g, m.node);
+  if (rc) return sinew_cmd_graph_error(cmd, rc);
   rc = sinew_cmd_result_empty_array(cmd, SINEW_VALUE_STRING_ARRAY);
   if (!rc && object) rc = sinew_cmd_result_append_string(cmd, sinew__node_label(g, m.xf, xbuf, sizeof xbuf));
   if (!rc && history) rc = sinew_cmd_result_append_string(cmd, sinew__node_label(g, m.node, sbuf, sizeof sbuf));
-  if (rc) {
-    prim_unmake(g, &m);
-    return sinew_cmd_error(cmd, rc, "out of memory");
-  }
+  if (rc) return sinew_cmd_error(cmd, rc, "out of memory");
   select_only(s->scene, object ? m.xf : m.node);
   return SINEW_OK;
 }
@@ -1219,68 +1124,36 @@ static int expr_query(sinew_cmd_t *cmd, sinew_graph_t *g, sinew_node_t n) {
 }
 
 /* Connects time1.outTime -> time if nothing feeds it (alwaysEvaluate turned on). */
-static int expr_link_time(sinew_graph_t *g, sinew_node_t n, bool *made, sinew_plug_t *src, sinew_plug_t *dst) {
+static int expr_link_time(sinew_graph_t *g, sinew_node_t n) {
   sinew_node_t t1;
-  *made = false;
-  *dst = sinew__attr_plug(g, n, "time");
-  if (sinew_plug_source(g, dst, NULL)) return SINEW_OK;
+  sinew_plug_t dst = sinew__attr_plug(g, n, "time");
+  if (sinew_plug_source(g, &dst, NULL)) return SINEW_OK;
   int rc = sinew_time_node(g, &t1);
   if (rc) return rc;
-  *src = sinew__attr_plug(g, t1, "outTime");
-  if ((rc = sinew_connect(g, src, dst, 0, NULL))) return rc;
-  *made = true;
-  return SINEW_OK;
+  sinew_plug_t src = sinew__attr_plug(g, t1, "outTime");
+  return sinew_connect(g, &src, &dst, 0, NULL);
 }
 
-/* What expression -e changed, put back when a later step fails. */
-typedef struct expr_undo {
-  undo_log values;                /* unitOption, animated, alwaysEvaluate */
-  bool time_linked, obm_unlinked, object_set, renamed;
-  sinew_plug_t time_src, time_dst, old_obm_src, obm, pob;
-  char *old_object;               /* the object attribute's old text */
-  char old_name[512];
-} expr_undo;
-
 /* -uc, -an, -ae: turning alwaysEvaluate on connects the time. */
-static int expr_edit_options(sinew_graph_t *g, sinew_node_t n, int uc, int an, int ae, expr_undo *x) {
+static int expr_edit_options(sinew_graph_t *g, sinew_node_t n, int uc, int an, int ae) {
   int rc = SINEW_OK;
-  if (uc >= 0) rc = log_set1(g, &x->values, n, "unitOption", uc);
-  if (!rc && an >= 0) rc = log_set1(g, &x->values, n, "animated", an);
-  if (!rc && ae >= 0) rc = log_set1(g, &x->values, n, "alwaysEvaluate", ae);
-  if (!rc && ae == 1) rc = expr_link_time(g, n, &x->time_linked, &x->time_src, &x->time_dst);
+  if (uc >= 0) rc = set1(g, n, "unitOption", uc);
+  if (!rc && an >= 0) rc = set1(g, n, "animated", an);
+  if (!rc && ae >= 0) rc = set1(g, n, "alwaysEvaluate", ae);
+  if (!rc && ae == 1) rc = expr_link_time(g, n);
   return rc;
 }
 
 /* -o: the new default object's name, and its message instead of the old one's (the text's
  * rebinding connects the new one). */
-static int expr_edit_object(sinew_graph_t *g, sinew_node_t n, sinew_node_t object, expr_undo *x) {
+static int expr_edit_object(sinew_graph_t *g, sinew_node_t n, sinew_node_t object) {
   sinew_node_t old = expr_object(g, n);
+  sinew_plug_t obm = sinew__attr_plug(g, n, "objectMsg"), pob = sinew__attr_plug(g, n, "object"), src;
   int rc;
-  if (old.gen && !same_node(old, object)) {
-    sinew_plug_source(g, &x->obm, &x->old_obm_src);
-    if ((rc = sinew_disconnect(g, &x->old_obm_src, &x->obm))) return rc;
-    x->obm_unlinked = true;
-  }
-  const char *ob = "";
-  sinew_get_string(g, &x->pob, &ob);
-  size_t len = strlen(ob) + 1;
-  if (!(x->old_object = sinew_malloc(len))) return sinew_graph_set_error(g, SINEW_ENOMEM, "out of memory");
-  memcpy(x->old_object, ob, len);
-  if ((rc = sinew_set_string(g, &x->pob, object.gen ? sinew_node_name(g, object) : ""))) return rc;
-  x->object_set = true;
-  return SINEW_OK;
-}
-
-static void expr_edit_revert(sinew_graph_t *g, sinew_node_t n, expr_undo *x) {
-  int code = sinew_graph_errcode(g);
-  char msg[1024];
-  snprintf(msg, sizeof msg, "%s", sinew_graph_errmsg(g));
-  if (x->renamed) sinew_node_rename(g, n, x->old_name);
-  if (x->object_set) sinew_set_string(g, &x->pob, x->old_object);
-  if (x->obm_unlinked) sinew_connect(g, &x->old_obm_src, &x->obm, 0, NULL);
-  if (x->time_linked) sinew_disconnect(g, &x->time_src, &x->time_dst);
-  sinew_graph_set_error(g, code, "%s", msg);
-  log_undo(g, &x->values);
+  if (old.gen && !same_node(old, object) && sinew_plug_source(g, &obm, &src) &&
+      (rc = sinew_disconnect(g, &src, &obm)))
+    return rc;
+  return sinew_set_string(g, &pob, object.gen ? sinew_node_name(g, object) : "");
 }
 
 /* The text with attribute names (what -q -s gives), copied. NULL on out-of-memory. */
@@ -1308,62 +1181,16 @@ static int expr_edit(sinew_cmd_t *cmd, sinew_graph_t *g, sinew_node_t n, int uc,
   char *current = NULL;
   if (oname && !text && !(text = current = expr_text_copy(g, n)))
     return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
-  expr_undo x = {.obm = sinew__attr_plug(g, n, "objectMsg"), .pob = sinew__attr_plug(g, n, "object")};
-  snprintf(x.old_name, sizeof x.old_name, "%s", sinew_node_name(g, n));
-  rc = expr_edit_options(g, n, uc, an, ae, &x);
-  if (!rc && oname) rc = expr_edit_object(g, n, object, &x);
-  /* renamed before the text is replaced, so that a refused name changes nothing */
-  if (!rc && newname && !(rc = sinew_node_rename(g, n, newname))) x.renamed = true;
-  /* the result before the text: replacing the text is the one step not undone here */
+  /* a failing step is taken back with the others by the command's transaction */
+  rc = expr_edit_options(g, n, uc, an, ae);
+  if (!rc && oname) rc = expr_edit_object(g, n, object);
+  if (!rc && newname) rc = sinew_node_rename(g, n, newname);
   char buf[512];
   if (!rc && sinew_cmd_result_string(cmd, sinew__node_label(g, n, buf, sizeof buf)))
     rc = sinew_graph_set_error(g, SINEW_ENOMEM, "out of memory");
   if (!rc && text) rc = sinew_expression_set_text(g, n, text, object);
-  if (rc) expr_edit_revert(g, n, &x);
-  log_free(&x.values);
-  sinew_free(x.old_object);
   sinew_free(current);
   return rc ? expr_error(cmd, rc) : SINEW_OK;
-}
-
-/* The plugs an expression's text writes and their values before it does. */
-typedef struct written_values {
-  sinew_plug_t *plug;
-  double *value;
-  size_t n;
-} written_values;
-
-static void written_free(written_values *w) {
-  sinew_free(w->plug);
-  sinew_free(w->value);
-  *w = (written_values){0};
-}
-
-/* References that do not resolve are skipped: creating the expression then fails anyway. A
- * text that does not compile records nothing. */
-static int expr_written_values(sinew_graph_t *g, const char *text, sinew_node_t object, written_values *w) {
-  sinew_expr_t *e;
-  char err[256];
-  if (sinew_expr_compile(text, &e, err, sizeof err)) return SINEW_OK;
-  size_t nr = sinew_expr_ref_count(e);
-  w->plug = sinew_malloc((nr ? nr : 1) * sizeof *w->plug);
-  w->value = sinew_malloc((nr ? nr : 1) * sizeof *w->value);
-  if (!w->plug || !w->value) {
-    written_free(w);
-    sinew_expr_destroy(e);
-    return SINEW_ENOMEM;
-  }
-  for (size_t i = 0; i < nr; i++) {
-    const sinew_expr_ref_t *r = sinew_expr_ref(e, i);
-    sinew_plug_t p;
-    int rc = !r->written ? SINEW_EINVAL
-             : strchr(r->text, '.') ? sinew_plug_parse(g, r->text, object, &p)
-             : object.gen ? sinew_plug_parse_attr(g, object, r->text, &p)
-                          : SINEW_EINVAL;
-    if (!rc && !sinew_get_double(g, &p, &w->value[w->n])) w->plug[w->n++] = p;
-  }
-  sinew_expr_destroy(e);
-  return SINEW_OK;
 }
 
 static int cmd_expression(sinew_cmd_t *cmd) {
@@ -1399,22 +1226,12 @@ static int cmd_expression(sinew_cmd_t *cmd) {
   d.not_always_evaluate = ae == 0;
   d.animated_set = an >= 0;
   d.animated = an >= 0 ? an : 1;
-  written_values w = {0};
-  if ((rc = expr_written_values(g, text, d.object, &w))) return sinew_cmd_error(cmd, rc, "out of memory");
   sinew_node_t n;
-  if ((rc = sinew_expression_create(g, &d, &n))) {
-    written_free(&w);
-    return expr_error(cmd, rc);
-  }
+  if ((rc = sinew_expression_create(g, &d, &n))) return expr_error(cmd, rc);
   char buf[512];
-  if ((rc = sinew_cmd_result_string(cmd, sinew__node_label(g, n, buf, sizeof buf)))) {
-    /* deleting the node leaves its destinations with what it computed: set them back */
-    sinew_node_delete(g, n);
-    for (size_t i = 0; i < w.n; i++) sinew_set_double(g, &w.plug[i], w.value[i]);
-    sinew_cmd_error(cmd, rc, "out of memory");
-  }
-  written_free(&w);
-  return rc;
+  if ((rc = sinew_cmd_result_string(cmd, sinew__node_label(g, n, buf, sizeof buf))))
+    return sinew_cmd_error(cmd, rc, "out of memory");
+  return SINEW_OK;
 }
 
 /* ---- registration ------------------------------------------------------------------------------ */

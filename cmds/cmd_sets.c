@@ -290,7 +290,6 @@ static int cmd_sets(sinew_cmd_t *cmd) {
   char buf[1024];
   if (!rc && (rc = sinew_cmd_result_string(cmd, sinew__node_label(g, set, buf, sizeof buf))))
     rc = sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
-  if (rc) sinew_node_delete(g, set); /* takes its connections with it */
   sinew_free(objs);
   return rc;
 }

@@ -194,7 +194,7 @@ static int objects(sinew_cmd_t *cmd, size_t from, nodes *out) {
   return SINEW_OK;
 }
 
-/* ---- undo records for multi-step edits ----------------------------------------------------------- */
+/* ---- reading every weight ------------------------------------------------------------------------ */
 
 /* Every weight of a skinCluster: the weightList elements and their (index, value) pairs. */
 typedef struct wsnap {
@@ -255,96 +255,6 @@ static int wsnap_take(sinew_graph_t *g, sinew_node_t skin, wsnap *w) {
   w->taken = true;
   return SINEW_OK;
 }
-
-/* Puts every weight back as it was in the snapshot (best effort: keeps going on failure). */
-static void wsnap_restore(sinew_graph_t *g, sinew_node_t skin, const wsnap *w) {
-  if (!w->taken) return;
-  sinew_plug_t wl;
-  if (!plug_at(g, skin, "weightList", &wl)) return;
-  size_t nv = sinew_plug_indices(g, &wl, NULL, 0);
-  int32_t *now = sinew_malloc((nv + 1) * sizeof *now);
-  if (now) {
-    sinew_plug_indices(g, &wl, now, nv);
-    size_t k = 0;
-    for (size_t i = 0; i < nv; i++) {
-      while (k < w->nverts && w->verts[k] < now[i]) k++;
-      sinew_plug_t e, wp;
-      if (k == w->nverts || w->verts[k] != now[i]) {
-        if (sinew_plug_element(g, &wl, now[i], &e) == SINEW_OK) sinew_plug_remove_element(g, &e);
-        continue;
-      }
-      /* drop the weights the snapshot did not have */
-      if (!weights_plug(g, skin, now[i], &wp)) continue;
-      size_t cnt = sinew_plug_indices(g, &wp, NULL, 0);
-      int32_t *ix = sinew_malloc((cnt + 1) * sizeof *ix);
-      if (!ix) continue;
-      sinew_plug_indices(g, &wp, ix, cnt);
-      for (size_t j = 0; j < cnt; j++) {
-        bool keep = false;
-        for (size_t q = w->start[k]; q < w->start[k + 1] && !keep; q++) keep = w->idx[q] == ix[j];
-        if (!keep && sinew_plug_element(g, &wp, ix[j], &e) == SINEW_OK) sinew_plug_remove_element(g, &e);
-      }
-      sinew_free(ix);
-    }
-    sinew_free(now);
-  }
-  for (size_t k = 0; k < w->nverts; k++) {
-    sinew_plug_t wp;
-    if (!weights_plug(g, skin, w->verts[k], &wp)) continue;
-    sinew_set_double_elements(g, &wp, w->idx + w->start[k], w->val + w->start[k], w->start[k + 1] - w->start[k]);
-  }
-}
-
-/* The logical indices of the per-influence arrays. A failed -addInfluence can leave elements
- * at the index it was given; they are removed again so the next influence gets that index. */
-static const char *const per_influence[] = {"matrix",   "bindPreMatrix",  "lockWeights",
-                                            "dropoff",  "influenceColor", "smoothness"};
-#define NPER (sizeof per_influence / sizeof *per_influence)
-
-typedef struct isnap {
-  int32_t *idx[NPER];
-  size_t n[NPER];
-} isnap;
-
-static void isnap_free(isnap *s) {
-  for (size_t a = 0; a < NPER; a++) sinew_free(s->idx[a]);
-  memset(s, 0, sizeof *s);
-}
-
-static int isnap_take(sinew_graph_t *g, sinew_node_t skin, isnap *s) {
-  for (size_t a = 0; a < NPER; a++) {
-    sinew_plug_t p;
-    if (!plug_at(g, skin, per_influence[a], &p)) continue;
-    s->n[a] = sinew_plug_indices(g, &p, NULL, 0);
-    if (!(s->idx[a] = sinew_malloc((s->n[a] + 1) * sizeof *s->idx[a]))) return SINEW_ENOMEM;
-    sinew_plug_indices(g, &p, s->idx[a], s->n[a]);
-  }
-  return SINEW_OK;
-}
-
-/* Removes the elements that were not there when the snapshot was taken (best effort). */
-static void isnap_restore(sinew_graph_t *g, sinew_node_t skin, const isnap *s) {
-  for (size_t a = 0; a < NPER; a++) {
-    sinew_plug_t p, e;
-    if (!s->idx[a] || !plug_at(g, skin, per_influence[a], &p)) continue;
-    size_t n = sinew_plug_indices(g, &p, NULL, 0);
-    int32_t *now = sinew_malloc((n + 1) * sizeof *now);
-    if (!now) continue;
-    sinew_plug_indices(g, &p, now, n);
-    for (size_t i = 0; i < n; i++) {
-      bool old = false;
-      for (size_t k = 0; k < s->n[a] && !old; k++) old = s->idx[a][k] == now[i];
-      if (!old && sinew_plug_element(g, &p, now[i], &e) == SINEW_OK) sinew_plug_remove_element(g, &e);
-    }
-    sinew_free(now);
-  }
-}
-
-/* One attribute value to put back. */
-typedef struct saved_value {
-  sinew_plug_t plug;
-  double value;
-} saved_value;
 
 /* ---- skinCluster --------------------------------------------------------------------------------- */
 
@@ -612,32 +522,6 @@ static int skin_query(sinew_cmd_t *cmd) {
 }
 
 /* What one -ai did, to take it back. */
-typedef struct added {
-  sinew_node_t node;
-  bool had_liw;
-  double old_liw;
-  nodes joined; /* nodes that joined the skin's bind pose */
-} added;
-
-static int liw_value(sinew_graph_t *g, sinew_node_t n, bool *has, double *v) {
-  sinew_plug_t p;
-  *has = plug_at(g, n, "lockInfluenceWeights", &p);
-  *v = 0;
-  return *has ? sinew_get_double(g, &p, v) : SINEW_OK;
-}
-
-static void undo_added(sinew_graph_t *g, sinew_node_t skin, added *a) {
-  sinew_skin_remove_influence(g, skin, a->node);
-  sinew_plug_t bp, src;
-  if (a->joined.n && plug_at(g, skin, "bindPose", &bp) && sinew_plug_source(g, &bp, &src))
-    sinew_pose_remove(g, src.node, a->joined.v, a->joined.n);
-  sinew_plug_t p;
-  if (plug_at(g, a->node, "lockInfluenceWeights", &p)) {
-    if (!a->had_liw) sinew_node_remove_attr(g, a->node, p.attr);
-    else sinew_set_double(g, &p, a->old_liw);
-  }
-}
-
 static int skin_edit(sinew_cmd_t *cmd) {
   sinew_graph_t *g = sinew_cmd_graph(cmd);
   char buf[512];
@@ -710,17 +594,6 @@ static int skin_edit(sinew_cmd_t *cmd) {
 
   /* resolve and check every node first */
   nodes ai = {0}, ri = {0};
-  added *done_ai = NULL;
-  size_t ndone = 0;
-  saved_value *saved = NULL;
-  size_t nsaved = 0;
-  sinew_mat4_t *old_pm = NULL;
-  int32_t *pm_idx = NULL;
-  size_t npm = 0;
-  wsnap w = {0};
-  isnap is_before = {0};
-  bool lw_done = false, pm_done = false;
-  double old_lw = 0;
   sinew_plug_t lw_plug = {0};
   sinew_node_t inf_node = {0, 0};
   bool is = false;
@@ -759,113 +632,34 @@ static int skin_edit(sinew_cmd_t *cmd) {
   if (!rc && nri > 1 && (nai || rbm || fnw || has_lw || nattrs))
     rc = sinew_cmd_error(cmd, SINEW_EINVAL, "several -removeInfluence flags cannot be combined with other edits");
   if (rc) goto out;
-  if ((nai || fnw) && ((rc = wsnap_take(g, skin, &w)) || (rc = isnap_take(g, skin, &is_before)))) {
-    rc = rc == SINEW_ENOMEM ? oom(cmd) : sinew_cmd_graph_error(cmd, rc);
-    goto out;
-  }
-  saved = sinew_calloc(COUNT(attrs) + 1, sizeof *saved);
-  done_ai = sinew_calloc(ai.n + 1, sizeof *done_ai);
-  if (!saved || !done_ai) {
-    rc = oom(cmd);
-    goto out;
-  }
 
+  /* the edits in order; a failing one is taken back with the others by the command's
+   * transaction */
   /* 1. attribute writes */
   for (size_t i = 0; i < COUNT(attrs) && !rc; i++) {
     if (!attrs[i].set) continue;
     sinew_plug_t p;
-    double old = 0;
-    if (!plug_at(g, skin, attrs[i].attr, &p) || sinew_get_double(g, &p, &old)) {
+    if (!plug_at(g, skin, attrs[i].attr, &p)) {
       rc = sinew_cmd_graph_error(cmd, SINEW_ENOTFOUND);
       break;
     }
-    if ((rc = sinew_set_double(g, &p, attrs[i].value))) {
-      rc = graph_fail(cmd, rc);
-      break;
-    }
-    saved[nsaved++] = (saved_value){p, old};
+    if ((rc = sinew_set_double(g, &p, attrs[i].value))) rc = graph_fail(cmd, rc);
   }
   /* 2. -addInfluence */
   for (size_t k = 0; k < ai.n && !rc; k++) {
-    added *a = &done_ai[k];
-    a->node = ai.v[k];
-    liw_value(g, a->node, &a->had_liw, &a->old_liw);
-    /* the node and its ancestors that are in no bind pose may join the skin's */
-    for (sinew_node_t x = a->node; sinew_node_valid(g, x) && is_a(g, x, "transform"); x = sinew_node_parent(g, x)) {
-      sinew_node_t other;
-      int found = bind_pose_of(cmd, x, &other);
-      if (found != SINEW_OK && found != SINEW_ENOTFOUND) {
-        rc = found;
-        break;
-      }
-      if (found == SINEW_ENOTFOUND && nodes_push(&a->joined, x, false)) {
-        rc = oom(cmd);
-        break;
-      }
-    }
-    if (rc) break;
     sinew_skin_add_influence_desc_t d = {.weight = wt, .lock_weights = has_lw && lw && !inf_name};
-    if ((rc = sinew_skin_add_influence(g, skin, a->node, &d, NULL))) {
-      rc = graph_fail(cmd, rc);
-      break;
-    }
-    ndone = k + 1;
+    if ((rc = sinew_skin_add_influence(g, skin, ai.v[k], &d, NULL))) rc = graph_fail(cmd, rc);
   }
   /* 3. -influence X -lockWeights b */
-  if (!rc && inf_name) {
-    if ((rc = sinew_get_double(g, &lw_plug, &old_lw)) || (rc = sinew_set_double(g, &lw_plug, lw ? 1 : 0)))
-      rc = graph_fail(cmd, rc);
-    else
-      lw_done = true;
-  }
+  if (!rc && inf_name && (rc = sinew_set_double(g, &lw_plug, lw ? 1 : 0))) rc = graph_fail(cmd, rc);
   /* 4. -recacheBindMatrices */
-  if (!rc && rbm) {
-    sinew_plug_t pm;
-    if (plug_at(g, skin, "bindPreMatrix", &pm)) {
-      npm = sinew_plug_indices(g, &pm, NULL, 0);
-      pm_idx = sinew_malloc((npm + 1) * sizeof *pm_idx);
-      old_pm = sinew_malloc((npm + 1) * sizeof *old_pm);
-      if (!pm_idx || !old_pm) rc = oom(cmd);
-      else sinew_plug_indices(g, &pm, pm_idx, npm);
-      for (size_t k = 0; k < npm && !rc; k++) {
-        sinew_plug_t e;
-        sinew_plug_element(g, &pm, pm_idx[k], &e);
-        if ((rc = sinew_get_matrix(g, &e, &old_pm[k]))) rc = sinew_cmd_graph_error(cmd, rc);
-      }
-    }
-    if (!rc && (rc = sinew_skin_recache_bind_matrices(g, skin))) rc = graph_fail(cmd, rc);
-    pm_done = !rc;
-  }
+  if (!rc && rbm && (rc = sinew_skin_recache_bind_matrices(g, skin))) rc = graph_fail(cmd, rc);
   /* 5. -forceNormalizeWeights */
   if (!rc && fnw && (rc = sinew_skin_force_normalize(g, skin))) rc = graph_fail(cmd, rc);
-  /* 6. -removeInfluence: last, since a removal cannot be taken back exactly */
+  /* 6. -removeInfluence */
   for (size_t k = 0; k < ri.n && !rc; k++)
     if ((rc = sinew_skin_remove_influence(g, skin, ri.v[k]))) rc = graph_fail(cmd, rc);
-
-  if (rc) {
-    /* take back what was done, newest first */
-    if (pm_done) {
-      sinew_plug_t pm;
-      if (plug_at(g, skin, "bindPreMatrix", &pm))
-        for (size_t k = 0; k < npm; k++) {
-          sinew_plug_t e;
-          if (sinew_plug_element(g, &pm, pm_idx[k], &e) == SINEW_OK) sinew_set_matrix(g, &e, &old_pm[k]);
-        }
-    }
-    if (lw_done) sinew_set_double(g, &lw_plug, old_lw);
-    for (size_t k = ndone; k-- > 0;) undo_added(g, skin, &done_ai[k]);
-    if (nai) isnap_restore(g, skin, &is_before);
-    wsnap_restore(g, skin, &w);
-    for (size_t i = nsaved; i-- > 0;) sinew_set_double(g, &saved[i].plug, saved[i].value);
-  }
 out:
-  for (size_t k = 0; done_ai && k < ai.n; k++) nodes_free(&done_ai[k].joined);
-  sinew_free(done_ai);
-  sinew_free(saved);
-  sinew_free(old_pm);
-  sinew_free(pm_idx);
-  wsnap_free(&w);
-  isnap_free(&is_before);
   nodes_free(&ai);
   nodes_free(&ri);
   return rc;

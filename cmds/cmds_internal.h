@@ -167,6 +167,11 @@ int sinew__register_undo_cmds(sinew_lang_t *L, sinew_session_t *s);
 void sinew__undo_destroy(sinew_session_t *s);
 /* Forgets every step (the scene changed in a way the queue did not record). */
 void sinew__undo_flush(sinew_session_t *s);
+/* While a file's lines run, each is a top-level command (a transaction of its own, so a line
+ * that fails and is skipped changes nothing), even when a command reads the file: begin
+ * returns the command depth that end gives back. */
+int sinew__undo_file_begin(sinew_session_t *s);
+void sinew__undo_file_end(sinew_session_t *s, int depth);
 /* Whether the queue's steps belong to the current scene (not while file -open builds a new one). */
 bool sinew__undo_owns(const sinew_session_t *s);
 /* The scene was replaced (file -open, file -new): what is open on the old graph is committed and

@@ -1,7 +1,8 @@
 /* cmds/session.c: sessions and scenes, the per-node records of what a file held that sinew does
  * not model, placeholders for node types sinew does not implement, the helpers commands use to
  * resolve names and plugs with messages that name them, and imports (file -i): the names an
- * imported file gave its nodes, its namespace or prefix, and undoing a failed import. */
+ * imported file gave its nodes, its namespace or prefix, and the session state a failed import
+ * puts back (its transaction puts the graph back). */
 #include <ctype.h>
 #include <errno.h>
 #include <float.h>
@@ -175,10 +176,15 @@ static void extra_free(sinew__extra *e) {
   sinew_free(e);
 }
 
+static bool import_keep(sinew__scene *sc, uint64_t k, const sinew__extra *e);
+
 sinew__extra *sinew__extra_get(sinew__scene *sc, sinew_node_t n, bool create) {
   uint64_t k = key_of(n);
   sinew__extra *e = NULL;
   HASH_FIND(hh, sc->extras, &k, sizeof k, e);
+  /* a file being imported: the record as it was before the import, to put back if it fails
+   * (no copy, no record: the caller changes nothing, and the import fails) */
+  if (sc->import && (e || create) && !import_keep(sc, k, e)) return NULL;
   if (e || !create) return e;
   e = sinew_calloc(1, sizeof *e);
   if (!e) return NULL;
@@ -378,9 +384,6 @@ static void session_log(void *ud, sinew_log_level_t level, sinew_log_id_t id, co
   if (s->desc.logger) s->desc.logger(s->desc.logger_data, level, id, msg);
 }
 
-static void on_connected(void *ud, const sinew_plug_t *src, const sinew_plug_t *dst);
-static void on_disconnected(void *ud, const sinew_plug_t *src, const sinew_plug_t *dst);
-
 int sinew__scene_create(sinew_session_t *s, sinew__scene **out) {
   sinew__scene *sc = sinew_calloc(1, sizeof *sc);
   if (!sc) return SINEW_ENOMEM;
@@ -388,8 +391,7 @@ int sinew__scene_create(sinew_session_t *s, sinew__scene **out) {
   int rc = sinew_scene_create(&gd, &sc->graph);
   if (!rc) rc = sinew_lang_register_types(sc->graph);
   if (!rc) {
-    sinew_observer_t ob = {.node_removed = on_node_removed, .connected = on_connected,
-                           .disconnected = on_disconnected, .user_data = sc};
+    sinew_observer_t ob = {.node_removed = on_node_removed, .user_data = sc};
     rc = sinew_graph_add_observer(sc->graph, &ob, &sc->observer);
   }
   if (rc) {
@@ -585,19 +587,12 @@ typedef struct import_node {
   UT_hash_handle hh;
 } import_node;
 
-/* A node that existed before the import began, as it was then. */
-typedef struct import_before {
+/* A per-node record as it was before an import first touched it (NULL: there was none). */
+typedef struct import_kept {
+  UT_hash_handle hh;
   uint64_t key;
-  sinew_node_t node, parent;
-  char *name;
-  bool locked;
-} import_before;
-
-/* A connection the import made or broke between nodes that existed before it. */
-typedef struct import_conn {
-  sinew_plug_t src, dst;
-  bool made;
-} import_conn;
+  sinew__extra *copy;
+} import_kept;
 
 struct sinew__import {
   struct sinew__import *outer;
@@ -606,12 +601,11 @@ struct sinew__import {
   char *ns;     /* with its ':' ("ns:"), NULL for none */
   char *prefix; /* with its '_' ("pfx_"), NULL for none */
   bool rename_all;
-  /* what putting the scene back needs */
-  import_before *before; /* sorted by key */
-  size_t nbefore;
-  import_conn *conns;
-  uint32_t nconns, cconns;
-  bool conns_lost; /* the log of connections ran out of memory */
+  /* the session's state beside the graph, put back when the import fails (the graph is put
+   * back by the import's transaction): the per-node records as they were before the import
+   * first touched them, units, time, header lines */
+  struct import_kept *kept;
+  bool kept_lost; /* a record could not be kept: the import fails */
   sinew_linear_unit_t linear;
   sinew_angle_unit_t angle;
   sinew_time_unit_t time;
@@ -621,22 +615,6 @@ struct sinew__import {
   char **file_info;
   uint32_t nfile_info;
 };
-
-static const import_before *before_find(const struct sinew__import *imp, sinew_node_t n) {
-  uint64_t k = key_of(n);
-  size_t lo = 0, hi = imp->nbefore;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (imp->before[mid].key < k) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo < imp->nbefore && imp->before[lo].key == k ? &imp->before[lo] : NULL;
-}
-
-static int before_cmp(const void *a, const void *b) {
-  uint64_t x = ((const import_before *)a)->key, y = ((const import_before *)b)->key;
-  return x < y ? -1 : x > y;
-}
 
 static import_node *import_node_find(const struct sinew__import *imp, sinew_node_t n) {
   uint64_t k = key_of(n);
@@ -800,32 +778,150 @@ int sinew__import_node_name(sinew_session_t *s, const char *name, const char *ty
   return SINEW_OK;
 }
 
-/* ---- the connections an import makes between nodes that were there before ---- */
+/* ---- the per-node records an import changes ---- */
 
-static void import_log_conn(sinew__scene *sc, const sinew_plug_t *src, const sinew_plug_t *dst, bool made) {
-  for (struct sinew__import *imp = sc->import; imp; imp = imp->outer) {
-    if (!before_find(imp, src->node) || !before_find(imp, dst->node)) continue;
-    if (sinew__cmds_grow((void **)&imp->conns, &imp->cconns, imp->nconns + 1, sizeof *imp->conns)) {
-      imp->conns_lost = true;
+static sinew__raw *raws_clone(const sinew__raw *r, uint32_t n, bool *oom) {
+  if (!n) return NULL;
+  sinew__raw *c = sinew_calloc(n, sizeof *c);
+  for (uint32_t i = 0; c && i < n; i++) {
+    c[i].attr = sinew__cmds_strdup(r[i].attr);
+    c[i].text = sinew__cmds_strdup(r[i].text);
+    if (!c[i].attr || !c[i].text) *oom = true;
+  }
+  if (!c) *oom = true;
+  return c;
+}
+
+/* A deep copy of a record (without its hash handle; a geometry block being read is not
+ * copied: a node an import touches is not being read). NULL when out of memory. */
+static sinew__extra *extra_clone(const sinew__extra *e) {
+  sinew__extra *c = sinew_calloc(1, sizeof *c);
+  if (!c) return NULL;
+  bool oom = false;
+  c->key = e->key;
+  c->node = e->node;
+  c->uid = e->uid ? sinew__cmds_strdup(e->uid) : NULL;
+  oom |= e->uid && !c->uid;
+  c->raws = raws_clone(e->raws, e->nraws, &oom);
+  c->nraws = c->craws = c->raws ? e->nraws : 0;
+  c->geom = raws_clone(e->geom, e->ngeom, &oom);
+  c->ngeom = c->cgeom = c->geom ? e->ngeom : 0;
+  c->geom_topology = e->geom_topology;
+  c->is_default = e->is_default;
+  if (e->nimplicit && (c->implicit = sinew_malloc(e->nimplicit * sizeof *c->implicit))) {
+    memcpy(c->implicit, e->implicit, e->nimplicit * sizeof *c->implicit);
+    c->nimplicit = c->cimplicit = e->nimplicit;
+  }
+  oom |= e->nimplicit && !c->implicit;
+  if (e->ndyn && (c->dyn_types = sinew_calloc(e->ndyn, sizeof *c->dyn_types))) {
+    c->ndyn = c->cdyn = e->ndyn;
+    for (uint32_t i = 0; i < e->ndyn; i++) oom |= !(c->dyn_types[i] = sinew__cmds_strdup(e->dyn_types[i]));
+  }
+  oom |= e->ndyn && !c->dyn_types;
+  for (const struct sinew__plug_state *st = e->states; st && !oom; st = st->hh.next) {
+    struct sinew__plug_state *ns = sinew_calloc(1, sizeof *ns);
+    if (!ns || !(ns->attr = sinew__cmds_strdup(st->attr))) {
+      sinew_free(ns);
+      oom = true;
+      break;
+    }
+    ns->attr_id = st->attr_id;
+    ns->keyable = st->keyable;
+    ns->channel_box = st->channel_box;
+    sinew__cmds_oom = 0;
+    HASH_ADD_KEYPTR(hh, c->states, ns->attr, strlen(ns->attr), ns);
+    if (sinew__cmds_oom) {
+      sinew_free(ns->attr);
+      sinew_free(ns);
+      oom = true;
+    }
+  }
+  if (oom) {
+    extra_free(c);
+    return NULL;
+  }
+  return c;
+}
+
+/* Keeps the record of key k (e, or none) as it is before the innermost import first touches it.
+ * False when out of memory (the import is then made to fail). */
+static bool import_keep(sinew__scene *sc, uint64_t k, const sinew__extra *e) {
+  struct sinew__import *imp = sc->import;
+  import_kept *kp = NULL;
+  HASH_FIND(hh, imp->kept, &k, sizeof k, kp);
+  if (kp) return true;
+  kp = sinew_calloc(1, sizeof *kp);
+  if (kp) {
+    kp->key = k;
+    if (e && !(kp->copy = extra_clone(e))) {
+      sinew_free(kp);
+      kp = NULL;
+    }
+  }
+  if (kp) {
+    sinew__cmds_oom = 0;
+    HASH_ADD(hh, imp->kept, key, sizeof kp->key, kp);
+    if (!sinew__cmds_oom) return true;
+    if (kp->copy) extra_free(kp->copy);
+    sinew_free(kp);
+  }
+  imp->kept_lost = true;
+  return false;
+}
+
+/* A failed import: every record it touched is as it was before. */
+static void kept_restore(sinew__scene *sc, struct sinew__import *imp) {
+  import_kept *kp, *kt;
+  HASH_ITER(hh, imp->kept, kp, kt) {
+    sinew__extra *live = NULL;
+    HASH_FIND(hh, sc->extras, &kp->key, sizeof kp->key, live);
+    if (live && kp->copy) { /* the contents change places; the hash keeps its entry */
+      sinew__extra t = *live;
+      *live = *kp->copy;
+      live->hh = t.hh;
+      *kp->copy = t;
+    } else if (live) {
+      HASH_DEL(sc->extras, live);
+      extra_free(live);
+    } else if (kp->copy) { /* (a record is not freed while an import runs) */
       continue;
     }
-    imp->conns[imp->nconns++] = (import_conn){*src, *dst, made};
   }
 }
 
-static void on_connected(void *ud, const sinew_plug_t *src, const sinew_plug_t *dst) {
-  sinew__scene *sc = ud;
-  if (sc->import) import_log_conn(sc, src, dst, true);
-}
-
-static void on_disconnected(void *ud, const sinew_plug_t *src, const sinew_plug_t *dst) {
-  sinew__scene *sc = ud;
-  if (sc->import) import_log_conn(sc, src, dst, false);
+/* A successful nested import: the records it kept are the enclosing import's too, unless the
+ * enclosing one kept them first. */
+static void kept_merge(struct sinew__import *outer, struct sinew__import *imp) {
+  if (!outer) return;
+  outer->kept_lost |= imp->kept_lost;
+  import_kept *kp, *kt, *have;
+  HASH_ITER(hh, imp->kept, kp, kt) {
+    HASH_FIND(hh, outer->kept, &kp->key, sizeof kp->key, have);
+    if (have) continue;
+    HASH_DEL(imp->kept, kp);
+    sinew__cmds_oom = 0;
+    HASH_ADD(hh, outer->kept, key, sizeof kp->key, kp);
+    if (sinew__cmds_oom) {
+      outer->kept_lost = true;
+      if (kp->copy) extra_free(kp->copy);
+      sinew_free(kp);
+    }
+  }
 }
 
 /* ---- beginning, ending and undoing an import ---- */
 
+static void kept_free(struct sinew__import *imp) {
+  import_kept *k, *kt;
+  HASH_ITER(hh, imp->kept, k, kt) {
+    HASH_DEL(imp->kept, k);
+    if (k->copy) extra_free(k->copy);
+    sinew_free(k);
+  }
+}
+
 static void import_free(struct sinew__import *imp) {
+  kept_free(imp);
   import_bucket *b, *bt;
   HASH_ITER(hh, imp->names, b, bt) {
     HASH_DEL(imp->names, b);
@@ -838,9 +934,6 @@ static void import_free(struct sinew__import *imp) {
     HASH_DEL(imp->nodes, in);
     sinew_free(in);
   }
-  for (size_t i = 0; i < imp->nbefore; i++) sinew_free(imp->before[i].name);
-  sinew_free(imp->before);
-  sinew_free(imp->conns);
   free_strings(imp->file_info, imp->nfile_info);
   sinew_free(imp->ns);
   sinew_free(imp->prefix);
@@ -920,19 +1013,7 @@ static int import_begin(sinew_session_t *s, const sinew__import_opts *o, struct 
     imp->prefix = b.p;
     if (b.oom) rc = SINEW_ENOMEM;
   }
-  /* the scene as it is, to put it back if the import fails */
-  size_t count = sinew_node_count(g);
-  imp->before = sinew_malloc((count ? count : 1) * sizeof *imp->before);
-  if (!rc && !imp->before) rc = SINEW_ENOMEM;
-  sinew_node_t it = {0, 0};
-  while (!rc && imp->nbefore < count && sinew_node_next(g, &it)) {
-    import_before *bf = &imp->before[imp->nbefore];
-    *bf = (import_before){key_of(it), it, sinew_node_parent(g, it), sinew__cmds_strdup(sinew_node_name(g, it)),
-                          sinew_node_locked(g, it)};
-    if (!bf->name) rc = SINEW_ENOMEM;
-    else imp->nbefore++;
-  }
-  if (!rc) qsort(imp->before, imp->nbefore, sizeof *imp->before, before_cmp);
+  /* the session's state as it is, to put it back if the import fails */
   imp->linear = sinew_scene_linear_unit(g);
   imp->angle = sinew_scene_angle_unit(g);
   imp->time = sinew_time_get_unit(g);
@@ -956,57 +1037,11 @@ static int import_begin(sinew_session_t *s, const sinew__import_opts *o, struct 
   return SINEW_OK;
 }
 
-static bool connected(sinew_graph_t *g, const sinew_plug_t *src, const sinew_plug_t *dst) {
-  sinew_plug_t from;
-  return sinew_plug_source(g, dst, &from) && sinew_plug_equal(&from, src);
-}
-
-/* Puts the scene back as it was when the import began: the nodes that were there get their
- * parents, names and locks back, every node the import made goes, connections the import made
- * or broke between the nodes that were there are undone, and units, time and the file's header
- * lines are as they were. Values the import set on nodes that were there stay. */
-static void import_undo(sinew_session_t *s, struct sinew__import *imp) {
+/* Puts the session's state beside the graph back as it was when the import began (after the
+ * import's transaction was rolled back): units, time and the file's header lines. */
+static void import_restore(sinew_session_t *s, struct sinew__import *imp) {
   sinew__scene *sc = s->scene;
   sinew_graph_t *g = sc->graph;
-  /* parents first, so that deleting what the import made takes none of the old nodes with it;
-   * passes until nothing moves (a node may have to wait for its old parent to move back) */
-  for (bool moved = true; moved;) {
-    moved = false;
-    for (size_t i = 0; i < imp->nbefore; i++) {
-      import_before *bf = &imp->before[i];
-      if (!sinew_node_valid(g, bf->node)) continue;
-      sinew_node_t now = sinew_node_parent(g, bf->node);
-      if (now.index == bf->parent.index && now.gen == bf->parent.gen) continue;
-      if ((bf->parent.index || bf->parent.gen) && !sinew_node_valid(g, bf->parent)) continue;
-      if (sinew_dag_parent(g, bf->node, bf->parent, 0) == SINEW_OK) moved = true;
-    }
-  }
-  size_t n = 0, cap = sinew_node_count(g);
-  sinew_node_t *made = sinew_malloc((cap ? cap : 1) * sizeof *made);
-  sinew_node_t it = {0, 0};
-  while (made && n < cap && sinew_node_next(g, &it))
-    if (!before_find(imp, it)) {
-      sinew_node_set_locked(g, it, false);
-      made[n++] = it;
-    }
-  if (made) sinew_node_delete_many(g, made, n);
-  sinew_free(made);
-  for (size_t i = 0; i < imp->nbefore; i++) {
-    import_before *bf = &imp->before[i];
-    if (!sinew_node_valid(g, bf->node)) continue;
-    if (strcmp(sinew_node_name(g, bf->node), bf->name) != 0) {
-      sinew_node_set_locked(g, bf->node, false);
-      sinew_node_rename(g, bf->node, bf->name);
-    }
-    if (sinew_node_locked(g, bf->node) != bf->locked) sinew_node_set_locked(g, bf->node, bf->locked);
-  }
-  for (uint32_t i = imp->nconns; i-- > 0;) {
-    import_conn *c = &imp->conns[i];
-    if (!sinew_node_valid(g, c->src.node) || !sinew_node_valid(g, c->dst.node)) continue;
-    bool now = connected(g, &c->src, &c->dst);
-    if (c->made && now) sinew_disconnect(g, &c->src, &c->dst);
-    else if (!c->made && !now) sinew_connect(g, &c->src, &c->dst, SINEW_CONNECT_FORCE, NULL);
-  }
   sinew_scene_set_linear_unit(g, imp->linear);
   sinew_scene_set_angle_unit(g, imp->angle);
   if (sinew_time_get_unit(g) != imp->time) sinew_time_set_unit(g, imp->time);
@@ -1040,14 +1075,27 @@ static int import_file(sinew_session_t *s, const char *path, const sinew__import
   struct sinew__import imp;
   int rc = import_begin(s, opts, &imp);
   if (rc) return rc;
+  /* the whole import is one transaction: a failure takes the graph back as it was */
+  if ((rc = sinew_graph_begin(sc->graph))) {
+    sc->import = imp.outer;
+    import_free(&imp);
+    snprintf(s->errmsg, sizeof s->errmsg, "%s", sinew_graph_errmsg(sc->graph));
+    return rc;
+  }
   rc = run_ma(s, path, result);
+  if (!rc && imp.kept_lost) {
+    snprintf(s->errmsg, sizeof s->errmsg, "file -import: %s: out of memory", path);
+    rc = SINEW_ENOMEM;
+  }
   /* a file that opened or emptied the scene is refused by file itself, so sc is still current */
   sc->import = imp.outer;
   if (rc) {
-    struct sinew__import *outer = sc->import;
-    sc->import = NULL; /* undoing is not logged as the import's own changes */
-    import_undo(s, &imp);
-    sc->import = outer;
+    sinew_graph_rollback(sc->graph);
+    kept_restore(sc, &imp);
+    import_restore(s, &imp);
+  } else {
+    sinew_graph_commit(sc->graph);
+    kept_merge(imp.outer, &imp);
   }
   import_free(&imp);
   return rc;
@@ -1473,6 +1521,7 @@ static int run_ma(sinew_session_t *s, const char *path, sinew_value_t *result) {
     rc = SINEW_ESYNTAX;
   }
   if (!rc) rc = check_complete(s, path, text, n);
+  int depth = sinew__undo_file_begin(s);
   const char *outer_file = NULL;
   if (!rc && (rc = sinew__refs_file_begin(s, path, &outer_file))) snprintf(s->errmsg, sizeof s->errmsg, "out of memory");
   else if (!rc) {
@@ -1480,6 +1529,7 @@ static int run_ma(sinew_session_t *s, const char *path, sinew_value_t *result) {
       snprintf(s->errmsg, sizeof s->errmsg, "%s", sinew_lang_errmsg(s->lang));
     rc = sinew__refs_file_end(s, outer_file, rc); /* the references' edits, once the file's lines ran */
   }
+  sinew__undo_file_end(s, depth);
   sinew_free(text);
   rc = finish_run(s, rc);
   s->loading--;
@@ -1494,7 +1544,9 @@ int sinew_session_run_file(sinew_session_t *s, const char *path, sinew_value_t *
   s->errmsg[0] = 0;
   if (sinew__is_ma_path(path)) return import_file(s, path, NULL, result);
   sinew_node_t saved = s->scene->current;
+  int depth = sinew__undo_file_begin(s); /* its lines are top-level commands, each all or nothing */
   int rc = sinew_lang_run_file(s->lang, path, result);
+  sinew__undo_file_end(s, depth);
   if (rc) snprintf(s->errmsg, sizeof s->errmsg, "%s", sinew_lang_errmsg(s->lang));
   rc = finish_run(s, rc);
   if (sinew_node_valid(s->scene->graph, saved)) s->scene->current = saved;

@@ -158,6 +158,17 @@ void sinew__undo_flush(sinew_session_t *s) {
   if (had) notify(s);
 }
 
+int sinew__undo_file_begin(sinew_session_t *s) {
+  if (!s->undo) return 0;
+  int depth = s->undo->depth;
+  s->undo->depth = 0;
+  return depth;
+}
+
+void sinew__undo_file_end(sinew_session_t *s, int depth) {
+  if (s->undo) s->undo->depth = depth;
+}
+
 bool sinew__undo_owns(const sinew_session_t *s) { return s->undo && s->undo->graph == s->scene->graph; }
 
 void sinew__undo_scene_replaced(sinew_session_t *s, sinew_graph_t *old) {
@@ -264,22 +275,32 @@ static int oom_fail(sinew_cmd_t *cmd) {
   return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory (recording the undo step)");
 }
 
-/* A command inside an open chunk: a savepoint in the chunk's transaction. */
-static int run_in_chunk(sinew_session_t *s, sinew_cmd_t *cmd, sinew_cmd_fn fn) {
-  sinew__undo *u = s->undo;
-  sinew_graph_t *g = s->scene->graph;
-  uint64_t gen = s->scene->side_gen;
+/* A command in a transaction of its own that is not kept as a step (inside an open chunk, a
+ * statement of a file being read, the queue off): a failing command is rolled back, so it
+ * changes nothing whatever the queue does. */
+static int run_in_transaction(sinew_session_t *s, sinew_cmd_t *cmd, sinew_cmd_fn fn) {
+  sinew__scene *sc = s->scene;
+  sinew_graph_t *g = sc->graph;
+  uint64_t gen = sc->side_gen;
   int brc = sinew_graph_begin(g);
   if (brc == SINEW_EINVAL) return fn(cmd); /* from inside evaluation: no change can happen */
   if (brc) return oom_fail(cmd);
   int rc = fn(cmd);
+  if (s->scene != sc) return rc; /* the command replaced the scene: the old one is gone with its transaction */
   if (rc) {
     sinew_graph_rollback(g);
-    s->scene->side_gen = gen; /* as in wrap: a failing command cleans up after itself */
+    sc->side_gen = gen; /* as in wrap: a failing command cleans up after itself */
   } else {
     sinew_graph_commit(g);
   }
-  if (!rc && s->scene->side_gen != gen) u->chunk_poisoned = true;
+  return rc;
+}
+
+/* A command inside an open chunk: a savepoint in the chunk's transaction. */
+static int run_in_chunk(sinew_session_t *s, sinew_cmd_t *cmd, sinew_cmd_fn fn) {
+  uint64_t gen = s->scene->side_gen;
+  int rc = run_in_transaction(s, cmd, fn);
+  if (!rc && s->scene->side_gen != gen) s->undo->chunk_poisoned = true;
   return rc;
 }
 
@@ -288,18 +309,24 @@ static int wrap(void *ud, sinew_cmd_t *cmd, sinew_cmd_fn fn, const sinew_value_t
   sinew__undo *u = s->undo;
   sinew__scene *sc = s->scene;
   sinew_graph_t *g = sc->graph;
-  if (u->depth > 0 || s->loading || queue_command(sinew_cmd_name(cmd))) {
+  if (u->depth > 0 || queue_command(sinew_cmd_name(cmd))) {
     u->depth++;
     int rc = fn(cmd);
     u->depth--;
     return rc;
   }
-  if (file_reads(cmd) || u->off || u->graph != g || sinew_graph_in_transaction(g) > (u->chunk_tx ? 1 : 0)) {
-    /* the queue is off (or a host holds its own transaction: its changes are its own) */
+  if (file_reads(cmd)) { /* an import rolls itself back; open and new replace the scene */
     u->depth++;
     int rc = fn(cmd);
     u->depth--;
-    if (file_reads(cmd)) sinew__undo_flush(s);
+    sinew__undo_flush(s);
+    return rc;
+  }
+  if (s->loading || u->off || u->graph != g || sinew_graph_in_transaction(g) > (u->chunk_tx ? 1 : 0)) {
+    /* a file's statement, the queue off, or a host's own transaction: no step is kept */
+    u->depth++;
+    int rc = run_in_transaction(s, cmd, fn);
+    u->depth--;
     return rc;
   }
   if (u->chunk_tx) {

@@ -295,11 +295,53 @@ static void rec_free(sinew_graph_t *g, sinew__rec *r) {
   r->kind = SINEW__J_DEAD;
 }
 
+static bool same_node(sinew_node_t a, sinew_node_t h) { return a.index == h.index && a.gen == h.gen; }
+
+/* The attribute table holding the attribute of a held element or attribute record, when the
+ * live table lacks it: its addition, earlier in the same range, was taken back too (a rollback
+ * of a transaction that added an attribute and gave it elements), so that addition's record
+ * holds the table. NULL when the live table has it. */
+static const sinew__rec *table_of(const sinew__rec *recs, uint32_t from, uint32_t i, const sinew__node *n) {
+  const sinew__rec *r = &recs[i];
+  if (r->plug.attr < sinew__node_nattrs(n)) return NULL;
+  for (uint32_t k = i; k-- > from;) {
+    const sinew__rec *a = &recs[k];
+    if (a->kind == SINEW__J_ATTR_ADD && same_node(a->plug.node, r->plug.node) &&
+        r->plug.attr < n->type->nattrs + a->u.aa.ndyn)
+      return a;
+  }
+  return NULL;
+}
+
+/* Releases record i of a range (see table_of). */
+static void rec_free_in(sinew_graph_t *g, sinew__rec *recs, uint32_t from, uint32_t i) {
+  sinew__rec *r = &recs[i];
+  sinew__node *n = (r->kind == SINEW__J_ELEM || r->kind == SINEW__J_ATTR_DEL) && r->held
+                       ? sinew__node_any(g, r->plug.node)
+                       : NULL;
+  const sinew__rec *t = n ? table_of(recs, from, i, n) : NULL;
+  if (n && !t && r->plug.attr >= sinew__node_nattrs(n)) { /* its table is gone: nothing to walk */
+    r->kind = SINEW__J_DEAD;
+    return;
+  }
+  if (!t) {
+    rec_free(g, r);
+    return;
+  }
+  sinew__attr *live = n->dyn;
+  uint32_t nlive = n->ndyn;
+  n->dyn = t->u.aa.dyn;
+  n->ndyn = t->u.aa.ndyn;
+  rec_free(g, r);
+  n->dyn = live;
+  n->ndyn = nlive;
+}
+
 /* Nodes go last: a record of a value, element or attribute of a node releases through the
  * node's attribute table, which a dead node's record frees with the node. */
 static void free_range(sinew_graph_t *g, sinew__rec *recs, uint32_t from, uint32_t to) {
   for (uint32_t i = to; i-- > from;)
-    if (recs[i].kind != SINEW__J_NODE) rec_free(g, &recs[i]);
+    if (recs[i].kind != SINEW__J_NODE) rec_free_in(g, recs, from, i);
   for (uint32_t i = to; i-- > from;)
     if (recs[i].kind == SINEW__J_NODE) rec_free(g, &recs[i]);
 }
@@ -309,8 +351,6 @@ void sinew__jtruncate(sinew_graph_t *g, uint32_t mark) {
   g->jr.n = mark;
   if (g->jr.promise > g->jr.cap) g->jr.promise = g->jr.cap;
 }
-
-static bool same_node(sinew_node_t a, sinew_node_t h) { return a.index == h.index && a.gen == h.gen; }
 
 static bool rec_names(const sinew__rec *r, sinew_node_t h) {
   switch (r->kind) {
@@ -445,6 +485,13 @@ int sinew_graph_rollback(sinew_graph_t *g) {
   sinew__jundo_to(g, g->jr.marks[g->jr.depth - 1]);
   g->jr.depth--;
   return SINEW_OK;
+}
+
+int sinew_graph_end(sinew_graph_t *g, int rc) {
+  if (!g) return rc ? rc : SINEW_EINVAL;
+  if (!rc) return sinew_graph_commit(g);
+  sinew_graph_rollback(g); /* sets no error when a transaction is open */
+  return rc;
 }
 
 int sinew_graph_commit_step(sinew_graph_t *g, sinew_change_t **out) {

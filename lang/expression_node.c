@@ -339,11 +339,9 @@ int sinew_expression_stats(sinew_graph_t *g, sinew_node_t n, uint64_t *evaluatio
 
 /* ---- creation from text with names ------------------------------------------------------------- */
 
-typedef struct made_conn {
+typedef struct conn_pair {
   sinew_plug_t src, dst;
-  bool restore;   /* dst is an attribute the expression writes: put its value back */
-  double value;
-} made_conn;
+} conn_pair;
 
 typedef struct resolved {
   sinew_plug_t plug;
@@ -430,17 +428,14 @@ static int resolve_refs(sinew_graph_t *g, const sinew_expr_t *e, sinew_node_t ob
   return SINEW_OK;
 }
 
-/* Connects the references of e to node n (recording each connection so it can be undone). */
-static int connect_refs(sinew_graph_t *g, sinew_node_t n, const sinew_expr_t *e, const resolved *rs,
-                        made_conn *made, size_t *nmade) {
+/* Connects the references of e to node n (inside the caller's transaction). */
+static int connect_refs(sinew_graph_t *g, sinew_node_t n, const sinew_expr_t *e, const resolved *rs) {
   for (size_t i = 0; i < sinew_expr_ref_count(e); i++) {
     const sinew_expr_ref_t *r = sinew_expr_ref(e, i);
-    made_conn m = {0};
+    conn_pair m = {0};
     if (r->written) {
       m.src = plug1(n, A.output, r->index);
       m.dst = rs[i].plug;
-      m.restore = true;
-      if (sinew_get_double(g, &m.dst, &m.value)) m.value = 0;
     } else {
       m.src = rs[i].plug;
       m.dst = plug1(n, rs[i].matrix ? A.input_matrix : A.input, r->index);
@@ -454,16 +449,8 @@ static int connect_refs(sinew_graph_t *g, sinew_node_t n, const sinew_expr_t *e,
       return sinew_graph_set_error(g, rc, "expression: line %u, column %u: cannot %s %s: %s",
                                    r->line, r->column, r->written ? "write" : "read", buf, why);
     }
-    made[(*nmade)++] = m;
   }
   return SINEW_OK;
-}
-
-static void undo_conns(sinew_graph_t *g, made_conn *made, size_t n) {
-  while (n-- > 0) {
-    sinew_disconnect(g, &made[n].src, &made[n].dst);
-    if (made[n].restore) sinew_set_double(g, &made[n].dst, made[n].value);
-  }
 }
 
 static int set_string(sinew_graph_t *g, sinew_node_t n, uint32_t attr, const char *s) {
@@ -472,26 +459,20 @@ static int set_string(sinew_graph_t *g, sinew_node_t n, uint32_t attr, const cha
 }
 
 /* Connects the resolved references, time1.outTime -> time (when needed) and the default
- * object's message -> objectMsg, each recorded in made (room: references + 2). */
+ * object's message -> objectMsg. */
 static int attach(sinew_graph_t *g, sinew_node_t n, const sinew_expr_t *e, const resolved *rs,
-                  sinew_node_t object, bool time_needed, made_conn *made, size_t *nmade) {
-  int rc = connect_refs(g, n, e, rs, made, nmade);
+                  sinew_node_t object, bool time_needed) {
+  int rc = connect_refs(g, n, e, rs);
   if (rc) return rc;
   sinew_node_t t1;
   if (time_needed) {
     if ((rc = sinew_time_node(g, &t1))) return rc;
     sinew_plug_t src = plug0(t1, sinew_node_attr(g, t1, "outTime")), dst = plug0(n, A.time);
-    if (!sinew_plug_source(g, &dst, NULL)) {
-      if ((rc = sinew_connect(g, &src, &dst, 0, NULL))) return rc;
-      made[(*nmade)++] = (made_conn){.src = src, .dst = dst};
-    }
+    if (!sinew_plug_source(g, &dst, NULL) && (rc = sinew_connect(g, &src, &dst, 0, NULL))) return rc;
   }
   if (sinew_node_valid(g, object)) {
     sinew_plug_t src = plug0(object, sinew_node_attr(g, object, "message")), dst = plug0(n, A.object_msg);
-    if (!sinew_plug_source(g, &dst, NULL)) {
-      if ((rc = sinew_connect(g, &src, &dst, 0, NULL))) return rc;
-      made[(*nmade)++] = (made_conn){.src = src, .dst = dst};
-    }
+    if (!sinew_plug_source(g, &dst, NULL) && (rc = sinew_connect(g, &src, &dst, 0, NULL))) return rc;
   }
   return SINEW_OK;
 }
@@ -527,36 +508,23 @@ int sinew_expression_create(sinew_graph_t *g, const sinew_expression_desc_t *des
   resolved *rs;
   if ((rc = prepare(g, desc->text, desc->object, (sinew_node_t){0, 0}, &e, &rs))) return rc;
   char *ixp = sinew_expr_internal_text(e);
-  made_conn *made = sinew_calloc(sinew_expr_ref_count(e) + 2, sizeof *made);
-  size_t nmade = 0;
   sinew_node_t n = {0, 0};
-  if (!ixp || !made) {
-    rc = sinew_graph_set_error(g, SINEW_ENOMEM, "expression: out of memory");
-    goto done;
+  if (!ixp) rc = sinew_graph_set_error(g, SINEW_ENOMEM, "expression: out of memory");
+  if (!rc && !(rc = sinew_graph_begin(g))) {
+    rc = sinew_node_create(g, "expression", desc->name, &n);
+    int64_t animated = desc->animated_set ? desc->animated : 1;
+    sinew_plug_t pu = plug0(n, A.unit_option), pa = plug0(n, A.animated), pae = plug0(n, A.always_evaluate);
+    if (!rc) rc = set_string(g, n, A.ixp, ixp);
+    if (!rc) rc = sinew_set_int(g, &pu, desc->unit_option);
+    if (!rc) rc = sinew_set_int(g, &pa, animated);
+    if (!rc) rc = sinew_set_bool(g, &pae, !desc->not_always_evaluate);
+    if (!rc && sinew_node_valid(g, desc->object))
+      rc = set_string(g, n, A.object, sinew_node_name(g, desc->object));
+    bool time_needed = sinew_expr_uses_time(e) || !desc->not_always_evaluate;
+    if (!rc) rc = attach(g, n, e, rs, desc->object, time_needed);
+    rc = sinew_graph_end(g, rc);
   }
-  if ((rc = sinew_node_create(g, "expression", desc->name, &n))) goto done;
-  int64_t animated = desc->animated_set ? desc->animated : 1;
-  sinew_plug_t pu = plug0(n, A.unit_option), pa = plug0(n, A.animated), pae = plug0(n, A.always_evaluate);
-  if ((rc = set_string(g, n, A.ixp, ixp)) || (rc = sinew_set_int(g, &pu, desc->unit_option)) ||
-      (rc = sinew_set_int(g, &pa, animated)) ||
-      (rc = sinew_set_bool(g, &pae, !desc->not_always_evaluate)))
-    goto fail;
-  if (sinew_node_valid(g, desc->object) &&
-      (rc = set_string(g, n, A.object, sinew_node_name(g, desc->object))))
-    goto fail;
-  bool time_needed = sinew_expr_uses_time(e) || !desc->not_always_evaluate;
-  if ((rc = attach(g, n, e, rs, desc->object, time_needed, made, &nmade))) goto fail;
-  if (out_node) *out_node = n;
-  goto done;
-fail: {
-  char msg[1024];
-  snprintf(msg, sizeof msg, "%s", sinew_graph_errmsg(g));
-  undo_conns(g, made, nmade);
-  sinew_node_delete(g, n);
-  sinew_graph_set_error(g, rc, "%s", msg);
-}
-done:
-  sinew_free(made);
+  if (!rc && out_node) *out_node = n;
   sinew_free(ixp);
   sinew_free(rs);
   sinew_expr_destroy(e);
@@ -568,7 +536,7 @@ done:
 typedef struct old_conns {
   sinew_node_t n;
   bool object_msg;
-  made_conn *v;
+  conn_pair *v;
   size_t len, cap;
   bool oom;
 } old_conns;
@@ -583,7 +551,7 @@ static bool collect_old(void *ud, const sinew_connection_t *c) {
   if (!mine) return true;
   if (o->len == o->cap) {
     size_t nc = o->cap ? 2 * o->cap : 16;
-    made_conn *v = sinew_realloc(o->v, nc * sizeof *v);
+    conn_pair *v = sinew_realloc(o->v, nc * sizeof *v);
     if (!v) {
       o->oom = true;
       return false;
@@ -591,7 +559,7 @@ static bool collect_old(void *ud, const sinew_connection_t *c) {
     o->v = v;
     o->cap = nc;
   }
-  o->v[o->len++] = (made_conn){.src = c->src, .dst = c->dst};
+  o->v[o->len++] = (conn_pair){.src = c->src, .dst = c->dst};
   return true;
 }
 
@@ -607,44 +575,18 @@ int sinew_expression_set_text(sinew_graph_t *g, sinew_node_t node, const char *t
   if (rc) return rc;
   bool new_object = sinew_node_valid(g, object);
   old_conns old = {.n = node, .object_msg = new_object};
-  made_conn *made = sinew_calloc(sinew_expr_ref_count(e) + 2, sizeof *made);
-  char *ixp = sinew_expr_internal_text(e), *old_ixp = NULL, *old_obj = NULL;
-  size_t nmade = 0;
-  const char *cur = "", *cur_obj = "";
-  sinew_plug_t pix = plug0(node, A.ixp), pob = plug0(node, A.object);
-  sinew_get_string(g, &pix, &cur);
-  if (cur) old_ixp = sinew_malloc(strlen(cur) + 1);
-  sinew_get_string(g, &pob, &cur_obj);
-  if (!cur_obj) cur_obj = "";
-  old_obj = sinew_malloc(strlen(cur_obj) + 1);
-  if (old_ixp) strcpy(old_ixp, cur ? cur : "");
-  if (old_obj) strcpy(old_obj, cur_obj);
+  char *ixp = sinew_expr_internal_text(e);
   sinew_foreach_connection(g, node, false, collect_old, &old);
-  if (!made || !ixp || !old_ixp || !old_obj || old.oom) {
-    rc = sinew_graph_set_error(g, SINEW_ENOMEM, "expression: out of memory");
-    goto done;
+  if (!ixp || old.oom) rc = sinew_graph_set_error(g, SINEW_ENOMEM, "expression: out of memory");
+  /* the graph changes in a transaction: a failure takes everything back */
+  if (!rc && !(rc = sinew_graph_begin(g))) {
+    for (size_t i = 0; i < old.len && !rc; i++) rc = sinew_disconnect(g, &old.v[i].src, &old.v[i].dst);
+    if (!rc) rc = set_string(g, node, A.ixp, ixp);
+    if (!rc && new_object) rc = set_string(g, node, A.object, sinew_node_name(g, object));
+    if (!rc) rc = attach(g, node, e, rs, object, sinew_expr_uses_time(e));
+    rc = sinew_graph_end(g, rc);
   }
-  /* from here on the graph changes: on a failure everything is put back */
-  size_t ndis = 0;
-  for (; ndis < old.len; ndis++)
-    if ((rc = sinew_disconnect(g, &old.v[ndis].src, &old.v[ndis].dst))) break;
-  if (!rc) rc = set_string(g, node, A.ixp, ixp);
-  if (!rc && new_object) rc = set_string(g, node, A.object, sinew_node_name(g, object));
-  if (!rc) rc = attach(g, node, e, rs, object, sinew_expr_uses_time(e), made, &nmade);
-  if (rc) {
-    char msg[1024];
-    snprintf(msg, sizeof msg, "%s", sinew_graph_errmsg(g));
-    undo_conns(g, made, nmade);
-    set_string(g, node, A.ixp, old_ixp);
-    set_string(g, node, A.object, old_obj);
-    for (size_t i = 0; i < ndis; i++) sinew_connect(g, &old.v[i].src, &old.v[i].dst, 0, NULL);
-    sinew_graph_set_error(g, rc, "%s", msg);
-  }
-done:
   sinew_free(old.v);
-  sinew_free(old_ixp);
-  sinew_free(old_obj);
-  sinew_free(made);
   sinew_free(ixp);
   sinew_free(rs);
   sinew_expr_destroy(e);

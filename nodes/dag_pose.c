@@ -1,8 +1,8 @@
 /* nodes/dag_pose.c: the dagPose node type (spec 6.1), the decomposed "xform" transformation
  * data that its xformMatrix elements hold (spec 8.4), and the pose operations of the dagPose
- * command (spec 6.2): save, restore, reset, add, remove, members, atPose. Also the undo log
- * that multi-step operations here and in nodes/skin_bind.c use to leave the graph as it was
- * when a step fails.
+ * command (spec 6.2): save, restore, reset, add, remove, members, atPose. Each operation that
+ * changes the graph runs in a transaction (sinew_graph_begin / sinew_graph_end), so a step that
+ * fails leaves the graph as it was.
  *
  * A dagPose performs no computation. Member j is the node connected to m[j]; p[j] comes from
  * m[k] of the member's DAG parent when that parent is a member, else from w; wm[j] is the
@@ -17,7 +17,7 @@
 #include "nodes/nodes_internal.h"
 #include "sinew/skin.h"
 
-/* ---- scratch memory and the undo log ------------------------------------------------------- */
+/* ---- scratch memory ----------------------------------------------------------------------- */
 
 static const sinew_data_type_t scratch_type = {.name = "sinewScratch"};
 
@@ -27,160 +27,17 @@ void *sinew__scratch(size_t bytes, sinew_data_t **holder) {
   return sinew_data_mutable(holder);
 }
 
-enum { U_CONNECT, U_DISCONNECT, U_MATRIX, U_DOUBLE, U_DATA, U_NODE, U_ATTR };
-
-struct sinew__undo_op {
-  int kind;
-  sinew_plug_t a, b;
-  sinew_mat4_t m;
-  double d;
-  sinew_data_t *data;
-  sinew_node_t node;
-  uint32_t attr;
-};
-
-static int undo_reserve(sinew__undo *u, size_t more) {
-  if (u->n + more <= u->cap) return SINEW_OK;
-  size_t cap = u->cap ? u->cap * 2 : 32;
-  while (cap < u->n + more) cap *= 2;
-  sinew_data_t *block = NULL;
-  sinew__undo_op *ops = sinew__scratch(cap * sizeof *ops, &block);
-  if (!ops) return SINEW_ENOMEM;
-  if (u->n) memcpy(ops, u->ops, u->n * sizeof *ops);
-  sinew_data_unref(u->block);
-  u->block = block;
-  u->ops = ops;
-  u->cap = cap;
-  return SINEW_OK;
-}
-
-static sinew__undo_op *undo_push(sinew__undo *u, int kind) {
-  sinew__undo_op *op = &u->ops[u->n++];
-  memset(op, 0, sizeof *op);
-  op->kind = kind;
-  return op;
-}
-
 static int oom(sinew_graph_t *g, const char *what) {
   return sinew_graph_set_error(g, SINEW_ENOMEM, "%s: out of memory", what);
 }
 
-int sinew__undo_connect(sinew_graph_t *g, sinew__undo *u, const sinew_plug_t *src, const sinew_plug_t *dst) {
-  if (undo_reserve(u, 2)) return oom(g, "connectAttr");
+int sinew__connect_replacing(sinew_graph_t *g, const sinew_plug_t *src, const sinew_plug_t *dst) {
   sinew_plug_t old;
   bool had = sinew_plug_source(g, dst, &old);
   if (had && sinew_plug_equal(&old, src)) return SINEW_OK;
   int rc;
-  if (had) {
-    if ((rc = sinew_disconnect(g, &old, dst))) return rc;
-    sinew__undo_op *op = undo_push(u, U_DISCONNECT);
-    op->a = old;
-    op->b = *dst;
-  }
-  if ((rc = sinew_connect(g, src, dst, 0, NULL))) return rc;
-  sinew__undo_op *op = undo_push(u, U_CONNECT);
-  op->a = *src;
-  op->b = *dst;
-  return SINEW_OK;
-}
-
-int sinew__undo_disconnect(sinew_graph_t *g, sinew__undo *u, const sinew_plug_t *src, const sinew_plug_t *dst) {
-  if (undo_reserve(u, 1)) return oom(g, "disconnectAttr");
-  int rc = sinew_disconnect(g, src, dst);
-  if (rc) return rc;
-  sinew__undo_op *op = undo_push(u, U_DISCONNECT);
-  op->a = *src;
-  op->b = *dst;
-  return SINEW_OK;
-}
-
-int sinew__undo_set_matrix(sinew_graph_t *g, sinew__undo *u, const sinew_plug_t *p, const sinew_mat4_t *m) {
-  if (undo_reserve(u, 1)) return oom(g, "setAttr");
-  sinew_mat4_t old;
-  if (sinew_get_matrix(g, p, &old)) sinew_mat4_identity(&old);
-  int rc = sinew_set_matrix(g, p, m);
-  if (rc) return rc;
-  sinew__undo_op *op = undo_push(u, U_MATRIX);
-  op->a = *p;
-  op->m = old;
-  return SINEW_OK;
-}
-
-int sinew__undo_set_double(sinew_graph_t *g, sinew__undo *u, const sinew_plug_t *p, double v) {
-  if (undo_reserve(u, 1)) return oom(g, "setAttr");
-  double old = 0;
-  sinew_get_double(g, p, &old);
-  int rc = sinew_set_double(g, p, v);
-  if (rc) return rc;
-  sinew__undo_op *op = undo_push(u, U_DOUBLE);
-  op->a = *p;
-  op->d = old;
-  return SINEW_OK;
-}
-
-int sinew__undo_set_data(sinew_graph_t *g, sinew__undo *u, const sinew_plug_t *p, sinew_data_t *data) {
-  if (undo_reserve(u, 1)) return oom(g, "setAttr");
-  sinew_data_t *old = NULL;
-  sinew_get_data(g, p, &old);
-  int rc = sinew_set_data(g, p, data);
-  if (rc) {
-    sinew_data_unref(old);
-    return rc;
-  }
-  sinew__undo_op *op = undo_push(u, U_DATA);
-  op->a = *p;
-  op->data = old;
-  return SINEW_OK;
-}
-
-int sinew__undo_create_node(sinew_graph_t *g, sinew__undo *u, const char *type, const char *name,
-                            sinew_node_t parent, sinew_node_t *out) {
-  if (undo_reserve(u, 1)) return oom(g, "createNode");
-  int rc = parent.gen ? sinew_node_create_under(g, type, name, parent, out) : sinew_node_create(g, type, name, out);
-  if (rc) return rc;
-  undo_push(u, U_NODE)->node = *out;
-  return SINEW_OK;
-}
-
-int sinew__undo_add_attr(sinew_graph_t *g, sinew__undo *u, sinew_node_t node, const sinew_attr_desc_t *desc) {
-  if (undo_reserve(u, 1)) return oom(g, "addAttr");
-  int rc = sinew_node_add_attr(g, node, desc, 1);
-  if (rc) return rc;
-  sinew__undo_op *op = undo_push(u, U_ATTR);
-  op->node = node;
-  op->attr = sinew_node_attr(g, node, desc->name);
-  return SINEW_OK;
-}
-
-void sinew__undo_revert(sinew_graph_t *g, sinew__undo *u) {
-  /* Reverting must not overwrite the error that made the caller give up. */
-  int code = sinew_graph_errcode(g);
-  char msg[512];
-  snprintf(msg, sizeof msg, "%s", sinew_graph_errmsg(g) ? sinew_graph_errmsg(g) : "");
-  while (u->n > 0) {
-    sinew__undo_op *op = &u->ops[--u->n];
-    switch (op->kind) {
-      case U_CONNECT: sinew_disconnect(g, &op->a, &op->b); break;
-      case U_DISCONNECT: sinew_connect(g, &op->a, &op->b, SINEW_CONNECT_FORCE, NULL); break;
-      case U_MATRIX: sinew_set_matrix(g, &op->a, &op->m); break;
-      case U_DOUBLE: sinew_set_double(g, &op->a, op->d); break;
-      case U_DATA:
-        sinew_set_data(g, &op->a, op->data);
-        sinew_data_unref(op->data);
-        break;
-      case U_NODE: sinew_node_delete(g, op->node); break;
-      case U_ATTR: sinew_node_remove_attr(g, op->node, op->attr); break;
-      default: break;
-    }
-  }
-  if (code) sinew_graph_set_error(g, code, "%s", msg);
-}
-
-void sinew__undo_free(sinew__undo *u) {
-  for (size_t i = 0; i < u->n; i++)
-    if (u->ops[i].kind == U_DATA) sinew_data_unref(u->ops[i].data);
-  sinew_data_unref(u->block);
-  memset(u, 0, sizeof *u);
+  if (had && (rc = sinew_disconnect(g, &old, dst))) return rc;
+  return sinew_connect(g, src, dst, 0, NULL);
 }
 
 /* ---- xform data -------------------------------------------------------------------------------- */
@@ -447,11 +304,11 @@ static void raw_from_xform(const sinew_xform_t *x, const raw_local *cur, bool jo
 
 typedef struct write_item {
   sinew_plug_t plug;
-  double old, value;
+  double value;
 } write_item;
 
 /* Writes the values of `want` that differ from `cur`, child by child. All or nothing: every
- * write is checked first (locked, connected), and a late failure puts back what was written. */
+ * write is checked first (locked, connected), and the writes run in a transaction. */
 static int raw_write(sinew_graph_t *g, sinew_node_t n, bool joint, const raw_local *want, const raw_local *cur,
                      const char *what) {
   write_item items[L_VEC_COUNT * 3 + 1];
@@ -463,11 +320,11 @@ static int raw_write(sinew_graph_t *g, sinew_node_t n, bool joint, const raw_loc
     for (int c = 0; c < 3; c++) {
       if (want->v[k][c] == cur->v[k][c]) continue;
       sinew_plug_t child = sinew_plug_make(n, info.children[c], 0, NULL);
-      items[count++] = (write_item){child, cur->v[k][c], want->v[k][c]};
+      items[count++] = (write_item){child, want->v[k][c]};
     }
   }
   if (want->ro != cur->ro)
-    items[count++] = (write_item){sinew_plug_make(n, sinew__dag.rotate_order, 0, NULL), cur->ro, want->ro};
+    items[count++] = (write_item){sinew_plug_make(n, sinew__dag.rotate_order, 0, NULL), want->ro};
   for (size_t i = 0; i < count; i++) {
     sinew_plug_t parent, src;
     char buf[256];
@@ -481,14 +338,10 @@ static int raw_write(sinew_graph_t *g, sinew_node_t n, bool joint, const raw_loc
       return sinew_graph_set_error(g, SINEW_ECONNECTED, "%s: %s is connected and differs from the pose", what, buf);
     }
   }
-  for (size_t i = 0; i < count; i++) {
-    int rc = sinew_set_double(g, &items[i].plug, items[i].value);
-    if (rc) {
-      while (i-- > 0) sinew_set_double(g, &items[i].plug, items[i].old);
-      return rc;
-    }
-  }
-  return SINEW_OK;
+  int rc = sinew_graph_begin(g);
+  if (rc) return rc;
+  for (size_t i = 0; i < count && !rc; i++) rc = sinew_set_double(g, &items[i].plug, items[i].value);
+  return sinew_graph_end(g, rc);
 }
 
 int sinew_xform_from_node(sinew_graph_t *g, sinew_node_t n, sinew_xform_t *out) {
@@ -685,17 +538,17 @@ int sinew_pose_find_bind_pose(sinew_graph_t *g, sinew_node_t node, sinew_node_t 
 }
 
 /* p[j] <- m[k] of the DAG parent when it is a member, else <- w. */
-static int link_parent(sinew_graph_t *g, sinew__undo *u, sinew_node_t pose, const member *ms, size_t n,
+static int link_parent(sinew_graph_t *g, sinew_node_t pose, const member *ms, size_t n,
                        const member *m) {
   sinew_node_t parent = sinew_node_parent(g, m->node);
   int32_t k = parent.gen ? member_index(ms, n, parent) : -1;
   sinew_plug_t src = k >= 0 ? elem(pose, P.members, k) : sinew_plug_make(pose, P.world, 0, NULL);
   sinew_plug_t dst = elem(pose, P.parents, m->index);
-  return sinew__undo_connect(g, u, &src, &dst);
+  return sinew__connect_replacing(g, &src, &dst);
 }
 
 /* Stores the node's current state into xm[j] and wm[j] (or the joint's bps in a bind pose). */
-static int store_member(sinew_graph_t *g, sinew__undo *u, sinew_node_t pose, const member *m, bool bind) {
+static int store_member(sinew_graph_t *g, sinew_node_t pose, const member *m, bool bind) {
   sinew_xform_t x;
   sinew_mat4_t world;
   int rc = sinew_xform_from_node(g, m->node, &x);
@@ -704,22 +557,22 @@ static int store_member(sinew_graph_t *g, sinew__undo *u, sinew_node_t pose, con
   sinew_data_t *xd;
   if ((rc = sinew_xform_data_create(&x, &xd))) return oom(g, "dagPose");
   sinew_plug_t xm = elem(pose, P.xform_matrix, m->index);
-  rc = sinew__undo_set_data(g, u, &xm, xd);
+  rc = sinew_set_data(g, &xm, xd);
   sinew_data_unref(xd);
   if (rc) return rc;
   sinew_plug_t wm = elem(pose, P.world_matrix, m->index), src;
   bool joint = is_a(g, m->node, "joint");
   if (bind && joint) {
     sinew_plug_t bps = sinew_plug_make(m->node, sinew__dag.bind_pose, 0, NULL);
-    if ((rc = sinew__undo_set_matrix(g, u, &bps, &world))) return rc;
-    return sinew__undo_connect(g, u, &bps, &wm);
+    if ((rc = sinew_set_matrix(g, &bps, &world))) return rc;
+    return sinew__connect_replacing(g, &bps, &wm);
   }
-  if (sinew_plug_source(g, &wm, &src) && (rc = sinew__undo_disconnect(g, u, &src, &wm))) return rc;
-  return sinew__undo_set_matrix(g, u, &wm, &world);
+  if (sinew_plug_source(g, &wm, &src) && (rc = sinew_disconnect(g, &src, &wm))) return rc;
+  return sinew_set_matrix(g, &wm, &world);
 }
 
 /* Adds the nodes that are not members (and, in a bind pose, in no other bind pose). */
-static int add_members(sinew_graph_t *g, sinew__undo *u, sinew_node_t pose, const sinew_node_t *nodes,
+static int add_members(sinew_graph_t *g, sinew_node_t pose, const sinew_node_t *nodes,
                        const bool *global, size_t count, bool bind) {
   sinew_data_t *h = NULL, *h2 = NULL;
   size_t n = 0;
@@ -747,18 +600,18 @@ static int add_members(sinew_graph_t *g, sinew__undo *u, sinew_node_t pose, cons
     sinew_plug_t msg = sinew_plug_make(m->node, sinew_node_attr(g, m->node, "message"), 0, NULL);
     sinew_plug_t dst = elem(pose, P.members, m->index);
     if (m->index < 0) rc = sinew_graph_set_error(g, SINEW_ERANGE, "dagPose: no free member index");
-    if (!rc) rc = sinew__undo_connect(g, u, &msg, &dst);
-    if (!rc) rc = store_member(g, u, pose, m, bind);
+    if (!rc) rc = sinew__connect_replacing(g, &msg, &dst);
+    if (!rc) rc = store_member(g, pose, m, bind);
     bool gl = global && global[m->order];
     sinew_plug_t gp = elem(pose, P.global, m->index);
-    if (!rc && (gl || sinew_plug_has_value(g, &gp))) rc = sinew__undo_set_double(g, u, &gp, gl ? 1 : 0);
+    if (!rc && (gl || sinew_plug_has_value(g, &gp))) rc = sinew_set_double(g, &gp, gl ? 1 : 0);
   }
   /* parents: the new members, and old members whose DAG parent just became a member */
   for (size_t i = 0; i < total && !rc; i++) {
     bool relink = i >= first_new;
     sinew_node_t parent = sinew_node_parent(g, all[i].node);
     for (size_t k = first_new; !relink && parent.gen && k < total; k++) relink = node_eq(all[k].node, parent);
-    if (relink) rc = link_parent(g, u, pose, all, total, &all[i]);
+    if (relink) rc = link_parent(g, pose, all, total, &all[i]);
   }
   sinew_data_unref(h2);
   return rc;
@@ -779,18 +632,18 @@ static int need_pose_type(sinew_graph_t *g, const char *what) {
   return sinew_graph_set_error(g, SINEW_ENOTFOUND, "%s: the dagPose type is not registered", what);
 }
 
-int sinew__bind_pose_add(sinew_graph_t *g, sinew__undo *u, const sinew_node_t *nodes, size_t count,
+int sinew__bind_pose_add(sinew_graph_t *g, const sinew_node_t *nodes, size_t count,
                          sinew_node_t *out_pose) {
   int rc = need_pose_type(g, "bindPose");
   if (rc) return rc;
   sinew_node_t pose = {0, 0};
   for (size_t i = 0; i < count && !pose.gen; i++) sinew_pose_find_bind_pose(g, nodes[i], &pose);
   if (!pose.gen) {
-    if ((rc = sinew__undo_create_node(g, u, "dagPose", "bindPose#", (sinew_node_t){0, 0}, &pose))) return rc;
+    if ((rc = sinew_node_create(g, "dagPose", "bindPose#", &pose))) return rc;
     sinew_plug_t bp = sinew_plug_make(pose, P.bind_pose, 0, NULL);
-    if ((rc = sinew__undo_set_double(g, u, &bp, 1))) return rc;
+    if ((rc = sinew_set_double(g, &bp, 1))) return rc;
   }
-  if ((rc = add_members(g, u, pose, nodes, NULL, count, true))) return rc;
+  if ((rc = add_members(g, pose, nodes, NULL, count, true))) return rc;
   if (out_pose) *out_pose = pose;
   return SINEW_OK;
 }
@@ -802,21 +655,19 @@ int sinew_pose_save(sinew_graph_t *g, const sinew_pose_save_desc_t *d, sinew_nod
   int rc = need_pose_type(g, "dagPose -save");
   if (rc || (rc = check_nodes(g, d->nodes, d->count, "dagPose -save"))) return rc;
   if (!d->count) return sinew_graph_set_error(g, SINEW_EINVAL, "dagPose -save: no nodes");
-  sinew__undo u = {0};
+  if ((rc = sinew_graph_begin(g))) return rc;
   sinew_node_t pose = {0, 0};
   if (d->bind_pose)
     for (size_t i = 0; i < d->count && !pose.gen; i++) sinew_pose_find_bind_pose(g, d->nodes[i], &pose);
   if (!pose.gen) {
-    rc = sinew__undo_create_node(g, &u, "dagPose", d->name ? d->name : d->bind_pose ? "bindPose#" : "dagPose#",
-                                 (sinew_node_t){0, 0}, &pose);
+    rc = sinew_node_create(g, "dagPose", d->name ? d->name : d->bind_pose ? "bindPose#" : "dagPose#", &pose);
     sinew_plug_t bp = sinew_plug_make(pose, P.bind_pose, 0, NULL);
-    if (!rc && d->bind_pose) rc = sinew__undo_set_double(g, &u, &bp, 1);
+    if (!rc && d->bind_pose) rc = sinew_set_double(g, &bp, 1);
   }
-  if (!rc) rc = add_members(g, &u, pose, d->nodes, d->global, d->count, d->bind_pose);
-  if (rc) sinew__undo_revert(g, &u);
-  sinew__undo_free(&u);
-  if (!rc && out) *out = pose;
-  return rc;
+  if (!rc) rc = add_members(g, pose, d->nodes, d->global, d->count, d->bind_pose);
+  if ((rc = sinew_graph_end(g, rc))) return rc;
+  if (out) *out = pose;
+  return SINEW_OK;
 }
 
 int sinew_pose_add(sinew_graph_t *g, sinew_node_t pose, const sinew_node_t *nodes, size_t count) {
@@ -824,11 +675,9 @@ int sinew_pose_add(sinew_graph_t *g, sinew_node_t pose, const sinew_node_t *node
   if (!is_pose(g, pose)) return not_pose(g, pose, "dagPose -addToPose");
   int rc = check_nodes(g, nodes, count, "dagPose -addToPose");
   if (rc) return rc;
-  sinew__undo u = {0};
-  rc = add_members(g, &u, pose, nodes, NULL, count, pose_is_bind(g, pose));
-  if (rc) sinew__undo_revert(g, &u);
-  sinew__undo_free(&u);
-  return rc;
+  if ((rc = sinew_graph_begin(g))) return rc;
+  rc = add_members(g, pose, nodes, NULL, count, pose_is_bind(g, pose));
+  return sinew_graph_end(g, rc);
 }
 
 static bool element_exists(const sinew_graph_t *g, const sinew_plug_t *arr, int32_t j) {
@@ -863,26 +712,26 @@ int sinew_pose_remove(sinew_graph_t *g, sinew_node_t pose, const sinew_node_t *n
     if (drop) gone[ngone++] = ms[i].index;
     else ms[kept++] = ms[i];
   }
-  sinew__undo u = {0};
-  int rc = SINEW_OK;
-  /* Break the removed members' connections (undoable), then re-link the remaining members. */
-  for (size_t i = 0; i < ngone && !rc; i++) {
-    const uint32_t attrs[] = {P.members, P.parents, P.world_matrix};
-    for (size_t a = 0; a < 3 && !rc; a++) {
-      sinew_plug_t e = elem(pose, attrs[a], gone[i]), src;
-      if (sinew_plug_source(g, &e, &src)) rc = sinew__undo_disconnect(g, &u, &src, &e);
+  /* Break the removed members' connections, re-link the remaining members, then remove the
+   * elements and their values. */
+  int rc = sinew_graph_begin(g);
+  if (!rc) {
+    for (size_t i = 0; i < ngone && !rc; i++) {
+      const uint32_t attrs[] = {P.members, P.parents, P.world_matrix};
+      for (size_t a = 0; a < 3 && !rc; a++) {
+        sinew_plug_t e = elem(pose, attrs[a], gone[i]), src;
+        if (sinew_plug_source(g, &e, &src)) rc = sinew_disconnect(g, &src, &e);
+      }
     }
-  }
-  for (size_t i = 0; i < kept && !rc && ngone; i++) rc = link_parent(g, &u, pose, ms, kept, &ms[i]);
-  if (rc) sinew__undo_revert(g, &u);
-  sinew__undo_free(&u);
-  /* Then the elements and their values. */
-  for (size_t i = 0; i < ngone && !rc; i++) {
-    const uint32_t attrs[] = {P.members, P.parents, P.world_matrix, P.xform_matrix, P.global};
-    for (size_t a = 0; a < 5; a++) {
-      sinew_plug_t e = elem(pose, attrs[a], gone[i]), arr = sinew_plug_make(pose, attrs[a], 0, NULL);
-      if (element_exists(g, &arr, gone[i])) sinew_plug_remove_element(g, &e);
+    for (size_t i = 0; i < kept && !rc && ngone; i++) rc = link_parent(g, pose, ms, kept, &ms[i]);
+    for (size_t i = 0; i < ngone && !rc; i++) {
+      const uint32_t attrs[] = {P.members, P.parents, P.world_matrix, P.xform_matrix, P.global};
+      for (size_t a = 0; a < 5 && !rc; a++) {
+        sinew_plug_t e = elem(pose, attrs[a], gone[i]), arr = sinew_plug_make(pose, attrs[a], 0, NULL);
+        if (element_exists(g, &arr, gone[i])) rc = sinew_plug_remove_element(g, &e);
+      }
     }
+    rc = sinew_graph_end(g, rc);
   }
   sinew_data_unref(h);
   sinew_data_unref(h2);
@@ -897,13 +746,13 @@ int sinew_pose_reset(sinew_graph_t *g, sinew_node_t pose) {
   member *ms = members_get(g, pose, &n, &h);
   if (!ms) return oom(g, "dagPose -reset");
   bool bind = pose_is_bind(g, pose);
-  sinew__undo u = {0};
-  int rc = SINEW_OK;
-  for (size_t i = 0; i < n && !rc; i++)
-    if (is_a(g, ms[i].node, "transform")) rc = store_member(g, &u, pose, &ms[i], bind);
-  for (size_t i = 0; i < n && !rc; i++) rc = link_parent(g, &u, pose, ms, n, &ms[i]);
-  if (rc) sinew__undo_revert(g, &u);
-  sinew__undo_free(&u);
+  int rc = sinew_graph_begin(g);
+  if (!rc) {
+    for (size_t i = 0; i < n && !rc; i++)
+      if (is_a(g, ms[i].node, "transform")) rc = store_member(g, pose, &ms[i], bind);
+    for (size_t i = 0; i < n && !rc; i++) rc = link_parent(g, pose, ms, n, &ms[i]);
+    rc = sinew_graph_end(g, rc);
+  }
   sinew_data_unref(h);
   return rc;
 }
@@ -976,35 +825,17 @@ static int restore_member(sinew_graph_t *g, sinew_node_t pose, const member *m, 
 int sinew_pose_restore(sinew_graph_t *g, sinew_node_t pose, uint32_t flags) {
   if (!g) return SINEW_EINVAL;
   if (!is_pose(g, pose)) return not_pose(g, pose, "dagPose -restore");
-  sinew_data_t *h, *h2;
+  sinew_data_t *h;
   size_t n = 0;
   member *ms = members_get(g, pose, &n, &h);
-  raw_local *snap = ms ? sinew__scratch((n + 1) * sizeof *snap, &h2) : NULL;
-  if (!snap) {
-    sinew_data_unref(h);
-    return oom(g, "dagPose -restore");
-  }
+  if (!ms) return oom(g, "dagPose -restore");
   qsort(ms, n, sizeof *ms, by_depth);
-  for (size_t i = 0; i < n; i++)
-    if (is_a(g, ms[i].node, "transform")) raw_read(g, ms[i].node, is_a(g, ms[i].node, "joint"), &snap[i]);
-  int rc = SINEW_OK;
-  size_t done = 0;
-  for (; done < n && !rc; done++) rc = restore_member(g, pose, &ms[done], flags);
-  if (rc) { /* put back every member touched, children first */
-    int code = sinew_graph_errcode(g);
-    char msg[512];
-    snprintf(msg, sizeof msg, "%s", sinew_graph_errmsg(g));
-    while (done-- > 0) {
-      if (!is_a(g, ms[done].node, "transform")) continue;
-      bool joint = is_a(g, ms[done].node, "joint");
-      raw_local now;
-      raw_read(g, ms[done].node, joint, &now);
-      raw_write(g, ms[done].node, joint, &snap[done], &now, "dagPose -restore");
-    }
-    sinew_graph_set_error(g, code, "%s", msg);
+  int rc = sinew_graph_begin(g);
+  if (!rc) {
+    for (size_t i = 0; i < n && !rc; i++) rc = restore_member(g, pose, &ms[i], flags);
+    rc = sinew_graph_end(g, rc);
   }
   sinew_data_unref(h);
-  sinew_data_unref(h2);
   return rc;
 }
 

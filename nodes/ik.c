@@ -808,7 +808,7 @@ bool sinew_ik_wired(sinew_graph_t *g, sinew_node_t h) {
   return sinew_plug_source(g, &p, NULL);
 }
 
-static int wire(sinew_graph_t *g, sinew__undo *u, sinew_node_t h, const sinew_node_t *jn, size_t nj) {
+static int wire(sinew_graph_t *g, sinew_node_t h, const sinew_node_t *jn, size_t nj) {
   int rc = SINEW_OK;
   sinew_plug_t arr = sinew_plug_make(h, ik.sikj, 0, NULL);
   const uint32_t dst_attrs[] = {ik.sikt, ik.sikf, ik.siks, ik.sika, ik.siko, ik.sikp, ik.siki, ik.sikr, ik.sikc, ik.sikm};
@@ -827,33 +827,33 @@ static int wire(sinew_graph_t *g, sinew__undo *u, sinew_node_t h, const sinew_no
       const double vv[3] = {v.x, v.y, v.z};
       for (uint32_t c = 0; c < 3 && !rc; c++) {
         sinew_plug_t fc = child_of(g, &f, ik.sfkr + 1 + c);
-        rc = sinew__undo_set_double(g, u, &fc, vv[c]);
+        rc = sinew_set_double(g, &fc, vv[c]);
       }
     }
     for (size_t a = 0; a < sizeof dst_attrs / sizeof *dst_attrs && !rc; a++) {
       if (last && dst_attrs[a] != ik.sikt && dst_attrs[a] != ik.sikm) continue;
       sinew_plug_t s = sinew_plug_make(jn[k], src_attrs[a], 0, NULL), d = child_of(g, &e, dst_attrs[a]);
-      rc = sinew__undo_connect(g, u, &s, &d);
+      rc = sinew__connect_replacing(g, &s, &d);
     }
   }
   if (!rc) {
     sinew_plug_t s = sinew_plug_make(jn[0], sinew__dag.parent_matrix, 1, (int32_t[]){0});
     sinew_plug_t d = sinew_plug_make(h, ik.sikpm, 0, NULL);
-    rc = sinew__undo_connect(g, u, &s, &d);
+    rc = sinew__connect_replacing(g, &s, &d);
   }
   sinew_plug_t out = sinew_plug_make(h, ik.sikR, 0, NULL);
   for (size_t k = 0; k + 1 < nj && !rc; k++) {
+    /* rotate's own value is stored first (it is then "set"): a copy of the joint (duplicate)
+     * keeps the solved rotation that comes through the connection as its value */
     sinew_plug_t s, d = sinew_plug_make(jn[k], sinew__dag.rotate, 0, NULL);
-    /* rotate's own value, recorded so that a revert puts it back: undoing the connection alone
-     * would keep the solved value (a disconnected plug keeps what it was fed) */
     sinew_vec3_t v = get3(g, &d);
     const double vv[3] = {v.x, v.y, v.z};
     for (uint32_t c = 0; c < 3 && !rc; c++) {
       sinew_plug_t rc3 = child_of(g, &d, sinew__dag.rotate + 1 + c);
-      rc = sinew__undo_set_double(g, u, &rc3, vv[c]);
+      rc = sinew_set_double(g, &rc3, vv[c]);
     }
     if (!rc) rc = sinew_plug_element(g, &out, (int32_t)k, &s);
-    if (!rc) rc = sinew__undo_connect(g, u, &s, &d);
+    if (!rc) rc = sinew__connect_replacing(g, &s, &d);
   }
   return rc;
 }
@@ -899,11 +899,8 @@ int sinew_ik_wire(sinew_graph_t *g, sinew_node_t h) {
       return fail(g, SINEW_ECONNECTED, h, why);
     }
   }
-  sinew__undo u = {0};
-  rc = wire(g, &u, h, jn, nj);
-  if (rc) sinew__undo_revert(g, &u);
-  sinew__undo_free(&u);
-  return rc;
+  if ((rc = sinew_graph_begin(g))) return rc;
+  return sinew_graph_end(g, wire(g, h, jn, nj));
 }
 
 /* ---- registration ----------------------------------------------------------------------------- */

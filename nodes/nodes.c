@@ -183,62 +183,19 @@ static bool inverse_scale_source(sinew_graph_t *g, sinew_node_t n, sinew_plug_t 
   return sinew_plug_source(g, &is, src);
 }
 
-/* What sinew_dag_parent has changed so far, so that a later step that fails (out of memory)
- * can put it back. Putting back a connection needs memory too, so under sustained
- * out-of-memory this is best effort (see docs/transforms.md). */
-typedef struct parent_undo {
-  sinew_node_t old_parent;
-  char *old_name;            /* sinew_free */
-  bool had_src, linked, unlinked, is_set, reparented, local_written;
-  sinew_plug_t old_src, new_src;
-  sinew_vec3_t old_is;
-  local_solution old_local;
-} parent_undo;
-
-static void parent_revert(sinew_graph_t *g, sinew_node_t n, bool joint, parent_undo *u) {
-  int code = sinew_graph_errcode(g); /* the failure to report, not the undo's */
-  char msg[1024];
-  snprintf(msg, sizeof msg, "%s", sinew_graph_errmsg(g));
-  sinew_plug_t is = sinew_plug_make(n, sinew__dag.inverse_scale, 0, NULL);
-  if (u->local_written) write_local(g, n, joint, &u->old_local);
-  if (u->reparented) {
-    sinew_node_set_parent(g, n, u->old_parent);
-    if (strcmp(sinew_node_name(g, n), u->old_name) != 0) sinew_node_rename(g, n, u->old_name);
-  }
-  if (u->is_set) set3(g, n, sinew__dag.inverse_scale, u->old_is);
-  if (u->linked) {
-    if (u->had_src) {
-      sinew_connect(g, &u->old_src, &is, SINEW_CONNECT_FORCE, NULL);
-    } else {
-      sinew_disconnect(g, &u->new_src, &is);
-      set3(g, n, sinew__dag.inverse_scale, u->old_is);
-    }
-  }
-  if (u->unlinked) sinew_connect(g, &u->old_src, &is, SINEW_CONNECT_FORCE, NULL);
-  sinew_graph_set_error(g, code, "%s", msg);
-}
-
 /* Maya's joint rule: under a joint, parent.scale -> node.inverseScale (replacing any other
- * source); anywhere else no source and inverseScale (1, 1, 1). Each change is one atomic call
- * recorded in u. */
-static int relink_inverse_scale(sinew_graph_t *g, sinew_node_t n, sinew_node_t parent, bool parent_joint,
-                                parent_undo *u) {
-  sinew_plug_t is = sinew_plug_make(n, sinew__dag.inverse_scale, 0, NULL);
+ * source); anywhere else no source and inverseScale (1, 1, 1). */
+static int relink_inverse_scale(sinew_graph_t *g, sinew_node_t n, sinew_node_t parent, bool parent_joint) {
+  sinew_plug_t is = sinew_plug_make(n, sinew__dag.inverse_scale, 0, NULL), src;
+  bool had_src = inverse_scale_source(g, n, &src);
   int rc;
   if (parent_joint) {
-    u->new_src = sinew_plug_make(parent, sinew__dag.scale, 0, NULL);
-    if (u->had_src && sinew_plug_equal(&u->old_src, &u->new_src)) return SINEW_OK;
-    if ((rc = sinew_connect(g, &u->new_src, &is, SINEW_CONNECT_FORCE, NULL))) return rc;
-    u->linked = true;
-    return SINEW_OK;
+    sinew_plug_t ps = sinew_plug_make(parent, sinew__dag.scale, 0, NULL);
+    if (had_src && sinew_plug_equal(&src, &ps)) return SINEW_OK;
+    return sinew_connect(g, &ps, &is, SINEW_CONNECT_FORCE, NULL);
   }
-  if (u->had_src) {
-    if ((rc = sinew_disconnect(g, &u->old_src, &is))) return rc;
-    u->unlinked = true;
-  }
-  if ((rc = set3(g, n, sinew__dag.inverse_scale, (sinew_vec3_t){1, 1, 1}))) return rc;
-  u->is_set = true;
-  return SINEW_OK;
+  if (had_src && (rc = sinew_disconnect(g, &src, &is))) return rc;
+  return set3(g, n, sinew__dag.inverse_scale, (sinew_vec3_t){1, 1, 1});
 }
 
 int sinew_dag_parent(sinew_graph_t *g, sinew_node_t n, sinew_node_t parent, uint32_t flags) {
@@ -251,7 +208,6 @@ int sinew_dag_parent(sinew_graph_t *g, sinew_node_t n, sinew_node_t parent, uint
   bool parent_joint = parent.gen && is_type(g, parent, "joint");
   sinew_plug_t is = sinew_plug_make(n, sinew__dag.inverse_scale, 0, NULL);
   local_solution sol;
-  parent_undo u = {.old_parent = sinew_node_parent(g, n)};
   int rc;
   /* Everything that can be refused is worked out before anything changes. */
   if (joint) {
@@ -266,10 +222,6 @@ int sinew_dag_parent(sinew_graph_t *g, sinew_node_t n, sinew_node_t parent, uint
         return sinew_graph_set_error(g, SINEW_ELOCKED, "parent: %s is locked", buf);
       }
     }
-    u.had_src = inverse_scale_source(g, n, &u.old_src);
-    double v[3];
-    if ((rc = sinew_get_doubles(g, &is, v, 3, NULL))) return rc;
-    u.old_is = (sinew_vec3_t){v[0], v[1], v[2]};
   }
   if (keep) {
     sinew_mat4_t world, pworld, opm, target, inv;
@@ -289,7 +241,6 @@ int sinew_dag_parent(sinew_graph_t *g, sinew_node_t n, sinew_node_t parent, uint
     /* solved with the inverseScale the joint will have under its new parent */
     sinew__local_inputs in;
     if ((rc = sinew__read_local_inputs(g, n, joint, &in))) return rc;
-    u.old_local = (local_solution){in.t, in.r, in.s, in.sh};
     if (joint) {
       in.is = (sinew_vec3_t){1, 1, 1};
       if (parent_joint) {
@@ -307,19 +258,10 @@ int sinew_dag_parent(sinew_graph_t *g, sinew_node_t n, sinew_node_t parent, uint
   if (parent.gen)
     for (sinew_node_t x = parent; x.gen; x = sinew_node_parent(g, x))
       if (x.index == n.index && x.gen == n.gen) return sinew_node_set_parent(g, n, parent);
-  const char *name = sinew_node_name(g, n);
-  size_t len = strlen(name) + 1;
-  if (!(u.old_name = sinew_malloc(len))) return sinew_graph_set_error(g, SINEW_ENOMEM, "parent: out of memory");
-  memcpy(u.old_name, name, len);
-  /* Then one atomic step after another, each recorded, so that a failure (out of memory) can
-   * put back what the earlier ones did. */
-  rc = joint ? relink_inverse_scale(g, n, parent, parent_joint, &u) : SINEW_OK;
-  if (!rc && !(rc = sinew_node_set_parent(g, n, parent))) u.reparented = true;
-  if (!rc && keep) {
-    u.local_written = true; /* a partial write is put back whole */
-    rc = write_local(g, n, joint, &sol);
-  }
-  if (rc) parent_revert(g, n, joint, &u);
-  sinew_free(u.old_name);
-  return rc;
+  /* Then the changes, in a transaction: a failure (out of memory) takes them all back. */
+  if ((rc = sinew_graph_begin(g))) return rc;
+  rc = joint ? relink_inverse_scale(g, n, parent, parent_joint) : SINEW_OK;
+  if (!rc) rc = sinew_node_set_parent(g, n, parent);
+  if (!rc && keep) rc = write_local(g, n, joint, &sol);
+  return sinew_graph_end(g, rc);
 }

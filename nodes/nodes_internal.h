@@ -113,35 +113,12 @@ int sinew__register_utility_types(sinew_graph_t *g);
  * allocator. Release with sinew_data_unref(*holder). NULL on out-of-memory. */
 void *sinew__scratch(size_t bytes, sinew_data_t **holder);
 
-/* An undo log for multi-step operations that must leave the graph as it was on failure:
- * each helper performs one change and records how to revert it. revert undoes everything in
- * reverse order (best effort); free releases the log (call it after revert or on success). */
-typedef struct sinew__undo_op sinew__undo_op;
-typedef struct sinew__undo {
-  sinew_data_t *block;
-  sinew__undo_op *ops;
-  size_t n, cap;
-} sinew__undo;
+/* Connects src to dst, replacing the connection into dst from another source (nothing to do
+ * when src already feeds it). */
+int sinew__connect_replacing(sinew_graph_t *g, const sinew_plug_t *src, const sinew_plug_t *dst);
 
-int sinew__undo_connect(sinew_graph_t *g, sinew__undo *u, const sinew_plug_t *src,
-                        const sinew_plug_t *dst);
-int sinew__undo_disconnect(sinew_graph_t *g, sinew__undo *u, const sinew_plug_t *src,
-                           const sinew_plug_t *dst);
-int sinew__undo_set_matrix(sinew_graph_t *g, sinew__undo *u, const sinew_plug_t *p,
-                           const sinew_mat4_t *m);
-int sinew__undo_set_double(sinew_graph_t *g, sinew__undo *u, const sinew_plug_t *p, double v);
-int sinew__undo_set_data(sinew_graph_t *g, sinew__undo *u, const sinew_plug_t *p,
-                         sinew_data_t *data);
-int sinew__undo_create_node(sinew_graph_t *g, sinew__undo *u, const char *type, const char *name,
-                            sinew_node_t parent, sinew_node_t *out);
-int sinew__undo_add_attr(sinew_graph_t *g, sinew__undo *u, sinew_node_t node,
-                         const sinew_attr_desc_t *desc);
-void sinew__undo_revert(sinew_graph_t *g, sinew__undo *u);
-void sinew__undo_free(sinew__undo *u);
-
-/* Adds nodes to a bind pose, or creates one ("bindPose#") when none of them is in one,
- * recording every change in u. *out_pose is the pose used. */
-int sinew__bind_pose_add(sinew_graph_t *g, sinew__undo *u, const sinew_node_t *nodes, size_t count,
-                         sinew_node_t *out_pose);
+/* Adds nodes to a bind pose, or creates one ("bindPose#") when none of them is in one (inside
+ * the caller's transaction). *out_pose is the pose used. */
+int sinew__bind_pose_add(sinew_graph_t *g, const sinew_node_t *nodes, size_t count, sinew_node_t *out_pose);
 
 #endif

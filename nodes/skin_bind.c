@@ -2,10 +2,10 @@
  * the default weight heuristic (spec 4.5, our [Impl] algorithm), weight editing with
  * skinPercent semantics (spec 5.2) and the skinCluster edits (-ai, -ri, -rbm, -ub, -fnw).
  *
- * Everything goes through the public graph API. Multi-step operations validate first and
- * record their changes in an undo log (nodes/dag_pose.c), so a failure leaves the graph as it
- * was; weight edits are computed into a journal first and then written per vertex with
- * sinew_set_double_elements, and a late failure writes the old values back.
+ * Everything goes through the public graph API. Multi-step operations validate first and make
+ * their changes in a transaction (sinew_graph_begin / sinew_graph_end), so a failure leaves the
+ * graph as it was; weight edits are computed into a list of edits first and then written per
+ * vertex with sinew_set_double_elements.
  *
  * Weights live in weightList[v].weights[i] (sparse; i = the influence's logical index, the
  * index of its matrix[] element). Zero weights are removed rather than stored. */
@@ -574,14 +574,14 @@ static int read_vec3s(sinew_graph_t *g, sinew_node_t node, uint32_t attr, vec3s 
 
 static bool vec3_zero(const double *x) { return x[0] == 0 && x[1] == 0 && x[2] == 0; }
 
-/* Sets element idx of a triple array, child by child, recording the old values. */
-static int undo_set_vec3(sinew_graph_t *g, sinew__undo *u, sinew_node_t node, uint32_t attr, int32_t idx,
+/* Sets element idx of a triple array, child by child. */
+static int set_vec3(sinew_graph_t *g, sinew_node_t node, uint32_t attr, int32_t idx,
                          const double *x) {
   sinew_attr_info_t info;
   int rc = sinew_node_attr_info(g, node, attr, &info);
   for (uint32_t c = 0; c < 3 && c < info.child_count && !rc; c++) {
     sinew_plug_t child = sinew_plug_make(node, info.children[c], 1, &idx);
-    rc = sinew__undo_set_double(g, u, &child, x[c]);
+    rc = sinew_set_double(g, &child, x[c]);
   }
   return rc;
 }
@@ -672,8 +672,8 @@ static const sinew_attr_desc_t liw_desc = {.name = "lockInfluenceWeights", .shor
                                            .has_max = true, .max_value = 1};
 
 /* Connects one influence at logical index i (matrix, bindPreMatrix, lockWeights, influence
- * colour, dropoff), recording changes to existing nodes in u. */
-static int connect_influence(sinew_graph_t *g, sinew__undo *u, sinew_node_t skin, const sk_ids *ids,
+ * colour, dropoff). */
+static int connect_influence(sinew_graph_t *g, sinew_node_t skin, const sk_ids *ids,
                              sinew_node_t node, int32_t i, const sinew_mat4_t *world, double dropoff) {
   sinew_mat4_t inv;
   if (!sinew_mat4_inverse(world, &inv))
@@ -682,18 +682,18 @@ static int connect_influence(sinew_graph_t *g, sinew__undo *u, sinew_node_t skin
   sinew_plug_t ma = plug1(skin, ids->matrix, i), pm = plug1(skin, ids->bind_pre_matrix, i);
   sinew_plug_t lw = plug1(skin, ids->lock_weights, i), dpf = plug1(skin, ids->dropoff, i);
   sinew_plug_t ifcl = plug1(skin, ids->influence_color, i);
-  int rc = sinew__undo_connect(g, u, &wm, &ma);
-  if (!rc) rc = sinew__undo_set_matrix(g, u, &pm, &inv);
-  if (!rc && sinew_node_attr(g, node, "liw") == UINT32_MAX) rc = sinew__undo_add_attr(g, u, node, &liw_desc);
+  int rc = sinew__connect_replacing(g, &wm, &ma);
+  if (!rc) rc = sinew_set_matrix(g, &pm, &inv);
+  if (!rc && sinew_node_attr(g, node, "liw") == UINT32_MAX) rc = sinew_node_add_attr(g, node, &liw_desc, 1);
   if (rc) return rc;
   sinew_plug_t liw = attr_plug(g, node, "liw");
-  if ((rc = sinew__undo_connect(g, u, &liw, &lw))) return rc;
+  if ((rc = sinew__connect_replacing(g, &liw, &lw))) return rc;
   uint32_t obcc = sinew_node_attr(g, node, "obcc");
   if (obcc != UINT32_MAX) {
     sinew_plug_t src = plug0(node, obcc);
-    if ((rc = sinew__undo_connect(g, u, &src, &ifcl)) && rc != SINEW_ETYPE) return rc;
+    if ((rc = sinew__connect_replacing(g, &src, &ifcl)) && rc != SINEW_ETYPE) return rc;
   }
-  return sinew__undo_set_double(g, u, &dpf, dropoff);
+  return sinew_set_double(g, &dpf, dropoff);
 }
 
 /* The influences and every transform above them (the bind pose holds whole hierarchies). */
@@ -801,12 +801,12 @@ int sinew_skin_bind(sinew_graph_t *g, const sinew_skin_bind_desc_t *d, sinew_nod
   sinew_node_t *pnodes = rc ? NULL : pose_nodes(g, d->influences, ninf, &npose, &pblock);
   if (!rc && !pnodes) rc = oom(g, what);
 
-  /* ---- make the changes, recording them ---- */
-  sinew__undo u = {0};
+  /* ---- make the changes, in a transaction ---- */
+  bool tx = !rc && !(rc = sinew_graph_begin(g));
   sinew_node_t orig = {0, 0}, skin = {0, 0}, pose = {0, 0};
   char oname[300];
   snprintf(oname, sizeof oname, "%sOrig", name_of(g, shape));
-  if (!rc) rc = sinew__undo_create_node(g, &u, "mesh", oname, xform, &orig);
+  if (!rc) rc = sinew_node_create_under(g, "mesh", oname, xform, &orig);
   if (!rc) {
     sinew_plug_t io = plug0(orig, mi.io);
     rc = sinew_set_bool(g, &io, true);
@@ -816,31 +816,31 @@ int sinew_skin_bind(sinew_graph_t *g, const sinew_skin_bind_desc_t *d, sinew_nod
     const double zero[3] = {0, 0, 0};
     if (vec3_zero(&tw.val[3 * k])) continue;
     sinew_plug_t oe = plug1(orig, mi.pnts, tw.idx[k]);
-    rc = undo_set_vec3(g, &u, shape, mi.pnts, tw.idx[k], zero);
+    rc = set_vec3(g, shape, mi.pnts, tw.idx[k], zero);
     if (!rc) rc = sinew_set_doubles(g, &oe, &tw.val[3 * k], 3);
   }
   sinew_plug_t orig_in = plug0(orig, mi.in_mesh), orig_out = plug0(orig, mi.out_mesh);
-  if (!rc && has_src) rc = sinew__undo_connect(g, &u, &src_in, &orig_in);
+  if (!rc && has_src) rc = sinew__connect_replacing(g, &src_in, &orig_in);
   if (!rc && !has_src) { /* the stored geometry without tweaks */
     sinew_data_t *base = NULL;
     rc = sinew_get_data(g, &out_mesh, &base);
     if (!rc) rc = sinew_mesh_node_set(g, orig, base);
     sinew_data_unref(base);
   }
-  if (!rc) rc = sinew__undo_create_node(g, &u, "skinCluster", d->name && *d->name ? d->name : "skinCluster#",
-                                        (sinew_node_t){0, 0}, &skin);
+  if (!rc) rc = sinew_node_create(g, "skinCluster", d->name && *d->name ? d->name : "skinCluster#", &skin);
   if (!rc) {
     sinew_plug_t ig = sinew_plug_make(skin, ids.input_geometry, 1, (int32_t[]){0});
     sinew_plug_t og = plug1(skin, ids.output_geometry, 0), org = plug1(skin, ids.original_geometry, 0);
     rc = sinew_connect(g, &orig_out, &ig, 0, NULL);
     if (!rc) rc = sinew_connect(g, &orig_out, &org, 0, NULL);
-    /* undone after the connection below: a disconnected inMesh would keep the last skinned
-     * mesh as a value, and a mesh node uses a held inMesh over its stored points */
-    if (!rc && !has_src) rc = sinew__undo_set_data(g, &u, &in_mesh, NULL);
-    if (!rc) rc = sinew__undo_connect(g, &u, &og, &in_mesh);
+    /* a rollback takes this back after the connection below: a disconnected inMesh would
+     * keep the last skinned mesh as a value, and a mesh node uses a held inMesh over its
+     * stored points */
+    if (!rc && !has_src) rc = sinew_set_data(g, &in_mesh, NULL);
+    if (!rc) rc = sinew__connect_replacing(g, &og, &in_mesh);
   }
   for (size_t i = 0; i < ninf && !rc; i++)
-    rc = connect_influence(g, &u, skin, &ids, d->influences[i], (int32_t)i, &worlds[i], dr);
+    rc = connect_influence(g, skin, &ids, d->influences[i], (int32_t)i, &worlds[i], dr);
   if (!rc) {
     sinew_plug_t p;
     p = plug0(skin, ids.geom_matrix);
@@ -860,17 +860,14 @@ int sinew_skin_bind(sinew_graph_t *g, const sinew_skin_bind_desc_t *d, sinew_nod
       rc = sinew_set_double(g, &p, sets[k].v);
     }
   }
-  if (!rc) rc = sinew__bind_pose_add(g, &u, pnodes, npose, &pose);
+  if (!rc) rc = sinew__bind_pose_add(g, pnodes, npose, &pose);
   if (!rc) {
     sinew_plug_t msg = attr_plug(g, pose, "message"), bp = plug0(skin, ids.bind_pose);
     rc = sinew_connect(g, &msg, &bp, 0, NULL);
   }
   if (!rc) rc = write_weights(g, skin, &ids, &bw);
-  if (rc) {
-    if (rc == SINEW_ENOMEM && sinew_graph_errcode(g) != SINEW_ENOMEM) oom(g, what);
-    sinew__undo_revert(g, &u);
-  }
-  sinew__undo_free(&u);
+  if (rc == SINEW_ENOMEM && sinew_graph_errcode(g) != SINEW_ENOMEM) oom(g, what);
+  if (tx) rc = sinew_graph_end(g, rc);
   sinew_data_unref(tw.block);
   sinew_data_unref(pblock);
   sinew_data_unref(bw.block);
@@ -880,11 +877,11 @@ int sinew_skin_bind(sinew_graph_t *g, const sinew_skin_bind_desc_t *d, sinew_nod
   return rc;
 }
 
-/* ---- weight editing: the per-vertex working set and the journal ------------------------------ */
+/* ---- weight editing: the per-vertex working set and the edits ------------------------ */
 
 typedef struct jentry {
   int32_t v, index;
-  double old, now;
+  double now;
   bool existed;
 } jentry;
 
@@ -915,10 +912,10 @@ typedef struct edit {
   const sinew_mesh_t *mesh;
   sinew_mat4_t gm;
   heur h;
-  /* the journal of weight changes */
+  /* the weight changes to write */
   jentry *j;
   size_t jn, jcap;
-  sinew_data_t *blocks[4]; /* influences, per-vertex scratch, read buffer, journal */
+  sinew_data_t *blocks[4]; /* influences, per-vertex scratch, read buffer, edits */
 } edit;
 
 static void edit_close(edit *e) {
@@ -1122,7 +1119,7 @@ static void enforce_max(edit *e, int32_t v, bool normalizing) {
   normalize_vertex(e, v, false);
 }
 
-static int journal_push(edit *e, jentry x) {
+static int edits_push(edit *e, jentry x) {
   if (e->jn == e->jcap) {
     size_t cap = e->jcap ? e->jcap * 2 : 1024;
     sinew_data_t *nb;
@@ -1140,30 +1137,28 @@ static int journal_push(edit *e, jentry x) {
 
 /* Records the differences between cur and now for vertex v. Stored zeros are removed when
  * prune is set, and always for drop_slot. */
-static int journal_vertex(edit *e, int32_t v, bool prune, int drop_slot) {
+static int edits_vertex(edit *e, int32_t v, bool prune, int drop_slot) {
   for (size_t s = 0; s < e->ninf; s++) {
     bool changed = e->now[s] != e->cur[s];
     bool drop_zero = e->exists[s] && e->now[s] == 0 && (prune || (int)s == drop_slot);
     if (!changed && !drop_zero) continue;
     if (!changed && !e->exists[s]) continue;
-    int rc = journal_push(e, (jentry){.v = v, .index = e->inf[s].index, .old = e->cur[s], .now = e->now[s],
+    int rc = edits_push(e, (jentry){.v = v, .index = e->inf[s].index, .now = e->now[s],
                                       .existed = e->exists[s]});
     if (rc) return rc;
   }
   return SINEW_OK;
 }
 
-/* Writes (forward) or puts back (!forward) the journal entries [b, end) of one vertex. */
-static int journal_group(edit *e, size_t b, size_t end, bool forward) {
+/* Writes the edits [b, end) of one vertex. */
+static int edits_write_vertex(edit *e, size_t b, size_t end) {
   int32_t v = e->j[b].v;
   size_t n = 0;
   for (size_t i = b; i < end; i++) {
     const jentry *x = &e->j[i];
-    double val = forward ? x->now : x->old;
-    bool keep = forward ? x->now != 0 : x->existed;
-    if (!keep) continue;
+    if (x->now == 0) continue;
     e->sidx[n] = x->index;
-    e->sval[n++] = val;
+    e->sval[n++] = x->now;
   }
   int rc = SINEW_OK;
   if (n) {
@@ -1172,50 +1167,24 @@ static int journal_group(edit *e, size_t b, size_t end, bool forward) {
   }
   for (size_t i = b; i < end && !rc; i++) {
     const jentry *x = &e->j[i];
-    bool remove = forward ? (x->now == 0 && x->existed) : (!x->existed && x->now != 0);
-    if (!remove) continue;
+    if (x->now != 0 || !x->existed) continue;
     sinew_plug_t w = weight_of(e->skin, &e->ids, v, x->index);
     rc = sinew_plug_remove_element(e->g, &w);
   }
   return rc;
 }
 
-static size_t group_end(const edit *e, size_t b) {
-  size_t end = b;
-  while (end < e->jn && e->j[end].v == e->j[b].v) end++;
-  return end;
-}
-
-/* Applies the journal; on failure puts back every vertex written so far. */
-static int journal_apply(edit *e) {
-  int rc = SINEW_OK;
-  size_t b = 0;
-  for (; b < e->jn && !rc;) {
-    size_t end = group_end(e, b);
-    rc = journal_group(e, b, end, true);
+/* Writes every edit, all or nothing (a transaction). */
+static int edits_apply(edit *e) {
+  int rc = sinew_graph_begin(e->g);
+  if (rc) return rc;
+  for (size_t b = 0; b < e->jn && !rc;) {
+    size_t end = b;
+    while (end < e->jn && e->j[end].v == e->j[b].v) end++;
+    rc = edits_write_vertex(e, b, end);
     b = end;
   }
-  if (rc) {
-    int code = sinew_graph_errcode(e->g);
-    char msg[512];
-    snprintf(msg, sizeof msg, "%s", sinew_graph_errmsg(e->g));
-    for (size_t x = 0; x < b;) {
-      size_t end = group_end(e, x);
-      journal_group(e, x, end, false);
-      x = end;
-    }
-    sinew_graph_set_error(e->g, code ? code : rc, "%s", msg);
-  }
-  return rc;
-}
-
-/* Reverts an applied journal (used when a later step of the operation fails). */
-static void journal_revert(edit *e) {
-  for (size_t x = 0; x < e->jn;) {
-    size_t end = group_end(e, x);
-    journal_group(e, x, end, false);
-    x = end;
-  }
+  return sinew_graph_end(e->g, rc);
 }
 
 static int cmp_i32(const void *a, const void *b) {
@@ -1285,7 +1254,7 @@ typedef struct tv {
   double value;
 } tv;
 
-/* The skinPercent rules for the vertex list, into the journal. */
+/* The skinPercent rules for the vertex list, into the edits. */
 static int percent_pass(edit *e, const int32_t *verts, size_t nverts, const tv *tvs, size_t ntv,
                         const sinew_skin_percent_desc_t *d) {
   bool normalizing = d->normalize && e->nw == 1;
@@ -1317,7 +1286,7 @@ static int percent_pass(edit *e, const int32_t *verts, size_t nverts, const tv *
       normalize_vertex(e, v, false);
     }
     enforce_max(e, v, normalizing);
-    if ((rc = journal_vertex(e, v, d->prune, -1))) return rc;
+    if ((rc = edits_vertex(e, v, d->prune, -1))) return rc;
   }
   return SINEW_OK;
 }
@@ -1353,7 +1322,7 @@ int sinew_skin_percent(sinew_graph_t *g, sinew_node_t skin, const sinew_skin_per
   if (!rc && !(verts = edit_vertices(&e, d->vertices, d->vertex_count, &nverts, &vb))) rc = oom(g, what);
   if (!rc) rc = check_vertices(&e, verts, nverts);
   if (!rc && (d->count || d->prune)) rc = percent_pass(&e, verts, nverts, tvs, d->count, d);
-  if (!rc) rc = journal_apply(&e);
+  if (!rc) rc = edits_apply(&e);
   sinew_data_unref(tb);
   sinew_data_unref(vb);
   edit_close(&e);
@@ -1412,9 +1381,9 @@ int sinew_skin_force_normalize(sinew_graph_t *g, sinew_node_t skin) {
       e.recv[s] = !e.locked[s] && e.now[s] != 0;
     }
     normalize_vertex(&e, verts[i], false);
-    rc = journal_vertex(&e, verts[i], false, -1);
+    rc = edits_vertex(&e, verts[i], false, -1);
   }
-  if (!rc) rc = journal_apply(&e);
+  if (!rc) rc = edits_apply(&e);
   sinew_data_unref(vb);
   edit_close(&e);
   return rc;
@@ -1453,9 +1422,9 @@ int sinew_skin_reset_weights(sinew_graph_t *g, sinew_node_t skin, const int32_t 
     edit_position(&e, v, &p);
     size_t k = heur_vertex(&e.h, p, e.recv, &e.hs);
     for (size_t q = 0; q < k; q++) e.now[e.hs.ts[q]] = (1 - L > 0 ? 1 - L : 0) * e.hs.tw[q];
-    rc = journal_vertex(&e, v, false, -1);
+    rc = edits_vertex(&e, v, false, -1);
   }
-  if (!rc) rc = journal_apply(&e);
+  if (!rc) rc = edits_apply(&e);
   sinew_data_unref(vb);
   edit_close(&e);
   return rc;
@@ -1485,20 +1454,12 @@ int sinew_skin_add_influence(sinew_graph_t *g, sinew_node_t skin, sinew_node_t n
   sinew_plug_t ma = plug0(skin, ids.matrix);
   int32_t i = sinew_plug_next_index(g, &ma);
   if (i < 0) return sinew_graph_set_error(g, SINEW_ERANGE, "%s: no free influence index", what);
-  /* the elements at i that the call brings into being are removed again if it fails */
-  const uint32_t per_influence[5] = {ids.matrix, ids.bind_pre_matrix, ids.lock_weights, ids.dropoff,
-                                     ids.influence_color};
-  bool fresh[5];
-  for (int k = 0; k < 5; k++) {
-    sinew_plug_t e = plug1(skin, per_influence[k], i), src;
-    fresh[k] = !sinew_plug_has_value(g, &e) && !sinew_plug_source(g, &e, &src);
-  }
-  sinew__undo u = {0};
-  rc = connect_influence(g, &u, skin, &ids, node, i, &world, dropoff);
+  if ((rc = sinew_graph_begin(g))) return rc;
+  rc = connect_influence(g, skin, &ids, node, i, &world, dropoff);
   /* the new influence starts at weight 0 (stale weights at its index are dropped), or at
    * d.weight on every vertex with the skinPercent rules */
   edit e;
-  bool opened = false, applied = false;
+  bool opened = false;
   if (!rc && !(rc = edit_open(g, skin, what, &e))) opened = true;
   if (!rc) {
     int s = influence_slot(&e, node);
@@ -1526,17 +1487,16 @@ int sinew_skin_add_influence(sinew_graph_t *g, sinew_node_t skin, sinew_node_t n
         if (!(rc = edit_read(&e, verts[k]))) {
           memcpy(e.now, e.cur, e.ninf * sizeof *e.now);
           e.now[s] = 0;
-          rc = journal_vertex(&e, verts[k], false, s);
+          rc = edits_vertex(&e, verts[k], false, s);
         }
       }
     }
     sinew_data_unref(vb);
-    if (!rc) rc = journal_apply(&e);
-    applied = !rc;
+    if (!rc) rc = edits_apply(&e);
   }
   if (!rc && d.lock_weights) {
     sinew_plug_t liw = attr_plug(g, node, "liw");
-    rc = sinew__undo_set_double(g, &u, &liw, 1);
+    rc = sinew_set_double(g, &liw, 1);
   }
   /* the skin's bind pose learns the new influence (and its ancestors) unless it has one */
   sinew_plug_t bp = plug0(skin, ids.bind_pose), src;
@@ -1548,21 +1508,8 @@ int sinew_skin_add_influence(sinew_graph_t *g, sinew_node_t skin, sinew_node_t n
     rc = pn ? sinew_pose_add(g, src.node, pn, np) : oom(g, what);
     sinew_data_unref(pb);
   }
-  if (rc) {
-    if (applied) journal_revert(&e);
-    sinew__undo_revert(g, &u);
-    /* best effort (a removal needs memory only to grow the propagation queue); the message
-     * stays the one of the failure */
-    char msg[512];
-    snprintf(msg, sizeof msg, "%s", sinew_graph_errmsg(g));
-    for (int k = 0; k < 5; k++) {
-      sinew_plug_t el = plug1(skin, per_influence[k], i);
-      if (fresh[k]) sinew_plug_remove_element(g, &el);
-    }
-    sinew_graph_set_error(g, rc, "%s", msg);
-  }
+  rc = sinew_graph_end(g, rc);
   if (opened) edit_close(&e);
-  sinew__undo_free(&u);
   if (!rc && out_index) *out_index = i;
   return rc;
 }
@@ -1610,13 +1557,14 @@ int sinew_skin_remove_influence(sinew_graph_t *g, sinew_node_t skin, sinew_node_
         }
       }
     }
-    rc = journal_vertex(&e, v, false, r);
+    rc = edits_vertex(&e, v, false, r);
   }
-  if (!rc) rc = journal_apply(&e);
-  if (!rc) { /* the influence's elements; removal cannot be refused here */
+  bool tx = !rc && !(rc = sinew_graph_begin(g));
+  if (!rc) rc = edits_apply(&e);
+  if (!rc) { /* the influence's elements */
     const uint32_t attrs[] = {e.ids.matrix, e.ids.bind_pre_matrix, e.ids.lock_weights, e.ids.dropoff,
                               e.ids.influence_color, e.ids.smoothness};
-    for (size_t a = 0; a < sizeof attrs / sizeof *attrs; a++) {
+    for (size_t a = 0; a < sizeof attrs / sizeof *attrs && !rc; a++) {
       sinew_plug_t el = plug1(skin, attrs[a], index), arr = plug0(skin, attrs[a]);
       size_t n = sinew_plug_indices(g, &arr, NULL, 0);
       sinew_data_t *ib;
@@ -1625,11 +1573,14 @@ int sinew_skin_remove_influence(sinew_graph_t *g, sinew_node_t skin, sinew_node_
       if (idx) {
         sinew_plug_indices(g, &arr, idx, n);
         for (size_t q = 0; q < n && !present; q++) present = idx[q] == index;
+      } else {
+        rc = oom(g, e.what);
       }
       sinew_data_unref(ib);
-      if (present) sinew_plug_remove_element(g, &el);
+      if (present) rc = sinew_plug_remove_element(g, &el);
     }
   }
+  if (tx) rc = sinew_graph_end(g, rc);
   sinew_data_unref(vb);
   edit_close(&e);
   return rc;
@@ -1654,13 +1605,12 @@ int sinew_skin_recache_bind_matrices(sinew_graph_t *g, sinew_node_t skin) {
     if (!(rc = sinew_get_matrix(g, &ma, &world)) && !sinew_mat4_inverse(&world, &inv[s]))
       rc = sinew_graph_set_error(g, SINEW_ERANGE, "%s: matrix[%d] is singular", what, inf[s].index);
   }
-  sinew__undo u = {0};
+  bool tx = !rc && !(rc = sinew_graph_begin(g));
   for (size_t s = 0; s < n && !rc; s++) {
     sinew_plug_t pm = plug1(skin, ids.bind_pre_matrix, inf[s].index);
-    rc = sinew__undo_set_matrix(g, &u, &pm, &inv[s]);
+    rc = sinew_set_matrix(g, &pm, &inv[s]);
   }
-  if (rc) sinew__undo_revert(g, &u);
-  sinew__undo_free(&u);
+  if (tx) rc = sinew_graph_end(g, rc);
   sinew_data_unref(h);
   sinew_data_unref(mb);
   return rc;
@@ -1695,9 +1645,8 @@ int sinew_skin_unbind(sinew_graph_t *g, sinew_node_t skin) {
   if (shape.gen && (read_vec3s(g, shape, mi.pnts, &stw) || (orig_has_src && read_vec3s(g, orig, mi.pnts, &otw)) ||
                     (orig_out && read_vec3s(g, shape, mi.vrts, &svt))))
     rc = oom(g, what);
-  /* Nothing is deleted until everything that can fail has been done: the shape gets its
-   * geometry back first, every change journaled, then the skinCluster and the Orig go
-   * together (all or nothing; a failure there takes the journal back too). */
+  /* The shape gets its geometry back first, then the skinCluster and the Orig go together,
+   * all in one transaction. */
   bool orig_goes = false;
   if (!rc && orig.gen) {
     sinew_plug_t oo = plug0(orig, mi.out_mesh);
@@ -1710,36 +1659,35 @@ int sinew_skin_unbind(sinew_graph_t *g, sinew_node_t skin) {
   if (!rc && (sinew_node_locked(g, skin) || (orig_goes && sinew_node_locked(g, orig))))
     rc = sinew_graph_set_error(g, SINEW_ELOCKED, "%s: %s is locked", what,
                                name_of(g, sinew_node_locked(g, skin) ? skin : orig));
-  sinew__undo u = {0};
+  bool tx = !rc && !(rc = sinew_graph_begin(g));
   if (!rc && shape.gen) {
     sinew_plug_t in_mesh = plug0(shape, mi.in_mesh);
     const double zero[3] = {0, 0, 0};
     for (size_t k = 0; k < stw.n && !rc; k++) { /* the shape's tweaks went to the Orig at bind */
       if (vec3_zero(&stw.val[3 * k])) continue;
-      rc = undo_set_vec3(g, &u, shape, mi.pnts, stw.idx[k], zero);
+      rc = set_vec3(g, shape, mi.pnts, stw.idx[k], zero);
     }
     if (!rc && orig_has_src) {
-      rc = sinew__undo_connect(g, &u, &upstream, &in_mesh); /* replaces outputGeometry -> inMesh */
+      rc = sinew__connect_replacing(g, &upstream, &in_mesh); /* replaces outputGeometry -> inMesh */
       for (size_t k = 0; k < otw.n && !rc; k++) /* and the tweaks come back */
-        rc = undo_set_vec3(g, &u, shape, mi.pnts, otw.idx[k], &otw.val[3 * k]);
+        rc = set_vec3(g, shape, mi.pnts, otw.idx[k], &otw.val[3 * k]);
     } else if (!rc && orig_out) {
       /* the Orig's final points become the shape's stored points (its vrts follow them) */
       const sinew_mesh_t *m = sinew_mesh_get(orig_out);
       sinew_plug_t stored = plug0(shape, sinew_node_attr(g, shape, "sinewStoredMesh"));
-      rc = sinew__undo_disconnect(g, &u, &og, &in_mesh);
-      if (!rc) rc = sinew__undo_set_data(g, &u, &in_mesh, NULL);
-      if (!rc) rc = sinew__undo_set_data(g, &u, &stored, orig_out);
+      rc = sinew_disconnect(g, &og, &in_mesh);
+      if (!rc) rc = sinew_set_data(g, &in_mesh, NULL);
+      if (!rc) rc = sinew_set_data(g, &stored, orig_out);
       for (size_t k = 0; k < svt.n && !rc; k++) {
         if (svt.idx[k] < 0 || (uint32_t)svt.idx[k] >= m->npoints) continue;
         const float *q = &m->points[3 * (size_t)svt.idx[k]];
         double x[3] = {q[0], q[1], q[2]};
-        rc = undo_set_vec3(g, &u, shape, mi.vrts, svt.idx[k], x);
+        rc = set_vec3(g, shape, mi.vrts, svt.idx[k], x);
       }
     }
   }
   if (!rc) rc = sinew_node_delete_many(g, (sinew_node_t[]){skin, orig}, orig_goes ? 2 : 1);
-  if (rc) sinew__undo_revert(g, &u);
-  sinew__undo_free(&u);
+  if (tx) rc = sinew_graph_end(g, rc);
   sinew_data_unref(otw.block);
   sinew_data_unref(stw.block);
   sinew_data_unref(svt.block);

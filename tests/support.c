@@ -1,7 +1,15 @@
-/* tests/support.c: a counting allocator with fault injection for the tests. */
+/* tests/support.c: a counting allocator with fault injection for the tests, and the
+ * fault-injection harness over commands. */
 #include "tests/support.h"
 
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
 
 #include "sinew/graph.h"
 
@@ -72,4 +80,105 @@ size_t test_alloc_live_bytes(void) { return live_bytes; }
 void test_alloc_reset(void) {
   count = 0;
   fail_at = 0;
+}
+
+/* ---- the fault-injection harness over commands -------------------------------------------------- */
+
+char *test_scene_text(sinew_session_t *s) {
+  FILE *f = tmpfile();
+  assert_non_null(f);
+  if (sinew_session_write_ma(s, f, "scene.ma") != SINEW_OK) fail_msg("save: %s", sinew_session_errmsg(s));
+  long n = ftell(f);
+  assert_true(n >= 0);
+  char *text = malloc((size_t)n + 1);
+  assert_non_null(text);
+  rewind(f);
+  assert_int_equal(fread(text, 1, (size_t)n, f), (size_t)n);
+  text[n] = 0;
+  fclose(f);
+  return text;
+}
+
+void test_print_diff(const char *before, const char *after) {
+  const char *a = before, *b = after;
+  int shown = 0;
+  while (*a && *b && shown < 30) {
+    const char *ea = strchr(a, '\n'), *eb = strchr(b, '\n');
+    size_t la = ea ? (size_t)(ea - a) : strlen(a), lb = eb ? (size_t)(eb - b) : strlen(b);
+    if (la != lb || memcmp(a, b, la) != 0) {
+      print_error("- %.*s\n+ %.*s\n", (int)la, a, (int)lb, b);
+      shown++;
+    }
+    a += la + (ea != NULL);
+    b += lb + (eb != NULL);
+  }
+  if (*a || *b) print_error("(and %s)\n", *a ? "lines removed" : "lines added");
+}
+
+static int run_text(sinew_session_t *s, const char *text) {
+  return sinew_session_run(s, text, strlen(text), "fault.mel", NULL);
+}
+
+/* One run with allocation n of the command failing (0: none). *reached: the command made at
+ * least n allocations. Returns the command's status. */
+static int fault_run(const test_fault_desc_t *d, long n, long *allocs) {
+  test_alloc_install();
+  sinew_session_desc_t sd = {.strict = d->strict};
+  sinew_session_t *s = NULL;
+  assert_int_equal(sinew_session_create(&sd, &s), SINEW_OK);
+  if (d->setup && run_text(s, d->setup)) fail_msg("setup '%s' failed: %s", d->setup, sinew_session_errmsg(s));
+  char *before = test_scene_text(s);
+  char *probe_before = d->probe ? d->probe(s) : NULL;
+  test_alloc_reset();
+  test_alloc_fail_at(n);
+  int rc = run_text(s, d->command);
+  test_alloc_fail_at(0);
+  *allocs = test_alloc_count();
+  if (rc != SINEW_OK) {
+    char *after = test_scene_text(s);
+    if (strcmp(before, after) != 0) {
+      const char *dump = getenv("SINEW_FAULT_DUMP"); /* a folder: the two saves are written there */
+      for (int k = 0; dump && k < 2; k++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s.ma", dump, k ? "after" : "before");
+        FILE *f = fopen(path, "w");
+        if (f) fputs(k ? after : before, f), fclose(f);
+      }
+      test_print_diff(before, after);
+      fail_msg("'%s' failing at allocation %ld (%s) changed the scene", d->command, n, sinew_session_errmsg(s));
+    }
+    free(after);
+    if (d->probe) {
+      char *probe_after = d->probe(s);
+      if (strcmp(probe_before, probe_after) != 0) {
+        test_print_diff(probe_before, probe_after);
+        fail_msg("'%s' failing at allocation %ld: the scene evaluates differently", d->command, n);
+      }
+      free(probe_after);
+    }
+  }
+  free(probe_before);
+  free(before);
+  sinew_session_destroy(s);
+  if (test_alloc_live() != 0)
+    fail_msg("'%s' failing at allocation %ld: %ld blocks leaked", d->command, n, test_alloc_live());
+  test_alloc_uninstall();
+  return rc;
+}
+
+long test_fault_command(const test_fault_desc_t *d) {
+  long total = 0, failed = 0;
+  if (fault_run(d, 0, &total) != SINEW_OK) fail_msg("'%s' fails without a fault", d->command);
+  long step = d->points > 0 && total > d->points ? total / d->points : 1;
+  for (long n = 1; n <= total; n += step) {
+    long allocs = 0;
+    if (fault_run(d, n, &allocs) != SINEW_OK) failed++;
+    else if (allocs < n) break; /* the failure point was not reached: fewer allocations this time */
+  }
+  return failed;
+}
+
+long test_fault(const char *setup, const char *command) {
+  test_fault_desc_t d = {.setup = setup, .command = command};
+  return test_fault_command(&d);
 }

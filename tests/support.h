@@ -1,7 +1,10 @@
 /* Shared test helpers: a counting allocator with fault injection, and small assertions. */
 #ifndef SINEW_TESTS_SUPPORT_H
 #define SINEW_TESTS_SUPPORT_H
+#include <stdbool.h>
 #include <stddef.h>
+
+#include "sinew/cmds.h"
 
 /* Installs a counting allocator through sinew_set_allocator(). */
 void test_alloc_install(void);
@@ -13,5 +16,32 @@ long test_alloc_count(void);   /* allocations made since the last reset */
 long test_alloc_live(void);    /* blocks currently allocated through the hook */
 size_t test_alloc_live_bytes(void); /* bytes in those blocks */
 void test_alloc_reset(void);
+
+/* The scene saved as Maya ASCII text (malloc'd; the caller frees it). Fails the test when the
+ * save fails. */
+char *test_scene_text(sinew_session_t *s);
+/* Prints the lines where two texts differ (at most 30) through cmocka's print_error. */
+void test_print_diff(const char *before, const char *after);
+
+/* The fault-injection harness over commands. A fresh session (strict reading when asked) runs
+ * `setup` (which must succeed), then `command` with allocation n failing: a failing command
+ * must leave the scene saved as .ma byte-identical to the save before it, and every run must
+ * leak nothing (the session is destroyed and every block given back). n runs 1, 2, 3 ... until
+ * the command no longer reaches allocation n; with `points` > 0 only about that many
+ * allocations spread over the command's whole count are tried (for long commands, such as
+ * reading a big file). Returns how many runs made the command fail. */
+typedef struct test_fault_desc {
+  const char *setup;   /* MEL, or NULL */
+  const char *command; /* MEL */
+  bool strict;         /* the session reads files strictly (a failing line fails the read) */
+  long points;         /* 0: every allocation */
+  /* What the scene evaluates to, as text (malloc'd), compared too: state a node derives from
+   * its attributes (compiled weights, a compiled expression) must be rebuilt after a rollback.
+   * NULL: the saved scene only. */
+  char *(*probe)(sinew_session_t *s);
+} test_fault_desc_t;
+long test_fault_command(const test_fault_desc_t *d);
+/* The common case: every allocation of `command` after `setup`. */
+long test_fault(const char *setup, const char *command);
 
 #endif

@@ -641,6 +641,13 @@ typedef struct sinew_change sinew_change_t;
 SINEW_API int sinew_graph_begin(sinew_graph_t *graph);
 SINEW_API int sinew_graph_commit(sinew_graph_t *graph);
 SINEW_API int sinew_graph_rollback(sinew_graph_t *graph);
+/* Closes the innermost transaction by the outcome of the work done in it: commits when rc is
+ * SINEW_OK, rolls back otherwise (keeping the graph's error, the one that made the work fail).
+ * Returns rc, or commit's failure. The usual shape of an all-or-nothing operation:
+ *   if ((rc = sinew_graph_begin(g))) return rc;
+ *   rc = steps(g);
+ *   return sinew_graph_end(g, rc); */
+SINEW_API int sinew_graph_end(sinew_graph_t *graph, int rc);
 /* How many transactions are open (0: none). */
 SINEW_API int sinew_graph_in_transaction(const sinew_graph_t *graph);
 /* Commits the outermost transaction (SINEW_EINVAL when nested or none is open) and hands its
