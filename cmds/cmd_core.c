@@ -19,6 +19,9 @@ static int push_str(char ***v, uint32_t *n, uint32_t *cap, const char *s) {
 }
 
 static int set_selection(sinew__scene *sc, const sinew_node_t *nodes, uint32_t n, bool add) {
+  /* room first, so that a failure leaves the selection as it was */
+  uint32_t most = (add ? sc->nsel : 0) + n;
+  if (sinew__cmds_grow((void **)&sc->selection, &sc->csel, most ? most : 1, sizeof *sc->selection)) return SINEW_ENOMEM;
   if (!add) sc->nsel = 0;
   for (uint32_t i = 0; i < n; i++) {
     bool dup = false;
@@ -269,42 +272,111 @@ static const sinew_cmd_flag_t select_flags[] = {
     {"deselect", "d", "", 0},  {"clear", "cl", "", 0},  {"toggle", "tgl", "", 0},
     {"all", "all", "", 0},     {"hierarchy", "hi", "", 0}};
 
+static bool name_matches(sinew_graph_t *g, sinew_node_t n, const char *pattern, bool recursive);
+
+static bool same(sinew_node_t a, sinew_node_t b) { return a.index == b.index && a.gen == b.gen; }
+
+/* A growing list of nodes, each once. */
+typedef struct node_list {
+  sinew_node_t *v;
+  uint32_t n, cap;
+} node_list;
+
+static int node_list_add(node_list *l, sinew_node_t n) {
+  for (uint32_t i = 0; i < l->n; i++)
+    if (same(l->v[i], n)) return SINEW_OK;
+  if (sinew__cmds_grow((void **)&l->v, &l->cap, l->n + 1, sizeof *l->v)) return SINEW_ENOMEM;
+  l->v[l->n++] = n;
+  return SINEW_OK;
+}
+
+/* select -hi: a node and every DAG node below it, parents before children. */
+static int add_hierarchy(sinew_graph_t *g, node_list *l, sinew_node_t n) {
+  int rc = node_list_add(l, n);
+  size_t nk = rc ? 0 : sinew_node_children(g, n, NULL, 0);
+  if (!nk) return rc;
+  sinew_node_t *kids = sinew_malloc(nk * sizeof *kids);
+  if (!kids) return SINEW_ENOMEM;
+  sinew_node_children(g, n, kids, nk);
+  for (size_t k = 0; k < nk && !rc; k++) rc = add_hierarchy(g, l, kids[k]);
+  sinew_free(kids);
+  return rc;
+}
+
+/* select [-r | -add | -d | -tgl] [-hi] [-ne] objects, -cl, -all: Maya's forms. Names may be
+ * patterns ("sphere*"), each of which must match a node; every name is resolved before the
+ * selection changes, so a missing object leaves it as it was. */
 static int cmd_select(sinew_cmd_t *cmd) {
   sinew_session_t *s = sinew__session(cmd);
   sinew__scene *sc = s->scene;
   sinew_graph_t *g = sinew_cmd_graph(cmd);
   int rc = sinew__finish_current(s);
   if (rc) return sinew__graph_error(cmd, rc);
+  const char *modes[] = {"replace", "add", "deselect", "toggle"};
+  int nmodes = 0;
+  for (int i = 0; i < 4; i++) nmodes += sinew_cmd_flag_count(cmd, modes[i]) > 0;
+  if (nmodes > 1) return sinew_cmd_error(cmd, SINEW_EINVAL, "-replace, -add, -deselect and -toggle go one at a time");
   if (sinew_cmd_flag_count(cmd, "clear")) {
     sc->nsel = 0;
     return SINEW_OK;
   }
   size_t argc = sinew_cmd_argc(cmd);
+  node_list l = {0};
   if (sinew_cmd_flag_count(cmd, "all")) {
-    sc->nsel = 0;
-    sinew_node_t it = {0, 0};
-    while (sinew_node_next(g, &it))
-      if ((rc = set_selection(sc, &it, 1, true))) return sinew_cmd_error(cmd, rc, "out of memory");
-    return SINEW_OK;
+    /* as Maya: the nodes that can be deleted, so not the scene's time node and default nodes */
+    sinew_node_t it = {0, 0}, t = {0, 0};
+    bool has_time = sinew_time_node(g, &t) == SINEW_OK;
+    while (sinew_node_next(g, &it) && !rc) {
+      sinew__extra *e = sinew__extra_get(sc, it, false);
+      if ((e && e->is_default) || (has_time && same(it, t))) continue;
+      rc = node_list_add(&l, it);
+    }
+    if (rc) rc = sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+    if (!rc && set_selection(sc, l.v, l.n, false)) rc = sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+    sinew_free(l.v);
+    return rc;
   }
-  sinew_node_t *nodes = sinew_malloc((argc ? argc : 1) * sizeof *nodes);
-  if (!nodes) return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
-  for (size_t i = 0; i < argc && !rc; i++) rc = default_node(cmd, sinew_cmd_arg_string(cmd, i), &nodes[i]);
+  bool hi = sinew_cmd_flag_count(cmd, "hierarchy");
+  for (size_t i = 0; i < argc && !rc; i++) {
+    const char *name = sinew_cmd_arg_string(cmd, i);
+    if (strpbrk(name, "*?")) {
+      uint32_t before = l.n;
+      sinew_node_t it = {0, 0};
+      while (sinew_node_next(g, &it) && !rc)
+        if (name_matches(g, it, name, false)) rc = hi ? add_hierarchy(g, &l, it) : node_list_add(&l, it);
+      if (rc) rc = sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+      else if (l.n == before) rc = sinew_cmd_error(cmd, SINEW_ENOTFOUND, "no object matches name: %s", name);
+      continue;
+    }
+    sinew_node_t n;
+    if ((rc = default_node(cmd, name, &n))) break;
+    if ((rc = hi ? add_hierarchy(g, &l, n) : node_list_add(&l, n))) rc = sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+  }
   if (!rc) {
-    if (sinew_cmd_flag_count(cmd, "noExpand") && argc == 1) sc->current = nodes[0];
-    if (sinew_cmd_flag_count(cmd, "deselect")) {
-      for (size_t i = 0; i < argc; i++)
-        for (uint32_t k = 0; k < sc->nsel;)
-          if (sc->selection[k].index == nodes[i].index && sc->selection[k].gen == nodes[i].gen)
-            memmove(&sc->selection[k], &sc->selection[k + 1], (--sc->nsel - k) * sizeof *nodes);
-          else
-            k++;
-    } else {
-      bool add = sinew_cmd_flag_count(cmd, "add") || sinew_cmd_flag_count(cmd, "toggle");
-      if (set_selection(sc, nodes, (uint32_t)argc, add)) rc = sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+    if (sinew_cmd_flag_count(cmd, "noExpand") && argc == 1 && l.n) sc->current = l.v[0];
+    bool desel = sinew_cmd_flag_count(cmd, "deselect"), toggle = sinew_cmd_flag_count(cmd, "toggle");
+    if (desel || toggle) {
+      /* the new list whole before the selection changes: the selected ones that stay, then
+       * (-tgl) the named ones that were not selected */
+      node_list out = {0};
+      for (uint32_t k = 0; k < sc->nsel && !rc; k++) {
+        bool named = false;
+        for (uint32_t i = 0; i < l.n && !named; i++) named = same(sc->selection[k], l.v[i]);
+        if (!named) rc = node_list_add(&out, sc->selection[k]);
+      }
+      for (uint32_t i = 0; i < l.n && toggle && !rc; i++) {
+        bool was = false;
+        for (uint32_t k = 0; k < sc->nsel && !was; k++) was = same(sc->selection[k], l.v[i]);
+        if (!was) rc = node_list_add(&out, l.v[i]);
+      }
+      if (!rc) rc = set_selection(sc, out.v, out.n, false);
+      if (rc) rc = sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+      sinew_free(out.v);
+    } else if (set_selection(sc, l.v, l.n, sinew_cmd_flag_count(cmd, "add") > 0)) {
+      rc = sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
     }
   }
-  sinew_free(nodes);
+  sinew_free(l.v);
   return rc;
 }
 
