@@ -758,6 +758,17 @@ static int cmd_list_relatives(sinew_cmd_t *cmd) {
   sinew_graph_t *g = sinew_cmd_graph(cmd);
   size_t argc = sinew_cmd_argc(cmd);
   size_t count = argc ? argc : s->scene->nsel;
+  /* Maya's documentation: -c, -ad, -s, -p and -ap are mutually exclusive. Scripts use -s
+   * with -ad or -c as a filter (`listRelatives -ad -s grp`, which Maya runs), so only the
+   * directions exclude each other, and -s excludes the two upward ones. */
+  const char *modes[] = {"children", "allDescendents", "parent", "allParents", "shapes"};
+  const char *first = NULL;
+  for (int m = 0; m < 5; m++)
+    if (sinew_cmd_flag_count(cmd, modes[m])) {
+      bool clash = first && !(m == 4 && (strcmp(first, "children") == 0 || strcmp(first, "allDescendents") == 0));
+      if (clash) return sinew_cmd_error(cmd, SINEW_EINVAL, "-%s and -%s cannot be used together", first, modes[m]);
+      if (!first) first = modes[m];
+    }
   int rc = sinew_cmd_result_empty_array(cmd, SINEW_VALUE_STRING_ARRAY);
   for (size_t i = 0; i < count && !rc; i++) {
     sinew_node_t n = argc ? (sinew_node_t){0, 0} : s->scene->selection[i];

@@ -223,6 +223,46 @@ static void test_ls_bad(void **state) {
 
 /* ---- listRelatives --------------------------------------------------------------------------- */
 
+static void test_list_relatives(void **state) {
+  (void)state;
+  scene();
+  expect_typed("listRelatives group1", "string[]", "sphere1 sphere2");
+  expect_typed("listRelatives -c group1", "string[]", "sphere1 sphere2");
+  /* "Note that it lists grand-children before children." */
+  expect_typed("listRelatives -ad group1", "string[]", "sphereShape2 sphere2 sphereShape1 sphere1");
+  expect_typed("listRelatives -ad -type mesh group1", "string[]", "sphereShape2 sphereShape1");
+  /* -s with -ad: the shapes among the descendants, as scripts use it */
+  expect_typed("listRelatives -ad -s group1", "string[]", "sphereShape2 sphereShape1");
+  expect_typed("listRelatives -s sphere1", "string[]", "sphereShape1");
+  expect_typed("listRelatives -p sphere1", "string[]", "group1");
+  expect_typed("listRelatives -ap sphereShape1", "string[]", "sphere1");
+  expect_typed("listRelatives -f -p sphereShape1", "string[]", "|group1|sphere1");
+  expect_typed("listRelatives -f -c sphere1", "string[]", "|group1|sphere1|sphereShape1");
+  expect_typed("listRelatives -pa -c group1", "string[]", "sphere1 sphere2");
+  /* "When listing parents of objects directly under the world, the command will return an
+   * empty parent list." */
+  expect_typed("listRelatives -p group1", "string[]", "");
+  expect_typed("listRelatives cone1", "string[]", "");
+  ok("setAttr sphereShape2.io 1");
+  expect_typed("listRelatives -s -ni sphere2", "string[]", "");
+  expect_typed("listRelatives -s sphere2", "string[]", "sphereShape2");
+  /* the selection when no object is given */
+  ok("select sphere1 sphere2");
+  expect_typed("listRelatives -s", "string[]", "sphereShape1 sphereShape2");
+}
+
+static void test_list_relatives_bad(void **state) {
+  (void)state;
+  scene();
+  /* "The flags -c/children, -ad/allDescendents, -s/shapes, -p/parent and -ap/allParents are
+   * mutually exclusive." */
+  bad("listRelatives -c -p sphere1", "-children", "-parent", NULL);
+  bad("listRelatives -ad -p sphere1", "-allDescendents", "-parent", NULL);
+  bad("listRelatives -p -s sphere1", "-parent", "-shapes", NULL);
+  bad("listRelatives -frob sphere1", "unknown flag -frob", NULL);
+  bad("listRelatives nosuch", "nosuch", NULL);
+}
+
 /* ---- listConnections ------------------------------------------------------------------------- */
 
 /* ---- getAttr / setAttr ----------------------------------------------------------------------- */
@@ -398,6 +438,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_select_bad, setup, teardown),
       cmocka_unit_test_setup_teardown(test_ls, setup, teardown),
       cmocka_unit_test_setup_teardown(test_ls_bad, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_list_relatives, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_list_relatives_bad, setup, teardown),
       cmocka_unit_test_setup_teardown(test_get_set_attr, setup, teardown),
       cmocka_unit_test_setup_teardown(test_get_set_attr_bad, setup, teardown),
       cmocka_unit_test_setup_teardown(test_attribute_query, setup, teardown),
