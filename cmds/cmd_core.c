@@ -794,8 +794,11 @@ typedef struct lc_ctx {
   sinew_cmd_t *cmd;
   sinew_graph_t *g;
   sinew_plug_t filter; /* attr UINT32_MAX: the whole node */
-  bool src, dst, plugs, conns;
+  bool src, dst, plugs, conns, shapes, scn, exact;
   const char *type;
+  const sinew_plug_t *mine; /* while following a conversion node: the plug on the object */
+  sinew_node_t through;     /* the conversion node followed */
+  bool upstream;
   int rc;
 } lc_ctx;
 
@@ -812,21 +815,52 @@ static bool plug_within(const sinew_graph_t *g, const sinew_plug_t *p, const sin
   }
 }
 
-static bool lc_visit(void *ud, const sinew_connection_t *c) {
-  lc_ctx *x = ud;
-  const sinew_plug_t *mine = NULL, *other = NULL;
-  if (x->dst && plug_within(x->g, &c->src, &x->filter)) mine = &c->src, other = &c->dst;
-  else if (x->src && plug_within(x->g, &c->dst, &x->filter)) mine = &c->dst, other = &c->src;
-  if (!mine) return true;
-  if (x->type && !type_matches(x->g, other->node, x->type, false)) return true;
+/* One connected plug to report: filtered by -type (-et), then named as Maya names it. */
+static void lc_emit(lc_ctx *x, const sinew_plug_t *mine, const sinew_plug_t *other) {
+  if (x->type && !type_matches(x->g, other->node, x->type, x->exact)) return;
   char buf[1024];
   if (x->conns) {
     sinew_plug_format(x->g, mine, false, buf, sizeof buf);
-    if ((x->rc = sinew_cmd_result_append_string(x->cmd, buf))) return false;
+    if ((x->rc = sinew_cmd_result_append_string(x->cmd, buf))) return;
+  }
+  sinew_node_t n = other->node;
+  /* "-shapes: Actually return the shape name instead of the transform when the shape is
+   * 'selected'. Default false.": a shape is named by its transform unless -sh or -p */
+  if (!x->plugs && !x->shapes && type_matches(x->g, n, "shape", false)) {
+    sinew_node_t p = sinew_node_parent(x->g, n);
+    if (sinew_node_valid(x->g, p) && sinew_node_type_is_a(sinew_node_type(x->g, p), "transform")) n = p;
   }
   if (x->plugs) sinew_plug_format(x->g, other, false, buf, sizeof buf);
-  else sinew__node_label(x->g, other->node, buf, sizeof buf);
+  else sinew__node_label(x->g, n, buf, sizeof buf);
   x->rc = sinew_cmd_result_append_string(x->cmd, buf);
+}
+
+/* -scn: the far side of the conversion node x->through (its input's source going upstream,
+ * its output's destinations going downstream). */
+static bool lc_through(void *ud, const sinew_connection_t *c) {
+  lc_ctx *x = ud;
+  const sinew_plug_t *near = x->upstream ? &c->dst : &c->src, *far = x->upstream ? &c->src : &c->dst;
+  if (near->node.index == x->through.index && near->node.gen == x->through.gen) lc_emit(x, x->mine, far);
+  return x->rc == SINEW_OK;
+}
+
+static bool lc_visit(void *ud, const sinew_connection_t *c) {
+  lc_ctx *x = ud;
+  const sinew_plug_t *mine = NULL, *other = NULL;
+  bool upstream = false;
+  if (x->dst && plug_within(x->g, &c->src, &x->filter)) mine = &c->src, other = &c->dst;
+  else if (x->src && plug_within(x->g, &c->dst, &x->filter)) mine = &c->dst, other = &c->src, upstream = true;
+  if (!mine) return true;
+  if (x->scn && sinew_node_type_is_a(sinew_node_type(x->g, other->node), "unitConversion")) {
+    lc_ctx y = *x;
+    y.mine = mine;
+    y.through = other->node;
+    y.upstream = upstream;
+    sinew_foreach_connection(x->g, other->node, false, lc_through, &y);
+    x->rc = y.rc;
+    return x->rc == SINEW_OK;
+  }
+  lc_emit(x, mine, other);
   return x->rc == SINEW_OK;
 }
 
@@ -838,6 +872,9 @@ static int cmd_list_connections(sinew_cmd_t *cmd) {
   x.dst = sinew_cmd_flag_bool(cmd, "destination", true);
   x.plugs = sinew_cmd_flag_bool(cmd, "plugs", false);
   x.conns = sinew_cmd_flag_bool(cmd, "connections", false);
+  x.shapes = sinew_cmd_flag_bool(cmd, "shapes", false);
+  x.scn = sinew_cmd_flag_bool(cmd, "skipConversionNodes", false);
+  x.exact = sinew_cmd_flag_bool(cmd, "exactType", false);
   x.type = sinew_cmd_flag_string(cmd, "type", NULL);
   size_t argc = sinew_cmd_argc(cmd);
   size_t count = argc ? argc : s->scene->nsel;

@@ -265,6 +265,50 @@ static void test_list_relatives_bad(void **state) {
 
 /* ---- listConnections ------------------------------------------------------------------------- */
 
+/* sphere1.tx is driven by a curve-like node; sphereShape1.inMesh by a creation node. */
+static void connection_scene(void) {
+  scene();
+  ok("createNode transform -n driver; addAttr -ln out -at double driver;"
+     "connectAttr driver.out sphere1.tx; connectAttr driver.out sphere2.ty;"
+     "createNode mesh -n src -p cone1; connectAttr src.outMesh sphereShape1.inMesh;"
+     "createNode transform -n rotDriver; connectAttr rotDriver.rx sphere1.tz;");
+}
+
+static void test_list_connections(void **state) {
+  (void)state;
+  connection_scene();
+  expect_typed("listConnections driver", "string[]", "sphere1 sphere2");
+  expect_typed("listConnections sphere1.tx", "string[]", "driver");
+  expect_typed("listConnections -d off -s on sphere1", "string[]", "driver unitConversion1");
+  expect_typed("listConnections -s off sphere1", "string[]", "");
+  expect_typed("listConnections -p on driver", "string[]", "sphere1.translateX sphere2.translateY");
+  expect_typed("listConnections -c on driver", "string[]", "driver.out sphere1 driver.out sphere2");
+  expect_typed("listConnections -c on -p on sphere1.tx", "string[]", "sphere1.translateX driver.out");
+  expect_typed("listConnections -t transform src", "string[]", "");
+  /* a shape's connections give its transform's name unless -sh (Maya's -shapes) */
+  expect_typed("listConnections sphereShape1", "string[]", "cone1");
+  expect_typed("listConnections -sh on sphereShape1", "string[]", "src");
+  expect_typed("listConnections -sh on -p on sphereShape1", "string[]", "src.outMesh");
+  expect_typed("listConnections -t mesh src", "string[]", "sphere1");
+  expect_typed("listConnections -t mesh -sh on src", "string[]", "sphereShape1");
+  /* -scn: through the unitConversion Maya puts between an angle and a distance */
+  expect_typed("listConnections -scn on sphere1.tz", "string[]", "rotDriver");
+  expect_typed("listConnections -scn on -p on sphere1.tz", "string[]", "rotDriver.rotateX");
+  expect_typed("listConnections -t transform -et on sphere1", "string[]", "driver");
+  expect_typed("listConnections -t dagNode -et on sphere1", "string[]", "");
+  /* nothing connected: an empty string array */
+  expect_typed("listConnections cone1", "string[]", "");
+}
+
+static void test_list_connections_bad(void **state) {
+  (void)state;
+  connection_scene();
+  bad("listConnections nosuch", "nosuch", NULL);
+  bad("listConnections sphere1.nosuch", "nosuch", NULL);
+  bad("listConnections -frob sphere1", "unknown flag -frob", NULL);
+  bad("listConnections -s maybe sphere1", "maybe", NULL);
+}
+
 /* ---- getAttr / setAttr ----------------------------------------------------------------------- */
 
 static void test_get_set_attr(void **state) {
@@ -440,6 +484,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_ls_bad, setup, teardown),
       cmocka_unit_test_setup_teardown(test_list_relatives, setup, teardown),
       cmocka_unit_test_setup_teardown(test_list_relatives_bad, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_list_connections, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_list_connections_bad, setup, teardown),
       cmocka_unit_test_setup_teardown(test_get_set_attr, setup, teardown),
       cmocka_unit_test_setup_teardown(test_get_set_attr_bad, setup, teardown),
       cmocka_unit_test_setup_teardown(test_attribute_query, setup, teardown),
