@@ -292,6 +292,11 @@ double sinew__unit_in(sinew_graph_t *g, sinew_attr_type_t type);  /* scene unit 
  * frame rate, so whole frames come back whole). */
 double sinew__unit_to_internal(sinew_graph_t *g, sinew_attr_type_t type, double v);
 double sinew__unit_to_ui(sinew_graph_t *g, sinew_attr_type_t type, double v);
+/* Maya's name of an attribute's type, as attributeQuery -at and addAttr -q -at give it
+ * ("doubleLinear", "double3", "enum", "typed" for strings and data ...). */
+const char *sinew__maya_attr_type(const sinew_attr_info_t *info);
+/* Maya's nice name made from an attribute's long name: "translateX" -> "Translate X". */
+void sinew__attr_nice_name(const char *name, char *out, size_t size);
 
 /* Fails the command with the graph's last message, without repeating the command's name when
  * the graph's message already starts with it ("setAttr: setAttr: ..."). */

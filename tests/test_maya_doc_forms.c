@@ -368,6 +368,53 @@ static void test_get_set_attr_bad(void **state) {
 
 /* ---- addAttr / attributeQuery ---------------------------------------------------------------- */
 
+static void test_add_attr(void **state) {
+  (void)state;
+  scene();
+  /* the documentation's forms */
+  expect_typed("addAttr -ln mass -at double sphere1", "none", "");
+  ok("addAttr -ln ll -at long -min 0 -max 5 -dv 2 sphere1");
+  expect_typed("getAttr sphere1.ll", "int", "2");
+  ok("addAttr -ln sampson -numberOfChildren 2 -attributeType compound sphere1;"
+     "addAttr -ln homeboy -at matrix -parent sampson sphere1;"
+     "addAttr -ln midge -at message -parent sampson sphere1;");
+  expect_typed("attributeQuery -n sphere1 -lc sampson", "string[]", "homeboy midge");
+  ok("addAttr -ln pos -at double3 sphere1; addAttr -ln posX -at double -p pos sphere1;"
+     "addAttr -ln posY -at double -p pos sphere1; addAttr -ln posZ -at double -p pos sphere1;");
+  expect_typed("getAttr -type sphere1.pos", "string", "double3");
+  ok("addAttr -ln stringAttr -dt \"string\" sphere1");
+  expect_typed("getAttr -type sphere1.stringAttr", "string", "string");
+  ok("addAttr -ln floatArr -dt doubleArray sphere1");
+  /* the selection when no object is given */
+  ok("select sphere2; addAttr -ln fromSel -at bool");
+  expect_typed("attributeQuery -n sphere2 -ex fromSel", "int", "1");
+  /* query mode */
+  expect_typed("addAttr -q -ex -ln mass sphere1", "int", "1");
+  expect_typed("addAttr -q -dv sphere1.ll", "float", "2");
+  expect_typed("addAttr -q -min sphere1.ll", "float", "0");
+  expect_typed("addAttr -q -max sphere1.ll", "float", "5");
+  expect_typed("addAttr -q -at sphere1.ll", "string", "long");
+  expect_typed("addAttr -q -nn sphere1.ll", "string", "Ll");
+  expect_typed("addAttr -q -dt sphere1.stringAttr", "string[]", "string");
+  expect_typed("addAttr -q -k sphere1.ll", "int", "0");
+  ok("addAttr -ln ctl -at double -k on sphere1");
+  expect_typed("addAttr -q -k sphere1.ctl", "int", "1");
+}
+
+static void test_add_attr_bad(void **state) {
+  (void)state;
+  scene();
+  ok("addAttr -ln mass -at double sphere1");
+  bad("addAttr -ln mass -at double sphere1", "mass", NULL);
+  bad("addAttr -ln tx -at double sphere1", "tx", NULL);
+  bad("addAttr -ln x -at nosuchtype sphere1", "nosuchtype", NULL);
+  bad("addAttr -ln x -at double nosuch", "nosuch", NULL);
+  bad("addAttr -ln x -at double -min abc sphere1", "-minValue", "abc", NULL);
+  bad("addAttr -ln x -frob sphere1", "unknown flag -frob", NULL);
+  bad("addAttr -q -dv sphere1.nosuch", "sphere1.nosuch", "no such attribute", NULL);
+  bad("addAttr -q -min sphere1.mass", "sphere1.mass", "minValue", NULL);
+}
+
 static void test_attribute_query(void **state) {
   (void)state;
   scene();
@@ -488,6 +535,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_list_connections_bad, setup, teardown),
       cmocka_unit_test_setup_teardown(test_get_set_attr, setup, teardown),
       cmocka_unit_test_setup_teardown(test_get_set_attr_bad, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_add_attr, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_add_attr_bad, setup, teardown),
       cmocka_unit_test_setup_teardown(test_attribute_query, setup, teardown),
       cmocka_unit_test_setup_teardown(test_attribute_query_bad, setup, teardown),
       cmocka_unit_test_setup_teardown(test_rename_delete, setup, teardown),
