@@ -626,6 +626,9 @@ static int cmd_node_type(sinew_cmd_t *cmd) {
   sinew_graph_t *g = sinew_cmd_graph(cmd);
   if (sinew_cmd_argc(cmd) != 1) return sinew_cmd_error(cmd, SINEW_EINVAL, "give one node");
   const char *name = sinew_cmd_arg_string(cmd, 0);
+  /* Maya's API type names (kJoint, kSkinClusterFilter ...) are not known to sinew */
+  if (sinew_cmd_flag_count(cmd, "apiType"))
+    return sinew_cmd_error(cmd, SINEW_EUNSUPPORTED, "-apiType is not supported (sinew does not know Maya's API type names)");
   sinew_node_t n;
   sinew_plug_t p;
   int rc;

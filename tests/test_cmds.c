@@ -835,7 +835,7 @@ static void test_queries(void **state) {
   expect_res("objExists \"|root|j1\"", "1");
   expect_res("nodeType j2", "joint");
   expect_res("nodeType j2.tx", "joint");
-  expect_res("nodeType -i j2", "dagNode transform joint");
+  expect_res("nodeType -i j2", "containerBase entity dagNode transform joint");
   expect_res("nodeType time1", "time");
   /* selection */
   ok("select j1 j2");

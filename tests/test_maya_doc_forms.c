@@ -449,6 +449,32 @@ static void test_attribute_query_bad(void **state) {
 
 /* ---- objExists / nodeType -------------------------------------------------------------------- */
 
+static void test_obj_exists_node_type(void **state) {
+  (void)state;
+  scene();
+  expect_typed("objExists sphere1", "int", "1");
+  expect_typed("objExists nosuch", "int", "0");
+  expect_typed("objExists sphere1.tx", "int", "1");
+  expect_typed("objExists sphere1.nosuch", "int", "0");
+  expect_typed("objExists \"|group1|sphere1\"", "int", "1");
+  expect_typed("nodeType sphere1", "string", "transform");
+  expect_typed("nodeType sphereShape1", "string", "mesh");
+  expect_typed("nodeType sphere1.tx", "string", "transform");
+  ok("createNode joint -n j1");
+  expect_typed("nodeType -i j1", "string[]", "containerBase entity dagNode transform joint");
+  expect_typed("ls -type entity \"sphere?\"", "string[]", "sphere1 sphere2");
+}
+
+static void test_obj_exists_node_type_bad(void **state) {
+  (void)state;
+  scene();
+  bad("objExists", "objExists", NULL);
+  bad("objExists -frob sphere1", "unknown flag -frob", NULL);
+  bad("nodeType nosuch", "nosuch", NULL);
+  bad("nodeType -frob sphere1", "unknown flag -frob", NULL);
+  bad("nodeType -api sphere1", "-apiType", "not supported", NULL);
+}
+
 /* ---- rename / delete ------------------------------------------------------------------------- */
 
 static void test_rename_delete(void **state) {
@@ -539,6 +565,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_add_attr_bad, setup, teardown),
       cmocka_unit_test_setup_teardown(test_attribute_query, setup, teardown),
       cmocka_unit_test_setup_teardown(test_attribute_query_bad, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_obj_exists_node_type, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_obj_exists_node_type_bad, setup, teardown),
       cmocka_unit_test_setup_teardown(test_rename_delete, setup, teardown),
       cmocka_unit_test_setup_teardown(test_rename_delete_bad, setup, teardown),
       cmocka_unit_test_setup_teardown(test_xform, setup, teardown),
