@@ -664,25 +664,33 @@ static int cmd_parent(sinew_cmd_t *cmd) {
     }
     return sinew_cmd_error(cmd, SINEW_EUNSUPPORTED, "instancing (-addObject / -removeObject) is not supported");
   }
+  /* Maya's forms: `parent child... parent`, `parent -w child...`; with one object the selected
+   * objects go under it, with none the selected objects go under the last selected one (or,
+   * with -w, to the world) */
   bool world = sinew_cmd_flag_count(cmd, "world");
-  size_t argc = sinew_cmd_argc(cmd);
-  size_t nchildren = world ? argc : (argc ? argc - 1 : 0);
+  size_t argc = sinew_cmd_argc(cmd), nsel = s->scene->nsel;
+  bool from_sel = world ? argc == 0 : argc < 2;
   sinew_node_t parent = {0, 0};
   int rc;
+  if (!world && argc == 0 && nsel < 2)
+    return sinew_cmd_error(cmd, SINEW_EINVAL, "select the objects and then their new parent, or name them: parent <child>... <parent>");
+  if (!world && argc == 1 && nsel == 0)
+    return sinew_cmd_error(cmd, SINEW_EINVAL, "no child given (and nothing selected): parent <child>... <parent>");
+  if (world && argc == 0 && nsel == 0)
+    return sinew_cmd_error(cmd, SINEW_EINVAL, "no object given (and nothing selected): parent -w <child>...");
   if (!world) {
-    if (argc < 2 && !(argc == 1 && s->scene->nsel))
-      return sinew_cmd_error(cmd, SINEW_EINVAL, "usage: parent <child>... <parent>, or parent -w <child>...");
-    if ((rc = sinew__cmd_node(cmd, sinew_cmd_arg_string(cmd, argc - 1), &parent))) return rc;
+    if (argc) rc = sinew__cmd_node(cmd, sinew_cmd_arg_string(cmd, argc - 1), &parent);
+    else rc = (parent = s->scene->selection[nsel - 1], SINEW_OK);
+    if (rc) return rc;
   }
+  size_t nchildren = from_sel ? (world || argc ? nsel : nsel - 1) : (world ? argc : argc - 1);
   sinew_node_t *kids = sinew_malloc((nchildren ? nchildren : 1) * sizeof *kids);
   if (!kids) return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
-  if (nchildren == 0 && s->scene->nsel) {
-    nchildren = 1;
-    kids[0] = s->scene->selection[0];
-  }
   rc = SINEW_OK;
-  for (size_t i = 0; i < nchildren && argc && !rc; i++)
-    rc = sinew__cmd_node(cmd, sinew_cmd_arg_string(cmd, i), &kids[i]);
+  for (size_t i = 0; i < nchildren && !rc; i++) {
+    if (from_sel) kids[i] = s->scene->selection[i];
+    else rc = sinew__cmd_node(cmd, sinew_cmd_arg_string(cmd, i), &kids[i]);
+  }
   uint32_t flags = sinew_cmd_flag_count(cmd, "relative") ? 0 : SINEW_PARENT_KEEP_WORLD;
   /* check every child first: DAG nodes, and no loop */
   if (!rc && !world && !sinew_node_type_is_a(sinew_node_type(g, parent), "dagNode"))

@@ -516,6 +516,38 @@ static void test_rename_delete_bad(void **state) {
 
 /* ---- parent ---------------------------------------------------------------------------------- */
 
+static void test_parent(void **state) {
+  (void)state;
+  scene();
+  ok("setAttr group1.tx 10; setAttr cone1.tx 3");
+  /* returns the children's names, as string[] */
+  expect_typed("parent cone1 group1", "string[]", "cone1");
+  expect_nums("xform -q -ws -t cone1", 3, 3.0, 0.0, 0.0);
+  expect_nums("getAttr cone1.t", 3, -7.0, 0.0, 0.0);
+  expect_typed("parent -w cone1", "string[]", "cone1");
+  expect_nums("getAttr cone1.t", 3, 3.0, 0.0, 0.0);
+  /* -r keeps the local values */
+  expect_typed("parent -r cone1 group1", "string[]", "cone1");
+  expect_nums("xform -q -ws -t cone1", 3, 13.0, 0.0, 0.0);
+  /* -s: a shape under another transform */
+  expect_typed("parent -s -r sphereShape2 sphere1", "string[]", "sphereShape2");
+  expect_typed("listRelatives -s sphere1", "string[]", "sphereShape1 sphereShape2");
+  /* the selection: the last selected object is the parent */
+  ok("parent -w cone1; select cone1 sphere2; parent");
+  expect_typed("listRelatives -p cone1", "string[]", "sphere2");
+}
+
+static void test_parent_bad(void **state) {
+  (void)state;
+  scene();
+  bad("parent nosuch group1", "nosuch", NULL);
+  bad("parent cone1 nosuch", "nosuch", NULL);
+  bad("parent group1 sphere1", "group1", "sphere1", NULL);
+  bad("parent cone1 time1", "time1", NULL);
+  bad("parent -frob cone1 group1", "unknown flag -frob", NULL);
+  bad("parent cone1 sphere1 nosuch", "nosuch", NULL);
+}
+
 /* ---- xform ----------------------------------------------------------------------------------- */
 
 static void test_xform(void **state) {
@@ -569,6 +601,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_obj_exists_node_type_bad, setup, teardown),
       cmocka_unit_test_setup_teardown(test_rename_delete, setup, teardown),
       cmocka_unit_test_setup_teardown(test_rename_delete_bad, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_parent, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_parent_bad, setup, teardown),
       cmocka_unit_test_setup_teardown(test_xform, setup, teardown),
       cmocka_unit_test_setup_teardown(test_xform_bad, setup, teardown),
   };
