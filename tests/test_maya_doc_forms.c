@@ -535,6 +535,13 @@ static void test_parent(void **state) {
   /* the selection: the last selected object is the parent */
   ok("parent -w cone1; select cone1 sphere2; parent");
   expect_typed("listRelatives -p cone1", "string[]", "sphere2");
+  /* one object: the selected objects go under it; -w alone: the selection to the world */
+  ok("select cone1 sphere1");
+  expect_typed("parent group1", "string[]", "cone1 sphere1");
+  expect_typed("listRelatives -p cone1", "string[]", "group1");
+  ok("select cone1");
+  expect_typed("parent -w", "string[]", "cone1");
+  expect_typed("listRelatives -p cone1", "string[]", "");
 }
 
 static void test_parent_bad(void **state) {
@@ -546,6 +553,12 @@ static void test_parent_bad(void **state) {
   bad("parent cone1 time1", "time1", NULL);
   bad("parent -frob cone1 group1", "unknown flag -frob", NULL);
   bad("parent cone1 sphere1 nosuch", "nosuch", NULL);
+  /* the selection forms with too little selected */
+  bad("parent group1", "no child given", NULL);
+  bad("parent", "select the objects", NULL);
+  bad("parent -w", "no object given", NULL);
+  ok("select cone1");
+  bad("parent", "select the objects", NULL);
 }
 
 /* ---- xform ----------------------------------------------------------------------------------- */
