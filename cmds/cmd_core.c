@@ -167,6 +167,48 @@ static int cmd_shading_node(sinew_cmd_t *cmd) {
 static const sinew_cmd_flag_t rename_flags[] = {
     {"uuid", "uid", "s", 0}, {"ignoreShape", "is", "", 0}};
 
+static bool type_matches(sinew_graph_t *g, sinew_node_t n, const char *type, bool exact);
+
+/* The length of a name without its trailing digits. */
+static size_t digits_start(const char *name) {
+  size_t k = strlen(name);
+  while (k && name[k - 1] >= '0' && name[k - 1] <= '9') k--;
+  return k;
+}
+
+/* Maya renames the shapes below a renamed transform that are named after it: "rename
+ * nurbsSphere1 ball" makes nurbsSphereShape1 ballShape (Autodesk's example). Two forms are
+ * recognised, the first winning: old + "Shape" (bar -> bar1 makes barShape bar1Shape), and the
+ * old name's trailing number after "Shape" (pCube1 -> bar1 makes pCubeShape1 barShape1).
+ * Other shapes keep their names. A clash gets a number as any rename does. */
+static int rename_shapes(sinew_graph_t *g, sinew_node_t n, const char *oldname, const char *newname) {
+  size_t nk = sinew_node_children(g, n, NULL, 0);
+  if (!nk) return SINEW_OK;
+  sinew_node_t *kids = sinew_malloc(nk * sizeof *kids);
+  size_t cap = strlen(oldname) + strlen(newname) + 16;
+  char *want = sinew_malloc(cap), *form = sinew_malloc(cap);
+  int rc = kids && want && form ? SINEW_OK : SINEW_ENOMEM;
+  if (!rc) sinew_node_children(g, n, kids, nk);
+  size_t ob = digits_start(oldname), nb = digits_start(newname);
+  for (size_t i = 0; i < nk && !rc; i++) {
+    if (!type_matches(g, kids[i], "shape", false)) continue;
+    const char *name = sinew_node_name(g, kids[i]);
+    snprintf(form, cap, "%sShape", oldname);
+    if (strcmp(name, form) == 0) {
+      snprintf(want, cap, "%sShape", newname);
+    } else {
+      snprintf(form, cap, "%.*sShape%s", (int)ob, oldname, oldname + ob);
+      if (strcmp(name, form) != 0) continue;
+      snprintf(want, cap, "%.*sShape%s", (int)nb, newname, newname + nb);
+    }
+    rc = sinew_node_rename(g, kids[i], want);
+  }
+  sinew_free(kids);
+  sinew_free(want);
+  sinew_free(form);
+  return rc;
+}
+
 static int cmd_rename(sinew_cmd_t *cmd) {
   sinew_session_t *s = sinew__session(cmd);
   sinew_graph_t *g = sinew_cmd_graph(cmd);
@@ -203,13 +245,18 @@ static int cmd_rename(sinew_cmd_t *cmd) {
   }
   /* a node an imported file made: renamed in the import's namespace (or with its prefix), and
    * the file's later lines mean it by the new name */
+  char *oldname = sinew__cmds_strdup(sinew_node_name(g, n));
+  if (!oldname) return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
   bool own = sinew__import_owns(s, n);
   char *actual = NULL;
-  if (own && (rc = sinew__import_node_name(s, newname, NULL, false, &actual)))
+  if (own && (rc = sinew__import_node_name(s, newname, NULL, false, &actual))) {
+    sinew_free(oldname);
     return sinew_cmd_error(cmd, rc, "out of memory");
+  }
   char *old = own ? sinew_malloc(strlen(sinew_node_name(g, n)) + 1) : NULL;
   if (own && !old) {
     sinew_free(actual);
+    sinew_free(oldname);
     return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
   }
   if (old) strcpy(old, sinew_node_name(g, n));
@@ -219,9 +266,13 @@ static int cmd_rename(sinew_cmd_t *cmd) {
   if (!rc && own && (rc = sinew__import_record(s, automatic ? NULL : newname, n))) {
     sinew_node_rename(g, n, old);
     sinew_free(old);
+    sinew_free(oldname);
     return sinew_cmd_error(cmd, rc, "out of memory");
   }
+  if (!rc && !own && !sinew_cmd_flag_count(cmd, "ignoreShape") && sinew_node_type_is_a(sinew_node_type(g, n), "transform"))
+    rc = rename_shapes(g, n, oldname, sinew_node_name(g, n));
   sinew_free(old);
+  sinew_free(oldname);
   if (rc) return sinew__graph_error(cmd, rc);
   return sinew_cmd_result_string(cmd, sinew_node_name(g, n));
 }

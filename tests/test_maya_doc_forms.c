@@ -499,6 +499,33 @@ static void test_rename_delete(void **state) {
   expect_typed("ls -type transform", "string[]", "");
 }
 
+/* "When a transform is renamed then any shape nodes beneath the transform that have the same
+ * prefix as the old transform name are renamed": rename nurbsSphere1 ball makes
+ * nurbsSphereShape1 ballShape. */
+static void test_rename_shapes(void **state) {
+  (void)state;
+  ok("createNode transform -n nurbsSphere1; createNode mesh -n nurbsSphereShape1 -p nurbsSphere1");
+  expect_typed("rename nurbsSphere1 ball", "string", "ball");
+  expect_typed("listRelatives -s ball", "string[]", "ballShape");
+  /* the trailing number goes after Shape; a shape named old + Shape keeps that form */
+  ok("polyCube -n pCube1");
+  expect_typed("listRelatives -s pCube1", "string[]", "pCubeShape1");
+  ok("rename pCube1 bar1");
+  expect_typed("listRelatives -s bar1", "string[]", "barShape1");
+  ok("rename bar1 bar");
+  expect_typed("listRelatives -s bar", "string[]", "barShape");
+  ok("rename bar bar1");
+  expect_typed("listRelatives -s bar1", "string[]", "bar1Shape");
+  /* -is keeps the shapes' names; a shape not named after the transform keeps its own */
+  ok("rename -is bar1 crate");
+  expect_typed("listRelatives -s crate", "string[]", "bar1Shape");
+  ok("createNode transform -n t; createNode mesh -n body -p t; rename t u");
+  expect_typed("listRelatives -s u", "string[]", "body");
+  /* the selected transform */
+  ok("select ball; rename box");
+  expect_typed("listRelatives -s box", "string[]", "boxShape");
+}
+
 static void test_rename_delete_bad(void **state) {
   (void)state;
   scene();
@@ -512,6 +539,9 @@ static void test_rename_delete_bad(void **state) {
   ok("lockNode sphere2");
   bad("delete sphere1 sphere2", "sphere2", NULL);
   bad("rename sphere2 x", "sphere2", NULL);
+  /* a shape that cannot follow fails the whole rename */
+  ok("lockNode -l off sphere2; lockNode sphereShape1");
+  bad("rename sphere1 ball", "sphereShape1", NULL);
 }
 
 /* ---- parent ---------------------------------------------------------------------------------- */
@@ -614,6 +644,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_obj_exists_node_type_bad, setup, teardown),
       cmocka_unit_test_setup_teardown(test_rename_delete, setup, teardown),
       cmocka_unit_test_setup_teardown(test_rename_delete_bad, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_rename_shapes, setup, teardown),
       cmocka_unit_test_setup_teardown(test_parent, setup, teardown),
       cmocka_unit_test_setup_teardown(test_parent_bad, setup, teardown),
       cmocka_unit_test_setup_teardown(test_xform, setup, teardown),
