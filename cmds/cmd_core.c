@@ -486,7 +486,7 @@ static const sinew_cmd_flag_t ls_flags[] = {
     {"transforms", "tr", "", 0},           {"showType", "st", "", 0},
     {"objectsOnly", "o", "", 0},           {"intermediateObjects", "io", "", 0},
     {"noIntermediate", "ni", "", 0},       {"recursive", "r", "b", 0},
-    {"flatten", "fl", "", 0}};
+    {"flatten", "fl", "", 0},              {"shortNames", "sn", "", 0}};
 
 static int add_name(sinew_cmd_t *cmd, sinew_graph_t *g, sinew_node_t n, bool full, bool show_type) {
   char buf[512];
@@ -641,7 +641,14 @@ static int cmd_ls(sinew_cmd_t *cmd) {
       for (size_t i = 0; i < argc && !m; i++) m = name_matches(g, n, sinew_cmd_arg_string(cmd, i), recursive);
       if (!m) continue;
     }
-    if ((rc = add_name(cmd, g, n, full, show))) return rc;
+    if (sinew_cmd_flag_count(cmd, "shortNames") && !full) {
+      /* -sn: the short name even where it is shared */
+      rc = sinew_cmd_result_append_string(cmd, sinew_node_name(g, n));
+      if (!rc && show) rc = sinew_cmd_result_append_string(cmd, sinew_node_type_name(sinew_node_type(g, n)));
+      if (rc) return rc;
+    } else if ((rc = add_name(cmd, g, n, full, show))) {
+      return rc;
+    }
   }
   return SINEW_OK;
 }

@@ -207,6 +207,10 @@ static void test_ls(void **state) {
   expect_typed("ls -s", "string[]", "sphereShape1 sphereShape2");
   expect_typed("ls -tr \"s*\"", "string[]", "sphere1 sphere2");
   expect_typed("ls -st \"*Shape1\"", "string[]", "sphereShape1 mesh");
+  /* -sn: the short name, even one two DAG nodes share */
+  ok("createNode transform -n sphere1 -p cone1");
+  expect_typed("ls -sn -type transform \"*|sphere1\"", "string[]", "sphere1 sphere1");
+  ok("delete \"|cone1|sphere1\"");
   ok("select sphere2 cone1");
   expect_typed("ls -sl", "string[]", "sphere2 cone1");
   /* nothing matches: an empty string array, not an error */
