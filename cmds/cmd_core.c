@@ -354,6 +354,25 @@ static int add_hierarchy(sinew_graph_t *g, node_list *l, sinew_node_t n) {
   return rc;
 }
 
+/* One object named to select: a set stands for its members unless -ne ("When selecting a set
+ * as in "select set1", the behaviour is for all the members of the set to become selected
+ * instead of the set itself"); -hi adds what is below each. Fails the command with its message. */
+static int select_add(sinew_cmd_t *cmd, node_list *l, sinew_node_t n, bool hi, bool expand) {
+  sinew_graph_t *g = sinew_cmd_graph(cmd);
+  sinew_node_t *members = NULL;
+  uint32_t count = 1;
+  int rc = SINEW_OK;
+  if (expand && sinew_node_type_is_a(sinew_node_type(g, n), "objectSet") &&
+      (rc = sinew__set_members(cmd, n, &members, &count)))
+    return rc;
+  for (uint32_t i = 0; i < count && !rc; i++) {
+    sinew_node_t x = members ? members[i] : n;
+    rc = hi ? add_hierarchy(g, l, x) : node_list_add(l, x);
+  }
+  sinew_free(members);
+  return rc ? sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory") : SINEW_OK;
+}
+
 /* select [-r | -add | -d | -tgl] [-hi] [-ne] objects, -cl, -all: Maya's forms. Names may be
  * patterns ("sphere*"), each of which must match a node; every name is resolved before the
  * selection changes, so a missing object leaves it as it was. */
@@ -387,24 +406,28 @@ static int cmd_select(sinew_cmd_t *cmd) {
     sinew_free(l.v);
     return rc;
   }
-  bool hi = sinew_cmd_flag_count(cmd, "hierarchy");
+  bool hi = sinew_cmd_flag_count(cmd, "hierarchy"), ne = sinew_cmd_flag_count(cmd, "noExpand"), set_current = false;
+  sinew_node_t current = {0, 0};
   for (size_t i = 0; i < argc && !rc; i++) {
     const char *name = sinew_cmd_arg_string(cmd, i);
     if (strpbrk(name, "*?")) {
-      uint32_t before = l.n;
+      bool any = false;
       sinew_node_t it = {0, 0};
       while (sinew_node_next(g, &it) && !rc)
-        if (name_matches(g, it, name, false)) rc = hi ? add_hierarchy(g, &l, it) : node_list_add(&l, it);
-      if (rc) rc = sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
-      else if (l.n == before) rc = sinew_cmd_error(cmd, SINEW_ENOTFOUND, "no object matches name: %s", name);
+        if (name_matches(g, it, name, false)) {
+          any = true;
+          rc = select_add(cmd, &l, it, hi, !ne);
+        }
+      if (!rc && !any) rc = sinew_cmd_error(cmd, SINEW_ENOTFOUND, "no object matches name: %s", name);
       continue;
     }
     sinew_node_t n;
     if ((rc = default_node(cmd, name, &n))) break;
-    if ((rc = hi ? add_hierarchy(g, &l, n) : node_list_add(&l, n))) rc = sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+    if (ne && argc == 1) current = n, set_current = true;
+    rc = select_add(cmd, &l, n, hi, !ne);
   }
   if (!rc) {
-    if (sinew_cmd_flag_count(cmd, "noExpand") && argc == 1 && l.n) sc->current = l.v[0];
+    if (set_current) sc->current = current; /* -ne :name makes a default node current */
     bool desel = sinew_cmd_flag_count(cmd, "deselect"), toggle = sinew_cmd_flag_count(cmd, "toggle");
     if (desel || toggle) {
       /* the new list whole before the selection changes: the selected ones that stay, then

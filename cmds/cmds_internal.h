@@ -295,6 +295,9 @@ double sinew__unit_to_ui(sinew_graph_t *g, sinew_attr_type_t type, double v);
 /* Maya's name of an attribute's type, as attributeQuery -at and addAttr -q -at give it
  * ("doubleLinear", "double3", "enum", "typed" for strings and data ...). */
 const char *sinew__maya_attr_type(const sinew_attr_info_t *info);
+/* The members of an objectSet in the set's order (DAG members, then the others): *out is
+ * allocated (sinew_free it), or the command fails with its message. */
+int sinew__set_members(sinew_cmd_t *cmd, sinew_node_t set, sinew_node_t **out, uint32_t *count);
 /* Maya's nice name made from an attribute's long name: "translateX" -> "Translate X". */
 void sinew__attr_nice_name(const char *name, char *out, size_t size);
 

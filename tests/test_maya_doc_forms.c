@@ -178,6 +178,17 @@ static void test_select(void **state) {
   /* -hi: the objects and every DAG node below them */
   ok("select -hi group1");
   assert_string_equal(selection(), "group1 sphere1 sphereShape1 sphere2 sphereShape2");
+  /* a set stands for its members; -ne selects the set itself */
+  ok("sets -n set1 sphere1 cone1; select -cl");
+  ok("select set1");
+  assert_string_equal(selection(), "sphere1 cone1");
+  ok("select -ne set1");
+  assert_string_equal(selection(), "set1");
+  ok("select -r sphere2; select -add set1");
+  assert_string_equal(selection(), "sphere2 sphere1 cone1");
+  ok("select -d set1");
+  assert_string_equal(selection(), "sphere2");
+  ok("delete set1");
   /* an object named twice is selected once */
   ok("select sphere1 sphere1");
   assert_string_equal(selection(), "sphere1");
