@@ -1071,6 +1071,27 @@ static int get_kept_text(sinew_cmd_t *cmd, sinew_node_t n, const char *lng, cons
   return rc;
 }
 
+/* The data type a value kept as text was set with (setAttr -type stringArray ...): getAttr
+ * -type gives it, as Maya gives the data type of a typed attribute. Empty when none. */
+static void kept_type(sinew_cmd_t *cmd, sinew_graph_t *g, const sinew_plug_t *p, char *out, size_t size) {
+  char lng[600], sht[600];
+  sinew_plug_format_attr(g, p, false, lng, sizeof lng);
+  sinew_plug_format_attr(g, p, true, sht, sizeof sht);
+  out[0] = 0;
+  sinew__extra *e = sinew__extra_get(sinew__session(cmd)->scene, p->node, false);
+  const char *text = NULL;
+  for (uint32_t i = 0; e && i < e->nraws && !text; i++)
+    if (strcmp(e->raws[i].attr, lng) == 0 || strcmp(e->raws[i].attr, sht) == 0) text = e->raws[i].text;
+  sinew__buf w = {0};
+  bool q;
+  for (const char *c = text; c && (c = next_word(c, &w, &q)) && !w.oom;)
+    if (!q && (strcmp(w.p, "-type") == 0 || strcmp(w.p, "-typ") == 0)) {
+      if ((c = next_word(c, &w, &q)) && !w.oom) snprintf(out, size, "%s", w.p);
+      break;
+    }
+  sinew__buf_free(&w);
+}
+
 static int get_kept(sinew_cmd_t *cmd, sinew_graph_t *g, const sinew_plug_t *p) {
   char lng[600], sht[600];
   sinew_plug_format_attr(g, p, false, lng, sizeof lng);
@@ -1157,7 +1178,11 @@ static int cmd_get_attr(sinew_cmd_t *cmd) {
   int rc;
   sinew_attr_info_t info;
   sinew_node_attr_info(g, p.node, p.attr, &info);
-  if (sinew_cmd_flag_count(cmd, "type")) return sinew_cmd_result_string(cmd, maya_type_name(&info));
+  if (sinew_cmd_flag_count(cmd, "type")) {
+    char kept[64] = "";
+    if (info.type == SINEW_ATTR_DATA) kept_type(cmd, g, &p, kept, sizeof kept);
+    return sinew_cmd_result_string(cmd, kept[0] ? kept : maya_type_name(&info));
+  }
   if (sinew_cmd_flag_count(cmd, "lock")) return sinew_cmd_result_int(cmd, sinew_plug_locked(g, &p));
   if (sinew_cmd_flag_count(cmd, "settable"))
     return sinew_cmd_result_int(cmd, (info.flags & SINEW_ATTR_WRITABLE) && !sinew_plug_locked(g, &p) &&

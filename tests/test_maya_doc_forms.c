@@ -362,6 +362,17 @@ static void test_get_set_attr(void **state) {
   expect_typed("getAttr -s sphere1.w", "int", "2");
   expect_typed("getAttr -mi sphere1.w", "int[]", "0 3");
   expect_typed("getAttr sphere1.w[3]", "float", "4");
+  /* data arrays: their items, typed as Maya returns them; -type gives the data type */
+  ok("addAttr -ln names -dt stringArray sphere1; setAttr sphere1.names -type stringArray 2 \"a\" \"b c\"");
+  expect_typed("getAttr sphere1.names", "string[]", "a b c");
+  ok("string $n[] = `getAttr sphere1.names`; if (size($n) != 2 || $n[1] != \"b c\") error \"names\";");
+  expect_typed("getAttr -type sphere1.names", "string", "stringArray");
+  ok("addAttr -ln weights -dt doubleArray sphere1; setAttr sphere1.weights -type doubleArray 3 0.5 1 2");
+  expect_typed("getAttr sphere1.weights", "float[]", "0.5 1 2");
+  expect_typed("getAttr -type sphere1.weights", "string", "doubleArray");
+  /* -size: 1 for an attribute that is not a multi */
+  expect_typed("getAttr -s sphere1.weights", "int", "1");
+  expect_typed("getAttr -s sphere1.tx", "int", "1");
   /* the world matrix: a matrix comes back as float[16] */
   expect_typed("getAttr group1.wm", "float[]", "1 0 0 0 0 1 0 0 0 0 1 0 0 0 0 1");
 }
