@@ -218,8 +218,15 @@ static void test_ls(void **state) {
   expect_typed("ls -s", "string[]", "sphereShape1 sphereShape2");
   expect_typed("ls -tr \"s*\"", "string[]", "sphere1 sphere2");
   expect_typed("ls -st \"*Shape1\"", "string[]", "sphereShape1 mesh");
-  /* -sn: the short name, even one two DAG nodes share */
+  /* a short name two DAG nodes share: the shortest unique name ("By default the shortest
+   * unique name is returned"), the full path with -l, the short name with -sn */
   ok("createNode transform -n sphere1 -p cone1");
+  expect_typed("ls -type transform \"*|sphere1\"", "string[]", "group1|sphere1 cone1|sphere1");
+  expect_typed("ls -l -type transform \"*|sphere1\"", "string[]", "|group1|sphere1 |cone1|sphere1");
+  expect_typed("listRelatives -c cone1", "string[]", "cone1|sphere1");
+  ok("createNode transform -n sphere1 -p \"cone1|sphere1\"");
+  expect_typed("listRelatives -ad cone1", "string[]", "sphere1|sphere1 cone1|sphere1");
+  ok("delete \"cone1|sphere1|sphere1\"");
   expect_typed("ls -sn -type transform \"*|sphere1\"", "string[]", "sphere1 sphere1");
   ok("delete \"|cone1|sphere1\"");
   ok("select sphere2 cone1");
