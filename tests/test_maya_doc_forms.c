@@ -490,6 +490,8 @@ static void test_obj_exists_node_type(void **state) {
   expect_typed("objExists sphere1.tx", "int", "1");
   expect_typed("objExists sphere1.nosuch", "int", "0");
   expect_typed("objExists \"|group1|sphere1\"", "int", "1");
+  expect_typed("objExists \"group1|sphere1\"", "int", "1");
+  expect_typed("objExists \"\"", "int", "0");
   expect_typed("nodeType sphere1", "string", "transform");
   expect_typed("nodeType sphereShape1", "string", "mesh");
   expect_typed("nodeType sphere1.tx", "string", "transform");
@@ -646,6 +648,10 @@ static void test_xform(void **state) {
   ok("xform -piv 1 1 1 sphere1");
   expect_typed("xform -q -rp sphere1", "float[]", "1 1 1");
   expect_typed("xform -q -m group1", "float[]", "1 0 0 0 0 1 0 0 0 0 1 0 10 0 0 1");
+  /* -piv queries both pivots: rotate pivot then scale pivot, six numbers */
+  ok("setAttr sphere1.sp -type double3 4 5 6");
+  expect_typed("xform -q -piv sphere1", "float[]", "1 1 1 4 5 6");
+  expect_typed("xform -q -ws -m group1", "float[]", "1 0 0 0 0 1 0 0 0 0 1 0 10 0 0 1");
 }
 
 static void test_xform_bad(void **state) {
