@@ -912,7 +912,7 @@ static void lc_emit(lc_ctx *x, const sinew_plug_t *mine, const sinew_plug_t *oth
   if (x->type && !type_matches(x->g, other->node, x->type, x->exact)) return;
   char buf[1024];
   if (x->conns) {
-    sinew_plug_format(x->g, mine, false, buf, sizeof buf);
+    sinew__plug_label(x->g, mine, buf, sizeof buf);
     if ((x->rc = sinew_cmd_result_append_string(x->cmd, buf))) return;
   }
   sinew_node_t n = other->node;
@@ -922,7 +922,7 @@ static void lc_emit(lc_ctx *x, const sinew_plug_t *mine, const sinew_plug_t *oth
     sinew_node_t p = sinew_node_parent(x->g, n);
     if (sinew_node_valid(x->g, p) && sinew_node_type_is_a(sinew_node_type(x->g, p), "transform")) n = p;
   }
-  if (x->plugs) sinew_plug_format(x->g, other, false, buf, sizeof buf);
+  if (x->plugs) sinew__plug_label(x->g, other, buf, sizeof buf);
   else sinew__node_label(x->g, n, buf, sizeof buf);
   x->rc = sinew_cmd_result_append_string(x->cmd, buf);
 }

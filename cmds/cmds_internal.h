@@ -242,8 +242,12 @@ static inline sinew_session_t *sinew__session(sinew_cmd_t *cmd) {
 int sinew__cmd_node(sinew_cmd_t *cmd, const char *name, sinew_node_t *out);
 /* Parses a plug ("node.attr[2].child", or ".attr" on the current node); fails naming it. */
 int sinew__cmd_plug(sinew_cmd_t *cmd, const char *text, sinew_plug_t *out);
-/* A node's name as text (for results): its path when its short name is shared. Borrowed buffer. */
+/* A node's name as text (for results): its shortest unique name, as Maya's (the fewest
+ * trailing levels of its DAG path that name it alone). Borrowed buffer. */
 const char *sinew__node_label(sinew_graph_t *g, sinew_node_t n, char *buf, size_t size);
+/* A plug as text for results: the node's name as sinew__node_label gives it, then the
+ * attribute ("a1|b.translateX"). Returns buf. */
+const char *sinew__plug_label(sinew_graph_t *g, const sinew_plug_t *p, char *buf, size_t size);
 
 /* Whether a plug is on one of sinew's own attributes (built-in, hidden, not stored, named
  * "sinew*", such as the IK wiring of sinew_ik_wire): their connections are made again when a

@@ -568,6 +568,14 @@ const char *sinew__node_label(sinew_graph_t *g, sinew_node_t n, char *buf, size_
   return buf;
 }
 
+const char *sinew__plug_label(sinew_graph_t *g, const sinew_plug_t *p, char *buf, size_t size) {
+  char node[512];
+  sinew__node_label(g, p->node, node, sizeof node);
+  int n = snprintf(buf, size, "%s.", node);
+  if (n >= 0 && (size_t)n < size) sinew_plug_format_attr(g, p, false, buf + n, size - (size_t)n);
+  return buf;
+}
+
 double sinew__unit_in(sinew_graph_t *g, sinew_attr_type_t type) {
   switch (type) {
     case SINEW_ATTR_ANGLE: return sinew_angle_unit_radians(sinew_scene_angle_unit(g));

@@ -320,6 +320,12 @@ static void test_list_connections(void **state) {
   expect_typed("listConnections -t dagNode -et on sphere1", "string[]", "");
   /* nothing connected: an empty string array */
   expect_typed("listConnections cone1", "string[]", "");
+  /* a node whose short name is shared: its shortest unique name, plugs too */
+  ok("createNode transform -n sphere1 -p cone1; connectAttr driver.out \"cone1|sphere1.tx\"");
+  expect_typed("listConnections -p on driver", "string[]",
+               "group1|sphere1.translateX sphere2.translateY cone1|sphere1.translateX");
+  expect_typed("listConnections -c on -p on \"cone1|sphere1\"", "string[]", "cone1|sphere1.translateX driver.out");
+  expect_typed("listConnections driver", "string[]", "group1|sphere1 sphere2 cone1|sphere1");
 }
 
 static void test_list_connections_bad(void **state) {
