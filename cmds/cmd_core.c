@@ -341,16 +341,30 @@ static int node_list_add(node_list *l, sinew_node_t n) {
   return SINEW_OK;
 }
 
-/* select -hi: a node and every DAG node below it, parents before children. */
+/* select -hi: a node and every DAG node below it, parents before children (a pre-order walk
+ * with its own stack, so a hierarchy of any depth is fine). */
 static int add_hierarchy(sinew_graph_t *g, node_list *l, sinew_node_t n) {
-  int rc = node_list_add(l, n);
-  size_t nk = rc ? 0 : sinew_node_children(g, n, NULL, 0);
-  if (!nk) return rc;
-  sinew_node_t *kids = sinew_malloc(nk * sizeof *kids);
-  if (!kids) return SINEW_ENOMEM;
-  sinew_node_children(g, n, kids, nk);
-  for (size_t k = 0; k < nk && !rc; k++) rc = add_hierarchy(g, l, kids[k]);
-  sinew_free(kids);
+  node_list stack = {0};
+  int rc = node_list_add(&stack, n);
+  while (!rc && stack.n) {
+    sinew_node_t x = stack.v[--stack.n];
+    if ((rc = node_list_add(l, x))) break;
+    size_t nk = sinew_node_children(g, x, NULL, 0);
+    if (!nk) continue;
+    if (sinew__cmds_grow((void **)&stack.v, &stack.cap, stack.n + (uint32_t)nk, sizeof *stack.v)) {
+      rc = SINEW_ENOMEM;
+      break;
+    }
+    /* children pushed last first, so the first is walked first */
+    sinew_node_children(g, x, stack.v + stack.n, nk);
+    for (size_t a = 0, b = nk - 1; a < b; a++, b--) {
+      sinew_node_t t = stack.v[stack.n + a];
+      stack.v[stack.n + a] = stack.v[stack.n + b];
+      stack.v[stack.n + b] = t;
+    }
+    stack.n += (uint32_t)nk;
+  }
+  sinew_free(stack.v);
   return rc;
 }
 

@@ -178,6 +178,10 @@ static void test_select(void **state) {
   /* -hi: the objects and every DAG node below them */
   ok("select -hi group1");
   assert_string_equal(selection(), "group1 sphere1 sphereShape1 sphere2 sphereShape2");
+  /* -hi down a deep chain (walked without recursion) */
+  ok("string $p = \"cone1\"; for ($i = 0; $i < 3000; $i++) $p = `createNode transform -p $p`; select -hi cone1;");
+  ok("string $s[] = `ls -sl`; if (size($s) != 3001 || $s[0] != \"cone1\") error (\"selected \" + size($s));");
+  ok("delete `listRelatives -c cone1`; select -cl");
   /* a set stands for its members; -ne selects the set itself */
   ok("sets -n set1 sphere1 cone1; select -cl");
   ok("select set1");
