@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cmds/cmds_internal.h"
+#include "sinew/curve.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -661,6 +662,50 @@ static int apply_flags(sinew_cmd_t *cmd, sinew_graph_t *g, const plug_text *pt, 
   return rc;
 }
 
+/* setAttr of a componentList (-type "componentList" n "vtx[0:3]" ...) or a pointArray
+ * (-type "pointArray" n x y z w ...), the data deformers read: the count first, then the items. */
+static int set_deform_data(sinew_cmd_t *cmd, sinew_graph_t *g, const plug_text *pt, const sinew_plug_t *base,
+                           const sinew_attr_info_t *info, const char *pbuf) {
+  bool list = info->data_type == &sinew_component_list_data_type;
+  const char *want = list ? "componentList" : "pointArray";
+  const char *type = sinew_cmd_flag_string(cmd, "type", NULL);
+  if (!type || strcmp(type, want) != 0)
+    return sinew_cmd_error(cmd, SINEW_ETYPE, "%s takes -type \"%s\"", pbuf, want);
+  if (pt->has_range) return sinew_cmd_error(cmd, SINEW_EINVAL, "%s: one %s at a time", pbuf, want);
+  size_t nvals = sinew_cmd_argc(cmd) - 1;
+  double cnt;
+  int rc = num_arg(cmd, 1, &cnt);
+  if (rc) return rc;
+  size_t per = list ? 1 : 4;
+  if (cnt < 0 || cnt != floor(cnt) || (nvals - 1) != (size_t)cnt * per)
+    return sinew_cmd_error(cmd, SINEW_EINVAL, "%s: %s count %g does not match the %zu value%s given", pbuf, want, cnt,
+                           nvals - 1, nvals == 2 ? "" : "s");
+  size_t n = (size_t)cnt;
+  sinew_data_t *d = NULL;
+  if (list) {
+    const char **items = sinew_malloc((n ? n : 1) * sizeof *items);
+    if (!items) return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+      items[i] = sinew_value_string(sinew_cmd_arg(cmd, 2 + i));
+      if (!items[i]) items[i] = "";
+    }
+    rc = sinew_component_list_create(items, n, &d);
+    sinew_free(items);
+    if (rc == SINEW_EINVAL) return sinew_cmd_error(cmd, rc, "%s: a malformed component in the list", pbuf);
+  } else {
+    double *v = sinew_malloc((n ? 4 * n : 1) * sizeof *v);
+    if (!v) return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+    for (size_t i = 0; i < 4 * n && !rc; i++) rc = num_arg(cmd, 2 + i, &v[i]);
+    if (!rc) rc = sinew_point_array_create(v, n, &d);
+    sinew_free(v);
+    if (rc && rc != SINEW_ENOMEM) return rc;
+  }
+  if (rc) return sinew_cmd_error(cmd, rc, "out of memory");
+  rc = sinew_set_data(g, base, d);
+  sinew_data_unref(d);
+  return rc ? sinew__graph_error(cmd, rc) : SINEW_OK;
+}
+
 static int set_values(sinew_cmd_t *cmd, sinew_graph_t *g, const plug_text *pt, const sinew_plug_t *base) {
   size_t nvals = sinew_cmd_argc(cmd) - 1;
   const char *type = sinew_cmd_flag_string(cmd, "type", NULL);
@@ -766,6 +811,30 @@ static int set_values(sinew_cmd_t *cmd, sinew_graph_t *g, const plug_text *pt, c
     sinew_free(xs);
     return rc;
   }
+  if (info.type == SINEW_ATTR_DATA && info.data_type == &sinew_curve_data_type) {
+    /* nurbsCurve .cc / .cr: -type "nurbsCurve" degree spans form rational dim nknots knots ncvs cvs */
+    if (!type || strcmp(type, "nurbsCurve") != 0)
+      return sinew_cmd_error(cmd, SINEW_ETYPE, "%s takes -type \"nurbsCurve\", not %s", pbuf, type ? type : "numbers");
+    if (nel != 1) return sinew_cmd_error(cmd, SINEW_EINVAL, "%s: one curve at a time", pbuf);
+    double *val = sinew_malloc((nvals ? nvals : 1) * sizeof *val);
+    if (!val) return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+    rc = SINEW_OK;
+    for (size_t k = 0; k < nvals && !rc; k++) rc = num_arg(cmd, 1 + k, &val[k]);
+    sinew_data_t *d = NULL;
+    char why[200];
+    if (!rc && (rc = sinew_curve_from_values(val, nvals, &d, why, sizeof why)))
+      rc = rc == SINEW_ENOMEM ? sinew_cmd_error(cmd, rc, "out of memory")
+                              : sinew_cmd_error(cmd, rc, "%s: bad nurbsCurve: %s", pbuf, why);
+    sinew_free(val);
+    if (rc) return rc;
+    sinew_plug_t p = element(pt, base, first);
+    rc = sinew_set_data(g, &p, d);
+    sinew_data_unref(d);
+    return rc ? sinew__graph_error(cmd, rc) : SINEW_OK;
+  }
+  if (info.type == SINEW_ATTR_DATA &&
+      (info.data_type == &sinew_component_list_data_type || info.data_type == &sinew_point_array_data_type))
+    return set_deform_data(cmd, g, pt, base, &info, pbuf);
   size_t gn = 0;
   if ((info.flags & SINEW_ATTR_GENERIC_NUMERIC) && type && (gn = generic_type_count(type))) {
     /* a generic numeric attribute takes a typed triple or matrix as it is (no unit change) */
@@ -1150,6 +1219,23 @@ static int get_value(sinew_cmd_t *cmd, sinew_graph_t *g, const sinew_plug_t *p, 
       return append ? sinew_cmd_result_append_string(cmd, s) : sinew_cmd_result_string(cmd, s);
     }
     default: {
+      if (info.type == SINEW_ATTR_DATA && (info.data_type == &sinew_component_list_data_type ||
+                                           info.data_type == &sinew_point_array_data_type)) {
+        /* a componentList gives its items (strings), a pointArray its x y z w numbers */
+        sinew_data_t *d = NULL;
+        if ((rc = sinew_get_data(g, p, &d))) return sinew__graph_error(cmd, rc);
+        bool list = info.data_type == &sinew_component_list_data_type;
+        size_t n = 0;
+        const double *v = list ? NULL : sinew_point_array_get(d, &n);
+        if (list) n = sinew_component_list_count(d);
+        if (!append)
+          rc = sinew_cmd_result_empty_array(cmd, list ? SINEW_VALUE_STRING_ARRAY : SINEW_VALUE_FLOAT_ARRAY);
+        for (size_t i = 0; i < (list ? n : 4 * n) && !rc; i++)
+          rc = list ? sinew_cmd_result_append_string(cmd, sinew_component_list_item(d, i))
+                    : sinew_cmd_result_append_double(cmd, v[i]);
+        sinew_data_unref(d);
+        return rc;
+      }
       rc = get_kept(cmd, g, p);
       if (rc != SINEW_ENOTFOUND) return rc;
       char buf[600];

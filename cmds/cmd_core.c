@@ -1363,10 +1363,12 @@ static int cmd_file(sinew_cmd_t *cmd) {
     return sinew_cmd_result_string(cmd, fn);
   }
   if (sinew_cmd_flag_count(cmd, "reference") || sinew_cmd_flag_count(cmd, "referenceDepthInfo")) {
-    /* references: the referenced file is not read; the line is kept for saving */
-    if (sinew_cmd_flag_count(cmd, "reference"))
-      sinew__warn_once(s, cmd, SINEW_LOG_FILE_WARNING, path ? path : "file -r",
-                       "file reference %s is not loaded (references are not supported)", path ? path : "");
+    /* references: the line is kept for saving (a referenced file's own lines are its file's),
+     * and file -r loads the file (cmds/ma_reference.c) */
+    bool load = sinew_cmd_flag_count(cmd, "reference") && !sinew_cmd_flag_count(cmd, "referenceDepthInfo");
+    if (load && !path) return sinew_cmd_error(cmd, SINEW_EINVAL, "give the file to reference");
+    if (sinew__reading_reference(s)) return load ? sinew__reference_load(cmd, path) : SINEW_OK;
+    if (load && !s->loading) return sinew__reference_load(cmd, path); /* a script's: it keeps Maya's lines */
     sinew__buf b = {0};
     sinew__buf_puts(&b, "\x01" "file");
     const char *order[] = {"referenceDepthInfo", "reference", "namespace", "deferReference",
@@ -1388,7 +1390,8 @@ static int cmd_file(sinew_cmd_t *cmd) {
     int rc = b.oom ? SINEW_ENOMEM
                    : push_str(&s->scene->requires, &s->scene->nrequires, &s->scene->crequires, b.p);
     sinew__buf_free(&b);
-    return rc ? sinew_cmd_error(cmd, rc, "out of memory") : SINEW_OK;
+    if (rc) return sinew_cmd_error(cmd, rc, "out of memory");
+    return load ? sinew__reference_load(cmd, path) : SINEW_OK;
   }
   const char *rn = sinew_cmd_flag_string(cmd, "rename", NULL);
   if (rn) {
@@ -1478,5 +1481,5 @@ int sinew__register_core_cmds(sinew_lang_t *L, sinew_session_t *s) {
     if (rc) return rc;
   }
   sinew_lang_set_fallback(L, cmd_fallback, s);
-  return SINEW_OK;
+  return sinew__register_reference_cmds(L, s); /* referenceQuery, beside file -r (cmds/ma_reference.c) */
 }

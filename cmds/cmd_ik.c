@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cmds/cmds_internal.h"
+#include "sinew/curve.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -39,7 +40,11 @@ static const sinew_cmd_flag_t ik_flags[] = {
     {"name", "n", "s", 0},             {"priority", "p", "i", 0},          {"weight", "w", "f", 0},
     {"positionWeight", "pw", "f", 0},  {"setupForRPsolver", "srp", "b", 0}, {"jointList", "jl", "", 0},
     {"forceSolver", "fs", "b", 0},     {"snapHandleFlagToggle", "shf", "b", 0},
-    {"sticky", "s", "s", 0},           {"query", "q", "", SINEW_CMD_QUERY}, {"edit", "e", "", SINEW_CMD_EDIT}};
+    {"sticky", "s", "s", 0},           {"query", "q", "", SINEW_CMD_QUERY}, {"edit", "e", "", SINEW_CMD_EDIT},
+    /* spline IK */
+    {"curve", "c", "s", 0},            {"createCurve", "ccv", "b", 0},     {"parentCurve", "pcv", "b", 0},
+    {"rootOnCurve", "roc", "b", 0},    {"twistType", "tws", "s", 0},       {"simplifyCurve", "scv", "b", 0},
+    {"numSpans", "ns", "i", 0},        {"rootTwistMode", "rtm", "b", 0}};
 
 static sinew_plug_t plug_of(sinew_graph_t *g, sinew_node_t n, const char *attr) {
   return sinew__attr_plug(g, n, attr);
@@ -230,13 +235,67 @@ static int ik_edit(sinew_cmd_t *cmd) {
   return rc ? sinew__graph_error(cmd, rc) : SINEW_OK;
 }
 
+/* -createCurve: a curve through the chain's joints (degree 3, or less for short chains; the
+ * joints interpolated, so making the handle does not move the chain), under the world or, with
+ * -parentCurve, under the start joint's parent. Maya fits a simplified curve instead
+ * (-simplifyCurve, -numSpans), whose exact fit is not documented: see docs/rigging.md#spline-ik. */
+static int make_chain_curve(sinew_cmd_t *cmd, const sinew_node_t *jl, size_t nj, bool parent_curve,
+                            sinew_node_t *xf_out, sinew_node_t *shape_out) {
+  sinew_graph_t *g = sinew_cmd_graph(cmd);
+  sinew_vec3_t pts[257];
+  sinew_mat4_t to_local;
+  sinew_mat4_identity(&to_local);
+  sinew_node_t parent = sinew_node_parent(g, jl[0]);
+  if (parent_curve && parent.gen) {
+    sinew_mat4_t pw;
+    if (!sinew_dag_world_matrix(g, parent, &pw) && !sinew_mat4_inverse(&pw, &to_local)) sinew_mat4_identity(&to_local);
+  }
+  for (size_t i = 0; i < nj && i < 257; i++) sinew_mat4_transform_point(world_pos(g, jl[i]), &to_local, &pts[i]);
+  sinew_data_t *d = NULL;
+  int rc = sinew_curve_interpolate(pts, (uint32_t)nj, nj > 3 ? 3 : (uint32_t)nj - 1, &d);
+  if (rc == SINEW_ENOMEM) return sinew_graph_set_error(g, rc, "out of memory");
+  if (rc) return sinew_graph_set_error(g, rc, "the chain's curve cannot be built: two joints at one place");
+  rc = sinew__make_curve_shape(cmd, NULL, "curve", parent_curve ? parent : (sinew_node_t){0, 0}, xf_out, shape_out);
+  if (!rc) {
+    sinew_plug_t cc = plug_of(g, *shape_out, "cc");
+    if ((rc = sinew_set_data(g, &cc, d))) sinew_node_delete(g, *xf_out);
+  }
+  sinew_data_unref(d);
+  return rc;
+}
+
 static int ik_create(sinew_cmd_t *cmd) {
   sinew_graph_t *g = sinew_cmd_graph(cmd);
   const char *sjn = sinew_cmd_flag_string(cmd, "sj", NULL), *een = sinew_cmd_flag_string(cmd, "ee", NULL);
   if (!sjn || !een) return sinew_cmd_error(cmd, SINEW_EINVAL, "needs -startJoint and -endEffector");
   const char *sol = sinew_cmd_flag_string(cmd, "sol", "ikRPsolver");
-  if (strcmp(sol, "ikRPsolver") != 0 && strcmp(sol, "ikSCsolver") != 0)
-    return sinew_cmd_error(cmd, SINEW_EUNSUPPORTED, "-solver %s: only ikRPsolver and ikSCsolver are supported", sol);
+  bool spline = strcmp(sol, "ikSplineSolver") == 0;
+  if (strcmp(sol, "ikRPsolver") != 0 && strcmp(sol, "ikSCsolver") != 0 && !spline)
+    return sinew_cmd_error(cmd, SINEW_EUNSUPPORTED,
+                           "-solver %s: only ikRPsolver, ikSCsolver and ikSplineSolver are supported", sol);
+  const char *spline_flags[] = {"c", "ccv", "pcv", "roc", "tws", "scv", "ns", "rtm"};
+  for (size_t i = 0; !spline && i < COUNT(spline_flags); i++)
+    if (sinew_cmd_flag_count(cmd, spline_flags[i]))
+      return sinew_cmd_error(cmd, SINEW_EINVAL, "-%s is a spline IK flag (-solver ikSplineSolver)", spline_flags[i]);
+  static const char *const tws_names[] = {"linear", "easeIn", "easeOut", "easeInOut"};
+  int tws = 0;
+  const char *tw = sinew_cmd_flag_string(cmd, "tws", NULL);
+  if (tw) {
+    tws = -1;
+    for (int i = 0; i < 4; i++)
+      if (strcmp(tw, tws_names[i]) == 0) tws = i;
+    if (tws < 0) return sinew_cmd_error(cmd, SINEW_EINVAL, "-twistType %s: linear, easeIn, easeOut or easeInOut", tw);
+  }
+  sinew_node_t in_curve = {0, 0};
+  const char *cname = sinew_cmd_flag_string(cmd, "c", NULL);
+  bool create_curve = spline && sinew_cmd_flag_bool(cmd, "ccv", !cname);
+  if (cname && sinew_cmd_flag_bool(cmd, "ccv", false))
+    return sinew_cmd_error(cmd, SINEW_EINVAL, "-curve and -createCurve on cannot be used together");
+  if (spline && !cname && !create_curve) return sinew_cmd_error(cmd, SINEW_EINVAL, "spline IK needs -curve or -createCurve on");
+  if (cname) {
+    int crc = sinew__curve_shape_of(cmd, cname, &in_curve);
+    if (crc) return crc;
+  }
   sinew_node_t sj, ee;
   int rc = sinew__cmd_node(cmd, sjn, &sj);
   if (!rc) rc = sinew__cmd_node(cmd, een, &ee);
@@ -244,22 +303,24 @@ static int ik_create(sinew_cmd_t *cmd) {
   if (!joint_node(g, sj) || !joint_node(g, ee))
     return sinew_cmd_error(cmd, SINEW_ETYPE, "-startJoint and -endEffector must be joints");
   /* the chain, end first; the end must lie below the start */
-  sinew_node_t chain[4];
-  size_t nj = 0;
+  sinew_node_t chain[257];
+  size_t nj = 0, cap = spline ? 257 : 4;
   for (sinew_node_t x = ee;; x = sinew_node_parent(g, x)) {
     if (!x.gen || !joint_node(g, x))
       return sinew_cmd_error(cmd, SINEW_EINVAL, "%s is not below %s in a joint chain", een, sjn);
-    if (nj == 4)
+    if (nj == cap && spline)
+      return sinew_cmd_error(cmd, SINEW_EUNSUPPORTED, "%s to %s: spline IK chains of more than 256 bones", sjn, een);
+    if (nj == cap)
       return sinew_cmd_error(cmd, SINEW_EUNSUPPORTED,
                              "%s to %s: chains of more than two bones are not supported by the RP/SC solvers here", sjn, een);
     chain[nj++] = x;
     if (x.index == sj.index && x.gen == sj.gen) break;
   }
   if (nj < 2) return sinew_cmd_error(cmd, SINEW_EINVAL, "-startJoint and -endEffector are the same joint");
-  if (nj > 3)
+  if (nj > 3 && !spline)
     return sinew_cmd_error(cmd, SINEW_EUNSUPPORTED,
                            "%s to %s: chains of more than two bones are not supported by the RP/SC solvers here", sjn, een);
-  sinew_node_t jl[3];
+  sinew_node_t jl[257];
   for (size_t i = 0; i < nj; i++) jl[i] = chain[nj - 1 - i];
   for (size_t i = 0; i + 1 < nj; i++) {
     sinew_plug_t r = plug_of(g, jl[i], "r");
@@ -283,7 +344,7 @@ static int ik_create(sinew_cmd_t *cmd) {
   if (!rp) sinew_euler_from_mat4(&er, SINEW_ROTATE_XYZ, &hr); /* SC: the handle starts at the effector's orientation */
 
   /* make: solver (if none), effector, handle; on failure delete what was made */
-  sinew_node_t made[3];
+  sinew_node_t made[4];
   size_t nmade = 0;
   sinew_node_t solver, eff = {0, 0}, h = {0, 0};
   bool new_solver = false;
@@ -297,6 +358,10 @@ static int ik_create(sinew_cmd_t *cmd) {
       rc = sinew_connect(g, &src, &dst, SINEW_CONNECT_NEXT_AVAILABLE, NULL);
     }
   }
+  sinew_node_t curve_xf = {0, 0};
+  if (!rc && create_curve && !(rc = make_chain_curve(cmd, jl, nj, sinew_cmd_flag_bool(cmd, "pcv", true), &curve_xf,
+                                                     &in_curve)))
+    made[nmade++] = curve_xf;
   if (!rc && !(rc = sinew_node_create_under(g, "ikEffector", "effector#", jl[nj - 2], &eff))) made[nmade++] = eff;
   if (!rc && !(rc = sinew_node_create(g, "ikHandle", name, &h))) made[nmade++] = h;
   if (!rc) rc = connect(g, ee, "tx", eff, "tx");
@@ -311,13 +376,21 @@ static int ik_create(sinew_cmd_t *cmd) {
   if (!rc) rc = set1(g, h, "pri", pri);
   if (!rc) rc = set1(g, h, "w", w);
   if (!rc) rc = set1(g, h, "pow", pw);
-  if (!rc) rc = set1(g, h, "roc", 1);
+  if (!rc) rc = set1(g, h, "roc", sinew_cmd_flag_bool(cmd, "roc", true));
+  if (!rc && spline) rc = set1(g, h, "twt", tws);
+  if (!rc && spline) rc = set1(g, h, "rtm", sinew_cmd_flag_bool(cmd, "rtm", false));
+  if (!rc && spline) {
+    sinew_plug_t ws = plug_of(g, in_curve, "ws"), ic = plug_of(g, h, "ic");
+    ws = sinew_plug_make(in_curve, ws.attr, 1, (int32_t[]){0});
+    rc = sinew_connect(g, &ws, &ic, 0, NULL);
+  }
   if (!rc) rc = connect(g, sj, "msg", h, "hsj");
   if (!rc) rc = connect(g, eff, "hp", h, "hee");
   if (!rc) rc = connect(g, solver, "msg", h, "hsv");
   if (!rc) rc = sinew_cmd_result_empty_array(cmd, SINEW_VALUE_STRING);
   if (!rc) rc = result_node(cmd, h, true);
   if (!rc) rc = result_node(cmd, eff, true);
+  if (!rc && curve_xf.gen) rc = result_node(cmd, curve_xf, true);
   if (!rc) rc = sinew_ik_wire(g, h); /* last: all or nothing itself */
   if (rc) {
     int erc = rc;

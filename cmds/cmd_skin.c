@@ -121,30 +121,7 @@ static bool plug_at(sinew_graph_t *g, sinew_node_t n, const char *path, sinew_pl
   return sinew_plug_parse_attr(g, n, path, out) == SINEW_OK;
 }
 
-static bool intermediate(sinew_graph_t *g, sinew_node_t n) {
-  sinew_plug_t p;
-  bool b = false;
-  if (plug_at(g, n, "intermediateObject", &p)) sinew_get_bool(g, &p, &b);
-  return b;
-}
-
-/* The mesh shape a name stands for: the mesh itself, or a transform's first non-intermediate
- * mesh child. */
-static bool mesh_shape(sinew_graph_t *g, sinew_node_t n, sinew_node_t *out) {
-  if (is_a(g, n, "mesh")) {
-    *out = n;
-    return true;
-  }
-  if (!is_a(g, n, "transform")) return false;
-  sinew_node_t kids[64];
-  size_t nk = sinew_node_children(g, n, kids, COUNT(kids));
-  for (size_t i = 0; i < nk && i < COUNT(kids); i++)
-    if (is_a(g, kids[i], "mesh") && !intermediate(g, kids[i])) {
-      *out = kids[i];
-      return true;
-    }
-  return false;
-}
+static bool mesh_shape(sinew_graph_t *g, sinew_node_t n, sinew_node_t *out) { return sinew__mesh_shape(g, n, out); }
 
 /* The skinCluster deforming a mesh (the source of its inMesh). */
 static bool skin_of_shape(sinew_graph_t *g, sinew_node_t shape, sinew_node_t *out) {

@@ -15,6 +15,7 @@
 #include "sinew/mesh.h"
 #include "sinew/nodes.h"
 #include "sinew/skin.h"
+#include "sinew/deform.h"
 
 extern _Thread_local int sinew__cmds_oom;
 #define uthash_malloc(sz) sinew_malloc(sz)
@@ -134,6 +135,7 @@ typedef struct sinew__scene {
   char **warned;             /* placeholder types and unknown attributes already warned about */
   uint32_t nwarned, cwarned;
   struct sinew__import *import; /* the innermost file being imported into this scene, or NULL */
+  struct sinew__refs *refs;     /* file references read into this scene (cmds/ma_reference.c) */
   /* The playback range (playbackOptions), in frames of the scene's time unit: min, max (what
    * plays), ast, aet (the animation range), by (the step). has_playback once a playbackOptions
    * command or the file's sceneConfigurationScriptNode set it. */
@@ -195,6 +197,44 @@ char *sinew__cmds_strdup(const char *s);
 /* Makes room for `need` elements of es bytes in *p (capacity *cap, doubled from 8); SINEW_ENOMEM
  * leaves *p and *cap as they were. */
 int sinew__cmds_grow(void **p, uint32_t *cap, uint32_t need, size_t es);
+
+/* Whether some node is in namespace ns ("ns:"). */
+bool sinew__namespace_used(sinew_graph_t *g, const char *ns);
+
+/* File references (cmds/ma_reference.c). */
+typedef struct sinew__refs sinew__refs;
+void sinew__refs_free(sinew__refs *r);
+/* file -r: finds and loads the referenced file (a missing one is a warning). */
+int sinew__reference_load(sinew_cmd_t *cmd, const char *path);
+/* referenceQuery. */
+int sinew__register_reference_cmds(sinew_lang_t *L, sinew_session_t *s);
+/* Whether a referenced file is being read (its own file -r / -rdi lines are not the scene's). */
+bool sinew__reading_reference(sinew_session_t *s);
+/* Around every .ma file read: begin remembers which file is read (for finding the files it
+ * references); end applies the edits of the references it loaded and, for the outermost
+ * file, remembers the referenced nodes' values and connections. end returns rc or a new error. */
+int sinew__refs_file_begin(sinew_session_t *s, const char *path, const char **saved);
+int sinew__refs_file_end(sinew_session_t *s, const char *saved, int rc);
+/* The reference node name of the reference node n was read from, or NULL for a scene node. */
+const char *sinew__node_reference(sinew_session_t *s, sinew_node_t n);
+/* The writer's hooks: begin works out the edits and placeholder connections to write, end
+ * forgets them; skip_node says a node is not written (a referenced one); write_raw writes a
+ * reference node's .ed in place of the text kept (true when it did); write_node_end adds the
+ * .ed of a reference node that had none; write_conn handles a connection touching a referenced
+ * node (true): nothing for the reference's own, and for one between the scene and a referenced
+ * node nothing, or (placeholders) its placeHolderList form: the writer writes those after every
+ * other connection, where reading them back makes them, so saving again gives the same order. */
+int sinew__refs_save_begin(sinew_session_t *s);
+void sinew__refs_save_end(sinew_session_t *s);
+bool sinew__refs_skip_node(sinew_session_t *s, sinew_node_t n);
+/* The fosterParent node a scene node under a referenced parent is written under (NULL for
+ * others); *create says the writer must write that node first (once). */
+const char *sinew__refs_foster(sinew_session_t *s, sinew_node_t n, bool *create);
+bool sinew__refs_write_raw(sinew_session_t *s, sinew_node_t n, const sinew__raw *raw, sinew__buf *b);
+void sinew__refs_write_node_end(sinew_session_t *s, sinew_node_t n, sinew__buf *b);
+bool sinew__refs_write_conn(sinew_session_t *s, const sinew_connection_t *c, bool placeholders, sinew__buf *b);
+/* The setAttr lines the writer gives node n's values (cmds/ma_write.c), appended to out. */
+int sinew__ma_node_values(sinew_session_t *s, sinew_node_t n, sinew__buf *out);
 
 /* Scenes. */
 int sinew__scene_create(sinew_session_t *s, sinew__scene **out);
@@ -313,6 +353,14 @@ int sinew__graph_error(sinew_cmd_t *cmd, int status);
 int sinew__register_core_cmds(sinew_lang_t *L, sinew_session_t *s);
 int sinew__register_attr_cmds(sinew_lang_t *L, sinew_session_t *s);
 int sinew__register_rig_cmds(sinew_lang_t *L, sinew_session_t *s);
+int sinew__register_curve_cmds(sinew_lang_t *L, sinew_session_t *s); /* cmd_curve.c */
+/* cmd_curve.c: the nurbsCurve shape a name gives (the shape, or the one under a transform);
+ * fails the command naming it. */
+int sinew__curve_shape_of(sinew_cmd_t *cmd, const char *name, sinew_node_t *out);
+/* cmd_curve.c: a transform (`name`, else `base#`; under parent when it is valid) and a
+ * nurbsCurve shape "<transform>Shape" under it, as Maya names them. */
+int sinew__make_curve_shape(sinew_cmd_t *cmd, const char *name, const char *base, sinew_node_t parent,
+                            sinew_node_t *xf, sinew_node_t *shape);
 int sinew__register_skin_cmds(sinew_lang_t *L, sinew_session_t *s);
 int sinew__register_anim_cmds(sinew_lang_t *L, sinew_session_t *s);
 int sinew__register_everyday_cmds(sinew_lang_t *L, sinew_session_t *s);
@@ -320,6 +368,16 @@ int sinew__register_duplicate_cmds(sinew_lang_t *L, sinew_session_t *s);
 int sinew__register_sets_cmds(sinew_lang_t *L, sinew_session_t *s);
 int sinew__register_constraint_cmds(sinew_lang_t *L, sinew_session_t *s);
 int sinew__register_ik_cmds(sinew_lang_t *L, sinew_session_t *s);
+/* blendShape and cluster (cmds/cmd_deform.c). */
+int sinew__register_deform_cmds(sinew_lang_t *L, sinew_session_t *s);
+/* The mesh shape a name stands for: the mesh itself, or a transform's first non-intermediate
+ * mesh child. */
+bool sinew__mesh_shape(sinew_graph_t *g, sinew_node_t n, sinew_node_t *out);
+/* Puts deformer def (just created) on shape's deformer chain as Maya builds it (cmds/cmd_deform.c):
+ * an Orig when the shape has no deformer yet, a groupId, a groupParts whose inputComponents are
+ * `components` (NULL: every point) and an objectSet; last in the chain, or first with front. */
+int sinew__deformer_insert(sinew_cmd_t *cmd, sinew_node_t def, sinew_node_t shape, bool front,
+                           const sinew_data_t *components);
 /* Joins every ikHandle not yet joined to its chain (sinew_ik_wire); one that cannot be warns
  * once (cmds/cmd_ik.c). Runs after each script or file. */
 void sinew__ik_wire_all(sinew_session_t *s);

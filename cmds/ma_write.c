@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cmds/cmds_internal.h"
+#include "sinew/curve.h"
 
 typedef struct writer {
   sinew_session_t *s;
@@ -23,6 +24,7 @@ typedef struct writer {
 
 static void flush(writer *w) {
   if (w->b.oom) w->rc = SINEW_ENOMEM;
+  if (!w->out) return; /* writing into the buffer only (sinew__ma_node_values) */
   if (w->b.n && fwrite(w->b.p, 1, w->b.n, w->out) != w->b.n) w->rc = SINEW_EIO;
   w->b.n = 0;
 }
@@ -222,6 +224,33 @@ static void write_array(writer *w, const sinew_plug_t *arr, const sinew_attr_inf
   sinew_free(idx);
 }
 
+/* A curve as Maya writes .cc: header, knots, CV count, one CV per line (w too when rational). */
+static void write_curve(writer *w, const sinew_plug_t *p, const sinew_curve_t *c) {
+  put(w, "\tsetAttr ");
+  rel_plug(w, p);
+  sinew__buf_printf(&w->b, " -type \"nurbsCurve\" \n\t\t%u %u %u %s %u\n\t\t%u", c->degree, sinew_curve_spans(c),
+                    (unsigned)c->form, c->rational ? "yes" : "no", c->dim, c->nknots);
+  for (uint32_t i = 0; i < c->nknots; i++) {
+    put(w, " ");
+    num(w, c->knots[i]);
+  }
+  sinew__buf_printf(&w->b, "\n\t\t%u\n", c->ncvs);
+  for (uint32_t i = 0; i < c->ncvs; i++) {
+    const double *v = &c->cvs[4 * (size_t)i];
+    put(w, "\t\t");
+    for (uint32_t k = 0; k < c->dim; k++) {
+      if (k) put(w, " ");
+      num(w, v[k]);
+    }
+    if (c->rational) {
+      put(w, " ");
+      num(w, v[3]);
+    }
+    put(w, "\n");
+  }
+  put(w, "\t\t;\n");
+}
+
 static void write_attr(writer *w, const sinew_plug_t *p) {
   sinew_attr_info_t info;
   if (sinew_node_attr_info(w->g, p->node, p->attr, &info)) return;
@@ -306,6 +335,38 @@ static void write_attr(writer *w, const sinew_plug_t *p) {
       put(w, " -type \"string\" ");
       quoted(w, s);
       put(w, ";\n");
+    } else if (info.type == SINEW_ATTR_DATA && info.data_type == &sinew_curve_data_type) {
+      sinew_data_t *d = NULL;
+      rc = sinew_get_data(w->g, p, &d);
+      sinew_curve_t c;
+      if (d && !sinew_curve_get(d, &c)) write_curve(w, p, &c);
+      sinew_data_unref(d);
+    } else if (info.type == SINEW_ATTR_DATA && (info.data_type == &sinew_component_list_data_type ||
+                                                 info.data_type == &sinew_point_array_data_type)) {
+      sinew_data_t *d = NULL;
+      rc = sinew_get_data(w->g, p, &d);
+      if (d && sinew_data_type(d) == info.data_type) {
+        bool list = info.data_type == &sinew_component_list_data_type;
+        size_t n = 0;
+        const double *v = list ? NULL : sinew_point_array_get(d, &n);
+        if (list) n = sinew_component_list_count(d);
+        put(w, "\tsetAttr ");
+        rel_plug(w, p);
+        sinew__buf_printf(&w->b, " -type \"%s\" %zu", list ? "componentList" : "pointArray", n);
+        for (size_t i = 0; i < n; i++) {
+          put(w, " ");
+          if (list) {
+            quoted(w, sinew_component_list_item(d, i));
+          } else {
+            for (int c = 0; c < 4; c++) {
+              if (c) put(w, " ");
+              num(w, v[4 * i + c]);
+            }
+          }
+        }
+        put(w, ";\n");
+      }
+      sinew_data_unref(d);
     } else if (info.type == SINEW_ATTR_DATA && info.data_type == &sinew_xform_data_type) {
       sinew_data_t *d = NULL;
       rc = sinew_get_data(w->g, p, &d);
@@ -470,41 +531,11 @@ static void write_mesh_geometry(writer *w, sinew_node_t n) {
 
 /* ---- nodes ------------------------------------------------------------------------------------------------ */
 
-static void write_node(writer *w, sinew_node_t n) {
-  if (n.index < w->nslots && w->written[n.index]) return;
-  /* DAG parents first */
-  sinew_node_t parent = sinew_node_parent(w->g, n);
-  if (sinew_node_valid(w->g, parent)) write_node(w, parent);
-  if (n.index < w->nslots) w->written[n.index] = 1;
-  sinew__extra *e = sinew__extra_get(w->sc, n, false);
+/* The setAttr lines of node n's values: what was set, mesh geometry, values kept as text, and
+ * the -k / -cb records. */
+static void write_values(writer *w, sinew_node_t n, sinew__extra *e) {
   const sinew_node_type_t *t = sinew_node_type(w->g, n);
-  char buf[1024];
-  if (is_default(w, n)) {
-    sinew__buf_printf(&w->b, "select -ne :%s;\n", sinew_node_name(w->g, n));
-  } else {
-    put(w, "createNode ");
-    put(w, sinew_node_type_name(t));
-    put(w, " -n ");
-    quoted(w, sinew_node_name(w->g, n));
-    if (sinew_node_valid(w->g, parent)) {
-      put(w, " -p ");
-      quoted(w, sinew__node_label(w->g, parent, buf, sizeof buf));
-    }
-    put(w, ";\n");
-  }
-  if (e && e->uid) {
-    put(w, "\trename -uid ");
-    quoted(w, e->uid);
-    put(w, ";\n");
-  }
   uint32_t na = sinew_node_attr_count(w->g, n);
-  /* dynamic attributes (top level, then their children) */
-  for (uint32_t a = 0; a < na; a++) {
-    sinew_attr_info_t info;
-    if (sinew_node_attr_info(w->g, n, a, &info) || !(info.flags & SINEW_ATTR_DYNAMIC)) continue;
-    if (sinew__extra_is_implicit(w->sc, n, a)) continue;
-    write_add_attr(w, n, &info);
-  }
   bool mesh = sinew_node_type_is_a(t, "mesh");
   bool stored_mesh = false;
   if (mesh) {
@@ -523,6 +554,7 @@ static void write_node(writer *w, sinew_node_t n) {
   if (stored_mesh) write_mesh_geometry(w, n);
   if (e)
     for (uint32_t i = 0; i < e->nraws; i++) {
+      if (w->out && sinew__refs_write_raw(w->s, n, &e->raws[i], &w->b)) continue;
       put(w, "\tsetAttr ");
       put(w, e->raws[i].text);
       put(w, ";\n");
@@ -533,6 +565,61 @@ static void write_node(writer *w, sinew_node_t n) {
     if (st->channel_box >= 0)
       sinew__buf_printf(&w->b, "\tsetAttr -cb %s \".%s\";\n", st->channel_box ? "on" : "off", st->attr);
   }
+  if (w->out) sinew__refs_write_node_end(w->s, n, &w->b);
+}
+
+int sinew__ma_node_values(sinew_session_t *s, sinew_node_t n, sinew__buf *out) {
+  writer w = {.s = s, .sc = s->scene, .g = s->scene->graph, .out = NULL, .b = *out};
+  write_values(&w, n, sinew__extra_get(s->scene, n, false));
+  *out = w.b;
+  return w.b.oom ? SINEW_ENOMEM : w.rc;
+}
+
+static void write_node(writer *w, sinew_node_t n) {
+  if (n.index < w->nslots && w->written[n.index]) return;
+  if (sinew__refs_skip_node(w->s, n)) return; /* the referenced file has it */
+  /* DAG parents first; a node under a referenced one goes under the reference's fosterParent
+   * node, and a parent edit puts it back (as Maya writes it) */
+  sinew_node_t parent = sinew_node_parent(w->g, n), foster_node;
+  bool make_foster = false;
+  const char *foster = sinew__refs_foster(w->s, n, &make_foster);
+  if (foster && sinew_node_find(w->g, foster, &foster_node) == SINEW_OK) write_node(w, foster_node);
+  else if (foster && make_foster) sinew__buf_printf(&w->b, "createNode fosterParent -n \"%s\";\n", foster);
+  else if (!foster && sinew_node_valid(w->g, parent)) write_node(w, parent);
+  if (n.index < w->nslots) w->written[n.index] = 1;
+  sinew__extra *e = sinew__extra_get(w->sc, n, false);
+  const sinew_node_type_t *t = sinew_node_type(w->g, n);
+  char buf[1024];
+  if (is_default(w, n)) {
+    sinew__buf_printf(&w->b, "select -ne :%s;\n", sinew_node_name(w->g, n));
+  } else {
+    put(w, "createNode ");
+    put(w, sinew_node_type_name(t));
+    put(w, " -n ");
+    quoted(w, sinew_node_name(w->g, n));
+    if (foster) {
+      put(w, " -p ");
+      quoted(w, foster);
+    } else if (sinew_node_valid(w->g, parent)) {
+      put(w, " -p ");
+      quoted(w, sinew__node_label(w->g, parent, buf, sizeof buf));
+    }
+    put(w, ";\n");
+  }
+  if (e && e->uid) {
+    put(w, "\trename -uid ");
+    quoted(w, e->uid);
+    put(w, ";\n");
+  }
+  uint32_t na = sinew_node_attr_count(w->g, n);
+  /* dynamic attributes (top level, then their children) */
+  for (uint32_t a = 0; a < na; a++) {
+    sinew_attr_info_t info;
+    if (sinew_node_attr_info(w->g, n, a, &info) || !(info.flags & SINEW_ATTR_DYNAMIC)) continue;
+    if (sinew__extra_is_implicit(w->sc, n, a)) continue;
+    write_add_attr(w, n, &info);
+  }
+  write_values(w, n, e);
   if (sinew_node_locked(w->g, n)) put(w, "\tlockNode -l 1 ;\n");
   flush(w);
 }
@@ -540,6 +627,7 @@ static void write_node(writer *w, sinew_node_t n) {
 static bool write_conn(void *ud, const sinew_connection_t *c) {
   writer *w = ud;
   if (internal_plug(w, &c->src) || internal_plug(w, &c->dst)) return true;
+  if (sinew__refs_write_conn(w->s, c, false, &w->b)) return w->rc == SINEW_OK;
   put(w, "connectAttr \"");
   plug_name(w, &c->src);
   put(w, "\" \"");
@@ -547,6 +635,15 @@ static bool write_conn(void *ud, const sinew_connection_t *c) {
   put(w, "\"");
   if (sinew_plug_locked(w->g, &c->dst)) put(w, " -l on");
   put(w, ";\n");
+  if (w->b.n > (1u << 20)) flush(w);
+  return w->rc == SINEW_OK;
+}
+
+/* The connections between the scene and referenced nodes, through placeholders (after the rest). */
+static bool write_placeholder_conn(void *ud, const sinew_connection_t *c) {
+  writer *w = ud;
+  if (internal_plug(w, &c->src) || internal_plug(w, &c->dst)) return true;
+  sinew__refs_write_conn(w->s, c, true, &w->b);
   if (w->b.n > (1u << 20)) flush(w);
   return w->rc == SINEW_OK;
 }
@@ -563,6 +660,12 @@ int sinew__write_ma(sinew_session_t *s, FILE *out, const char *name) {
     if (it.index + 1 > w.nslots) w.nslots = it.index + 1;
   w.written = sinew_calloc(w.nslots ? w.nslots : 1, 1);
   if (!w.written) return SINEW_ENOMEM;
+  /* what a loaded reference's node writes: its edits, and placeholders for connections */
+  if ((rc = sinew__refs_save_begin(s))) {
+    sinew__refs_save_end(s);
+    sinew_free(w.written);
+    return rc;
+  }
   sinew__buf_printf(&w.b, "//Maya ASCII 2020 scene\n//Name: %s\n//Codeset: UTF-8\n", name);
   /* file references and other header lines first, then requires */
   for (uint32_t i = 0; i < w.sc->nrequires; i++)
@@ -606,6 +709,7 @@ int sinew__write_ma(sinew_session_t *s, FILE *out, const char *name) {
     }
   }
   sinew_foreach_connection(g, (sinew_node_t){0, 0}, false, write_conn, &w);
+  sinew_foreach_connection(g, (sinew_node_t){0, 0}, false, write_placeholder_conn, &w);
   for (uint32_t i = 0; i < w.sc->nraw_conns; i++) {
     const sinew__raw_conn *c = &w.sc->raw_conns[i];
     if (!sinew_node_valid(g, c->src) || !sinew_node_valid(g, c->dst)) continue;
@@ -631,6 +735,7 @@ int sinew__write_ma(sinew_session_t *s, FILE *out, const char *name) {
   flush(&w);
   sinew__buf_free(&w.b);
   sinew_free(w.written);
+  sinew__refs_save_end(s);
   if (!w.rc && ferror(out)) w.rc = SINEW_EIO;
   return w.rc;
 }

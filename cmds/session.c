@@ -433,6 +433,7 @@ void sinew__scene_destroy(sinew__scene *sc) {
     sinew_free(sc->raw_conns[i].dst_attr);
   }
   sinew_free(sc->raw_conns);
+  sinew__refs_free(sc->refs);
   sinew_free(sc);
 }
 
@@ -864,7 +865,7 @@ static void import_free(struct sinew__import *imp) {
 }
 
 /* Whether some node is in namespace ns ("ns:"). */
-static bool namespace_used(sinew_graph_t *g, const char *ns) {
+bool sinew__namespace_used(sinew_graph_t *g, const char *ns) {
   size_t k = strlen(ns);
   sinew_node_t it = {0, 0};
   while (sinew_node_next(g, &it))
@@ -894,7 +895,7 @@ static int import_namespace(sinew_session_t *s, const sinew__import_opts *o, cha
   while (base && isdigit((unsigned char)ns[base - 1])) base--;
   sinew__buf b = {0};
   sinew__buf_printf(&b, "%.*s:", (int)n, ns);
-  for (unsigned k = 1; !b.oom && !o->merge_ns && namespace_used(s->scene->graph, b.p); k++) {
+  for (unsigned k = 1; !b.oom && !o->merge_ns && sinew__namespace_used(s->scene->graph, b.p); k++) {
     b.n = 0;
     sinew__buf_printf(&b, "%.*s%u:", (int)base, ns, k);
   }
@@ -1313,6 +1314,8 @@ int sinew_session_create(const sinew_session_desc_t *desc, sinew_session_t **out
       (rc = sinew__register_anim_cmds(s->lang, s)) || (rc = sinew__register_everyday_cmds(s->lang, s)) ||
       (rc = sinew__register_duplicate_cmds(s->lang, s)) || (rc = sinew__register_sets_cmds(s->lang, s)) ||
       (rc = sinew__register_constraint_cmds(s->lang, s)) || (rc = sinew__register_ik_cmds(s->lang, s)) ||
+      (rc = sinew__register_curve_cmds(s->lang, s)) ||
+      (rc = sinew__register_deform_cmds(s->lang, s)) ||
       (rc = sinew__register_undo_cmds(s->lang, s))) {
     sinew_session_destroy(s);
     return rc;
@@ -1488,8 +1491,13 @@ static int run_ma(sinew_session_t *s, const char *path, sinew_value_t *result) {
     rc = SINEW_ESYNTAX;
   }
   if (!rc) rc = check_complete(s, path, text, n);
-  if (!rc && (rc = sinew_lang_run(s->lang, text, n, path, result)))
-    snprintf(s->errmsg, sizeof s->errmsg, "%s", sinew_lang_errmsg(s->lang));
+  const char *outer_file = NULL;
+  if (!rc && (rc = sinew__refs_file_begin(s, path, &outer_file))) snprintf(s->errmsg, sizeof s->errmsg, "out of memory");
+  else if (!rc) {
+    if ((rc = sinew_lang_run(s->lang, text, n, path, result)))
+      snprintf(s->errmsg, sizeof s->errmsg, "%s", sinew_lang_errmsg(s->lang));
+    rc = sinew__refs_file_end(s, outer_file, rc); /* the references' edits, once the file's lines ran */
+  }
   sinew_free(text);
   rc = finish_run(s, rc);
   s->loading--;

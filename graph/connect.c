@@ -9,7 +9,17 @@
 
 #include "graph/internal.h"
 
+/* Whether the plug's slot exists and lacks flag: then the index has nothing for it. The slot's
+ * IN and OUT flags answer from the node's own memory; in a large graph an index lookup is a few
+ * cache misses, and most plugs asked about (every set, every connect) are no end of anything. */
+static bool slot_lacks(const sinew_graph_t *g, const sinew_plug_t *p, uint32_t flag) {
+  sinew__node *n = sinew__plug_node(g, p);
+  const sinew__slot *s = n ? sinew__slot_find(g, n, p, NULL) : NULL;
+  return s && !(s->flags & flag);
+}
+
 sinew__conn *sinew__conn_to(const sinew_graph_t *g, const sinew_plug_t *dst) {
+  if (slot_lacks(g, dst, SINEW__F_IN)) return NULL;
   sinew_plug_t key = sinew__plug_key(dst);
   sinew__conn *c = NULL;
   HASH_FIND(hh, g->conns_by_dst, &key, sizeof key, c);
@@ -17,6 +27,7 @@ sinew__conn *sinew__conn_to(const sinew_graph_t *g, const sinew_plug_t *dst) {
 }
 
 static sinew__src_entry *src_entry(const sinew_graph_t *g, const sinew_plug_t *src) {
+  if (slot_lacks(g, src, SINEW__F_OUT)) return NULL;
   sinew_plug_t key = sinew__plug_key(src);
   sinew__src_entry *e = NULL;
   HASH_FIND(hh, g->conns_by_src, &key, sizeof key, e);
@@ -140,9 +151,10 @@ bool sinew__attr_family(const sinew_graph_t *g, const sinew__node *n, uint32_t a
 }
 
 /* Would src -> dst close a cycle? Searches downstream of dst (through affects and connections,
- * at attribute granularity) for src. On a cycle, writes the path into the graph error. */
-static int check_cycle(sinew_graph_t *g, const sinew_plug_t *src, const sinew_plug_t *dst,
-                       const char *what) {
+ * at attribute granularity) for src. On a cycle, writes the path into the graph error. Connects
+ * ask the order (graph/order.c) instead, which runs this search only to name a cycle's path. */
+int sinew__cycle_search(sinew_graph_t *g, const sinew_plug_t *src, const sinew_plug_t *dst,
+                        const char *what) {
   qitem *q = NULL;
   uint32_t n = 0, cap = 0;
   /* whole attributes visited, keyed (node index, attribute); and connections followed, keyed by
@@ -277,6 +289,7 @@ static void unlink_conn_r(sinew_graph_t *g, sinew__conn *c, bool by_dst, sinew__
   else g->conn_head = c->next;
   if (c->next) c->next->prev = c->prev;
   else g->conn_tail = c->prev;
+  sinew__order_remove(g, c);
   sinew__node *sn = sinew__node_get(g, c->src.node), *dn = sinew__node_get(g, c->dst.node);
   if (r) {
     r->u.conn.spos = sn ? node_conn_pos(sn, c) : 0;
@@ -284,6 +297,7 @@ static void unlink_conn_r(sinew_graph_t *g, sinew__conn *c, bool by_dst, sinew__
   }
   if (sn) node_conn_remove(sn, c);
   if (dn && dn != sn) node_conn_remove(dn, c);
+  if (dn) dn->nin--;
   /* a connection replacing c (or, when undoing that, c's predecessor put back) keeps the mark */
   if (!sinew__conn_to(g, &c->dst)) clear_conn_flag(g, &c->dst, SINEW__F_IN);
   g->nconnections--;
@@ -341,6 +355,8 @@ void sinew__conn_link_rec(sinew_graph_t *g, sinew__rec *r) {
   sinew__node *sn = sinew__node_get(g, c->src.node), *dn = sinew__node_get(g, c->dst.node);
   list_insert(sn->conns, &sn->nconns, r->u.conn.spos, c);
   if (dn != sn) list_insert(dn->conns, &dn->nconns, r->u.conn.dpos, c);
+  dn->nin++;
+  sinew__order_relink(g, c);
   g->nconnections++;
   g->topology++; /* the placeholder walks' memory (placeholder.c) is stale */
   r->held = false;
@@ -387,7 +403,7 @@ int sinew__disconnect_conn(sinew_graph_t *g, sinew__conn *c, bool keep_value) {
 int sinew__connect_raw(sinew_graph_t *g, const sinew_plug_t *src, const sinew_plug_t *dst,
                        bool implicit, const char *what) {
   sinew__node *sn = sinew__node_get(g, src->node), *dn = sinew__node_get(g, dst->node);
-  int rc = check_cycle(g, src, dst, what);
+  int rc = sinew__order_check(g, src, dst, what);
   if (rc) return rc;
   if (sinew__reserve_push(g)) return sinew_graph_set_error(g, SINEW_ENOMEM, "%s: out of memory", what);
   bool jon = sinew__jon(g);
@@ -456,6 +472,8 @@ int sinew__connect_raw(sinew_graph_t *g, const sinew_plug_t *src, const sinew_pl
   g->conn_tail = c;
   sn->conns[sn->nconns++] = c;
   if (dn != sn) dn->conns[dn->nconns++] = c;
+  dn->nin++;
+  sinew__order_place(g, c);
   g->nconnections++;
   g->topology++;
   if (jon) {

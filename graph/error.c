@@ -36,8 +36,10 @@ const char *sinew_log_id_name(sinew_log_id_t id) {
 
 int sinew__errorv(sinew_graph_t *g, int status, const char *fmt, va_list ap) {
   if (!g) return status;
+  sinew__par_lock(g);
   g->errcode = status;
   vsnprintf(g->errmsg, sizeof g->errmsg, fmt, ap);
+  sinew__par_unlock(g);
   return status;
 }
 
@@ -70,5 +72,7 @@ void sinew_log(sinew_graph_t *g, sinew_log_level_t level, sinew_log_id_t id, con
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
+  sinew__par_lock(g);
   g->logger(g->logger_data, level, id, msg);
+  sinew__par_unlock(g);
 }

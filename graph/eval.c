@@ -15,8 +15,10 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <uv.h>
 
 #include "graph/internal.h"
+#include "sinew/pool.h"
 
 #define MAX_NESTED_PULLS 64
 
@@ -28,6 +30,68 @@ struct sinew_compute {
 };
 
 /* ---- helpers --------------------------------------------------------------------------------- */
+
+/* Set on a thread while it runs a step of a parallel evaluation that may run beside others
+ * (a copy, or a compute of a SINEW_NODE_TYPE_PARALLEL type); NULL stats: the graph's own. */
+static _Thread_local bool tl_shared;
+static _Thread_local uint32_t tl_node;  /* the node of that step (its index) */
+static _Thread_local int tl_depth;      /* nested pulls inside that step */
+static _Thread_local sinew_graph_stats_t *tl_stats;
+
+/* A step running beside others evaluates nothing on another node: a plug there that is not up
+ * to date was not declared (the schedule would have made it), so the read fails with a warning
+ * instead of racing with that node's own steps. */
+static int foreign_read(sinew_graph_t *g, const sinew_plug_t *p) {
+  char buf[256];
+  sinew__plug_str(g, p, buf, sizeof buf);
+  sinew_log(g, SINEW_LOG_WARNING, SINEW_LOG_EVAL_UNDECLARED,
+            "%s is read by a compute running in parallel that does not declare it; the read fails", buf);
+  return sinew_graph_set_error(g, SINEW_EINVAL, "%s: not declared by the compute reading it in parallel", buf);
+}
+
+static sinew_graph_stats_t *stats_of(sinew_graph_t *g) { return tl_stats ? tl_stats : &g->stats; }
+
+/* sinew__slot_find, answered directly for a top-level attribute without indices (the plug of
+ * most reads and of most dirtied outputs), which is the first slot of any path, and for an
+ * element of a top-level array. */
+static sinew__slot *slot_of(const sinew_graph_t *g, sinew__node *n, const sinew_plug_t *p,
+                            sinew__slot_path *path) {
+  if (p->nidx <= 1 && p->attr < n->type->nattrs && n->type->attrs[p->attr].parent == SINEW__NO_ATTR) {
+    const sinew__attr *a = &n->type->attrs[p->attr];
+    sinew__slot *s = &n->slots[a->slot_index];
+    if (p->nidx == 0) {
+      if (path) {
+        path->slots[0] = s;
+        path->n = 1;
+      }
+      return s;
+    }
+    if (a->array_depth == 1) { /* an element of a top-level array: worldMatrix[0] */
+      int64_t pos = sinew__multi_find(s->v.multi, p->idx[0]);
+      if (pos < 0) return NULL;
+      sinew__slot *e = &s->v.multi->elems[pos];
+      if (path) {
+        path->slots[0] = s;
+        path->slots[1] = e;
+        path->n = 2;
+      }
+      return e;
+    }
+  }
+  return sinew__slot_find(g, n, p, path);
+}
+
+/* The connection into exactly plug p of node n. A node's own list of connections is short and
+ * warm where the graph-wide index is a hash over every connection; a node with many takes the
+ * index. */
+static sinew__conn *conn_into(const sinew_graph_t *g, const sinew__node *n, const sinew_plug_t *p) {
+  if (n->nconns > 16) return sinew__conn_to(g, p);
+  for (uint32_t i = 0; i < n->nconns; i++) {
+    sinew__conn *c = n->conns[i];
+    if (c->dst.node.index == p->node.index && c->dst.attr == p->attr && sinew_plug_equal(&c->dst, p)) return c;
+  }
+  return NULL;
+}
 
 static const sinew__attr *attr_of(sinew_graph_t *g, const sinew_plug_t *p, sinew__node **out) {
   sinew__node *n = sinew__node_get(g, p->node);
@@ -75,6 +139,12 @@ static int each_plug_rec(sinew_graph_t *g, sinew__node *n, const uint32_t *chain
 static int each_plug(sinew_graph_t *g, sinew_node_t node, uint32_t attr, slot_filter want,
                      plug_fn fn, void *ud) {
   sinew__node *n = sinew__node_get(g, node);
+  const sinew__attr *a = sinew__attr_get(g, n, attr);
+  if (a->parent == SINEW__NO_ATTR) { /* a top-level attribute: its one plug, nothing to enumerate */
+    if (want && !want(&n->slots[a->slot_index])) return SINEW_OK;
+    sinew_plug_t p = sinew_plug_make(node, attr, 0, NULL);
+    return fn(g, &p, ud);
+  }
   uint32_t chain[SINEW__MAX_DEPTH];
   uint32_t len = sinew__attr_chain(g, n, attr, chain);
   sinew_plug_t p = sinew_plug_make(node, attr, 0, NULL);
@@ -111,7 +181,7 @@ static int push_dirty(sinew_graph_t *g, const sinew_plug_t *p, void *ud) {
   const sinew__attr *a = attr_of(g, p, &n);
   if (!a) return SINEW_OK;
   sinew__slot_path path;
-  sinew__slot *s = sinew__slot_find(g, n, p, &path);
+  sinew__slot *s = slot_of(g, n, p, &path);
   if (!s || (s->flags & SINEW__F_DIRTY)) return SINEW_OK;
   if (w->n == w->cap && !w->overflow) {
     uint32_t cap = w->cap;
@@ -120,8 +190,12 @@ static int push_dirty(sinew_graph_t *g, const sinew_plug_t *p, void *ud) {
   }
   sinew__slot_mark_dirty(g, n, a, !plug_whole(a, p), &path);
   g->stats.dirtied++;
-  if (w->n < w->cap) w->q[w->n++] = sinew__plug_key(p);
-  else s->flags |= SINEW__F_PENDING;
+  /* A plug that affects nothing, is not a source and has no parent or child that is (an output
+   * nobody reads: parentInverseMatrix) has no dependents to dirty: it is not queued. */
+  bool leaf = a->naffects == 0 && p->nidx == 0 && a->parent == SINEW__NO_ATTR &&
+              !(s->flags & (SINEW__F_OUT | SINEW__F_SUB_OUT));
+  if (!leaf && w->n < w->cap) w->q[w->n++] = sinew__plug_key(p);
+  else if (!leaf) s->flags |= SINEW__F_PENDING;
   notify_dirty(g, p);
   if (!a->computed) input_changed(g, n, p);
   return SINEW_OK;
@@ -184,18 +258,18 @@ static void spread(sinew_graph_t *g, const sinew_plug_t *p, push_ctx *w) {
   sinew_node_t node = p->node;
   /* Outputs of the node that the attribute (or a parent or child of it) affects. */
   for (uint32_t k = 0; k < a->naffects; k++) each_plug(g, node, a->affects[k], NULL, push_dirty, w);
-  /* Connections leaving p or one of its parents. */
-  sinew_plug_t cur = *p;
-  for (;;) {
-    sinew__slot *s = sinew__slot_find(g, n, &cur, NULL);
-    if (s && (s->flags & SINEW__F_OUT))
-      for (sinew__conn *c = sinew__conn_from(g, &cur); c; c = c->src_next) push_dirty(g, &c->dst, w);
-    sinew_plug_t up;
-    if (!sinew_plug_parent(g, &cur, &up)) break;
+  /* Connections leaving p or one of its parents (a top-level plug without indices has none). */
+  sinew__slot *s = slot_of(g, n, p, NULL);
+  if (s && (s->flags & SINEW__F_OUT))
+    for (sinew__conn *c = sinew__conn_from(g, p); c; c = c->src_next) push_dirty(g, &c->dst, w);
+  sinew_plug_t cur = *p, up;
+  while ((cur.nidx || a->parent != SINEW__NO_ATTR) && sinew_plug_parent(g, &cur, &up)) {
     cur = up;
+    sinew__slot *ps = slot_of(g, n, &cur, NULL);
+    if (ps && (ps->flags & SINEW__F_OUT))
+      for (sinew__conn *c = sinew__conn_from(g, &cur); c; c = c->src_next) push_dirty(g, &c->dst, w);
   }
   /* Connections leaving a child of p. */
-  sinew__slot *s = sinew__slot_find(g, n, p, NULL);
   if (s && (s->flags & SINEW__F_SUB_OUT)) {
     for (uint32_t i = 0; i < n->nconns; i++) {
       sinew__conn *c = n->conns[i];
@@ -293,16 +367,26 @@ int sinew__mark_dirty(sinew_graph_t *g, const sinew_plug_t *p) {
 
 /* ---- pull ------------------------------------------------------------------------------------ */
 
+#define NO_FRAME UINT32_MAX
+
 typedef struct frame {
   sinew_plug_t plug;
   int phase;
+  uint32_t id, parent; /* for a schedule: this frame, and the one that pushed it (NO_FRAME) */
 } frame;
+
+typedef struct plan plan;
 
 typedef struct pull_ctx {
   frame *st;
   uint32_t n, cap;
+  uint32_t cur, next_id; /* the frame being expanded; the next frame's id */
+  plan *pl;              /* making a schedule (sinew_evaluate_parallel), or NULL */
+  int err;               /* why an expand failed, when not out of memory */
   frame local[32];
 } pull_ctx;
+
+static int plan_frame(plan *pl, uint32_t id, uint32_t parent);
 
 static int frame_push(pull_ctx *c, const sinew_plug_t *p) {
   if (c->n == c->cap) {
@@ -313,7 +397,9 @@ static int frame_push(pull_ctx *c, const sinew_plug_t *p) {
     c->st = f;
     c->cap = ncap;
   }
-  c->st[c->n++] = (frame){sinew__plug_key(p), 0};
+  uint32_t id = c->next_id++;
+  if (c->pl && plan_frame(c->pl, id, c->cur)) return SINEW_ENOMEM;
+  c->st[c->n++] = (frame){sinew__plug_key(p), 0, id, c->cur};
   return SINEW_OK;
 }
 
@@ -327,20 +413,26 @@ static void warn_cycle(sinew_graph_t *g, sinew__slot *s, const sinew_plug_t *p) 
 
 static sinew__conn *feeding(sinew_graph_t *g, sinew__node *n, const sinew_plug_t *p, sinew_plug_t *dst);
 
-/* Queues q as a dependency when it needs evaluation; reports a cycle when q is in progress. */
+static int plan_after(plan *pl, const sinew_plug_t *q, uint32_t frame_id);
+
+/* Queues q as a dependency when it needs evaluation; reports a cycle when q is in progress.
+ * While a schedule is made, a plug with a step already planned is a dependency on that step. */
 static int need(sinew_graph_t *g, pull_ctx *c, const sinew_plug_t *q) {
   sinew__node *n;
   const sinew__attr *a = attr_of(g, q, &n);
   if (!a) return SINEW_OK;
-  sinew__slot *s = sinew__slot_find(g, n, q, NULL);
+  sinew__slot *s = slot_of(g, n, q, NULL);
   if (!s) {
     if (!a->computed && !feeding(g, n, q, &(sinew_plug_t){0})) return SINEW_OK; /* default value */
+    if (tl_shared && q->node.index != tl_node) return c->err = foreign_read(g, q);
     return frame_push(c, q);
   }
   if (s->flags & SINEW__F_BUSY) {
     warn_cycle(g, s, q);
     return SINEW_OK;
   }
+  if (tl_shared && q->node.index != tl_node && sinew__slot_dirtyish(s)) return c->err = foreign_read(g, q);
+  if (c->pl && (s->flags & SINEW__F_PLANNED)) return plan_after(c->pl, q, c->cur);
   if (!sinew__slot_dirtyish(s)) return SINEW_OK;
   return frame_push(c, q);
 }
@@ -361,19 +453,14 @@ static int need_cb(sinew_graph_t *g, const sinew_plug_t *p, void *ud) {
 
 /* The nearest plug at or above p that is a connection destination, if any. An element that
  * does not exist yet is still fed when an array above it is. */
-static sinew__conn *feeding(sinew_graph_t *g, sinew__node *n, const sinew_plug_t *p, sinew_plug_t *dst) {
-  sinew__slot_path path;
-  sinew_plug_t cur = *p;
-  while (!sinew__slot_find(g, n, &cur, &path)) { /* the nearest existing plug decides */
-    sinew_plug_t up;
-    if (!sinew_plug_parent(g, &cur, &up)) return NULL;
-    cur = up;
-  }
+/* feeding, for an existing plug cur whose slots down from the top are path. */
+static sinew__conn *feeding_at(sinew_graph_t *g, sinew__node *n, sinew_plug_t cur, const sinew__slot_path *path,
+                               sinew_plug_t *dst) {
   bool any = false;
-  for (uint32_t i = 0; i < path.n; i++) any |= (path.slots[i]->flags & SINEW__F_IN) != 0;
+  for (uint32_t i = 0; i < path->n; i++) any |= (path->slots[i]->flags & SINEW__F_IN) != 0;
   if (!any) return NULL;
   for (;;) {
-    sinew__conn *c = sinew__conn_to(g, &cur);
+    sinew__conn *c = conn_into(g, n, &cur);
     if (c) {
       *dst = cur;
       return c;
@@ -384,6 +471,17 @@ static sinew__conn *feeding(sinew_graph_t *g, sinew__node *n, const sinew_plug_t
   }
 }
 
+static sinew__conn *feeding(sinew_graph_t *g, sinew__node *n, const sinew_plug_t *p, sinew_plug_t *dst) {
+  sinew__slot_path path;
+  sinew_plug_t cur = *p;
+  while (!slot_of(g, n, &cur, &path)) { /* the nearest existing plug decides */
+    sinew_plug_t up;
+    if (!sinew_plug_parent(g, &cur, &up)) return NULL;
+    cur = up;
+  }
+  return feeding_at(g, n, cur, &path, dst);
+}
+
 /* Children (or elements) of p that are dirty, queued as dependencies. */
 static int need_children(sinew_graph_t *g, pull_ctx *pc, sinew__node *n, const sinew__attr *a,
                          const sinew_plug_t *p, sinew__slot *s) {
@@ -391,7 +489,7 @@ static int need_children(sinew_graph_t *g, pull_ctx *pc, sinew__node *n, const s
     sinew__multi *m = s->v.multi;
     uint32_t count = m ? m->count : 0;
     for (uint32_t i = 0; i < count; i++) {
-      m = sinew__slot_find(g, n, p, NULL)->v.multi;
+      m = slot_of(g, n, p, NULL)->v.multi;
       if (!sinew__slot_dirtyish(&m->elems[i])) continue;
       sinew_plug_t e;
       sinew_plug_element(g, p, m->idx[i], &e);
@@ -404,7 +502,7 @@ static int need_children(sinew_graph_t *g, pull_ctx *pc, sinew__node *n, const s
   for (uint32_t i = 0; i < a->nchildren; i++) {
     sinew_plug_t ch;
     sinew_plug_child(g, p, a->children[i], &ch);
-    sinew__slot *cs = sinew__slot_find(g, n, &ch, NULL);
+    sinew__slot *cs = slot_of(g, n, &ch, NULL);
     if (cs && sinew__slot_dirtyish(cs)) {
       int rc = need(g, pc, &ch);
       if (rc) return rc;
@@ -415,7 +513,7 @@ static int need_children(sinew_graph_t *g, pull_ctx *pc, sinew__node *n, const s
 
 static void set_busy(sinew_graph_t *g, const sinew_plug_t *p, bool on) {
   sinew__node *n = sinew__node_get(g, p->node);
-  sinew__slot *s = n ? sinew__slot_find(g, n, p, NULL) : NULL;
+  sinew__slot *s = n ? slot_of(g, n, p, NULL) : NULL;
   if (!s) return;
   if (on) s->flags |= SINEW__F_BUSY;
   else s->flags &= ~(uint32_t)SINEW__F_BUSY;
@@ -425,7 +523,7 @@ static void mark_clean(sinew_graph_t *g, const sinew_plug_t *p) {
   sinew__node *n;
   const sinew__attr *a = attr_of(g, p, &n);
   sinew__slot_path path;
-  if (a && sinew__slot_find(g, n, p, &path)) sinew__slot_mark_clean(g, n, a, !plug_whole(a, p), &path);
+  if (a && slot_of(g, n, p, &path)) sinew__slot_mark_clean(g, n, a, !plug_whole(a, p), &path);
 }
 
 /* Copies the source's value into the destination and marks it clean. */
@@ -439,12 +537,12 @@ static int pull_copy(sinew_graph_t *g, const sinew_plug_t *src, const sinew_plug
   }
   sinew__slot *ds;
   sinew__slot_path path;
-  int rc = sinew__slot_ensure(g, dn, dst, &ds, &path, NULL);
+  int rc = (ds = slot_of(g, dn, dst, &path)) ? SINEW_OK : sinew__slot_ensure(g, dn, dst, &ds, &path, NULL);
   if (rc) return rc;
   /* The copy may drop dirty elements the source lacks; with the destination DIRTY throughout,
    * the clean below settles the counts of everything above it in one go. */
   if (!(ds->flags & SINEW__F_DIRTY)) sinew__slot_mark_dirty(g, dn, da, !plug_whole(da, dst), &path);
-  sinew__slot *ss = sinew__slot_find(g, sn, src, NULL);
+  sinew__slot *ss = slot_of(g, sn, src, NULL);
   if (ss) {
     rc = sinew__slot_copy(g, dn, da, !plug_whole(da, dst), ds, sn, sa, !plug_whole(sa, src), ss);
   } else { /* the source element does not exist: the destination takes the default */
@@ -454,7 +552,7 @@ static int pull_copy(sinew_graph_t *g, const sinew_plug_t *src, const sinew_plug
     sinew__slot_release(g, sn, sa, !plug_whole(sa, src), &fresh);
   }
   if (rc) return rc; /* a copy cut short stays dirty, to be made again on the next read */
-  g->stats.copies++;
+  stats_of(g)->copies++;
   mark_clean(g, dst);
   return SINEW_OK;
 }
@@ -467,13 +565,15 @@ static int run_compute(sinew_graph_t *g, const sinew_plug_t *p) {
   for (const sinew_node_type_t *t = n->type; t && rc == SINEW_EUNKNOWN_PLUG; t = t->parent) {
     if (!t->compute || t->compute == last) continue;
     last = t->compute;
-    g->stats.computes++;
+    stats_of(g)->computes++;
     rc = t->compute(&ctx, p);
     n = sinew__node_get(g, p->node);
     if (!n) return SINEW_OK; /* a misbehaving compute deleted its node */
   }
   char buf[256];
-  sinew__slot *s = sinew__slot_find(g, n, p, NULL);
+  sinew__slot_path path;
+  sinew__slot *s = slot_of(g, n, p, &path);
+  if (s) s->flags &= ~(uint32_t)SINEW__F_BUSY;
   bool still = s && sinew__slot_dirtyish(s);
   /* Running out of memory is no fault of the node: the plug stays dirty, to be computed again
    * by the next read, and this read fails, rather than a stale value passing as clean. */
@@ -489,7 +589,8 @@ static int run_compute(sinew_graph_t *g, const sinew_plug_t *p) {
     sinew_log(g, SINEW_LOG_WARNING, SINEW_LOG_COMPUTE_NOT_SET,
               "compute of %s returned without setting it", sinew__plug_str(g, p, buf, sizeof buf));
   }
-  if (still) mark_clean(g, p);
+  const sinew__attr *a = sinew__attr_get(g, n, p->attr);
+  if (still) sinew__slot_mark_clean(g, n, a, !plug_whole(a, p), &path);
   return SINEW_OK;
 }
 
@@ -499,7 +600,8 @@ static int expand(sinew_graph_t *g, pull_ctx *pc, frame *f) {
   sinew__node *n;
   const sinew__attr *a = attr_of(g, &p, &n);
   if (!a) return 1;
-  sinew__slot *s = sinew__slot_find(g, n, &p, NULL);
+  sinew__slot_path path;
+  sinew__slot *s = slot_of(g, n, &p, &path);
   if (!s && !a->computed) {
     /* An input element that does not exist yet, under a fed array: evaluating the array
      * brings it if the source has it (reading it does not make it). */
@@ -510,14 +612,15 @@ static int expand(sinew_graph_t *g, pull_ctx *pc, frame *f) {
   }
   if (!s) { /* an output element asked for is made, born dirty */
     sinew__slot *made;
-    if (sinew__slot_ensure(g, n, &p, &made, NULL, NULL)) return -1;
+    if (sinew__slot_ensure(g, n, &p, &made, &path, NULL)) return -1;
     s = made;
   }
   if (!sinew__slot_dirtyish(s)) return 1;
   if (s->flags & SINEW__F_BUSY) return 1;
+  if (pc->pl && (s->flags & SINEW__F_PLANNED)) return plan_after(pc->pl, &p, f->parent) ? -1 : 1;
   s->flags |= SINEW__F_BUSY;
   sinew_plug_t dst;
-  sinew__conn *c = feeding(g, n, &p, &dst);
+  sinew__conn *c = feeding_at(g, n, p, &path, &dst);
   if (c) {
     if (!sinew_plug_equal(&dst, &p)) { /* fed through a parent: pull the whole destination */
       s->flags &= ~(uint32_t)SINEW__F_BUSY;
@@ -532,8 +635,17 @@ static int expand(sinew_graph_t *g, pull_ctx *pc, frame *f) {
    * compute always sees element plugs, which is what it can write. */
   if (a->computed && !plug_whole(a, &p)) {
     need_ctx nc = {pc, SINEW_OK};
-    for (uint32_t k = 0; k < a->ninputs && !nc.rc; k++)
-      each_plug(g, p.node, a->inputs[k], want_dirtyish, need_cb, &nc);
+    for (uint32_t k = 0; k < a->ninputs && !nc.rc; k++) {
+      const sinew__attr *in = sinew__attr_get(g, n, a->inputs[k]);
+      if (in->parent == SINEW__NO_ATTR) { /* a top-level input: one flag tells whether it is needed */
+        if (!sinew__slot_dirtyish(&n->slots[in->slot_index])) continue;
+        sinew_plug_t q = sinew_plug_make(p.node, in->id, 0, NULL);
+        nc.rc = need(g, pc, &q);
+      } else {
+        each_plug(g, p.node, in->id, want_dirtyish, need_cb, &nc);
+      }
+      n = sinew__node_get(g, p.node); /* need may make slots; the node stays */
+    }
     return nc.rc ? -1 : 0;
   }
   return need_children(g, pc, n, a, &p, s) ? -1 : 0;
@@ -544,30 +656,57 @@ static int finish(sinew_graph_t *g, const sinew_plug_t *p) {
   sinew__node *n;
   const sinew__attr *a = attr_of(g, p, &n);
   if (!a) return SINEW_OK;
-  set_busy(g, p, false);
-  sinew__slot *s = sinew__slot_find(g, n, p, NULL);
-  if (!s || !sinew__slot_dirtyish(s)) return SINEW_OK;
+  sinew__slot_path path;
+  sinew__slot *s = slot_of(g, n, p, &path);
+  if (!s) return SINEW_OK;
+  s->flags &= ~(uint32_t)SINEW__F_BUSY;
+  if (!sinew__slot_dirtyish(s)) return SINEW_OK;
   sinew_plug_t dst;
-  sinew__conn *c = feeding(g, n, p, &dst);
+  sinew__conn *c = feeding_at(g, n, *p, &path, &dst);
   if (c && sinew_plug_equal(&dst, p)) {
     sinew_plug_t src = c->src;
     return pull_copy(g, &src, p);
   }
   if (a->computed && !plug_whole(a, p)) {
-    set_busy(g, p, true);
-    int rc = run_compute(g, p);
-    set_busy(g, p, false);
-    return rc;
+    s->flags |= SINEW__F_BUSY;
+    return run_compute(g, p); /* clears it */
   }
-  mark_clean(g, p); /* an input dirtied by hand, or a compound or array whose parts are now clean */
+  /* an input dirtied by hand, or a compound or array whose parts are now clean */
+  sinew__slot_mark_clean(g, n, a, !plug_whole(a, p), &path);
   return SINEW_OK;
+}
+
+static int emit(sinew_graph_t *g, plan *pl, const frame *f);
+
+/* Runs the frames on the stack: expand each, then finish it (or, making a schedule, plan its
+ * step) once what it pushed is done. */
+static int run_stack(sinew_graph_t *g, pull_ctx *pc) {
+  int rc = SINEW_OK;
+  while (!rc && pc->n) {
+    frame *f = &pc->st[pc->n - 1];
+    if (f->phase == 0) {
+      uint32_t before = pc->n;
+      pc->cur = f->id;
+      int r = expand(g, pc, f);
+      if (r < 0) rc = pc->err ? pc->err : SINEW_ENOMEM;
+      else if (r == 1) {
+        memmove(&pc->st[before - 1], &pc->st[before], (pc->n - before) * sizeof *pc->st);
+        pc->n--;
+      }
+      continue;
+    }
+    frame done = *f;
+    pc->n--;
+    rc = pc->pl ? emit(g, pc->pl, &done) : finish(g, &done.plug);
+  }
+  return rc;
 }
 
 int sinew__pull(sinew_graph_t *g, const sinew_plug_t *p) {
   sinew__node *n;
   const sinew__attr *a = attr_of(g, p, &n);
   if (!a) return SINEW_OK;
-  sinew__slot *s = sinew__slot_find(g, n, p, NULL);
+  sinew__slot *s = slot_of(g, n, p, NULL);
   if (s && !sinew__slot_dirtyish(s)) return SINEW_OK; /* the common case: clean */
   if (!s && !a->computed && !feeding(g, n, p, &(sinew_plug_t){0}))
     return SINEW_OK; /* an element never set and not fed through an array above: the default */
@@ -575,36 +714,23 @@ int sinew__pull(sinew_graph_t *g, const sinew_plug_t *p) {
     warn_cycle(g, s, p);
     return SINEW_OK;
   }
-  if (g->eval_depth >= MAX_NESTED_PULLS) {
+  if (tl_shared && p->node.index != tl_node) return foreign_read(g, p);
+  int *depth = tl_shared ? &tl_depth : &g->eval_depth; /* the graph's is shared by the steps */
+  if (*depth >= MAX_NESTED_PULLS) {
     char buf[256];
     sinew_log(g, SINEW_LOG_WARNING, SINEW_LOG_EVAL_DEPTH, "evaluation of %s nested too deeply",
               sinew__plug_str(g, p, buf, sizeof buf));
     return SINEW_OK;
   }
-  g->eval_depth++;
-  pull_ctx pc = {.st = NULL, .n = 0, .cap = 32};
+  (*depth)++;
+  pull_ctx pc = {.st = NULL, .n = 0, .cap = 32, .cur = NO_FRAME, .next_id = 0, .pl = NULL};
   pc.st = pc.local;
   int rc = frame_push(&pc, p);
-  while (!rc && pc.n) {
-    frame *f = &pc.st[pc.n - 1];
-    if (f->phase == 0) {
-      uint32_t before = pc.n;
-      int r = expand(g, &pc, &pc.st[before - 1]);
-      if (r < 0) rc = SINEW_ENOMEM;
-      else if (r == 1) {
-        memmove(&pc.st[before - 1], &pc.st[before], (pc.n - before) * sizeof *pc.st);
-        pc.n--;
-      }
-      continue;
-    }
-    sinew_plug_t done = f->plug;
-    pc.n--;
-    rc = finish(g, &done);
-  }
+  if (!rc) rc = run_stack(g, &pc);
   /* On failure, release the in-progress marks left on the stack. */
   for (uint32_t i = 0; i < pc.n; i++) set_busy(g, &pc.st[i].plug, false);
   if (pc.st != pc.local) sinew__free(pc.st);
-  g->eval_depth--;
+  (*depth)--;
   if (rc) {
     char buf[256];
     return sinew_graph_set_error(g, rc, "evaluating %s: %s", sinew__plug_str(g, p, buf, sizeof buf),
@@ -616,6 +742,347 @@ int sinew__pull(sinew_graph_t *g, const sinew_plug_t *p) {
 int sinew_evaluate(sinew_graph_t *g, const sinew_plug_t *p) {
   int rc = sinew__plug_check(g, p, "evaluate", NULL);
   return rc ? rc : sinew__pull(g, p);
+}
+
+/* ---- parallel evaluation ---------------------------------------------------------------------
+ *
+ * sinew_evaluate_parallel first makes a schedule on the calling thread: the pull's own walk
+ * (run_stack), where finishing a frame plans its step (a copy along a connection, a compute, or
+ * marking a compound or array clean) instead of making it, and marks the plug PLANNED so that
+ * what needs it later waits for that step rather than planning it again. A step waits for the
+ * steps its frame pushed, for planned plugs it needed, and for the node's previous step (and,
+ * for a copy, the source node's): a node's slots are changed by one step at a time, in the
+ * order serial evaluation would use. Then the steps run on the worker pool as the ones they
+ * wait for finish; each step is the serial finish(), so the values are those of serial
+ * evaluation. A compute of a type not declared SINEW_NODE_TYPE_PARALLEL takes the graph's
+ * lock for writing, so nothing else runs beside it; the other steps take it for reading. */
+
+typedef struct pstep {
+  sinew_plug_t plug;
+  uint32_t first, count; /* the steps waiting for this one: plan.out[first .. first + count) */
+  uint32_t waiting;      /* steps this one still waits for */
+  bool alone;            /* a compute of a type not declared parallel */
+} pstep;
+
+typedef struct pedge {
+  uint32_t from, to; /* step -> step, or step -> frame id when to_frame */
+  bool to_frame;
+} pedge;
+
+typedef struct pkey { /* plug -> its planned step */
+  UT_hash_handle hh;
+  sinew_plug_t key;
+  uint32_t step;
+} pkey;
+
+typedef struct plast { /* node index -> its last planned step */
+  UT_hash_handle hh;
+  uint32_t node;
+  uint32_t step;
+} plast;
+
+struct plan {
+  pstep *steps;
+  uint32_t n, cap;
+  pedge *edges;
+  uint32_t ne, cape;
+  uint32_t *ftask, *fparent; /* per frame id: its step (NO_FRAME: none), the frame that pushed it */
+  uint32_t nf, capf;
+  uint32_t *out;
+  pkey *by_plug;
+  plast *by_node;
+};
+
+static int plan_frame(plan *pl, uint32_t id, uint32_t parent) {
+  if (id >= pl->capf) {
+    uint32_t cap = pl->capf, cap2 = pl->capf;
+    if (sinew__reserve((void **)&pl->ftask, &cap, id + 1, sizeof *pl->ftask) ||
+        sinew__reserve((void **)&pl->fparent, &cap2, id + 1, sizeof *pl->fparent))
+      return SINEW_ENOMEM;
+    pl->capf = cap < cap2 ? cap : cap2;
+  }
+  pl->ftask[id] = NO_FRAME;
+  pl->fparent[id] = parent;
+  if (id >= pl->nf) pl->nf = id + 1;
+  return SINEW_OK;
+}
+
+static int plan_edge(plan *pl, uint32_t from, uint32_t to, bool to_frame) {
+  if (to == NO_FRAME) return SINEW_OK;
+  if (pl->ne == pl->cape && sinew__reserve((void **)&pl->edges, &pl->cape, pl->ne + 1, sizeof *pl->edges))
+    return SINEW_ENOMEM;
+  pl->edges[pl->ne++] = (pedge){from, to, to_frame};
+  return SINEW_OK;
+}
+
+/* The frame being expanded (or its parent) needs q, whose step is planned. */
+static int plan_after(plan *pl, const sinew_plug_t *q, uint32_t frame_id) {
+  sinew_plug_t key = sinew__plug_key(q);
+  pkey *k = NULL;
+  HASH_FIND(hh, pl->by_plug, &key, sizeof key, k);
+  return k ? plan_edge(pl, k->step, frame_id, true) : SINEW_OK;
+}
+
+/* The step follows the node's previous one, and becomes its last. */
+static int plan_chain(plan *pl, uint32_t node, uint32_t step) {
+  plast *l = NULL;
+  HASH_FIND(hh, pl->by_node, &node, sizeof node, l);
+  if (l) {
+    int rc = plan_edge(pl, l->step, step, false);
+    l->step = step;
+    return rc;
+  }
+  if (!(l = sinew__malloc(sizeof *l))) return SINEW_ENOMEM;
+  l->node = node;
+  l->step = step;
+  sinew__uthash_oom = 0;
+  HASH_ADD(hh, pl->by_node, node, sizeof l->node, l);
+  if (sinew__uthash_oom) {
+    sinew__free(l);
+    return SINEW_ENOMEM;
+  }
+  return SINEW_OK;
+}
+
+/* Plans the step of a frame whose dependencies are planned (finish's cases, not made). */
+static int emit(sinew_graph_t *g, plan *pl, const frame *f) {
+  const sinew_plug_t *p = &f->plug;
+  sinew__node *n;
+  const sinew__attr *a = attr_of(g, p, &n);
+  if (!a) return SINEW_OK;
+  sinew__slot_path path;
+  sinew__slot *s = slot_of(g, n, p, &path);
+  if (!s) return SINEW_OK;
+  s->flags &= ~(uint32_t)SINEW__F_BUSY;
+  if (!sinew__slot_dirtyish(s) || (s->flags & SINEW__F_PLANNED)) return SINEW_OK;
+  uint32_t src_node = NO_FRAME;
+  bool alone = false;
+  sinew_plug_t dst;
+  sinew__conn *c = feeding_at(g, n, *p, &path, &dst);
+  if (c && sinew_plug_equal(&dst, p)) src_node = c->src.node.index;
+  else if (a->computed && !plug_whole(a, p)) alone = !(n->type->flags & SINEW_NODE_TYPE_PARALLEL);
+  if (pl->n == pl->cap && sinew__reserve((void **)&pl->steps, &pl->cap, pl->n + 1, sizeof *pl->steps))
+    return SINEW_ENOMEM;
+  pkey *k = sinew__malloc(sizeof *k);
+  if (!k) return SINEW_ENOMEM;
+  k->key = sinew__plug_key(p);
+  k->step = pl->n;
+  sinew__uthash_oom = 0;
+  HASH_ADD(hh, pl->by_plug, key, sizeof k->key, k);
+  if (sinew__uthash_oom) {
+    sinew__free(k);
+    return SINEW_ENOMEM;
+  }
+  uint32_t step = pl->n++;
+  pl->steps[step] = (pstep){.plug = k->key, .alone = alone};
+  s->flags |= SINEW__F_PLANNED;
+  pl->ftask[f->id] = step;
+  int rc = plan_chain(pl, p->node.index, step);
+  if (!rc && src_node != NO_FRAME && src_node != p->node.index) rc = plan_chain(pl, src_node, step);
+  /* A compute may read, clean, what feeds its node (a deformer takes the local geometry of the
+   * shape whose worldMesh it is given): the feeding nodes' later steps wait for it. */
+  if (src_node == NO_FRAME && a->computed && !plug_whole(a, p))
+    for (uint32_t i = 0; !rc && i < n->nconns; i++)
+      if (n->conns[i]->dst.node.index == p->node.index && n->conns[i]->src.node.index != p->node.index)
+        rc = plan_chain(pl, n->conns[i]->src.node.index, step);
+  if (!rc) rc = plan_edge(pl, step, f->parent, true);
+  return rc;
+}
+
+/* Takes the PLANNED mark off the step's plug (its node's steps are not running). */
+static void unplan(sinew_graph_t *g, const sinew_plug_t *p) {
+  sinew__node *n = sinew__node_get(g, p->node);
+  sinew__slot *s = n && p->attr < sinew__node_nattrs(n) ? slot_of(g, n, p, NULL) : NULL;
+  if (s) s->flags &= ~(uint32_t)SINEW__F_PLANNED;
+}
+
+static void plan_free(sinew_graph_t *g, plan *pl, uint32_t unplan_from) {
+  for (uint32_t i = unplan_from; i < pl->n; i++) unplan(g, &pl->steps[i].plug);
+  pkey *k, *kt;
+  HASH_ITER(hh, pl->by_plug, k, kt) {
+    HASH_DEL(pl->by_plug, k);
+    sinew__free(k);
+  }
+  plast *l, *lt;
+  HASH_ITER(hh, pl->by_node, l, lt) {
+    HASH_DEL(pl->by_node, l);
+    sinew__free(l);
+  }
+  sinew__free(pl->steps);
+  sinew__free(pl->edges);
+  sinew__free(pl->ftask);
+  sinew__free(pl->fparent);
+  sinew__free(pl->out);
+}
+
+/* Edges to frames become edges to steps (a frame without a step passes its dependencies on to
+ * the frame that pushed it); then each step's dependents are listed and its waits counted. */
+static int plan_link(plan *pl) {
+  for (uint32_t i = 0; i < pl->ne; i++) {
+    pedge *e = &pl->edges[i];
+    if (!e->to_frame) continue;
+    uint32_t fr = e->to;
+    while (fr != NO_FRAME && pl->ftask[fr] == NO_FRAME) fr = pl->fparent[fr];
+    e->to = fr == NO_FRAME ? NO_FRAME : pl->ftask[fr];
+    e->to_frame = false;
+  }
+  if (!(pl->out = sinew__malloc((pl->ne ? pl->ne : 1) * sizeof *pl->out))) return SINEW_ENOMEM;
+  for (uint32_t i = 0; i < pl->ne; i++) {
+    pedge *e = &pl->edges[i];
+    if (e->to == NO_FRAME || e->to == e->from) continue;
+    pl->steps[e->from].count++;
+    pl->steps[e->to].waiting++;
+  }
+  uint32_t at = 0;
+  for (uint32_t i = 0; i < pl->n; i++) {
+    pl->steps[i].first = at;
+    at += pl->steps[i].count;
+    pl->steps[i].count = 0;
+  }
+  for (uint32_t i = 0; i < pl->ne; i++) {
+    pedge *e = &pl->edges[i];
+    if (e->to == NO_FRAME || e->to == e->from) continue;
+    pstep *from = &pl->steps[e->from];
+    pl->out[from->first + from->count++] = e->to;
+  }
+  return SINEW_OK;
+}
+
+/* The run: a queue of steps ready to go, under a mutex; the graph's lock, read or write. */
+typedef struct sinew__par {
+  sinew_graph_t *g;
+  plan *pl;
+  uv_mutex_t m, log;
+  uv_cond_t cv;
+  uv_rwlock_t rw;
+  uint32_t *ready;
+  uint32_t head, tail, done;
+  int rc;
+  sinew_graph_stats_t *stats; /* one per pool item */
+} par_run;
+
+void sinew__par_lock(const sinew_graph_t *g) {
+  if (g->par) uv_mutex_lock(&g->par->log);
+}
+
+void sinew__par_unlock(const sinew_graph_t *g) {
+  if (g->par) uv_mutex_unlock(&g->par->log);
+}
+
+static int par_step(par_run *r, uint32_t i, bool skip) {
+  pstep *st = &r->pl->steps[i];
+  if (st->alone) uv_rwlock_wrlock(&r->rw);
+  else uv_rwlock_rdlock(&r->rw);
+  unplan(r->g, &st->plug);
+  int rc = SINEW_OK;
+  if (!skip) {
+    tl_shared = !st->alone;
+    tl_node = st->plug.node.index;
+    rc = finish(r->g, &st->plug);
+    tl_shared = false;
+  }
+  if (st->alone) uv_rwlock_wrunlock(&r->rw);
+  else uv_rwlock_rdunlock(&r->rw);
+  return rc;
+}
+
+static void par_worker(void *ud, size_t begin, size_t end) {
+  par_run *r = ud;
+  for (size_t item = begin; item < end; item++) {
+    tl_stats = &r->stats[item];
+    uv_mutex_lock(&r->m);
+    for (;;) {
+      if (r->head < r->tail) {
+        uint32_t i = r->ready[r->head++];
+        bool skip = r->rc != SINEW_OK; /* after a failure the rest only lose their marks */
+        uv_mutex_unlock(&r->m);
+        int rc = par_step(r, i, skip);
+        uv_mutex_lock(&r->m);
+        if (rc && !r->rc) r->rc = rc;
+        r->done++;
+        const pstep *st = &r->pl->steps[i];
+        for (uint32_t k = 0; k < st->count; k++) {
+          pstep *d = &r->pl->steps[r->pl->out[st->first + k]];
+          if (--d->waiting == 0) r->ready[r->tail++] = r->pl->out[st->first + k];
+        }
+        if (r->head < r->tail || r->done == r->pl->n) uv_cond_broadcast(&r->cv);
+        continue;
+      }
+      if (r->done == r->pl->n) break;
+      uv_cond_wait(&r->cv, &r->m);
+    }
+    uv_mutex_unlock(&r->m);
+    tl_stats = NULL;
+  }
+}
+
+static int run_plan(sinew_graph_t *g, plan *pl, int threads) {
+  par_run r = {.g = g, .pl = pl, .rc = SINEW_OK};
+  r.ready = sinew__malloc(pl->n * sizeof *r.ready);
+  r.stats = sinew__calloc((size_t)threads, sizeof *r.stats);
+  if (!r.ready || !r.stats) {
+    sinew__free(r.ready);
+    sinew__free(r.stats);
+    return SINEW_ENOMEM;
+  }
+  for (uint32_t i = 0; i < pl->n; i++)
+    if (!pl->steps[i].waiting) r.ready[r.tail++] = i;
+  if (uv_mutex_init(&r.m) || uv_mutex_init(&r.log) || uv_cond_init(&r.cv) || uv_rwlock_init(&r.rw)) abort();
+  g->par = &r;
+  sinew_pool_run((size_t)threads, 1, par_worker, &r);
+  g->par = NULL;
+  for (int i = 0; i < threads; i++) {
+    g->stats.computes += r.stats[i].computes;
+    g->stats.copies += r.stats[i].copies;
+  }
+  uv_rwlock_destroy(&r.rw);
+  uv_cond_destroy(&r.cv);
+  uv_mutex_destroy(&r.log);
+  uv_mutex_destroy(&r.m);
+  sinew__free(r.ready);
+  sinew__free(r.stats);
+  return r.rc;
+}
+
+int sinew_evaluate_parallel(sinew_graph_t *g, const sinew_plug_t *plugs, size_t count) {
+  if (!g) return SINEW_EINVAL;
+  if (count && !plugs) return sinew_graph_set_error(g, SINEW_EINVAL, "evaluate: no plugs given");
+  for (size_t i = 0; i < count; i++) {
+    int rc = sinew__plug_check(g, &plugs[i], "evaluate", NULL);
+    if (rc) return rc;
+  }
+  int threads = sinew_pool_threads();
+  if (threads <= 1 || g->eval_depth || g->par) { /* serial, or called from inside a compute */
+    for (size_t i = 0; i < count; i++) {
+      int rc = sinew__pull(g, &plugs[i]);
+      if (rc) return rc;
+    }
+    return SINEW_OK;
+  }
+  sinew__pool_nudge(); /* the workers wake while the schedule is made */
+  plan pl = {0};
+  pull_ctx pc = {.st = NULL, .n = 0, .cap = 32, .cur = NO_FRAME, .next_id = 0, .pl = &pl};
+  pc.st = pc.local;
+  int rc = SINEW_OK;
+  g->eval_depth++;
+  for (size_t i = 0; i < count && !rc; i++) {
+    pc.cur = NO_FRAME;
+    rc = need(g, &pc, &plugs[i]);
+    if (!rc) rc = run_stack(g, &pc);
+  }
+  for (uint32_t i = 0; i < pc.n; i++) set_busy(g, &pc.st[i].plug, false);
+  if (pc.st != pc.local) sinew__free(pc.st);
+  if (!rc && pl.n) rc = plan_link(&pl);
+  if (rc) {
+    plan_free(g, &pl, 0);
+    g->eval_depth--;
+    return sinew_graph_set_error(g, rc, "evaluate: %s while scheduling", sinew_strerror(rc));
+  }
+  if (pl.n) rc = run_plan(g, &pl, threads);
+  plan_free(g, &pl, rc ? 0 : pl.n); /* after a failure, no mark may stay behind */
+  g->eval_depth--;
+  if (rc) return sinew_graph_set_error(g, rc, "evaluate: %s", sinew_strerror(rc));
+  return SINEW_OK;
 }
 
 int sinew_dirty(sinew_graph_t *g, const sinew_plug_t *p) {
@@ -661,25 +1128,26 @@ static int check_set(sinew_graph_t *g, const sinew_plug_t *p, want_kind k, sinew
   if (!rc) rc = sinew__check_mutable(g, "setAttr");
   if (rc) return rc;
   const sinew__attr *a = sinew__attr_get(g, n, p->attr);
-  char buf[256];
-  sinew__plug_str(g, p, buf, sizeof buf);
+  char buf[256]; /* the plug's name, made only for a refusal */
+#define NAME sinew__plug_str(g, p, buf, sizeof buf)
   if (plug_whole(a, p))
-    return sinew_graph_set_error(g, SINEW_EINVAL, "setAttr: %s is an array; give an index", buf);
+    return sinew_graph_set_error(g, SINEW_EINVAL, "setAttr: %s is an array; give an index", NAME);
   if (!kind_ok(g, n, a, k))
-    return sinew_graph_set_error(g, SINEW_ETYPE, "setAttr: %s is of type %s, not %s", buf,
+    return sinew_graph_set_error(g, SINEW_ETYPE, "setAttr: %s is of type %s, not %s", NAME,
                                  sinew_attr_type_name(a->type), kind_name(k));
   if (!(a->flags & SINEW_ATTR_WRITABLE))
-    return sinew_graph_set_error(g, SINEW_EREADONLY, "setAttr: %s is an output and cannot be set", buf);
+    return sinew_graph_set_error(g, SINEW_EREADONLY, "setAttr: %s is an output and cannot be set", NAME);
   if (sinew_plug_locked(g, p))
-    return sinew_graph_set_error(g, SINEW_ELOCKED, "setAttr: %s is locked", buf);
+    return sinew_graph_set_error(g, SINEW_ELOCKED, "setAttr: %s is locked", NAME);
   sinew_plug_t dst;
   if (feeding(g, n, p, &dst)) {
     char sb[256];
     sinew_plug_t src;
     sinew_plug_source(g, &dst, &src);
     return sinew_graph_set_error(g, SINEW_ECONNECTED, "setAttr: %s is connected from %s and cannot be set",
-                                 buf, sinew__plug_str(g, &src, sb, sizeof sb));
+                                 NAME, sinew__plug_str(g, &src, sb, sizeof sb));
   }
+#undef NAME
   *out_n = n;
   *out_a = a;
   return SINEW_OK;
@@ -830,7 +1298,7 @@ int sinew_set_matrix(sinew_graph_t *g, const sinew_plug_t *p, const sinew_mat4_t
   int rc = check_set(g, p, WANT_MATRIX, &n, &a);
   if (rc) return rc;
   /* The storage is made before the slot, so that nothing needs taking back. */
-  sinew__slot *had = sinew__slot_find(g, n, p, NULL);
+  sinew__slot *had = slot_of(g, n, p, NULL);
   bool reuse = had && had->v.m && !sinew__jon(g); /* the journal keeps the old matrix */
   sinew_mat4_t *fresh = reuse ? NULL : sinew__malloc(sizeof *fresh);
   if (!reuse && !fresh) {
@@ -939,7 +1407,7 @@ int sinew_set_double_elements(sinew_graph_t *g, const sinew_plug_t *arr, const i
   for (size_t i = 0; i < count && !rc; i++) {
     sinew_plug_t e;
     sinew_plug_element(g, arr, idx[i], &e);
-    if (sinew__slot_find(g, n, &e, NULL)) continue;
+    if (slot_of(g, n, &e, NULL)) continue;
     sinew__created one = {.n = 0};
     rc = sinew__slot_ensure(g, n, &e, &s, NULL, &one);
     for (uint32_t k = 0; k < one.n && nmade < cap; k++) made[nmade++] = one.elems[k];
@@ -966,7 +1434,7 @@ int sinew_set_double_elements(sinew_graph_t *g, const sinew_plug_t *arr, const i
   for (size_t i = 0; i < count; i++) {
     sinew_plug_t e;
     sinew_plug_element(g, arr, idx[i], &e);
-    s = sinew__slot_find(g, n, &e, NULL);
+    s = slot_of(g, n, &e, NULL);
     if (jon) jrec_value(g, &e, SINEW__JV_NUMBER, s);
     sinew__slot_put_num(s, normalise(a, values[i]));
     s->flags |= SINEW__F_SET;
@@ -996,7 +1464,7 @@ static int begin_get(sinew_graph_t *g, const sinew_plug_t *p, want_kind k, sinew
   if (!n) return sinew_graph_set_error(g, SINEW_ESTALE, "getAttr: the node was deleted during evaluation");
   *out_n = n;
   *out_a = sinew__attr_get(g, n, p->attr);
-  *out_s = sinew__slot_find(g, n, p, NULL);
+  *out_s = slot_of(g, n, p, NULL);
   return SINEW_OK;
 }
 
@@ -1089,7 +1557,7 @@ int sinew_get_double_elements(sinew_graph_t *g, const sinew_plug_t *arr, int32_t
                                  sinew__plug_str(g, arr, buf, sizeof buf));
   if ((rc = sinew__pull(g, arr))) return rc;
   n = sinew__node_get(g, arr->node);
-  sinew__slot *s = sinew__slot_find(g, n, arr, NULL);
+  sinew__slot *s = slot_of(g, n, arr, NULL);
   const sinew__multi *m = s ? s->v.multi : NULL;
   uint32_t count = m ? m->count : 0;
   for (uint32_t i = 0; i < count && i < cap; i++) {
@@ -1211,9 +1679,114 @@ void *sinew_compute_state(sinew_compute_t *ctx) {
   return ctx ? sinew_node_state(ctx->graph, ctx->node) : NULL;
 }
 
-/* Checks an output write from a compute and ensures the slot. */
+/* ---- the fast path: reads by attribute id ------------------------------------------------------ */
+
+/* Where a read by id finds its value: the slot of a top-level attribute or of a child of a
+ * top-level compound, neither an array. *s is NULL when the value is the attribute's default
+ * (no storage yet); false sends the read through the ordinary getter on the plug. Any other
+ * id is refused here, with a message naming the node. */
+static int direct_slot(sinew_compute_t *ctx, uint32_t attr, want_kind k, const char *what,
+                       const sinew__attr **out_a, sinew__slot **out_s, bool *direct) {
+  if (!ctx) return SINEW_EINVAL;
+  sinew_graph_t *g = ctx->graph;
+  sinew__node *n = sinew__node_get(g, ctx->node);
+  if (!n) return sinew_graph_set_error(g, SINEW_ESTALE, "%s: the node being computed was deleted", what);
+  if (attr >= sinew__node_nattrs(n) || (sinew__attr_get(g, n, attr)->flags & SINEW__ATTR_REMOVED))
+    return sinew_graph_set_error(g, SINEW_EINVAL, "%s: %s (%s) has no attribute #%u", what, n->name,
+                                 n->type->name, attr);
+  const sinew__attr *a = sinew__attr_get(g, n, attr);
+  if (!kind_ok(g, n, a, k))
+    return sinew_graph_set_error(g, SINEW_ETYPE, "%s: %s.%s is of type %s, not %s", what, n->name, a->name,
+                                 sinew_attr_type_name(a->type), kind_name(k));
+  *out_a = a;
+  *direct = false;
+  if (a->array_depth) return SINEW_OK;
+  sinew__slot *s;
+  if (a->parent == SINEW__NO_ATTR) {
+    s = &n->slots[a->slot_index];
+  } else {
+    const sinew__attr *pa = sinew__attr_get(g, n, a->parent);
+    if (pa->parent != SINEW__NO_ATTR) return SINEW_OK;
+    sinew__slot *ps = &n->slots[pa->slot_index];
+    s = ps->v.kids ? &ps->v.kids[a->slot_index] : NULL;
+  }
+  if (s && (sinew__slot_dirtyish(s) || (s->flags & SINEW__F_BUSY))) return SINEW_OK;
+  *out_s = s;
+  *direct = true;
+  return SINEW_OK;
+}
+
+int sinew_compute_get_double(sinew_compute_t *ctx, uint32_t attr, double *out) {
+  const sinew__attr *a = NULL;
+  sinew__slot *s = NULL;
+  bool direct = false;
+  int rc = direct_slot(ctx, attr, WANT_NUMBER, "compute read", &a, &s, &direct);
+  if (rc) return rc;
+  if (!direct) {
+    sinew_plug_t p = sinew_plug_make(ctx->node, attr, 0, NULL);
+    return sinew_get_double(ctx->graph, &p, out);
+  }
+  if (out) *out = s ? sinew__slot_num(s) : a->dflt;
+  return SINEW_OK;
+}
+
+int sinew_compute_get_doubles(sinew_compute_t *ctx, uint32_t attr, double *out, size_t count) {
+  const sinew__attr *a = NULL;
+  sinew__slot *s = NULL;
+  bool direct = false;
+  int rc = direct_slot(ctx, attr, WANT_NUMBERS, "compute read", &a, &s, &direct);
+  if (rc) return rc;
+  if (!direct) {
+    sinew_plug_t p = sinew_plug_make(ctx->node, attr, 0, NULL);
+    return sinew_get_doubles(ctx->graph, &p, out, count, NULL);
+  }
+  if (!out) return SINEW_OK;
+  if (a->type != SINEW_ATTR_COMPOUND) {
+    if (count) out[0] = s ? sinew__slot_num(s) : a->dflt;
+    return SINEW_OK;
+  }
+  sinew__node *n = sinew__node_get(ctx->graph, ctx->node);
+  for (uint32_t i = 0; i < a->nchildren && i < count; i++)
+    out[i] = s && s->v.kids ? sinew__slot_num(&s->v.kids[i])
+                            : sinew__attr_get(ctx->graph, n, a->children[i])->dflt;
+  return SINEW_OK;
+}
+
+int sinew_compute_get_matrix(sinew_compute_t *ctx, uint32_t attr, sinew_mat4_t *out) {
+  const sinew__attr *a = NULL;
+  sinew__slot *s = NULL;
+  bool direct = false;
+  int rc = direct_slot(ctx, attr, WANT_MATRIX, "compute read", &a, &s, &direct);
+  if (rc) return rc;
+  if (!direct) {
+    sinew_plug_t p = sinew_plug_make(ctx->node, attr, 0, NULL);
+    return sinew_get_matrix(ctx->graph, &p, out);
+  }
+  if (out) {
+    if (s && s->v.m) *out = *s->v.m;
+    else sinew_mat4_identity(out);
+  }
+  return SINEW_OK;
+}
+
+bool sinew_compute_peek_matrix(sinew_compute_t *ctx, uint32_t attr, sinew_mat4_t *out) {
+  const sinew__attr *a = NULL;
+  sinew__slot *s = NULL;
+  bool direct = false;
+  if (!ctx) return false;
+  sinew__node *n = sinew__node_get(ctx->graph, ctx->node);
+  if (!n || attr >= sinew__node_nattrs(n) || sinew__attr_get(ctx->graph, n, attr)->type != SINEW_ATTR_MATRIX)
+    return false;
+  if (direct_slot(ctx, attr, WANT_MATRIX, "compute read", &a, &s, &direct) || !direct || !s || !s->v.m)
+    return false;
+  if (out) *out = *s->v.m;
+  return true;
+}
+
+/* Checks an output write from a compute and ensures the slot (path: the slots down to it, for
+ * end_out; the value written in between changes no slot tree). */
 static int begin_out(sinew_compute_t *ctx, const sinew_plug_t *p, want_kind k, sinew__node **out_n,
-                     const sinew__attr **out_a, sinew__slot **out_s) {
+                     const sinew__attr **out_a, sinew__slot **out_s, sinew__slot_path *path) {
   if (!ctx) return SINEW_EINVAL;
   sinew_graph_t *g = ctx->graph;
   sinew__node *n;
@@ -1231,21 +1804,27 @@ static int begin_out(sinew_compute_t *ctx, const sinew_plug_t *p, want_kind k, s
   if (!a->computed)
     return sinew_graph_set_error(g, SINEW_EREADONLY, "compute: %s is an input, not an output",
                                  sinew__plug_str(g, p, buf, sizeof buf));
-  rc = sinew__slot_ensure(g, n, p, out_s, NULL, NULL);
+  rc = (*out_s = slot_of(g, n, p, path)) ? SINEW_OK : sinew__slot_ensure(g, n, p, out_s, path, NULL);
   if (rc) return sinew_graph_set_error(g, rc, "compute %s: out of memory", sinew__plug_str(g, p, buf, sizeof buf));
   *out_n = n;
   *out_a = a;
   return SINEW_OK;
 }
 
+static void end_out(sinew_graph_t *g, sinew__node *n, const sinew__attr *a, const sinew_plug_t *p,
+                    sinew__slot_path *path) {
+  sinew__slot_mark_clean(g, n, a, !plug_whole(a, p), path);
+}
+
 int sinew_compute_set_double(sinew_compute_t *ctx, const sinew_plug_t *p, double v) {
   sinew__node *n = NULL;
   const sinew__attr *a = NULL;
   sinew__slot *s = NULL;
-  int rc = begin_out(ctx, p, WANT_NUMBER, &n, &a, &s);
+  sinew__slot_path path;
+  int rc = begin_out(ctx, p, WANT_NUMBER, &n, &a, &s, &path);
   if (rc) return rc;
   sinew__slot_put_num(s, normalise(a, v));
-  mark_clean(ctx->graph, p);
+  end_out(ctx->graph, n, a, p, &path);
   return SINEW_OK;
 }
 
@@ -1254,8 +1833,9 @@ int sinew_compute_set_doubles(sinew_compute_t *ctx, const sinew_plug_t *p, const
   sinew__node *n = NULL;
   const sinew__attr *a = NULL;
   sinew__slot *s = NULL;
+  sinew__slot_path path;
   if (!values && count) return SINEW_EINVAL;
-  int rc = begin_out(ctx, p, WANT_NUMBERS, &n, &a, &s);
+  int rc = begin_out(ctx, p, WANT_NUMBERS, &n, &a, &s, &path);
   if (rc) return rc;
   if (a->type != SINEW_ATTR_COMPOUND) {
     if (count) sinew__slot_put_num(s, normalise(a, values[0]));
@@ -1263,7 +1843,7 @@ int sinew_compute_set_doubles(sinew_compute_t *ctx, const sinew_plug_t *p, const
     for (uint32_t i = 0; i < a->nchildren && i < count; i++)
       sinew__slot_put_num(&s->v.kids[i], normalise(sinew__attr_get(ctx->graph, n, a->children[i]), values[i]));
   }
-  mark_clean(ctx->graph, p);
+  end_out(ctx->graph, n, a, p, &path);
   return SINEW_OK;
 }
 
@@ -1274,11 +1854,12 @@ int sinew_compute_set_generic(sinew_compute_t *ctx, const sinew_plug_t *p, const
   sinew__node *n = NULL;
   const sinew__attr *a = NULL;
   sinew__slot *s = NULL;
-  if (!rc) rc = begin_out(ctx, p, WANT_NUMBER, &n, &a, &s);
+  sinew__slot_path path;
+  if (!rc) rc = begin_out(ctx, p, WANT_NUMBER, &n, &a, &s, &path);
   if (rc) return rc;
   if ((rc = sinew__slot_put_vec(s, values, (uint32_t)count)))
     return sinew_graph_set_error(ctx->graph, rc, "compute: out of memory");
-  mark_clean(ctx->graph, p);
+  end_out(ctx->graph, n, a, p, &path);
   return SINEW_OK;
 }
 
@@ -1286,13 +1867,14 @@ int sinew_compute_set_matrix(sinew_compute_t *ctx, const sinew_plug_t *p, const 
   sinew__node *n = NULL;
   const sinew__attr *a = NULL;
   sinew__slot *s = NULL;
+  sinew__slot_path path;
   if (!m) return SINEW_EINVAL;
-  int rc = begin_out(ctx, p, WANT_MATRIX, &n, &a, &s);
+  int rc = begin_out(ctx, p, WANT_MATRIX, &n, &a, &s, &path);
   if (rc) return rc;
   if (!s->v.m && !(s->v.m = sinew__malloc(sizeof *s->v.m)))
     return sinew_graph_set_error(ctx->graph, SINEW_ENOMEM, "compute: out of memory");
   *s->v.m = *m;
-  mark_clean(ctx->graph, p);
+  end_out(ctx->graph, n, a, p, &path);
   return SINEW_OK;
 }
 
@@ -1300,13 +1882,14 @@ int sinew_compute_set_string(sinew_compute_t *ctx, const sinew_plug_t *p, const 
   sinew__node *n = NULL;
   const sinew__attr *a = NULL;
   sinew__slot *s = NULL;
-  int rc = begin_out(ctx, p, WANT_STRING, &n, &a, &s);
+  sinew__slot_path path;
+  int rc = begin_out(ctx, p, WANT_STRING, &n, &a, &s, &path);
   if (rc) return rc;
   char *copy = v ? sinew__strdup(v) : NULL;
   if (v && !copy) return sinew_graph_set_error(ctx->graph, SINEW_ENOMEM, "compute: out of memory");
   sinew__free(s->v.s);
   s->v.s = copy;
-  mark_clean(ctx->graph, p);
+  end_out(ctx->graph, n, a, p, &path);
   return SINEW_OK;
 }
 
@@ -1314,12 +1897,13 @@ int sinew_compute_set_data(sinew_compute_t *ctx, const sinew_plug_t *p, sinew_da
   sinew__node *n = NULL;
   const sinew__attr *a = NULL;
   sinew__slot *s = NULL;
-  int rc = begin_out(ctx, p, WANT_DATA, &n, &a, &s);
+  sinew__slot_path path;
+  int rc = begin_out(ctx, p, WANT_DATA, &n, &a, &s, &path);
   if (rc) return rc;
   sinew_data_t *ref = d ? sinew_data_ref(d) : NULL;
   sinew_data_unref(s->v.data);
   s->v.data = ref;
-  mark_clean(ctx->graph, p);
+  end_out(ctx->graph, n, a, p, &path);
   return SINEW_OK;
 }
 

@@ -117,6 +117,7 @@ enum {
   SINEW__F_CYCLE_WARNED = 1u << 12,
   SINEW__F_ELEMENT = 1u << 13, /* the slot is an element of an array (not the array itself) */
   SINEW__F_PENDING = 1u << 14, /* dirtied, but its dependents still to be dirtied (see eval.c) */
+  SINEW__F_PLANNED = 1u << 15, /* dirty, with a step in a parallel evaluation's schedule (eval.c) */
   /* A SINEW_ATTR_GENERIC_NUMERIC slot holding 2..16 numbers in v.g (clear: one number in v.d) */
   SINEW__F_WIDE = 1u << 20
 };
@@ -177,8 +178,10 @@ typedef struct sinew__node {
   uint32_t nchildren, capchildren;
   sinew__conn **conns;     /* every connection touching the node */
   uint32_t nconns, capconns;
+  uint32_t nin;            /* how many of them end on it */
   uint32_t name_next;      /* next node with the same name, index + 1 */
   uint32_t order_prev, order_next; /* creation order list, index + 1 */
+  uint32_t walk;           /* delete_many's marks: (graph's walk_epoch << 4) | bits */
 } sinew__node;
 
 /* The next number to try for automatic names of one base ("joint" -> 12), so creating many
@@ -201,7 +204,34 @@ struct sinew__conn {
   sinew__conn *prev, *next;    /* graph-wide creation order */
   sinew__conn *src_next;       /* same source plug */
   UT_hash_handle hh;           /* keyed by dst */
+  /* graph/order.c: place in the topological order of connections (live ones only) */
+  uint64_t ord;
+  sinew__conn *ord_prev, *ord_next;
+  uint32_t ord_epoch; /* ord_bits are this search's when it equals the order's epoch */
+  uint8_t ord_bits;
 };
+
+/* The topological order of connections (graph/order.c). A connection c2 follows c1 when the
+ * cycle search starting from c1's destination leaves through c2 (c2's source is reached inside
+ * c1's destination node through affects, or is the destination's own family). Labels grow
+ * along the list and along every such edge. Scratch space is kept for reuse between connects. */
+typedef struct sinew__order {
+  sinew__conn *head, *tail;
+  bool stale;             /* a relinked connection did not fit: rebuilt at the next connect */
+  uint32_t repairs;       /* times the full search overruled the order (tests expect none) */
+  uint32_t epoch;         /* connection marks */
+  uint32_t *amark;        /* attribute marks of one closure, (epoch << 2) | bits, per attribute id */
+  uint32_t *astack;       /* attributes of that closure */
+  uint32_t capattrs, aepoch;
+  sinew__conn **fw, **bw; /* the two searches: visited, in order; the frontier is the tail */
+  uint32_t capfw, capbw, nfw, nbw;
+  /* what the connect under way decided: the new connection goes after (or before) anchor, and
+   * the connections in move, by increasing label, follow (or precede) it */
+  sinew__conn *anchor;
+  bool before;
+  sinew__conn **move;
+  uint32_t nmove;
+} sinew__order;
 
 typedef struct sinew__src_entry {
   UT_hash_handle hh;
@@ -344,18 +374,39 @@ struct sinew_graph {
    * while topology is what it was when they were found */
   struct sinew__placeholder_memo *placeholder_memo;
   uint64_t memo_topology;
+  /* graph/eval.c: a parallel evaluation under way (errors and logs take its lock), or NULL */
+  struct sinew__par *par;
   sinew__journal jr;
   uint64_t limits[SINEW_LIMIT_COUNT_]; /* sinew_graph_set_limit */
+  sinew__order order;
+  uint32_t walk_epoch;             /* makes every node's walk marks old at once (node.c) */
 };
 
 /* ---- helpers shared across files ---------------------------------------------------------- */
-sinew__node *sinew__node_get(const sinew_graph_t *g, sinew_node_t n);
+/* Wakes the worker pool's sleeping threads to spin for a while (graph/pool.c): a job is about
+ * to come, and waking a sleeping thread costs more than a short job. */
+void sinew__pool_nudge(void);
+/* Around a write of the graph's last error or a call of its logger: during a parallel
+ * evaluation (g->par), one thread at a time; otherwise nothing. */
+void sinew__par_lock(const sinew_graph_t *g);
+void sinew__par_unlock(const sinew_graph_t *g);
+/* The live node of a handle, or NULL. Inline: every plug operation starts here. */
+static inline sinew__node *sinew__node_get(const sinew_graph_t *g, sinew_node_t n) {
+  if (!g || n.gen == 0 || n.index >= g->nnodes) return NULL;
+  sinew__node *node = g->nodes[n.index];
+  if (!node || !node->live || node->gen != n.gen) return NULL;
+  return node;
+}
 /* sinew_node_find and sinew_node_attr on the first len characters of a text (no copy, so
  * names have no length limit). */
 int sinew__node_find_n(const sinew_graph_t *g, const char *name, size_t len, sinew_node_t *out);
 uint32_t sinew__node_attr_n(const sinew__node *node, const char *name, size_t len);
-const sinew__attr *sinew__attr_get(const sinew_graph_t *g, const sinew__node *node, uint32_t id);
-uint32_t sinew__node_nattrs(const sinew__node *node);
+static inline const sinew__attr *sinew__attr_get(const sinew_graph_t *g, const sinew__node *node, uint32_t id) {
+  (void)g;
+  if (id < node->type->nattrs) return &node->type->attrs[id];
+  return &node->dyn[id - node->type->nattrs];
+}
+static inline uint32_t sinew__node_nattrs(const sinew__node *node) { return node->type->nattrs + node->ndyn; }
 /* The chain of attribute ids from the top-level ancestor down to attr (inclusive). */
 uint32_t sinew__attr_chain(const sinew_graph_t *g, const sinew__node *node, uint32_t attr,
                            uint32_t chain[SINEW__MAX_DEPTH]);
@@ -421,6 +472,23 @@ bool sinew__attr_family(const sinew_graph_t *g, const sinew__node *n, uint32_t a
 /* Two plugs of one attribute family share a value: no element index that both give differs. */
 bool sinew__plug_overlap(const sinew_plug_t *a, const sinew_plug_t *b);
 int sinew__disconnect_conn(sinew_graph_t *g, sinew__conn *c, bool keep_value);
+/* The full cycle search: would src -> dst close a cycle? Sets the graph error (path included)
+ * and returns SINEW_ECYCLE when it would. What the order decides must agree with it. */
+int sinew__cycle_search(sinew_graph_t *g, const sinew_plug_t *src, const sinew_plug_t *dst,
+                        const char *what);
+
+/* The order of connections (graph/order.c). check: before a connect changes anything, refuses
+ * a cycle (the full search's error) and works out where the connection goes; place: puts the
+ * new connection there (cannot fail). remove: a connection leaves the graph. relink: a
+ * journal record puts one back (no allocation; when it does not fit, the order is rebuilt at
+ * the next check). verify (tests): 0 when every edge goes up the order, SINEW_ERUNTIME when one does not. */
+int sinew__order_check(sinew_graph_t *g, const sinew_plug_t *src, const sinew_plug_t *dst,
+                       const char *what);
+void sinew__order_place(sinew_graph_t *g, sinew__conn *c);
+void sinew__order_remove(sinew_graph_t *g, sinew__conn *c);
+void sinew__order_relink(sinew_graph_t *g, sinew__conn *c);
+int sinew__order_verify(sinew_graph_t *g);
+void sinew__order_free(sinew_graph_t *g);
 int sinew__connect_raw(sinew_graph_t *g, const sinew_plug_t *src, const sinew_plug_t *dst,
                        bool implicit, const char *what);
 

@@ -122,6 +122,7 @@ void sinew_graph_destroy(sinew_graph_t *g) {
   sinew__free(g->observers);
   sinew__free(g->work);
   sinew__free(g->jr.sent_conn); /* in no list; its index went with HASH_CLEAR */
+  sinew__order_free(g);
   sinew__types_destroy(g);
   sinew__free(g);
 }
@@ -180,23 +181,8 @@ int sinew_graph_remove_observer(sinew_graph_t *g, int id) {
 
 /* ---- node access --------------------------------------------------------------------------- */
 
-sinew__node *sinew__node_get(const sinew_graph_t *g, sinew_node_t n) {
-  if (!g || n.gen == 0 || n.index >= g->nnodes) return NULL;
-  sinew__node *node = g->nodes[n.index];
-  if (!node || !node->live || node->gen != n.gen) return NULL;
-  return node;
-}
-
 static sinew_node_t handle_of(const sinew_graph_t *g, uint32_t index) {
   return (sinew_node_t){index, g->nodes[index]->gen};
-}
-
-uint32_t sinew__node_nattrs(const sinew__node *node) { return node->type->nattrs + node->ndyn; }
-
-const sinew__attr *sinew__attr_get(const sinew_graph_t *g, const sinew__node *node, uint32_t id) {
-  (void)g;
-  if (id < node->type->nattrs) return &node->type->attrs[id];
-  return &node->dyn[id - node->type->nattrs];
 }
 
 uint32_t sinew__attr_chain(const sinew_graph_t *g, const sinew__node *node, uint32_t attr,
@@ -682,6 +668,34 @@ size_t sinew_node_children(const sinew_graph_t *g, sinew_node_t n, sinew_node_t 
   return node->nchildren;
 }
 
+/* Is x the node p or one of its ancestors? Walks up from p and down x's subtree one node at a
+ * time each, so the cost follows the shorter of the two (a new child of a deep chain's leaf, or
+ * a small subtree moved under it, is not a walk up the whole chain). 1 yes, 0 no, -1 out of
+ * memory. */
+static int is_above(sinew_graph_t *g, sinew_node_t x, sinew_node_t p) {
+  if (x.index == p.index) return 1;
+  sinew__node *xn = sinew__node_get(g, x);
+  if (!xn->nchildren) return 0;
+  sinew_node_t *queue = NULL, up = p;
+  uint32_t head = 0, n = 0, cap = 0;
+  int answer = -1;
+  for (;;) {
+    up = sinew__node_get(g, up)->parent; /* one step up */
+    if (!sinew__node_get(g, up)) { answer = 0; break; }
+    if (up.index == x.index) { answer = 1; break; }
+    const sinew__node *d = head < n ? sinew__node_get(g, queue[head++]) : n ? NULL : xn; /* one down */
+    if (!d) { answer = 0; break; }
+    if (sinew__reserve((void **)&queue, &cap, n + d->nchildren, sizeof *queue)) break;
+    for (uint32_t k = 0; k < d->nchildren; k++) {
+      if (d->children[k].index == p.index) answer = 1;
+      queue[n++] = d->children[k];
+    }
+    if (answer == 1) break;
+  }
+  sinew__free(queue);
+  return answer;
+}
+
 int sinew_node_set_parent(sinew_graph_t *g, sinew_node_t n, sinew_node_t parent) {
   sinew__node *node = sinew__node_get(g, n);
   if (!node) return sinew_graph_set_error(g, SINEW_ESTALE, "parent: invalid node handle");
@@ -694,10 +708,11 @@ int sinew_node_set_parent(sinew_graph_t *g, sinew_node_t n, sinew_node_t parent)
     if (!p) return sinew_graph_set_error(g, SINEW_ESTALE, "parent: invalid parent handle");
     if (!is_dag(p))
       return sinew_graph_set_error(g, SINEW_ETYPE, "parent: %s is not a DAG node", p->name);
-    for (sinew__node *x = p; x; x = sinew__node_get(g, x->parent))
-      if (x == node)
-        return sinew_graph_set_error(g, SINEW_ECYCLE, "parent: %s cannot be parented under %s, its own %s",
-                                     node->name, p->name, x == p ? "self" : "descendant");
+    int above = is_above(g, n, parent);
+    if (above < 0) return sinew_graph_set_error(g, SINEW_ENOMEM, "parent: out of memory");
+    if (above)
+      return sinew_graph_set_error(g, SINEW_ECYCLE, "parent: %s cannot be parented under %s, its own %s",
+                                   node->name, p->name, n.index == parent.index ? "self" : "descendant");
   }
   sinew_node_t old = sinew_node_parent(g, n);
   if (old.gen == parent.gen && old.index == parent.index) return SINEW_OK;
@@ -1032,30 +1047,62 @@ static void delete_one(sinew_graph_t *g, sinew_node_t h) {
   g->free_slots[g->nfree++] = h.index;
 }
 
-/* Marks, one byte per node slot, for choosing the roots delete_many deletes. */
+/* delete_many's marks on the nodes themselves (no buffer the size of the graph): a fresh epoch
+ * makes every earlier mark old. */
 enum {
-  ROOT = 1,     /* listed */
-  TAKEN = 2,    /* listed, and its subtree is collected already */
-  KNOWN = 4,    /* COVERED below is worked out */
-  COVERED = 8   /* listed, or below a listed node */
+  SEEN = 1,    /* in the subtree of a root looked at (pass one) */
+  COVERED = 2, /* a listed root inside another listed root's subtree */
+  TAKEN = 4,   /* its subtree is collected (pass two) */
+  LOOKED = 8   /* a root pass one started from */
 };
 
-/* Whether a node or one of its ancestors is listed. Each walk stops at the first node listed
- * or already worked out, and writes its answer on the nodes it passed (none of them listed), so
- * all the walks together visit each node about once. */
-static bool covered(sinew_graph_t *g, uint8_t *mark, sinew_node_t n) {
-  bool answer = false;
-  size_t steps = 0;
-  for (sinew_node_t h = n; sinew__node_get(g, h); h = sinew__node_get(g, h)->parent, steps++) {
-    uint8_t m = mark[h.index];
-    if (m & (ROOT | KNOWN)) {
-      answer = (m & (ROOT | COVERED)) != 0;
-      break;
+static void walk_begin(sinew_graph_t *g) {
+  if (++g->walk_epoch >= (1u << 28)) {
+    for (uint32_t i = 0; i < g->nnodes; i++)
+      if (g->nodes[i]) g->nodes[i]->walk = 0;
+    g->walk_epoch = 1;
+  }
+}
+
+static uint32_t walk_bits(const sinew_graph_t *g, const sinew__node *x) {
+  return (x->walk >> 4) == g->walk_epoch ? x->walk & 15 : 0;
+}
+
+static void walk_mark(const sinew_graph_t *g, sinew__node *x, uint32_t bits) {
+  x->walk = (g->walk_epoch << 4) | walk_bits(g, x) | bits;
+}
+
+/* Pass one, with several roots: marks those inside another's subtree COVERED,
+ * walking down the subtrees rather than up the ancestries. A root already SEEN lies in the
+ * subtree of a root looked at before it; a walk that meets an earlier root stops there. */
+static int mark_covered(sinew_graph_t *g, const sinew_node_t *nodes, size_t n, sinew_node_t **list,
+                        uint32_t *cap) {
+  for (size_t r = 0; r < n; r++) {
+    sinew__node *root = sinew__node_get(g, nodes[r]);
+    if (walk_bits(g, root) & LOOKED) continue; /* listed twice: pass two takes it once */
+    if (walk_bits(g, root) & SEEN) {
+      walk_mark(g, root, COVERED);
+      continue;
+    }
+    walk_mark(g, root, SEEN | LOOKED);
+    uint32_t count = 0;
+    if (sinew__reserve((void **)list, cap, 1, sizeof **list)) return SINEW_ENOMEM;
+    (*list)[count++] = nodes[r];
+    for (uint32_t i = 0; i < count; i++) {
+      sinew__node *x = sinew__node_get(g, (*list)[i]);
+      if (sinew__reserve((void **)list, cap, count + x->nchildren, sizeof **list)) return SINEW_ENOMEM;
+      for (uint32_t k = 0; k < x->nchildren; k++) {
+        sinew__node *y = sinew__node_get(g, x->children[k]);
+        if (walk_bits(g, y) & SEEN) { /* an earlier root: its subtree is seen */
+          walk_mark(g, y, COVERED);
+          continue;
+        }
+        walk_mark(g, y, SEEN);
+        (*list)[count++] = x->children[k];
+      }
     }
   }
-  for (sinew_node_t h = n; steps--; h = sinew__node_get(g, h)->parent)
-    mark[h.index] |= KNOWN | (answer ? COVERED : 0);
-  return answer;
+  return SINEW_OK;
 }
 
 int sinew_node_delete_many(sinew_graph_t *g, const sinew_node_t *nodes, size_t n) {
@@ -1066,18 +1113,17 @@ int sinew_node_delete_many(sinew_graph_t *g, const sinew_node_t *nodes, size_t n
   if (n == 0) return SINEW_OK;
   const char *first = sinew__node_get(g, nodes[0])->name;
   /* Collect each subtree breadth-first, skipping roots listed twice or inside another root's
-   * subtree (so the subtrees are disjoint); refuse if any node in them is locked. The roots are
-   * marked first, so that this is linear in the roots and their subtrees. */
-  uint8_t *mark = sinew__calloc(g->nnodes, 1);
+   * subtree (so the subtrees are disjoint); refuse if any node in them is locked. Both passes
+   * are linear in the subtrees; one root needs no first pass. */
   uint32_t cap = 16, count = 0;
-  sinew_node_t *list = mark ? sinew__malloc(cap * sizeof *list) : NULL;
-  int rc = SINEW_OK;
-  if (!list) rc = SINEW_ENOMEM;
-  for (size_t r = 0; r < n && !rc; r++) mark[nodes[r].index] |= ROOT;
+  sinew_node_t *list = sinew__malloc(cap * sizeof *list);
+  int rc = list ? SINEW_OK : SINEW_ENOMEM;
+  walk_begin(g);
+  if (!rc && n > 1) rc = mark_covered(g, nodes, n, &list, &cap);
   for (size_t r = 0; r < n && !rc; r++) {
-    if (mark[nodes[r].index] & TAKEN) continue;                           /* listed twice */
-    if (covered(g, mark, sinew__node_get(g, nodes[r])->parent)) continue; /* in another's subtree */
-    mark[nodes[r].index] |= TAKEN;
+    sinew__node *root = sinew__node_get(g, nodes[r]);
+    if (walk_bits(g, root) & (TAKEN | COVERED)) continue; /* listed twice, or in another's subtree */
+    walk_mark(g, root, TAKEN);
     if (sinew__reserve((void **)&list, &cap, count + 1, sizeof *list)) {
       rc = SINEW_ENOMEM;
       break;
@@ -1098,7 +1144,6 @@ int sinew_node_delete_many(sinew_graph_t *g, const sinew_node_t *nodes, size_t n
       }
     }
   }
-  sinew__free(mark);
   bool jon = sinew__jon(g);
   if (!rc && jon) { /* two records per connection broken, one per node */
     uint64_t need = 0;

@@ -28,6 +28,7 @@ typedef struct pool {
   atomic_size_t next;              /* next chunk start */
   atomic_int active;               /* workers still inside the job */
   atomic_bool quit;
+  atomic_uint nudges; /* bumped by sinew__pool_nudge: sleeping workers wake and spin again */
   int sleepers;
   /* the generation when the workers were started: a worker has seen every job up to it. Written
    * before the threads are created, read by each at its start. */
@@ -42,13 +43,20 @@ static pool P;
 static uv_once_t once = UV_ONCE_INIT;
 static uv_mutex_t run_lock; /* one job at a time from any number of graphs */
 
+/* Set while this thread runs chunks of a job: a job started from inside one (a kernel in a
+ * node computed on a worker by sinew_evaluate_parallel) runs on this thread alone, instead of
+ * waiting for the pool that is running it. */
+static _Thread_local bool in_job;
+
 static void run_chunks(void) {
+  in_job = true;
   for (;;) {
     size_t begin = atomic_fetch_add(&P.next, P.chunk);
     if (begin >= P.n) break;
     size_t end = begin + P.chunk < P.n ? begin + P.chunk : P.n;
     P.fn(P.ud, begin, end);
   }
+  in_job = false;
 }
 
 static void worker(void *arg) {
@@ -70,10 +78,13 @@ static void worker(void *arg) {
     if (gen == seen) {
       uv_mutex_lock(&P.lock);
       P.sleepers++;
-      while ((gen = atomic_load(&P.generation)) == seen && !atomic_load(&P.quit))
+      unsigned nudged = atomic_load(&P.nudges);
+      while ((gen = atomic_load(&P.generation)) == seen && !atomic_load(&P.quit) &&
+             atomic_load(&P.nudges) == nudged)
         uv_cond_wait(&P.wake, &P.lock);
       P.sleepers--;
       uv_mutex_unlock(&P.lock);
+      if (gen == seen) continue; /* nudged: spin again, a job is on its way */
     }
     if (atomic_load(&P.quit)) break;
     seen = gen;
@@ -150,8 +161,24 @@ void sinew_pool_shutdown(void) {
   uv_mutex_unlock(&run_lock);
 }
 
+void sinew__pool_nudge(void) {
+  uv_once(&once, init_once);
+  if (in_job || uv_mutex_trylock(&run_lock)) return; /* a job is running: nothing sleeps */
+  if (P.started) {
+    uv_mutex_lock(&P.lock);
+    atomic_fetch_add(&P.nudges, 1);
+    if (P.sleepers) uv_cond_broadcast(&P.wake);
+    uv_mutex_unlock(&P.lock);
+  }
+  uv_mutex_unlock(&run_lock);
+}
+
 void sinew_pool_run(size_t n, size_t min_chunk, sinew_pool_fn fn, void *ud) {
   if (!n || !fn) return;
+  if (in_job) {
+    fn(ud, 0, n);
+    return;
+  }
   if (min_chunk == 0) min_chunk = 1;
   uv_once(&once, init_once);
   uv_mutex_lock(&run_lock);

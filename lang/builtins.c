@@ -41,23 +41,37 @@ static int ret_v(val *out, const double v[3]) {
   return SINEW_OK;
 }
 
+/* ---- math -------------------------------------------------------------------------------------- */
+
+/* The functions of numbers are written once, as kernels over doubles (builtin_scalar_fn); the
+ * generic entry converts its arguments with num() and calls the kernel, the typed VM calls the
+ * kernel directly. A kernel reports its own faults through bc. */
+static int scalar_call(builtin_call *bc, val *a, int n, val *out, builtin_scalar_fn k) {
+  double x[SINEW_BUILTIN_MAX_SCALAR_ARGS];
+  for (int i = 0; i < n; i++) x[i] = num(&a[i]);
+  return ret_f(out, k(bc, x));
+}
+
+#define SCALAR(name)                                                            \
+  static int f_##name(builtin_call *bc, val *a, int n, val *out) {              \
+    return scalar_call(bc, a, n, out, k_##name);                                \
+  }
+
 /* A finite result, or 0 with a fault naming the function. */
-static int ret_checked(builtin_call *bc, const char *fn, val *out, double d) {
+static double checked(builtin_call *bc, const char *fn, double d) {
   if (!isfinite(d)) {
     sinew__fault(bc, "%s: result is not a finite number; 0 used", fn);
     d = 0;
   }
-  return ret_f(out, d);
+  return d;
 }
 
-/* ---- math -------------------------------------------------------------------------------------- */
-
 #define MATH1(name, expr)                                                       \
-  static int f_##name(builtin_call *bc, val *a, int n, val *out) {              \
-    (void)n;                                                                    \
-    double x = num(&a[0]);                                                      \
-    return ret_checked(bc, #name, out, (expr));                                 \
-  }
+  static double k_##name(builtin_call *bc, const double *a) {                   \
+    double x = a[0];                                                            \
+    return checked(bc, #name, (expr));                                          \
+  }                                                                             \
+  SCALAR(name)
 
 MATH1(ceil, ceil(x))
 MATH1(floor, floor(x))
@@ -79,8 +93,13 @@ MATH1(atand, atan(x) / DEG)
 MATH1(deg_to_rad, x * DEG)
 MATH1(rad_to_deg, x / DEG)
 
+/* abs, min and max keep ints ints and work on vectors component by component: the kernels are
+ * their float forms. */
+static double k_abs(builtin_call *bc, const double *x) {
+  (void)bc;
+  return fabs(x[0]);
+}
 static int f_abs(builtin_call *bc, val *a, int n, val *out) {
-  (void)bc, (void)n;
   if (a[0].kind == SINEW_VALUE_INT) {
     *out = lv_int(a[0].as.i < 0 ? (int64_t)(0 - (uint64_t)a[0].as.i) : a[0].as.i);
     return SINEW_OK;
@@ -91,105 +110,91 @@ static int f_abs(builtin_call *bc, val *a, int n, val *out) {
     for (int k = 0; k < 3; k++) v[k] = fabs(v[k]);
     return ret_v(out, v);
   }
-  return ret_f(out, fabs(num(&a[0])));
+  return scalar_call(bc, a, n, out, k_abs);
 }
 
-static int f_sign(builtin_call *bc, val *a, int n, val *out) {
-  (void)bc, (void)n;
-  double x = num(&a[0]);
-  return ret_f(out, x > 0 ? 1 : x < 0 ? -1 : 0);
+static double k_sign(builtin_call *bc, const double *a) {
+  (void)bc;
+  return a[0] > 0 ? 1 : a[0] < 0 ? -1 : 0;
 }
+SCALAR(sign)
 
-static int domain(builtin_call *bc, const char *fn, double x, double lo, double hi, double *out) {
+/* x inside lo..hi, or clamped into it with a fault naming the function (NaN gives 0). */
+static double domain(builtin_call *bc, const char *fn, double x, double lo, double hi) {
   if (x < lo || x > hi || x != x) {
     sinew__fault(bc, "%s: argument %g outside %g..%g; clamped", fn, x, lo, hi);
     x = x != x ? 0 : x < lo ? lo : hi;
   }
-  *out = x;
-  return SINEW_OK;
+  return x;
 }
 
-static int f_sqrt(builtin_call *bc, val *a, int n, val *out) {
-  (void)n;
-  double x = num(&a[0]);
-  if (x < 0) {
-    sinew__fault(bc, "sqrt: negative argument %g; 0 used", x);
-    return ret_f(out, 0);
+static double k_sqrt(builtin_call *bc, const double *a) {
+  if (a[0] < 0) {
+    sinew__fault(bc, "sqrt: negative argument %g; 0 used", a[0]);
+    return 0;
   }
-  return ret_f(out, sqrt(x));
+  return sqrt(a[0]);
 }
+SCALAR(sqrt)
 
-static int f_log(builtin_call *bc, val *a, int n, val *out) {
-  (void)n;
-  double x = num(&a[0]);
-  if (!(x > 0)) {
-    sinew__fault(bc, "log: argument %g is not positive; 0 used", x);
-    return ret_f(out, 0);
+static double k_log(builtin_call *bc, const double *a) {
+  if (!(a[0] > 0)) {
+    sinew__fault(bc, "log: argument %g is not positive; 0 used", a[0]);
+    return 0;
   }
-  return ret_f(out, log(x));
+  return log(a[0]);
 }
+SCALAR(log)
 
-static int f_log10(builtin_call *bc, val *a, int n, val *out) {
-  (void)n;
-  double x = num(&a[0]);
-  if (!(x > 0)) {
-    sinew__fault(bc, "log10: argument %g is not positive; 0 used", x);
-    return ret_f(out, 0);
+static double k_log10(builtin_call *bc, const double *a) {
+  if (!(a[0] > 0)) {
+    sinew__fault(bc, "log10: argument %g is not positive; 0 used", a[0]);
+    return 0;
   }
-  return ret_f(out, log10(x));
+  return log10(a[0]);
 }
+SCALAR(log10)
 
-static int f_asin(builtin_call *bc, val *a, int n, val *out) {
-  (void)n;
-  double x;
-  domain(bc, "asin", num(&a[0]), -1, 1, &x);
-  return ret_f(out, asin(x));
+static double k_asin(builtin_call *bc, const double *a) { return asin(domain(bc, "asin", a[0], -1, 1)); }
+SCALAR(asin)
+static double k_acos(builtin_call *bc, const double *a) { return acos(domain(bc, "acos", a[0], -1, 1)); }
+SCALAR(acos)
+static double k_asind(builtin_call *bc, const double *a) {
+  return asin(domain(bc, "asind", a[0], -1, 1)) / DEG;
 }
-static int f_acos(builtin_call *bc, val *a, int n, val *out) {
-  (void)n;
-  double x;
-  domain(bc, "acos", num(&a[0]), -1, 1, &x);
-  return ret_f(out, acos(x));
+SCALAR(asind)
+static double k_acosd(builtin_call *bc, const double *a) {
+  return acos(domain(bc, "acosd", a[0], -1, 1)) / DEG;
 }
-static int f_asind(builtin_call *bc, val *a, int n, val *out) {
-  (void)n;
-  double x;
-  domain(bc, "asind", num(&a[0]), -1, 1, &x);
-  return ret_f(out, asin(x) / DEG);
+SCALAR(acosd)
+static double k_atan2(builtin_call *bc, const double *a) { return checked(bc, "atan2", atan2(a[0], a[1])); }
+SCALAR(atan2)
+static double k_atan2d(builtin_call *bc, const double *a) {
+  return checked(bc, "atan2d", atan2(a[0], a[1]) / DEG);
 }
-static int f_acosd(builtin_call *bc, val *a, int n, val *out) {
-  (void)n;
-  double x;
-  domain(bc, "acosd", num(&a[0]), -1, 1, &x);
-  return ret_f(out, acos(x) / DEG);
-}
-static int f_atan2(builtin_call *bc, val *a, int n, val *out) {
-  (void)n;
-  return ret_checked(bc, "atan2", out, atan2(num(&a[0]), num(&a[1])));
-}
-static int f_atan2d(builtin_call *bc, val *a, int n, val *out) {
-  (void)n;
-  return ret_checked(bc, "atan2d", out, atan2(num(&a[0]), num(&a[1])) / DEG);
-}
-static int f_pow(builtin_call *bc, val *a, int n, val *out) {
-  (void)n;
-  return ret_checked(bc, "pow", out, pow(num(&a[0]), num(&a[1])));
-}
-static int f_fmod(builtin_call *bc, val *a, int n, val *out) {
-  (void)n;
-  double y = num(&a[1]);
-  if (y == 0) {
+SCALAR(atan2d)
+static double k_pow(builtin_call *bc, const double *a) { return checked(bc, "pow", pow(a[0], a[1])); }
+SCALAR(pow)
+static double k_fmod(builtin_call *bc, const double *a) {
+  if (a[1] == 0) {
     sinew__fault(bc, "fmod: division by zero; 0 used");
-    return ret_f(out, 0);
+    return 0;
   }
-  return ret_f(out, fmod(num(&a[0]), y));
+  return fmod(a[0], a[1]);
 }
-static int f_hypot(builtin_call *bc, val *a, int n, val *out) {
-  (void)n;
-  return ret_checked(bc, "hypot", out, hypot(num(&a[0]), num(&a[1])));
-}
+SCALAR(fmod)
+static double k_hypot(builtin_call *bc, const double *a) { return checked(bc, "hypot", hypot(a[0], a[1])); }
+SCALAR(hypot)
 
-static int minmax(val *a, val *out, bool want_max) {
+static double k_min(builtin_call *bc, const double *a) {
+  (void)bc;
+  return a[0] < a[1] ? a[0] : a[1];
+}
+static double k_max(builtin_call *bc, const double *a) {
+  (void)bc;
+  return a[0] > a[1] ? a[0] : a[1];
+}
+static int minmax(builtin_call *bc, val *a, val *out, bool want_max) {
   if (isvec(&a[0]) || isvec(&a[1])) {
     double x[3], y[3], r[3];
     vec(&a[0], x);
@@ -202,40 +207,34 @@ static int minmax(val *a, val *out, bool want_max) {
     *out = lv_int(want_max ? (x > y ? x : y) : (x < y ? x : y));
     return SINEW_OK;
   }
-  double x = num(&a[0]), y = num(&a[1]);
-  return ret_f(out, want_max ? (x > y ? x : y) : (x < y ? x : y));
+  return scalar_call(bc, a, 2, out, want_max ? k_max : k_min);
 }
 static int f_min(builtin_call *bc, val *a, int n, val *out) {
-  (void)bc, (void)n;
-  return minmax(a, out, false);
+  (void)n;
+  return minmax(bc, a, out, false);
 }
 static int f_max(builtin_call *bc, val *a, int n, val *out) {
-  (void)bc, (void)n;
-  return minmax(a, out, true);
+  (void)n;
+  return minmax(bc, a, out, true);
 }
 
 /* clamp(min, max, value) */
-static int f_clamp(builtin_call *bc, val *a, int n, val *out) {
-  (void)bc, (void)n;
-  double lo = num(&a[0]), hi = num(&a[1]), x = num(&a[2]);
-  return ret_f(out, x < lo ? lo : x > hi ? hi : x);
+static double k_clamp(builtin_call *bc, const double *a) {
+  (void)bc;
+  return sinew__clamp(a[0], a[1], a[2]);
 }
+SCALAR(clamp)
 
-static double step01(double lo, double hi, double x) {
-  if (hi == lo) return x < lo ? 0 : 1;
-  double t = (x - lo) / (hi - lo);
-  return t < 0 ? 0 : t > 1 ? 1 : t;
+static double k_linstep(builtin_call *bc, const double *a) {
+  (void)bc;
+  return sinew__linstep(a[0], a[1], a[2]);
 }
-static int f_linstep(builtin_call *bc, val *a, int n, val *out) {
-  (void)bc, (void)n;
-  return ret_f(out, step01(num(&a[0]), num(&a[1]), num(&a[2])));
+SCALAR(linstep)
+static double k_smoothstep(builtin_call *bc, const double *a) {
+  (void)bc;
+  return sinew__smoothstep(a[0], a[1], a[2]);
 }
-static int f_smoothstep(builtin_call *bc, val *a, int n, val *out) {
-  (void)bc, (void)n;
-  double t = step01(num(&a[0]), num(&a[1]), num(&a[2]));
-  return ret_f(out, t * t * (3 - 2 * t));
-}
-
+SCALAR(smoothstep)
 /* hermite(p1, p2, t1, t2, s): the cubic through p1 (s = 0) and p2 (s = 1) with tangents t1, t2.
  * Floats or vectors. */
 static int f_hermite(builtin_call *bc, val *a, int n, val *out) {
@@ -1120,51 +1119,51 @@ static int f_stringArrayRemoveAtIndex(builtin_call *bc, val *a, int n, val *out)
 /* ---- the table ------------------------------------------------------------------------------------------ */
 
 static const builtin_def builtins[] = {
-    {"abs", f_abs, 1, 1, true},           {"ceil", f_ceil, 1, 1, true},
-    {"floor", f_floor, 1, 1, true},       {"trunc", f_trunc, 1, 1, true},
-    {"round", f_round, 1, 1, true},       {"sign", f_sign, 1, 1, true},
-    {"min", f_min, 2, 2, true},           {"max", f_max, 2, 2, true},
-    {"clamp", f_clamp, 3, 3, true},       {"fmod", f_fmod, 2, 2, true},
-    {"exp", f_exp, 1, 1, true},           {"log", f_log, 1, 1, true},
-    {"log10", f_log10, 1, 1, true},       {"pow", f_pow, 2, 2, true},
-    {"sqrt", f_sqrt, 1, 1, true},         {"cbrt", f_cbrt, 1, 1, true},
-    {"hypot", f_hypot, 2, 2, true},       {"sin", f_sin, 1, 1, true},
-    {"cos", f_cos, 1, 1, true},           {"tan", f_tan, 1, 1, true},
-    {"asin", f_asin, 1, 1, true},         {"acos", f_acos, 1, 1, true},
-    {"atan", f_atan, 1, 1, true},         {"atan2", f_atan2, 2, 2, true},
-    {"sinh", f_sinh, 1, 1, true},         {"cosh", f_cosh, 1, 1, true},
-    {"tanh", f_tanh, 1, 1, true},         {"sind", f_sind, 1, 1, true},
-    {"cosd", f_cosd, 1, 1, true},         {"tand", f_tand, 1, 1, true},
-    {"asind", f_asind, 1, 1, true},       {"acosd", f_acosd, 1, 1, true},
-    {"atand", f_atand, 1, 1, true},       {"atan2d", f_atan2d, 2, 2, true},
-    {"deg_to_rad", f_deg_to_rad, 1, 1, true}, {"rad_to_deg", f_rad_to_deg, 1, 1, true},
-    {"hsv_to_rgb", f_hsv_to_rgb, 1, 1, true}, {"rgb_to_hsv", f_rgb_to_hsv, 1, 1, true},
-    {"linstep", f_linstep, 3, 3, true},   {"smoothstep", f_smoothstep, 3, 3, true},
-    {"hermite", f_hermite, 5, 5, true},   {"mag", f_mag, 1, 1, true},
-    {"unit", f_unit, 1, 1, true},         {"dot", f_dot, 2, 2, true},
-    {"cross", f_cross, 2, 2, true},       {"angle", f_angle, 2, 2, true},
-    {"rot", f_rot, 3, 3, true},           {"rand", f_rand, 1, 2, true},
-    {"gauss", f_gauss, 1, 2, true},       {"sphrand", f_sphrand, 1, 1, true},
-    {"seed", f_seed, 1, 1, true},         {"noise", f_noise, 1, 2, true},
-    {"dnoise", f_dnoise, 1, 1, true},     {"size", f_size, 1, 1, true},
-    {"clear", f_clear, 1, 1, true},       {"sort", f_sort, 1, 1, true},
-    {"substring", f_substring, 3, 3, true}, {"tokenize", f_tokenize, 1, 3, false},
-    {"stringToStringArray", f_stringToStringArray, 2, 2, false},
-    {"stringArrayToString", f_stringArrayToString, 2, 2, false},
-    {"strcmp", f_strcmp, 2, 2, true},     {"toupper", f_toupper, 1, 1, true},
-    {"tolower", f_tolower, 1, 1, true},   {"strip", f_strip, 1, 1, true},
-    {"startsWith", f_startsWith, 2, 2, true}, {"endsWith", f_endsWith, 2, 2, true},
-    {"match", f_match, 2, 2, true},       {"substitute", f_substitute, 3, 3, true},
-    {"gmatch", f_gmatch, 2, 2, true},     {"stringArrayContains", f_stringArrayContains, 2, 2, true},
-    {"print", f_print, 1, -1, false},      {"eval", f_eval, 1, -1, false},
-    {"exists", f_exists, 1, 1, false},
-    {"getenv", f_getenv, 1, 1, false},    {"putenv", f_putenv, 2, 2, false},
-    {"substituteAllString", f_substituteAllString, 3, 3, false},
-    {"stringArrayRemove", f_stringArrayRemove, 2, 2, false},
-    {"stringArrayCatenate", f_stringArrayCatenate, 2, 2, false},
-    {"stringArrayFind", f_stringArrayFind, 3, 3, false},
-    {"stringArrayRemoveDuplicates", f_stringArrayRemoveDuplicates, 1, 1, false},
-    {"stringArrayRemoveAtIndex", f_stringArrayRemoveAtIndex, 2, 2, false},
+    {"abs", f_abs, 1, 1, true, k_abs},           {"ceil", f_ceil, 1, 1, true, k_ceil},
+    {"floor", f_floor, 1, 1, true, k_floor},       {"trunc", f_trunc, 1, 1, true, k_trunc},
+    {"round", f_round, 1, 1, true, k_round},       {"sign", f_sign, 1, 1, true, k_sign},
+    {"min", f_min, 2, 2, true, k_min},           {"max", f_max, 2, 2, true, k_max},
+    {"clamp", f_clamp, 3, 3, true, k_clamp},       {"fmod", f_fmod, 2, 2, true, k_fmod},
+    {"exp", f_exp, 1, 1, true, k_exp},           {"log", f_log, 1, 1, true, k_log},
+    {"log10", f_log10, 1, 1, true, k_log10},       {"pow", f_pow, 2, 2, true, k_pow},
+    {"sqrt", f_sqrt, 1, 1, true, k_sqrt},         {"cbrt", f_cbrt, 1, 1, true, k_cbrt},
+    {"hypot", f_hypot, 2, 2, true, k_hypot},       {"sin", f_sin, 1, 1, true, k_sin},
+    {"cos", f_cos, 1, 1, true, k_cos},           {"tan", f_tan, 1, 1, true, k_tan},
+    {"asin", f_asin, 1, 1, true, k_asin},         {"acos", f_acos, 1, 1, true, k_acos},
+    {"atan", f_atan, 1, 1, true, k_atan},         {"atan2", f_atan2, 2, 2, true, k_atan2},
+    {"sinh", f_sinh, 1, 1, true, k_sinh},         {"cosh", f_cosh, 1, 1, true, k_cosh},
+    {"tanh", f_tanh, 1, 1, true, k_tanh},         {"sind", f_sind, 1, 1, true, k_sind},
+    {"cosd", f_cosd, 1, 1, true, k_cosd},         {"tand", f_tand, 1, 1, true, k_tand},
+    {"asind", f_asind, 1, 1, true, k_asind},       {"acosd", f_acosd, 1, 1, true, k_acosd},
+    {"atand", f_atand, 1, 1, true, k_atand},       {"atan2d", f_atan2d, 2, 2, true, k_atan2d},
+    {"deg_to_rad", f_deg_to_rad, 1, 1, true, k_deg_to_rad}, {"rad_to_deg", f_rad_to_deg, 1, 1, true, k_rad_to_deg},
+    {"hsv_to_rgb", f_hsv_to_rgb, 1, 1, true, NULL}, {"rgb_to_hsv", f_rgb_to_hsv, 1, 1, true, NULL},
+    {"linstep", f_linstep, 3, 3, true, k_linstep},   {"smoothstep", f_smoothstep, 3, 3, true, k_smoothstep},
+    {"hermite", f_hermite, 5, 5, true, NULL},   {"mag", f_mag, 1, 1, true, NULL},
+    {"unit", f_unit, 1, 1, true, NULL},         {"dot", f_dot, 2, 2, true, NULL},
+    {"cross", f_cross, 2, 2, true, NULL},       {"angle", f_angle, 2, 2, true, NULL},
+    {"rot", f_rot, 3, 3, true, NULL},           {"rand", f_rand, 1, 2, true, NULL},
+    {"gauss", f_gauss, 1, 2, true, NULL},       {"sphrand", f_sphrand, 1, 1, true, NULL},
+    {"seed", f_seed, 1, 1, true, NULL},         {"noise", f_noise, 1, 2, true, NULL},
+    {"dnoise", f_dnoise, 1, 1, true, NULL},     {"size", f_size, 1, 1, true, NULL},
+    {"clear", f_clear, 1, 1, true, NULL},       {"sort", f_sort, 1, 1, true, NULL},
+    {"substring", f_substring, 3, 3, true, NULL}, {"tokenize", f_tokenize, 1, 3, false, NULL},
+    {"stringToStringArray", f_stringToStringArray, 2, 2, false, NULL},
+    {"stringArrayToString", f_stringArrayToString, 2, 2, false, NULL},
+    {"strcmp", f_strcmp, 2, 2, true, NULL},     {"toupper", f_toupper, 1, 1, true, NULL},
+    {"tolower", f_tolower, 1, 1, true, NULL},   {"strip", f_strip, 1, 1, true, NULL},
+    {"startsWith", f_startsWith, 2, 2, true, NULL}, {"endsWith", f_endsWith, 2, 2, true, NULL},
+    {"match", f_match, 2, 2, true, NULL},       {"substitute", f_substitute, 3, 3, true, NULL},
+    {"gmatch", f_gmatch, 2, 2, true, NULL},     {"stringArrayContains", f_stringArrayContains, 2, 2, true, NULL},
+    {"print", f_print, 1, -1, false, NULL},      {"eval", f_eval, 1, -1, false, NULL},
+    {"exists", f_exists, 1, 1, false, NULL},
+    {"getenv", f_getenv, 1, 1, false, NULL},    {"putenv", f_putenv, 2, 2, false, NULL},
+    {"substituteAllString", f_substituteAllString, 3, 3, false, NULL},
+    {"stringArrayRemove", f_stringArrayRemove, 2, 2, false, NULL},
+    {"stringArrayCatenate", f_stringArrayCatenate, 2, 2, false, NULL},
+    {"stringArrayFind", f_stringArrayFind, 3, 3, false, NULL},
+    {"stringArrayRemoveDuplicates", f_stringArrayRemoveDuplicates, 1, 1, false, NULL},
+    {"stringArrayRemoveAtIndex", f_stringArrayRemoveAtIndex, 2, 2, false, NULL},
 };
 
 #define NBUILTINS (int)(sizeof builtins / sizeof builtins[0])

@@ -71,7 +71,7 @@ static int cerr(comp *C, const ast *at, int status, const char *fmt, ...) {
   return status;
 }
 
-static int grow(void **p, uint32_t *cap, uint32_t need, size_t es) {
+int sinew__lang_grow(void **p, uint32_t *cap, uint32_t need, size_t es) {
   if (need <= *cap) return SINEW_OK;
   uint32_t nc = *cap ? *cap * 2 : 16;
   while (nc < need) nc *= 2;
@@ -85,7 +85,7 @@ static int grow(void **p, uint32_t *cap, uint32_t need, size_t es) {
 static uint32_t emit(comp *C, uint8_t op, int32_t a, int32_t b, uint8_t b8) {
   chunk *ch = C->ch;
   if (C->status) return 0;
-  if (grow((void **)&ch->code, &ch->cap, ch->n + 1, sizeof(insn))) {
+  if (sinew__lang_grow((void **)&ch->code, &ch->cap, ch->n + 1, sizeof(insn))) {
     cerr(C, NULL, SINEW_ENOMEM, "out of memory");
     return 0;
   }
@@ -105,7 +105,7 @@ static void patch(comp *C, uint32_t at, uint32_t target) {
 
 static int32_t add_const(comp *C, sinew_value_t v) {
   chunk *ch = C->ch;
-  if (C->status || grow((void **)&ch->consts, &ch->cconsts, ch->nconsts + 1, sizeof v)) {
+  if (C->status || sinew__lang_grow((void **)&ch->consts, &ch->cconsts, ch->nconsts + 1, sizeof v)) {
     lv_release(&v);
     if (!C->status) cerr(C, NULL, SINEW_ENOMEM, "out of memory");
     return 0;
@@ -147,7 +147,7 @@ static local *find_local(comp *C, const char *name, size_t len) {
 }
 
 static local *add_local(comp *C, const char *name, size_t len) {
-  if (grow((void **)&C->locals, &C->clocals, C->nlocals + 1, sizeof(local))) {
+  if (sinew__lang_grow((void **)&C->locals, &C->clocals, C->nlocals + 1, sizeof(local))) {
     cerr(C, NULL, SINEW_ENOMEM, "out of memory");
     return NULL;
   }
@@ -175,7 +175,7 @@ static int global_slot(comp *C, const char *name, size_t len, uint8_t kind, int3
   }
   g = sinew_calloc(1, sizeof *g);
   char *nm = sinew_malloc(len + 1);
-  if (!g || !nm || grow((void **)&L->gvals, &L->cglobals, L->nglobals + 1, sizeof(sinew_value_t))) {
+  if (!g || !nm || sinew__lang_grow((void **)&L->gvals, &L->cglobals, L->nglobals + 1, sizeof(sinew_value_t))) {
     sinew_free(g);
     sinew_free(nm);
     return SINEW_ENOMEM;
@@ -315,7 +315,9 @@ static void assign(comp *C, const ast *e) {
   store_lvalue(C, lv);
 }
 
-static void incdec(comp *C, const ast *e) {
+/* $x++ / ++$x; postfix (e->flag) keeps the old value as the result unless keep_old is false
+ * (the value is dropped: a statement, a for loop's step). */
+static void incdec_value(comp *C, const ast *e, bool keep_old) {
   const ast *lv = e->a;
   uint8_t op = e->op == OP_INC ? OPC_ADD : OPC_SUB;
   if (lv->kind == A_INDEX) {
@@ -329,12 +331,26 @@ static void incdec(comp *C, const ast *e) {
     assign(C, &fake);
     return;
   }
+  bool postfix = e->flag && keep_old;
   expression(C, lv);
-  if (e->flag) emit(C, OPC_DUP, 0, 0, 0);
+  if (postfix) emit(C, OPC_DUP, 0, 0, 0);
   emit(C, OPC_INT, 1, 0, 0);
   emit(C, op, 0, 0, 0);
   store_lvalue(C, lv);
-  if (e->flag) emit(C, OPC_POP, 0, 0, 0);
+  if (postfix) emit(C, OPC_POP, 0, 0, 0);
+}
+
+static void incdec(comp *C, const ast *e) { incdec_value(C, e, true); }
+
+/* An expression whose value is popped: `$i++;` needs no copy of the old value. */
+static void discarded(comp *C, const ast *e) {
+  if (e && e->kind == A_INCDEC && !C->status) {
+    C->line = e->line;
+    incdec_value(C, e, false);
+  } else {
+    expression(C, e);
+  }
+  emit(C, OPC_POP, 0, 0, 0);
 }
 
 static int find_pending(comp *C, const char *name) {
@@ -521,6 +537,14 @@ static void expression(comp *C, const ast *e) {
     }
     case A_VAR: load_var(C, e); break;
     case A_INDEX:
+      if (e->a->kind == A_INDEX) { /* $m[i][j] */
+        expression(C, e->a->a);
+        expression(C, e->a->b);
+        expression(C, e->b);
+        C->line = e->line;
+        emit(C, OPC_INDEX2, 0, 0, 0);
+        break;
+      }
       expression(C, e->a);
       expression(C, e->b);
       C->line = e->line;
@@ -583,7 +607,7 @@ static void expression(comp *C, const ast *e) {
 /* ---- statements ----------------------------------------------------------------------------------- */
 
 static void push_jump(comp *C, uint32_t **list, uint32_t *n, uint32_t *cap, uint32_t at) {
-  if (grow((void **)list, cap, *n + 1, sizeof(uint32_t))) {
+  if (sinew__lang_grow((void **)list, cap, *n + 1, sizeof(uint32_t))) {
     cerr(C, NULL, SINEW_ENOMEM, "out of memory");
     return;
   }
@@ -691,12 +715,13 @@ static void statement(comp *C, const ast *s) {
   switch (s->kind) {
     case A_EMPTY: break;
     case A_EXPR_STMT:
-      expression(C, s->a);
-      C->line = s->line;
-      if (!C->in_proc && !C->expr_mode && C->depth == 0)
+      if (!C->in_proc && !C->expr_mode && C->depth == 0) {
+        expression(C, s->a);
+        C->line = s->line;
         emit(C, OPC_SETLAST, 0, 0, 0);
-      else
-        emit(C, OPC_POP, 0, 0, 0);
+      } else {
+        discarded(C, s->a);
+      }
       break;
     case A_BLOCK:
       if (s->flag) { /* declaration list: same scope */
@@ -744,10 +769,7 @@ static void statement(comp *C, const ast *s) {
       break;
     }
     case A_FOR: {
-      for (const ast *x = s->a; x; x = x->next) {
-        expression(C, x);
-        emit(C, OPC_POP, 0, 0, 0);
-      }
+      for (const ast *x = s->a; x; x = x->next) discarded(C, x);
       uint32_t top = here(C), jf = UINT32_MAX;
       if (s->b) {
         expression(C, s->b);
@@ -756,10 +778,7 @@ static void statement(comp *C, const ast *s) {
       if (!begin_loop(C, false, s)) return;
       statement(C, s->d);
       uint32_t cont = here(C);
-      for (const ast *x = s->c; x; x = x->next) {
-        expression(C, x);
-        emit(C, OPC_POP, 0, 0, 0);
-      }
+      for (const ast *x = s->c; x; x = x->next) discarded(C, x);
       emit(C, OPC_JMP, (int32_t)top, 0, 0);
       if (jf != UINT32_MAX) patch(C, jf, here(C));
       end_loop(C, cont, here(C));
@@ -1010,7 +1029,7 @@ static int declare_proc(comp *C, const ast *pr) {
   if (find_pending(C, name) >= 0) return cerr(C, pr, SINEW_ESYNTAX, "procedure %s defined twice", name);
   if (sinew__builtin_find(name) >= 0)
     return cerr(C, pr, SINEW_ESYNTAX, "%s is a built-in function and cannot be redefined", name);
-  if (grow((void **)&C->procs, &C->cprocs, C->nprocs + 1, sizeof(pending_proc)))
+  if (sinew__lang_grow((void **)&C->procs, &C->cprocs, C->nprocs + 1, sizeof(pending_proc)))
     return cerr(C, pr, SINEW_ENOMEM, "out of memory");
   pending_proc *pp = &C->procs[C->nprocs];
   memset(pp, 0, sizeof *pp);
@@ -1075,8 +1094,8 @@ static int commit_procs(comp *C) {
   uint32_t nnew = 0;
   for (uint32_t i = 0; i < C->nprocs; i++) nnew += C->procs[i].is_new;
   uint32_t nold = C->nprocs - nnew;
-  if (grow((void **)&L->proc_list, &L->cprocs, L->nprocs + nnew, sizeof(proc_def *)) ||
-      grow((void **)&L->retired, &L->cretired, L->nretired + nold, sizeof(chunk *)))
+  if (sinew__lang_grow((void **)&L->proc_list, &L->cprocs, L->nprocs + nnew, sizeof(proc_def *)) ||
+      sinew__lang_grow((void **)&L->retired, &L->cretired, L->nretired + nold, sizeof(chunk *)))
     return cerr(C, NULL, SINEW_ENOMEM, "out of memory");
   /* each procedure remembers the script that defined it (whatIs) */
   const char *src = L->compiling && strcmp(L->compiling, "eval") != 0 ? L->compiling : NULL;

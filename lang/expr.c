@@ -22,6 +22,13 @@ struct sinew_expr {
   char *src;
   ref_span *spans;
   uint32_t nspans;
+  /* the typed VM (lang/typed.c): NULL when the text needs the generic one */
+  tprog *typed;
+  tcell *cells;     /* its cells: the variables live here while cells_live */
+  bool cells_live;  /* the variables' values are in cells, not in locals */
+  bool primed;      /* every variable typed by its first assignment has had it */
+  bool generic_only; /* sinew__expr_use_typed(false) */
+  sinew__obj_pool pool; /* the generic VM's matrices, reused */
 };
 
 static int collect_spans(sinew_expr_t *E, const ast *a, uint32_t *cap) {
@@ -87,6 +94,12 @@ int sinew_expr_compile(const char *text, sinew_expr_t **out, char *errbuf, size_
     E->written = sinew_calloc(E->refs.nout ? E->refs.nout : 1, sizeof *E->written);
     if (!E->locals || !E->pub || !E->written) rc = SINEW_ENOMEM;
   }
+  if (!rc) rc = sinew__typed_compile(&E->code, E->refs.nin, &E->typed);
+  if (!rc && E->typed) {
+    E->cells = sinew_malloc(E->typed->ncells * sizeof *E->cells);
+    if (!E->cells) rc = SINEW_ENOMEM;
+    else memcpy(E->cells, E->typed->init, E->typed->ncells * sizeof *E->cells);
+  }
   if (rc) {
     if (rc == SINEW_ENOMEM && !errbuf[0]) snprintf(errbuf, errlen, "out of memory");
     sinew_expr_destroy(E);
@@ -122,6 +135,9 @@ void sinew_expr_destroy(sinew_expr_t *E) {
   if (E->locals)
     for (uint32_t i = 0; i < E->code.nlocals; i++) lv_release(&E->locals[i]);
   sinew_free(E->locals);
+  sinew__obj_pool_clear(&E->pool);
+  sinew__typed_free(E->typed);
+  sinew_free(E->cells);
   sinew__chunk_free(&E->code);
   for (uint32_t i = 0; i < E->refs.n; i++) sinew_free(E->refs.text[i]);
   sinew_free(E->refs.text);
@@ -187,14 +203,91 @@ char *sinew_expr_internal_text(const sinew_expr_t *E) {
   return sinew_expr_rewrite(E, internal_name, buf);
 }
 
+/* The variables move between the two VMs' storage when an expression changes VM (an input
+ * that became a matrix, or the first runs before every variable typed by its first assignment
+ * has had it). */
+static void cells_from_locals(sinew_expr_t *E) {
+  const tprog *P = E->typed;
+  for (uint32_t s = 0; s < P->nlocals; s++) {
+    int32_t c = P->local_cell[s];
+    if (c < 0) continue;
+    const sinew_value_t *v = &E->locals[s];
+    tcell *d = &E->cells[c];
+    switch (P->local_kind[s]) {
+      case SINEW_VALUE_INT: d->i = v->kind == SINEW_VALUE_INT ? v->as.i : 0; break;
+      case SINEW_VALUE_FLOAT: d->f = v->kind == SINEW_VALUE_FLOAT ? v->as.f : 0; break;
+      case SINEW_VALUE_MATRIX: {
+        bool m44 = v->kind == SINEW_VALUE_MATRIX && v->as.obj->len == 4 && v->as.obj->cap == 4;
+        for (int k = 0; k < 16; k++) d[k].f = m44 ? v->as.obj->d.f[k] : 0;
+        break;
+      }
+      default:
+        for (int k = 0; k < 3; k++) d[k].f = v->kind == SINEW_VALUE_VECTOR ? v->as.v[k] : 0;
+        break;
+    }
+  }
+  E->cells_live = true;
+}
+
+static int locals_from_cells(sinew_expr_t *E) {
+  const tprog *P = E->typed;
+  for (uint32_t s = 0; s < P->nlocals; s++) {
+    int32_t c = P->local_cell[s];
+    if (c < 0) continue;
+    const tcell *d = &E->cells[c];
+    sinew_value_t *v = &E->locals[s];
+    if (P->local_kind[s] == SINEW_VALUE_MATRIX) { /* into the variable's own 4x4 when it has one */
+      if (!(v->kind == SINEW_VALUE_MATRIX && v->as.obj->refs == 1 && v->as.obj->len == 4 &&
+            v->as.obj->cap == 4)) {
+        sinew_value_t m;
+        if (sinew__matrix_take(&E->pool, 4, 4, &m)) return SINEW_ENOMEM; /* cells stay live */
+        lv_release(v);
+        *v = m;
+      }
+      for (int k = 0; k < 16; k++) v->as.obj->d.f[k] = d[k].f;
+      continue;
+    }
+    lv_release(v);
+    switch (P->local_kind[s]) {
+      case SINEW_VALUE_INT: *v = lv_int(d->i); break;
+      case SINEW_VALUE_FLOAT: *v = lv_float(d->f); break;
+      default: *v = lv_vec(d[0].f, d[1].f, d[2].f); break;
+    }
+  }
+  E->cells_live = false;
+  return SINEW_OK;
+}
+
+/* The typed VM runs when the text has one, every input is a number (a matrix input is read
+ * by the generic VM), and every variable typed by its first assignment has one. */
+static bool use_typed(sinew_expr_t *E, const sinew_expr_io_t *io) {
+  const tprog *P = E->typed;
+  if (!P || E->generic_only) return false;
+  if (P->matrix_inputs || io->input_matrices)
+    for (uint32_t k = 0; k < P->nin; k++) { /* a matrix exactly where the code reads one */
+      bool m = io->input_matrices && k < io->ninputs && io->input_matrices[k];
+      if (m != (P->in_matrix[k] >= 0)) return false;
+    }
+  if (!E->primed) {
+    for (uint32_t s = 0; s < P->nlocals; s++)
+      if (P->implicit[s] && E->locals[s].kind != P->local_kind[s]) return false;
+    E->primed = true;
+  }
+  return true;
+}
+
 int sinew_expr_eval(sinew_expr_t *E, const sinew_expr_io_t *io, unsigned *out_faults,
                     char *faultbuf, size_t faultlen) {
   if (!E || !io) return SINEW_EINVAL;
-  vm_expr_ctx ex;
-  memset(&ex, 0, sizeof ex);
+  vm_expr_ctx ex; /* field by field: a memset costs more than the typed VM's whole run */
   ex.io = io;
   ex.written = NULL;
+  ex.faults = 0;
+  ex.bounds.deadline = 0;
+  ex.bounds.max_seconds = 0;
+  ex.bounds.flag = NULL;
   ex.rand_state = &E->rand_state;
+  ex.pool = &E->pool;
   ex.faultbuf = faultbuf;
   ex.faultlen = faultlen;
   ex.bounds.steps_left = io->max_steps ? io->max_steps : SINEW_EXPR_DEFAULT_MAX_STEPS;
@@ -202,8 +295,24 @@ int sinew_expr_eval(sinew_expr_t *E, const sinew_expr_io_t *io, unsigned *out_fa
   ex.bounds.should_stop = io->should_stop;
   ex.bounds.stop_data = io->stop_data;
   if (faultbuf && faultlen) faultbuf[0] = 0;
-  int rc = sinew__vm_run(NULL, &E->code, E->locals, &ex, NULL);
+  int rc;
+  if (use_typed(E, io)) {
+    if (!E->cells_live) cells_from_locals(E);
+    rc = sinew__typed_run(E->typed, E->cells, &ex);
+  } else if (E->cells_live && (rc = locals_from_cells(E))) {
+    if (faultbuf && faultlen) snprintf(faultbuf, faultlen, "out of memory");
+  } else {
+    rc = sinew__vm_run(NULL, &E->code, E->locals, &ex, NULL);
+  }
   if (rc) ex.faults++;
   if (out_faults) *out_faults = ex.faults;
   return rc;
+}
+
+int32_t sinew__expr_typed_length(const sinew_expr_t *E) {
+  return E && E->typed && !E->generic_only ? (int32_t)E->typed->n : -1;
+}
+
+void sinew__expr_use_typed(sinew_expr_t *E, bool typed) {
+  if (E) E->generic_only = !typed;
 }

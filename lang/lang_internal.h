@@ -23,7 +23,10 @@ extern _Thread_local int sinew__lang_oom;
 
 /* ---- value objects (lang/value.c) ----------------------------------------------------------- */
 
+typedef struct sinew__obj_pool sinew__obj_pool;
+
 struct sinew_lang_obj {
+  sinew__obj_pool *pool; /* where it goes back when its last reference is released; NULL: freed */
   uint32_t refs;
   uint8_t kind;  /* SINEW_VALUE_STRING, _MATRIX or an array kind */
   uint32_t len;  /* string bytes, array elements, matrix rows */
@@ -105,6 +108,19 @@ static inline size_t lv_strlen(const sinew_value_t *v) {
 }
 int sinew__array_new(uint8_t kind, uint32_t len, sinew_value_t *out);
 int sinew__matrix_new(uint32_t rows, uint32_t cols, sinew_value_t *out);
+
+/* Matrices an expression reuses from one evaluation to the next (an input matrix each
+ * evaluation): released ones wait here instead of being freed. Owned by the expression; its
+ * objects never outlive it (an expression's values stay in its variables and its VM stack). */
+#define SINEW_OBJ_POOL_CAP 16
+struct sinew__obj_pool {
+  sinew_lang_obj_t *free[SINEW_OBJ_POOL_CAP];
+  uint32_t n;
+};
+/* A zeroed rows x cols matrix, from pool when it holds one of that size (pool may be NULL). */
+int sinew__matrix_take(sinew__obj_pool *pool, uint32_t rows, uint32_t cols, sinew_value_t *out);
+/* Frees what pool holds (its objects' last references must be gone). */
+void sinew__obj_pool_clear(sinew__obj_pool *pool);
 /* Makes the array/matrix object exclusively owned (copying it when shared). */
 int sinew__obj_unshare(sinew_value_t *v);
 /* Grows an exclusively owned array to at least len elements (new ones zero / ""). */
@@ -197,6 +213,7 @@ typedef enum opcode {
   OPC_DECL,       /* a: local slot, b: kind: (re)initialise to the zero value of kind */
   OPC_GDECL,      /* a: global slot, b: kind: declare (keeps an existing value of that kind) */
   OPC_INDEX,      /* [arr idx] -> elem */
+  OPC_INDEX2,     /* [arr i j] -> elem: $m[i][j] (a matrix element without its row as an array) */
   OPC_SETINDEX,   /* a: slot, b: 1 = global: [idx value] -> value */
   OPC_COMP,       /* a: 0..2: [vec] -> component */
   OPC_SETCOMP,    /* a: slot, b: (global << 2) | component: [value] -> value */
@@ -346,6 +363,8 @@ struct sinew_lang {
 int sinew__compile(sinew_lang_t *lang, ast *prog, bool expr_mode, expr_refs *refs, chunk *main,
                    char *err, size_t errlen);
 void sinew__chunk_free(chunk *c);
+/* Makes *p (an array of es-byte elements, *cap of them) hold at least need, doubling. */
+int sinew__lang_grow(void **p, uint32_t *cap, uint32_t need, size_t es);
 
 /* Expression evaluation context used by OPC_IN / OPC_OUT / OPC_TIME. */
 typedef struct vm_expr_ctx {
@@ -353,6 +372,7 @@ typedef struct vm_expr_ctx {
   bool *written;  /* per output */
   unsigned faults;
   uint64_t *rand_state; /* the expression's own random sequence */
+  sinew__obj_pool *pool; /* the expression's matrices (NULL: none) */
   char *faultbuf;
   size_t faultlen;
   vm_bounds bounds;
@@ -380,12 +400,32 @@ typedef struct builtin_call {
 } builtin_call;
 
 typedef int (*builtin_fn)(builtin_call *bc, sinew_value_t *args, int argc, sinew_value_t *out);
+/* A function of numbers as a kernel over doubles (x: the arguments), the result a float; faults
+ * are reported through bc. */
+typedef double (*builtin_scalar_fn)(builtin_call *bc, const double *x);
+#define SINEW_BUILTIN_MAX_SCALAR_ARGS 3
+
+/* clamp(lo, hi, x), linstep and smoothstep (3t^2 - 2t^3): the built-in functions' kernels and
+ * the typed VM's instructions of the same names. */
+static inline double sinew__clamp(double lo, double hi, double x) { return x < lo ? lo : x > hi ? hi : x; }
+static inline double sinew__linstep(double lo, double hi, double x) {
+  if (hi == lo) return x < lo ? 0 : 1;
+  double t = (x - lo) / (hi - lo);
+  return t < 0 ? 0 : t > 1 ? 1 : t;
+}
+static inline double sinew__smoothstep(double lo, double hi, double x) {
+  double t = sinew__linstep(lo, hi, x);
+  return t * t * (3 - 2 * t);
+}
 
 typedef struct builtin_def {
   const char *name;
   builtin_fn fn;
   int8_t min_args, max_args; /* -1 max: any */
   bool expr_ok;              /* allowed in expression mode */
+  /* The same function when every argument is a number (for abs, min and max: when one is a
+   * float; of ints they give ints): what the typed VM calls. NULL for the others. */
+  builtin_scalar_fn scalar;
 } builtin_def;
 
 /* Index of a built-in function, -1 when none. */
@@ -398,6 +438,76 @@ int sinew__fault(builtin_call *bc, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+
+/* ---- the typed VM (lang/typed.c translates, lang/vm.c runs) --------------------------------------
+
+   An expression whose values are all numbers and vectors is translated, after compiling, from the
+   stack bytecode into register code whose instructions know their operand types (docs/lang.md).
+   Operands are cells of one array per expression: constants, the variables (persistent), the
+   inputs, time and frame, and temporaries. */
+
+typedef union tcell {
+  double f;
+  int64_t i;
+} tcell;
+
+typedef enum topcode {
+  T_HALT, T_JMP, T_JZI, T_JNZI, T_JZF, T_JNZF,
+  T_MOV, T_MOVV, T_I2F, T_F2I, T_V2F, T_F2V, T_I2V, T_VEC3,
+  T_ADDF, T_SUBF, T_MULF, T_DIVF, T_MODF,
+  T_ADDI, T_SUBI, T_MULI, T_DIVI, T_MODI,
+  T_ADDV, T_SUBV, T_MULV, T_DIVV, T_MODV, T_DOTV, T_CROSSV,
+  T_NEGF, T_NEGI, T_NEGV,
+  T_EQF, T_NEF, T_LTF, T_LEF, T_GTF, T_GEF,
+  T_EQI, T_NEI, T_LTI, T_LEI, T_GTI, T_GEI,
+  T_EQV, T_NEV, T_LTV, T_LEV, T_GTV, T_GEV,
+  T_TRUTHF, T_TRUTHI, T_TRUTHV, T_NOTF, T_NOTI, T_NOTV,
+  T_OUT, T_OUTLOAD, T_CALL,
+  T_ADDVF, T_SUBVF, T_MULVF, T_DIVVF, /* a vector with a float */
+  T_JCI, T_JCF, /* compare a and b (c & 7: ==, !=, <, <=, >, >=) and jump when that is c >> 3 */
+  T_CALL1,      /* T_CALL of one argument */
+  T_CLAMP, T_LINSTEP, T_SMOOTHSTEP, /* d = f(a, b, c): the functions, without a call */
+  T_MOVM,       /* a 4x4 matrix: 16 cells */
+  T_NOPS
+} topcode;
+
+typedef struct tinsn {
+  uint8_t op;
+  uint8_t n;      /* T_CALL: argument count; jumps: 1 when backward (a step when taken), 2 when
+                     a loop's test moved to its end (a step each time) */
+  uint16_t pad_;
+  uint32_t line;
+  int32_t d, a, b, c; /* cells (jumps: d is the target instruction); T_OUT / T_OUTLOAD: b the output */
+  builtin_scalar_fn fn;
+} tinsn;
+
+typedef struct tprog {
+  tinsn *code;
+  uint32_t n, cap;
+  tcell *init;         /* every cell's value before the first run (constants, zeros) */
+  uint32_t ncells, ccells;
+  uint32_t in_base, nin, time_cell, frame_cell;
+  int32_t *in_matrix;  /* per input: its 16 cells when the code reads it as a 4x4 matrix, else -1
+                          (then an evaluation must give a matrix there, or runs on the generic VM) */
+  bool matrix_inputs;  /* any in_matrix */
+  uint32_t nlocals;
+  int32_t *local_cell; /* per variable slot: its first cell, -1 when the code never uses it */
+  uint8_t *local_kind; /* per slot: int, float, vector or matrix (4x4) */
+  bool *implicit;      /* per slot: typed by its first assignment (the VM decides at run time) */
+} tprog;
+
+/* Translates an expression's chunk (nin inputs); *out NULL (and SINEW_OK) when the code uses
+ * what the typed VM does not have (strings, arrays, matrices other than 4x4 variables read by
+ * element, a type known only at run time). */
+int sinew__typed_compile(const chunk *c, uint32_t nin, tprog **out);
+void sinew__typed_free(tprog *p);
+/* Runs p on cells (p->ncells, kept between runs) with ex's inputs, outputs and bounds. */
+int sinew__typed_run(const tprog *p, tcell *cells, vm_expr_ctx *ex);
+
+/* For the tests (tests/test_vm.c): the typed program's length (-1 when the expression runs on
+ * the generic VM), and keeping an expression on the generic VM (typed = false). */
+int32_t sinew__expr_typed_length(const sinew_expr_t *expr);
+void sinew__expr_use_typed(sinew_expr_t *expr, bool typed);
 
 /* ---- the language's own commands (lang/langcmds.c) ------------------------------------------ */
 

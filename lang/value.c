@@ -50,6 +50,10 @@ static size_t elem_size(uint8_t ak) {
 
 void sinew__obj_release(sinew_lang_obj_t *o) {
   if (!o || --o->refs > 0) return;
+  if (o->pool && o->pool->n < SINEW_OBJ_POOL_CAP) {
+    o->pool->free[o->pool->n++] = o;
+    return;
+  }
   if (o->kind == SINEW_VALUE_STRING_ARRAY)
     for (uint32_t i = 0; i < o->len; i++) sinew__obj_release(o->d.str[i]);
   if (o->kind != SINEW_VALUE_STRING) sinew_free(o->d.f);
@@ -60,6 +64,7 @@ int sinew__str_new(const char *s, size_t len, sinew_value_t *out) {
   if (len > UINT32_MAX - 1) return SINEW_ENOMEM;
   sinew_lang_obj_t *o = sinew_malloc(sizeof *o + len + 1);
   if (!o) return SINEW_ENOMEM;
+  o->pool = NULL;
   o->refs = 1;
   o->kind = SINEW_VALUE_STRING;
   o->len = (uint32_t)len;
@@ -151,6 +156,32 @@ int sinew__matrix_new(uint32_t rows, uint32_t cols, sinew_value_t *out) {
   out->kind = SINEW_VALUE_MATRIX;
   out->as.obj = o;
   return SINEW_OK;
+}
+
+int sinew__matrix_take(sinew__obj_pool *pool, uint32_t rows, uint32_t cols, sinew_value_t *out) {
+  for (uint32_t k = pool ? pool->n : 0; k-- > 0;) {
+    sinew_lang_obj_t *o = pool->free[k];
+    if (o->len != rows || o->cap != cols) continue;
+    pool->free[k] = pool->free[--pool->n];
+    o->refs = 1;
+    memset(o->d.f, 0, (size_t)rows * cols * sizeof(double));
+    *out = LV_NONE;
+    out->kind = SINEW_VALUE_MATRIX;
+    out->as.obj = o;
+    return SINEW_OK;
+  }
+  int rc = sinew__matrix_new(rows, cols, out);
+  if (!rc) out->as.obj->pool = pool;
+  return rc;
+}
+
+void sinew__obj_pool_clear(sinew__obj_pool *pool) {
+  while (pool->n) {
+    sinew_lang_obj_t *o = pool->free[--pool->n];
+    o->pool = NULL;
+    o->refs = 1;
+    sinew__obj_release(o);
+  }
 }
 
 int sinew__obj_unshare(sinew_value_t *v) {

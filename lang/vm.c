@@ -405,6 +405,29 @@ static int index_value(vm *V, const sinew_value_t *arr, const sinew_value_t *idx
   return rc ? vm_error(V, rc, "out of memory") : SINEW_OK;
 }
 
+/* arr[i][j]: a matrix's element read in place, what reading row i as an array and then its
+ * element j gives (the same faults); anything else indexed twice. */
+static int index2_value(vm *V, const sinew_value_t *arr, const sinew_value_t *i1,
+                        const sinew_value_t *i2, sinew_value_t *out) {
+  if (arr->kind != SINEW_VALUE_MATRIX) {
+    sinew_value_t row;
+    int rc = index_value(V, arr, i1, &row);
+    if (rc) return rc;
+    rc = index_value(V, &row, i2, out);
+    lv_release(&row);
+    return rc;
+  }
+  const sinew_lang_obj_t *M = arr->as.obj;
+  int64_t i = sinew_value_to_int(i1), j = sinew_value_to_int(i2);
+  if (i < 0 || i >= M->len) {
+    sinew__fault(vbc(V), "matrix row %lld out of range (%u rows)", (long long)i, M->len);
+    i = 0;
+  }
+  if (j < 0) sinew__fault(vbc(V), "negative array index %lld", (long long)j);
+  *out = lv_float(j >= 0 && j < M->cap ? M->d.f[(size_t)i * M->cap + (size_t)j] : 0.0);
+  return SINEW_OK;
+}
+
 static int set_index(vm *V, sinew_value_t *slot, int nidx, const sinew_value_t *i1,
                      const sinew_value_t *i2, const sinew_value_t *val) {
   if (nidx == 2) {
@@ -678,6 +701,12 @@ static int run(vm *V, sinew_value_t *result) {
         int32_t d2 = (int32_t)S[--V->sp].as.i, d1 = (int32_t)S[--V->sp].as.i;
         sinew_value_t *slot = &locals_of(V, f)[in->a];
         if (in->b && slot->kind == in->b8) break; /* expression variable keeps its value */
+        if (in->b8 == SINEW_VALUE_MATRIX && slot->kind == SINEW_VALUE_MATRIX && slot->as.obj->refs == 1 &&
+            (int32_t)slot->as.obj->len == (d1 > 0 ? d1 : 1) && (int32_t)slot->as.obj->cap == (d2 > 0 ? d2 : 1)) {
+          /* the same zero matrix again: cleared in place (an expression's matrix variable) */
+          memset(slot->as.obj->d.f, 0, (size_t)slot->as.obj->len * slot->as.obj->cap * sizeof(double));
+          break;
+        }
         sinew_value_t z;
         if ((rc = zero_value(in->b8, d1, d2, &z))) return vm_error(V, rc, "cannot create the variable");
         lv_release(slot);
@@ -704,6 +733,15 @@ static int run(vm *V, sinew_value_t *result) {
         if (rc) return rc;
         lv_release(&S[--V->sp]);
         lv_release(&S[V->sp - 1]);
+        S[V->sp - 1] = r;
+        break;
+      }
+      case OPC_INDEX2: {
+        sinew_value_t r;
+        rc = index2_value(V, &S[V->sp - 3], &S[V->sp - 2], &S[V->sp - 1], &r);
+        if (rc) return rc;
+        release_range(&S[V->sp - 3], 3);
+        V->sp -= 2;
         S[V->sp - 1] = r;
         break;
       }
@@ -740,7 +778,7 @@ static int run(vm *V, sinew_value_t *result) {
         uint32_t k = (uint32_t)in->a;
         if (io->input_matrices && k < io->ninputs && io->input_matrices[k]) {
           sinew_value_t m;
-          if ((rc = sinew__matrix_new(4, 4, &m))) return vm_error(V, rc, "out of memory");
+          if ((rc = sinew__matrix_take(V->ex->pool, 4, 4, &m))) return vm_error(V, rc, "out of memory");
           memcpy(m.as.obj->d.f, io->input_matrices[k]->m, 16 * sizeof(double));
           S[V->sp++] = m;
         } else {
@@ -1038,5 +1076,530 @@ int sinew__vm_run(sinew_lang_t *L, const chunk *c, sinew_value_t *locals, vm_exp
   if (V.stack != V.inline_stack) sinew_free(V.stack);
   if (V.frames != &V.inline_frame) sinew_free(V.frames);
   if (V.tries) sinew_free(V.tries);
+  return rc;
+}
+
+/* ---- the typed VM ---------------------------------------------------------------------------------
+ * Register code from lang/typed.c: every instruction knows its operands' types, so there is no
+ * tag to check and nothing to allocate. The rules are the generic loop's (binop, compare,
+ * conform above): the translator picks the instruction the generic loop would have taken at run
+ * time. */
+
+static inline double vmag3(const tcell *v) { return sqrt(v[0].f * v[0].f + v[1].f * v[1].f + v[2].f * v[2].f); }
+
+static int64_t f2i(double d) {
+  if (d != d) return 0;
+  if (d >= 9.2e18) return INT64_MAX;
+  if (d <= -9.2e18) return INT64_MIN;
+  return (int64_t)d;
+}
+
+#if defined(__GNUC__)
+__attribute__((noinline, cold))
+#endif
+static void tfault(vm *V, const tinsn *t, const char *what) {
+  V->bc.line = t->line;
+  sinew__fault(&V->bc, "%s", what);
+}
+
+#if defined(__GNUC__)
+__attribute__((noinline, cold))
+#endif
+static void tfault_out(vm *V, const tinsn *t, double d) {
+  V->bc.line = t->line;
+  sinew__fault(&V->bc, "output %d would be %s; it keeps its value", t->b, d != d ? "NaN" : "infinite");
+}
+
+static inline double tdiv(vm *V, const tinsn *t, double a, double b) {
+  if (b == 0) {
+    tfault(V, t, "division by zero");
+    return 0;
+  }
+  return a / b;
+}
+
+static inline double tmod(vm *V, const tinsn *t, double a, double b) {
+  if (b == 0) {
+    tfault(V, t, "modulus by zero");
+    return 0;
+  }
+  return fmod(a, b);
+}
+
+/* The loop: with GCC and clang each instruction jumps straight to the next one's code (a jump
+ * per instruction, which the CPU predicts far better than one shared switch); elsewhere a
+ * switch. The bodies are the same. */
+#if defined(__GNUC__)
+#define TYPED_THREADED 1
+#define OP(x) L_##x:
+#define NEXT() goto *labels[(++t)->op]
+#define GO(idx)                                                                                  \
+  do {                                                                                           \
+    t = code + (idx);                                                                            \
+    goto *labels[t->op];                                                                         \
+  } while (0)
+#else
+#define OP(x) case x:
+#define NEXT()                                                                                   \
+  t++;                                                                                           \
+  continue
+#define GO(idx)                                                                                  \
+  t = code + (idx);                                                                              \
+  continue
+#endif
+#define D (&R[t->d])
+#define A (&R[t->a])
+#define B (&R[t->b])
+#define C (&R[t->c])
+/* a backward jump is a loop iteration: a step, counted as the generic loop counts it (BACK
+ * when the jump is taken; PRE before the test of a loop whose test the translator moved to
+ * its end, where the generic loop jumps back to it unconditionally) */
+#define STEP_AT(when)                                                                            \
+  do {                                                                                           \
+    if (t->n == (when) && --V.tick == 0) {                                                       \
+      V.line = t->line;                                                                          \
+      if ((rc = vm_check(&V))) goto done;                                                        \
+    }                                                                                            \
+  } while (0)
+#define BACK() STEP_AT(1)
+#define PRE() STEP_AT(2)
+
+int sinew__typed_run(const tprog *P, tcell *R, vm_expr_ctx *ex) {
+  const sinew_expr_io_t *io = ex->io;
+  if (!P->matrix_inputs) {
+    for (uint32_t k = 0; k < P->nin; k++) R[P->in_base + k].f = k < io->ninputs ? io->inputs[k] : 0.0;
+  } else {
+    for (uint32_t k = 0; k < P->nin; k++) {
+      if (P->in_matrix[k] < 0) {
+        R[P->in_base + k].f = k < io->ninputs ? io->inputs[k] : 0.0;
+      } else { /* the caller checked there is one */
+        const sinew_mat4_t *m = io->input_matrices[k];
+        for (int c = 0; c < 16; c++) R[P->in_matrix[k] + c].f = m->m[c / 4][c % 4];
+      }
+    }
+  }
+  R[P->time_cell].f = io->time_seconds;
+  R[P->frame_cell].f = io->frame;
+  vm V; /* what vm_check, vm_error and the faults use */
+  V.L = NULL;
+  V.cur = NULL;
+  V.line = 0;
+  V.bc.lang = NULL;
+  V.ex = ex;
+  V.bc.ex = ex;
+  V.bc.rand_state = ex->rand_state;
+  V.bounds = &ex->bounds;
+  V.tick = V.batch = next_batch(V.bounds);
+  int rc = SINEW_OK;
+  const tinsn *code = P->code, *t = code;
+#ifdef TYPED_THREADED
+  static const void *const labels[T_NOPS] = {
+      [T_HALT] = &&L_T_HALT, [T_JMP] = &&L_T_JMP, [T_JZI] = &&L_T_JZI, [T_JNZI] = &&L_T_JNZI,
+      [T_JZF] = &&L_T_JZF, [T_JNZF] = &&L_T_JNZF, [T_MOV] = &&L_T_MOV, [T_MOVV] = &&L_T_MOVV,
+      [T_I2F] = &&L_T_I2F, [T_F2I] = &&L_T_F2I, [T_V2F] = &&L_T_V2F, [T_F2V] = &&L_T_F2V,
+      [T_I2V] = &&L_T_I2V, [T_VEC3] = &&L_T_VEC3, [T_ADDF] = &&L_T_ADDF, [T_SUBF] = &&L_T_SUBF,
+      [T_MULF] = &&L_T_MULF, [T_DIVF] = &&L_T_DIVF, [T_MODF] = &&L_T_MODF, [T_ADDI] = &&L_T_ADDI,
+      [T_SUBI] = &&L_T_SUBI, [T_MULI] = &&L_T_MULI, [T_DIVI] = &&L_T_DIVI, [T_MODI] = &&L_T_MODI,
+      [T_ADDV] = &&L_T_ADDV, [T_SUBV] = &&L_T_SUBV, [T_MULV] = &&L_T_MULV, [T_DIVV] = &&L_T_DIVV,
+      [T_MODV] = &&L_T_MODV, [T_DOTV] = &&L_T_DOTV, [T_CROSSV] = &&L_T_CROSSV,
+      [T_NEGF] = &&L_T_NEGF, [T_NEGI] = &&L_T_NEGI, [T_NEGV] = &&L_T_NEGV, [T_EQF] = &&L_T_EQF,
+      [T_NEF] = &&L_T_NEF, [T_LTF] = &&L_T_LTF, [T_LEF] = &&L_T_LEF, [T_GTF] = &&L_T_GTF,
+      [T_GEF] = &&L_T_GEF, [T_EQI] = &&L_T_EQI, [T_NEI] = &&L_T_NEI, [T_LTI] = &&L_T_LTI,
+      [T_LEI] = &&L_T_LEI, [T_GTI] = &&L_T_GTI, [T_GEI] = &&L_T_GEI, [T_EQV] = &&L_T_EQV,
+      [T_NEV] = &&L_T_NEV, [T_LTV] = &&L_T_LTV, [T_LEV] = &&L_T_LEV, [T_GTV] = &&L_T_GTV,
+      [T_GEV] = &&L_T_GEV, [T_TRUTHF] = &&L_T_TRUTHF, [T_TRUTHI] = &&L_T_TRUTHI,
+      [T_TRUTHV] = &&L_T_TRUTHV, [T_NOTF] = &&L_T_NOTF, [T_NOTI] = &&L_T_NOTI,
+      [T_NOTV] = &&L_T_NOTV, [T_OUT] = &&L_T_OUT, [T_OUTLOAD] = &&L_T_OUTLOAD,
+      [T_CALL] = &&L_T_CALL, [T_ADDVF] = &&L_T_ADDVF, [T_SUBVF] = &&L_T_SUBVF,
+      [T_MULVF] = &&L_T_MULVF, [T_DIVVF] = &&L_T_DIVVF, [T_JCI] = &&L_T_JCI, [T_JCF] = &&L_T_JCF,
+      [T_CALL1] = &&L_T_CALL1, [T_CLAMP] = &&L_T_CLAMP, [T_LINSTEP] = &&L_T_LINSTEP,
+      [T_SMOOTHSTEP] = &&L_T_SMOOTHSTEP, [T_MOVM] = &&L_T_MOVM};
+  goto *labels[t->op];
+#else
+  for (;;) switch ((topcode)t->op) {
+#endif
+  OP(T_HALT) goto done;
+  OP(T_JMP) {
+    BACK();
+    GO(t->d);
+  }
+  OP(T_JZI) {
+    PRE();
+    if (A->i == 0) {
+      BACK();
+      GO(t->d);
+    }
+    NEXT();
+  }
+  OP(T_JNZI) {
+    PRE();
+    if (A->i != 0) {
+      BACK();
+      GO(t->d);
+    }
+    NEXT();
+  }
+  OP(T_JZF) {
+    PRE();
+    if (!(A->f != 0)) {
+      BACK();
+      GO(t->d);
+    }
+    NEXT();
+  }
+  OP(T_JNZF) {
+    PRE();
+    if (A->f != 0) {
+      BACK();
+      GO(t->d);
+    }
+    NEXT();
+  }
+  OP(T_MOV) {
+    *D = *A;
+    NEXT();
+  }
+  OP(T_MOVV) {
+    tcell v0 = A[0], v1 = A[1], v2 = A[2];
+    tcell *d = D;
+    d[0] = v0;
+    d[1] = v1;
+    d[2] = v2;
+    NEXT();
+  }
+  OP(T_MOVM) {
+    memmove(D, A, 16 * sizeof(tcell));
+    NEXT();
+  }
+  OP(T_I2F) {
+    D->f = (double)A->i;
+    NEXT();
+  }
+  OP(T_F2I) {
+    D->i = f2i(A->f);
+    NEXT();
+  }
+  OP(T_V2F) {
+    D->f = vmag3(A);
+    NEXT();
+  }
+  OP(T_F2V) {
+    double x = A->f;
+    tcell *d = D;
+    d[0].f = d[1].f = d[2].f = x;
+    NEXT();
+  }
+  OP(T_I2V) {
+    double x = (double)A->i;
+    tcell *d = D;
+    d[0].f = d[1].f = d[2].f = x;
+    NEXT();
+  }
+  OP(T_VEC3) {
+    double x = A->f, y = B->f, z = C->f;
+    tcell *d = D;
+    d[0].f = x;
+    d[1].f = y;
+    d[2].f = z;
+    NEXT();
+  }
+  OP(T_ADDF) {
+    D->f = A->f + B->f;
+    NEXT();
+  }
+  OP(T_SUBF) {
+    D->f = A->f - B->f;
+    NEXT();
+  }
+  OP(T_MULF) {
+    D->f = A->f * B->f;
+    NEXT();
+  }
+  OP(T_DIVF) {
+    double x = A->f, y = B->f;
+    D->f = y != 0 ? x / y : tdiv(&V, t, x, y);
+    NEXT();
+  }
+  OP(T_MODF) {
+    D->f = tmod(&V, t, A->f, B->f);
+    NEXT();
+  }
+  OP(T_ADDI) {
+    D->i = (int64_t)((uint64_t)A->i + (uint64_t)B->i);
+    NEXT();
+  }
+  OP(T_SUBI) {
+    D->i = (int64_t)((uint64_t)A->i - (uint64_t)B->i);
+    NEXT();
+  }
+  OP(T_MULI) {
+    D->i = (int64_t)((uint64_t)A->i * (uint64_t)B->i);
+    NEXT();
+  }
+  OP(T_DIVI)
+  OP(T_MODI) {
+    int64_t x = A->i, y = B->i;
+    bool div = t->op == T_DIVI;
+    if (y == 0) {
+      tfault(&V, t, div ? "division by zero" : "modulus by zero");
+      D->i = 0;
+    } else if (y == -1) {
+      D->i = div ? (int64_t)(0 - (uint64_t)x) : 0;
+    } else {
+      D->i = div ? x / y : x % y;
+    }
+    NEXT();
+  }
+  OP(T_ADDV)
+  OP(T_SUBV)
+  OP(T_MULV)
+  OP(T_DIVV)
+  OP(T_MODV) {
+    const tcell *a = A, *b = B;
+    double r[3];
+    for (int k = 0; k < 3; k++) {
+      double x = a[k].f, y = b[k].f;
+      switch (t->op) {
+        case T_ADDV: r[k] = x + y; break;
+        case T_SUBV: r[k] = x - y; break;
+        case T_MULV: r[k] = x * y; break;
+        case T_DIVV: r[k] = tdiv(&V, t, x, y); break;
+        default: r[k] = tmod(&V, t, x, y); break;
+      }
+    }
+    tcell *d = D;
+    for (int k = 0; k < 3; k++) d[k].f = r[k];
+    NEXT();
+  }
+  OP(T_ADDVF)
+  OP(T_SUBVF)
+  OP(T_MULVF)
+  OP(T_DIVVF) {
+    const tcell *a = A;
+    double y = B->f, r[3];
+    for (int k = 0; k < 3; k++) {
+      double x = a[k].f;
+      switch (t->op) {
+        case T_ADDVF: r[k] = x + y; break;
+        case T_SUBVF: r[k] = x - y; break;
+        case T_MULVF: r[k] = x * y; break;
+        default: r[k] = tdiv(&V, t, x, y); break;
+      }
+    }
+    tcell *d = D;
+    for (int k = 0; k < 3; k++) d[k].f = r[k];
+    NEXT();
+  }
+  OP(T_JCI) {
+    PRE();
+    int64_t x = A->i, y = B->i;
+    bool r;
+    switch (t->c & 7) {
+      case 0: r = x == y; break;
+      case 1: r = x != y; break;
+      case 2: r = x < y; break;
+      case 3: r = x <= y; break;
+      case 4: r = x > y; break;
+      default: r = x >= y; break;
+    }
+    if (r == (t->c >> 3)) {
+      BACK();
+      GO(t->d);
+    }
+    NEXT();
+  }
+  OP(T_JCF) {
+    PRE();
+    double x = A->f, y = B->f;
+    bool r;
+    switch (t->c & 7) {
+      case 0: r = x == y; break;
+      case 1: r = x != y; break;
+      case 2: r = x < y; break;
+      case 3: r = x <= y; break;
+      case 4: r = x > y; break;
+      default: r = x >= y; break;
+    }
+    if (r == (t->c >> 3)) {
+      BACK();
+      GO(t->d);
+    }
+    NEXT();
+  }
+  OP(T_DOTV) {
+    const tcell *a = A, *b = B;
+    D->f = a[0].f * b[0].f + a[1].f * b[1].f + a[2].f * b[2].f;
+    NEXT();
+  }
+  OP(T_CROSSV) {
+    const tcell *a = A, *b = B;
+    double x = a[1].f * b[2].f - a[2].f * b[1].f, y = a[2].f * b[0].f - a[0].f * b[2].f,
+           z = a[0].f * b[1].f - a[1].f * b[0].f;
+    tcell *d = D;
+    d[0].f = x;
+    d[1].f = y;
+    d[2].f = z;
+    NEXT();
+  }
+  OP(T_NEGF) {
+    D->f = -A->f;
+    NEXT();
+  }
+  OP(T_NEGI) {
+    D->i = (int64_t)(0 - (uint64_t)A->i);
+    NEXT();
+  }
+  OP(T_NEGV) {
+    const tcell *a = A;
+    double x = -a[0].f, y = -a[1].f, z = -a[2].f;
+    tcell *d = D;
+    d[0].f = x;
+    d[1].f = y;
+    d[2].f = z;
+    NEXT();
+  }
+  OP(T_EQF) {
+    D->i = A->f == B->f;
+    NEXT();
+  }
+  OP(T_NEF) {
+    D->i = A->f != B->f;
+    NEXT();
+  }
+  OP(T_LTF) {
+    D->i = A->f < B->f;
+    NEXT();
+  }
+  OP(T_LEF) {
+    D->i = A->f <= B->f;
+    NEXT();
+  }
+  OP(T_GTF) {
+    D->i = A->f > B->f;
+    NEXT();
+  }
+  OP(T_GEF) {
+    D->i = A->f >= B->f;
+    NEXT();
+  }
+  OP(T_EQI) {
+    D->i = A->i == B->i;
+    NEXT();
+  }
+  OP(T_NEI) {
+    D->i = A->i != B->i;
+    NEXT();
+  }
+  OP(T_LTI) {
+    D->i = A->i < B->i;
+    NEXT();
+  }
+  OP(T_LEI) {
+    D->i = A->i <= B->i;
+    NEXT();
+  }
+  OP(T_GTI) {
+    D->i = A->i > B->i;
+    NEXT();
+  }
+  OP(T_GEI) {
+    D->i = A->i >= B->i;
+    NEXT();
+  }
+  OP(T_EQV)
+  OP(T_NEV) {
+    const tcell *a = A, *b = B;
+    bool eq = a[0].f == b[0].f && a[1].f == b[1].f && a[2].f == b[2].f;
+    D->i = eq == (t->op == T_EQV);
+    NEXT();
+  }
+  OP(T_LTV)
+  OP(T_LEV)
+  OP(T_GTV)
+  OP(T_GEV) {
+    /* ordering of vectors compares magnitudes, as MEL converts them to floats */
+    double ma = vmag3(A), mb = vmag3(B);
+    int c = ma < mb ? -1 : ma > mb;
+    D->i = t->op == T_LTV ? c < 0 : t->op == T_LEV ? c <= 0 : t->op == T_GTV ? c > 0 : c >= 0;
+    NEXT();
+  }
+  OP(T_TRUTHF) {
+    D->i = A->f != 0;
+    NEXT();
+  }
+  OP(T_TRUTHI) {
+    D->i = A->i != 0;
+    NEXT();
+  }
+  OP(T_TRUTHV) {
+    const tcell *a = A;
+    D->i = a[0].f != 0 || a[1].f != 0 || a[2].f != 0;
+    NEXT();
+  }
+  OP(T_NOTF) {
+    D->i = !(A->f != 0);
+    NEXT();
+  }
+  OP(T_NOTI) {
+    D->i = !A->i;
+    NEXT();
+  }
+  OP(T_NOTV) {
+    const tcell *a = A;
+    D->i = !(a[0].f != 0 || a[1].f != 0 || a[2].f != 0);
+    NEXT();
+  }
+  OP(T_OUT) {
+    double v = A->f;
+    uint32_t k = (uint32_t)t->b;
+    if (k < io->noutputs) {
+      if (isfinite(v)) {
+        io->outputs[k] = v;
+        if (ex->written) ex->written[k] = true;
+      } else {
+        tfault_out(&V, t, v);
+      }
+    }
+    NEXT();
+  }
+  OP(T_OUTLOAD) {
+    D->f = (uint32_t)t->b < io->noutputs ? io->outputs[t->b] : 0.0;
+    NEXT();
+  }
+  OP(T_CLAMP) {
+    D->f = sinew__clamp(A->f, B->f, C->f);
+    NEXT();
+  }
+  OP(T_LINSTEP) {
+    D->f = sinew__linstep(A->f, B->f, C->f);
+    NEXT();
+  }
+  OP(T_SMOOTHSTEP) {
+    D->f = sinew__smoothstep(A->f, B->f, C->f);
+    NEXT();
+  }
+  OP(T_CALL1) {
+    V.bc.line = t->line;
+    D->f = t->fn(&V.bc, &A->f);
+    NEXT();
+  }
+  OP(T_CALL) {
+    const double x[SINEW_BUILTIN_MAX_SCALAR_ARGS] = {A->f, B->f, C->f};
+    V.bc.line = t->line;
+    D->f = t->fn(&V.bc, x);
+    NEXT();
+  }
+#ifndef TYPED_THREADED
+  default:
+    V.line = t->line;
+    rc = vm_error(&V, SINEW_EINVAL, "internal: bad typed opcode %d", t->op);
+    goto done;
+  }
+#endif
+done:
+  if (V.bounds->steps_left != UINT64_MAX) {
+    uint64_t used = V.batch - V.tick;
+    V.bounds->steps_left = used < V.bounds->steps_left ? V.bounds->steps_left - used : 0;
+  }
   return rc;
 }

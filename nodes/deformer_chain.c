@@ -5,12 +5,15 @@
  *   skinCluster1GroupParts.ig ; skinCluster1GroupParts.og -> skinCluster1.ip[0].ig
  *   groupId.id -> groupParts.gi, deformer.ip[0].gi, shape.iog.og[n].gid
  *
- * sinew deforms whole meshes (no component groups, no deformer sets), so:
+ * Deformer set membership (docs/deformers.md#membership): the groupParts that feeds a
+ * deformer's input[k] names, in inputComponents, the points that deformer may move (Maya tags
+ * the geometry with the group; sinew reads the list where the deformer needs it):
  *   groupId     holds an id and computes nothing;
  *   groupParts  passes its input block through as its output (the same block, no copy);
- *               inputComponents are kept for files, not applied;
+ *               sinew__deformer_members reads its inputComponents for the deformer it feeds;
  *   tweak       a geometryFilter: outputGeometry[k] = input[k].inputGeometry points +
- *               envelope * (vlist[k].vertex[i] + plist[k].controlPoints[i]); with no offset (or
+ *               envelope * (vlist[k].vertex[i] + plist[k].controlPoints[i]) for the points i of
+ *               its set; with no offset (or
  *               envelope 0, or nodeState HasNoEffect) the input block itself. When it must
  *               write, it writes into one of two blocks it keeps (the one nobody else holds),
  *               so re-evaluating allocates nothing in steady state. */
@@ -18,6 +21,7 @@
 
 #include "nodes/mesh_internal.h"
 #include "nodes/nodes_internal.h"
+#include "sinew/deform.h"
 
 #define F_IN SINEW_ATTR_INPUT
 #define F_ARR (SINEW_ATTR_INPUT | SINEW_ATTR_ARRAY)
@@ -25,8 +29,8 @@
 /* Geometry inputs are connected, not written to files. */
 #define F_GEOM_IN (SINEW_ATTR_READABLE | SINEW_ATTR_WRITABLE | SINEW_ATTR_CONNECTABLE | SINEW_ATTR_INDEX_MATTERS)
 
-/* Maya's componentList ("vtx[*]", "f[0:339]"): the .ma reader keeps such values as text. */
-static const sinew_data_type_t component_list_type = {.name = "componentList"};
+/* Maya's componentList ("vtx[*]", "f[0:339]"): sinew/deform.h. */
+#define component_list_type sinew_component_list_data_type
 
 /* ---- groupId ---------------------------------------------------------------------------------- */
 
@@ -79,7 +83,9 @@ static struct {
 typedef struct tweak_state {
   sinew_data_t *out[2];  /* reusable output blocks */
   sinew_data_t *scratch; /* the offsets' logical indices */
+  sinew_data_t *members; /* the set's membership mask */
   bool warned_absolute;  /* relativeTweak off was reported once */
+  bool warned_not_mesh;  /* sinew__deformer_check_mesh */
 } tweak_state;
 
 int sinew__geometry_input(sinew_graph_t *g, const sinew_plug_t *dst, sinew_data_t **out) {
@@ -105,6 +111,61 @@ int sinew__geometry_input(sinew_graph_t *g, const sinew_plug_t *dst, sinew_data_
   return SINEW_OK;
 }
 
+int sinew__deformer_members(sinew_graph_t *g, sinew_node_t deformer, int32_t k, uint32_t npoints,
+                             sinew_data_t **holder, const uint8_t **mask) {
+  *mask = NULL;
+  uint32_t ig = sinew_node_attr(g, deformer, "inputGeometry");
+  int32_t path[2] = {k, 0};
+  sinew_plug_t dst = sinew_plug_make(deformer, ig, 1, path), src;
+  if (ig == UINT32_MAX || !sinew_plug_source(g, &dst, &src) ||
+      sinew_node_type(g, src.node) != sinew_find_node_type(g, "groupParts"))
+    return SINEW_OK;
+  sinew_plug_t ic = sinew_plug_make(src.node, sinew_node_attr(g, src.node, "inputComponents"), 0, NULL);
+  sinew_data_t *list = NULL;
+  if (sinew_get_data(g, &ic, &list) || !list) return SINEW_OK; /* no list: every point */
+  const int32_t *r;
+  bool other;
+  size_t nr = sinew_component_list_vertices(list, &r, &other);
+  bool all = other; /* components sinew does not map to points (faces, edges): every point */
+  for (size_t i = 0; i < nr && !all; i++) all = r[2 * i] == 0 && (uint32_t)r[2 * i + 1] >= npoints - 1;
+  if (all || !npoints) {
+    sinew_data_unref(list);
+    return SINEW_OK;
+  }
+  uint8_t *m = sinew__mesh_scratch(holder, npoints);
+  if (!m) {
+    sinew_data_unref(list);
+    return SINEW_ENOMEM;
+  }
+  memset(m, 0, npoints);
+  for (size_t i = 0; i < nr; i++)
+    for (int64_t v = r[2 * i]; v <= r[2 * i + 1] && v < (int64_t)npoints; v++) m[v] = 1;
+  sinew_data_unref(list);
+  *mask = m;
+  return SINEW_OK;
+}
+
+int sinew__deformer_restore_nonmembers(sinew_graph_t *g, sinew_node_t deformer, int32_t k, const sinew_mesh_t *in,
+                                       float *points, float *normals, sinew_data_t **holder) {
+  const uint8_t *mask = NULL;
+  int rc = sinew__deformer_members(g, deformer, k, in->npoints, holder, &mask);
+  if (rc || !mask) return rc;
+  for (uint32_t v = 0; v < in->npoints; v++) {
+    if (mask[v]) continue;
+    memcpy(points + 3 * (size_t)v, in->points + 3 * (size_t)v, 3 * sizeof(float));
+    if (normals && in->normals) memcpy(normals + 3 * (size_t)v, in->normals + 3 * (size_t)v, 3 * sizeof(float));
+  }
+  return SINEW_OK;
+}
+
+void sinew__deformer_check_mesh(sinew_graph_t *g, sinew_node_t n, int32_t k, const sinew_data_t *in, bool *warned) {
+  if (!in || sinew_mesh_get(in) || *warned) return;
+  *warned = true;
+  sinew_log(g, SINEW_LOG_WARNING, SINEW_LOG_GENERIC,
+            "%s.input[%d] is a %s: sinew's deformers deform meshes only, so it passes through undeformed",
+            sinew_node_name(g, n), (int)k, sinew_data_type(in)->name);
+}
+
 static int group_parts_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
   if (plug->attr != A.gp_output) return SINEW_EUNKNOWN_PLUG;
   sinew_graph_t *g = sinew_compute_graph(ctx);
@@ -119,7 +180,7 @@ static int group_parts_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
 /* Adds scale * every non-zero element of the offset array `arr` (vl[k].vt or pl[k].cp) to the
  * points of *out, making *out (from `in`) on the first such offset. */
 static int add_offsets(sinew_graph_t *g, tweak_state *st, const sinew_plug_t *arr, double scale,
-                       const sinew_data_t *in, sinew_data_t **out) {
+                       const uint8_t *mask, const sinew_data_t *in, sinew_data_t **out) {
   size_t count = sinew_plug_indices(g, arr, NULL, 0);
   if (!count) return SINEW_OK;
   int32_t *idx = sinew__mesh_scratch(&st->scratch, count * sizeof *idx);
@@ -129,6 +190,7 @@ static int add_offsets(sinew_graph_t *g, tweak_state *st, const sinew_plug_t *ar
   int32_t path[2] = {arr->idx[0], 0};
   for (size_t k = 0; k < count; k++) {
     if (idx[k] < 0 || (uint32_t)idx[k] >= np) continue; /* beyond the geometry: ignored */
+    if (mask && !mask[idx[k]]) continue;                 /* outside the tweak's set */
     path[1] = idx[k];
     sinew_plug_t e = sinew_plug_make(arr->node, arr->attr, 2, path);
     double v[3] = {0, 0, 0};
@@ -153,6 +215,7 @@ static int tweak_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
   sinew_data_t *in = NULL;
   int rc = sinew__geometry_input(g, &ig, &in);
   if (rc) return rc;
+  sinew__deformer_check_mesh(g, n, k, in, &st->warned_not_mesh);
   double en = 1, state = 0;
   bool relative = true;
   sinew_plug_t pen = sinew_plug_make(n, A.envelope, 0, NULL), pns = sinew_plug_make(n, A.node_state, 0, NULL);
@@ -169,8 +232,10 @@ static int tweak_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
                 sinew_node_name(g, n));
     }
     sinew_plug_t vt = sinew_plug_make(n, A.vertex, 1, &k), cp = sinew_plug_make(n, A.control_points, 1, &k);
-    rc = add_offsets(g, st, &vt, en, in, &out);
-    if (!rc) rc = add_offsets(g, st, &cp, en, in, &out);
+    const uint8_t *mask = NULL;
+    rc = sinew__deformer_members(g, n, k, sinew_mesh_get(in)->npoints, &st->members, &mask);
+    if (!rc) rc = add_offsets(g, st, &vt, en, mask, in, &out);
+    if (!rc) rc = add_offsets(g, st, &cp, en, mask, in, &out);
     /* normals, when the mesh carries them, follow the moved points (in place: out is exclusive) */
     if (!rc && out && sinew_mesh_get(out)->normals) {
       int slot = st->out[0] == out ? 0 : 1;
@@ -190,6 +255,7 @@ static void tweak_destroy(sinew_graph_t *g, sinew_node_t n, void *state) {
   sinew_data_unref(st->out[0]);
   sinew_data_unref(st->out[1]);
   sinew_data_unref(st->scratch);
+  sinew_data_unref(st->members);
 }
 
 /* ---- registration ------------------------------------------------------------------------------ */

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "nodes/nodes_internal.h"
+#include "sinew/curve.h"
 
 #define F_IN SINEW_ATTR_INPUT
 #define F_KEY (SINEW_ATTR_INPUT | SINEW_ATTR_KEYABLE)
@@ -55,7 +56,9 @@ static const sinew_attr_desc_t handle_attrs[] = {
     {.name = "twist", .short_name = "twi", .type = SINEW_ATTR_ANGLE, .flags = F_KEY},
     {.name = "ikBlend", .short_name = "ikb", .type = SINEW_ATTR_DOUBLE, .default_value = 1, .flags = F_KEY,
      .has_min = true, .has_max = true, .min_value = 0, .max_value = 1},
-    {.name = "inCurve", .short_name = "ic", .type = SINEW_ATTR_MESSAGE, .flags = F_IN | SINEW_ATTR_GENERIC},
+    /* spline IK: the world-space curve (curveShape.ws[0] -> ic) */
+    {.name = "inCurve", .short_name = "ic", .type = SINEW_ATTR_DATA, .data_type = &sinew_curve_data_type,
+     .flags = SINEW_ATTR_READABLE | SINEW_ATTR_WRITABLE | SINEW_ATTR_CONNECTABLE | SINEW_ATTR_INDEX_MATTERS},
     {.name = "rootOnCurve", .short_name = "roc", .type = SINEW_ATTR_BOOL},
     {.name = "rootTwistMode", .short_name = "rtm", .type = SINEW_ATTR_BOOL},
     {.name = "twistType", .short_name = "twt", .type = SINEW_ATTR_ENUM,
@@ -65,6 +68,18 @@ static const sinew_attr_desc_t handle_attrs[] = {
      .enum_fields = "Scene Up:Object Up:Object Up (Start/End):Object Rotation Up:Object Rotation Up (Start/End):Vector:Vector (Start/End):Relative"},
     {.name = "dWorldUpMatrix", .short_name = "dwum", .type = SINEW_ATTR_MATRIX},
     {.name = "dWorldUpMatrixEnd", .short_name = "dwue", .type = SINEW_ATTR_MATRIX},
+    {.name = "dWorldUpAxis", .short_name = "dwua", .type = SINEW_ATTR_ENUM,
+     .enum_fields = "Positive Y:Negative Y:Closest Y:Positive Z:Negative Z:Closest Z:Positive X:Negative X:Closest X"},
+    {.name = "dWorldUpVector", .short_name = "dwu", .type = SINEW_ATTR_COMPOUND},
+    {.name = "dWorldUpVectorX", .short_name = "dwux", .type = SINEW_ATTR_DOUBLE, .parent = "dWorldUpVector"},
+    {.name = "dWorldUpVectorY", .short_name = "dwuy", .type = SINEW_ATTR_DOUBLE, .parent = "dWorldUpVector",
+     .default_value = 1},
+    {.name = "dWorldUpVectorZ", .short_name = "dwuz", .type = SINEW_ATTR_DOUBLE, .parent = "dWorldUpVector"},
+    {.name = "dWorldUpVectorEnd", .short_name = "dwve", .type = SINEW_ATTR_COMPOUND},
+    {.name = "dWorldUpVectorEndX", .short_name = "dwvex", .type = SINEW_ATTR_DOUBLE, .parent = "dWorldUpVectorEnd"},
+    {.name = "dWorldUpVectorEndY", .short_name = "dwvey", .type = SINEW_ATTR_DOUBLE, .parent = "dWorldUpVectorEnd",
+     .default_value = 1},
+    {.name = "dWorldUpVectorEndZ", .short_name = "dwvez", .type = SINEW_ATTR_DOUBLE, .parent = "dWorldUpVectorEnd"},
     {.name = "splineIkOldStyle", .short_name = "sio", .type = SINEW_ATTR_BOOL},
     /* sinew's wiring (sinew_ik_wire): the chain's inputs, one element per joint, end joint last */
     {.name = "sinewIkJoint", .short_name = "sikj", .type = SINEW_ATTR_COMPOUND, .flags = F_HID_ARR},
@@ -102,7 +117,9 @@ static const sinew_attr_desc_t handle_attrs[] = {
 static const char *const handle_inputs[] = {
     "translate", "rotate", "scale", "shear", "rotatePivot", "scalePivot", "rotatePivotTranslate",
     "scalePivotTranslate", "rotateAxis", "rotateOrder", "inheritsTransform", "offsetParentMatrix",
-    "sinewParentMatrix", "ikSolver", "poleVector", "twist", "ikBlend", "sinewIkJoint", "sinewIkParentMatrix"};
+    "sinewParentMatrix", "ikSolver", "poleVector", "twist", "ikBlend", "sinewIkJoint", "sinewIkParentMatrix",
+    "inCurve", "roll", "twistType", "dTwistControlEnable", "dWorldUpType", "dWorldUpAxis", "dWorldUpMatrix",
+    "dWorldUpMatrixEnd", "dWorldUpVector", "dWorldUpVectorEnd"};
 
 static const sinew_attr_desc_t effector_attrs[] = {
     {.name = "handlePath", .short_name = "hp", .type = SINEW_ATTR_MESSAGE, .flags = SINEW_ATTR_OUTPUT},
@@ -124,6 +141,7 @@ static const sinew_attr_desc_t system_attrs[] = {
 static struct {
   uint32_t hsj, hee, hsv, pv, twi, ikb, sikj, sikt, sikf, siks, sika, siko, sikp, siki, sikr, sikc, sikm,
       sikpm, sikR, hp, sfkr, pa, rp;
+  uint32_t ic, rol, twt, dtce, dwut, dwua, dwum, dwue, dwu, dwve;
 } ik;
 
 /* ---- small math -------------------------------------------------------------------------------- */
@@ -222,7 +240,7 @@ static sinew_vec3_t local_rotation(const ik_joint *jt, const sinew_mat4_t *w, co
   return e;
 }
 
-typedef enum ik_kind { IK_NONE, IK_SC, IK_RP } ik_kind;
+typedef enum ik_kind { IK_NONE, IK_SC, IK_RP, IK_SPLINE } ik_kind;
 
 typedef struct ik_goal {
   ik_kind kind;
@@ -356,13 +374,301 @@ static sinew_plug_t child_of(sinew_graph_t *g, const sinew_plug_t *p, uint32_t a
   return c;
 }
 
+/* The chain joint k's inputs, as the wiring feeds them into sinewIkJoint[k]. */
+static void read_joint(sinew_graph_t *g, const sinew_plug_t *arr, int k, ik_joint *jt) {
+  sinew_plug_t e;
+  sinew_plug_element(g, arr, k, &e);
+  sinew__local_inputs *in = &jt->in;
+  memset(in, 0, sizeof *in);
+  sinew_plug_t p = child_of(g, &e, ik.sikt);
+  in->t = get3(g, &p);
+  p = child_of(g, &e, ik.sikf), in->r = get3(g, &p);
+  p = child_of(g, &e, ik.siks), in->s = get3(g, &p);
+  p = child_of(g, &e, ik.sika), in->ra = get3(g, &p);
+  p = child_of(g, &e, ik.siko), in->jo = get3(g, &p);
+  p = child_of(g, &e, ik.siki), in->is = get3(g, &p);
+  p = child_of(g, &e, ik.sikp), jt->pa = get3(g, &p);
+  double v = 0;
+  p = child_of(g, &e, ik.sikr);
+  sinew_get_double(g, &p, &v);
+  in->order = v >= 0 && v < SINEW_ROTATE_ORDER_MAX ? (sinew_rotate_order_t)v : SINEW_ROTATE_XYZ;
+  p = child_of(g, &e, ik.sikc);
+  v = 1;
+  sinew_get_double(g, &p, &v);
+  in->ssc = v != 0;
+  p = child_of(g, &e, ik.sikm);
+  if (sinew_get_matrix(g, &p, &jt->opm)) sinew_mat4_identity(&jt->opm);
+}
+
 static ik_kind solver_kind(sinew_graph_t *g, sinew_node_t h) {
   sinew_plug_t p = sinew_plug_make(h, ik.hsv, 0, NULL), src;
   if (!sinew_plug_source(g, &p, &src)) return IK_NONE;
   const sinew_node_type_t *t = sinew_node_type(g, src.node);
   if (sinew_node_type_is_a(t, "ikRPsolver")) return IK_RP;
   if (sinew_node_type_is_a(t, "ikSCsolver")) return IK_SC;
+  if (sinew_node_type_is_a(t, "ikSplineSolver")) return IK_SPLINE;
   return IK_NONE;
+}
+
+/* ---- spline IK ---------------------------------------------------------------------------------- */
+
+/* The most joints a spline IK chain may have. */
+#define SPLINE_MAX_JOINTS 1024
+
+/* The curve's point at u, and beyond its end the end tangent's straight continuation (s >= 0
+ * past the end): where joints go when the chain is longer than the curve. */
+static sinew_vec3_t curve_point(const sinew_curve_t *c, double u) {
+  sinew_vec3_t p;
+  sinew_curve_eval(c, u, &p, NULL, NULL);
+  return p;
+}
+
+/* The parameter of the curve point nearest to p: the best of a sampling of every knot
+ * interval, refined by Newton on (C(u) - p) . C'(u) = 0. */
+static double closest_param(const sinew_curve_t *c, sinew_vec3_t p) {
+  double lo, hi;
+  sinew_curve_range(c, &lo, &hi);
+  uint32_t spans = sinew_curve_spans(c), steps = 16 * (spans ? spans : 1);
+  double best = lo, bd = INFINITY;
+  for (uint32_t i = 0; i <= steps; i++) {
+    double u = lo + (hi - lo) * i / steps, d = v_len(v_sub(curve_point(c, u), p));
+    if (d < bd) bd = d, best = u;
+  }
+  double u = best, h = (hi - lo) / steps;
+  for (int it = 0; it < 30; it++) {
+    sinew_vec3_t q, d1, d2;
+    sinew_curve_eval(c, u, &q, &d1, &d2);
+    sinew_vec3_t r = v_sub(q, p);
+    double f = v_dot(r, d1), df = v_dot(d1, d1) + v_dot(r, d2);
+    if (!(df > 0)) break;
+    double nu = u - f / df;
+    if (nu < best - h) nu = best - h;
+    if (nu > best + h) nu = best + h;
+    nu = nu < lo ? lo : nu > hi ? hi : nu;
+    if (fabs(nu - u) <= 1e-15 * (fabs(u) + 1)) {
+      u = nu;
+      break;
+    }
+    u = nu;
+  }
+  return u;
+}
+
+/* The next joint: the first point past parameter *u along the curve (then along the end
+ * tangent) at distance len from p. *u becomes its parameter (the range's end past the end). */
+static sinew_vec3_t next_on_curve(const sinew_curve_t *c, sinew_vec3_t p, double len, double *u) {
+  double lo, hi;
+  sinew_curve_range(c, &lo, &hi);
+  uint32_t spans = sinew_curve_spans(c), steps = 64 * (spans ? spans : 1);
+  double step = (hi - lo) / steps, a = *u;
+  for (double b = a + step;; b += step) {
+    if (b > hi) b = hi;
+    double fb = v_len(v_sub(curve_point(c, b), p)) - len;
+    if (fb >= 0) { /* crossed inside [a, b]: bisect (the distance is continuous) */
+      for (int it = 0; it < 200 && b - a > 1e-15 * (fabs(b) + 1); it++) {
+        double m = 0.5 * (a + b);
+        if (v_len(v_sub(curve_point(c, m), p)) - len >= 0) b = m;
+        else a = m;
+      }
+      *u = b;
+      return curve_point(c, b);
+    }
+    if (b >= hi) break;
+    a = b;
+  }
+  /* past the end: along the end tangent, |e + s t - p| = len with s >= 0 */
+  sinew_vec3_t e, t;
+  sinew_curve_eval(c, hi, &e, &t, NULL);
+  t = v_norm(t);
+  if (v_len(t) == 0) t = v_norm(v_sub(e, p));
+  sinew_vec3_t w = v_sub(e, p);
+  double bq = v_dot(w, t), cq = v_dot(w, w) - len * len, disc = bq * bq - cq;
+  double s = disc > 0 ? -bq + sqrt(disc) : 0;
+  *u = hi;
+  return v_add(e, v_mul(t, s > 0 ? s : 0));
+}
+
+/* Twist weight along the chain (twistType): linear, ease in, ease out, ease in and out. */
+static double twist_weight(int type, double t) {
+  switch (type) {
+  case 1: return t * t;
+  case 2: return 1 - (1 - t) * (1 - t);
+  case 3: return t * t * (3 - 2 * t);
+  default: return t;
+  }
+}
+
+typedef struct spline_goal {
+  sinew_curve_t curve;
+  double twist, roll;
+  int twist_type;
+  bool advanced;
+  int up_type, up_axis;
+  sinew_mat4_t up_start, up_end;
+  sinew_vec3_t up_vec, up_vec_end;
+} spline_goal;
+
+/* The advanced twist's up vector at joint position p, fraction t down the chain (dWorldUpType:
+ * scene up, object up, object up start/end, object rotation up, its start/end, vector, vector
+ * start/end); false for the types not modelled (relative). */
+static bool up_vector(const spline_goal *sg, sinew_vec3_t p, double t, sinew_vec3_t *out) {
+  sinew_vec3_t a, b;
+  switch (sg->up_type) {
+  case 0: *out = (sinew_vec3_t){0, 1, 0}; return true;
+  case 1: *out = v_sub(row3(&sg->up_start, 3), p); return true;
+  case 2:
+    a = v_sub(row3(&sg->up_start, 3), p), b = v_sub(row3(&sg->up_end, 3), p);
+    *out = v_add(v_mul(a, 1 - t), v_mul(b, t));
+    return true;
+  case 3: sinew_mat4_transform_vector(sg->up_vec, &sg->up_start, out); return true;
+  case 4:
+    sinew_mat4_transform_vector(sg->up_vec, &sg->up_start, &a);
+    sinew_mat4_transform_vector(sg->up_vec_end, &sg->up_end, &b);
+    *out = v_add(v_mul(v_norm(a), 1 - t), v_mul(v_norm(b), t));
+    return true;
+  case 5: *out = sg->up_vec; return true;
+  case 6: *out = v_add(v_mul(sg->up_vec, 1 - t), v_mul(sg->up_vec_end, t)); return true;
+  default: return false;
+  }
+}
+
+/* Places joints 0..m-1 (m bones; j[m] is the end joint) along the curve: the start joint stays
+ * where its parent puts it, each next joint is the first curve point past the last at the
+ * bone's length (so every joint lies on the curve and every bone keeps its length; past the
+ * curve's end the chain goes on along the end tangent). Each joint turns from its preferred pose
+ * by the smallest rotation that aims its bone at the next joint, then about the bone by the
+ * twist (roll + twist * weight down the chain), or, with the advanced twist, so that its up axis
+ * faces the up vector. out[k] is each joint's rotate value. */
+static void spline_solve(const ik_joint *j, int m, const sinew_mat4_t *parent, const spline_goal *sg,
+                         sinew_mat4_t *w, sinew_vec3_t *out) {
+  double u = 0;
+  double prev_twist = 0;
+  for (int k = 0; k < m; k++) {
+    sinew_mat4_t above, l, t;
+    sinew_mat4_mul(&j[k].opm, k ? &w[k - 1] : parent, &above);
+    sinew__local_inputs in = j[k].in;
+    in.r = j[k].pa;
+    sinew__joint_local(&in, &l);
+    sinew_mat4_mul(&l, &above, &w[k]);
+    sinew_vec3_t pk = row3(&w[k], 3);
+    if (k == 0) u = closest_param(&sg->curve, pk);
+    /* the child's position in this pose, and the bone's length */
+    sinew_vec3_t child;
+    sinew_mat4_mul(&j[k + 1].opm, &w[k], &t);
+    sinew_mat4_transform_point(j[k + 1].in.t, &t, &child);
+    sinew_vec3_t b = v_sub(child, pk);
+    double len = v_len(b);
+    if (len <= 0) {
+      out[k] = local_rotation(&j[k], &w[k], &above);
+      continue;
+    }
+    sinew_vec3_t target = next_on_curve(&sg->curve, pk, len, &u), d = v_sub(target, pk);
+    if (v_len(d) > 0) {
+      sinew_vec3_t axis = v_cross(b, d);
+      double ang = atan2(v_len(axis), v_dot(b, d));
+      if (v_len(axis) <= 1e-12 * len * v_len(d)) axis = any_perpendicular(b);
+      if (ang != 0) turn_about(&w[k], qaxis(v_norm(axis), ang), pk);
+    }
+    sinew_vec3_t dn = v_norm(d);
+    double tk = m > 1 ? (double)k / (m - 1) : 1;
+    double twist = sg->roll + sg->twist * twist_weight(sg->twist_type, tk);
+    sinew_vec3_t up;
+    if (sg->advanced && v_len(dn) > 0 && up_vector(sg, pk, tk, &up)) {
+      /* turn about the bone so the chosen axis faces the up vector (across the bone) */
+      int axis_row = sg->up_axis >= 6 ? 0 : sg->up_axis >= 3 ? 2 : 1, mode = sg->up_axis % 3;
+      sinew_vec3_t a = v_norm(row3(&w[k], axis_row));
+      if (mode == 1) a = v_mul(a, -1);
+      sinew_vec3_t ap = v_sub(a, v_mul(dn, v_dot(a, dn))), upp = v_sub(up, v_mul(dn, v_dot(up, dn)));
+      if (v_len(ap) > 1e-12 && v_len(upp) > 1e-12) {
+        if (mode == 2 && v_dot(ap, upp) < 0) ap = v_mul(ap, -1);
+        double phi = atan2(v_dot(v_cross(ap, upp), dn), v_dot(ap, upp));
+        turn_about(&w[k], qaxis(dn, phi + twist), pk);
+      }
+    } else if (v_len(dn) > 0 && twist - prev_twist != 0) {
+      /* the child inherits this joint's twist: each joint adds what it has beyond its parent's */
+      turn_about(&w[k], qaxis(dn, twist - prev_twist), pk);
+    }
+    prev_twist = twist;
+    out[k] = local_rotation(&j[k], &w[k], &above);
+  }
+}
+
+/* ikSplineSolver handles: reads every chain joint, solves once and sets every rotating joint's
+ * sinewIkRotate element. */
+static int spline_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
+  sinew_graph_t *g = sinew_compute_graph(ctx);
+  sinew_node_t h = sinew_compute_node(ctx);
+  sinew_plug_t arr = sinew_plug_make(h, ik.sikj, 0, NULL), out = sinew_plug_make(h, ik.sikR, 0, NULL);
+  size_t nj = sinew_plug_indices(g, &arr, NULL, 0), no = sinew_plug_indices(g, &out, NULL, 0);
+  if (nj > SPLINE_MAX_JOINTS) nj = SPLINE_MAX_JOINTS;
+  sinew_data_t *holder;
+  size_t bytes = (nj + no + 1) * sizeof(int32_t) + nj * (sizeof(ik_joint) + sizeof(sinew_mat4_t) + sizeof(sinew_vec3_t));
+  char *mem = sinew__scratch(bytes + 64, &holder);
+  if (!mem) return SINEW_ENOMEM;
+  ik_joint *j = (ik_joint *)mem;
+  sinew_mat4_t *w = (sinew_mat4_t *)(j + nj);
+  sinew_vec3_t *res = (sinew_vec3_t *)(w + nj);
+  int32_t *idx = (int32_t *)(res + nj), *oidx = idx + nj;
+  nj = sinew_plug_indices(g, &arr, idx, nj);
+  no = sinew_plug_indices(g, &out, oidx, no);
+  int m = (int)nj - 1;
+  bool ok = nj >= 2;
+  for (size_t k = 0; ok && k < nj; k++) ok = idx[k] == (int32_t)k;
+  for (int k = 0; ok && k <= m; k++) read_joint(g, &arr, k, &j[k]);
+  spline_goal sg = {0};
+  sinew_data_t *curve = NULL;
+  sinew_plug_t p = sinew_plug_make(h, ik.ic, 0, NULL);
+  if (ok) sinew_get_data(g, &p, &curve);
+  ok = ok && curve && !sinew_curve_get(curve, &sg.curve);
+  double blend = 1;
+  p = sinew_plug_make(h, ik.ikb, 0, NULL);
+  sinew_get_double(g, &p, &blend);
+  if (ok && blend > 0) {
+    double v = 0;
+    p = sinew_plug_make(h, ik.twi, 0, NULL), sinew_get_double(g, &p, &sg.twist);
+    p = sinew_plug_make(h, ik.rol, 0, NULL), sinew_get_double(g, &p, &sg.roll);
+    p = sinew_plug_make(h, ik.twt, 0, NULL), v = 0, sinew_get_double(g, &p, &v), sg.twist_type = v >= 0 && v <= 3 ? (int)v : 0;
+    p = sinew_plug_make(h, ik.dtce, 0, NULL), v = 0, sinew_get_double(g, &p, &v), sg.advanced = v != 0;
+    p = sinew_plug_make(h, ik.dwut, 0, NULL), v = 0, sinew_get_double(g, &p, &v), sg.up_type = v >= 0 && v <= 7 ? (int)v : 7;
+    p = sinew_plug_make(h, ik.dwua, 0, NULL), v = 0, sinew_get_double(g, &p, &v), sg.up_axis = v >= 0 && v <= 8 ? (int)v : 0;
+    p = sinew_plug_make(h, ik.dwum, 0, NULL);
+    if (sinew_get_matrix(g, &p, &sg.up_start)) sinew_mat4_identity(&sg.up_start);
+    p = sinew_plug_make(h, ik.dwue, 0, NULL);
+    if (sinew_get_matrix(g, &p, &sg.up_end)) sinew_mat4_identity(&sg.up_end);
+    p = sinew_plug_make(h, ik.dwu, 0, NULL), sg.up_vec = get3(g, &p);
+    p = sinew_plug_make(h, ik.dwve, 0, NULL), sg.up_vec_end = get3(g, &p);
+    sinew_mat4_t parent;
+    p = sinew_plug_make(h, ik.sikpm, 0, NULL);
+    if (sinew_get_matrix(g, &p, &parent)) sinew_mat4_identity(&parent);
+    spline_solve(j, m, &parent, &sg, w, res);
+    if (blend < 1)
+      for (int k = 0; k < m; k++) {
+        sinew_quat_t qa, qb, q;
+        sinew_quat_from_euler(j[k].in.r, j[k].in.order, &qa);
+        sinew_quat_from_euler(res[k], j[k].in.order, &qb);
+        sinew_quat_slerp(qa, qb, blend, &q);
+        sinew_quat_to_euler(q, j[k].in.order, &res[k]);
+      }
+  } else {
+    for (int k = 0; k < m && nj >= 2; k++) res[k] = j[k].in.r;
+  }
+  sinew_data_unref(curve);
+  int rc = SINEW_OK;
+  bool done = false;
+  for (size_t i = 0; i < no && !rc; i++) {
+    sinew_plug_t e;
+    sinew_plug_element(g, &out, oidx[i], &e);
+    done |= plug->idx[0] == oidx[i];
+    if (nj < 2 || oidx[i] < 0 || oidx[i] >= m) { /* no chain to solve: the element keeps its value */
+      rc = sinew_compute_set_clean(ctx, &e);
+      continue;
+    }
+    double v[3] = {res[oidx[i]].x, res[oidx[i]].y, res[oidx[i]].z};
+    rc = sinew_compute_set_doubles(ctx, &e, v, 3);
+  }
+  if (!rc && !done) rc = sinew_compute_set_clean(ctx, plug);
+  sinew_data_unref(holder);
+  return rc;
 }
 
 static int handle_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
@@ -370,6 +676,7 @@ static int handle_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
     return SINEW_EUNKNOWN_PLUG;
   sinew_graph_t *g = sinew_compute_graph(ctx);
   sinew_node_t h = sinew_compute_node(ctx);
+  if (solver_kind(g, h) == IK_SPLINE) return spline_compute(ctx, plug);
   sinew_plug_t arr = sinew_plug_make(h, ik.sikj, 0, NULL);
   int32_t idx[IK_MAX_JOINTS + 1];
   size_t nj = sinew_plug_indices(g, &arr, idx, IK_MAX_JOINTS + 1);
@@ -377,32 +684,10 @@ static int handle_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
   int m = (int)nj - 1;
   bool ok = nj >= 2 && nj <= IK_MAX_JOINTS;
   for (size_t k = 0; ok && k < nj; k++) ok = idx[k] == (int32_t)k;
-  for (int k = 0; ok && k <= m; k++) {
-    sinew_plug_t e;
-    sinew_plug_element(g, &arr, k, &e);
-    sinew__local_inputs *in = &j[k].in;
-    memset(in, 0, sizeof *in);
-    sinew_plug_t p = child_of(g, &e, ik.sikt);
-    in->t = get3(g, &p);
-    p = child_of(g, &e, ik.sikf), in->r = get3(g, &p);
-    p = child_of(g, &e, ik.siks), in->s = get3(g, &p);
-    p = child_of(g, &e, ik.sika), in->ra = get3(g, &p);
-    p = child_of(g, &e, ik.siko), in->jo = get3(g, &p);
-    p = child_of(g, &e, ik.siki), in->is = get3(g, &p);
-    p = child_of(g, &e, ik.sikp), j[k].pa = get3(g, &p);
-    double v = 0;
-    p = child_of(g, &e, ik.sikr);
-    sinew_get_double(g, &p, &v);
-    in->order = v >= 0 && v < SINEW_ROTATE_ORDER_MAX ? (sinew_rotate_order_t)v : SINEW_ROTATE_XYZ;
-    p = child_of(g, &e, ik.sikc);
-    v = 1;
-    sinew_get_double(g, &p, &v);
-    in->ssc = v != 0;
-    p = child_of(g, &e, ik.sikm);
-    if (sinew_get_matrix(g, &p, &j[k].opm)) sinew_mat4_identity(&j[k].opm);
-  }
+  for (int k = 0; ok && k <= m; k++) read_joint(g, &arr, k, &j[k]);
   sinew_vec3_t res[IK_MAX_BONES];
   ik_goal goal = {.kind = ok ? solver_kind(g, h) : IK_NONE};
+  if (goal.kind == IK_SPLINE) goal.kind = IK_NONE;
   double blend = 1;
   sinew_plug_t p = sinew_plug_make(h, ik.ikb, 0, NULL);
   sinew_get_double(g, &p, &blend);
@@ -574,24 +859,27 @@ static int wire(sinew_graph_t *g, sinew__undo *u, sinew_node_t h, const sinew_no
 }
 
 int sinew_ik_wire(sinew_graph_t *g, sinew_node_t h) {
-  sinew_node_t jn[IK_MAX_JOINTS + 1];
+  sinew_node_t jn[257];
   size_t nj = 0;
-  int rc = sinew_ik_chain(g, h, jn, IK_MAX_JOINTS + 1, &nj);
+  int rc = sinew_ik_chain(g, h, jn, 257, &nj);
   if (rc) return rc;
   if (sinew_ik_wired(g, h)) return SINEW_OK;
   sinew_plug_t p = sinew_plug_make(h, ik.hsv, 0, NULL), src;
   if (!sinew_plug_source(g, &p, &src)) return fail(g, SINEW_ENOTFOUND, h, "no solver (ikSolver is not connected)");
   const sinew_node_type_t *st = sinew_node_type(g, src.node);
-  if (!sinew_node_type_is_a(st, "ikSCsolver")) {
+  bool spline = sinew_node_type_is_a(st, "ikSplineSolver");
+  if (!spline && !sinew_node_type_is_a(st, "ikSCsolver")) {
     char why[160];
-    snprintf(why, sizeof why, "the %s solver is not supported (ikRPsolver and ikSCsolver are)", sinew_node_type_name(st));
+    snprintf(why, sizeof why, "the %s solver is not supported (ikRPsolver, ikSCsolver and ikSplineSolver are)",
+             sinew_node_type_name(st));
     return fail(g, SINEW_EUNSUPPORTED, h, why);
   }
-  if (nj - 1 > IK_MAX_BONES) {
+  if (!spline && nj - 1 > IK_MAX_BONES) {
     char why[160];
     snprintf(why, sizeof why, "a chain of %zu bones; the RP and SC solvers here solve one or two", nj - 1);
     return fail(g, SINEW_EUNSUPPORTED, h, why);
   }
+  if (nj > 257) return fail(g, SINEW_EUNSUPPORTED, h, "a spline IK chain of more than 256 bones");
   for (size_t k = 0; k + 1 < nj; k++) {
     sinew_plug_t r = sinew_plug_make(jn[k], sinew__dag.rotate, 0, NULL);
     char why[300];
@@ -622,7 +910,7 @@ int sinew_ik_wire(sinew_graph_t *g, sinew_node_t h) {
 
 int sinew__register_ik_types(sinew_graph_t *g) {
   if (sinew_find_node_type(g, "ikHandle")) return SINEW_OK;
-  sinew_affects_t aff[32];
+  sinew_affects_t aff[48];
   size_t na = 0;
   for (size_t i = 0; i < sizeof handle_inputs / sizeof *handle_inputs; i++)
     aff[na++] = (sinew_affects_t){handle_inputs[i], "sinewIkRotate"};
@@ -642,6 +930,8 @@ int sinew__register_ik_types(sinew_graph_t *g) {
   if ((rc = sinew_register_node_type(g, &sc, NULL))) return rc;
   sinew_node_type_desc_t rp = {.name = "ikRPsolver", .parent_type = "ikSCsolver"};
   if ((rc = sinew_register_node_type(g, &rp, NULL))) return rc;
+  sinew_node_type_desc_t spl = {.name = "ikSplineSolver", .parent_type = "ikSolver"};
+  if ((rc = sinew_register_node_type(g, &spl, NULL))) return rc;
   sinew_node_type_desc_t sy = {.name = "ikSystem", .attrs = system_attrs,
                                .attr_count = sizeof system_attrs / sizeof *system_attrs};
   if ((rc = sinew_register_node_type(g, &sy, NULL))) return rc;
@@ -659,5 +949,10 @@ int sinew__register_ik_types(sinew_graph_t *g) {
   ik.sfkr = sinew_node_type_attr(jt, "sfkr"), ik.pa = sinew_node_type_attr(jt, "pa");
   const sinew_node_type_t *et = sinew_find_node_type(g, "ikEffector");
   ik.hp = sinew_node_type_attr(et, "hp");
+  ik.ic = sinew_node_type_attr(ht, "ic"), ik.rol = sinew_node_type_attr(ht, "rol");
+  ik.twt = sinew_node_type_attr(ht, "twt"), ik.dtce = sinew_node_type_attr(ht, "dtce");
+  ik.dwut = sinew_node_type_attr(ht, "dwut"), ik.dwua = sinew_node_type_attr(ht, "dwua");
+  ik.dwum = sinew_node_type_attr(ht, "dwum"), ik.dwue = sinew_node_type_attr(ht, "dwue");
+  ik.dwu = sinew_node_type_attr(ht, "dwu"), ik.dwve = sinew_node_type_attr(ht, "dwve");
   return SINEW_OK;
 }

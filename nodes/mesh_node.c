@@ -424,7 +424,10 @@ static int register_once(sinew_graph_t *g, const sinew_node_type_desc_t *d) {
 int sinew__register_mesh_types(sinew_graph_t *g) {
   if (!g) return SINEW_EINVAL;
   const sinew_node_type_desc_t types[] = {
-      {.name = "mesh", .parent_type = "dagNode", .attrs = mesh_attrs, .attr_count = COUNTOF(mesh_attrs),
+      /* parallel: reads its own inputs, and its own outMesh for worldMesh (whose inputs are
+       * worldMesh's too); buffers are per node; kernels may use the pool */
+      {.name = "mesh", .parent_type = "dagNode", .flags = SINEW_NODE_TYPE_PARALLEL, .attrs = mesh_attrs,
+       .attr_count = COUNTOF(mesh_attrs),
        .affects = mesh_affects, .affects_count = COUNTOF(mesh_affects), .compute = mesh_compute,
        .state_size = sizeof(mesh_state), .destroy = mesh_destroy},
       {.name = "polyPrimitive", .flags = SINEW_NODE_TYPE_ABSTRACT, .attrs = prim_attrs,

@@ -14,6 +14,8 @@ int sinew_nodes_register(sinew_graph_t *g) {
   if (!rc) rc = sinew__register_skin_types(g);
   if (!rc) rc = sinew__register_deformer_chain_types(g);
   if (!rc) rc = sinew__register_poly_modifier_types(g);
+  if (!rc) rc = sinew__register_blend_shape_types(g);
+  if (!rc) rc = sinew__register_cluster_types(g);
   if (!rc) rc = sinew__register_pose_types(g);
   if (!rc) rc = sinew__register_anim_curve_types(g);
   if (!rc) rc = sinew__register_anim_blend_types(g);
@@ -23,6 +25,7 @@ int sinew_nodes_register(sinew_graph_t *g) {
   if (!rc) rc = sinew__register_locator_types(g);
   if (!rc) rc = sinew__register_constraint_types(g);
   if (!rc) rc = sinew__register_ik_types(g);
+  if (!rc) rc = sinew__register_curve_types(g);
   return rc;
 }
 

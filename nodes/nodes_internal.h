@@ -43,6 +43,26 @@ int sinew__register_poly_modifier_types(sinew_graph_t *g);
  * its world matrix, and deformers work on the local points (sinew's worldMesh holds world
  * points). */
 int sinew__geometry_input(sinew_graph_t *g, const sinew_plug_t *dst, sinew_data_t **out);
+/* Deformers deform meshes only: given input geometry `in` of another kind (a nurbsCurve), the
+ * caller passes it through undeformed, and this says so once per node (*warned remembers it):
+ * a warning naming the node, the input and the data's type. Nothing for a mesh or no data. */
+void sinew__deformer_check_mesh(sinew_graph_t *g, sinew_node_t n, int32_t k, const sinew_data_t *in, bool *warned);
+/* The points deformer may change in geometry k: *mask (npoints bytes, 1 = a member, kept in
+ * *holder for the next call) from the inputComponents of the groupParts feeding its
+ * input[k].inputGeometry, as Maya builds every deformer's chain; *mask NULL means every point
+ * (no groupParts, no list, "vtx[*]", or components that are not vertices). */
+int sinew__deformer_members(sinew_graph_t *g, sinew_node_t deformer, int32_t k, uint32_t npoints,
+                            sinew_data_t **holder, const uint8_t **mask);
+/* For a deformer that computes every point (skinCluster): puts the input's points (and normals,
+ * when both have them) back for the points outside its set; nothing to do (and no memory used)
+ * when every point is a member. */
+struct sinew_mesh;
+int sinew__deformer_restore_nonmembers(sinew_graph_t *g, sinew_node_t deformer, int32_t k, const struct sinew_mesh *in,
+                                       float *points, float *normals, sinew_data_t **holder);
+/* blendShape (nodes/blend_shape.c); cluster and clusterHandle (nodes/cluster.c); after the
+ * deformer chain types; each registers nothing when its type is already known. */
+int sinew__register_blend_shape_types(sinew_graph_t *g);
+int sinew__register_cluster_types(sinew_graph_t *g);
 /* mesh, polyPrimitive, polyCube, polyPlane, polyCylinder, polySphere (nodes/mesh_node.c);
  * registers only the types not yet present, so calling it twice is harmless. */
 int sinew__register_mesh_types(sinew_graph_t *g);
@@ -61,6 +81,12 @@ int sinew__register_pose_types(sinew_graph_t *g);
 /* ikHandle, ikEffector, ikSCsolver, ikRPsolver, ikSystem; after the DAG types; registers nothing
  * when ikHandle is already known. */
 int sinew__register_ik_types(sinew_graph_t *g);
+
+/* ---- curves (nodes/curve.c, nodes/curve_node.c) --------------------------------------------- */
+
+/* nurbsCurve, makeNurbCircle, curveInfo, pointOnCurveInfo; registers nothing when nurbsCurve
+ * is already known. */
+int sinew__register_curve_types(sinew_graph_t *g);
 
 /* ---- animation (nodes/anim_curve.c, nodes/anim_blend.c) ------------------------------------ */
 

@@ -119,7 +119,9 @@ typedef struct skin_state {
   sinew_data_t *table_block; /* the kernels' element tables */
   uint32_t blend_limit;      /* the point count the blend weights were compiled for */
   sinew_data_t *out[2];      /* double-buffered outputs (one geometry) */
+  sinew_data_t *members;     /* the set's membership mask (sinew__deformer_restore_nonmembers) */
   uint64_t compiles;         /* for tests: how often weights were compiled */
+  bool warned_not_mesh;      /* sinew__deformer_check_mesh */
   uint64_t evaluations;
 } skin_state;
 
@@ -354,6 +356,7 @@ static int skin_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
   sinew_data_t *in = NULL;
   /* a worldMesh source gives its local points, as in Maya; out of memory fails the read */
   if (sinew__geometry_input(g, &ig, &in) == SINEW_ENOMEM) return SINEW_ENOMEM;
+  sinew__deformer_check_mesh(g, n, k, in, &st->warned_not_mesh);
   const sinew_mesh_t *mesh = in ? sinew_mesh_get(in) : NULL;
   double en = 1, state = 0, method = 0;
   sinew_plug_t pen = sinew_plug_make(n, A.envelope, 0, NULL), pns = sinew_plug_make(n, A.node_state, 0, NULL);
@@ -432,6 +435,8 @@ static int skin_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
       run r = {&j, (int)sinew_skin_isa()};
       sinew_pool_run(sinew__skin_job_blocks(&j), 256, run_blocks, &r);
     }
+    /* deformer set membership: a post-pass, so the kernels stay whole-mesh */
+    if (op) rc = sinew__deformer_restore_nonmembers(g, n, k, mesh, op, j.out_normals, &st->members);
   }
   if (!rc) rc = sinew_compute_set_data(ctx, plug, out);
   sinew_data_unref(in);
@@ -454,6 +459,7 @@ static void skin_destroy(sinew_graph_t *g, sinew_node_t n, void *state) {
   sinew_data_unref(st->table_block);
   sinew_data_unref(st->out[0]);
   sinew_data_unref(st->out[1]);
+  sinew_data_unref(st->members);
 }
 
 static int skin_init(sinew_graph_t *g, sinew_node_t n, void *state) {
@@ -472,7 +478,10 @@ int sinew__register_skin_types(sinew_graph_t *g) {
   size_t na = 0;
   for (size_t i = 0; i < sizeof skin_inputs / sizeof *skin_inputs; i++)
     aff[na++] = (sinew_affects_t){skin_inputs[i], "outputGeometry"};
-  sinew_node_type_desc_t s = {.name = "skinCluster", .parent_type = "geometryFilter", .attrs = skin_attrs,
+  /* parallel: reads its own inputs, and through sinew__geometry_input the (clean) outMesh of
+   * the shape that feeds it; its compiled weights and buffers are per node */
+  sinew_node_type_desc_t s = {.name = "skinCluster", .parent_type = "geometryFilter",
+                              .flags = SINEW_NODE_TYPE_PARALLEL, .attrs = skin_attrs,
                               .attr_count = sizeof skin_attrs / sizeof *skin_attrs, .affects = aff,
                               .affects_count = na, .compute = skin_compute,
                               .input_changed = skin_input_changed, .state_size = sizeof(skin_state),

@@ -160,15 +160,8 @@ static double get1_rc(sinew_graph_t *g, sinew_node_t n, uint32_t attr, int *rc) 
   return v;
 }
 
-static double get1(sinew_graph_t *g, sinew_node_t n, uint32_t attr) { return get1_rc(g, n, attr, NULL); }
-
-static void get_matrix(sinew_graph_t *g, sinew_node_t n, uint32_t attr, sinew_mat4_t *out) {
-  sinew_plug_t p = sinew_plug_make(n, attr, 0, NULL);
-  if (sinew_get_matrix(g, &p, out)) sinew_mat4_identity(out);
-}
-
-static sinew_rotate_order_t get_order(sinew_graph_t *g, sinew_node_t n, int *rc) {
-  double ro = get1_rc(g, n, sinew__dag.rotate_order, rc);
+/* rotateOrder's value as an order (xyz for anything out of range). */
+static sinew_rotate_order_t order_of(double ro) {
   if (!(ro >= 0 && ro < SINEW_ROTATE_ORDER_MAX)) return SINEW_ROTATE_XYZ;
   return (sinew_rotate_order_t)ro;
 }
@@ -238,7 +231,7 @@ int sinew__read_local_inputs(sinew_graph_t *g, sinew_node_t n, bool joint, sinew
   in->r = get3_rc(g, n, sinew__dag.rotate, &rc);
   in->s = get3_rc(g, n, sinew__dag.scale, &rc);
   in->ra = get3_rc(g, n, sinew__dag.rotate_axis, &rc);
-  in->order = get_order(g, n, &rc);
+  in->order = order_of(get1_rc(g, n, sinew__dag.rotate_order, &rc));
   if (joint) {
     in->jo = get3_rc(g, n, sinew__dag.joint_orient, &rc);
     in->is = get3_rc(g, n, sinew__dag.inverse_scale, &rc);
@@ -257,26 +250,72 @@ int sinew__read_local_inputs(sinew_graph_t *g, sinew_node_t n, bool joint, sinew
 
 typedef enum local_kind { LOCAL_IDENTITY, LOCAL_TRANSFORM, LOCAL_JOINT } local_kind;
 
-static void local_matrix(sinew_graph_t *g, sinew_node_t n, local_kind kind, sinew_mat4_t *out) {
+/* Inside compute the inputs are read by id (the fast path): they were pulled before compute
+ * was called, so a read cannot fail but through a bug, which leaves the default. */
+static sinew_vec3_t cget3(sinew_compute_t *ctx, uint32_t attr) {
+  double v[3] = {0, 0, 0};
+  sinew_compute_get_doubles(ctx, attr, v, 3);
+  return (sinew_vec3_t){v[0], v[1], v[2]};
+}
+
+static double cget1(sinew_compute_t *ctx, uint32_t attr) {
+  double v = 0;
+  sinew_compute_get_double(ctx, attr, &v);
+  return v;
+}
+
+static void cget_matrix(sinew_compute_t *ctx, uint32_t attr, sinew_mat4_t *out) {
+  if (sinew_compute_get_matrix(ctx, attr, out)) sinew_mat4_identity(out);
+}
+
+static void read_local_ctx(sinew_compute_t *ctx, bool joint, sinew__local_inputs *in) {
+  memset(in, 0, sizeof *in);
+  in->t = cget3(ctx, sinew__dag.translate);
+  in->r = cget3(ctx, sinew__dag.rotate);
+  in->s = cget3(ctx, sinew__dag.scale);
+  in->ra = cget3(ctx, sinew__dag.rotate_axis);
+  in->order = order_of(cget1(ctx, sinew__dag.rotate_order));
+  if (joint) {
+    in->jo = cget3(ctx, sinew__dag.joint_orient);
+    in->is = cget3(ctx, sinew__dag.inverse_scale);
+    in->ssc = cget1(ctx, sinew__dag.ssc) != 0;
+    return;
+  }
+  in->sh = cget3(ctx, sinew__dag.shear);
+  in->rp = cget3(ctx, sinew__dag.rotate_pivot);
+  in->sp = cget3(ctx, sinew__dag.scale_pivot);
+  in->rpt = cget3(ctx, sinew__dag.rotate_pivot_translate);
+  in->spt = cget3(ctx, sinew__dag.scale_pivot_translate);
+}
+
+/* The local matrix. The `matrix` output holds it: while no local input changed that output is
+ * clean and is taken as it is; otherwise it is made from the inputs and stored there, so the
+ * world matrices of a moving parent's descendants reuse their local matrices. */
+static void local_matrix(sinew_compute_t *ctx, local_kind kind, sinew_mat4_t *out) {
   if (kind == LOCAL_IDENTITY) {
     sinew_mat4_identity(out);
     return;
   }
+  if (sinew_compute_peek_matrix(ctx, sinew__dag.matrix, out)) return;
   sinew__local_inputs in;
-  sinew__read_local_inputs(g, n, kind == LOCAL_JOINT, &in);
+  read_local_ctx(ctx, kind == LOCAL_JOINT, &in);
   if (kind == LOCAL_JOINT) sinew__joint_local(&in, out);
   else sinew__transform_local(&in, out);
+  /* keeping it is a saving only: if that runs out of memory, matrix stays dirty */
+  sinew_plug_t m = sinew_plug_make(sinew_compute_node(ctx), sinew__dag.matrix, 0, NULL);
+  (void)sinew_compute_set_matrix(ctx, &m, out);
 }
 
 /* The parent's world matrix. Under the world it is the identity whatever sinewParentMatrix holds:
  * breaking the implicit link leaves the old parent's last world matrix stored there. */
-static void parent_matrix(sinew_graph_t *g, sinew_node_t n, local_kind kind, sinew_mat4_t *out) {
-  if (!sinew_node_parent(g, n).gen ||
-      (kind != LOCAL_IDENTITY && get1(g, n, sinew__dag.inherits_transform) == 0)) {
+static void parent_matrix(sinew_compute_t *ctx, local_kind kind, sinew_mat4_t *out) {
+  sinew_graph_t *g = sinew_compute_graph(ctx);
+  if (!sinew_node_parent(g, sinew_compute_node(ctx)).gen ||
+      (kind != LOCAL_IDENTITY && cget1(ctx, sinew__dag.inherits_transform) == 0)) {
     sinew_mat4_identity(out);
     return;
   }
-  get_matrix(g, n, sinew__dag.parent_in, out);
+  cget_matrix(ctx, sinew__dag.parent_in, out);
 }
 
 /* Inverse that never fails: a singular matrix gives identity (logged once per compute). */
@@ -294,25 +333,26 @@ static int dag_outputs(sinew_compute_t *ctx, const sinew_plug_t *plug, local_kin
   sinew_mat4_t local, result, tmp;
   if (a == sinew__dag.matrix || a == sinew__dag.inverse_matrix || a == sinew__dag.xform_matrix) {
     if (kind == LOCAL_IDENTITY) return SINEW_EUNKNOWN_PLUG;
-    local_matrix(g, n, kind, &local);
+    local_matrix(ctx, kind, &local);
+    if (a == sinew__dag.matrix) return SINEW_OK; /* local_matrix wrote it */
     if (a == sinew__dag.inverse_matrix) safe_inverse(g, n, &local, &result);
     else result = local;
     return sinew_compute_set_matrix(ctx, plug, &result);
   }
   if (a == sinew__dag.parent_matrix || a == sinew__dag.parent_inverse_matrix) {
-    parent_matrix(g, n, kind, &tmp);
+    parent_matrix(ctx, kind, &tmp);
     if (a == sinew__dag.parent_inverse_matrix) safe_inverse(g, n, &tmp, &result);
     else result = tmp;
     return sinew_compute_set_matrix(ctx, plug, &result);
   }
   if (a == sinew__dag.world_matrix || a == sinew__dag.world_inverse_matrix) {
     /* Every instance index gives the one path sinew supports (no instancing). */
-    local_matrix(g, n, kind, &local);
+    local_matrix(ctx, kind, &local);
     if (kind != LOCAL_IDENTITY) {
-      get_matrix(g, n, sinew__dag.offset_parent_matrix, &tmp);
+      cget_matrix(ctx, sinew__dag.offset_parent_matrix, &tmp);
       post(&local, &tmp);
     }
-    parent_matrix(g, n, kind, &tmp);
+    parent_matrix(ctx, kind, &tmp);
     post(&local, &tmp);
     if (a == sinew__dag.world_inverse_matrix) safe_inverse(g, n, &local, &result);
     else result = local;
@@ -358,7 +398,8 @@ int sinew__register_dag_types(sinew_graph_t *g) {
   if (rc) return rc;
   sinew_node_type_desc_t en = {.name = "entity", .parent_type = "containerBase", .flags = SINEW_NODE_TYPE_ABSTRACT};
   if ((rc = sinew_register_node_type(g, &en, NULL))) return rc;
-  sinew_node_type_desc_t d = {.name = "dagNode", .parent_type = "entity", .flags = SINEW_NODE_TYPE_DAG | SINEW_NODE_TYPE_ABSTRACT,
+  sinew_node_type_desc_t d = {.name = "dagNode", .parent_type = "entity",
+                              .flags = SINEW_NODE_TYPE_DAG | SINEW_NODE_TYPE_ABSTRACT | SINEW_NODE_TYPE_PARALLEL,
                               .attrs = dag_attrs, .attr_count = sizeof dag_attrs / sizeof *dag_attrs,
                               .affects = dag_affects, .affects_count = sizeof dag_affects / sizeof *dag_affects,
                               .compute = dag_compute, .dag_parent_output = "worldMatrix[0]",
@@ -372,12 +413,16 @@ int sinew__register_dag_types(sinew_graph_t *g) {
   aff[na++] = (sinew_affects_t){"offsetParentMatrix", "worldInverseMatrix"};
   const char *parent_outs[] = {"parentMatrix", "parentInverseMatrix", "worldMatrix", "worldInverseMatrix"};
   for (size_t o = 0; o < 4; o++) aff[na++] = (sinew_affects_t){"inheritsTransform", parent_outs[o]};
-  sinew_node_type_desc_t t = {.name = "transform", .parent_type = "dagNode", .attrs = transform_attrs,
+  /* Parallel: the computes read only the node's own declared inputs (and its DAG parent link,
+   * which evaluation does not change) and write only its outputs. */
+  sinew_node_type_desc_t t = {.name = "transform", .parent_type = "dagNode", .flags = SINEW_NODE_TYPE_PARALLEL,
+                              .attrs = transform_attrs,
                               .attr_count = sizeof transform_attrs / sizeof *transform_attrs,
                               .affects = aff, .affects_count = na, .compute = transform_compute};
   if ((rc = sinew_register_node_type(g, &t, &xf))) return rc;
   na = build_affects(aff, (const char *const[]){"jointOrient", "inverseScale", "segmentScaleCompensate"}, 3);
-  sinew_node_type_desc_t j = {.name = "joint", .parent_type = "transform", .attrs = joint_attrs,
+  sinew_node_type_desc_t j = {.name = "joint", .parent_type = "transform", .flags = SINEW_NODE_TYPE_PARALLEL,
+                              .attrs = joint_attrs,
                               .attr_count = sizeof joint_attrs / sizeof *joint_attrs,
                               .affects = aff, .affects_count = na, .compute = joint_compute};
   if ((rc = sinew_register_node_type(g, &j, &jt))) return rc;

@@ -3224,6 +3224,269 @@ static void m_disconnect_arr(model *m) {
   m->arr_conn = false;
 }
 
+/* ---- the order of connections (graph/order.c) ------------------------------------------------ */
+
+/* Random edits (connect with and without force, disconnect, delete, parent, transactions rolled
+ * back, steps undone and redone): every connect is refused for a cycle exactly when the full
+ * search finds one, and after each edit the order holds every connection, labels increasing
+ * along every edge the search follows. */
+static const char *const order_plugs[3][8] = {
+    {"in", "b", "out", "out2", "unh", NULL},
+    {"ins[0]", "ins[1]", "vec", "vx", "vy", "sum", "len", "outs[1]"},
+    {"lv", "pv", "wv[0]", "wv[1]", NULL}};
+static const char *const order_types[3] = {"add", "sum", "xform"};
+
+static void order_verify(sinew_graph_t *g, int step) {
+  int rc = sinew__order_verify(g);
+  if (rc) fail_msg("step %d: the order is broken (%s)", step, sinew_err_name(rc));
+  if (g->order.repairs) fail_msg("step %d: the full search overruled the order", step);
+}
+
+static void test_order_random_edits(void **state) {
+  sinew_graph_t *g = *state;
+  enum { NN = 12 };
+  sinew_node_t nodes[NN];
+  int kinds[NN];
+  char name[32];
+  for (int i = 0; i < NN; i++) {
+    kinds[i] = i % 3;
+    snprintf(name, sizeof name, "n%d", i);
+    nodes[i] = mk(g, order_types[kinds[i]], name);
+  }
+  lcg_state = 777;
+  int cycles = 0, made = 0, reordered = 0;
+  for (int step = 0; step < 6000; step++) {
+    uint32_t op = lcg(100);
+    int a = (int)lcg(NN), b = (int)lcg(NN);
+    if (!sinew_node_valid(g, nodes[a])) { /* deleted: make it again */
+      snprintf(name, sizeof name, "n%d", a);
+      nodes[a] = mk(g, order_types[kinds[a]], name);
+      continue;
+    }
+    if (op < 55) {
+      const char *sa, *da;
+      do sa = order_plugs[kinds[a]][lcg(8)]; while (!sa);
+      do da = order_plugs[kinds[b]][lcg(8)]; while (!da);
+      if (!sinew_node_valid(g, nodes[b])) continue;
+      sinew_plug_t ps, pd;
+      assert_int_equal(sinew_plug_parse_attr(g, nodes[a], sa, &ps), 0);
+      assert_int_equal(sinew_plug_parse_attr(g, nodes[b], da, &pd), 0);
+      bool full = sinew__cycle_search(g, &ps, &pd, "connectAttr") == SINEW_ECYCLE;
+      char full_msg[sizeof g->errmsg];
+      snprintf(full_msg, sizeof full_msg, "%s", sinew_graph_errmsg(g));
+      uint64_t before = g->order.head ? g->order.head->ord : 0;
+      int rc = sinew_connect(g, &ps, &pd, lcg(2) ? SINEW_CONNECT_FORCE : 0, NULL);
+      if (rc == SINEW_ECYCLE) {
+        if (!full) fail_msg("step %d: %s.%s -> %s.%s refused, no cycle", step, sinew_node_name(g, nodes[a]), sa,
+                            sinew_node_name(g, nodes[b]), da);
+        assert_string_equal(sinew_graph_errmsg(g), full_msg);
+        cycles++;
+      } else if (rc == SINEW_OK) {
+        if (full) fail_msg("step %d: %s -> %s made: %s", step, sa, da, full_msg);
+        made++;
+        reordered += g->order.head && g->order.head->ord != before;
+      }
+    } else if (op < 68) { /* break one of a node's connections */
+      sinew_connection_t got = {0};
+      bool any = false;
+      sinew__node *n = sinew__node_get(g, nodes[a]);
+      for (uint32_t i = 0; i < n->nconns && !any; i++)
+        if (!n->conns[i]->implicit) {
+          got = (sinew_connection_t){n->conns[i]->src, n->conns[i]->dst, false};
+          any = true;
+        }
+      if (any) assert_int_equal(sinew_disconnect(g, &got.src, &got.dst), 0);
+    } else if (op < 72) {
+      assert_int_equal(sinew_node_delete(g, nodes[a]), 0);
+    } else if (op < 82) { /* parent one xform under another, or under the world */
+      if (kinds[a] != 2 || kinds[b] != 2 || !sinew_node_valid(g, nodes[b])) continue;
+      int rc = sinew_node_set_parent(g, nodes[a], lcg(4) ? nodes[b] : (sinew_node_t){0, 0});
+      if (rc && rc != SINEW_ECYCLE) fail_msg("step %d: parent: %s", step, sinew_graph_errmsg(g));
+    } else if (op < 90) { /* a transaction: some edits, then rolled back or committed */
+      if (sinew_graph_in_transaction(g)) {
+        if (lcg(2)) assert_int_equal(sinew_graph_rollback(g), 0);
+        else assert_int_equal(sinew_graph_commit(g), 0);
+      } else {
+        assert_int_equal(sinew_graph_begin(g), 0);
+      }
+    } else if (op < 94 && sinew_graph_in_transaction(g) == 1) { /* a step undone, redone, undone */
+      sinew_change_t *ch = NULL;
+      assert_int_equal(sinew_graph_commit_step(g, &ch), 0);
+      assert_int_equal(sinew_change_undo(g, ch), 0);
+      order_verify(g, step);
+      assert_int_equal(sinew_change_redo(g, ch), 0);
+      order_verify(g, step);
+      if (lcg(2)) assert_int_equal(sinew_change_undo(g, ch), 0);
+      sinew_change_free(g, ch);
+    }
+    order_verify(g, step);
+  }
+  while (sinew_graph_in_transaction(g)) assert_int_equal(sinew_graph_rollback(g), 0);
+  order_verify(g, -1);
+  /* the walk saw all three outcomes */
+  assert_true(cycles > 50);
+  assert_true(made > 500);
+  assert_true(reordered > 10);
+}
+
+/* A cycle is refused with the path the full search names, whatever the order had to do. */
+static void test_order_cycle_message(void **state) {
+  sinew_graph_t *g = *state;
+  mk(g, "add", "a");
+  mk(g, "add", "b");
+  mk(g, "add", "c");
+  sinew_plug_t aout = P(g, "a.out"), bin = P(g, "b.in"), bout = P(g, "b.out"), cin = P(g, "c.in");
+  sinew_plug_t cout = P(g, "c.out"), ain = P(g, "a.in"), abias = P(g, "a.b");
+  /* made last to first, so that the order has to move what it holds to refuse nothing */
+  assert_int_equal(sinew_connect(g, &bout, &cin, 0, NULL), 0);
+  assert_int_equal(sinew_connect(g, &aout, &bin, 0, NULL), 0);
+  assert_int_equal(sinew__order_verify(g), 0);
+  assert_int_equal(sinew_connect(g, &cout, &ain, 0, NULL), SINEW_ECYCLE);
+  assert_string_equal(sinew_graph_errmsg(g),
+                      "connectAttr: c.output -> a.input: would create a cycle through c <- b <- a");
+  assert_int_equal(sinew_connect(g, &cout, &abias, 0, NULL), SINEW_ECYCLE);
+  /* c.unhandled is not fed by anything a feeds: allowed, the order moves */
+  sinew_plug_t cunh = P(g, "c.unh"), bbias = P(g, "b.b");
+  mk(g, "add", "d");
+  sinew_plug_t dout = P(g, "d.out"), din = P(g, "d.in");
+  assert_int_equal(sinew_connect(g, &dout, &abias, 0, NULL), 0);
+  assert_int_equal(sinew_connect(g, &cunh, &din, 0, NULL), SINEW_ECYCLE); /* c.unh <- c.in <- ... <- a <- d */
+  assert_int_equal(sinew_connect(g, &bout, &bbias, 0, NULL), SINEW_ECYCLE);
+  assert_int_equal(sinew__order_verify(g), 0);
+  assert_int_equal(g->order.repairs, 0);
+}
+
+/* Random parenting and deleting against a plain walk of the hierarchy: parenting is refused
+ * exactly when the new parent is the node or below it (the parent check walks up and down at
+ * once), and delete_many takes exactly the union of the listed subtrees (roots listed twice or
+ * inside each other). The order of connections stays right through the implicit links. */
+static bool naive_above(sinew_graph_t *g, sinew_node_t x, sinew_node_t p) {
+  for (sinew_node_t y = p; y.gen; y = sinew_node_parent(g, y))
+    if (y.index == x.index) return true;
+  return false;
+}
+
+static void test_hierarchy_random(void **state) {
+  sinew_graph_t *g = *state;
+  enum { NN = 40 };
+  sinew_node_t nodes[NN];
+  char name[32];
+  for (int i = 0; i < NN; i++) {
+    snprintf(name, sizeof name, "x%d", i);
+    nodes[i] = mk(g, "xform", name);
+  }
+  lcg_state = 4242;
+  int refused = 0, moved = 0, deleted = 0;
+  for (int step = 0; step < 4000; step++) {
+    for (int i = 0; i < NN; i++)
+      if (!sinew_node_valid(g, nodes[i])) {
+        snprintf(name, sizeof name, "x%d", i);
+        nodes[i] = mk(g, "xform", name);
+      }
+    if (lcg(10) < 8) {
+      int a = (int)lcg(NN), b = (int)lcg(NN);
+      sinew_node_t p = lcg(8) ? nodes[b] : (sinew_node_t){0, 0};
+      bool cycle = p.gen && naive_above(g, nodes[a], p);
+      int rc = sinew_node_set_parent(g, nodes[a], p);
+      if (cycle) {
+        assert_int_equal(rc, SINEW_ECYCLE);
+        assert_non_null(strstr(sinew_graph_errmsg(g), a == b ? "its own self" : "its own descendant"));
+        refused++;
+      } else {
+        if (rc) fail_msg("step %d: parent: %s", step, sinew_graph_errmsg(g));
+        assert_int_equal(sinew_node_parent(g, nodes[a]).index, p.gen ? p.index : 0);
+        moved++;
+      }
+    } else {
+      sinew_node_t list[4];
+      size_t n = 1 + lcg(4);
+      for (size_t k = 0; k < n; k++) list[k] = nodes[lcg(NN)];
+      bool gone[NN];
+      for (int i = 0; i < NN; i++) {
+        gone[i] = false;
+        for (size_t k = 0; k < n; k++) gone[i] |= naive_above(g, list[k], nodes[i]);
+      }
+      assert_int_equal(sinew_node_delete_many(g, list, n), SINEW_OK);
+      for (int i = 0; i < NN; i++) assert_int_equal(sinew_node_valid(g, nodes[i]), !gone[i]);
+      deleted++;
+    }
+    order_verify(g, step);
+  }
+  assert_true(refused > 100 && moved > 1000 && deleted > 300);
+}
+
+/* Labels running out: a chain whose links are made from both ends inwards, each new link going
+ * between the first one and the last one made, halves one gap again and again, so the
+ * order-maintenance list relabels ever larger blocks. The order stays right, and a link closing
+ * the chain into a loop is still refused. */
+static void test_order_dense_labels(void **state) {
+  sinew_graph_t *g = *state;
+  enum { N = 3000 };
+  sinew_node_t *n = malloc((N + 1) * sizeof *n);
+  assert_non_null(n);
+  char name[32];
+  for (int i = 0; i <= N; i++) {
+    snprintf(name, sizeof name, "d%d", i);
+    n[i] = mk(g, "add", name);
+  }
+  sinew_plug_t out = P(g, "d0.out"), in = P(g, "d0.in");
+  for (int k = 0; k < N; k++) {
+    int i = k == 0 ? 0 : N - k; /* the first link, then from the far end inwards */
+    out.node = n[i];
+    in.node = n[i + 1];
+    assert_int_equal(sinew_connect(g, &out, &in, 0, NULL), 0);
+    if (k % 500 == 0) assert_int_equal(sinew__order_verify(g), 0);
+  }
+  assert_int_equal(sinew__order_verify(g), 0);
+  uint64_t prev = 0;
+  for (int i = 0; i < N; i++) { /* the links in chain order: labels increase */
+    in.node = n[i + 1];
+    sinew__conn *c = sinew__conn_to(g, &in);
+    assert_non_null(c);
+    assert_true(c->ord > prev);
+    prev = c->ord;
+  }
+  out.node = n[N];
+  in.node = n[0];
+  assert_int_equal(sinew_connect(g, &out, &in, 0, NULL), SINEW_ECYCLE);
+  assert_int_equal(g->order.repairs, 0);
+  free(n);
+}
+
+/* Out of memory in the order's search (its first one: the scratch is allocated then) or
+ * rebuild: the connect fails with SINEW_ENOMEM and changes nothing, the order included. */
+static void test_order_out_of_memory(void **state) {
+  (void)state;
+  test_alloc_install();
+  for (int stale = 0; stale < 2; stale++) {
+    sinew_graph_t *g;
+    assert_int_equal(sinew_graph_create(NULL, &g), 0);
+    assert_int_equal(register_types(g), 0);
+    for (const char *const *nm = (const char *const[]){"a", "b", "y", "z", NULL}; *nm; nm++) mk(g, "add", *nm);
+    conn(g, "y.out", "z.in"); /* first: lowest label */
+    conn(g, "a.out", "b.in"); /* then: above it */
+    g->order.stale = stale; /* as a journal relink that did not fit leaves it: rebuilt first */
+    size_t before = g->nconnections;
+    sinew_plug_t src = P(g, "b.out"), dst = P(g, "y.in"); /* after a -> b, before y -> z */
+    for (long n = 1;; n++) {
+      test_alloc_reset();
+      test_alloc_fail_at(n);
+      int rc = sinew_connect(g, &src, &dst, 0, NULL);
+      test_alloc_fail_at(0);
+      if (rc == SINEW_OK) break;
+      assert_int_equal(rc, SINEW_ENOMEM);
+      assert_int_equal(g->nconnections, before);
+      assert_int_equal(sinew__order_verify(g), 0);
+      if (n > 1000) fail_msg("never succeeded");
+    }
+    assert_int_equal(sinew__order_verify(g), 0);
+    assert_int_equal(g->order.repairs, 0);
+    sinew_graph_destroy(g);
+  }
+  assert_int_equal(test_alloc_live(), 0);
+  test_alloc_uninstall();
+}
+
 static void test_random_against_model(void **state) {
   sinew_graph_t *g = *state;
   for (int i = 0; i < 3; i++) mk(g, "add", m_nodes[i]);
@@ -4016,6 +4279,11 @@ int main(void) {
       cmocka_unit_test(test_push_beyond_reservation),
       cmocka_unit_test(test_connect_commit_cannot_fail),
       cmocka_unit_test_setup_teardown(test_random_against_model, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_order_random_edits, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_order_cycle_message, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_hierarchy_random, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_order_dense_labels, setup, teardown),
+      cmocka_unit_test(test_order_out_of_memory),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -112,12 +112,45 @@ static void test_arguments(void **state) {
   run_job(5, 0, 0, NULL); /* min_chunk 0 means 1 */
 }
 
+/* A job started from inside a job (a kernel inside a node computed on a worker) runs on the
+ * thread that started it, over all its items, instead of waiting for the busy pool. */
+typedef struct nested_job {
+  atomic_int inner_items[4];
+  atomic_int outer_items;
+} nested_job;
+
+static void inner_items(void *ud, size_t begin, size_t end) {
+  atomic_int *counts = ud;
+  for (size_t i = begin; i < end; i++) atomic_fetch_add(&counts[i % 4], 1);
+}
+
+static void outer_items(void *ud, size_t begin, size_t end) {
+  nested_job *j = ud;
+  for (size_t i = begin; i < end; i++) {
+    atomic_fetch_add(&j->outer_items, 1);
+    sinew_pool_run(4000, 10, inner_items, j->inner_items);
+  }
+}
+
+static void test_nested_job(void **state) {
+  (void)state;
+  assert_int_equal(sinew_pool_set_threads(3), 0);
+  nested_job j;
+  atomic_init(&j.outer_items, 0);
+  for (int i = 0; i < 4; i++) atomic_init(&j.inner_items[i], 0);
+  sinew_pool_run(6, 1, outer_items, &j);
+  assert_int_equal(atomic_load(&j.outer_items), 6);
+  for (int i = 0; i < 4; i++) assert_int_equal(atomic_load(&j.inner_items[i]), 6 * 1000);
+  assert_int_equal(sinew_pool_set_threads(0), 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_every_item_once),
       cmocka_unit_test(test_restart_between_jobs),
       cmocka_unit_test(test_back_to_back),
       cmocka_unit_test(test_arguments),
+      cmocka_unit_test(test_nested_job),
   };
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
   sinew_pool_shutdown();

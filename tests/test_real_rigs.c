@@ -140,6 +140,8 @@ typedef struct rig_case {
   const char *control;    /* a control a rigger moves, and the channel */
   double value;
   const char *moves[3];   /* joints it must move */
+  const char *gap_type;   /* a known gap: the placeholder type the only frozen joints depend on */
+  size_t gap_joints;      /* and how many joints it freezes */
 } rig_case;
 
 static const rig_case RIGS[] = {
@@ -147,10 +149,14 @@ static const rig_case RIGS[] = {
      * through the solver, the blend chain and the parentConstraints */
     {"omtk/rig_example_02_built.ma", 22,
      "|All_Grp|Ctrls_Grp|L_Arm_CtrlGrp|L_Arm_CtrlGrp1|L_Arm_Ik_Ctrl_offset|L_Arm_Ik_Ctrl_spaceSwitch|L_Arm_Ik_Ctrl.ty",
-     -5, {"jnt_upperarm_l", "jnt_forearm_l", "jnt_hand_l"}},
-    {"nlol/standalone_modules_digitigrade_leg_mod_example.ma", 8, "root_ctrl.ty", 3, {"root_jnt", NULL, NULL}},
+     -5, {"jnt_upperarm_l", "jnt_forearm_l", "jnt_hand_l"}, NULL, 0},
+    {"nlol/standalone_modules_digitigrade_leg_mod_example.ma", 8, "root_ctrl.ty", 3, {"root_jnt", NULL, NULL}, NULL, 0},
+    /* the tail's spline IK curve is deformed by a skinCluster and a blendShape (its dynamic
+     * target comes from a follicle): both evaluate, but sinew's deformers deform meshes only,
+     * so the curve passes through them at rest and they warn (docs/deformers.md); the spline
+     * IK follows that curve */
     {"nlol/standalone_modules_spline_curve_tail_example.ma", 14, "pelvis_ctrl.ty", 2,
-     {"pelvis_jnt", "tail_01_jnt", "tail_09_jnt"}},
+     {"pelvis_jnt", "tail_01_jnt", "tail_09_jnt"}, NULL, 0},
 };
 
 static void check_rig(const rig_case *rc) {
@@ -158,7 +164,24 @@ static void check_rig(const rig_case *rc) {
   sinew_graph_t *g = sinew_session_graph(s);
   char frozen[4096];
   size_t nf = frozen_joints(g, frozen, sizeof frozen);
-  if (nf) fail_msg("%s: %zu joints depend on placeholders: %s", rc->file, nf, frozen);
+  if (nf != rc->gap_joints) fail_msg("%s: %zu joints depend on placeholders: %s", rc->file, nf, frozen);
+  if (rc->gap_type) {
+    size_t n = sinew_node_list_type(g, "joint", false, NULL, 0);
+    sinew_node_t *jn = calloc(n ? n : 1, sizeof *jn);
+    assert_non_null(jn);
+    sinew_node_list_type(g, "joint", false, jn, n);
+    for (size_t i = 0; i < n; i++) {
+      sinew_plug_t p = sinew_plug_make(jn[i], sinew_node_attr(g, jn[i], "worldMatrix"), 1, (const int32_t[]){0});
+      sinew_node_t ph[8];
+      size_t count = 0;
+      assert_int_equal(sinew_plug_placeholders(g, &p, ph, 8, &count), SINEW_OK);
+      for (size_t k = 0; k < count && k < 8; k++)
+        if (strcmp(sinew_node_type_name(sinew_node_type(g, ph[k])), rc->gap_type) != 0)
+          fail_msg("%s: %s waits on a %s, not only the known %s", rc->file, sinew_node_name(g, jn[i]),
+                   sinew_node_type_name(sinew_node_type(g, ph[k])), rc->gap_type);
+    }
+    free(jn);
+  }
   nf = frozen_nodes(g, "mesh", "outMesh", false, frozen, sizeof frozen);
   if (nf) fail_msg("%s: %zu meshes depend on placeholders: %s", rc->file, nf, frozen);
   size_t checked;

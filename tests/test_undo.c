@@ -165,6 +165,12 @@ static void test_each_command(void **state) {
   ok("eval \"setAttr a.ty 9; setAttr a.tz 4\"");
   expect_res("undoInfo -q -undoName", "setAttr a.tz 4");
   step("delete box");                                       /* a node with history, one step */
+  step("curve -d 1 -n line -p 0 0 0 -p 4 0 0");
+  step("curve -r -d 1 -p 0 0 0 -p 4 1 0 line");
+  step("circle -n ring -nr 0 1 0");
+  step("circle -ch off -n ring2");
+  ok("select -cl; joint -n k0 -p 0 0 0; joint -n k1 -p 1 0 0; joint -n k2 -p 2 0 0");
+  step("ikHandle -sol ikSplineSolver -sj k0 -ee k2 -c line");
 }
 
 /* ---- names, warnings, failing commands --------------------------------------------------------------- */
@@ -568,6 +574,11 @@ static void test_faults(void **state) {
   faults("createNode transform -n a; createNode transform -n b; select a", "addAttr -ln w -at double a");
   faults("createNode transform -n a; createNode transform -n b; select a", "duplicate a");
   faults("createNode transform -n a; createNode transform -n b; select a", "polyCube -n box");
+  faults("createNode transform -n a", "curve -d 3 -p 0 0 0 -p 1 1 0 -p 2 0 0 -p 3 1 0");
+  faults("curve -d 1 -n line -p 0 0 0 -p 4 0 0", "curve -r -d 1 -p 0 0 0 -p 4 1 0 line");
+  faults("createNode transform -n a", "circle -nr 0 1 0");
+  faults("curve -d 1 -n line -p 0 0 0 -p 4 0 0; select -cl; joint -n k0 -p 0 0 0; joint -n k1 -p 1 0 0;"
+         "joint -n k2 -p 2 0 0", "ikHandle -sol ikSplineSolver -sj k0 -ee k2 -c line");
   sinew_session_destroy(S);
   assert_int_equal(test_alloc_live(), 0); /* every step, record and snapshot freed */
   test_alloc_uninstall();

@@ -343,8 +343,22 @@ static int run_frames(run_opts_t *o, sinew_session_t *s, double load_seconds) {
     free_meshes(meshes, nmeshes);
     return status;
   }
+  /* the meshes' plugs, brought up to date together each frame: independent meshes (their
+   * skinClusters) evaluate at once on the worker pool, with the values serial evaluation gives */
+  sinew_plug_t *plugs = calloc(nmeshes ? nmeshes : 1, sizeof *plugs);
+  size_t nplugs = 0;
+  for (size_t k = 0; plugs && k < nmeshes; k++)
+    if (sinew_plug_parse_attr(g, meshes[k].node, o->object_space ? "outMesh" : "worldMesh[0]", &plugs[nplugs]) ==
+        SINEW_OK)
+      nplugs++;
+  if (!plugs) {
+    run_error(o, "out of memory");
+    free_meshes(meshes, nmeshes);
+    return CLI_FAIL;
+  }
   int err = make_dirs(o->out_dir);
   if (err) {
+    free(plugs);
     run_error(o, "--out %s: %s", o->out_dir, strerror(err));
     free_meshes(meshes, nmeshes);
     return CLI_FAIL;
@@ -356,6 +370,7 @@ static int run_frames(run_opts_t *o, sinew_session_t *s, double load_seconds) {
     if (!(a >= -9999999 && b <= 99999999) || a > b) {
       run_error(o, "the scene's playback range (%g to %g) holds no frame sinew can write: give --frames", range[0],
                 range[1]);
+      free(plugs);
       free_meshes(meshes, nmeshes);
       return CLI_FAIL;
     }
@@ -367,6 +382,7 @@ static int run_frames(run_opts_t *o, sinew_session_t *s, double load_seconds) {
     sinew_time_get_frame(g, &now);
     if (!(now >= -9999999.5 && now <= 99999999.5)) {
       run_error(o, "the scene's current frame (%g) is out of range: give --frames", now);
+      free(plugs);
       free_meshes(meshes, nmeshes);
       return CLI_FAIL;
     }
@@ -404,6 +420,8 @@ static int run_frames(run_opts_t *o, sinew_session_t *s, double load_seconds) {
       run_error(o, "frame %ld: %s", frame, sinew_graph_errmsg(g));
       status = CLI_FAIL;
     }
+    /* a failure here is reported by the mesh's own read below, which tries again */
+    if (!status) (void)sinew_evaluate_parallel(g, plugs, nplugs);
     for (size_t k = 0; k < nmeshes && !status; k++)
       status = cli_stop ? RUN_STOPPED
                         : write_mesh(o, g, &meshes[k], frame, batch, &points, &written, &write_seconds);
@@ -433,6 +451,7 @@ static int run_frames(run_opts_t *o, sinew_session_t *s, double load_seconds) {
   write_seconds += cli_now() - commit_start;
   sinew_afile_batch_destroy(batch);
   if (progress) clear_progress();
+  free(plugs);
   double seconds = cli_now() - start;
   if (status == RUN_STOPPED) {
     char complete[128] = "no frame is complete";

@@ -68,6 +68,9 @@ SINEW_API int sinew_session_save(sinew_session_t *session, const char *path);
 SINEW_API int sinew_session_write_ma(sinew_session_t *session, FILE *out, const char *name);
 /* The scene's file name (file -q -sn), "" when it has none. */
 SINEW_API const char *sinew_session_file_name(const sinew_session_t *session);
+/* The reference node ("heroRN") of the file reference a node was read from (file -r), or NULL
+ * for a node of the scene's own. Valid until the scene changes. */
+SINEW_API const char *sinew_session_node_reference(const sinew_session_t *session, sinew_node_t node);
 /* The scene's playback range (playbackOptions, or the sceneConfigurationScriptNode of the file
  * opened), in frames: {min, max, animation start, animation end}. false when the scene has none
  * (out is then not written). out may be NULL. */

@@ -124,7 +124,10 @@ typedef enum sinew_log_level {
   XX(SCRIPT_PRINT, "script output")                                                  \
   XX(COMMAND_FAILED, "a command failed; the file goes on (as Maya reads files)")      \
   XX(GENERIC, "message")                                                              \
-  XX(EXPR_STOPPED, "expression stopped (interrupted or over its budget); outputs keep their last values")
+  XX(EXPR_STOPPED, "expression stopped (interrupted or over its budget); outputs keep their last values") \
+  XX(REFERENCE_MISSING, "a referenced file was not found; the reference stays unloaded")          \
+  XX(REFERENCE_EDIT_FAILED, "a reference edit failed; it is kept")                       \
+  XX(EVAL_UNDECLARED, "a compute running in parallel read a dirty plug it does not declare; it got the stale value")
 
 typedef enum sinew_log_id {
 #define SINEW__LOG_ENUM(name, text) SINEW_LOG_##name,
@@ -254,7 +257,14 @@ enum sinew_node_type_flags {
   /* Stands in for a type sinew does not evaluate (an unknown type read from a file): its nodes
    * keep attributes and connections but compute nothing, and no value flows through their
    * connections, so what depends on them keeps a stale value (sinew_plug_placeholders). */
-  SINEW_NODE_TYPE_PLACEHOLDER = 1u << 2
+  SINEW_NODE_TYPE_PLACEHOLDER = 1u << 2,
+  /* Its compute may run on a worker thread while other nodes compute (sinew_evaluate_parallel):
+   * it reads only plugs of its own node that are declared to affect the plug it computes (or
+   * written by an earlier compute of the node), writes only its node's outputs and state, and
+   * changes nothing else in the graph; kernels inside it may use the worker pool. Not inherited:
+   * a derived type declares it for itself (its compute chain included). Types without it
+   * compute alone, with no other compute running. */
+  SINEW_NODE_TYPE_PARALLEL = 1u << 3
 };
 
 typedef struct sinew_node_type_desc {
@@ -600,6 +610,14 @@ SINEW_API int sinew_set_generic(sinew_graph_t *graph, const sinew_plug_t *plug,
                                 const double *values, size_t n);
 /* Brings the plug (and everything it depends on) up to date without reading it. */
 SINEW_API int sinew_evaluate(sinew_graph_t *graph, const sinew_plug_t *plug);
+/* Brings count plugs up to date with independent branches evaluated at once on the worker
+ * pool (sinew/pool.h): from the dirty plugs they depend on, a schedule of the copies and
+ * computes to make, each started when the ones it needs are done. The values are bitwise those
+ * sinew_evaluate gives plug by plug; a node's own steps keep their order; a compute of a type
+ * without SINEW_NODE_TYPE_PARALLEL runs with nothing else running. With a 1-thread pool it is
+ * sinew_evaluate on each plug. The caller's thread works too and the call returns when all is
+ * done; the one-thread-at-a-time rule for the graph holds for the caller as for any call. */
+SINEW_API int sinew_evaluate_parallel(sinew_graph_t *graph, const sinew_plug_t *plugs, size_t count);
 /* Marks a plug dirty and pushes dirt downstream as if it had changed (dgdirty). */
 SINEW_API int sinew_dirty(sinew_graph_t *graph, const sinew_plug_t *plug);
 
@@ -675,6 +693,23 @@ SINEW_API void *sinew_compute_state(sinew_compute_t *ctx);
  * sinew_graph_interrupt(). Reading it true takes the request (the flag is cleared), so one
  * interrupt stops one compute; the compute then keeps its outputs' last values. */
 SINEW_API bool sinew_compute_interrupted(sinew_compute_t *ctx);
+/* The fast path: reads an attribute of the node being computed by its id (looked up once, at
+ * registration, with sinew_node_type_attr), without building a plug or searching for it. For
+ * an attribute at the top level or a child of a top-level compound, not an array nor under one;
+ * it answers the same as sinew_get_double / sinew_get_doubles / sinew_get_matrix on that plug
+ * (an input that is still dirty, one not declared to affect the plug being computed, is pulled
+ * first, as those do), and any other attribute goes through them. An id the node does not have
+ * is SINEW_EINVAL, a value of another kind SINEW_ETYPE, both with a message naming the node. */
+SINEW_API int sinew_compute_get_double(sinew_compute_t *ctx, uint32_t attr, double *out);
+/* The children of a numeric compound (up to count), or one number. */
+SINEW_API int sinew_compute_get_doubles(sinew_compute_t *ctx, uint32_t attr, double *out, size_t count);
+SINEW_API int sinew_compute_get_matrix(sinew_compute_t *ctx, uint32_t attr, sinew_mat4_t *out);
+/* An output of the node being computed, only when it is up to date: true and its matrix in
+ * *out, or false (nothing computed) when it is dirty or not a matrix reachable by id as above.
+ * A compute that makes several outputs from one intermediate (a transform's local matrix for
+ * its matrix and worldMatrix) keeps it in one output and takes it back from there while no
+ * input of that output changed. */
+SINEW_API bool sinew_compute_peek_matrix(sinew_compute_t *ctx, uint32_t attr, sinew_mat4_t *out);
 SINEW_API int sinew_compute_set_double(sinew_compute_t *ctx, const sinew_plug_t *plug, double v);
 SINEW_API int sinew_compute_set_doubles(sinew_compute_t *ctx, const sinew_plug_t *plug,
                                         const double *values, size_t n);

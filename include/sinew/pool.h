@@ -1,7 +1,9 @@
 /* sinew/pool.h: the worker pool that data-parallel node kernels (the skinCluster's vertex
  * chunks) run on. One pool per process, on libuv threads, started on first use.
  *
- * Thread safety: sinew_pool_run may be called from any thread; jobs run one at a time. */
+ * Thread safety: sinew_pool_run may be called from any thread; jobs run one at a time. A job
+ * started from inside a job (a kernel in a node computed on a worker by
+ * sinew_evaluate_parallel) runs on the thread that starts it. */
 #ifndef SINEW_POOL_H
 #define SINEW_POOL_H
 

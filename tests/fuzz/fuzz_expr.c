@@ -2,7 +2,10 @@
  * language, sinew/lang.h): compiled, its references listed, its internal text (.I[n] / .O[n])
  * and a rewrite made, then evaluated three times (variables keep their values) with inputs
  * of every kind of number. The internal text must compile too, with the same numbers of
- * inputs and outputs: it is what a saved file holds and what an expression node compiles. */
+ * inputs and outputs: it is what a saved file holds and what an expression node compiles.
+ * Each evaluation runs on the VM the expression gets (the typed VM for numbers and vectors)
+ * and on the generic VM (the one internal call, sinew__expr_use_typed): the two must give the
+ * same result, faults, fault text and outputs, bit for bit. */
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -10,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lang/lang_internal.h"
 #include "tests/fuzz/fuzz_common.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
@@ -93,10 +97,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     return 0;
   }
   static const double values[] = {0.0, 1.0, -2.5, 1e300, -1e-300, 3e9, NAN, INFINITY, -0.0, 0.5};
+  sinew_expr_t *generic = NULL;
+  char err3[256];
+  if (sinew_expr_compile(text, &generic, err3, sizeof err3) != SINEW_OK) abort();
+  sinew__expr_use_typed(generic, false);
   double *in = calloc(nin + 1, sizeof *in), *out = calloc(nout + 1, sizeof *out);
+  double *gout = calloc(nout + 1, sizeof *gout);
   const sinew_mat4_t **mats = calloc(nin + 1, sizeof *mats);
   static const sinew_mat4_t ident = {{{1, 0, 0, 0}, {0, 1, 0, 0}, {0, 0, 1, 0}, {0, 0, 0, 1}}};
-  if (in && out && mats) {
+  if (in && out && gout && mats) {
     for (int round = 0; round < 3; round++) {
       for (size_t i = 0; i < nin; i++) {
         in[i] = values[(i + (size_t)round * 3) % (sizeof values / sizeof values[0])];
@@ -105,11 +114,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       sinew_expr_io_t io = {.inputs = in, .ninputs = nin, .input_matrices = mats, .outputs = out,
                             .noutputs = nout, .time_seconds = round * 0.5, .frame = 12.0 * round,
                             .max_steps = FUZZ_MAX_STEPS};
-      unsigned faults = 0;
-      char fault[128];
-      sinew_expr_eval(e, &io, &faults, fault, sizeof fault);
+      unsigned faults = 0, gfaults = 0;
+      char fault[128], gfault[128];
+      int rc = sinew_expr_eval(e, &io, &faults, fault, sizeof fault);
+      sinew_expr_io_t gio = io;
+      gio.outputs = gout;
+      int grc = sinew_expr_eval(generic, &gio, &gfaults, gfault, sizeof gfault);
+      if (rc != grc || faults != gfaults || strcmp(fault, gfault) != 0 ||
+          memcmp(out, gout, nout * sizeof *out) != 0) {
+        fprintf(stderr, "fuzz: round %d: the typed VM (%d, %u faults \"%s\") and the generic VM (%d, %u faults \"%s\") disagree:\n%.500s\n",
+                round, rc, faults, fault, grc, gfaults, gfault, text);
+        for (size_t k = 0; k < nout; k++)
+          if (memcmp(&out[k], &gout[k], sizeof *out)) fprintf(stderr, "  output %zu: %.17g / %.17g\n", k, out[k], gout[k]);
+        abort();
+      }
     }
   }
+  sinew_expr_destroy(generic);
+  free(gout);
   free(in);
   free(out);
   free(mats);

@@ -72,6 +72,8 @@ section("plugs, values, files",
          "-2147483648", "4294967296", "9223372036854775808", "nan", "inf", "-0", "1e-320",
          "//Maya ASCII 2020 scene\n", "requires maya \"2020\";", "currentUnit -l centimeter -a degree -t film;",
          "fileInfo \"application\" \"maya\";", "other.ma", "x.ma", "x.mel", "fuzz.ma",
+         "input.ma", "roundtrip.ma", "xRN", ".phl[1]", "xRN.placeHolderList[1]", "\"xRN\" 1",
+         "5 4 \"xRN\"", "5 3 \"xRN\"", "5 0 \"xRN\"", "file -r -ns \"x\" -rfn \"xRN\" \"other.ma\";",
          "centimeter", "meter", "inch", "degree", "radian", "film", "ntsc", "pal", "game"])
 
 def quote(w):

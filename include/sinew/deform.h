@@ -1,0 +1,53 @@
+/* sinew/deform.h: the deformers besides the skinCluster (blendShape, cluster) and the data
+ * they read from files: component lists (Maya's componentList, "vtx[0:7]") and point arrays
+ * (Maya's pointArray, x y z w per point). See docs/deformers.md. */
+#ifndef SINEW_DEFORM_H
+#define SINEW_DEFORM_H
+
+#include "sinew/graph.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- componentList ---------------------------------------------------------------------------
+ * A block holding the items as written ("vtx[*]", "vtx[6:7]", "f[0:5]"), so a file reads back
+ * byte for byte, and the vertex ranges they name, so deformers can use them. */
+SINEW_API const sinew_data_type_t sinew_component_list_data_type;
+
+/* Items may be any component ("f[2]", "e[0:3]", "cv[1][2]"); vertices ("vtx[i]", "vtx[a:b]",
+ * "vtx[*]") are parsed into ranges. SINEW_EINVAL for an empty item, a malformed vtx item
+ * (a bad number, b < a, a negative index) or a name without a bracket. */
+SINEW_API int sinew_component_list_create(const char *const *items, size_t count, sinew_data_t **out);
+/* The number of items and item i (borrowed from the block), NULL past the end or for a block
+ * of another type. */
+SINEW_API size_t sinew_component_list_count(const sinew_data_t *list);
+SINEW_API const char *sinew_component_list_item(const sinew_data_t *list, size_t i);
+/* The vertex ranges (inclusive pairs, ascending as written; "vtx[*]" is 0..INT32_MAX) and
+ * whether items other than vertices are present. Returns the number of ranges; *ranges (may be
+ * NULL) is borrowed from the block. */
+SINEW_API size_t sinew_component_list_vertices(const sinew_data_t *list, const int32_t **ranges,
+                                               bool *has_other);
+
+/* ---- pointArray ------------------------------------------------------------------------------
+ * count points of four doubles (x y z w), as Maya's files write them. */
+SINEW_API const sinew_data_type_t sinew_point_array_data_type;
+/* A block of count points copied from xyzw (4 * count doubles; NULL gives zeros). */
+SINEW_API int sinew_point_array_create(const double *xyzw, size_t count, sinew_data_t **out);
+/* The points (borrowed) and their count; NULL for a block of another type. */
+SINEW_API const double *sinew_point_array_get(const sinew_data_t *array, size_t *count);
+
+/* ---- counters for tests and tools ------------------------------------------------------------ */
+
+/* How often a blendShape deformed its geometry, how many target items (one target at one
+ * weight) it applied in total, and how often it compiled a target (its items' deltas): a target
+ * whose weight is 0 is skipped whole and not compiled; moving a weight compiles nothing. Any
+ * pointer may be NULL. SINEW_ETYPE when the node is not a blendShape. */
+SINEW_API int sinew_blend_shape_stats(sinew_graph_t *graph, sinew_node_t blend_shape,
+                                      uint64_t *evaluations, uint64_t *targets_applied,
+                                      uint64_t *target_compiles);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* SINEW_DEFORM_H */

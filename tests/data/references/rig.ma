@@ -1,0 +1,114 @@
+//Maya ASCII 2020 scene
+//Name: rig.ma
+//Codeset: UTF-8
+requires maya "2020";
+currentUnit -l centimeter -a degree -t film;
+select -ne :time1;
+createNode transform -n "rig_grp";
+createNode joint -n "root_jnt" -p "rig_grp";
+	addAttr -ci true -sn "liw" -ln "lockInfluenceWeights" -min 0 -max 1 -at "bool";
+	setAttr ".t" -type "double3" 0 1 0;
+	setAttr ".r" -type "double3" 0 0 0;
+	setAttr ".s" -type "double3" 1 1 1;
+	setAttr ".is" -type "double3" 1 1 1;
+	setAttr ".bps" -type "matrix" 1 0 0 0 0 1 0 0 0 0 1 0 0 1 0 1;
+createNode joint -n "elbow_jnt" -p "root_jnt";
+	addAttr -ci true -sn "liw" -ln "lockInfluenceWeights" -min 0 -max 1 -at "bool";
+	setAttr ".t" -type "double3" 2 0 0;
+	setAttr ".bps" -type "matrix" 1 0 0 0 0 1 0 0 0 0 1 0 2 1 0 1;
+createNode joint -n "wrist_jnt" -p "elbow_jnt";
+	addAttr -ci true -sn "liw" -ln "lockInfluenceWeights" -min 0 -max 1 -at "bool";
+	setAttr ".t" -type "double3" 2 0 0;
+	setAttr ".bps" -type "matrix" 1 0 0 0 0 1 0 0 0 0 1 0 4 1 0 1;
+createNode transform -n "ctrl" -p "rig_grp";
+	addAttr -ci true -ln "bend" -k true -at "double";
+	setAttr ".t" -type "double3" 4 1 0;
+	setAttr ".r" -type "double3" 0 0 0;
+	setAttr ".s" -type "double3" 1 1 1;
+	setAttr ".sh" -type "double3" 0 0 0;
+createNode locator -n "ctrlShape" -p "ctrl";
+createNode pointConstraint -n "wrist_jnt_pointConstraint1" -p "wrist_jnt";
+	addAttr -ci true -sn "w0" -ln "ctrlW0" -k true -dv 1 -min 0 -at "double";
+	setAttr ".erp" yes;
+	setAttr ".rst" -type "double3" 2 0 0;
+	setAttr ".w0" 1;
+createNode polyPlane -n "polyPlane1";
+	setAttr ".ax" -type "double3" 0 0 1;
+	setAttr ".w" 4;
+	setAttr ".h" 1;
+	setAttr ".sw" 2;
+	setAttr ".sh" 1;
+createNode transform -n "arm_geo" -p "rig_grp";
+	setAttr ".t" -type "double3" 2 1 0;
+	setAttr ".r" -type "double3" 0 0 0;
+	setAttr ".s" -type "double3" 1 1 1;
+	setAttr ".sh" -type "double3" 0 0 0;
+createNode mesh -n "arm_geoShape" -p "arm_geo";
+createNode mesh -n "arm_geoShapeOrig" -p "arm_geo";
+	setAttr ".io" yes;
+createNode skinCluster -n "arm_skin";
+	setAttr ".wl[0:5].w"
+		3 0 0.9963167309761047 1 0.0034474730491638184 2 0.0002357959747314453
+		3 0 0.49913644790649414 1 0.49913644790649414 2 0.0017271041870117188
+		3 0 0.0017271041870117188 1 0.49913644790649414 2 0.49913644790649414
+		3 0 0.9963167309761047 1 0.0034474730491638184 2 0.0002357959747314453
+		3 0 0.49913644790649414 1 0.49913644790649414 2 0.0017271041870117188
+		3 0 0.0017271041870117188 1 0.49913644790649414 2 0.49913644790649414;
+	setAttr ".pm[0]" -type "matrix" 1 0 0 0 0 1 0 0 0 0 1 0 0 -1 0 1;
+	setAttr ".pm[1]" -type "matrix" 1 0 0 0 0 1 0 0 0 0 1 0 -2 -1 0 1;
+	setAttr ".pm[2]" -type "matrix" 1 0 0 0 0 1 0 0 0 0 1 0 -4 -1 0 1;
+	setAttr ".gm" -type "matrix" 1 0 0 0 0 1 0 0 0 0 1 0 2 1 0 1;
+	setAttr ".nw" 1;
+	setAttr ".mi" 5;
+	setAttr ".mmi" no;
+	setAttr ".skm" 0;
+	setAttr ".dr" 4;
+	setAttr -s 3 ".dpf[0:2]" 4 4 4;
+	setAttr ".bm" 1;
+	setAttr ".wd" 0;
+createNode dagPose -n "bindPose1";
+	setAttr ".wm[0]" -type "matrix" 1 0 0 0 0 1 0 0 0 0 1 0 0 0 0 1;
+	setAttr ".xm[0]" -type "matrix" "xform" 1 1 1 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 1 0 0 0 1 1 1 1 yes;
+	setAttr ".xm[1]" -type "matrix" "xform" 1 1 1 0 0 0 0 0 1 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 1 0 0 0 1 1 1 1 yes;
+	setAttr ".xm[2]" -type "matrix" "xform" 1 1 1 0 0 0 0 2 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 1 0 0 0 1 1 1 1 yes;
+	setAttr ".xm[3]" -type "matrix" "xform" 1 1 1 0 0 0 0 2 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 1 0 0 0 1 1 1 1 yes;
+	setAttr ".bp" yes;
+connectAttr "root_jnt.s" "elbow_jnt.is";
+connectAttr "elbow_jnt.s" "wrist_jnt.is";
+connectAttr "wrist_jnt.pim[0]" "wrist_jnt_pointConstraint1.cpim";
+connectAttr "wrist_jnt.rp" "wrist_jnt_pointConstraint1.crp";
+connectAttr "wrist_jnt.rpt" "wrist_jnt_pointConstraint1.crt";
+connectAttr "ctrl.t" "wrist_jnt_pointConstraint1.tg[0].tt";
+connectAttr "ctrl.rp" "wrist_jnt_pointConstraint1.tg[0].trp";
+connectAttr "ctrl.rpt" "wrist_jnt_pointConstraint1.tg[0].trt";
+connectAttr "ctrl.pm[0]" "wrist_jnt_pointConstraint1.tg[0].tpm";
+connectAttr "wrist_jnt_pointConstraint1.w0" "wrist_jnt_pointConstraint1.tg[0].tw";
+connectAttr "wrist_jnt_pointConstraint1.ctx" "wrist_jnt.tx";
+connectAttr "wrist_jnt_pointConstraint1.cty" "wrist_jnt.ty";
+connectAttr "wrist_jnt_pointConstraint1.ctz" "wrist_jnt.tz";
+connectAttr "polyPlane1.out" "arm_geoShapeOrig.i";
+connectAttr "arm_geoShapeOrig.o" "arm_skin.ip[0].ig";
+connectAttr "arm_geoShapeOrig.o" "arm_skin.orggeom[0]";
+connectAttr "arm_skin.og[0]" "arm_geoShape.i";
+connectAttr "root_jnt.wm[0]" "arm_skin.ma[0]";
+connectAttr "root_jnt.liw" "arm_skin.lw[0]";
+connectAttr "root_jnt.obcc" "arm_skin.ifcl[0]";
+connectAttr "elbow_jnt.wm[0]" "arm_skin.ma[1]";
+connectAttr "elbow_jnt.liw" "arm_skin.lw[1]";
+connectAttr "elbow_jnt.obcc" "arm_skin.ifcl[1]";
+connectAttr "wrist_jnt.wm[0]" "arm_skin.ma[2]";
+connectAttr "wrist_jnt.liw" "arm_skin.lw[2]";
+connectAttr "wrist_jnt.obcc" "arm_skin.ifcl[2]";
+connectAttr "rig_grp.msg" "bindPose1.m[0]";
+connectAttr "root_jnt.msg" "bindPose1.m[1]";
+connectAttr "root_jnt.bps" "bindPose1.wm[1]";
+connectAttr "elbow_jnt.msg" "bindPose1.m[2]";
+connectAttr "elbow_jnt.bps" "bindPose1.wm[2]";
+connectAttr "wrist_jnt.msg" "bindPose1.m[3]";
+connectAttr "wrist_jnt.bps" "bindPose1.wm[3]";
+connectAttr "bindPose1.w" "bindPose1.p[0]";
+connectAttr "bindPose1.m[0]" "bindPose1.p[1]";
+connectAttr "bindPose1.m[1]" "bindPose1.p[2]";
+connectAttr "bindPose1.m[2]" "bindPose1.p[3]";
+connectAttr "bindPose1.msg" "arm_skin.bp";
+// End of rig.ma
