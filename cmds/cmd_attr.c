@@ -1096,6 +1096,27 @@ static int get_kept_text(sinew_cmd_t *cmd, sinew_node_t n, const char *lng, cons
   return rc;
 }
 
+/* The data type a value kept as text was set with (setAttr -type stringArray ...): getAttr
+ * -type gives it, as Maya gives the data type of a typed attribute. Empty when none. */
+static void kept_type(sinew_cmd_t *cmd, sinew_graph_t *g, const sinew_plug_t *p, char *out, size_t size) {
+  char lng[600], sht[600];
+  sinew_plug_format_attr(g, p, false, lng, sizeof lng);
+  sinew_plug_format_attr(g, p, true, sht, sizeof sht);
+  out[0] = 0;
+  sinew__extra *e = sinew__extra_get(sinew__session(cmd)->scene, p->node, false);
+  const char *text = NULL;
+  for (uint32_t i = 0; e && i < e->nraws && !text; i++)
+    if (strcmp(e->raws[i].attr, lng) == 0 || strcmp(e->raws[i].attr, sht) == 0) text = e->raws[i].text;
+  sinew__buf w = {0};
+  bool q;
+  for (const char *c = text; c && (c = next_word(c, &w, &q)) && !w.oom;)
+    if (!q && (strcmp(w.p, "-type") == 0 || strcmp(w.p, "-typ") == 0)) {
+      if ((c = next_word(c, &w, &q)) && !w.oom) snprintf(out, size, "%s", w.p);
+      break;
+    }
+  sinew__buf_free(&w);
+}
+
 static int get_kept(sinew_cmd_t *cmd, sinew_graph_t *g, const sinew_plug_t *p) {
   char lng[600], sht[600];
   sinew_plug_format_attr(g, p, false, lng, sizeof lng);
@@ -1199,7 +1220,11 @@ static int cmd_get_attr(sinew_cmd_t *cmd) {
   int rc;
   sinew_attr_info_t info;
   sinew_node_attr_info(g, p.node, p.attr, &info);
-  if (sinew_cmd_flag_count(cmd, "type")) return sinew_cmd_result_string(cmd, maya_type_name(&info));
+  if (sinew_cmd_flag_count(cmd, "type")) {
+    char kept[64] = "";
+    if (info.type == SINEW_ATTR_DATA) kept_type(cmd, g, &p, kept, sizeof kept);
+    return sinew_cmd_result_string(cmd, kept[0] ? kept : maya_type_name(&info));
+  }
   if (sinew_cmd_flag_count(cmd, "lock")) return sinew_cmd_result_int(cmd, sinew_plug_locked(g, &p));
   if (sinew_cmd_flag_count(cmd, "settable"))
     return sinew_cmd_result_int(cmd, (info.flags & SINEW_ATTR_WRITABLE) && !sinew_plug_locked(g, &p) &&
@@ -1573,6 +1598,69 @@ static void pending_reset(sinew__pending_attr *pa) {
   pa->want = 0;
 }
 
+/* addAttr -q -flag node.attr (or -ln / -sn name node): what the attribute was made with, one
+ * flag at a time, as Maya's addAttr query mode gives it. */
+static int add_attr_query(sinew_cmd_t *cmd, sinew_node_t n, const char *name) {
+  sinew_graph_t *g = sinew_cmd_graph(cmd);
+  static const char *const what_flags[] = {"defaultValue", "minValue", "maxValue", "attributeType", "dataType",
+                                           "longName", "shortName", "niceName", "keyable", "hidden", "multi",
+                                           "enumName", "parent", "numberOfChildren", "readable", "writable",
+                                           "hasMinValue", "hasMaxValue"};
+  const char *what = NULL;
+  for (size_t i = 0; i < COUNT(what_flags); i++)
+    if (sinew_cmd_flag_count(cmd, what_flags[i]) && i != 5 && i != 6) { /* -ln / -sn name the attribute */
+      if (what) return sinew_cmd_error(cmd, SINEW_EINVAL, "query one flag at a time (-%s and -%s)", what, what_flags[i]);
+      what = what_flags[i];
+    }
+  /* the attribute: node.attr, else the name -ln / -sn gave */
+  const char *arg = sinew_cmd_argc(cmd) ? sinew_cmd_arg_string(cmd, sinew_cmd_argc(cmd) - 1) : NULL;
+  const char *dot = arg ? strchr(arg, '.') : NULL;
+  if (dot) name = dot + 1;
+  if (!what && name && !dot) what = sinew_cmd_flag_count(cmd, "longName") ? "longName" : "shortName";
+  if (!what) return sinew_cmd_error(cmd, SINEW_EINVAL, "give what to query (-defaultValue, -attributeType, ...)");
+  if (!name || !name[0]) return sinew_cmd_error(cmd, SINEW_EINVAL, "-%s: give the attribute (node.attr, or -ln name)", what);
+  uint32_t id = sinew_node_attr(g, n, name);
+  sinew_attr_info_t info;
+  if (id == UINT32_MAX || sinew_node_attr_info(g, n, id, &info))
+    return sinew_cmd_error(cmd, SINEW_ENOTFOUND, "%s.%s: no such attribute", sinew_node_name(g, n), name);
+  if (!strcmp(what, "defaultValue")) return sinew_cmd_result_double(cmd, sinew__unit_to_ui(g, info.type, info.default_value));
+  if (!strcmp(what, "minValue") || !strcmp(what, "maxValue")) {
+    bool mn = what[1] == 'i';
+    if (!(mn ? info.has_min : info.has_max))
+      return sinew_cmd_error(cmd, SINEW_EINVAL, "%s.%s has no %s", sinew_node_name(g, n), info.name, what);
+    return sinew_cmd_result_double(cmd, sinew__unit_to_ui(g, info.type, mn ? info.min_value : info.max_value));
+  }
+  if (!strcmp(what, "hasMinValue")) return sinew_cmd_result_int(cmd, info.has_min);
+  if (!strcmp(what, "hasMaxValue")) return sinew_cmd_result_int(cmd, info.has_max);
+  if (!strcmp(what, "attributeType")) return sinew_cmd_result_string(cmd, sinew__maya_attr_type(&info));
+  if (!strcmp(what, "dataType")) {
+    int rc = sinew_cmd_result_empty_array(cmd, SINEW_VALUE_STRING_ARRAY);
+    if (!rc && info.type == SINEW_ATTR_STRING) rc = sinew_cmd_result_append_string(cmd, "string");
+    return rc;
+  }
+  if (!strcmp(what, "longName")) return sinew_cmd_result_string(cmd, info.name);
+  if (!strcmp(what, "shortName")) return sinew_cmd_result_string(cmd, info.short_name ? info.short_name : info.name);
+  if (!strcmp(what, "keyable")) return sinew_cmd_result_int(cmd, (info.flags & SINEW_ATTR_KEYABLE) != 0);
+  if (!strcmp(what, "hidden")) return sinew_cmd_result_int(cmd, (info.flags & SINEW_ATTR_HIDDEN) != 0);
+  if (!strcmp(what, "multi")) return sinew_cmd_result_int(cmd, (info.flags & SINEW_ATTR_ARRAY) != 0);
+  if (!strcmp(what, "readable")) return sinew_cmd_result_int(cmd, (info.flags & SINEW_ATTR_READABLE) != 0);
+  if (!strcmp(what, "writable")) return sinew_cmd_result_int(cmd, (info.flags & SINEW_ATTR_WRITABLE) != 0);
+  if (!strcmp(what, "numberOfChildren")) return sinew_cmd_result_int(cmd, info.child_count);
+  if (!strcmp(what, "enumName")) {
+    if (info.type != SINEW_ATTR_ENUM || !info.enum_fields)
+      return sinew_cmd_error(cmd, SINEW_ETYPE, "%s.%s is not an enum", sinew_node_name(g, n), info.name);
+    return sinew_cmd_result_string(cmd, info.enum_fields);
+  }
+  if (!strcmp(what, "parent")) {
+    sinew_attr_info_t pi;
+    if (info.parent == UINT32_MAX || sinew_node_attr_info(g, n, info.parent, &pi)) return sinew_cmd_result_string(cmd, "");
+    return sinew_cmd_result_string(cmd, pi.name);
+  }
+  char buf[512];
+  sinew__attr_nice_name(info.name, buf, sizeof buf);
+  return sinew_cmd_result_string(cmd, buf);
+}
+
 static int cmd_add_attr(sinew_cmd_t *cmd) {
   sinew_session_t *s = sinew__session(cmd);
   sinew_graph_t *g = sinew_cmd_graph(cmd);
@@ -1591,11 +1679,12 @@ static int cmd_add_attr(sinew_cmd_t *cmd) {
   }
   if (!sinew_node_valid(g, n)) return sinew_cmd_error(cmd, SINEW_EINVAL, "no node given (and no current node)");
   const char *ln = sinew_cmd_flag_string(cmd, "longName", NULL), *sn = sinew_cmd_flag_string(cmd, "shortName", NULL);
-  if (sinew_cmd_query(cmd) || sinew_cmd_flag_count(cmd, "exists")) {
+  if (sinew_cmd_flag_count(cmd, "exists")) {
     const char *nm = ln ? ln : sn;
     if (!nm) return sinew_cmd_error(cmd, SINEW_EINVAL, "give -ln or -sn");
     return sinew_cmd_result_int(cmd, sinew_node_attr(g, n, nm) != UINT32_MAX);
   }
+  if (sinew_cmd_query(cmd)) return add_attr_query(cmd, n, ln ? ln : sn);
   if (!ln && !sn) return sinew_cmd_error(cmd, SINEW_EINVAL, "give a name (-longName or -shortName)");
   if (!ln) ln = sn;
   const char *at = sinew_cmd_flag_string(cmd, "attributeType", NULL);

@@ -19,6 +19,9 @@ static int push_str(char ***v, uint32_t *n, uint32_t *cap, const char *s) {
 }
 
 static int set_selection(sinew__scene *sc, const sinew_node_t *nodes, uint32_t n, bool add) {
+  /* room first, so that a failure leaves the selection as it was */
+  uint32_t most = (add ? sc->nsel : 0) + n;
+  if (sinew__cmds_grow((void **)&sc->selection, &sc->csel, most ? most : 1, sizeof *sc->selection)) return SINEW_ENOMEM;
   if (!add) sc->nsel = 0;
   for (uint32_t i = 0; i < n; i++) {
     bool dup = false;
@@ -159,6 +162,48 @@ static int cmd_shading_node(sinew_cmd_t *cmd) {
 static const sinew_cmd_flag_t rename_flags[] = {
     {"uuid", "uid", "s", 0}, {"ignoreShape", "is", "", 0}};
 
+static bool type_matches(sinew_graph_t *g, sinew_node_t n, const char *type, bool exact);
+
+/* The length of a name without its trailing digits. */
+static size_t digits_start(const char *name) {
+  size_t k = strlen(name);
+  while (k && name[k - 1] >= '0' && name[k - 1] <= '9') k--;
+  return k;
+}
+
+/* Maya renames the shapes below a renamed transform that are named after it: "rename
+ * nurbsSphere1 ball" makes nurbsSphereShape1 ballShape (Autodesk's example). Two forms are
+ * recognised, the first winning: old + "Shape" (bar -> bar1 makes barShape bar1Shape), and the
+ * old name's trailing number after "Shape" (pCube1 -> bar1 makes pCubeShape1 barShape1).
+ * Other shapes keep their names. A clash gets a number as any rename does. */
+static int rename_shapes(sinew_graph_t *g, sinew_node_t n, const char *oldname, const char *newname) {
+  size_t nk = sinew_node_children(g, n, NULL, 0);
+  if (!nk) return SINEW_OK;
+  sinew_node_t *kids = sinew_malloc(nk * sizeof *kids);
+  size_t cap = strlen(oldname) + strlen(newname) + 16;
+  char *want = sinew_malloc(cap), *form = sinew_malloc(cap);
+  int rc = kids && want && form ? SINEW_OK : SINEW_ENOMEM;
+  if (!rc) sinew_node_children(g, n, kids, nk);
+  size_t ob = digits_start(oldname), nb = digits_start(newname);
+  for (size_t i = 0; i < nk && !rc; i++) {
+    if (!type_matches(g, kids[i], "shape", false)) continue;
+    const char *name = sinew_node_name(g, kids[i]);
+    snprintf(form, cap, "%sShape", oldname);
+    if (strcmp(name, form) == 0) {
+      snprintf(want, cap, "%sShape", newname);
+    } else {
+      snprintf(form, cap, "%.*sShape%s", (int)ob, oldname, oldname + ob);
+      if (strcmp(name, form) != 0) continue;
+      snprintf(want, cap, "%.*sShape%s", (int)nb, newname, newname + nb);
+    }
+    rc = sinew_node_rename(g, kids[i], want);
+  }
+  sinew_free(kids);
+  sinew_free(want);
+  sinew_free(form);
+  return rc;
+}
+
 static int cmd_rename(sinew_cmd_t *cmd) {
   sinew_session_t *s = sinew__session(cmd);
   sinew_graph_t *g = sinew_cmd_graph(cmd);
@@ -195,13 +240,18 @@ static int cmd_rename(sinew_cmd_t *cmd) {
   }
   /* a node an imported file made: renamed in the import's namespace (or with its prefix), and
    * the file's later lines mean it by the new name */
+  char *oldname = sinew__cmds_strdup(sinew_node_name(g, n));
+  if (!oldname) return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
   bool own = sinew__import_owns(s, n);
   char *actual = NULL;
-  if (own && (rc = sinew__import_node_name(s, newname, NULL, false, &actual)))
+  if (own && (rc = sinew__import_node_name(s, newname, NULL, false, &actual))) {
+    sinew_free(oldname);
     return sinew_cmd_error(cmd, rc, "out of memory");
+  }
   char *old = own ? sinew_malloc(strlen(sinew_node_name(g, n)) + 1) : NULL;
   if (own && !old) {
     sinew_free(actual);
+    sinew_free(oldname);
     return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
   }
   if (old) strcpy(old, sinew_node_name(g, n));
@@ -211,9 +261,13 @@ static int cmd_rename(sinew_cmd_t *cmd) {
   if (!rc && own && (rc = sinew__import_record(s, automatic ? NULL : newname, n))) {
     sinew_node_rename(g, n, old);
     sinew_free(old);
+    sinew_free(oldname);
     return sinew_cmd_error(cmd, rc, "out of memory");
   }
+  if (!rc && !own && !sinew_cmd_flag_count(cmd, "ignoreShape") && sinew_node_type_is_a(sinew_node_type(g, n), "transform"))
+    rc = rename_shapes(g, n, oldname, sinew_node_name(g, n));
   sinew_free(old);
+  sinew_free(oldname);
   if (rc) return sinew__graph_error(cmd, rc);
   return sinew_cmd_result_string(cmd, sinew_node_name(g, n));
 }
@@ -264,42 +318,148 @@ static const sinew_cmd_flag_t select_flags[] = {
     {"deselect", "d", "", 0},  {"clear", "cl", "", 0},  {"toggle", "tgl", "", 0},
     {"all", "all", "", 0},     {"hierarchy", "hi", "", 0}};
 
+static bool name_matches(sinew_graph_t *g, sinew_node_t n, const char *pattern, bool recursive);
+
+static bool same(sinew_node_t a, sinew_node_t b) { return a.index == b.index && a.gen == b.gen; }
+
+/* A growing list of nodes, each once. */
+typedef struct node_list {
+  sinew_node_t *v;
+  uint32_t n, cap;
+} node_list;
+
+static int node_list_add(node_list *l, sinew_node_t n) {
+  for (uint32_t i = 0; i < l->n; i++)
+    if (same(l->v[i], n)) return SINEW_OK;
+  if (sinew__cmds_grow((void **)&l->v, &l->cap, l->n + 1, sizeof *l->v)) return SINEW_ENOMEM;
+  l->v[l->n++] = n;
+  return SINEW_OK;
+}
+
+/* select -hi: a node and every DAG node below it, parents before children (a pre-order walk
+ * with its own stack, so a hierarchy of any depth is fine). */
+static int add_hierarchy(sinew_graph_t *g, node_list *l, sinew_node_t n) {
+  node_list stack = {0};
+  int rc = node_list_add(&stack, n);
+  while (!rc && stack.n) {
+    sinew_node_t x = stack.v[--stack.n];
+    if ((rc = node_list_add(l, x))) break;
+    size_t nk = sinew_node_children(g, x, NULL, 0);
+    if (!nk) continue;
+    if (sinew__cmds_grow((void **)&stack.v, &stack.cap, stack.n + (uint32_t)nk, sizeof *stack.v)) {
+      rc = SINEW_ENOMEM;
+      break;
+    }
+    /* children pushed last first, so the first is walked first */
+    sinew_node_children(g, x, stack.v + stack.n, nk);
+    for (size_t a = 0, b = nk - 1; a < b; a++, b--) {
+      sinew_node_t t = stack.v[stack.n + a];
+      stack.v[stack.n + a] = stack.v[stack.n + b];
+      stack.v[stack.n + b] = t;
+    }
+    stack.n += (uint32_t)nk;
+  }
+  sinew_free(stack.v);
+  return rc;
+}
+
+/* One object named to select: a set stands for its members unless -ne ("When selecting a set
+ * as in "select set1", the behaviour is for all the members of the set to become selected
+ * instead of the set itself"); -hi adds what is below each. Fails the command with its message. */
+static int select_add(sinew_cmd_t *cmd, node_list *l, sinew_node_t n, bool hi, bool expand) {
+  sinew_graph_t *g = sinew_cmd_graph(cmd);
+  sinew_node_t *members = NULL;
+  uint32_t count = 1;
+  int rc = SINEW_OK;
+  if (expand && sinew_node_type_is_a(sinew_node_type(g, n), "objectSet") &&
+      (rc = sinew__set_members(cmd, n, &members, &count)))
+    return rc;
+  for (uint32_t i = 0; i < count && !rc; i++) {
+    sinew_node_t x = members ? members[i] : n;
+    rc = hi ? add_hierarchy(g, l, x) : node_list_add(l, x);
+  }
+  sinew_free(members);
+  return rc ? sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory") : SINEW_OK;
+}
+
+/* select [-r | -add | -d | -tgl] [-hi] [-ne] objects, -cl, -all: Maya's forms. Names may be
+ * patterns ("sphere*"), each of which must match a node; every name is resolved before the
+ * selection changes, so a missing object leaves it as it was. */
 static int cmd_select(sinew_cmd_t *cmd) {
   sinew_session_t *s = sinew__session(cmd);
   sinew__scene *sc = s->scene;
   sinew_graph_t *g = sinew_cmd_graph(cmd);
   int rc = sinew__finish_current(s);
   if (rc) return sinew__graph_error(cmd, rc);
+  const char *modes[] = {"replace", "add", "deselect", "toggle"};
+  int nmodes = 0;
+  for (int i = 0; i < 4; i++) nmodes += sinew_cmd_flag_count(cmd, modes[i]) > 0;
+  if (nmodes > 1) return sinew_cmd_error(cmd, SINEW_EINVAL, "-replace, -add, -deselect and -toggle go one at a time");
   if (sinew_cmd_flag_count(cmd, "clear")) {
     sc->nsel = 0;
     return SINEW_OK;
   }
   size_t argc = sinew_cmd_argc(cmd);
+  node_list l = {0};
   if (sinew_cmd_flag_count(cmd, "all")) {
-    sc->nsel = 0;
-    sinew_node_t it = {0, 0};
-    while (sinew_node_next(g, &it))
-      if ((rc = set_selection(sc, &it, 1, true))) return sinew_cmd_error(cmd, rc, "out of memory");
-    return SINEW_OK;
+    /* as Maya: the nodes that can be deleted, so not the scene's time node and default nodes */
+    sinew_node_t it = {0, 0}, t = {0, 0};
+    bool has_time = sinew_time_node(g, &t) == SINEW_OK;
+    while (sinew_node_next(g, &it) && !rc) {
+      sinew__extra *e = sinew__extra_get(sc, it, false);
+      if ((e && e->is_default) || (has_time && same(it, t))) continue;
+      rc = node_list_add(&l, it);
+    }
+    if (rc) rc = sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+    if (!rc && set_selection(sc, l.v, l.n, false)) rc = sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+    sinew_free(l.v);
+    return rc;
   }
-  sinew_node_t *nodes = sinew_malloc((argc ? argc : 1) * sizeof *nodes);
-  if (!nodes) return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
-  for (size_t i = 0; i < argc && !rc; i++) rc = default_node(cmd, sinew_cmd_arg_string(cmd, i), &nodes[i]);
+  bool hi = sinew_cmd_flag_count(cmd, "hierarchy"), ne = sinew_cmd_flag_count(cmd, "noExpand"), set_current = false;
+  sinew_node_t current = {0, 0};
+  for (size_t i = 0; i < argc && !rc; i++) {
+    const char *name = sinew_cmd_arg_string(cmd, i);
+    if (strpbrk(name, "*?")) {
+      bool any = false;
+      sinew_node_t it = {0, 0};
+      while (sinew_node_next(g, &it) && !rc)
+        if (name_matches(g, it, name, false)) {
+          any = true;
+          rc = select_add(cmd, &l, it, hi, !ne);
+        }
+      if (!rc && !any) rc = sinew_cmd_error(cmd, SINEW_ENOTFOUND, "no object matches name: %s", name);
+      continue;
+    }
+    sinew_node_t n;
+    if ((rc = default_node(cmd, name, &n))) break;
+    if (ne && argc == 1) current = n, set_current = true;
+    rc = select_add(cmd, &l, n, hi, !ne);
+  }
   if (!rc) {
-    if (sinew_cmd_flag_count(cmd, "noExpand") && argc == 1) sc->current = nodes[0];
-    if (sinew_cmd_flag_count(cmd, "deselect")) {
-      for (size_t i = 0; i < argc; i++)
-        for (uint32_t k = 0; k < sc->nsel;)
-          if (sc->selection[k].index == nodes[i].index && sc->selection[k].gen == nodes[i].gen)
-            memmove(&sc->selection[k], &sc->selection[k + 1], (--sc->nsel - k) * sizeof *nodes);
-          else
-            k++;
-    } else {
-      bool add = sinew_cmd_flag_count(cmd, "add") || sinew_cmd_flag_count(cmd, "toggle");
-      if (set_selection(sc, nodes, (uint32_t)argc, add)) rc = sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+    if (set_current) sc->current = current; /* -ne :name makes a default node current */
+    bool desel = sinew_cmd_flag_count(cmd, "deselect"), toggle = sinew_cmd_flag_count(cmd, "toggle");
+    if (desel || toggle) {
+      /* the new list whole before the selection changes: the selected ones that stay, then
+       * (-tgl) the named ones that were not selected */
+      node_list out = {0};
+      for (uint32_t k = 0; k < sc->nsel && !rc; k++) {
+        bool named = false;
+        for (uint32_t i = 0; i < l.n && !named; i++) named = same(sc->selection[k], l.v[i]);
+        if (!named) rc = node_list_add(&out, sc->selection[k]);
+      }
+      for (uint32_t i = 0; i < l.n && toggle && !rc; i++) {
+        bool was = false;
+        for (uint32_t k = 0; k < sc->nsel && !was; k++) was = same(sc->selection[k], l.v[i]);
+        if (!was) rc = node_list_add(&out, l.v[i]);
+      }
+      if (!rc) rc = set_selection(sc, out.v, out.n, false);
+      if (rc) rc = sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+      sinew_free(out.v);
+    } else if (set_selection(sc, l.v, l.n, sinew_cmd_flag_count(cmd, "add") > 0)) {
+      rc = sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
     }
   }
-  sinew_free(nodes);
+  sinew_free(l.v);
   return rc;
 }
 
@@ -358,7 +518,7 @@ static const sinew_cmd_flag_t ls_flags[] = {
     {"transforms", "tr", "", 0},           {"showType", "st", "", 0},
     {"objectsOnly", "o", "", 0},           {"intermediateObjects", "io", "", 0},
     {"noIntermediate", "ni", "", 0},       {"recursive", "r", "b", 0},
-    {"flatten", "fl", "", 0}};
+    {"flatten", "fl", "", 0},              {"shortNames", "sn", "", 0}};
 
 static int add_name(sinew_cmd_t *cmd, sinew_graph_t *g, sinew_node_t n, bool full, bool show_type) {
   char buf[512];
@@ -513,7 +673,14 @@ static int cmd_ls(sinew_cmd_t *cmd) {
       for (size_t i = 0; i < argc && !m; i++) m = name_matches(g, n, sinew_cmd_arg_string(cmd, i), recursive);
       if (!m) continue;
     }
-    if ((rc = add_name(cmd, g, n, full, show))) return rc;
+    if (sinew_cmd_flag_count(cmd, "shortNames") && !full) {
+      /* -sn: the short name even where it is shared */
+      rc = sinew_cmd_result_append_string(cmd, sinew_node_name(g, n));
+      if (!rc && show) rc = sinew_cmd_result_append_string(cmd, sinew_node_type_name(sinew_node_type(g, n)));
+      if (rc) return rc;
+    } else if ((rc = add_name(cmd, g, n, full, show))) {
+      return rc;
+    }
   }
   return SINEW_OK;
 }
@@ -549,6 +716,9 @@ static int cmd_node_type(sinew_cmd_t *cmd) {
   sinew_graph_t *g = sinew_cmd_graph(cmd);
   if (sinew_cmd_argc(cmd) != 1) return sinew_cmd_error(cmd, SINEW_EINVAL, "give one node");
   const char *name = sinew_cmd_arg_string(cmd, 0);
+  /* Maya's API type names (kJoint, kSkinClusterFilter ...) are not known to sinew */
+  if (sinew_cmd_flag_count(cmd, "apiType"))
+    return sinew_cmd_error(cmd, SINEW_EUNSUPPORTED, "-apiType is not supported (sinew does not know Maya's API type names)");
   sinew_node_t n;
   sinew_plug_t p;
   int rc;
@@ -584,25 +754,33 @@ static int cmd_parent(sinew_cmd_t *cmd) {
     }
     return sinew_cmd_error(cmd, SINEW_EUNSUPPORTED, "instancing (-addObject / -removeObject) is not supported");
   }
+  /* Maya's forms: `parent child... parent`, `parent -w child...`; with one object the selected
+   * objects go under it, with none the selected objects go under the last selected one (or,
+   * with -w, to the world) */
   bool world = sinew_cmd_flag_count(cmd, "world");
-  size_t argc = sinew_cmd_argc(cmd);
-  size_t nchildren = world ? argc : (argc ? argc - 1 : 0);
+  size_t argc = sinew_cmd_argc(cmd), nsel = s->scene->nsel;
+  bool from_sel = world ? argc == 0 : argc < 2;
   sinew_node_t parent = {0, 0};
   int rc;
+  if (!world && argc == 0 && nsel < 2)
+    return sinew_cmd_error(cmd, SINEW_EINVAL, "select the objects and then their new parent, or name them: parent <child>... <parent>");
+  if (!world && argc == 1 && nsel == 0)
+    return sinew_cmd_error(cmd, SINEW_EINVAL, "no child given (and nothing selected): parent <child>... <parent>");
+  if (world && argc == 0 && nsel == 0)
+    return sinew_cmd_error(cmd, SINEW_EINVAL, "no object given (and nothing selected): parent -w <child>...");
   if (!world) {
-    if (argc < 2 && !(argc == 1 && s->scene->nsel))
-      return sinew_cmd_error(cmd, SINEW_EINVAL, "usage: parent <child>... <parent>, or parent -w <child>...");
-    if ((rc = sinew__cmd_node(cmd, sinew_cmd_arg_string(cmd, argc - 1), &parent))) return rc;
+    if (argc) rc = sinew__cmd_node(cmd, sinew_cmd_arg_string(cmd, argc - 1), &parent);
+    else rc = (parent = s->scene->selection[nsel - 1], SINEW_OK);
+    if (rc) return rc;
   }
+  size_t nchildren = from_sel ? (world || argc ? nsel : nsel - 1) : (world ? argc : argc - 1);
   sinew_node_t *kids = sinew_malloc((nchildren ? nchildren : 1) * sizeof *kids);
   if (!kids) return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
-  if (nchildren == 0 && s->scene->nsel) {
-    nchildren = 1;
-    kids[0] = s->scene->selection[0];
-  }
   rc = SINEW_OK;
-  for (size_t i = 0; i < nchildren && argc && !rc; i++)
-    rc = sinew__cmd_node(cmd, sinew_cmd_arg_string(cmd, i), &kids[i]);
+  for (size_t i = 0; i < nchildren && !rc; i++) {
+    if (from_sel) kids[i] = s->scene->selection[i];
+    else rc = sinew__cmd_node(cmd, sinew_cmd_arg_string(cmd, i), &kids[i]);
+  }
   uint32_t flags = sinew_cmd_flag_count(cmd, "relative") ? 0 : SINEW_PARENT_KEEP_WORLD;
   /* check every child first: DAG nodes, and no loop */
   if (!rc && !world && !sinew_node_type_is_a(sinew_node_type(g, parent), "dagNode"))
@@ -681,6 +859,17 @@ static int cmd_list_relatives(sinew_cmd_t *cmd) {
   sinew_graph_t *g = sinew_cmd_graph(cmd);
   size_t argc = sinew_cmd_argc(cmd);
   size_t count = argc ? argc : s->scene->nsel;
+  /* Maya's documentation: -c, -ad, -s, -p and -ap are mutually exclusive. Scripts use -s
+   * with -ad or -c as a filter (`listRelatives -ad -s grp`, which Maya runs), so only the
+   * directions exclude each other, and -s excludes the two upward ones. */
+  const char *modes[] = {"children", "allDescendents", "parent", "allParents", "shapes"};
+  const char *first = NULL;
+  for (int m = 0; m < 5; m++)
+    if (sinew_cmd_flag_count(cmd, modes[m])) {
+      bool clash = first && !(m == 4 && (strcmp(first, "children") == 0 || strcmp(first, "allDescendents") == 0));
+      if (clash) return sinew_cmd_error(cmd, SINEW_EINVAL, "-%s and -%s cannot be used together", first, modes[m]);
+      if (!first) first = modes[m];
+    }
   int rc = sinew_cmd_result_empty_array(cmd, SINEW_VALUE_STRING_ARRAY);
   for (size_t i = 0; i < count && !rc; i++) {
     sinew_node_t n = argc ? (sinew_node_t){0, 0} : s->scene->selection[i];
@@ -706,8 +895,11 @@ typedef struct lc_ctx {
   sinew_cmd_t *cmd;
   sinew_graph_t *g;
   sinew_plug_t filter; /* attr UINT32_MAX: the whole node */
-  bool src, dst, plugs, conns;
+  bool src, dst, plugs, conns, shapes, scn, exact;
   const char *type;
+  const sinew_plug_t *mine; /* while following a conversion node: the plug on the object */
+  sinew_node_t through;     /* the conversion node followed */
+  bool upstream;
   int rc;
 } lc_ctx;
 
@@ -724,21 +916,52 @@ static bool plug_within(const sinew_graph_t *g, const sinew_plug_t *p, const sin
   }
 }
 
+/* One connected plug to report: filtered by -type (-et), then named as Maya names it. */
+static void lc_emit(lc_ctx *x, const sinew_plug_t *mine, const sinew_plug_t *other) {
+  if (x->type && !type_matches(x->g, other->node, x->type, x->exact)) return;
+  char buf[1024];
+  if (x->conns) {
+    sinew__plug_label(x->g, mine, buf, sizeof buf);
+    if ((x->rc = sinew_cmd_result_append_string(x->cmd, buf))) return;
+  }
+  sinew_node_t n = other->node;
+  /* "-shapes: Actually return the shape name instead of the transform when the shape is
+   * 'selected'. Default false.": a shape is named by its transform unless -sh or -p */
+  if (!x->plugs && !x->shapes && type_matches(x->g, n, "shape", false)) {
+    sinew_node_t p = sinew_node_parent(x->g, n);
+    if (sinew_node_valid(x->g, p) && sinew_node_type_is_a(sinew_node_type(x->g, p), "transform")) n = p;
+  }
+  if (x->plugs) sinew__plug_label(x->g, other, buf, sizeof buf);
+  else sinew__node_label(x->g, n, buf, sizeof buf);
+  x->rc = sinew_cmd_result_append_string(x->cmd, buf);
+}
+
+/* -scn: the far side of the conversion node x->through (its input's source going upstream,
+ * its output's destinations going downstream). */
+static bool lc_through(void *ud, const sinew_connection_t *c) {
+  lc_ctx *x = ud;
+  const sinew_plug_t *near = x->upstream ? &c->dst : &c->src, *far = x->upstream ? &c->src : &c->dst;
+  if (near->node.index == x->through.index && near->node.gen == x->through.gen) lc_emit(x, x->mine, far);
+  return x->rc == SINEW_OK;
+}
+
 static bool lc_visit(void *ud, const sinew_connection_t *c) {
   lc_ctx *x = ud;
   const sinew_plug_t *mine = NULL, *other = NULL;
+  bool upstream = false;
   if (x->dst && plug_within(x->g, &c->src, &x->filter)) mine = &c->src, other = &c->dst;
-  else if (x->src && plug_within(x->g, &c->dst, &x->filter)) mine = &c->dst, other = &c->src;
+  else if (x->src && plug_within(x->g, &c->dst, &x->filter)) mine = &c->dst, other = &c->src, upstream = true;
   if (!mine) return true;
-  if (x->type && !type_matches(x->g, other->node, x->type, false)) return true;
-  char buf[1024];
-  if (x->conns) {
-    sinew_plug_format(x->g, mine, false, buf, sizeof buf);
-    if ((x->rc = sinew_cmd_result_append_string(x->cmd, buf))) return false;
+  if (x->scn && sinew_node_type_is_a(sinew_node_type(x->g, other->node), "unitConversion")) {
+    lc_ctx y = *x;
+    y.mine = mine;
+    y.through = other->node;
+    y.upstream = upstream;
+    sinew_foreach_connection(x->g, other->node, false, lc_through, &y);
+    x->rc = y.rc;
+    return x->rc == SINEW_OK;
   }
-  if (x->plugs) sinew_plug_format(x->g, other, false, buf, sizeof buf);
-  else sinew__node_label(x->g, other->node, buf, sizeof buf);
-  x->rc = sinew_cmd_result_append_string(x->cmd, buf);
+  lc_emit(x, mine, other);
   return x->rc == SINEW_OK;
 }
 
@@ -750,6 +973,9 @@ static int cmd_list_connections(sinew_cmd_t *cmd) {
   x.dst = sinew_cmd_flag_bool(cmd, "destination", true);
   x.plugs = sinew_cmd_flag_bool(cmd, "plugs", false);
   x.conns = sinew_cmd_flag_bool(cmd, "connections", false);
+  x.shapes = sinew_cmd_flag_bool(cmd, "shapes", false);
+  x.scn = sinew_cmd_flag_bool(cmd, "skipConversionNodes", false);
+  x.exact = sinew_cmd_flag_bool(cmd, "exactType", false);
   x.type = sinew_cmd_flag_string(cmd, "type", NULL);
   size_t argc = sinew_cmd_argc(cmd);
   size_t count = argc ? argc : s->scene->nsel;

@@ -736,7 +736,7 @@ static const sinew_cmd_flag_t attrq_flags[] = {
     {"hidden", "h", "", 0},          {"writable", "w", "", 0},       {"readable", "r", "", 0},
     {"numberOfChildren", "nc", "", 0}, {"listEnum", "le", "", 0}};
 
-static const char *maya_type_name(const sinew_attr_info_t *info) {
+const char *sinew__maya_attr_type(const sinew_attr_info_t *info) {
   switch (info->type) {
     case SINEW_ATTR_BOOL: return "bool";
     case SINEW_ATTR_INT: return "long";
@@ -756,7 +756,7 @@ static const char *maya_type_name(const sinew_attr_info_t *info) {
 }
 
 /* Maya's nice name of an attribute name: "translateX" -> "Translate X". */
-static void nice_name(const char *name, char *out, size_t size) {
+void sinew__attr_nice_name(const char *name, char *out, size_t size) {
   size_t k = 0;
   for (size_t i = 0; name[i] && k + 2 < size; i++) {
     char c = name[i];
@@ -806,7 +806,7 @@ static int cmd_attribute_query(sinew_cmd_t *cmd) {
     }
     return rc;
   }
-  if (strcmp(what, "attributeType") == 0) return sinew_cmd_result_string(cmd, maya_type_name(&info));
+  if (strcmp(what, "attributeType") == 0) return sinew_cmd_result_string(cmd, sinew__maya_attr_type(&info));
   if (strcmp(what, "minExists") == 0) return sinew_cmd_result_int(cmd, info.has_min);
   if (strcmp(what, "maxExists") == 0) return sinew_cmd_result_int(cmd, info.has_max);
   if (strcmp(what, "minimum") == 0 || strcmp(what, "maximum") == 0) {
@@ -846,7 +846,7 @@ static int cmd_attribute_query(sinew_cmd_t *cmd) {
     return rc;
   }
   char buf[512];
-  nice_name(info.name, buf, sizeof buf);
+  sinew__attr_nice_name(info.name, buf, sizeof buf);
   return sinew_cmd_result_string(cmd, buf);
 }
 

@@ -92,6 +92,16 @@ static int members_of(sinew_cmd_t *cmd, sinew_node_t set, members *m) {
   return SINEW_OK;
 }
 
+int sinew__set_members(sinew_cmd_t *cmd, sinew_node_t set, sinew_node_t **out, uint32_t *count) {
+  members m = {0};
+  int rc = members_of(cmd, set, &m);
+  if (rc) return rc;
+  sinew_free(m.elem);
+  *out = m.node;
+  *count = m.n;
+  return SINEW_OK;
+}
+
 static int64_t member_at(const members *m, sinew_node_t n) {
   for (uint32_t i = 0; i < m->n; i++)
     if (same_node(m->node[i], n)) return i;

@@ -287,8 +287,12 @@ static inline sinew_session_t *sinew__session(sinew_cmd_t *cmd) {
 int sinew__cmd_node(sinew_cmd_t *cmd, const char *name, sinew_node_t *out);
 /* Parses a plug ("node.attr[2].child", or ".attr" on the current node); fails naming it. */
 int sinew__cmd_plug(sinew_cmd_t *cmd, const char *text, sinew_plug_t *out);
-/* A node's name as text (for results): its path when its short name is shared. Borrowed buffer. */
+/* A node's name as text (for results): its shortest unique name, as Maya's (the fewest
+ * trailing levels of its DAG path that name it alone). Borrowed buffer. */
 const char *sinew__node_label(sinew_graph_t *g, sinew_node_t n, char *buf, size_t size);
+/* A plug as text for results: the node's name as sinew__node_label gives it, then the
+ * attribute ("a1|b.translateX"). Returns buf. */
+const char *sinew__plug_label(sinew_graph_t *g, const sinew_plug_t *p, char *buf, size_t size);
 
 /* Whether a plug is on one of sinew's own attributes (built-in, hidden, not stored, named
  * "sinew*", such as the IK wiring of sinew_ik_wire): their connections are made again when a
@@ -337,6 +341,14 @@ double sinew__unit_in(sinew_graph_t *g, sinew_attr_type_t type);  /* scene unit 
  * frame rate, so whole frames come back whole). */
 double sinew__unit_to_internal(sinew_graph_t *g, sinew_attr_type_t type, double v);
 double sinew__unit_to_ui(sinew_graph_t *g, sinew_attr_type_t type, double v);
+/* Maya's name of an attribute's type, as attributeQuery -at and addAttr -q -at give it
+ * ("doubleLinear", "double3", "enum", "typed" for strings and data ...). */
+const char *sinew__maya_attr_type(const sinew_attr_info_t *info);
+/* The members of an objectSet in the set's order (DAG members, then the others): *out is
+ * allocated (sinew_free it), or the command fails with its message. */
+int sinew__set_members(sinew_cmd_t *cmd, sinew_node_t set, sinew_node_t **out, uint32_t *count);
+/* Maya's nice name made from an attribute's long name: "translateX" -> "Translate X". */
+void sinew__attr_nice_name(const char *name, char *out, size_t size);
 
 /* Fails the command with the graph's last message, without repeating the command's name when
  * the graph's message already starts with it ("setAttr: setAttr: ..."). */

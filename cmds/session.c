@@ -550,14 +550,32 @@ const char *sinew__node_label(sinew_graph_t *g, sinew_node_t n, char *buf, size_
   if (!name) return "";
   sinew_node_t found;
   if (sinew_node_find(g, name, &found) == SINEW_EAMBIGUOUS) {
+    /* Maya's shortest unique name: the fewest trailing levels of the path that name the node
+     * alone ("group1|sphere1"), the full path when only that does */
     char *path = sinew_node_path(g, n);
     if (path) {
-      snprintf(buf, size, "%s", path);
+      const char *tail = path;
+      for (const char *c = path + strlen(path); c > path; c--)
+        if (c[-1] == '|') {
+          if (sinew_node_find(g, c, &found) == SINEW_OK && found.index == n.index && found.gen == n.gen) {
+            tail = c;
+            break;
+          }
+        }
+      snprintf(buf, size, "%s", tail);
       sinew_free(path);
       return buf;
     }
   }
   snprintf(buf, size, "%s", name);
+  return buf;
+}
+
+const char *sinew__plug_label(sinew_graph_t *g, const sinew_plug_t *p, char *buf, size_t size) {
+  char node[512];
+  sinew__node_label(g, p->node, node, sizeof node);
+  int n = snprintf(buf, size, "%s.", node);
+  if (n >= 0 && (size_t)n < size) sinew_plug_format_attr(g, p, false, buf + n, size - (size_t)n);
   return buf;
 }
 

@@ -391,12 +391,20 @@ static uint32_t id(const sinew_node_type_t *t, const char *name) { return sinew_
 
 int sinew__register_dag_types(sinew_graph_t *g) {
   const sinew_node_type_t *dag, *xf, *jt;
-  sinew_node_type_desc_t d = {.name = "dagNode", .flags = SINEW_NODE_TYPE_DAG | SINEW_NODE_TYPE_ABSTRACT | SINEW_NODE_TYPE_PARALLEL,
+  /* Maya's abstract classes above dagNode (`nodeType -i` lists them: containerBase entity
+   * dagNode transform); no attributes of their own */
+  sinew_node_type_desc_t cb = {.name = "containerBase", .flags = SINEW_NODE_TYPE_ABSTRACT};
+  int rc = sinew_register_node_type(g, &cb, NULL);
+  if (rc) return rc;
+  sinew_node_type_desc_t en = {.name = "entity", .parent_type = "containerBase", .flags = SINEW_NODE_TYPE_ABSTRACT};
+  if ((rc = sinew_register_node_type(g, &en, NULL))) return rc;
+  sinew_node_type_desc_t d = {.name = "dagNode", .parent_type = "entity",
+                              .flags = SINEW_NODE_TYPE_DAG | SINEW_NODE_TYPE_ABSTRACT | SINEW_NODE_TYPE_PARALLEL,
                               .attrs = dag_attrs, .attr_count = sizeof dag_attrs / sizeof *dag_attrs,
                               .affects = dag_affects, .affects_count = sizeof dag_affects / sizeof *dag_affects,
                               .compute = dag_compute, .dag_parent_output = "worldMatrix[0]",
                               .dag_child_input = "sinewParentMatrix"};
-  int rc = sinew_register_node_type(g, &d, &dag);
+  rc = sinew_register_node_type(g, &d, &dag);
   if (rc) return rc;
   sinew_affects_t aff[128];
   size_t na = build_affects(aff, NULL, 0);

@@ -835,7 +835,7 @@ static void test_queries(void **state) {
   expect_res("objExists \"|root|j1\"", "1");
   expect_res("nodeType j2", "joint");
   expect_res("nodeType j2.tx", "joint");
-  expect_res("nodeType -i j2", "dagNode transform joint");
+  expect_res("nodeType -i j2", "containerBase entity dagNode transform joint");
   expect_res("nodeType time1", "time");
   /* selection */
   ok("select j1 j2");
@@ -1029,10 +1029,10 @@ static void test_import_names(void **state) {
   /* the same file again: a new set of nodes, wired among themselves */
   import_file("", imp);
   /* (b and c are DAG children: their names need only be unique among their siblings) */
-  expect_res("ls -type transform", "a keep a1 |a1|b |a1|c a2 |a2|b |a2|c");
-  expect_res("listConnections -s 0 -p 1 a2.tx", "|a2|b.translateX");
-  expect_res("listConnections -s 0 -p 1 a1.tx", "|a1|b.translateX");
-  expect_res("ls -sl", "|a2|b");
+  expect_res("ls -type transform", "a keep a1 a1|b a1|c a2 a2|b a2|c");
+  expect_res("listConnections -s 0 -p 1 a2.tx", "a2|b.translateX");
+  expect_res("listConnections -s 0 -p 1 a1.tx", "a1|b.translateX");
+  expect_res("ls -sl", "a2|b");
   assert_near(num("getAttr |a2|c.tx"), 9, 0);
   assert_near(num("getAttr a.tx"), 7, 0);
   expect_res("listConnections -p 1 a", "keep.translateY");
@@ -1102,9 +1102,9 @@ static void test_import_namespace_and_prefix(void **state) {
   expect_res("listConnections -s 0 -p 1 imp1:a.tx", "imp1:b.translateX");
   /* merged into the existing namespace: clashing names get numbers there */
   import_file("-ns \"imp\" -mnc 1", imp);
-  expect_res("ls \"imp:*\"", "imp:a |imp:a|imp:b |imp:a|imp:c imp:a1 |imp:a1|imp:b |imp:a1|imp:c");
-  expect_res("listConnections -s 0 -p 1 imp:a1.tx", "|imp:a1|imp:b.translateX");
-  expect_res("listConnections -s 0 -p 1 imp:a.tx", "|imp:a|imp:b.translateX");
+  expect_res("ls \"imp:*\"", "imp:a imp:a|imp:b imp:a|imp:c imp:a1 imp:a1|imp:b imp:a1|imp:c");
+  expect_res("listConnections -s 0 -p 1 imp:a1.tx", "imp:a1|imp:b.translateX");
+  expect_res("listConnections -s 0 -p 1 imp:a.tx", "imp:a|imp:b.translateX");
   assert_near(num("getAttr a.tx"), 7, 0);
   expect_res("listConnections a", "");
 

@@ -430,7 +430,7 @@ static void test_duplicate(void **state) {
      "setAttr -l 1 elbow.tx; setAttr elbow.rz 30;"
      "createNode transform -n drv; connectAttr drv.tx wrist.ry; connectAttr shoulder.twist drv.ty;");
   /* the copy and its subtree; the roots come first, then the nodes below */
-  expect_res("duplicate -n ik_shoulder shoulder", "ik_shoulder |ik_shoulder|elbow |ik_shoulder|elbow|wrist");
+  expect_res("duplicate -n ik_shoulder shoulder", "ik_shoulder ik_shoulder|elbow ik_shoulder|elbow|wrist");
   expect_res("ls -sl", "ik_shoulder");
   expect_res("listRelatives -p ik_shoulder", "");             /* the same parent: the world */
   expect_nums("getAttr ik_shoulder.twist", 1, 3.0);             /* dynamic attribute and value */
