@@ -265,12 +265,8 @@ static int set_edges(sinew_cmd_t *cmd, sinew__extra *e, const plug_text *pt) {
   if (first < 0 || (uint32_t)first > m->nedges)
     return sinew_cmd_error(cmd, SINEW_ERANGE, ".%s: edge %d given before edge %u", pt->raw_attr, (int)first,
                            m->nedges);
-  if (grow32((void **)&m->edges, &m->cedges, (uint32_t)(last + 1) * 2, sizeof *m->edges))
-    return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
-  if ((uint32_t)last + 1 > m->nedges) {
-    memset(m->edges + 2 * (size_t)m->nedges, 0, ((size_t)last + 1 - m->nedges) * 2 * sizeof *m->edges);
-    m->nedges = (uint32_t)last + 1;
-  }
+  /* every value checked before any is kept: a line that fails leaves the edges as they were
+   * (the session's mesh lines are not in the graph's journal) */
   for (size_t k = 0; k < nedges; k++) {
     double v0, v1, fl;
     int rc;
@@ -280,6 +276,17 @@ static int set_edges(sinew_cmd_t *cmd, sinew__extra *e, const plug_text *pt) {
     if (v0 < 0 || v1 < 0 || v0 > 1e9 || v1 > 1e9 || v0 != floor(v0) || v1 != floor(v1))
       return sinew_cmd_error(cmd, SINEW_ERANGE, ".%s: bad vertex index in edge %zu", pt->raw_attr,
                              (size_t)first + k);
+  }
+  if (grow32((void **)&m->edges, &m->cedges, (uint32_t)(last + 1) * 2, sizeof *m->edges))
+    return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+  if ((uint32_t)last + 1 > m->nedges) {
+    memset(m->edges + 2 * (size_t)m->nedges, 0, ((size_t)last + 1 - m->nedges) * 2 * sizeof *m->edges);
+    m->nedges = (uint32_t)last + 1;
+  }
+  for (size_t k = 0; k < nedges; k++) {
+    double v0 = 0, v1 = 0;
+    num_arg(cmd, 1 + 3 * k, &v0);
+    num_arg(cmd, 2 + 3 * k, &v1);
     m->edges[2 * ((size_t)first + k)] = (uint32_t)v0;
     m->edges[2 * ((size_t)first + k) + 1] = (uint32_t)v1;
   }
@@ -289,7 +296,18 @@ static int set_edges(sinew_cmd_t *cmd, sinew__extra *e, const plug_text *pt) {
 
 /* .fc[a:b] -type "polyFaces": records "f N e..." (and mu / mc / fc / h, of which only h
  * matters: sinew meshes have no holes). */
+static int read_face_records(sinew_cmd_t *cmd, sinew__extra *e, const plug_text *pt);
 static int set_faces(sinew_cmd_t *cmd, sinew__extra *e, const plug_text *pt) {
+  /* a line that fails keeps none of its records (the session's mesh lines are not in the
+   * graph's journal) */
+  sinew__pending_mesh *m = &e->mesh;
+  uint32_t nfv = m->nfv, nfaces = m->nfaces, nholes = m->nholes;
+  int rc = read_face_records(cmd, e, pt);
+  if (rc) m->nfv = nfv, m->nfaces = nfaces, m->nholes = nholes;
+  return rc;
+}
+
+static int read_face_records(sinew_cmd_t *cmd, sinew__extra *e, const plug_text *pt) {
   sinew__pending_mesh *m = &e->mesh;
   /* the first chunk says -type "polyFaces"; Maya leaves it out on the chunks that follow */
   const char *type = sinew_cmd_flag_string(cmd, "type", "polyFaces");

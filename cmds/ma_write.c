@@ -497,7 +497,16 @@ static void write_mesh_geometry(writer *w, sinew_node_t n) {
     }
     put(w, ";\n");
   }
-  if (e && e->ngeom && m && e->geom_topology == (const void *)m->topology) {
+  /* the lines as read, when they still describe the topology and hold both its edges and its
+   * faces (a file whose .ed line failed to read keeps only .fc: the geometry is written anew) */
+  bool has_ed = false, has_fc = false;
+  for (uint32_t i = 0; e && i < e->ngeom; i++) {
+    const char *a = e->geom[i].attr;
+    size_t an = strcspn(a, "[.");
+    has_ed |= (an == 2 && !strncmp(a, "ed", 2)) || (an == 4 && !strncmp(a, "edge", 4));
+    has_fc |= (an == 2 && !strncmp(a, "fc", 2)) || (an == 4 && !strncmp(a, "face", 4));
+  }
+  if (e && has_ed && has_fc && m && e->geom_topology == (const void *)m->topology) {
     for (uint32_t i = 0; i < e->ngeom; i++) {
       put(w, "\tsetAttr ");
       put(w, e->geom[i].text);
