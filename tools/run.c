@@ -402,6 +402,7 @@ static int run_frames(run_opts_t *o, sinew_session_t *s, double load_seconds) {
   sinew_afile_batch_t *batch = NULL;
   if (sinew_afile_batch_create(&batch)) {
     run_error(o, "out of memory");
+    free(plugs);
     free_meshes(meshes, nmeshes);
     return CLI_FAIL;
   }
