@@ -29,9 +29,6 @@
 /* Geometry inputs are connected, not written to files. */
 #define F_GEOM_IN (SINEW_ATTR_READABLE | SINEW_ATTR_WRITABLE | SINEW_ATTR_CONNECTABLE | SINEW_ATTR_INDEX_MATTERS)
 
-/* Maya's componentList ("vtx[*]", "f[0:339]"): sinew/deform.h. */
-#define component_list_type sinew_component_list_data_type
-
 /* ---- groupId ---------------------------------------------------------------------------------- */
 
 /* Maya assigns the id itself when a scene loads (readable, connectable, not storable); files
@@ -46,9 +43,10 @@ static const sinew_attr_desc_t group_id_attrs[] = {
 static const sinew_attr_desc_t group_parts_attrs[] = {
     {.name = "inputGeometry", .short_name = "ig", .type = SINEW_ATTR_DATA, .flags = F_GEOM_IN},
     {.name = "outputGeometry", .short_name = "og", .type = SINEW_ATTR_DATA, .flags = SINEW_ATTR_OUTPUT},
-    {.name = "inputComponents", .short_name = "ic", .type = SINEW_ATTR_DATA, .data_type = &component_list_type},
+    {.name = "inputComponents", .short_name = "ic", .type = SINEW_ATTR_DATA,
+     .data_type = &sinew_component_list_data_type},
     {.name = "inputRemoveComponent", .short_name = "irc", .type = SINEW_ATTR_DATA,
-     .data_type = &component_list_type},
+     .data_type = &sinew_component_list_data_type},
     {.name = "groupId", .short_name = "gi", .type = SINEW_ATTR_INT, .default_value = -1},
 };
 static const sinew_affects_t group_parts_affects[] = {

@@ -11,6 +11,7 @@
  * rig_example_02_built.ma: skinCluster2.og[0] -> polyColorPerVertex1.ip, .out ->
  * groupParts5.ig); as a placeholder it froze every mesh downstream. */
 #include "nodes/nodes_internal.h"
+#include "sinew/deform.h"
 
 #define F_IN SINEW_ATTR_INPUT
 #define F_ARR (SINEW_ATTR_INPUT | SINEW_ATTR_ARRAY)
@@ -19,15 +20,13 @@
 
 #define COUNTOF(a) (sizeof(a) / sizeof *(a))
 
-/* Maya's componentList ("vtx[*]", "f[0:339]"): the .ma reader keeps such values as text. */
-static const sinew_data_type_t component_list_type = {.name = "componentList"};
-
 /* Attribute names of Autodesk's node reference (polyModifier, polyColorPerVertex). */
 static const sinew_attr_desc_t modifier_attrs[] = {
     {.name = "inputPolymesh", .short_name = "ip", .type = SINEW_ATTR_DATA, .flags = F_GEOM_IN},
     {.name = "output", .short_name = "out", .type = SINEW_ATTR_DATA, .flags = SINEW_ATTR_OUTPUT},
     {.name = "cachedInMesh", .short_name = "cim", .type = SINEW_ATTR_DATA, .flags = F_GEOM_IN},
-    {.name = "inputComponents", .short_name = "ics", .type = SINEW_ATTR_DATA, .data_type = &component_list_type},
+    {.name = "inputComponents", .short_name = "ics", .type = SINEW_ATTR_DATA,
+     .data_type = &sinew_component_list_data_type},
     {.name = "useOldPolyArchitecture", .short_name = "uopa", .type = SINEW_ATTR_BOOL},
 };
 static const sinew_affects_t modifier_affects[] = {{"inputPolymesh", "output"}, {"inputComponents", "output"}};

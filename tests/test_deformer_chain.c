@@ -745,6 +745,7 @@ static void test_poly_color_per_vertex(void **state) {
       "createNode polyCube -n \"polyCube1\";\n"
       "createNode polyColorPerVertex -n \"polyColorPerVertex1\";\n"
       "\tsetAttr \".uopa\" yes;\n"
+      "\tsetAttr \".ics\" -type \"componentList\" 1 \"vtx[*]\";\n"
       "\tsetAttr -s 2 \".vclr\";\n"
       "\tsetAttr -s 2 \".vclr[0].vfcl\";\n"
       "\tsetAttr \".vclr[0].vfcl[0].frgb\" -type \"float3\" 0.5 0.25 1 ;\n"
@@ -774,6 +775,7 @@ static void test_poly_color_per_vertex(void **state) {
                                      "\".vclr[0].vfcl[0].frgb\" -type \"float3\" 0.5 0.25 1",
                                      "\".vclr[0].vfcl[0].vfal\" 0.75", "\".vclr[3].vxal\" 0.5",
                                      "\".cn\" -type \"string\" \"colorSet1\"", "\".clam\" no",
+                                     "\".ics\" -type \"componentList\" 1 \"vtx[*]\"",
                                      "connectAttr \"polyColorPerVertex1.out\" \"boxShape.i\""};
   for (size_t i = 0; i < sizeof want / sizeof *want; i++)
     if (!strstr(text, want[i])) fail_msg("the written file lacks %s:\n%s", want[i], text);
