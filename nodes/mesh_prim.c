@@ -21,15 +21,11 @@ typedef struct builder {
   uint32_t nf, nv; /* faces and face-vertices written */
 } builder;
 
-/* SINEW_ERANGE beyond what 32-bit indices hold, SINEW_ELIMIT beyond the caller's limit. */
-static int check_size(uint64_t npoints, uint64_t nfaces, uint64_t max_points) {
-  if (npoints > MAX_POINTS || nfaces > MAX_POINTS) return SINEW_ERANGE;
-  return npoints > max_points ? SINEW_ELIMIT : SINEW_OK;
-}
-
-/* Allocates a mesh of npoints points and nfaces faces of nface_verts face-vertices in total. */
-static int begin(builder *b, uint64_t npoints, uint64_t nfaces, uint64_t nface_verts) {
-  if (npoints > MAX_POINTS || nface_verts > 4ull * MAX_POINTS) return SINEW_ERANGE;
+/* Allocates a mesh of npoints points and nfaces faces of nface_verts face-vertices in total:
+ * SINEW_ERANGE beyond what 32-bit indices hold, SINEW_ELIMIT beyond the caller's max_points. */
+static int begin(builder *b, uint64_t npoints, uint64_t nfaces, uint64_t nface_verts, uint64_t max_points) {
+  if (npoints > MAX_POINTS || nfaces > MAX_POINTS || nface_verts > 4ull * MAX_POINTS) return SINEW_ERANGE;
+  if (npoints > max_points) return SINEW_ELIMIT;
   sinew_data_t *topo;
   int rc = sinew__topology_new((uint32_t)npoints, (uint32_t)nfaces, nface_verts, &topo, &b->counts, &b->verts);
   if (rc) return rc;
@@ -110,12 +106,10 @@ int sinew__mesh_cube(double w, double h, double d, uint32_t sx, uint32_t sy, uin
   cube c = {sx, sy, sz, 0};
   uint64_t rows = 2 * ((uint64_t)sy + sz), inner = (uint64_t)(sy - 1) * (sz - 1);
   uint64_t npoints = rows * (sx + 1ull) + 2 * inner, nfaces = rows * sx + 2ull * sy * sz;
-  int rc = check_size(npoints, nfaces, max_points);
+  builder b;
+  int rc = begin(&b, npoints, nfaces, 4 * nfaces, max_points);
   if (rc) return rc;
   c.rows = (uint32_t)rows;
-  builder b;
-  rc = begin(&b, npoints, nfaces, 4 * nfaces);
-  if (rc) return rc;
   for (uint32_t k = 0; k < c.rows; k++) {
     double y, z;
     if (k <= sy) y = -h / 2 + h * k / sy, z = d / 2;
@@ -153,10 +147,8 @@ int sinew_mesh_plane(double w, double h, uint32_t sx, uint32_t sy, sinew_data_t 
 int sinew__mesh_plane(double w, double h, uint32_t sx, uint32_t sy, uint64_t max_points, sinew_data_t **out) {
   if (!out || !sx || !sy || !finite_size(w) || !finite_size(h)) return SINEW_EINVAL;
   uint64_t npoints = (sx + 1ull) * (sy + 1ull), nfaces = (uint64_t)sx * sy;
-  int rc = check_size(npoints, nfaces, max_points);
-  if (rc) return rc;
   builder b;
-  rc = begin(&b, npoints, nfaces, 4 * nfaces);
+  int rc = begin(&b, npoints, nfaces, 4 * nfaces, max_points);
   if (rc) return rc;
   for (uint32_t r = 0; r <= sy; r++)
     for (uint32_t i = 0; i <= sx; i++) point(&b, r * (sx + 1) + i, -w / 2 + w * i / sx, 0, h / 2 - h * r / sy);
@@ -199,10 +191,8 @@ int sinew__mesh_cylinder(double radius, double height, uint32_t sx, uint32_t sy,
   uint64_t sides = (uint64_t)sx * (sy + 1ull), inner = sz > 1 ? (uint64_t)sx * (sz - 1) : 0;
   uint64_t npoints = sides + 2 * inner + (sz ? 2 : 0);
   uint64_t nquads = (uint64_t)sx * sy + 2 * inner, ntris = sz ? 2ull * sx : 0;
-  int rc = check_size(npoints, nquads + ntris, max_points);
-  if (rc) return rc;
   builder b;
-  rc = begin(&b, npoints, nquads + ntris, 4 * nquads + 3 * ntris);
+  int rc = begin(&b, npoints, nquads + ntris, 4 * nquads + 3 * ntris, max_points);
   if (rc) return rc;
   for (uint32_t j = 0; j <= sy; j++) ring(&b, j * sx, sx, radius, -height / 2 + height * j / sy);
   uint32_t bottom_inner = (uint32_t)sides, top_inner = (uint32_t)(sides + inner);
@@ -247,10 +237,8 @@ int sinew_mesh_sphere(double radius, uint32_t sx, uint32_t sy, sinew_data_t **ou
 int sinew__mesh_sphere(double radius, uint32_t sx, uint32_t sy, uint64_t max_points, sinew_data_t **out) {
   if (!out || sx < 3 || sy < 2 || !finite_size(radius)) return SINEW_EINVAL;
   uint64_t rings = sy - 1ull, npoints = (uint64_t)sx * rings + 2, nquads = (uint64_t)sx * (rings - 1);
-  int rc = check_size(npoints, nquads + 2ull * sx, max_points);
-  if (rc) return rc;
   builder b;
-  rc = begin(&b, npoints, nquads + 2ull * sx, 4 * nquads + 6ull * sx);
+  int rc = begin(&b, npoints, nquads + 2ull * sx, 4 * nquads + 6ull * sx, max_points);
   if (rc) return rc;
   for (uint32_t j = 0; j < rings; j++) {
     double phi = -PI / 2 + PI * (j + 1) / sy;
