@@ -297,6 +297,16 @@ static int write_mesh(run_opts_t *o, sinew_graph_t *g, const run_mesh_t *m, long
   return status;
 }
 
+/* Puts the batch's files in place (one disk flush); the seconds it takes count as writing. */
+static int commit_batch(run_opts_t *o, sinew_afile_batch_t *batch, double *write_seconds) {
+  char why[1024];
+  double t0 = cli_now();
+  int rc = sinew_afile_batch_commit(batch, why, sizeof why);
+  *write_seconds += cli_now() - t0;
+  if (rc) run_error(o, "%s", why);
+  return rc;
+}
+
 /* ---- progress ------------------------------------------------------------------------------- */
 
 static void show_progress(long done, long total, long frame) {
@@ -407,7 +417,6 @@ static int run_frames(run_opts_t *o, sinew_session_t *s, double load_seconds) {
     return CLI_FAIL;
   }
   double write_seconds = 0, last_commit = start;
-  char why[1024];
   /* SIGINT, SIGTERM and --timeout (cli_stop) stop the run between files; the file being written
    * is discarded */
   if (progress) show_progress(0, total, o->first);
@@ -428,28 +437,20 @@ static int run_frames(run_opts_t *o, sinew_session_t *s, double load_seconds) {
                         : write_mesh(o, g, &meshes[k], frame, batch, &points, &written, &write_seconds);
     files += written;
     if (status) break;
-    double now = cli_now();
-    if (sinew_afile_batch_count(batch) >= BATCH_FILES || now - last_commit >= BATCH_SECONDS) {
-      int rc = sinew_afile_batch_commit(batch, why, sizeof why);
-      write_seconds += cli_now() - now;
-      last_commit = cli_now();
-      if (rc) {
-        run_error(o, "%s", why);
+    if (sinew_afile_batch_count(batch) >= BATCH_FILES || cli_now() - last_commit >= BATCH_SECONDS) {
+      if (commit_batch(o, batch, &write_seconds)) {
         status = CLI_FAIL;
         break;
       }
+      last_commit = cli_now();
     }
     done++;
     last_done = frame;
     if (progress) show_progress(done, total, frame);
     if (o->last - frame < o->step) break; /* the next step would pass B (or overflow) */
   }
-  double commit_start = cli_now();
-  if (sinew_afile_batch_commit(batch, why, sizeof why)) {
-    run_error(o, "%s", why);
-    if (status != RUN_STOPPED) status = CLI_FAIL;
-  }
-  write_seconds += cli_now() - commit_start;
+  /* the files written so far are complete: in place after a stop or a failure too */
+  if (commit_batch(o, batch, &write_seconds) && status != RUN_STOPPED) status = CLI_FAIL;
   sinew_afile_batch_destroy(batch);
   if (progress) clear_progress();
   free(plugs);
