@@ -2,6 +2,7 @@
  * fault-injection harness over commands. */
 #include "tests/support.h"
 
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -97,6 +98,42 @@ char *test_scene_text(sinew_session_t *s) {
   text[n] = 0;
   fclose(f);
   return text;
+}
+
+static bool count_conn(void *ud, const sinew_connection_t *c) {
+  (void)c;
+  (*(size_t *)ud)++;
+  return true;
+}
+
+char *test_snapshot(sinew_session_t *s) {
+  sinew_graph_t *g = sinew_session_graph(s);
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  if (!f) fail_msg("open_memstream failed");
+  size_t nc = 0;
+  sinew_foreach_connection(g, (sinew_node_t){0, 0}, false, count_conn, &nc);
+  fprintf(f, "nodes %zu connections %zu\n", sinew_node_count(g), nc);
+  if (sinew_session_write_ma(s, f, "snapshot") != SINEW_OK) fail_msg("save: %s", sinew_session_errmsg(s));
+  fclose(f);
+  return buf;
+}
+
+void test_expect_nums(sinew_session_t *s, const char *text, size_t n, ...) {
+  sinew_value_t v = {0};
+  int rc = sinew_session_run(s, text, strlen(text), "test.mel", &v);
+  if (rc) fail_msg("%s\n  failed: %s", text, sinew_session_errmsg(s));
+  size_t got = sinew_value_count(&v);
+  if (got != n) fail_msg("%s\n  gave %zu numbers, want %zu", text, got, n);
+  va_list ap;
+  va_start(ap, n);
+  for (size_t i = 0; i < n; i++) {
+    double want = va_arg(ap, double), x = sinew_value_double_at(&v, i);
+    if (fabs(x - want) > 1e-9) fail_msg("%s\n  number %zu is %.12g, want %.12g", text, i, x, want);
+  }
+  va_end(ap);
+  sinew_value_clear(&v);
 }
 
 void test_print_diff(const char *before, const char *after) {

@@ -20,6 +20,12 @@ void test_alloc_reset(void);
 /* The scene saved as Maya ASCII text (malloc'd; the caller frees it). Fails the test when the
  * save fails. */
 char *test_scene_text(sinew_session_t *s);
+/* The scene as a test compares it before and after a command: the node and connection counts,
+ * then the .ma text (malloc'd; the caller frees it). */
+char *test_snapshot(sinew_session_t *s);
+/* Runs `text` (as test.mel) and requires a result of n numbers equal to the double arguments
+ * that follow, within 1e-9. */
+void test_expect_nums(sinew_session_t *s, const char *text, size_t n, ...);
 /* Prints the lines where two texts differ (at most 30) through cmocka's print_error. */
 void test_print_diff(const char *before, const char *after);
 

@@ -37,8 +37,6 @@ static int teardown(void **state) {
   return 0;
 }
 
-static sinew_graph_t *G(void) { return sinew_session_graph(S); }
-
 static int run(const char *text) { return sinew_session_run(S, text, strlen(text), "test.mel", NULL); }
 
 static void ok(const char *text) {
@@ -60,41 +58,10 @@ static const char *res(const char *text) {
   return resbuf;
 }
 
-/* The numbers of a result must be `want` (n of them) within 1e-9. */
-static void expect_nums(const char *text, size_t n, ...) {
-  sinew_value_t v = {0};
-  int rc = sinew_session_run(S, text, strlen(text), "test.mel", &v);
-  if (rc) fail_msg("%s\n  failed: %s", text, sinew_session_errmsg(S));
-  size_t got = sinew_value_count(&v);
-  if (got != n) fail_msg("%s\n  gave %zu numbers, want %zu", text, got, n);
-  va_list ap;
-  va_start(ap, n);
-  for (size_t i = 0; i < n; i++) {
-    double want = va_arg(ap, double), x = sinew_value_double_at(&v, i);
-    if (fabs(x - want) > 1e-9) fail_msg("%s\n  number %zu is %.12g, want %.12g", text, i, x, want);
-  }
-  va_end(ap);
-  sinew_value_clear(&v);
-}
+/* The numbers of a result must be `want` (n of them) within 1e-9 (tests/support.c). */
+#define expect_nums(text, ...) test_expect_nums(S, text, __VA_ARGS__)
 
-static bool count_conn(void *ud, const sinew_connection_t *c) {
-  (void)c;
-  (*(size_t *)ud)++;
-  return true;
-}
-
-static char *snapshot(void) {
-  char *buf = NULL;
-  size_t len = 0;
-  FILE *f = open_memstream(&buf, &len);
-  assert_non_null(f);
-  size_t nc = 0;
-  sinew_foreach_connection(G(), (sinew_node_t){0, 0}, false, count_conn, &nc);
-  fprintf(f, "nodes %zu connections %zu\n", sinew_node_count(G()), nc);
-  assert_int_equal(sinew_session_write_ma(S, f, "snapshot"), 0);
-  fclose(f);
-  return buf;
-}
+static char *snapshot(void) { return test_snapshot(S); }
 
 /* A command that must fail on line 3 of test.mel naming the command and each needle (NULL ends
  * the list), leaving the scene exactly as it was. */
