@@ -33,6 +33,25 @@ typedef struct plug_text {
 } plug_text;
 
 /* Splits "node.attr[a:b].child" (or ".attr..." on the current node) into node and attribute. */
+
+/* Fails setAttr with a reason about plug (which the reason names): plug is the error's subject,
+ * so that the command does not name it a second time. */
+static int plug_error(sinew_cmd_t *cmd, int status, const char *plug, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+static int plug_error(sinew_cmd_t *cmd, int status, const char *plug, const char *fmt, ...) {
+  char reason[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(reason, sizeof reason, fmt, ap);
+  va_end(ap);
+  sinew_cmd_error(cmd, status, "%s", reason);
+  sinew_cmd_error_subject(cmd, NULL, plug);
+  return status;
+}
+
 static int split_plug(sinew_cmd_t *cmd, const char *text, plug_text *out) {
   sinew_session_t *s = sinew__session(cmd);
   memset(out, 0, sizeof *out);
@@ -50,7 +69,7 @@ static int split_plug(sinew_cmd_t *cmd, const char *text, plug_text *out) {
   if (dot == text) {
     out->node = s->scene->current;
     if (!sinew_node_valid(sinew_cmd_graph(cmd), out->node))
-      return sinew_cmd_error(cmd, SINEW_EINVAL, "%s: no current node (createNode or select first)", text);
+      return plug_error(cmd, SINEW_EINVAL, text, "%s: no current node (createNode or select first)", text);
   } else {
     char name[512];
     size_t n = (size_t)(dot - text);
@@ -70,14 +89,14 @@ static int split_plug(sinew_cmd_t *cmd, const char *text, plug_text *out) {
     if (*c == '[') {
       const char *colon = strchr(c, ':'), *close = strchr(c, ']');
       if (colon && close && colon < close) {
-        if (out->has_range) return sinew_cmd_error(cmd, SINEW_EINVAL, "%s: more than one range", text);
+        if (out->has_range) return plug_error(cmd, SINEW_EINVAL, text, "%s: more than one range", text);
         char *end;
         long f = strtol(c + 1, &end, 10);
-        if (end != colon) return sinew_cmd_error(cmd, SINEW_EINVAL, "%s: bad range", text);
+        if (end != colon) return plug_error(cmd, SINEW_EINVAL, text, "%s: bad range", text);
         long l = strtol(colon + 1, &end, 10);
         /* the last index stays below INT32_MAX so that loops over the range end */
         if (end != close || f < 0 || l < f || l >= INT32_MAX)
-          return sinew_cmd_error(cmd, SINEW_EINVAL, "%s: bad range [%ld:%ld]", text, f, l);
+          return plug_error(cmd, SINEW_EINVAL, text, "%s: bad range [%ld:%ld]", text, f, l);
         out->has_range = true;
         out->first = (int32_t)f;
         out->last = (int32_t)l;
@@ -258,13 +277,13 @@ static int set_edges(sinew_cmd_t *cmd, sinew__extra *e, const plug_text *pt) {
   int32_t last = pt->has_range ? pt->last : first;
   size_t nedges = (size_t)((int64_t)last - first + 1);
   if (nvals != nedges * 3)
-    return sinew_cmd_error(cmd, SINEW_EINVAL, ".%s: expected %zu values (3 per edge), got %zu",
-                           pt->raw_attr, nedges * 3, nvals);
+    return plug_error(cmd, SINEW_EINVAL, pt->raw_attr, ".%s: expected %zu values (3 per edge), got %zu",
+                      pt->raw_attr, nedges * 3, nvals);
   /* edges come in order (Maya writes them in chunks): a gap would make room for edges that
    * are never given */
   if (first < 0 || (uint32_t)first > m->nedges)
-    return sinew_cmd_error(cmd, SINEW_ERANGE, ".%s: edge %d given before edge %u", pt->raw_attr, (int)first,
-                           m->nedges);
+    return plug_error(cmd, SINEW_ERANGE, pt->raw_attr, ".%s: edge %d given before edge %u", pt->raw_attr,
+                      (int)first, m->nedges);
   /* every value checked before any is kept: a line that fails leaves the edges as they were
    * (the session's mesh lines are not in the graph's journal) */
   for (size_t k = 0; k < nedges; k++) {
@@ -274,8 +293,8 @@ static int set_edges(sinew_cmd_t *cmd, sinew__extra *e, const plug_text *pt) {
         (rc = num_arg(cmd, 3 + 3 * k, &fl)))
       return rc;
     if (v0 < 0 || v1 < 0 || v0 > 1e9 || v1 > 1e9 || v0 != floor(v0) || v1 != floor(v1))
-      return sinew_cmd_error(cmd, SINEW_ERANGE, ".%s: bad vertex index in edge %zu", pt->raw_attr,
-                             (size_t)first + k);
+      return plug_error(cmd, SINEW_ERANGE, pt->raw_attr, ".%s: bad vertex index in edge %zu", pt->raw_attr,
+                        (size_t)first + k);
   }
   if (grow32((void **)&m->edges, &m->cedges, (uint32_t)(last + 1) * 2, sizeof *m->edges))
     return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
@@ -312,15 +331,19 @@ static int read_face_records(sinew_cmd_t *cmd, sinew__extra *e, const plug_text 
   /* the first chunk says -type "polyFaces"; Maya leaves it out on the chunks that follow */
   const char *type = sinew_cmd_flag_string(cmd, "type", "polyFaces");
   if (strcmp(type, "polyFaces") != 0)
-    return sinew_cmd_error(cmd, SINEW_EINVAL, ".%s takes -type \"polyFaces\", not %s", pt->raw_attr, type);
+    return plug_error(cmd, SINEW_EINVAL, pt->raw_attr, ".%s takes -type \"polyFaces\", not %s", pt->raw_attr,
+                      type);
   size_t argc = sinew_cmd_argc(cmd), i = 1;
   uint32_t faces = 0;
   while (i < argc) {
     const char *tag = sinew_value_string(sinew_cmd_arg(cmd, i));
-    if (!tag) return sinew_cmd_error(cmd, SINEW_ESYNTAX, ".%s: expected a record tag (f, mu, h ...)", pt->raw_attr);
+    if (!tag)
+      return plug_error(cmd, SINEW_ESYNTAX, pt->raw_attr, ".%s: expected a record tag (f, mu, h ...)",
+                        pt->raw_attr);
     i++;
     if (strcmp(tag, "mu") == 0 || strcmp(tag, "mc") == 0) {
-      if (i >= argc) return sinew_cmd_error(cmd, SINEW_ESYNTAX, ".%s: truncated %s record", pt->raw_attr, tag);
+      if (i >= argc)
+        return plug_error(cmd, SINEW_ESYNTAX, pt->raw_attr, ".%s: truncated %s record", pt->raw_attr, tag);
       i++; /* the set index */
     }
     double cnt;
@@ -328,7 +351,7 @@ static int read_face_records(sinew_cmd_t *cmd, sinew__extra *e, const plug_text 
     if (rc) return rc;
     i++;
     if (cnt < 0 || cnt > 1e8 || cnt != floor(cnt) || i + (size_t)cnt > argc)
-      return sinew_cmd_error(cmd, SINEW_ESYNTAX, ".%s: bad count in a %s record", pt->raw_attr, tag);
+      return plug_error(cmd, SINEW_ESYNTAX, pt->raw_attr, ".%s: bad count in a %s record", pt->raw_attr, tag);
     if (strcmp(tag, "f") == 0) {
       uint32_t n = (uint32_t)cnt;
       if (grow32((void **)&m->face_edges, &m->cfv, m->nfv + n, sizeof *m->face_edges) ||
@@ -338,7 +361,7 @@ static int read_face_records(sinew_cmd_t *cmd, sinew__extra *e, const plug_text 
         double ev;
         if ((rc = num_arg(cmd, i + k, &ev))) return rc;
         if (ev != floor(ev) || ev < -2147483647.0 || ev > 2147483647.0)
-          return sinew_cmd_error(cmd, SINEW_ESYNTAX, ".%s: bad edge id", pt->raw_attr);
+          return plug_error(cmd, SINEW_ESYNTAX, pt->raw_attr, ".%s: bad edge id", pt->raw_attr);
         m->face_edges[m->nfv + k] = (int32_t)ev;
       }
       m->nfv += n;
@@ -347,7 +370,8 @@ static int read_face_records(sinew_cmd_t *cmd, sinew__extra *e, const plug_text 
     } else if (strcmp(tag, "h") == 0) {
       m->nholes++;
     } else if (strcmp(tag, "mu") && strcmp(tag, "mc") && strcmp(tag, "fc")) {
-      return sinew_cmd_error(cmd, SINEW_ESYNTAX, ".%s: unknown polyFaces record '%s'", pt->raw_attr, tag);
+      return plug_error(cmd, SINEW_ESYNTAX, pt->raw_attr, ".%s: unknown polyFaces record '%s'", pt->raw_attr,
+                        tag);
     }
     i += (size_t)cnt;
   }
@@ -476,11 +500,11 @@ static int check_settable(sinew_cmd_t *cmd, sinew_graph_t *g, const plug_text *p
     char buf[600];
     if (sinew_plug_locked(g, &p)) {
       sinew_plug_format(g, &p, false, buf, sizeof buf);
-      return sinew_cmd_error(cmd, SINEW_ELOCKED, "%s is locked", buf);
+      return plug_error(cmd, SINEW_ELOCKED, buf, "%s is locked", buf);
     }
     if (sinew_plug_source(g, &p, NULL)) {
       sinew_plug_format(g, &p, false, buf, sizeof buf);
-      return sinew_cmd_error(cmd, SINEW_ECONNECTED, "%s is connected and cannot be set", buf);
+      return plug_error(cmd, SINEW_ECONNECTED, buf, "%s is connected and cannot be set", buf);
     }
   }
   return SINEW_OK;
@@ -492,8 +516,8 @@ static int set_compact(sinew_cmd_t *cmd, sinew_graph_t *g, const plug_text *pt, 
   size_t argc = sinew_cmd_argc(cmd), i = 1;
   size_t nel = (size_t)(pt->last - pt->first + 1);
   if (nel > argc - 1)
-    return sinew_cmd_error(cmd, SINEW_ESYNTAX, ".%s: %zu records expected, only %zu values given", pt->raw_attr, nel,
-                           argc - 1);
+    return plug_error(cmd, SINEW_ESYNTAX, pt->raw_attr, ".%s: %zu records expected, only %zu values given",
+                      pt->raw_attr, nel, argc - 1);
   /* at most (argc - 1) / 2 pairs in all */
   size_t cap = argc / 2 + 1;
   int32_t *idx = sinew_malloc(cap * sizeof *idx);
@@ -509,15 +533,16 @@ static int set_compact(sinew_cmd_t *cmd, sinew_graph_t *g, const plug_text *pt, 
     double cnt;
     if ((rc = num_arg(cmd, i++, &cnt))) break;
     if (!(cnt >= 0) || cnt != floor(cnt) || cnt > (double)(argc - i) / 2) {
-      rc = sinew_cmd_error(cmd, SINEW_ESYNTAX, ".%s: element %d: bad count %g (%zu values left)", pt->raw_attr,
-                           el, cnt, argc - i);
+      rc = plug_error(cmd, SINEW_ESYNTAX, pt->raw_attr, ".%s: element %d: bad count %g (%zu values left)",
+                      pt->raw_attr, el, cnt, argc - i);
       break;
     }
     for (size_t k = 0; k < (size_t)cnt && !rc; k++) {
       double ix;
       if ((rc = num_arg(cmd, i + 2 * k, &ix)) || (rc = num_arg(cmd, i + 2 * k + 1, &val[npairs]))) break;
       if (!(ix >= 0 && ix <= INT32_MAX) || ix != floor(ix)) {
-        rc = sinew_cmd_error(cmd, SINEW_ERANGE, ".%s: element %d: bad index %g", pt->raw_attr, el, ix);
+        rc = plug_error(cmd, SINEW_ERANGE, pt->raw_attr, ".%s: element %d: bad index %g", pt->raw_attr, el,
+                        ix);
         break;
       }
       idx[npairs] = (int32_t)ix;
@@ -530,14 +555,14 @@ static int set_compact(sinew_cmd_t *cmd, sinew_graph_t *g, const plug_text *pt, 
       char buf[600];
       if (sinew_plug_locked(g, &outer) || sinew_plug_source(g, &outer, NULL)) {
         sinew_plug_format(g, &outer, false, buf, sizeof buf);
-        rc = sinew_cmd_error(cmd, sinew_plug_locked(g, &outer) ? SINEW_ELOCKED : SINEW_ECONNECTED,
-                             "%s is %s", buf, sinew_plug_locked(g, &outer) ? "locked" : "connected and cannot be set");
+        rc = plug_error(cmd, sinew_plug_locked(g, &outer) ? SINEW_ELOCKED : SINEW_ECONNECTED, buf, "%s is %s",
+                        buf, sinew_plug_locked(g, &outer) ? "locked" : "connected and cannot be set");
       }
     }
   }
   if (!rc && i != argc)
-    rc = sinew_cmd_error(cmd, SINEW_ESYNTAX, ".%s: %zu values left over after %zu records", pt->raw_attr,
-                         argc - i, nel);
+    rc = plug_error(cmd, SINEW_ESYNTAX, pt->raw_attr, ".%s: %zu values left over after %zu records",
+                    pt->raw_attr, argc - i, nel);
   if (!rc) start[nel] = npairs;
   for (size_t e = 0; e < nel && !rc; e++) {
     sinew_plug_t outer = element(pt, base, pt->first + (int32_t)e);
@@ -580,7 +605,7 @@ static int flag_indices(sinew_cmd_t *cmd, sinew_graph_t *g, const plug_text *pt,
   }
   sinew_plug_t arr;
   if (!range_array(g, pt, base, &arr))
-    return sinew_cmd_error(cmd, SINEW_EINVAL, "%s: the range is not on an array", pt->raw_attr);
+    return plug_error(cmd, SINEW_EINVAL, pt->raw_attr, "%s: the range is not on an array", pt->raw_attr);
   size_t all = sinew_plug_indices(g, &arr, NULL, 0);
   if (!all) return SINEW_OK;
   int32_t *ix = sinew_malloc(all * sizeof *ix);
@@ -644,16 +669,16 @@ static int set_deform_data(sinew_cmd_t *cmd, sinew_graph_t *g, const plug_text *
   const char *want = list ? "componentList" : "pointArray";
   const char *type = sinew_cmd_flag_string(cmd, "type", NULL);
   if (!type || strcmp(type, want) != 0)
-    return sinew_cmd_error(cmd, SINEW_ETYPE, "%s takes -type \"%s\"", pbuf, want);
-  if (pt->has_range) return sinew_cmd_error(cmd, SINEW_EINVAL, "%s: one %s at a time", pbuf, want);
+    return plug_error(cmd, SINEW_ETYPE, pbuf, "%s takes -type \"%s\"", pbuf, want);
+  if (pt->has_range) return plug_error(cmd, SINEW_EINVAL, pbuf, "%s: one %s at a time", pbuf, want);
   size_t nvals = sinew_cmd_argc(cmd) - 1;
   double cnt;
   int rc = num_arg(cmd, 1, &cnt);
   if (rc) return rc;
   size_t per = list ? 1 : 4;
   if (cnt < 0 || cnt != floor(cnt) || (nvals - 1) != (size_t)cnt * per)
-    return sinew_cmd_error(cmd, SINEW_EINVAL, "%s: %s count %g does not match the %zu value%s given", pbuf, want, cnt,
-                           nvals - 1, nvals == 2 ? "" : "s");
+    return plug_error(cmd, SINEW_EINVAL, pbuf, "%s: %s count %g does not match the %zu value%s given", pbuf,
+                      want, cnt, nvals - 1, nvals == 2 ? "" : "s");
   size_t n = (size_t)cnt;
   sinew_data_t *d = NULL;
   if (list) {
@@ -665,7 +690,7 @@ static int set_deform_data(sinew_cmd_t *cmd, sinew_graph_t *g, const plug_text *
     }
     rc = sinew_component_list_create(items, n, &d);
     sinew_free(items);
-    if (rc == SINEW_EINVAL) return sinew_cmd_error(cmd, rc, "%s: a malformed component in the list", pbuf);
+    if (rc == SINEW_EINVAL) return plug_error(cmd, rc, pbuf, "%s: a malformed component in the list", pbuf);
   } else {
     double *v = sinew_malloc((n ? 4 * n : 1) * sizeof *v);
     if (!v) return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
@@ -690,13 +715,13 @@ static int set_values(sinew_cmd_t *cmd, sinew_graph_t *g, const plug_text *pt, c
   char pbuf[600];
   sinew_plug_format(g, base, false, pbuf, sizeof pbuf);
   if (sinew_plug_is_array(g, base) && !pt->has_range)
-    return sinew_cmd_error(cmd, SINEW_EINVAL, "%s is an array: give an element or a range", pbuf);
+    return plug_error(cmd, SINEW_EINVAL, pbuf, "%s is an array: give an element or a range", pbuf);
   int rc;
   if (info.type == SINEW_ATTR_MATRIX) {
     if (type && strcmp(type, "matrix") != 0)
-      return sinew_cmd_error(cmd, SINEW_ETYPE, "%s is a matrix, not %s", pbuf, type);
+      return plug_error(cmd, SINEW_ETYPE, pbuf, "%s is a matrix, not %s", pbuf, type);
     if (nvals != 16 * nel)
-      return sinew_cmd_error(cmd, SINEW_EINVAL, "%s: a matrix takes 16 values, got %zu", pbuf, nvals);
+      return plug_error(cmd, SINEW_EINVAL, pbuf, "%s: a matrix takes 16 values, got %zu", pbuf, nvals);
     sinew_mat4_t *m = sinew_malloc(nel * sizeof *m);
     if (!m) return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
     rc = SINEW_OK;
@@ -710,8 +735,10 @@ static int set_values(sinew_cmd_t *cmd, sinew_graph_t *g, const plug_text *pt, c
   }
   if (info.type == SINEW_ATTR_STRING) {
     if (type && strcmp(type, "string") != 0)
-      return sinew_cmd_error(cmd, SINEW_ETYPE, "%s is a string, not %s", pbuf, type);
-    if (nvals != nel) return sinew_cmd_error(cmd, SINEW_EINVAL, "%s: expected %zu string%s, got %zu", pbuf, nel, nel == 1 ? "" : "s", nvals);
+      return plug_error(cmd, SINEW_ETYPE, pbuf, "%s is a string, not %s", pbuf, type);
+    if (nvals != nel)
+      return plug_error(cmd, SINEW_EINVAL, pbuf, "%s: expected %zu string%s, got %zu", pbuf, nel,
+                        nel == 1 ? "" : "s", nvals);
     for (size_t e = 0; e < nel; e++) {
       sinew_plug_t p = element(pt, base, first + (int32_t)e);
       if ((rc = sinew_set_string(g, &p, sinew_cmd_arg_string(cmd, 1 + e)))) return sinew__graph_error(cmd, rc);
@@ -721,7 +748,7 @@ static int set_values(sinew_cmd_t *cmd, sinew_graph_t *g, const plug_text *pt, c
   if (info.type == SINEW_ATTR_DATA && info.data_type == &sinew_xform_data_type) {
     /* dagPose.xm: -type "matrix" "xform" + 37 values */
     if (!type || strcmp(type, "matrix") != 0)
-      return sinew_cmd_error(cmd, SINEW_ETYPE, "%s takes -type \"matrix\" \"xform\" ...", pbuf);
+      return plug_error(cmd, SINEW_ETYPE, pbuf, "%s takes -type \"matrix\" \"xform\" ...", pbuf);
     /* every element is read before anything is set */
     sinew_xform_t *xs = sinew_malloc(nel * sizeof *xs);
     if (!xs) return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
@@ -742,7 +769,7 @@ static int set_values(sinew_cmd_t *cmd, sinew_graph_t *g, const plug_text *pt, c
         i += 16;
         sinew_vec3_t t, r, sc, sh;
         if (!sinew_mat4_decompose(&m, SINEW_ROTATE_XYZ, &t, &r, &sc, &sh)) {
-          rc = sinew_cmd_error(cmd, SINEW_EINVAL, "%s: the matrix is singular", ebuf);
+          rc = plug_error(cmd, SINEW_EINVAL, ebuf, "%s: the matrix is singular", ebuf);
           break;
         }
         sinew_xform_identity(x);
@@ -756,8 +783,8 @@ static int set_values(sinew_cmd_t *cmd, sinew_graph_t *g, const plug_text *pt, c
       } else {
         if (w && strcmp(w, "xform") == 0) i++;
         if (i + SINEW_XFORM_VALUES > nvals + 1) {
-          rc = sinew_cmd_error(cmd, SINEW_EINVAL, "%s: the xform form takes 37 values, got %zu", ebuf,
-                               nvals + 1 - i);
+          rc = plug_error(cmd, SINEW_EINVAL, ebuf, "%s: the xform form takes 37 values, got %zu", ebuf,
+                          nvals + 1 - i);
           break;
         }
         double v[SINEW_XFORM_VALUES];
@@ -765,12 +792,12 @@ static int set_values(sinew_cmd_t *cmd, sinew_graph_t *g, const plug_text *pt, c
         if (rc) break;
         i += SINEW_XFORM_VALUES;
         if (sinew_xform_from_values(v, x))
-          rc = sinew_cmd_error(cmd, SINEW_EINVAL,
-                               "%s: bad xform values (a zero quaternion or a rotate order outside 0..5)", ebuf);
+          rc = plug_error(cmd, SINEW_EINVAL, ebuf,
+                          "%s: bad xform values (a zero quaternion or a rotate order outside 0..5)", ebuf);
       }
     }
     if (!rc && i != nvals + 1)
-      rc = sinew_cmd_error(cmd, SINEW_EINVAL, "%s: %zu values left over", pbuf, nvals + 1 - i);
+      rc = plug_error(cmd, SINEW_EINVAL, pbuf, "%s: %zu values left over", pbuf, nvals + 1 - i);
     for (size_t e = 0; e < nel && !rc; e++) {
       sinew_data_t *d;
       if ((rc = sinew_xform_data_create(&xs[e], &d))) {
@@ -788,8 +815,9 @@ static int set_values(sinew_cmd_t *cmd, sinew_graph_t *g, const plug_text *pt, c
   if (info.type == SINEW_ATTR_DATA && info.data_type == &sinew_curve_data_type) {
     /* nurbsCurve .cc / .cr: -type "nurbsCurve" degree spans form rational dim nknots knots ncvs cvs */
     if (!type || strcmp(type, "nurbsCurve") != 0)
-      return sinew_cmd_error(cmd, SINEW_ETYPE, "%s takes -type \"nurbsCurve\", not %s", pbuf, type ? type : "numbers");
-    if (nel != 1) return sinew_cmd_error(cmd, SINEW_EINVAL, "%s: one curve at a time", pbuf);
+      return plug_error(cmd, SINEW_ETYPE, pbuf, "%s takes -type \"nurbsCurve\", not %s", pbuf,
+                        type ? type : "numbers");
+    if (nel != 1) return plug_error(cmd, SINEW_EINVAL, pbuf, "%s: one curve at a time", pbuf);
     double *val = sinew_malloc((nvals ? nvals : 1) * sizeof *val);
     if (!val) return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
     rc = SINEW_OK;
@@ -798,7 +826,7 @@ static int set_values(sinew_cmd_t *cmd, sinew_graph_t *g, const plug_text *pt, c
     char why[200];
     if (!rc && (rc = sinew_curve_from_values(val, nvals, &d, why, sizeof why)))
       rc = rc == SINEW_ENOMEM ? sinew_cmd_error(cmd, rc, "out of memory")
-                              : sinew_cmd_error(cmd, rc, "%s: bad nurbsCurve: %s", pbuf, why);
+                              : plug_error(cmd, rc, pbuf, "%s: bad nurbsCurve: %s", pbuf, why);
     sinew_free(val);
     if (rc) return rc;
     sinew_plug_t p = element(pt, base, first);
@@ -813,8 +841,8 @@ static int set_values(sinew_cmd_t *cmd, sinew_graph_t *g, const plug_text *pt, c
   if ((info.flags & SINEW_ATTR_GENERIC_NUMERIC) && type && (gn = generic_type_count(type))) {
     /* a generic numeric attribute takes a typed triple or matrix as it is (no unit change) */
     if (nvals != gn * nel)
-      return sinew_cmd_error(cmd, SINEW_EINVAL, "%s: -type %s takes %zu values per element, got %zu", pbuf, type,
-                             gn, nvals);
+      return plug_error(cmd, SINEW_EINVAL, pbuf, "%s: -type %s takes %zu values per element, got %zu", pbuf,
+                        type, gn, nvals);
     double small[48];
     double *val = nvals <= 48 ? small : sinew_malloc(nvals * sizeof *val);
     if (!val) return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
@@ -841,11 +869,11 @@ static int set_values(sinew_cmd_t *cmd, sinew_graph_t *g, const plug_text *pt, c
                        maya_type_name(&info), type);
       return KEEP_RAW;
     }
-    return sinew_cmd_error(cmd, SINEW_ETYPE, "%s is a %s, not %s", pbuf, maya_type_name(&info), type);
+    return plug_error(cmd, SINEW_ETYPE, pbuf, "%s is a %s, not %s", pbuf, maya_type_name(&info), type);
   }
   if (nvals != (size_t)ls.n * nel)
-    return sinew_cmd_error(cmd, SINEW_EINVAL, "%s: expected %zu value%s (%u per element), got %zu", pbuf,
-                           (size_t)ls.n * nel, ls.n * nel == 1 ? "" : "s", ls.n, nvals);
+    return plug_error(cmd, SINEW_EINVAL, pbuf, "%s: expected %zu value%s (%u per element), got %zu", pbuf,
+                      (size_t)ls.n * nel, ls.n * nel == 1 ? "" : "s", ls.n, nvals);
   /* every value is read before anything is set */
   double small[48];
   double *val = nvals <= 48 ? small : sinew_malloc(nvals * sizeof *val);
@@ -899,23 +927,24 @@ static int cmd_set_attr(sinew_cmd_t *cmd) {
   if (!text || !*text) return rc;
   sinew_session_t *s = sinew__session(cmd);
   sinew_graph_t *g = sinew_cmd_graph(cmd);
-  char plug[600], msg[1024];
+  const sinew_error_t *e = sinew_lang_error(sinew_cmd_lang(cmd));
+  if (e->plug[0] || e->node[0]) return rc; /* the error names what it is about already */
+  char plug[600];
   const char *cur = text[0] == '.' && sinew_node_valid(g, s->scene->current) ? sinew_node_name(g, s->scene->current) : "";
   snprintf(plug, sizeof plug, "%s%s", cur, text);
-  snprintf(msg, sizeof msg, "%s", sinew_lang_errmsg(sinew_cmd_lang(cmd)));
   const char *dot = strchr(text, '.');
-  if (strstr(msg, plug) || (dot && strstr(msg, dot))) return rc; /* named already */
-  if (text[0] != '.') { /* a message about a missing node names the node: leave it */
+  if (text[0] != '.') { /* a missing node: the error is about the node, not this plug */
     char node[512];
     size_t k = dot ? (size_t)(dot - text) : strlen(text);
     snprintf(node, sizeof node, "%.*s", (int)(k < sizeof node ? k : sizeof node - 1), text);
     sinew_node_t n;
     if (sinew_node_find(g, node, &n) != SINEW_OK) return rc;
   }
-  size_t n = strlen(sinew_cmd_name(cmd));
-  const char *body = strncmp(msg, sinew_cmd_name(cmd), n) == 0 && msg[n] == ':' ? msg + n + 1 : msg;
-  while (*body == ' ') body++;
-  return sinew_cmd_error(cmd, rc, "%s: %s", plug, body);
+  sinew_error_t was = *e; /* the reason, under the plug: "setAttr: a.tx: ..." */
+  bool other = was.op[0] && strcmp(was.op, sinew_cmd_name(cmd)) != 0;
+  sinew_cmd_error(cmd, rc, "%s: %s%s%s", plug, other ? was.op : "", other ? ": " : "", was.reason);
+  sinew_cmd_error_subject(cmd, NULL, plug);
+  return rc;
 }
 
 static int set_attr(sinew_cmd_t *cmd) {
@@ -926,7 +955,10 @@ static int set_attr(sinew_cmd_t *cmd) {
   if (pv->kind != SINEW_VALUE_STRING) return sinew_cmd_error(cmd, SINEW_EINVAL, "the first argument must name an attribute");
   plug_text pt;
   int rc = split_plug(cmd, sinew_value_string(pv), &pt);
-  if (rc) return rc;
+  if (rc) {
+    if (!sinew_lang_error(sinew_cmd_lang(cmd))->plug[0]) sinew_cmd_error_subject(cmd, NULL, sinew_value_string(pv));
+    return rc;
+  }
   size_t nvals = sinew_cmd_argc(cmd) - 1;
   /* mesh geometry lines */
   if (is_mesh(g, pt.node)) {
@@ -959,7 +991,7 @@ static int set_attr(sinew_cmd_t *cmd) {
   bool placeholder = sinew__is_placeholder(g, pt.node) && !(parsed && added_attr(s, g, &base));
   if (placeholder || !parsed) {
     /* an attribute sinew does not have: kept as text (files), an error (scripts) */
-    if (!placeholder && !s->loading)
+    if (!placeholder && !s->loading) /* cmd_set_attr names the plug */
       return sinew_cmd_error(cmd, SINEW_ENOTFOUND, "%s has no attribute '%s'", sinew_node_name(g, pt.node),
                              pt.raw_attr);
     if (!placeholder) {
@@ -983,8 +1015,9 @@ static int set_attr(sinew_cmd_t *cmd) {
   if (nvals && !compact && pt.has_range && (size_t)(pt.last - pt.first) + 1 > nvals) {
     char pbuf[600];
     sinew_plug_format(g, &base, false, pbuf, sizeof pbuf);
-    return sinew_cmd_error(cmd, SINEW_EINVAL, "%s: the range [%d:%d] needs at least one value per element, got %zu",
-                           pbuf, pt.first, pt.last, nvals);
+    return plug_error(cmd, SINEW_EINVAL, pbuf,
+                      "%s: the range [%d:%d] needs at least one value per element, got %zu", pbuf, pt.first,
+                      pt.last, nvals);
   }
   if (nvals && !compact && (rc = check_settable(cmd, g, &pt, &base))) return rc;
   if (nvals) {
@@ -995,8 +1028,10 @@ static int set_attr(sinew_cmd_t *cmd) {
        * in scripts only on data attributes (addAttr -dt) */
       if (!s->loading && (info.type != SINEW_ATTR_DATA || sinew_plug_is_array(g, &base))) {
         const char *type = sinew_cmd_flag_string(cmd, "type", NULL);
-        return sinew_cmd_error(cmd, SINEW_ETYPE, "%s.%s: values of type %s are not supported",
-                               sinew_node_name(g, pt.node), pt.raw_attr, type ? type : sinew_attr_type_name(info.type));
+        char pbuf[600];
+        snprintf(pbuf, sizeof pbuf, "%s.%s", sinew_node_name(g, pt.node), pt.raw_attr);
+        return plug_error(cmd, SINEW_ETYPE, pbuf, "%s: values of type %s are not supported", pbuf,
+                          type ? type : sinew_attr_type_name(info.type));
       }
       return keep_raw(cmd, &pt);
     }

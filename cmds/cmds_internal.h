@@ -156,10 +156,22 @@ struct sinew_session {
   sinew__scene *scene;
   int loading;       /* > 0 while a .ma file runs: unknown commands warn and are skipped */
   int opening;       /* > 0 while sinew_session_open runs a file: its scene cannot be replaced */
-  char errmsg[1024];
+  sinew_error_t err; /* the last failure (sinew__session_error / _take) */
+  char errmsg[2048]; /* and its text ("" when none since it was cleared) */
   struct sinew__anim_clipboard *clipboard; /* copyKey's keys (cmds/cmd_anim.c) */
   struct sinew__undo *undo; /* the undo queue (cmds/undo.c) */
 };
+
+/* The session's error: set from fields (the reason printf-style, op may be NULL), taken from
+ * another layer's record (e may be &s->err after changing it in place), or cleared. Both
+ * setters return the status. */
+int sinew__session_error(sinew_session_t *s, int status, const char *op, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+int sinew__session_take(sinew_session_t *s, const sinew_error_t *e);
+void sinew__session_clear_error(sinew_session_t *s);
 
 /* The undo queue (cmds/undo.c). */
 typedef struct sinew__undo sinew__undo;

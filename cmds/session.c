@@ -472,14 +472,7 @@ bool sinew__own_plug(sinew_graph_t *g, const sinew_plug_t *p) {
   return false;
 }
 
-int sinew__graph_error(sinew_cmd_t *cmd, int status) {
-  const char *msg = sinew_graph_errmsg(sinew_cmd_graph(cmd));
-  const char *name = sinew_cmd_name(cmd);
-  size_t n = strlen(name);
-  /* the graph names its operation ("setAttr: ..."); the command adds its own name */
-  if (strncmp(msg, name, n) == 0 && msg[n] == ':' && msg[n + 1] == ' ') msg += n + 2;
-  return sinew_cmd_error(cmd, status, "%s", msg);
-}
+int sinew__graph_error(sinew_cmd_t *cmd, int status) { return sinew_cmd_graph_error(cmd, status); }
 
 double sinew__unit_to_internal(sinew_graph_t *g, sinew_attr_type_t type, double v) {
   if (type == SINEW_ATTR_TIME) return v / sinew_time_unit_fps(sinew_time_get_unit(g));
@@ -498,11 +491,28 @@ int sinew__cmd_node(sinew_cmd_t *cmd, const char *name, sinew_node_t *out) {
   int rc = sinew__find_node(sinew__session(cmd), name, out);
   if (rc == SINEW_EAMBIGUOUS)
     return sinew_cmd_error(cmd, rc, "more than one node is named '%s'; use its |path", name);
-  if (rc) return sinew_cmd_error(cmd, SINEW_ENOTFOUND, "no node named '%s'", name);
+  if (rc) {
+    sinew_cmd_error(cmd, SINEW_ENOTFOUND, "no node named '%s'", name);
+    sinew_cmd_error_subject(cmd, name, NULL);
+    return SINEW_ENOTFOUND;
+  }
   return SINEW_OK;
 }
 
+static int cmd_plug(sinew_cmd_t *cmd, const char *text, sinew_plug_t *out);
+
 int sinew__cmd_plug(sinew_cmd_t *cmd, const char *text, sinew_plug_t *out) {
+  int rc = cmd_plug(cmd, text, out);
+  if (rc && text && text[0]) { /* the error is about this plug and its node */
+    const char *dot = strchr(text, '.');
+    char node[256];
+    snprintf(node, sizeof node, "%.*s", dot ? (int)(dot - text) : 0, text);
+    sinew_cmd_error_subject(cmd, node[0] ? node : NULL, text);
+  }
+  return rc;
+}
+
+static int cmd_plug(sinew_cmd_t *cmd, const char *text, sinew_plug_t *out) {
   sinew_session_t *s = sinew__session(cmd);
   sinew_graph_t *g = sinew_cmd_graph(cmd);
   if (!text || !text[0]) return sinew_cmd_error(cmd, SINEW_EINVAL, "no attribute given");
@@ -977,11 +987,11 @@ static int import_namespace(sinew_session_t *s, const sinew__import_opts *o, cha
   while (n && ns[n - 1] == ':') n--;
   for (size_t i = 0; i < n; i++)
     if (!isalnum((unsigned char)ns[i]) && ns[i] != '_' && ns[i] != ':') {
-      snprintf(s->errmsg, sizeof s->errmsg, "-namespace: '%s' is not a namespace name", o->ns);
+      sinew__session_error(s, SINEW_EINVAL, NULL, "-namespace: '%s' is not a namespace name", o->ns);
       return SINEW_EINVAL;
     }
   if (isdigit((unsigned char)ns[0])) {
-    snprintf(s->errmsg, sizeof s->errmsg, "-namespace: '%s' is not a namespace name", o->ns);
+    sinew__session_error(s, SINEW_EINVAL, NULL, "-namespace: '%s' is not a namespace name", o->ns);
     return SINEW_EINVAL;
   }
   size_t base = n;
@@ -994,7 +1004,7 @@ static int import_namespace(sinew_session_t *s, const sinew__import_opts *o, cha
   }
   if (b.oom) {
     sinew__buf_free(&b);
-    snprintf(s->errmsg, sizeof s->errmsg, "out of memory");
+    sinew__session_error(s, SINEW_ENOMEM, NULL, "out of memory");
     return SINEW_ENOMEM;
   }
   *out = b.p;
@@ -1008,17 +1018,18 @@ static int import_begin(sinew_session_t *s, const sinew__import_opts *o, struct 
   sinew__import_opts none = {0};
   if (!o) o = &none;
   if (o->prefix && o->prefix[0] && o->ns && o->ns[0]) {
-    snprintf(s->errmsg, sizeof s->errmsg, "give -namespace or -renamingPrefix, not both");
+    sinew__session_error(s, SINEW_EINVAL, NULL, "give -namespace or -renamingPrefix, not both");
     return SINEW_EINVAL;
   }
   if (o->rename_all && !(o->prefix && o->prefix[0])) {
-    snprintf(s->errmsg, sizeof s->errmsg, "-renameAll needs -renamingPrefix");
+    sinew__session_error(s, SINEW_EINVAL, NULL, "-renameAll needs -renamingPrefix");
     return SINEW_EINVAL;
   }
   if (o->prefix && o->prefix[0]) {
     for (const char *c = o->prefix; *c; c++)
       if (!isalnum((unsigned char)*c) && *c != '_') {
-        snprintf(s->errmsg, sizeof s->errmsg, "-renamingPrefix: '%s' cannot start a node name", o->prefix);
+        sinew__session_error(s, SINEW_EINVAL, NULL, "-renamingPrefix: '%s' cannot start a node name",
+                             o->prefix);
         return SINEW_EINVAL;
       }
   }
@@ -1047,7 +1058,7 @@ static int import_begin(sinew_session_t *s, const sinew__import_opts *o, struct 
   }
   if (rc) {
     import_free(imp);
-    if (rc == SINEW_ENOMEM) snprintf(s->errmsg, sizeof s->errmsg, "out of memory");
+    if (rc == SINEW_ENOMEM) sinew__session_error(s, SINEW_ENOMEM, NULL, "out of memory");
     return rc;
   }
   imp->outer = sc->import;
@@ -1088,7 +1099,7 @@ static int run_ma(sinew_session_t *s, const char *path, sinew_value_t *result);
 
 static int import_file(sinew_session_t *s, const char *path, const sinew__import_opts *opts,
                        sinew_value_t *result) {
-  s->errmsg[0] = 0;
+  sinew__session_clear_error(s);
   sinew__scene *sc = s->scene;
   struct sinew__import imp;
   int rc = import_begin(s, opts, &imp);
@@ -1097,12 +1108,12 @@ static int import_file(sinew_session_t *s, const char *path, const sinew__import
   if ((rc = sinew_graph_begin(sc->graph))) {
     sc->import = imp.outer;
     import_free(&imp);
-    snprintf(s->errmsg, sizeof s->errmsg, "%s", sinew_graph_errmsg(sc->graph));
+    sinew__session_take(s, sinew_graph_error(sc->graph));
     return rc;
   }
   rc = run_ma(s, path, result);
   if (!rc && imp.kept_lost) {
-    snprintf(s->errmsg, sizeof s->errmsg, "file -import: %s: out of memory", path);
+    sinew__session_error(s, SINEW_ENOMEM, "file -import", "%s: out of memory", path);
     rc = SINEW_ENOMEM;
   }
   /* a file that opened or emptied the scene is refused by file itself, so sc is still current */
@@ -1386,6 +1397,37 @@ sinew_lang_t *sinew_session_lang(const sinew_session_t *s) { return s ? s->lang 
 const char *sinew_session_errmsg(const sinew_session_t *s) {
   return s ? (s->errmsg[0] ? s->errmsg : "no error") : "no session";
 }
+
+const sinew_error_t *sinew_session_error(const sinew_session_t *s) {
+  static const sinew_error_t none = {0};
+  return s && s->errmsg[0] ? &s->err : &none;
+}
+
+int sinew__session_error(sinew_session_t *s, int status, const char *op, const char *fmt, ...) {
+  sinew_error_t *e = &s->err;
+  char reason[sizeof e->reason]; /* the arguments may be the old fields */
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(reason, sizeof reason, fmt, ap);
+  va_end(ap);
+  memset(e, 0, sizeof *e);
+  e->code = status;
+  snprintf(e->op, sizeof e->op, "%s", op ? op : "");
+  memcpy(e->reason, reason, sizeof reason);
+  sinew_error_format(e, s->errmsg, sizeof s->errmsg);
+  return status;
+}
+
+int sinew__session_take(sinew_session_t *s, const sinew_error_t *e) {
+  if (e != &s->err) s->err = *e;
+  sinew_error_format(&s->err, s->errmsg, sizeof s->errmsg);
+  return s->err.code;
+}
+
+void sinew__session_clear_error(sinew_session_t *s) {
+  memset(&s->err, 0, sizeof s->err);
+  s->errmsg[0] = 0;
+}
 bool sinew_session_playback_range(const sinew_session_t *s, double out[4]) {
   if (!s || !s->scene->has_playback) return false;
   if (out) {
@@ -1411,7 +1453,7 @@ static int finish_run(sinew_session_t *s, int rc) {
   }
   if (!rc && frc) {
     rc = frc;
-    snprintf(s->errmsg, sizeof s->errmsg, "%s", sinew_graph_errmsg(s->scene->graph));
+    sinew__session_take(s, sinew_graph_error(s->scene->graph));
   }
   /* IK handles a script or file made by createNode / connectAttr drive their chains from now */
   if (!rc) sinew__undo_run_outside(s, sinew__ik_wire_all, "ikHandle", sinew__ik_any);
@@ -1421,9 +1463,9 @@ static int finish_run(sinew_session_t *s, int rc) {
 int sinew_session_run(sinew_session_t *s, const char *text, size_t len, const char *name,
                       sinew_value_t *result) {
   if (!s || (!text && len)) return SINEW_EINVAL;
-  s->errmsg[0] = 0;
+  sinew__session_clear_error(s);
   int rc = sinew_lang_run(s->lang, text, len, name, result);
-  if (rc) snprintf(s->errmsg, sizeof s->errmsg, "%s", sinew_lang_errmsg(s->lang));
+  if (rc) sinew__session_take(s, sinew_lang_error(s->lang));
   return finish_run(s, rc);
 }
 
@@ -1436,7 +1478,7 @@ bool sinew__is_ma_path(const char *path) {
 static int read_file(sinew_session_t *s, const char *path, char **out, size_t *len) {
   FILE *f = fopen(path, "rb");
   if (!f) {
-    snprintf(s->errmsg, sizeof s->errmsg, "%s: cannot open the file: %s", path, strerror(errno));
+    sinew__session_error(s, SINEW_EIO, NULL, "%s: cannot open the file: %s", path, strerror(errno));
     return SINEW_EIO;
   }
   char *buf = NULL;
@@ -1448,7 +1490,7 @@ static int read_file(sinew_session_t *s, const char *path, char **out, size_t *l
       char *b = sinew_realloc(buf, nc);
       if (!b) {
         rc = SINEW_ENOMEM;
-        snprintf(s->errmsg, sizeof s->errmsg, "%s: out of memory", path);
+        sinew__session_error(s, SINEW_ENOMEM, NULL, "%s: out of memory", path);
         break;
       }
       buf = b;
@@ -1460,7 +1502,7 @@ static int read_file(sinew_session_t *s, const char *path, char **out, size_t *l
   }
   if (!rc && ferror(f)) {
     rc = SINEW_EIO;
-    snprintf(s->errmsg, sizeof s->errmsg, "%s: read error: %s", path, strerror(errno));
+    sinew__session_error(s, SINEW_EIO, NULL, "%s: read error: %s", path, strerror(errno));
   }
   fclose(f);
   if (rc) {
@@ -1480,8 +1522,9 @@ static bool word_boundary(char c) {
 }
 
 static int cut_short(sinew_session_t *s, const char *path, uint32_t line, const char *inside) {
-  snprintf(s->errmsg, sizeof s->errmsg,
-           "%s:%u: the file ends inside %s (it was cut short); nothing was read", path, line, inside);
+  sinew__session_error(s, SINEW_ESYNTAX, NULL,
+                       "%s:%u: the file ends inside %s (it was cut short); nothing was read", path, line,
+                       inside);
   return SINEW_ESYNTAX;
 }
 
@@ -1535,16 +1578,17 @@ static int run_ma(sinew_session_t *s, const char *path, sinew_value_t *result) {
   size_t n = 0;
   int rc = read_file(s, path, &text, &n);
   if (!rc && memchr(text, 0, n)) {
-    snprintf(s->errmsg, sizeof s->errmsg, "%s: not a text file (it contains NUL bytes)", path);
+    sinew__session_error(s, SINEW_ESYNTAX, NULL, "%s: not a text file (it contains NUL bytes)", path);
     rc = SINEW_ESYNTAX;
   }
   if (!rc) rc = check_complete(s, path, text, n);
   int depth = sinew__undo_file_begin(s);
   const char *outer_file = NULL;
-  if (!rc && (rc = sinew__refs_file_begin(s, path, &outer_file))) snprintf(s->errmsg, sizeof s->errmsg, "out of memory");
+  if (!rc && (rc = sinew__refs_file_begin(s, path, &outer_file)))
+    sinew__session_error(s, SINEW_ENOMEM, NULL, "out of memory");
   else if (!rc) {
     if ((rc = sinew_lang_run(s->lang, text, n, path, result)))
-      snprintf(s->errmsg, sizeof s->errmsg, "%s", sinew_lang_errmsg(s->lang));
+      sinew__session_take(s, sinew_lang_error(s->lang));
     rc = sinew__refs_file_end(s, outer_file, rc); /* the references' edits, once the file's lines ran */
   }
   sinew__undo_file_end(s, depth);
@@ -1559,13 +1603,13 @@ static int run_ma(sinew_session_t *s, const char *path, sinew_value_t *result) {
 
 int sinew_session_run_file(sinew_session_t *s, const char *path, sinew_value_t *result) {
   if (!s || !path) return SINEW_EINVAL;
-  s->errmsg[0] = 0;
+  sinew__session_clear_error(s);
   if (sinew__is_ma_path(path)) return import_file(s, path, NULL, result);
   sinew_node_t saved = s->scene->current;
   int depth = sinew__undo_file_begin(s); /* its lines are top-level commands, each all or nothing */
   int rc = sinew_lang_run_file(s->lang, path, result);
   sinew__undo_file_end(s, depth);
-  if (rc) snprintf(s->errmsg, sizeof s->errmsg, "%s", sinew_lang_errmsg(s->lang));
+  if (rc) sinew__session_take(s, sinew_lang_error(s->lang));
   rc = finish_run(s, rc);
   if (sinew_node_valid(s->scene->graph, saved)) s->scene->current = saved;
   return rc;
@@ -1576,23 +1620,23 @@ int sinew_session_run_file(sinew_session_t *s, const char *path, sinew_value_t *
  * line of that file cannot replace it with file -new or file -open. */
 static int refuse_while_reading(sinew_session_t *s, const char *what) {
   if (s->opening) {
-    snprintf(s->errmsg, sizeof s->errmsg, "%s: not while a file is being opened", what);
+    sinew__session_error(s, SINEW_EINVAL, what, "not while a file is being opened");
     return SINEW_EINVAL;
   }
   if (!s->scene->import) return SINEW_OK;
-  snprintf(s->errmsg, sizeof s->errmsg, "%s: not while a file is being imported", what);
+  sinew__session_error(s, SINEW_EINVAL, what, "not while a file is being imported");
   return SINEW_EINVAL;
 }
 
 int sinew_session_open(sinew_session_t *s, const char *path) {
   if (!s || !path) return SINEW_EINVAL;
-  s->errmsg[0] = 0;
+  sinew__session_clear_error(s);
   int rc = refuse_while_reading(s, "file -open");
   if (rc) return rc;
   sinew__scene *fresh, *old = s->scene;
   rc = sinew__scene_create(s, &fresh);
   if (rc) {
-    snprintf(s->errmsg, sizeof s->errmsg, "file -open: out of memory");
+    sinew__session_error(s, SINEW_ENOMEM, "file -open", "out of memory");
     return rc;
   }
   s->scene = fresh;
@@ -1620,7 +1664,7 @@ int sinew_session_open(sinew_session_t *s, const char *path) {
 
 int sinew_session_new_scene(sinew_session_t *s) {
   if (!s) return SINEW_EINVAL;
-  s->errmsg[0] = 0;
+  sinew__session_clear_error(s);
   sinew__scene *fresh;
   int rc = refuse_while_reading(s, "file -new");
   if (rc) return rc;
@@ -1641,13 +1685,13 @@ int sinew_session_write_ma(sinew_session_t *s, FILE *out, const char *name) {
 
 int sinew_session_save(sinew_session_t *s, const char *path) {
   if (!s || !path || !path[0]) return SINEW_EINVAL;
-  s->errmsg[0] = 0;
+  sinew__session_clear_error(s);
   /* written whole or not at all: a temporary file beside the target, renamed over it (sinew/io.h) */
   char why[sizeof s->errmsg - 16];
   sinew_afile_t *af;
   int rc = sinew_afile_open(path, &af, why, sizeof why);
   if (rc) {
-    snprintf(s->errmsg, sizeof s->errmsg, "file -save: %s", why);
+    sinew__session_error(s, rc, "file -save", "%s", why);
     return rc;
   }
   const char *base = strrchr(path, '/');
@@ -1655,11 +1699,11 @@ int sinew_session_save(sinew_session_t *s, const char *path) {
   if (rc) {
     if (sinew_afile_abort(af, why, sizeof why) == SINEW_OK)
       snprintf(why, sizeof why, "%s: %s", path, sinew_strerror(rc));
-    if (!s->errmsg[0]) snprintf(s->errmsg, sizeof s->errmsg, "file -save: %s", why);
+    if (!s->errmsg[0]) sinew__session_error(s, rc, "file -save", "%s", why);
     return rc;
   }
   if ((rc = sinew_afile_commit(af, why, sizeof why))) {
-    snprintf(s->errmsg, sizeof s->errmsg, "file -save: %s", why);
+    sinew__session_error(s, rc, "file -save", "%s", why);
     return rc;
   }
   char *fn = sinew__cmds_strdup(path);

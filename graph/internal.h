@@ -360,8 +360,8 @@ struct sinew_graph {
   sinew_log_fn logger;
   void *logger_data;
   void *user_data;
-  int errcode;
-  char errmsg[1024];
+  sinew_error_t err; /* the last failure, as fields */
+  char errmsg[2048]; /* and its text, made once when it is set */
   sinew_graph_stats_t stats;
   int eval_depth;                  /* nested pulls from inside computes */
   sinew_plug_t *work;              /* dirty-propagation queue, reserved before changes */
@@ -569,7 +569,9 @@ void sinew__jundo_to(sinew_graph_t *g, uint32_t mark);
     (head)->hh.tbl->noexpand = ne_;                                       \
   } while (0)
 
-/* Error helper that formats a plug into the message. */
-int sinew__errorv(sinew_graph_t *g, int status, const char *fmt, va_list ap);
+/* Sets the graph's error: status, the operation (NULL: none) and the reason (printf). */
+int sinew__errorv(sinew_graph_t *g, int status, const char *op, const char *fmt, va_list ap);
+/* Names plug p (and its node) as the subject of the graph's error, when p's node exists. */
+void sinew__error_plug(sinew_graph_t *g, const sinew_plug_t *p);
 
 #endif

@@ -379,9 +379,8 @@ static int resolve_refs(sinew_graph_t *g, const sinew_expr_t *e, sinew_node_t ob
     if (strchr(r->text, '.')) {
       rc = sinew_plug_parse(g, r->text, object, &p);
       if (rc && !names_a_node(g, r->text))
-        return sinew_graph_set_error(g, SINEW_ENOTFOUND,
-                                     "expression: line %u, column %u: no such node: %s", r->line,
-                                     r->column, r->text);
+        return sinew_graph_fail(g, SINEW_ENOTFOUND, "expression", "line %u, column %u: no such node: %s",
+                                r->line, r->column, r->text);
     } else if (sinew_node_valid(g, object)) {
       rc = sinew_plug_parse_attr(g, object, r->text, &p);
     } else {
@@ -391,9 +390,8 @@ static int resolve_refs(sinew_graph_t *g, const sinew_expr_t *e, sinew_node_t ob
                                    r->line, r->column, r->text);
     }
     if (rc)
-      return sinew_graph_set_error(g, SINEW_ENOTFOUND,
-                                   "expression: line %u, column %u: no such attribute: %s",
-                                   r->line, r->column, r->text);
+      return sinew_graph_fail(g, SINEW_ENOTFOUND, "expression", "line %u, column %u: no such attribute: %s",
+                              r->line, r->column, r->text);
     sinew_attr_info_t info;
     sinew_node_attr_info(g, p.node, p.attr, &info);
     bool numeric = sinew_attr_type_is_numeric(info.type);
@@ -446,8 +444,8 @@ static int connect_refs(sinew_graph_t *g, sinew_node_t n, const sinew_expr_t *e,
       sinew_plug_format(g, &rs[i].plug, false, buf, sizeof buf);
       char why[512];
       snprintf(why, sizeof why, "%s", sinew_graph_errmsg(g));
-      return sinew_graph_set_error(g, rc, "expression: line %u, column %u: cannot %s %s: %s",
-                                   r->line, r->column, r->written ? "write" : "read", buf, why);
+      return sinew_graph_fail(g, rc, "expression", "line %u, column %u: cannot %s %s: %s", r->line, r->column,
+                              r->written ? "write" : "read", buf, why);
     }
   }
   return SINEW_OK;
@@ -482,10 +480,11 @@ static int prepare(sinew_graph_t *g, const char *text, sinew_node_t object, sine
                    sinew_expr_t **out, resolved **out_rs) {
   char err[256];
   int rc = sinew_expr_compile(text ? text : "", out, err, sizeof err);
-  if (rc) return sinew_graph_set_error(g, rc, "expression: %s", err);
+  if (rc) return sinew_graph_fail(g, rc, "expression", "%s", err);
   size_t nr = sinew_expr_ref_count(*out);
   *out_rs = sinew_calloc(nr ? nr : 1, sizeof **out_rs);
-  if (!*out_rs) rc = sinew_graph_set_error(g, SINEW_ENOMEM, "expression: out of memory");
+  if (!*out_rs)
+    rc = sinew_graph_fail(g, SINEW_ENOMEM, "expression", "out of memory");
   else rc = resolve_refs(g, *out, object, own, *out_rs);
   if (rc) {
     sinew_free(*out_rs);
@@ -502,14 +501,14 @@ int sinew_expression_create(sinew_graph_t *g, const sinew_expression_desc_t *des
   int rc = sinew_lang_register_types(g);
   if (rc) return rc;
   if (desc->unit_option < 0 || desc->unit_option > 2)
-    return sinew_graph_set_error(g, SINEW_EINVAL, "expression: unit option %d (0 all, 1 none, 2 angular)",
-                                 desc->unit_option);
+    return sinew_graph_fail(g, SINEW_EINVAL, "expression", "unit option %d (0 all, 1 none, 2 angular)",
+                            desc->unit_option);
   sinew_expr_t *e;
   resolved *rs;
   if ((rc = prepare(g, desc->text, desc->object, (sinew_node_t){0, 0}, &e, &rs))) return rc;
   char *ixp = sinew_expr_internal_text(e);
   sinew_node_t n = {0, 0};
-  if (!ixp) rc = sinew_graph_set_error(g, SINEW_ENOMEM, "expression: out of memory");
+  if (!ixp) rc = sinew_graph_fail(g, SINEW_ENOMEM, "expression", "out of memory");
   if (!rc && !(rc = sinew_graph_begin(g))) {
     rc = sinew_node_create(g, "expression", desc->name, &n);
     int64_t animated = desc->animated_set ? desc->animated : 1;
@@ -567,8 +566,8 @@ int sinew_expression_set_text(sinew_graph_t *g, sinew_node_t node, const char *t
                               sinew_node_t object) {
   if (!g || !text) return SINEW_EINVAL;
   if (!sinew_node_type_is_a(sinew_node_type(g, node), "expression"))
-    return sinew_graph_set_error(g, SINEW_ETYPE, "expression -e: %s is not an expression node",
-                                 sinew_node_name(g, node) ? sinew_node_name(g, node) : "(invalid node)");
+    return sinew_graph_fail(g, SINEW_ETYPE, "expression", "-e: %s is not an expression node",
+                            sinew_node_name(g, node) ? sinew_node_name(g, node) : "(invalid node)");
   sinew_expr_t *e;
   resolved *rs;
   int rc = prepare(g, text, object, node, &e, &rs);
@@ -577,7 +576,7 @@ int sinew_expression_set_text(sinew_graph_t *g, sinew_node_t node, const char *t
   old_conns old = {.n = node, .object_msg = new_object};
   char *ixp = sinew_expr_internal_text(e);
   sinew_foreach_connection(g, node, false, collect_old, &old);
-  if (!ixp || old.oom) rc = sinew_graph_set_error(g, SINEW_ENOMEM, "expression: out of memory");
+  if (!ixp || old.oom) rc = sinew_graph_fail(g, SINEW_ENOMEM, "expression", "out of memory");
   /* the graph changes in a transaction: a failure takes everything back */
   if (!rc && !(rc = sinew_graph_begin(g))) {
     for (size_t i = 0; i < old.len && !rc; i++) rc = sinew_disconnect(g, &old.v[i].src, &old.v[i].dst);

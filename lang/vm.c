@@ -58,10 +58,10 @@ static int vm_error(vm *V, int status, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  if (V->L)
-    sinew__lang_error(V->L, status, "%s:%u: %s", V->L->cur_file ? V->L->cur_file : "expression",
-                      V->line, msg);
-  else if (V->ex && V->ex->faultbuf && V->ex->faultlen)
+  if (V->L) {
+    sinew__lang_error(V->L, status, "%s", msg);
+    sinew__lang_locate(V->L, V->L->cur_file ? V->L->cur_file : "expression", V->line, NULL);
+  } else if (V->ex && V->ex->faultbuf && V->ex->faultlen)
     snprintf(V->ex->faultbuf, V->ex->faultlen, "line %u: %s", V->line, msg);
   return status;
 }
@@ -579,9 +579,8 @@ static int call_late_proc(vm *V, const char *name, uint32_t n, bool *called) {
   V->L->cur_file = file;
   V->L->cur_line = line;
   if (rc) {
-    char msg[1024];
-    snprintf(msg, sizeof msg, "%s", V->L->errmsg);
-    return vm_error(V, rc, "%s", msg);
+    if (V->cur) V->line = V->cur->line;
+    return sinew__lang_locate(V->L, V->L->cur_file ? V->L->cur_file : "expression", V->line, NULL);
   }
   if (!pd) return SINEW_OK;
   if (pd->nparams != n)
@@ -636,9 +635,10 @@ static int op_cmd(vm *V, const insn *in) {
     V->L->cur_line = line;
     V->line = line;
     if (rc) {
-      char msg[1024];
-      snprintf(msg, sizeof msg, "%s", V->L->errmsg[0] ? V->L->errmsg : sinew_strerror(rc));
-      vm_error(V, rc, "%s", msg);
+      if (!V->L->errmsg[0]) sinew__lang_error(V->L, rc, "%s", sinew_strerror(rc));
+      V->L->err.code = rc;
+      if (V->cur) V->line = V->cur->line;
+      sinew__lang_locate(V->L, V->L->cur_file ? V->L->cur_file : "expression", V->line, NULL);
     }
   }
   S = V->stack;
@@ -960,9 +960,13 @@ static int run(vm *V, sinew_value_t *result) {
         if (rc) {
           lv_release(&r);
           /* keep what the function said (eval: the nested script's own error) */
-          char msg[1024];
-          snprintf(msg, sizeof msg, "%s", V->L && V->L->errmsg[0] ? V->L->errmsg : sinew_strerror(rc));
-          return vm_error(V, rc, "%s: %s", bd->name, msg);
+          if (!V->L) return vm_error(V, rc, "%s: %s", bd->name, sinew_strerror(rc));
+          if (!V->L->errmsg[0]) sinew__lang_error(V->L, rc, "%s", sinew_strerror(rc));
+          V->L->err.code = rc;
+          if (!V->L->err.file[0] && !V->L->err.line) sinew__error_under(&V->L->err, bd->name);
+          if (V->cur) V->line = V->cur->line;
+          return sinew__lang_locate(V->L, V->L->cur_file ? V->L->cur_file : "expression", V->line,
+                                    bd->name);
         }
         S[V->sp++] = r;
         break;
@@ -1037,7 +1041,7 @@ static int catch_error(vm *V) {
   try_ctx t = V->tries[--V->ntries];
   sinew_lang_t *L = V->L;
   if (!t.quiet) sinew_log(L->graph, SINEW_LOG_ERROR, SINEW_LOG_COMMAND_FAILED, "%s", L->errmsg);
-  L->errcode = 0;
+  L->err.code = 0;
   release_range(V->stack + t.sp, V->sp - t.sp);
   V->sp = t.sp;
   V->nframes = t.nframes;

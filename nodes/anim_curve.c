@@ -892,13 +892,13 @@ int sinew_anim_curve_tangents(sinew_graph_t *g, sinew_node_t node, double (*out)
                               size_t *out_count) {
   if (!g || !out_count || (cap && !out)) return SINEW_EINVAL;
   const sinew_node_type_t *type = sinew_node_type(g, node);
-  if (!type) return sinew_graph_set_error(g, SINEW_ESTALE, "sinew_anim_curve_tangents: no such node");
+  if (!type) return sinew_graph_fail(g, SINEW_ESTALE, "sinew_anim_curve_tangents", "no such node");
   const curve_kind *kind = NULL;
   for (size_t i = 0; i < NCURVE_TYPES; i++)
     if (sinew_node_type_is_a(type, curve_types[i].name)) kind = sinew_node_type_user_data(type);
   if (!kind)
-    return sinew_graph_set_error(g, SINEW_ETYPE, "sinew_anim_curve_tangents: %s is not an animation curve",
-                                 sinew_node_name(g, node));
+    return sinew_graph_fail(g, SINEW_ETYPE, "sinew_anim_curve_tangents", "%s is not an animation curve",
+                            sinew_node_name(g, node));
   curve_state *st = sinew_node_state(g, node);
   int rc;
   if (st->stale && (rc = compile(g, node, st, kind->time_input))) return rc;

@@ -757,7 +757,7 @@ static bool is_joint(sinew_graph_t *g, sinew_node_t n) {
 }
 
 static int fail(sinew_graph_t *g, int rc, sinew_node_t h, const char *why) {
-  return sinew_graph_set_error(g, rc, "ikHandle: %s: %s", sinew_node_name(g, h), why);
+  return sinew_graph_fail(g, rc, "ikHandle", "%s: %s", sinew_node_name(g, h), why);
 }
 
 int sinew_ik_chain(sinew_graph_t *g, sinew_node_t h, sinew_node_t *out, size_t cap, size_t *count) {

@@ -166,8 +166,8 @@ static int compile_weights(sinew_graph_t *g, sinew_node_t n, skin_state *st, uin
   int rc = SINEW_OK;
   size_t ninf = influence_indices(g, n, NULL, 0);
   if (ninf > 65535)
-    return sinew_graph_set_error(g, SINEW_ERANGE, "skinCluster %s: more than 65535 influences",
-                                 sinew_node_name(g, n));
+    return sinew_graph_fail(g, SINEW_ERANGE, "skinCluster", "%s: more than 65535 influences",
+                            sinew_node_name(g, n));
   sinew_plug_t wl = sinew_plug_make(n, A.weight_list, 0, NULL);
   size_t nverts = sinew_plug_indices(g, &wl, NULL, 0);
   sinew_data_t *vblock = NULL, *wblock = NULL, *csr = NULL, *storage = NULL;
@@ -237,9 +237,10 @@ static int compile_weights(sinew_graph_t *g, sinew_node_t n, skin_state *st, uin
   sinew_data_unref(csr);
   if (rc) {
     sinew_data_unref(c.storage);
-    return rc == SINEW_ENOMEM ? rc
-                              : sinew_graph_set_error(g, rc, "skinCluster %s: a point has more than 65535 weights",
-                                                      sinew_node_name(g, n));
+    return rc == SINEW_ENOMEM
+               ? rc
+               : sinew_graph_fail(g, rc, "skinCluster", "%s: a point has more than 65535 weights",
+                                  sinew_node_name(g, n));
   }
   compiled_free(&st->cw);
   st->cw = c;

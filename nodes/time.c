@@ -204,7 +204,7 @@ static int units_changed(sinew_graph_t *g, sinew_node_t n, int *field, int value
 
 int sinew_time_set_unit(sinew_graph_t *g, sinew_time_unit_t unit) {
   if (unit <= SINEW_TIME_INVALID || unit >= SINEW_TIME_UNIT_MAX)
-    return sinew_graph_set_error(g, SINEW_EINVAL, "currentUnit: invalid time unit");
+    return sinew_graph_fail(g, SINEW_EINVAL, "currentUnit", "invalid time unit");
   sinew_node_t n;
   int rc = sinew_time_node(g, &n);
   if (rc) return rc;
@@ -223,7 +223,7 @@ sinew_time_unit_t sinew_time_get_unit(sinew_graph_t *g) {
 
 int sinew_scene_set_linear_unit(sinew_graph_t *g, sinew_linear_unit_t unit) {
   if (unit <= SINEW_LINEAR_INVALID || unit >= SINEW_LINEAR_UNIT_MAX)
-    return sinew_graph_set_error(g, SINEW_EINVAL, "currentUnit: invalid linear unit");
+    return sinew_graph_fail(g, SINEW_EINVAL, "currentUnit", "invalid linear unit");
   sinew_node_t n;
   int rc = sinew_time_node(g, &n);
   if (rc) return rc;
@@ -242,7 +242,7 @@ sinew_linear_unit_t sinew_scene_linear_unit(sinew_graph_t *g) {
 
 int sinew_scene_set_angle_unit(sinew_graph_t *g, sinew_angle_unit_t unit) {
   if (unit <= SINEW_ANGLE_INVALID || unit >= SINEW_ANGLE_UNIT_MAX)
-    return sinew_graph_set_error(g, SINEW_EINVAL, "currentUnit: invalid angle unit");
+    return sinew_graph_fail(g, SINEW_EINVAL, "currentUnit", "invalid angle unit");
   sinew_node_t n;
   int rc = sinew_time_node(g, &n);
   if (rc) return rc;
@@ -260,7 +260,7 @@ sinew_angle_unit_t sinew_scene_angle_unit(sinew_graph_t *g) {
 }
 
 int sinew_time_set_seconds(sinew_graph_t *g, double seconds) {
-  if (!isfinite(seconds)) return sinew_graph_set_error(g, SINEW_ERANGE, "currentTime: not a finite time");
+  if (!isfinite(seconds)) return sinew_graph_fail(g, SINEW_ERANGE, "currentTime", "not a finite time");
   sinew_node_t n;
   int rc = sinew_time_node(g, &n);
   if (rc) return rc;

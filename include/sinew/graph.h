@@ -343,8 +343,34 @@ SINEW_API void sinew_log(sinew_graph_t *graph, sinew_log_level_t level, sinew_lo
 #endif
     ;
 
-/* The last error's code and message in this graph: "connectAttr: a.wm[0] -> b.ma[2]: would
- * create a cycle through b -> a". Valid until the next failing call. */
+/* A failure as fields: the one error record that the graph, the language context
+ * (sinew_lang_error) and the session (sinew_session_error) each keep for their last failure.
+ * Layers fill the fields and copy records between them; the text users see is made from the
+ * fields by sinew_error_format() alone, so no layer reads another's message back.
+ * The strings are empty and the numbers 0 when unknown. The reason names the node and plug as
+ * it reads best ("a.tx is locked"); node and plug hold the same names as data, for a host that
+ * selects or highlights what failed. */
+typedef struct sinew_error {
+  int code;            /* the status (SINEW_OK when there was no failure) */
+  char op[64];         /* the operation or command: "connectAttr", "setAttr", "plug" */
+  char node[256];      /* the node concerned, by the name given (it may not exist) */
+  char plug[512];      /* the plug concerned: "node.attr[2]" */
+  char file[256];      /* the file or script being run ("rig.mel", "scene.ma", "eval") */
+  uint32_t line;       /* 1-based line in file (or in the text compiled) */
+  uint32_t column;     /* 1-based column, for syntax errors */
+  char trace[256];     /* the outer places that led there, outermost first: "main.mel:3: " */
+  char reason[1024];   /* what went wrong */
+} sinew_error_t;
+
+/* The text of an error: "<trace><file>:<line>[:<column>]: [<op>: ]<reason>"; with a line but no
+ * file "line <line>[, column <column>]: ...". Writes at most size bytes (NUL-terminated when
+ * size > 0) and returns the length of the whole text, as snprintf. */
+SINEW_API size_t sinew_error_format(const sinew_error_t *error, char *buf, size_t size);
+
+/* The last error of this graph as fields (never NULL; code 0 when none, or for a NULL graph),
+ * and its text: "connectAttr: a.wm[0] -> b.ma[2]: would create a cycle through b -> a". Valid
+ * until the next failing call. */
+SINEW_API const sinew_error_t *sinew_graph_error(const sinew_graph_t *graph);
 SINEW_API int sinew_graph_errcode(const sinew_graph_t *graph);
 SINEW_API const char *sinew_graph_errmsg(const sinew_graph_t *graph);
 /* Asks the compute running in graph (or the next one that polls) to stop: see
@@ -366,12 +392,22 @@ typedef enum sinew_limit {
 } sinew_limit_t;
 SINEW_API uint64_t sinew_graph_limit(const sinew_graph_t *graph, sinew_limit_t which);
 SINEW_API uint64_t sinew_graph_set_limit(sinew_graph_t *graph, sinew_limit_t which, uint64_t value);
-/* Sets the last error (used by the node, language and command layers); returns status. */
+/* Sets the last error (used by the node, language and command layers); returns status.
+ * sinew_graph_set_error sets the reason only; sinew_graph_fail names the operation too (op may
+ * be NULL), and the reason is then written without it: sinew_graph_fail(g, SINEW_ELOCKED,
+ * "setAttr", "%s is locked", plug) reads "setAttr: a.tx is locked". Both clear the other
+ * fields; sinew_graph_error_subject then names the node and plug (either may be NULL). */
 SINEW_API int sinew_graph_set_error(sinew_graph_t *graph, int status, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
+SINEW_API int sinew_graph_fail(sinew_graph_t *graph, int status, const char *op, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+SINEW_API void sinew_graph_error_subject(sinew_graph_t *graph, const char *node, const char *plug);
 
 /* Observers for hosts. Every field may be NULL. Called after the change is made. */
 typedef struct sinew_observer {
