@@ -620,6 +620,7 @@ typedef struct import_kept {
   UT_hash_handle hh;
   uint64_t key;
   sinew__extra *copy;
+  bool made; /* copy is an empty record standing for none (kept_journal) */
 } import_kept;
 
 struct sinew__import {
@@ -897,13 +898,22 @@ static bool import_keep(sinew__scene *sc, uint64_t k, const sinew__extra *e) {
   return false;
 }
 
+static void kept_free_all(import_kept **kept) {
+  import_kept *k, *kt;
+  HASH_ITER(hh, *kept, k, kt) {
+    HASH_DEL(*kept, k);
+    if (k->copy) extra_free(k->copy);
+    sinew_free(k);
+  }
+}
+
 /* A failed import: every record it touched is as it was before. */
 static void kept_restore(sinew__scene *sc, struct sinew__import *imp) {
   import_kept *kp, *kt;
   HASH_ITER(hh, imp->kept, kp, kt) {
     sinew__extra *live = NULL;
     HASH_FIND(hh, sc->extras, &kp->key, sizeof kp->key, live);
-    if (live && kp->copy) { /* the contents change places; the hash keeps its entry */
+    if (live && kp->copy && !kp->made) { /* the contents change places; the hash keeps its entry */
       sinew__extra t = *live;
       *live = *kp->copy;
       live->hh = t.hh;
@@ -937,16 +947,75 @@ static void kept_merge(struct sinew__import *outer, struct sinew__import *imp) {
   }
 }
 
+/* A successful outermost import inside a larger transaction (a host's, a command running a
+ * script): the per-node records it changed go back when that transaction rolls back, through a
+ * journal record. It holds, for each record the import touched, the other contents (before
+ * the import while the import is in effect, the import's own after a rollback); a swap
+ * exchanges them with the live record's, which keeps its hash entry, so that nothing is
+ * allocated. A record the import made swaps with an empty one (an empty record changes nothing
+ * saved), allocated here, before the import's transaction commits. */
+typedef struct kept_journal {
+  sinew__scene *sc;
+  import_kept *kept;
+} kept_journal;
+
+static void kept_swap(sinew_graph_t *g, void *data) {
+  (void)g;
+  kept_journal *kj = data;
+  import_kept *kp, *kt;
+  HASH_ITER(hh, kj->kept, kp, kt) {
+    sinew__extra *live = NULL;
+    HASH_FIND(hh, kj->sc->extras, &kp->key, sizeof kp->key, live);
+    if (!live || !kp->copy) continue; /* freed outside any transaction since: nothing to give back */
+    sinew__extra t = *live;
+    *live = *kp->copy;
+    live->hh = t.hh;
+    *kp->copy = t;
+  }
+  sinew__side_changed(kj->sc);
+}
+
+static void kept_release(sinew_graph_t *g, void *data, bool done) {
+  (void)g;
+  (void)done; /* either way the copies are not live */
+  kept_journal *kj = data;
+  kept_free_all(&kj->kept);
+  sinew_free(kj);
+}
+
+static const sinew_record_ops_t kept_ops = {kept_swap, kept_release};
+
+/* Hands the import's kept records to the journal (see kept_journal); on failure (out of memory)
+ * nothing is handed and the import fails. */
+static int kept_record(sinew_session_t *s, struct sinew__import *imp) {
+  sinew__scene *sc = s->scene;
+  import_kept *kp, *kt;
+  HASH_ITER(hh, imp->kept, kp, kt) {
+    if (kp->copy) continue;
+    sinew__extra *live = NULL;
+    HASH_FIND(hh, sc->extras, &kp->key, sizeof kp->key, live);
+    if (!live) continue;
+    if (!(kp->copy = sinew_calloc(1, sizeof *kp->copy))) return SINEW_ENOMEM;
+    kp->copy->key = live->key;
+    kp->copy->node = live->node;
+    kp->made = true;
+  }
+  kept_journal *kj = sinew_calloc(1, sizeof *kj);
+  if (!kj) return SINEW_ENOMEM;
+  kj->sc = sc;
+  kj->kept = imp->kept;
+  int rc = sinew_graph_record(sc->graph, &kept_ops, kj);
+  if (rc) {
+    sinew_free(kj);
+    return rc;
+  }
+  imp->kept = NULL; /* the record owns them now */
+  return SINEW_OK;
+}
+
 /* ---- beginning, ending and undoing an import ---- */
 
-static void kept_free(struct sinew__import *imp) {
-  import_kept *k, *kt;
-  HASH_ITER(hh, imp->kept, k, kt) {
-    HASH_DEL(imp->kept, k);
-    if (k->copy) extra_free(k->copy);
-    sinew_free(k);
-  }
-}
+static void kept_free(struct sinew__import *imp) { kept_free_all(&imp->kept); }
 
 static void import_free(struct sinew__import *imp) {
   kept_free(imp);
@@ -1116,6 +1185,10 @@ static int import_file(sinew_session_t *s, const char *path, const sinew__import
     sinew__session_error(s, SINEW_ENOMEM, "file -import", "%s: out of memory", path);
     rc = SINEW_ENOMEM;
   }
+  /* inside a larger transaction: the records go back with it (the import's own is open) */
+  if (!rc && !imp.outer && imp.kept && sinew_graph_in_transaction(sc->graph) > 1 &&
+      (rc = kept_record(s, &imp)))
+    sinew__session_error(s, rc, "file -import", "%s: out of memory", path);
   /* a file that opened or emptied the scene is refused by file itself, so sc is still current */
   sc->import = imp.outer;
   if (rc) {
