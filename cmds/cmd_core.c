@@ -1343,7 +1343,8 @@ static const sinew_cmd_flag_t file_flags[] = {
     {"deferReference", "dr", "b", 0}, {"ignoreVersion", "iv", "", 0}, {"prompt", "pmt", "b", 0},
     {"executeScriptNodes", "esn", "b", 0}, {"loadReferenceDepth", "lrd", "s", 0},
     {"returnNewNodes", "rnn", "", 0}, {"groupReference", "gr", "", 0}, {"mergeNamespacesOnClash", "mnc", "b", 0},
-    {"shortName", "shn", "", 0},  {"renamingPrefix", "rpr", "s", 0}, {"renameAll", "ra", "b", 0}};
+    {"shortName", "shn", "", 0},  {"renamingPrefix", "rpr", "s", 0}, {"renameAll", "ra", "b", 0},
+    {"loadReference", "lr", "s", 0}, {"unloadReference", "ur", "s", 0}};
 
 static int cmd_file(sinew_cmd_t *cmd) {
   sinew_session_t *s = sinew__session(cmd);
@@ -1356,6 +1357,12 @@ static int cmd_file(sinew_cmd_t *cmd) {
       fn = b ? b + 1 : fn;
     }
     return sinew_cmd_result_string(cmd, fn);
+  }
+  if (sinew_cmd_flag_count(cmd, "loadReference") || sinew_cmd_flag_count(cmd, "unloadReference")) {
+    bool load = sinew_cmd_flag_count(cmd, "loadReference");
+    if (load && sinew_cmd_flag_count(cmd, "unloadReference"))
+      return sinew_cmd_error(cmd, SINEW_EINVAL, "-loadReference and -unloadReference cannot be used together");
+    return sinew__reference_load_state(cmd, sinew_cmd_flag_string(cmd, load ? "loadReference" : "unloadReference", ""), load);
   }
   if (sinew_cmd_flag_count(cmd, "reference") || sinew_cmd_flag_count(cmd, "referenceDepthInfo")) {
     /* references: the line is kept for saving (a referenced file's own lines are its file's),

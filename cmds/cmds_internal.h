@@ -211,6 +211,8 @@ typedef struct sinew__refs sinew__refs;
 void sinew__refs_free(sinew__refs *r);
 /* file -r: finds and loads the referenced file (a missing one is a warning). */
 int sinew__reference_load(sinew_cmd_t *cmd, const char *path);
+/* file -lr / -ur: load or unload the reference of reference node rfn. */
+int sinew__reference_load_state(sinew_cmd_t *cmd, const char *rfn, bool load);
 /* referenceQuery. */
 int sinew__register_reference_cmds(sinew_lang_t *L, sinew_session_t *s);
 /* Whether a referenced file is being read (its own file -r / -rdi lines are not the scene's). */
