@@ -349,6 +349,9 @@ const char *sinew__maya_attr_type(const sinew_attr_info_t *info);
 /* The members of an objectSet in the set's order (DAG members, then the others): *out is
  * allocated (sinew_free it), or the command fails with its message. */
 int sinew__set_members(sinew_cmd_t *cmd, sinew_node_t set, sinew_node_t **out, uint32_t *count);
+/* delete -ch (cmds/cmd_history.c): deletes the construction history of the nodes' shapes, which
+ * keep the geometry they evaluate to now. Fails the command with its message. */
+int sinew__delete_history(sinew_cmd_t *cmd, const sinew_node_t *nodes, size_t count);
 /* Maya's nice name made from an attribute's long name: "translateX" -> "Translate X". */
 void sinew__attr_nice_name(const char *name, char *out, size_t size);
 

@@ -696,16 +696,16 @@ static void test_connect(void **state) {
   (void)state;
   ok("createNode transform -n a; createNode transform -n b; createNode transform -n c;"
      "createNode skinCluster -n sk; addAttr -ln \"amount\" -at double a;");
-  expect_res("connectAttr a.tx b.tx", "a.translateX b.translateX");
+  expect_res("connectAttr a.tx b.tx", "Connected a.translateX to b.translateX.");
   ok("setAttr a.tx 3");
   assert_near(num("getAttr b.tx"), 3, 0);
   bad("connectAttr c.tx b.tx", "b.translateX", "already connected", NULL);
-  expect_res("connectAttr -f c.tx b.tx", "c.translateX b.translateX");
+  expect_res("connectAttr -f c.tx b.tx", "Connected c.translateX to b.translateX.");
   ok("setAttr c.tx 9");
   assert_near(num("getAttr b.tx"), 9, 0);
   /* -na: the next free element */
-  expect_res("connectAttr -na a.wm[0] sk.ma", "a.worldMatrix[0] sk.matrix[0]");
-  expect_res("connectAttr -na b.wm[0] sk.ma", "b.worldMatrix[0] sk.matrix[1]");
+  expect_res("connectAttr -na a.wm[0] sk.ma", "Connected a.worldMatrix[0] to sk.matrix[0].");
+  expect_res("connectAttr -na b.wm[0] sk.ma", "Connected b.worldMatrix[0] to sk.matrix[1].");
   expect_res("getAttr -mi sk.ma", "0 1");
   /* -l on locks the destination */
   ok("connectAttr -l on a.ty c.ty");
@@ -748,7 +748,7 @@ static void test_connect(void **state) {
   assert_int_equal(sinew_node_find(G(), "rig", &rig), 0);
   bad("connectAttr rig.drive c.ty", "c.translateY", NULL);
   assert_int_equal(sinew_node_attr(G(), rig, "drive"), UINT32_MAX);
-  expect_res("connectAttr a.tx rig.follow", "a.translateX rig.follow");
+  expect_res("connectAttr a.tx rig.follow", "Connected a.translateX to rig.follow.");
   assert_true(sinew_node_attr(G(), rig, "follow") != UINT32_MAX);
   expect_res("listConnections -p 1 rig", "a.translateX");
   bad("disconnectAttr a.tx b.tx", "a.translateX", "b.translateX", NULL);
