@@ -25,6 +25,12 @@
 
 static sinew_session_t *S;
 
+#define ok(text) test_ok(S, text)
+#define res(text) test_res(S, text)
+/* A command that must fail on line 3, naming the command and each needle (NULL ends the list),
+ * with the scene and the selection as they were (tests/support.c). */
+#define bad(...) test_bad(S, __VA_ARGS__)
+
 static int setup(void **state) {
   (void)state;
   sinew_session_desc_t d = {0};
@@ -39,58 +45,8 @@ static int teardown(void **state) {
   return 0;
 }
 
-static int run(const char *text) { return sinew_session_run(S, text, strlen(text), "test.mel", NULL); }
-
-static void ok(const char *text) {
-  int rc = run(text);
-  if (rc) fail_msg("%s\n  failed: %s", text, sinew_session_errmsg(S));
-}
-
-static char resbuf[1 << 14];
-static const char *res(const char *text) {
-  sinew_value_t v = {0};
-  int rc = sinew_session_run(S, text, strlen(text), "test.mel", &v);
-  if (rc) fail_msg("%s\n  failed: %s", text, sinew_session_errmsg(S));
-  sinew_value_format(&v, resbuf, sizeof resbuf);
-  sinew_value_clear(&v);
-  size_t n = strlen(resbuf);
-  for (size_t i = 0; i < n; i++)
-    if (resbuf[i] == '\n') resbuf[i] = ' ';
-  while (n && resbuf[n - 1] == ' ') resbuf[--n] = 0;
-  return resbuf;
-}
-
 /* The numbers of a result must be `want` (n of them) within 1e-9 (tests/support.c). */
 #define expect_nums(text, ...) test_expect_nums(S, text, __VA_ARGS__)
-
-static char *snapshot(void) { return test_snapshot(S); }
-
-/* A command that must fail on line 3 of test.mel naming the command and each needle (NULL ends
- * the list), leaving the scene exactly as it was. */
-static void bad(const char *text, ...) {
-  char *before = snapshot();
-  char sel_before[1024];
-  snprintf(sel_before, sizeof sel_before, "%s", res("ls -sl"));
-  char script[4096];
-  snprintf(script, sizeof script, "\n\n%s", text);
-  int rc = run(script);
-  if (rc == 0) fail_msg("%s\n  succeeded; it should fail", text);
-  const char *msg = sinew_session_errmsg(S);
-  if (!strstr(msg, "test.mel:3:")) fail_msg("%s\n  message '%s' does not say test.mel:3:", text, msg);
-  char cmdname[64];
-  snprintf(cmdname, sizeof cmdname, "%.*s:", (int)strcspn(text, " ;"), text);
-  if (!strstr(msg, cmdname)) fail_msg("%s\n  message '%s' does not name the command", text, msg);
-  va_list ap;
-  va_start(ap, text);
-  for (const char *needle; (needle = va_arg(ap, const char *));)
-    if (!strstr(msg, needle)) fail_msg("%s\n  message '%s' does not name '%s'", text, msg, needle);
-  va_end(ap);
-  if (strcmp(res("ls -sl"), sel_before) != 0) fail_msg("%s\n  changed the selection from '%s' to '%s'", text, sel_before, resbuf);
-  char *after = snapshot();
-  if (strcmp(before, after) != 0) fail_msg("%s\n  changed the scene:\n--- before\n%s--- after\n%s", text, before, after);
-  free(before);
-  free(after);
-}
 
 /* The result of `text` has Maya's documented type (`kind`: "string[]", "int", "string", ...,
  * "none" for a command that returns nothing) and formats as `want` (array elements joined by
@@ -100,14 +56,10 @@ static void expect_typed(const char *text, const char *kind, const char *want) {
   int rc = sinew_session_run(S, text, strlen(text), "test.mel", &v);
   if (rc) fail_msg("%s\n  failed: %s", text, sinew_session_errmsg(S));
   const char *got_kind = v.kind == SINEW_VALUE_NONE ? "none" : sinew_value_kind_name((sinew_value_kind_t)v.kind);
-  sinew_value_format(&v, resbuf, sizeof resbuf);
+  const char *got = test_value_text(&v);
   sinew_value_clear(&v);
-  size_t n = strlen(resbuf);
-  for (size_t i = 0; i < n; i++)
-    if (resbuf[i] == '\n') resbuf[i] = ' ';
-  while (n && resbuf[n - 1] == ' ') resbuf[--n] = 0;
   if (strcmp(got_kind, kind) != 0) fail_msg("%s\n  returned a %s, want a %s", text, got_kind, kind);
-  if (strcmp(resbuf, want) != 0) fail_msg("%s\n  gave '%s'\n  want '%s'", text, resbuf, want);
+  if (strcmp(got, want) != 0) fail_msg("%s\n  gave '%s'\n  want '%s'", text, got, want);
 }
 
 /* The selection, names joined by spaces. */
