@@ -1534,11 +1534,12 @@ static int connect_attr(sinew_cmd_t *cmd, sinew_plug_t *src, sinew_plug_t *dst, 
   *connected = true;
   if (sinew_cmd_flag_count(cmd, "lock") && sinew_cmd_flag_bool(cmd, "lock", false))
     sinew_plug_set_locked(g, &final_dst, true);
-  char a[600], b[600];
+  /* Maya returns "a phrase containing the names of the connected attributes" (a string) */
+  char a[600], b[600], phrase[1300];
   sinew_plug_format(g, src, false, a, sizeof a);
   sinew_plug_format(g, &final_dst, false, b, sizeof b);
-  if ((rc = sinew_cmd_result_append_string(cmd, a))) return rc;
-  return sinew_cmd_result_append_string(cmd, b);
+  snprintf(phrase, sizeof phrase, "Connected %s to %s.", a, b);
+  return sinew_cmd_result_string(cmd, phrase);
 }
 
 /* The connection itself: straight, or through a new unitConversion node when the units differ
@@ -1566,6 +1567,16 @@ static int connect_plugs(sinew_cmd_t *cmd, sinew_graph_t *g, const sinew_plug_t 
 
 static const sinew_cmd_flag_t disconnect_flags[] = {{"nextAvailable", "na", "", 0}};
 
+/* Maya returns "a phrase containing the names of the disconnected attributes" (a string; the
+ * wording here is sinew's, after connectAttr's). */
+static int disconnect_result(sinew_cmd_t *cmd, const sinew_plug_t *src, const sinew_plug_t *dst) {
+  char a[600], b[600], phrase[1300];
+  sinew_plug_format(sinew_cmd_graph(cmd), src, false, a, sizeof a);
+  sinew_plug_format(sinew_cmd_graph(cmd), dst, false, b, sizeof b);
+  snprintf(phrase, sizeof phrase, "Disconnected %s from %s.", a, b);
+  return sinew_cmd_result_string(cmd, phrase);
+}
+
 static int cmd_disconnect_attr(sinew_cmd_t *cmd) {
   sinew_graph_t *g = sinew_cmd_graph(cmd);
   if (sinew_cmd_argc(cmd) != 2) return sinew_cmd_error(cmd, SINEW_EINVAL, "usage: disconnectAttr <source> <destination>");
@@ -1583,11 +1594,11 @@ static int cmd_disconnect_attr(sinew_cmd_t *cmd) {
       if ((rc = sinew_disconnect(g, &actual, &dst))) return sinew__graph_error(cmd, rc);
       if (sinew_plug_destinations(g, &actual, NULL, 0) == 0 && (rc = sinew_node_delete(g, actual.node)))
         return sinew__graph_error(cmd, rc);
-      return SINEW_OK;
+      return disconnect_result(cmd, &src, &dst);
     }
   }
   if ((rc = sinew_disconnect(g, &src, &dst))) return sinew__graph_error(cmd, rc);
-  return SINEW_OK;
+  return disconnect_result(cmd, &src, &dst);
 }
 
 /* ---- addAttr ------------------------------------------------------------------------------------------- */

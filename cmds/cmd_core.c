@@ -281,8 +281,9 @@ static int cmd_delete(sinew_cmd_t *cmd) {
   sinew_session_t *s = sinew__session(cmd);
   sinew_graph_t *g = sinew_cmd_graph(cmd);
   size_t argc = sinew_cmd_argc(cmd);
-  if (sinew_cmd_flag_count(cmd, "constructionHistory"))
-    return sinew_cmd_error(cmd, SINEW_EUNSUPPORTED, "-constructionHistory is not supported");
+  bool history = sinew_cmd_flag_count(cmd, "constructionHistory");
+  if (sinew_cmd_flag_count(cmd, "all") || sinew_cmd_flag_count(cmd, "hierarchy"))
+    return sinew_cmd_error(cmd, SINEW_EUNSUPPORTED, "-%s is not supported", sinew_cmd_flag_count(cmd, "all") ? "all" : "hierarchy");
   size_t count = argc ? argc : s->scene->nsel;
   if (!count) return sinew_cmd_error(cmd, SINEW_EINVAL, "nothing to delete (no names and nothing selected)");
   sinew_node_t *nodes = sinew_malloc(count * sizeof *nodes);
@@ -306,7 +307,8 @@ static int cmd_delete(sinew_cmd_t *cmd) {
   /* one call, all or nothing: a locked node anywhere in the subtrees (named in the message),
    * or an allocation failing, deletes none of them; the graph walks the subtrees without
    * recursion, so a hierarchy of any depth is fine */
-  if (!rc && (rc = sinew_node_delete_many(g, nodes, count))) rc = sinew__graph_error(cmd, rc);
+  if (!rc && history) rc = sinew__delete_history(cmd, nodes, count);
+  else if (!rc && (rc = sinew_node_delete_many(g, nodes, count))) rc = sinew__graph_error(cmd, rc);
   sinew_free(nodes);
   return rc;
 }
@@ -314,11 +316,13 @@ static int cmd_delete(sinew_cmd_t *cmd) {
 /* ---- select ------------------------------------------------------------------------------------------ */
 
 static const sinew_cmd_flag_t select_flags[] = {
-    {"noExpand", "ne", "", 0}, {"replace", "r", "", 0}, {"add", "add", "", 0},
-    {"deselect", "d", "", 0},  {"clear", "cl", "", 0},  {"toggle", "tgl", "", 0},
-    {"all", "all", "", 0},     {"hierarchy", "hi", "", 0}};
+    {"noExpand", "ne", "", 0},        {"replace", "r", "", 0},           {"add", "add", "", 0},
+    {"deselect", "d", "", 0},         {"clear", "cl", "", 0},            {"toggle", "tgl", "", 0},
+    {"all", "all", "", 0},            {"hierarchy", "hi", "", 0},        {"addFirst", "af", "", 0},
+    {"allDagObjects", "ado", "", 0},  {"allDependencyNodes", "adn", "", 0}, {"visible", "vis", "", 0}};
 
 static bool name_matches(sinew_graph_t *g, sinew_node_t n, const char *pattern, bool recursive);
+static bool intermediate(sinew_graph_t *g, sinew_node_t n);
 
 static bool same(sinew_node_t a, sinew_node_t b) { return a.index == b.index && a.gen == b.gen; }
 
@@ -382,41 +386,70 @@ static int select_add(sinew_cmd_t *cmd, node_list *l, sinew_node_t n, bool hi, b
   return rc ? sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory") : SINEW_OK;
 }
 
-/* select [-r | -add | -d | -tgl] [-hi] [-ne] objects, -cl, -all: Maya's forms. Names may be
- * patterns ("sphere*"), each of which must match a node; every name is resolved before the
- * selection changes, so a missing object leaves it as it was. */
+/* Whether select -vis keeps a node: a DAG node shows when it and every DAG ancestor have
+ * visibility on (and it is no intermediate object); a node outside the DAG is not hidden. */
+static bool select_visible(sinew_graph_t *g, sinew_node_t n) {
+  if (!sinew_node_type_is_a(sinew_node_type(g, n), "dagNode")) return true;
+  if (intermediate(g, n)) return false;
+  for (sinew_node_t a = n; sinew_node_valid(g, a); a = sinew_node_parent(g, a)) {
+    uint32_t v = sinew_node_attr(g, a, "visibility");
+    bool on = true;
+    if (v != UINT32_MAX) {
+      sinew_plug_t p = sinew_plug_make(a, v, 0, NULL);
+      sinew_get_bool(g, &p, &on);
+    }
+    if (!on) return false;
+  }
+  return true;
+}
+
+/* -all (every node), -ado (the top-level DAG objects) and -adn (the nodes outside the DAG): as
+ * Maya, only nodes that can be deleted, so not the scene's time node and default nodes. */
+static int select_every(sinew_cmd_t *cmd, node_list *l, bool dag_roots, bool dg) {
+  sinew__scene *sc = sinew__session(cmd)->scene;
+  sinew_graph_t *g = sinew_cmd_graph(cmd);
+  sinew_node_t it = {0, 0}, t = {0, 0};
+  bool has_time = sinew_time_node(g, &t) == SINEW_OK;
+  int rc = SINEW_OK;
+  while (sinew_node_next(g, &it) && !rc) {
+    sinew__extra *e = sinew__extra_get(sc, it, false);
+    if ((e && e->is_default) || (has_time && same(it, t))) continue;
+    bool dag = sinew_node_type_is_a(sinew_node_type(g, it), "dagNode");
+    if ((dag && dag_roots && (dg || !sinew_node_valid(g, sinew_node_parent(g, it)))) || (!dag && dg))
+      rc = node_list_add(l, it);
+  }
+  return rc ? sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory") : SINEW_OK;
+}
+
+/* select [-r | -add | -af | -d | -tgl] [-hi] [-ne] [-vis] objects | -all | -ado | -adn, -cl:
+ * Maya's forms. Names may be patterns ("sphere*"), each of which must match a node; every name
+ * is resolved before the selection changes, so a missing object leaves it as it was. */
 static int cmd_select(sinew_cmd_t *cmd) {
   sinew_session_t *s = sinew__session(cmd);
   sinew__scene *sc = s->scene;
   sinew_graph_t *g = sinew_cmd_graph(cmd);
   int rc = sinew__finish_current(s);
   if (rc) return sinew__graph_error(cmd, rc);
-  const char *modes[] = {"replace", "add", "deselect", "toggle"};
+  const char *modes[] = {"replace", "add", "addFirst", "deselect", "toggle"};
   int nmodes = 0;
-  for (int i = 0; i < 4; i++) nmodes += sinew_cmd_flag_count(cmd, modes[i]) > 0;
-  if (nmodes > 1) return sinew_cmd_error(cmd, SINEW_EINVAL, "-replace, -add, -deselect and -toggle go one at a time");
+  for (int i = 0; i < 5; i++) nmodes += sinew_cmd_flag_count(cmd, modes[i]) > 0;
+  if (nmodes > 1) return sinew_cmd_error(cmd, SINEW_EINVAL, "-replace, -add, -addFirst, -deselect and -toggle go one at a time");
+  size_t argc = sinew_cmd_argc(cmd);
   if (sinew_cmd_flag_count(cmd, "clear")) {
+    if (argc || nmodes) return sinew_cmd_error(cmd, SINEW_EINVAL, "-clear takes no objects and no other mode");
     sc->nsel = 0;
     return SINEW_OK;
   }
-  size_t argc = sinew_cmd_argc(cmd);
+  bool all = sinew_cmd_flag_count(cmd, "all"), ado = sinew_cmd_flag_count(cmd, "allDagObjects"),
+       adn = sinew_cmd_flag_count(cmd, "allDependencyNodes");
+  if ((all || ado || adn) && argc)
+    return sinew_cmd_error(cmd, SINEW_EINVAL, "-%s selects every node of its kind; it takes no objects",
+                           all ? "all" : ado ? "allDagObjects" : "allDependencyNodes");
   node_list l = {0};
-  if (sinew_cmd_flag_count(cmd, "all")) {
-    /* as Maya: the nodes that can be deleted, so not the scene's time node and default nodes */
-    sinew_node_t it = {0, 0}, t = {0, 0};
-    bool has_time = sinew_time_node(g, &t) == SINEW_OK;
-    while (sinew_node_next(g, &it) && !rc) {
-      sinew__extra *e = sinew__extra_get(sc, it, false);
-      if ((e && e->is_default) || (has_time && same(it, t))) continue;
-      rc = node_list_add(&l, it);
-    }
-    if (rc) rc = sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
-    if (!rc && set_selection(sc, l.v, l.n, false)) rc = sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
-    sinew_free(l.v);
-    return rc;
-  }
   bool hi = sinew_cmd_flag_count(cmd, "hierarchy"), ne = sinew_cmd_flag_count(cmd, "noExpand"), set_current = false;
   sinew_node_t current = {0, 0};
+  /* -all: every node (Maya: the deletable ones); -ado the DAG's roots; -adn the rest */
+  if (all || ado || adn) rc = select_every(cmd, &l, all || ado, all || adn);
   for (size_t i = 0; i < argc && !rc; i++) {
     const char *name = sinew_cmd_arg_string(cmd, i);
     if (strpbrk(name, "*?")) {
@@ -435,16 +468,26 @@ static int cmd_select(sinew_cmd_t *cmd) {
     if (ne && argc == 1) current = n, set_current = true;
     rc = select_add(cmd, &l, n, hi, !ne);
   }
+  /* -vis: of the named nodes, those that show */
+  if (!rc && sinew_cmd_flag_count(cmd, "visible")) {
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < l.n; i++)
+      if (select_visible(g, l.v[i])) l.v[k++] = l.v[i];
+    l.n = k;
+  }
   if (!rc) {
     if (set_current) sc->current = current; /* -ne :name makes a default node current */
-    bool desel = sinew_cmd_flag_count(cmd, "deselect"), toggle = sinew_cmd_flag_count(cmd, "toggle");
-    if (desel || toggle) {
-      /* the new list whole before the selection changes: the selected ones that stay, then
-       * (-tgl) the named ones that were not selected */
+    bool desel = sinew_cmd_flag_count(cmd, "deselect"), toggle = sinew_cmd_flag_count(cmd, "toggle"),
+         first = sinew_cmd_flag_count(cmd, "addFirst");
+    if (desel || toggle || first) {
+      /* the new list whole before the selection changes: (-af) the named ones first, then the
+       * selected ones that stay (not named, or -af), then (-tgl) the named ones that were not
+       * selected */
       node_list out = {0};
+      for (uint32_t i = 0; i < l.n && first && !rc; i++) rc = node_list_add(&out, l.v[i]);
       for (uint32_t k = 0; k < sc->nsel && !rc; k++) {
         bool named = false;
-        for (uint32_t i = 0; i < l.n && !named; i++) named = same(sc->selection[k], l.v[i]);
+        for (uint32_t i = 0; i < l.n && !named && !first; i++) named = same(sc->selection[k], l.v[i]);
         if (!named) rc = node_list_add(&out, sc->selection[k]);
       }
       for (uint32_t i = 0; i < l.n && toggle && !rc; i++) {
@@ -746,13 +789,21 @@ static const sinew_cmd_flag_t parent_flags[] = {
 static int cmd_parent(sinew_cmd_t *cmd) {
   sinew_session_t *s = sinew__session(cmd);
   sinew_graph_t *g = sinew_cmd_graph(cmd);
-  if (sinew_cmd_flag_count(cmd, "addObject") || sinew_cmd_flag_count(cmd, "removeObject")) {
+  /* -addObject gives a node a second parent (an instance) and -removeObject takes one of its
+   * instances away; sinew's DAG gives each node one parent, so neither has a faithful subset
+   * (removing the only instance of a node is not the same as deleting it in Maya's undo and
+   * naming, and a script that means it says delete) */
+  bool add = sinew_cmd_flag_count(cmd, "addObject"), rm = sinew_cmd_flag_count(cmd, "removeObject");
+  if (add || rm) {
+    const char *flag = add ? "-addObject" : "-removeObject";
     if (s->loading) {
-      sinew__warn_once(s, cmd, SINEW_LOG_FILE_WARNING, "parent -addObject",
-                       "instancing (parent -addObject) is not supported; the instance is skipped");
+      sinew__warn_once(s, cmd, SINEW_LOG_FILE_WARNING, add ? "parent -addObject" : "parent -removeObject",
+                       "parent %s: instancing is not supported (a node has one parent in sinew); the line is skipped", flag);
       return SINEW_OK;
     }
-    return sinew_cmd_error(cmd, SINEW_EUNSUPPORTED, "instancing (-addObject / -removeObject) is not supported");
+    return sinew_cmd_error(cmd, SINEW_EUNSUPPORTED,
+                           "%s (-%s) is not supported: it %s, and sinew has no instancing (a node has one parent)",
+                           flag, add ? "add" : "rm", add ? "makes an instance under a second parent" : "removes an instance");
   }
   /* Maya's forms: `parent child... parent`, `parent -w child...`; with one object the selected
    * objects go under it, with none the selected objects go under the last selected one (or,
@@ -889,13 +940,13 @@ static int cmd_list_relatives(sinew_cmd_t *cmd) {
 static const sinew_cmd_flag_t lc_flags[] = {
     {"source", "s", "b", 0},     {"destination", "d", "b", 0}, {"plugs", "p", "b", 0},
     {"connections", "c", "b", 0}, {"type", "t", "s", 0},       {"skipConversionNodes", "scn", "b", 0},
-    {"shapes", "sh", "b", 0},    {"exactType", "et", "b", 0}};
+    {"shapes", "sh", "b", 0},    {"exactType", "et", "b", 0},  {"fullNodeName", "fnn", "b", 0}};
 
 typedef struct lc_ctx {
   sinew_cmd_t *cmd;
   sinew_graph_t *g;
   sinew_plug_t filter; /* attr UINT32_MAX: the whole node */
-  bool src, dst, plugs, conns, shapes, scn, exact;
+  bool src, dst, plugs, conns, shapes, scn, exact, full;
   const char *type;
   const sinew_plug_t *mine; /* while following a conversion node: the plug on the object */
   sinew_node_t through;     /* the conversion node followed */
@@ -916,12 +967,23 @@ static bool plug_within(const sinew_graph_t *g, const sinew_plug_t *p, const sin
   }
 }
 
+/* A node or plug of a result: its shortest unique name, or with -fnn (-fullNodeName) its full
+ * DAG path ("|group1|sphere1", "|group1|sphere1.translateX"). */
+static const char *lc_label(lc_ctx *x, sinew_node_t n, const sinew_plug_t *p, char *buf, size_t size) {
+  if (!x->full) return p ? sinew__plug_label(x->g, p, buf, size) : sinew__node_label(x->g, n, buf, size);
+  char *path = sinew_node_path(x->g, p ? p->node : n);
+  int k = snprintf(buf, size, "%s%s", path ? path : sinew_node_name(x->g, p ? p->node : n), p ? "." : "");
+  sinew_free(path);
+  if (p && k >= 0 && (size_t)k < size) sinew_plug_format_attr(x->g, p, false, buf + k, size - (size_t)k);
+  return buf;
+}
+
 /* One connected plug to report: filtered by -type (-et), then named as Maya names it. */
 static void lc_emit(lc_ctx *x, const sinew_plug_t *mine, const sinew_plug_t *other) {
   if (x->type && !type_matches(x->g, other->node, x->type, x->exact)) return;
   char buf[1024];
   if (x->conns) {
-    sinew__plug_label(x->g, mine, buf, sizeof buf);
+    lc_label(x, mine->node, mine, buf, sizeof buf);
     if ((x->rc = sinew_cmd_result_append_string(x->cmd, buf))) return;
   }
   sinew_node_t n = other->node;
@@ -931,8 +993,7 @@ static void lc_emit(lc_ctx *x, const sinew_plug_t *mine, const sinew_plug_t *oth
     sinew_node_t p = sinew_node_parent(x->g, n);
     if (sinew_node_valid(x->g, p) && sinew_node_type_is_a(sinew_node_type(x->g, p), "transform")) n = p;
   }
-  if (x->plugs) sinew__plug_label(x->g, other, buf, sizeof buf);
-  else sinew__node_label(x->g, n, buf, sizeof buf);
+  lc_label(x, n, x->plugs ? other : NULL, buf, sizeof buf);
   x->rc = sinew_cmd_result_append_string(x->cmd, buf);
 }
 
@@ -976,6 +1037,7 @@ static int cmd_list_connections(sinew_cmd_t *cmd) {
   x.shapes = sinew_cmd_flag_bool(cmd, "shapes", false);
   x.scn = sinew_cmd_flag_bool(cmd, "skipConversionNodes", false);
   x.exact = sinew_cmd_flag_bool(cmd, "exactType", false);
+  x.full = sinew_cmd_flag_bool(cmd, "fullNodeName", false);
   x.type = sinew_cmd_flag_string(cmd, "type", NULL);
   size_t argc = sinew_cmd_argc(cmd);
   size_t count = argc ? argc : s->scene->nsel;
@@ -1343,7 +1405,8 @@ static const sinew_cmd_flag_t file_flags[] = {
     {"deferReference", "dr", "b", 0}, {"ignoreVersion", "iv", "", 0}, {"prompt", "pmt", "b", 0},
     {"executeScriptNodes", "esn", "b", 0}, {"loadReferenceDepth", "lrd", "s", 0},
     {"returnNewNodes", "rnn", "", 0}, {"groupReference", "gr", "", 0}, {"mergeNamespacesOnClash", "mnc", "b", 0},
-    {"shortName", "shn", "", 0},  {"renamingPrefix", "rpr", "s", 0}, {"renameAll", "ra", "b", 0}};
+    {"shortName", "shn", "", 0},  {"renamingPrefix", "rpr", "s", 0}, {"renameAll", "ra", "b", 0},
+    {"loadReference", "lr", "s", 0}, {"unloadReference", "ur", "s", 0}};
 
 static int cmd_file(sinew_cmd_t *cmd) {
   sinew_session_t *s = sinew__session(cmd);
@@ -1356,6 +1419,12 @@ static int cmd_file(sinew_cmd_t *cmd) {
       fn = b ? b + 1 : fn;
     }
     return sinew_cmd_result_string(cmd, fn);
+  }
+  if (sinew_cmd_flag_count(cmd, "loadReference") || sinew_cmd_flag_count(cmd, "unloadReference")) {
+    bool load = sinew_cmd_flag_count(cmd, "loadReference");
+    if (load && sinew_cmd_flag_count(cmd, "unloadReference"))
+      return sinew_cmd_error(cmd, SINEW_EINVAL, "-loadReference and -unloadReference cannot be used together");
+    return sinew__reference_load_state(cmd, sinew_cmd_flag_string(cmd, load ? "loadReference" : "unloadReference", ""), load);
   }
   if (sinew_cmd_flag_count(cmd, "reference") || sinew_cmd_flag_count(cmd, "referenceDepthInfo")) {
     /* references: the line is kept for saving (a referenced file's own lines are its file's),

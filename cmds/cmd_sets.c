@@ -364,7 +364,9 @@ static int cmd_pick_walk(sinew_cmd_t *cmd) {
   int dir = -1;
   for (int i = 0; d && i < 4; i++)
     if (strcmp(d, dirs[i]) == 0) dir = i;
-  if (dir < 0) return sinew_cmd_error(cmd, SINEW_EINVAL, "-direction: give up, down, left or right");
+  if (dir < 0)
+    return d ? sinew_cmd_error(cmd, SINEW_EINVAL, "-direction: '%s' is none of up, down, left or right", d)
+             : sinew_cmd_error(cmd, SINEW_EINVAL, "-direction: give up, down, left or right");
   if (sinew_cmd_flag_count(cmd, "type"))
     return sinew_cmd_error(cmd, SINEW_EUNSUPPORTED, "-type is not supported (sinew walks nodes)");
   sinew_node_t *objs = NULL;

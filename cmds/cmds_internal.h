@@ -223,6 +223,8 @@ typedef struct sinew__refs sinew__refs;
 void sinew__refs_free(sinew__refs *r);
 /* file -r: finds and loads the referenced file (a missing one is a warning). */
 int sinew__reference_load(sinew_cmd_t *cmd, const char *path);
+/* file -lr / -ur: load or unload the reference of reference node rfn. */
+int sinew__reference_load_state(sinew_cmd_t *cmd, const char *rfn, bool load);
 /* referenceQuery. */
 int sinew__register_reference_cmds(sinew_lang_t *L, sinew_session_t *s);
 /* Whether a referenced file is being read (its own file -r / -rdi lines are not the scene's). */
@@ -359,6 +361,9 @@ const char *sinew__maya_attr_type(const sinew_attr_info_t *info);
 /* The members of an objectSet in the set's order (DAG members, then the others): *out is
  * allocated (sinew_free it), or the command fails with its message. */
 int sinew__set_members(sinew_cmd_t *cmd, sinew_node_t set, sinew_node_t **out, uint32_t *count);
+/* delete -ch (cmds/cmd_history.c): deletes the construction history of the nodes' shapes, which
+ * keep the geometry they evaluate to now. Fails the command with its message. */
+int sinew__delete_history(sinew_cmd_t *cmd, const sinew_node_t *nodes, size_t count);
 /* Maya's nice name made from an attribute's long name: "translateX" -> "Translate X". */
 void sinew__attr_nice_name(const char *name, char *out, size_t size);
 

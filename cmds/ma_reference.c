@@ -4,8 +4,8 @@
  * SINEW_REFERENCE_PATH), imports it under its namespace with the import machinery and marks the
  * nodes it made as that reference's. When the file that held the `file -r` line ends, the
  * reference node's edits (`.ed`, dataReferenceEdits) are applied in order: setAttr, addAttr,
- * deleteAttr, parent, connectAttr, and the connections the main file made through the reference
- * node's placeHolderList. An edit that fails is a warning and is kept, as Maya keeps failed edits.
+ * deleteAttr, parent, connectAttr, lock and unlock, and the connections the main file made
+ * through the reference node's placeHolderList. An edit that fails is a warning and is kept, as Maya keeps failed edits.
  * When the outermost file ends, the referenced nodes' values and connections are remembered.
  *
  * Writing: referenced nodes are not written; their reference node's `.ed` is written again with
@@ -656,7 +656,7 @@ static bool tok_int(const tok *t, long *out) {
  * 1 addAttr: node, long name, short name, flags; 2 setAttr: node, attribute, values; 3
  * connectAttr: source, destination, flags; 4 deleteAttr: node, attribute, flags; 5 through
  * placeholders: 0 reference node, source, destination, two placeholders, destination as
- * written, 3 / 4 reference node, plug, placeholder, ""; 7 / 8: node, attribute). 0 for a code
+ * written, 3 / 4 reference node, plug, placeholder, ""; 7 unlock / 8 lock: node, attribute). 0 for a code
  * not seen: its strings run to the next number. */
 static uint32_t strings_of(int code, int sub) {
   switch (code) {
@@ -913,6 +913,16 @@ static int apply_edit(sinew_session_t *s, const ref_rec *rec, ref_edit *ed, char
       sinew__buf_printf(&n2, "%s.%s", n1.p ? n1.p : "", ed->s[1]);
       sinew__buf_quoted(&b, n2.p ? n2.p : "");
       break;
+    case 7: /* unlock, 8: lock: node, attribute (Maya writes a lock edit when a referenced
+             * plug's lock state is changed in the scene that references it; which code is
+             * which is inferred from a rig that locks its referenced model's channels, 8) */
+    case 8:
+      if (ed->ns < 2) break;
+      scene_name(px, ed->s[0], &n1);
+      sinew__buf_printf(&n2, "%s.%s", n1.p ? n1.p : "", ed->s[1]);
+      sinew__buf_printf(&b, "setAttr -l %s ", ed->code == 8 ? "on" : "off");
+      sinew__buf_quoted(&b, n2.p ? n2.p : "");
+      break;
     case 5:
       rc = apply_placeholder(s, rec, ed, why, wsize);
       if (!rc && ed->code == 5) ed->drop = true;
@@ -1123,8 +1133,10 @@ static int name_edit(sinew_session_t *s, sinew_node_t n, const char *attr) {
 }
 
 /* How a connection feeds attribute path attr of node n: 0 not at all, 1 as a whole (the plug,
- * or a plug above it), 2 through some of its children only. A range ("pnts[0:3]") counts as not
- * fed. */
+ * or a plug above it), 2 through some of its children only, or some of its children are locked
+ * (a lock edit comes before the value edits, so a compound's edit would fail on a locked child:
+ * its children get edits of their own, the locked ones none). A range ("pnts[0:3]") counts as
+ * not fed. */
 static int fed(sinew_graph_t *g, sinew_node_t n, const char *attr, sinew_plug_t *plug) {
   sinew_plug_t p, from;
   if (strchr(attr, ':') || sinew_plug_parse_attr(g, n, attr, &p)) return 0;
@@ -1139,13 +1151,15 @@ static int fed(sinew_graph_t *g, sinew_node_t n, const char *attr, sinew_plug_t 
   if (sinew_node_attr_info(g, n, p.attr, &info) || info.type != SINEW_ATTR_COMPOUND) return 0;
   for (uint32_t c = 0; c < info.child_count; c++) {
     sinew_plug_t ch;
-    if (sinew_plug_child(g, &p, info.children[c], &ch) == SINEW_OK && sinew_plug_source(g, &ch, &from)) return 2;
+    if (sinew_plug_child(g, &p, info.children[c], &ch) == SINEW_OK &&
+        (sinew_plug_source(g, &ch, &from) || sinew_plug_locked(g, &ch)))
+      return 2;
   }
   return 0;
 }
 
-/* A compound some of whose children a connection feeds (ctrl.t with ty connected): a setAttr
- * edit for each numeric child that is not fed. */
+/* A compound some of whose children a connection feeds or are locked (ctrl.t with ty
+ * connected): a setAttr edit for each numeric child that is neither. */
 static int child_edits(sinew_session_t *s, uint32_t top, const char *header, sinew_node_t n, const char *attr,
                        const sinew_plug_t *p) {
   sinew_graph_t *g = s->scene->graph;
@@ -1156,7 +1170,8 @@ static int child_edits(sinew_session_t *s, uint32_t top, const char *header, sin
     sinew_plug_t ch, from;
     sinew_attr_info_t ci;
     double v = 0;
-    if (sinew_plug_child(g, p, info.children[c], &ch) || sinew_plug_source(g, &ch, &from)) continue;
+    if (sinew_plug_child(g, p, info.children[c], &ch) || sinew_plug_source(g, &ch, &from) || sinew_plug_locked(g, &ch))
+      continue;
     if (sinew_node_attr_info(g, n, info.children[c], &ci) || !sinew_attr_type_is_numeric(ci.type)) continue;
     if (sinew_get_double(g, &ch, &v)) continue;
     sinew__buf text = {0}, b = {0};
@@ -1677,6 +1692,35 @@ static int cmd_reference_query(sinew_cmd_t *cmd) {
     return sinew_cmd_result_string(cmd, f);
   }
   return sinew_cmd_error(cmd, SINEW_EINVAL, "give -isNodeReferenced, -referenceNode, -namespace, -filename or -isLoaded");
+}
+
+/* file -lr / -ur xRN. A loaded reference stays loaded: -lr returns its file and changes nothing
+ * (Maya reloads it, and every change to its nodes is a kept edit, so the scene is the same);
+ * -ur is refused, sinew keeping a reference's nodes in the scene for as long as it is open.
+ * A reference whose file was not found stays unloaded: -ur has nothing to do, -lr is refused. */
+int sinew__reference_load_state(sinew_cmd_t *cmd, const char *rfn, bool load) {
+  sinew_session_t *s = sinew__session(cmd);
+  const char *flag = load ? "-loadReference" : "-unloadReference";
+  sinew_node_t n;
+  int rc = sinew__cmd_node(cmd, rfn, &n);
+  if (rc) return rc;
+  sinew__refs *r = s->scene->refs;
+  const char *name = sinew_node_name(s->scene->graph, n);
+  for (uint32_t i = 0; r && i < r->n; i++) {
+    if (strcmp(r->v[i].rfn, name) != 0) continue;
+    if (!load)
+      return sinew_cmd_error(cmd, SINEW_EUNSUPPORTED,
+                             "%s %s: unloading a reference is not supported (its nodes stay in the scene)", flag, name);
+    return sinew_cmd_result_string(cmd, r->v[i].file);
+  }
+  if (!sinew_node_type_is_a(sinew_node_type(s->scene->graph, n), "reference") &&
+      strcmp(sinew_node_type_name(sinew_node_type(s->scene->graph, n)), "reference") != 0)
+    return sinew_cmd_error(cmd, SINEW_EINVAL, "%s %s: not a reference node", flag, name);
+  if (!load) return SINEW_OK; /* not loaded: nothing to unload */
+  return sinew_cmd_error(cmd, SINEW_EUNSUPPORTED,
+                         "%s %s: its file was not found when it was read; loading it later is not supported "
+                         "(put the file beside the scene or on SINEW_REFERENCE_PATH and open the scene again)",
+                         flag, name);
 }
 
 int sinew__register_reference_cmds(sinew_lang_t *L, sinew_session_t *s) {

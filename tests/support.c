@@ -1,4 +1,5 @@
-/* tests/support.c: a counting allocator with fault injection for the tests, and the
+/* tests/support.c: a counting allocator with fault injection for the tests, the helpers the
+ * command tests share (run a command, read its result, check a bad one), and the
  * fault-injection harness over commands. */
 #include "tests/support.h"
 
@@ -134,6 +135,71 @@ void test_expect_nums(sinew_session_t *s, const char *text, size_t n, ...) {
   }
   va_end(ap);
   sinew_value_clear(&v);
+}
+
+void test_ok(sinew_session_t *s, const char *text) {
+  if (sinew_session_run(s, text, strlen(text), "test.mel", NULL)) fail_msg("%s\n  failed: %s", text, sinew_session_errmsg(s));
+}
+
+static char resbuf[1 << 14];
+
+const char *test_value_text(const sinew_value_t *v) {
+  sinew_value_format(v, resbuf, sizeof resbuf);
+  size_t n = strlen(resbuf);
+  for (size_t i = 0; i < n; i++)
+    if (resbuf[i] == '\n') resbuf[i] = ' ';
+  while (n && resbuf[n - 1] == ' ') resbuf[--n] = 0;
+  return resbuf;
+}
+
+const char *test_res(sinew_session_t *s, const char *text) {
+  sinew_value_t v = {0};
+  if (sinew_session_run(s, text, strlen(text), "test.mel", &v)) fail_msg("%s\n  failed: %s", text, sinew_session_errmsg(s));
+  test_value_text(&v);
+  sinew_value_clear(&v);
+  return resbuf;
+}
+
+void test_expect_res(sinew_session_t *s, const char *text, const char *want) {
+  const char *got = test_res(s, text);
+  if (strcmp(got, want) != 0) fail_msg("%s\n  gave '%s'\n  want '%s'", text, got, want);
+}
+
+double test_num(sinew_session_t *s, const char *text) {
+  sinew_value_t v = {0};
+  if (sinew_session_run(s, text, strlen(text), "test.mel", &v)) fail_msg("%s\n  failed: %s", text, sinew_session_errmsg(s));
+  double d = sinew_value_to_double(&v);
+  sinew_value_clear(&v);
+  return d;
+}
+
+void test_bad(sinew_session_t *s, const char *text, ...) {
+  char *before = test_snapshot(s);
+  char *sel_before = strdup(test_res(s, "ls -sl"));
+  if (!sel_before) fail_msg("out of memory");
+  char script[4096];
+  snprintf(script, sizeof script, "\n\n%s", text);
+  if (sinew_session_run(s, script, strlen(script), "test.mel", NULL) == 0) fail_msg("%s\n  succeeded; it should fail", text);
+  const char *msg = sinew_session_errmsg(s);
+  if (!strstr(msg, "test.mel:3:")) fail_msg("%s\n  message '%s' does not say test.mel:3:", text, msg);
+  char cmdname[64];
+  snprintf(cmdname, sizeof cmdname, "%.*s:", (int)strcspn(text, " ;"), text);
+  if (!strstr(msg, cmdname)) fail_msg("%s\n  message '%s' does not name the command", text, msg);
+  va_list ap;
+  va_start(ap, text);
+  for (const char *needle; (needle = va_arg(ap, const char *));)
+    if (!strstr(msg, needle)) fail_msg("%s\n  message '%s' does not name '%s'", text, msg, needle);
+  va_end(ap);
+  const char *sel_after = test_res(s, "ls -sl");
+  if (strcmp(sel_after, sel_before) != 0) fail_msg("%s\n  changed the selection from '%s' to '%s'", text, sel_before, sel_after);
+  char *after = test_snapshot(s);
+  if (strcmp(before, after) != 0) {
+    test_print_diff(before, after);
+    fail_msg("%s\n  changed the scene", text);
+  }
+  free(sel_before);
+  free(before);
+  free(after);
 }
 
 void test_print_diff(const char *before, const char *after) {

@@ -26,6 +26,20 @@ char *test_snapshot(sinew_session_t *s);
 /* Runs `text` (as test.mel) and requires a result of n numbers equal to the double arguments
  * that follow, within 1e-9. */
 void test_expect_nums(sinew_session_t *s, const char *text, size_t n, ...);
+/* Running commands as test.mel in a session. test_ok: the text must succeed. test_res: its result
+ * formatted as MEL prints it, newlines made spaces, trailing spaces cut (a static buffer, valid
+ * until the next call). test_expect_res: that result must be `want`. test_num: the result as a
+ * number. */
+void test_ok(sinew_session_t *s, const char *text);
+/* A value formatted as test_res formats a result (the same static buffer). */
+const char *test_value_text(const sinew_value_t *v);
+const char *test_res(sinew_session_t *s, const char *text);
+void test_expect_res(sinew_session_t *s, const char *text, const char *want);
+double test_num(sinew_session_t *s, const char *text);
+/* A command that must fail on line 3 of test.mel with a message naming the command and each
+ * needle that follows (NULL ends the list), leaving the scene (test_snapshot) and the selection
+ * exactly as they were. */
+void test_bad(sinew_session_t *s, const char *text, ...);
 /* Prints the lines where two texts differ (at most 30) through cmocka's print_error. */
 void test_print_diff(const char *before, const char *after);
 

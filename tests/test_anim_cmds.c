@@ -25,6 +25,11 @@
 /* ---- helpers ------------------------------------------------------------------------------- */
 
 static sinew_session_t *S;
+
+#define ok(text) test_ok(S, text)
+#define res(text) test_res(S, text)
+#define expect_res(text, want) test_expect_res(S, text, want)
+#define num(text) test_num(S, text)
 static char logtext[1 << 16];
 static size_t loglen;
 
@@ -100,39 +105,6 @@ static char *slurp(const char *path) {
 static sinew_graph_t *G(void) { return sinew_session_graph(S); }
 
 static int run(const char *text) { return sinew_session_run(S, text, strlen(text), "test.mel", NULL); }
-
-static void ok(const char *text) {
-  int rc = run(text);
-  if (rc) fail_msg("%s\n  failed: %s", text, sinew_session_errmsg(S));
-}
-
-static char resbuf[1 << 14];
-static const char *res(const char *text) {
-  sinew_value_t v = {0};
-  int rc = sinew_session_run(S, text, strlen(text), "test.mel", &v);
-  if (rc) fail_msg("%s\n  failed: %s", text, sinew_session_errmsg(S));
-  sinew_value_format(&v, resbuf, sizeof resbuf);
-  sinew_value_clear(&v);
-  size_t n = strlen(resbuf);
-  for (size_t i = 0; i < n; i++)
-    if (resbuf[i] == '\n') resbuf[i] = ' ';
-  while (n && resbuf[n - 1] == ' ') resbuf[--n] = 0;
-  return resbuf;
-}
-
-static void expect_res(const char *text, const char *want) {
-  const char *got = res(text);
-  if (strcmp(got, want) != 0) fail_msg("%s\n  gave '%s'\n  want '%s'", text, got, want);
-}
-
-static double num(const char *text) {
-  sinew_value_t v = {0};
-  int rc = sinew_session_run(S, text, strlen(text), "test.mel", &v);
-  if (rc) fail_msg("%s\n  failed: %s", text, sinew_session_errmsg(S));
-  double d = sinew_value_to_double(&v);
-  sinew_value_clear(&v);
-  return d;
-}
 
 static size_t nums(const char *text, double *out, size_t cap) {
   sinew_value_t v = {0};

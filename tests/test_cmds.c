@@ -28,6 +28,16 @@
 /* ---- helpers ------------------------------------------------------------------------------- */
 
 static sinew_session_t *S;
+
+#define ok(text) test_ok(S, text)
+#define res(text) test_res(S, text)
+#define expect_res(text, want) test_expect_res(S, text, want)
+#define num(text) test_num(S, text)
+/* A command that must fail on line 3, naming the command and each needle (NULL ends the list),
+ * with the scene and the selection as they were (tests/support.c). */
+#define bad(...) test_bad(S, __VA_ARGS__)
+/* The scene as a test compares it before and after a command (tests/support.c). */
+static char *snapshot(void) { return test_snapshot(S); }
 static char logtext[1 << 16];
 static size_t loglen;
 static int nwarnings;
@@ -89,34 +99,7 @@ static sinew_graph_t *G(void) { return sinew_session_graph(S); }
 
 static int run(const char *text) { return sinew_session_run(S, text, strlen(text), "test.mel", NULL); }
 
-static void ok(const char *text) {
-  int rc = run(text);
-  if (rc) fail_msg("%s\n  failed: %s", text, sinew_session_errmsg(S));
-}
-
 /* The result of a command, formatted as MEL prints it with newlines made spaces. */
-static char resbuf[1 << 14];
-static const char *res(const char *text) {
-  sinew_value_t v = {0};
-  int rc = sinew_session_run(S, text, strlen(text), "test.mel", &v);
-  if (rc) fail_msg("%s\n  failed: %s", text, sinew_session_errmsg(S));
-  sinew_value_format(&v, resbuf, sizeof resbuf);
-  sinew_value_clear(&v);
-  size_t n = strlen(resbuf);
-  for (size_t i = 0; i < n; i++)
-    if (resbuf[i] == '\n') resbuf[i] = ' ';
-  while (n && resbuf[n - 1] == ' ') resbuf[--n] = 0;
-  return resbuf;
-}
-
-static double num(const char *text) {
-  sinew_value_t v = {0};
-  int rc = sinew_session_run(S, text, strlen(text), "test.mel", &v);
-  if (rc) fail_msg("%s\n  failed: %s", text, sinew_session_errmsg(S));
-  double d = sinew_value_to_double(&v);
-  sinew_value_clear(&v);
-  return d;
-}
 
 /* The numbers of a result (getAttr of a compound or matrix). */
 static size_t nums(const char *text, double *out, size_t cap) {
@@ -133,65 +116,12 @@ static void assert_near(double a, double b, double tol) {
   if (fabs(a - b) > tol) fail_msg("%.12g != %.12g (tolerance %g)", a, b, tol);
 }
 
-static void expect_res(const char *text, const char *want) {
-  const char *got = res(text);
-  if (strcmp(got, want) != 0) fail_msg("%s\n  gave '%s'\n  want '%s'", text, got, want);
-}
-
 static double internal(const char *plug) {
   sinew_plug_t p;
   assert_int_equal(sinew_plug_parse(G(), plug, (sinew_node_t){0, 0}, &p), 0);
   double v = 0;
   assert_int_equal(sinew_get_double(G(), &p, &v), 0);
   return v;
-}
-
-static bool count_conn(void *ud, const sinew_connection_t *c) {
-  (void)c;
-  (*(size_t *)ud)++;
-  return true;
-}
-
-static size_t nconnections(void) {
-  size_t n = 0;
-  sinew_foreach_connection(G(), (sinew_node_t){0, 0}, false, count_conn, &n);
-  return n;
-}
-
-/* The whole scene as text: node and connection counts, then what saving it would write. */
-static char *snapshot(void) {
-  char *buf = NULL;
-  size_t len = 0;
-  FILE *f = open_memstream(&buf, &len);
-  assert_non_null(f);
-  fprintf(f, "nodes %zu connections %zu\n", sinew_node_count(G()), nconnections());
-  assert_int_equal(sinew_session_write_ma(S, f, "snapshot"), 0);
-  fclose(f);
-  return buf;
-}
-
-/* Runs a command that must fail on line 3 of test.mel; the message must hold each needle (NULL
- * ends the list) and the scene must be exactly as it was. */
-static void bad(const char *text, ...) {
-  char *before = snapshot();
-  char script[4096];
-  snprintf(script, sizeof script, "\n\n%s", text);
-  int rc = run(script);
-  if (rc == 0) fail_msg("%s\n  succeeded; it should fail", text);
-  const char *msg = sinew_session_errmsg(S);
-  if (!strstr(msg, "test.mel:3:")) fail_msg("%s\n  message '%s' does not say test.mel:3:", text, msg);
-  char cmdname[64];
-  snprintf(cmdname, sizeof cmdname, "%.*s:", (int)strcspn(text, " ;"), text);
-  if (!strstr(msg, cmdname)) fail_msg("%s\n  message '%s' does not name the command", text, msg);
-  va_list ap;
-  va_start(ap, text);
-  for (const char *needle; (needle = va_arg(ap, const char *));)
-    if (!strstr(msg, needle)) fail_msg("%s\n  message '%s' does not name '%s'", text, msg, needle);
-  va_end(ap);
-  char *after = snapshot();
-  if (strcmp(before, after) != 0) fail_msg("%s\n  changed the scene:\n--- before\n%s--- after\n%s", text, before, after);
-  free(before);
-  free(after);
 }
 
 static bool exists(const char *name) {
@@ -696,16 +626,16 @@ static void test_connect(void **state) {
   (void)state;
   ok("createNode transform -n a; createNode transform -n b; createNode transform -n c;"
      "createNode skinCluster -n sk; addAttr -ln \"amount\" -at double a;");
-  expect_res("connectAttr a.tx b.tx", "a.translateX b.translateX");
+  expect_res("connectAttr a.tx b.tx", "Connected a.translateX to b.translateX.");
   ok("setAttr a.tx 3");
   assert_near(num("getAttr b.tx"), 3, 0);
   bad("connectAttr c.tx b.tx", "b.translateX", "already connected", NULL);
-  expect_res("connectAttr -f c.tx b.tx", "c.translateX b.translateX");
+  expect_res("connectAttr -f c.tx b.tx", "Connected c.translateX to b.translateX.");
   ok("setAttr c.tx 9");
   assert_near(num("getAttr b.tx"), 9, 0);
   /* -na: the next free element */
-  expect_res("connectAttr -na a.wm[0] sk.ma", "a.worldMatrix[0] sk.matrix[0]");
-  expect_res("connectAttr -na b.wm[0] sk.ma", "b.worldMatrix[0] sk.matrix[1]");
+  expect_res("connectAttr -na a.wm[0] sk.ma", "Connected a.worldMatrix[0] to sk.matrix[0].");
+  expect_res("connectAttr -na b.wm[0] sk.ma", "Connected b.worldMatrix[0] to sk.matrix[1].");
   expect_res("getAttr -mi sk.ma", "0 1");
   /* -l on locks the destination */
   ok("connectAttr -l on a.ty c.ty");
@@ -748,7 +678,7 @@ static void test_connect(void **state) {
   assert_int_equal(sinew_node_find(G(), "rig", &rig), 0);
   bad("connectAttr rig.drive c.ty", "c.translateY", NULL);
   assert_int_equal(sinew_node_attr(G(), rig, "drive"), UINT32_MAX);
-  expect_res("connectAttr a.tx rig.follow", "a.translateX rig.follow");
+  expect_res("connectAttr a.tx rig.follow", "Connected a.translateX to rig.follow.");
   assert_true(sinew_node_attr(G(), rig, "follow") != UINT32_MAX);
   expect_res("listConnections -p 1 rig", "a.translateX");
   bad("disconnectAttr a.tx b.tx", "a.translateX", "b.translateX", NULL);

@@ -21,6 +21,9 @@
 #define PI 3.14159265358979323846
 
 static sinew_session_t *S;
+
+#define res(text) test_res(S, text)
+#define expect_res(text, want) test_expect_res(S, text, want)
 static char logtext[1 << 14];
 static size_t loglen;
 
@@ -55,25 +58,6 @@ static void run(const char *mel) {
 static int run_rc(const char *mel) { return sinew_session_run(S, mel, strlen(mel), "test", NULL); }
 
 static sinew_graph_t *G(void) { return sinew_session_graph(S); }
-
-static char resbuf[1 << 14];
-static const char *res(const char *text) {
-  sinew_value_t v = {0};
-  int rc = sinew_session_run(S, text, strlen(text), "test.mel", &v);
-  if (rc) fail_msg("%s\n  failed: %s", text, sinew_session_errmsg(S));
-  sinew_value_format(&v, resbuf, sizeof resbuf);
-  sinew_value_clear(&v);
-  size_t n = strlen(resbuf);
-  for (size_t i = 0; i < n; i++)
-    if (resbuf[i] == '\n') resbuf[i] = ' ';
-  while (n && resbuf[n - 1] == ' ') resbuf[--n] = 0;
-  return resbuf;
-}
-
-static void expect_res(const char *text, const char *want) {
-  const char *got = res(text);
-  if (strcmp(got, want) != 0) fail_msg("%s\n  gave '%s'\n  want '%s'", text, got, want);
-}
 
 static size_t node_count(void) { return sinew_node_count(G()); }
 
@@ -561,7 +545,6 @@ static void test_ma_bad_curve(void **state) {
   expect1("curveShape1.spans", 0, 0); /* no curve */
   remove("test_curve_bad.ma");
 }
-
 
 /* ---- the curve and circle commands ------------------------------------------------------------------- */
 

@@ -21,6 +21,13 @@
 
 static sinew_session_t *S;
 
+#define ok(text) test_ok(S, text)
+#define res(text) test_res(S, text)
+#define expect_res(text, want) test_expect_res(S, text, want)
+/* A command that must fail on line 3, naming the command and each needle (NULL ends the list),
+ * with the scene and the selection as they were (tests/support.c). */
+#define bad(...) test_bad(S, __VA_ARGS__)
+
 static int setup(void **state) {
   (void)state;
   sinew_session_desc_t d = {0};
@@ -35,60 +42,10 @@ static int teardown(void **state) {
   return 0;
 }
 
-static int run(const char *text) { return sinew_session_run(S, text, strlen(text), "test.mel", NULL); }
-
-static void ok(const char *text) {
-  int rc = run(text);
-  if (rc) fail_msg("%s\n  failed: %s", text, sinew_session_errmsg(S));
-}
-
-static char resbuf[1 << 14];
-static const char *res(const char *text) {
-  sinew_value_t v = {0};
-  int rc = sinew_session_run(S, text, strlen(text), "test.mel", &v);
-  if (rc) fail_msg("%s\n  failed: %s", text, sinew_session_errmsg(S));
-  sinew_value_format(&v, resbuf, sizeof resbuf);
-  sinew_value_clear(&v);
-  size_t n = strlen(resbuf);
-  for (size_t i = 0; i < n; i++)
-    if (resbuf[i] == '\n') resbuf[i] = ' ';
-  while (n && resbuf[n - 1] == ' ') resbuf[--n] = 0;
-  return resbuf;
-}
-
-static void expect_res(const char *text, const char *want) {
-  const char *got = res(text);
-  if (strcmp(got, want) != 0) fail_msg("%s\n  gave '%s'\n  want '%s'", text, got, want);
-}
-
 /* The numbers of a result must be `want` (n of them) within 1e-9 (tests/support.c). */
 #define expect_nums(text, ...) test_expect_nums(S, text, __VA_ARGS__)
 
 static char *snapshot(void) { return test_snapshot(S); }
-
-/* A command that must fail on line 3 of test.mel naming the command and each needle (NULL ends
- * the list), leaving the scene exactly as it was. */
-static void bad(const char *text, ...) {
-  char *before = snapshot();
-  char script[4096];
-  snprintf(script, sizeof script, "\n\n%s", text);
-  int rc = run(script);
-  if (rc == 0) fail_msg("%s\n  succeeded; it should fail", text);
-  const char *msg = sinew_session_errmsg(S);
-  if (!strstr(msg, "test.mel:3:")) fail_msg("%s\n  message '%s' does not say test.mel:3:", text, msg);
-  char cmdname[64];
-  snprintf(cmdname, sizeof cmdname, "%.*s:", (int)strcspn(text, " ;"), text);
-  if (!strstr(msg, cmdname)) fail_msg("%s\n  message '%s' does not name the command", text, msg);
-  va_list ap;
-  va_start(ap, text);
-  for (const char *needle; (needle = va_arg(ap, const char *));)
-    if (!strstr(msg, needle)) fail_msg("%s\n  message '%s' does not name '%s'", text, msg, needle);
-  va_end(ap);
-  char *after = snapshot();
-  if (strcmp(before, after) != 0) fail_msg("%s\n  changed the scene:\n--- before\n%s--- after\n%s", text, before, after);
-  free(before);
-  free(after);
-}
 
 /* P at tx 10 turned 90 degrees about y: a child's local (a, b, c) is world (c + 10, b, -a). */
 static void parent_scene(void) {
@@ -754,6 +711,57 @@ static void test_out_of_memory(void **state) {
   oom_loop(scene, "attributeQuery -n J1 -le ro");
 }
 
+/* A leg as a setup script builds it: a chain oriented with the form rig scripts use, a locator
+ * at the ankle parented under a foot control in an offset group, the hip turned and frozen,
+ * everything put under a leg group and moved. Each world position is worked out by hand: the
+ * orient makes the hip's x axis the bone to the knee, (0, -5, 1) / sqrt 26, its y axis leaning
+ * to world z, (0, 1, 5) / sqrt 26, and z = x cross y = (-1, 0, 0); turning 30 degrees about that
+ * z is turning -30 degrees about world x. */
+static void test_leg_script(void **state) {
+  (void)state;
+  ok("select -cl;\n"
+     "string $hip = `joint -n L_hip -p 2 10 0`;\n"
+     "joint -n L_knee -p 2 5 1;\n"
+     "joint -n L_ankle -p 2 1 0;\n"
+     "joint -n L_ball -p 2 0 2;\n"
+     "joint -e -oj xyz -sao zup -ch -zso $hip;\n");
+  double r26 = sqrt(26.0);
+  expect_nums("xform -q -ws -m L_hip", 16, 0.0, -5 / r26, 1 / r26, 0.0, 0.0, 1 / r26, 5 / r26, 0.0, -1.0, 0.0, 0.0,
+              0.0, 2.0, 10.0, 0.0, 1.0);
+  /* orienting moves nothing */
+  expect_nums("xform -q -ws -t L_knee", 3, 2.0, 5.0, 1.0);
+  expect_nums("xform -q -ws -t L_ball", 3, 2.0, 0.0, 2.0);
+  ok("select -cl;\n"
+     "string $loc[] = `spaceLocator -n L_ankle_loc`;\n"
+     "float $a[] = `xform -q -ws -t L_ankle`;\n"
+     "xform -ws -t $a[0] $a[1] $a[2] $loc[0];\n"
+     "string $c[] = `circle -n L_foot_ctrl -nr 0 1 0 -r 2`;\n"
+     "string $g = `group -n L_foot_ctrl_grp $c[0]`;\n"
+     "xform -ws -t $a[0] 0 $a[2] $g;\n"
+     "parent $loc[0] $c[0];\n"
+     "move -r 0 0 3 $c[0];\n"
+     "rotate -r -os 0 0 30 L_hip;\n"
+     "makeIdentity -a 1 -r 1 L_hip;\n"
+     "string $leg = `group -em -n L_leg_grp`;\n"
+     "parent L_hip $g $leg;\n"
+     "move -r 1 0 0 $leg;\n");
+  double c = cos(30.0 * 3.14159265358979323846 / 180.0);
+  /* the locator: the ankle (2, 1, 0), 3 along z with the control, 1 along x with the leg */
+  expect_nums("getAttr L_ankle_loc.t", 3, 0.0, 1.0, 0.0);
+  expect_nums("xform -q -ws -t L_ankle_loc", 3, 3.0, 1.0, 3.0);
+  expect_nums("getAttr L_ankle_locShape.worldPosition", 3, 3.0, 1.0, 3.0);
+  /* the chain: (0, y, z) from the hip turned -30 degrees about x is (0, y c + z / 2, -y / 2 + z c) */
+  expect_nums("getAttr L_hip.r", 3, 0.0, 0.0, 0.0);
+  expect_nums("xform -q -ws -t L_hip", 3, 3.0, 10.0, 0.0);
+  expect_nums("xform -q -ws -t L_knee", 3, 3.0, 10 - 5 * c + 0.5, 2.5 + c);
+  expect_nums("xform -q -ws -t L_ankle", 3, 3.0, 10 - 9 * c, 4.5);
+  expect_nums("xform -q -ws -t L_ball", 3, 3.0, 10 - 10 * c + 1, 5 + 2 * c);
+  expect_nums("xform -q -ws -m L_hip", 16, 0.0, (-5 * c + 0.5) / r26, (2.5 + c) / r26, 0.0, 0.0, (c + 2.5) / r26,
+              (5 * c - 0.5) / r26, 0.0, -1.0, 0.0, 0.0, 0.0, 3.0, 10.0, 0.0, 1.0);
+  expect_res("listRelatives -c L_leg_grp", "L_hip L_foot_ctrl_grp");
+  expect_res("listRelatives -p L_ankle_loc", "L_foot_ctrl");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_xform_translation, setup, teardown),
@@ -778,6 +786,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_attribute_query, setup, teardown),
       cmocka_unit_test_setup_teardown(test_rename_attr, setup, teardown),
       cmocka_unit_test_setup_teardown(test_arm_script, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_leg_script, setup, teardown),
       cmocka_unit_test_setup_teardown(test_out_of_memory, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

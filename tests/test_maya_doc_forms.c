@@ -1,7 +1,9 @@
 /* tests/test_maya_doc_forms.c: the commands rig scripts use most, in the forms Autodesk's
  * documentation gives them (its MEL examples, adapted to scenes each test builds): select, ls,
  * listRelatives, listConnections, getAttr, setAttr, addAttr, attributeQuery, objExists,
- * nodeType, rename, delete, parent and xform. Each result is checked with the type Maya
+ * nodeType, rename, delete (and delete -ch), parent and xform; then the type every other
+ * command of docs/commands.md returns, and the everyday commands' bad input. Each result is
+ * checked with the type Maya
  * documents (string[] against string against int, as `string $r[] = `cmd ...`;` needs), and
  * bad input (an unknown flag, an argument of the wrong type, a missing object) fails with the
  * file, line and command in its message and leaves the scene exactly as it was (compared as
@@ -23,6 +25,12 @@
 
 static sinew_session_t *S;
 
+#define ok(text) test_ok(S, text)
+#define res(text) test_res(S, text)
+/* A command that must fail on line 3, naming the command and each needle (NULL ends the list),
+ * with the scene and the selection as they were (tests/support.c). */
+#define bad(...) test_bad(S, __VA_ARGS__)
+
 static int setup(void **state) {
   (void)state;
   sinew_session_desc_t d = {0};
@@ -37,58 +45,8 @@ static int teardown(void **state) {
   return 0;
 }
 
-static int run(const char *text) { return sinew_session_run(S, text, strlen(text), "test.mel", NULL); }
-
-static void ok(const char *text) {
-  int rc = run(text);
-  if (rc) fail_msg("%s\n  failed: %s", text, sinew_session_errmsg(S));
-}
-
-static char resbuf[1 << 14];
-static const char *res(const char *text) {
-  sinew_value_t v = {0};
-  int rc = sinew_session_run(S, text, strlen(text), "test.mel", &v);
-  if (rc) fail_msg("%s\n  failed: %s", text, sinew_session_errmsg(S));
-  sinew_value_format(&v, resbuf, sizeof resbuf);
-  sinew_value_clear(&v);
-  size_t n = strlen(resbuf);
-  for (size_t i = 0; i < n; i++)
-    if (resbuf[i] == '\n') resbuf[i] = ' ';
-  while (n && resbuf[n - 1] == ' ') resbuf[--n] = 0;
-  return resbuf;
-}
-
 /* The numbers of a result must be `want` (n of them) within 1e-9 (tests/support.c). */
 #define expect_nums(text, ...) test_expect_nums(S, text, __VA_ARGS__)
-
-static char *snapshot(void) { return test_snapshot(S); }
-
-/* A command that must fail on line 3 of test.mel naming the command and each needle (NULL ends
- * the list), leaving the scene exactly as it was. */
-static void bad(const char *text, ...) {
-  char *before = snapshot();
-  char sel_before[1024];
-  snprintf(sel_before, sizeof sel_before, "%s", res("ls -sl"));
-  char script[4096];
-  snprintf(script, sizeof script, "\n\n%s", text);
-  int rc = run(script);
-  if (rc == 0) fail_msg("%s\n  succeeded; it should fail", text);
-  const char *msg = sinew_session_errmsg(S);
-  if (!strstr(msg, "test.mel:3:")) fail_msg("%s\n  message '%s' does not say test.mel:3:", text, msg);
-  char cmdname[64];
-  snprintf(cmdname, sizeof cmdname, "%.*s:", (int)strcspn(text, " ;"), text);
-  if (!strstr(msg, cmdname)) fail_msg("%s\n  message '%s' does not name the command", text, msg);
-  va_list ap;
-  va_start(ap, text);
-  for (const char *needle; (needle = va_arg(ap, const char *));)
-    if (!strstr(msg, needle)) fail_msg("%s\n  message '%s' does not name '%s'", text, msg, needle);
-  va_end(ap);
-  if (strcmp(res("ls -sl"), sel_before) != 0) fail_msg("%s\n  changed the selection from '%s' to '%s'", text, sel_before, resbuf);
-  char *after = snapshot();
-  if (strcmp(before, after) != 0) fail_msg("%s\n  changed the scene:\n--- before\n%s--- after\n%s", text, before, after);
-  free(before);
-  free(after);
-}
 
 /* The result of `text` has Maya's documented type (`kind`: "string[]", "int", "string", ...,
  * "none" for a command that returns nothing) and formats as `want` (array elements joined by
@@ -98,14 +56,10 @@ static void expect_typed(const char *text, const char *kind, const char *want) {
   int rc = sinew_session_run(S, text, strlen(text), "test.mel", &v);
   if (rc) fail_msg("%s\n  failed: %s", text, sinew_session_errmsg(S));
   const char *got_kind = v.kind == SINEW_VALUE_NONE ? "none" : sinew_value_kind_name((sinew_value_kind_t)v.kind);
-  sinew_value_format(&v, resbuf, sizeof resbuf);
+  const char *got = test_value_text(&v);
   sinew_value_clear(&v);
-  size_t n = strlen(resbuf);
-  for (size_t i = 0; i < n; i++)
-    if (resbuf[i] == '\n') resbuf[i] = ' ';
-  while (n && resbuf[n - 1] == ' ') resbuf[--n] = 0;
   if (strcmp(got_kind, kind) != 0) fail_msg("%s\n  returned a %s, want a %s", text, got_kind, kind);
-  if (strcmp(resbuf, want) != 0) fail_msg("%s\n  gave '%s'\n  want '%s'", text, resbuf, want);
+  if (strcmp(got, want) != 0) fail_msg("%s\n  gave '%s'\n  want '%s'", text, got, want);
 }
 
 /* The selection, names joined by spaces. */
@@ -165,10 +119,49 @@ static void test_select(void **state) {
   assert_string_equal(selection(), "sphere1");
 }
 
+/* The flags scripts use beyond the five modes: -af puts the objects at the head of the list
+ * (moving those already on it), -ado selects the DAG's top-level objects, -adn the nodes
+ * outside the DAG, -all both (the deletable ones: not time1), -vis keeps what shows. */
+static void test_select_more(void **state) {
+  (void)state;
+  scene();
+  ok("createNode multiplyDivide -n md1; select -cl");
+  ok("select sphere1 cone1");
+  expect_typed("select -af sphere2", "none", "");
+  assert_string_equal(selection(), "sphere2 sphere1 cone1");
+  ok("select -af cone1 group1");
+  assert_string_equal(selection(), "cone1 group1 sphere2 sphere1");
+  expect_typed("select -ado", "none", "");
+  assert_string_equal(selection(), "group1 cone1");
+  ok("select -adn");
+  assert_string_equal(selection(), "md1");
+  ok("select -all");
+  assert_string_equal(selection(), "group1 sphere1 sphereShape1 sphere2 sphereShape2 cone1 md1");
+  ok("select -r sphere1; select -add -adn");
+  assert_string_equal(selection(), "sphere1 md1");
+  ok("select -d -adn");
+  assert_string_equal(selection(), "sphere1");
+  /* -vis: a hidden node, or one under a hidden parent, is left out */
+  ok("setAttr sphere2.v 0; setAttr cone1.v 0");
+  ok("select -vis sphere1 sphere2 sphereShape2 cone1 md1");
+  assert_string_equal(selection(), "sphere1 md1");
+  ok("select -vis -ado");
+  assert_string_equal(selection(), "group1");
+  ok("setAttr group1.v 0; select -vis -hi group1");
+  assert_string_equal(selection(), "");
+  ok("select -cl");
+  assert_string_equal(selection(), "");
+}
+
 static void test_select_bad(void **state) {
   (void)state;
   scene();
   ok("select sphere1");
+  bad("select -add -af sphere2", "-addFirst", NULL);
+  bad("select -ado sphere2", "-allDagObjects", "takes no objects", NULL);
+  bad("select -cl sphere2", "-clear", NULL);
+  bad("select -af nosuch", "nosuch", NULL);
+  bad("select -sym sphere2", "unknown flag -sym", NULL);
   bad("select nosuch", "nosuch", NULL);
   bad("select sphere2 nosuch", "nosuch", NULL);
   bad("select -frob sphere2", "unknown flag -frob", NULL);
@@ -297,6 +290,13 @@ static void test_list_connections(void **state) {
                "group1|sphere1.translateX sphere2.translateY cone1|sphere1.translateX");
   expect_typed("listConnections -c on -p on \"cone1|sphere1\"", "string[]", "cone1|sphere1.translateX driver.out");
   expect_typed("listConnections driver", "string[]", "group1|sphere1 sphere2 cone1|sphere1");
+  /* -fnn (-fullNodeName): full DAG paths, plugs and -c's plugs too; a DG node by its name */
+  expect_typed("listConnections -fnn on driver", "string[]", "|group1|sphere1 |group1|sphere2 |cone1|sphere1");
+  expect_typed("listConnections -fnn on -p on -c on sphere2", "string[]",
+               "|group1|sphere2.translateY |driver.out");
+  ok("createNode multiplyDivide -n md; connectAttr md.ox \"cone1|sphere1.sx\"");
+  expect_typed("listConnections -fnn on -d off \"cone1|sphere1\"", "string[]", "|driver md");
+  expect_typed("listConnections -fnn off driver", "string[]", "group1|sphere1 sphere2 cone1|sphere1");
 }
 
 static void test_list_connections_bad(void **state) {
@@ -306,6 +306,7 @@ static void test_list_connections_bad(void **state) {
   bad("listConnections sphere1.nosuch", "nosuch", NULL);
   bad("listConnections -frob sphere1", "unknown flag -frob", NULL);
   bad("listConnections -s maybe sphere1", "maybe", NULL);
+  bad("listConnections -fnn maybe sphere1", "maybe", NULL);
 }
 
 /* ---- getAttr / setAttr ----------------------------------------------------------------------- */
@@ -556,6 +557,86 @@ static void test_rename_delete_bad(void **state) {
   bad("rename sphere1 ball", "sphereShape1", NULL);
 }
 
+/* ---- delete -ch ------------------------------------------------------------------------------- */
+
+/* "-constructionHistory: Remove construction history on the objects specified or selected."
+ * The shapes keep the geometry they evaluate to now; what fed it goes. */
+static void test_delete_history(void **state) {
+  (void)state;
+  /* a creation node and a tweak: the box keeps its points, tweak included */
+  ok("polyCube -n box -w 2 -h 2 -d 2; move 5 0 0 box; setAttr boxShape.pnts[2] -type float3 0 1 0");
+  expect_nums("xform -q -ws -bb box", 6, 4.0, -1.0, -1.0, 6.0, 2.0, 1.0);
+  expect_typed("delete -ch box", "none", "");
+  expect_typed("ls -type polyCube", "string[]", "");
+  expect_typed("listHistory box", "string[]", "boxShape");
+  expect_nums("xform -q -ws -bb box", 6, 4.0, -1.0, -1.0, 6.0, 2.0, 1.0);
+  expect_typed("getAttr -s boxShape.pnts", "int", "0");
+  /* the tweak is in the stored points now: a new one adds to them */
+  ok("setAttr boxShape.pnts[2] -type float3 0 1 0");
+  expect_nums("xform -q -ws -bb box", 6, 4.0, -1.0, -1.0, 6.0, 3.0, 1.0);
+  /* undo gives the history back */
+  ok("undo; undo");
+  expect_typed("ls -type polyCube", "string[]", "polyCube1");
+  expect_typed("listHistory box", "string[]", "boxShape polyCube1");
+  /* a skinned mesh, selected: the skinCluster, its Orig shape, bind pose and deformer set go,
+   * and the mesh keeps its deformed points, which the joints no longer move */
+  ok("polyCube -n arm -w 2 -h 2 -d 2 -sy 2; select -cl; joint -n j1 -p 0 -1 0; joint -n j2 -p 0 1 0;"
+     "skinCluster -n sk j1 arm; sets -em -n skSet; connectAttr sk.message skSet.usedBy[0];"
+     "rotate 0 0 90 j2; select arm");
+  double bb[6];
+  {
+    sinew_value_t v = {0};
+    const char *q = "xform -q -ws -bb arm";
+    assert_int_equal(sinew_session_run(S, q, strlen(q), "test.mel", &v), 0);
+    for (int i = 0; i < 6; i++) bb[i] = sinew_value_double_at(&v, (size_t)i);
+    sinew_value_clear(&v);
+  }
+  assert_true(bb[4] < 1.9); /* the top row turned with j2 */
+  ok("delete -ch");
+  expect_typed("ls -type skinCluster -type dagPose -type objectSet", "string[]", "");
+  expect_typed("listRelatives -s arm", "string[]", "armShape");
+  expect_typed("ls -type polyCube", "string[]", "polyCube1");
+  ok("rotate 0 0 0 j2");
+  expect_nums("xform -q -ws -bb arm", 6, bb[0], bb[1], bb[2], bb[3], bb[4], bb[5]);
+  /* a node that also feeds something else stays, and so does what feeds it */
+  ok("polyCube -n a; createNode transform -n b; createNode mesh -n bShape -p b;"
+     "connectAttr polyCube2.out bShape.inMesh; delete -ch a");
+  expect_typed("ls -type polyCube", "string[]", "polyCube1 polyCube2");
+  expect_typed("listHistory b", "string[]", "bShape polyCube2");
+  /* a curve made with history keeps its shape */
+  ok("circle -n ctl -r 2; circle -n ref -r 2 -ch off");
+  ok("delete -ch ctl");
+  expect_typed("ls -type makeNurbCircle", "string[]", "");
+  expect_typed("getAttr ctlShape.spans", "int", "8");
+  {
+    /* saved as the same curve a circle made without history holds */
+    char *text = test_scene_text(S);
+    const char *a = strstr(text, "\"ctlShape\""), *b = strstr(text, "\"refShape\"");
+    assert_non_null(a);
+    assert_non_null(b);
+    a = strstr(a, "setAttr \".cc\"");
+    b = strstr(b, "setAttr \".cc\"");
+    assert_non_null(a);
+    assert_non_null(b);
+    size_t n = strcspn(a, ";");
+    assert_true(n > 40 && strncmp(a, b, n + 1) == 0);
+    free(text);
+  }
+  /* no history: nothing to do; a transform or joint alone is fine */
+  expect_typed("delete -ch j1 ctl", "none", "");
+  expect_typed("objExists j1", "int", "1");
+}
+
+static void test_delete_history_bad(void **state) {
+  (void)state;
+  ok("polyCube -n box; lockNode polyCube1; select -cl");
+  bad("delete -ch box", "polyCube1", NULL);
+  bad("delete -ch nosuch", "nosuch", NULL);
+  bad("delete -ch box nosuch", "nosuch", NULL);
+  bad("delete -ch", "nothing to delete", NULL);
+  bad("delete -all", "-all", "not supported", NULL);
+}
+
 /* ---- parent ---------------------------------------------------------------------------------- */
 
 static void test_parent(void **state) {
@@ -594,6 +675,10 @@ static void test_parent_bad(void **state) {
   bad("parent group1 sphere1", "group1", "sphere1", NULL);
   bad("parent cone1 time1", "time1", NULL);
   bad("parent -frob cone1 group1", "unknown flag -frob", NULL);
+  /* instancing: sinew's DAG gives a node one parent, so -add and -rm are refused, by name */
+  bad("parent -add cone1 group1", "-addObject", "instanc", NULL);
+  bad("parent -add -s sphereShape1 cone1", "-addObject", NULL);
+  bad("parent -rm \"group1|sphere1\"", "-removeObject", "instanc", NULL);
   bad("parent cone1 sphere1 nosuch", "nosuch", NULL);
   /* the selection forms with too little selected */
   bad("parent group1", "no child given", NULL);
@@ -640,10 +725,129 @@ static void test_xform_bad(void **state) {
   bad("xform -q -t -ro sphere1", "one flag", NULL);
 }
 
+/* ---- what every command returns ---------------------------------------------------------------- */
+
+/* Each command of docs/commands.md in a documented form, with the type Autodesk's page gives
+ * its return value (string[], string, int, float, float[], int[], or nothing), so that
+ * `string $r[] = `cmd ...`;` and the like work as in Maya. Run in order on one scene. */
+static void test_return_types(void **state) {
+  (void)state;
+  static const struct {
+    const char *text, *kind, *want;
+  } forms[] = {
+      {"createNode transform -n grp", "string", "grp"},
+      {"shadingNode -asUtility multiplyDivide -n md", "string", "md"},
+      {"polyCube -n box", "string[]", "box polyCube1"},
+      {"polyCylinder -n cyl", "string[]", "cyl polyCylinder1"},
+      {"polyPlane -n pl", "string[]", "pl polyPlane1"},
+      {"polySphere -n sph", "string[]", "sph polySphere1"},
+      {"spaceLocator -n loc", "string[]", "loc"},
+      {"group -em -n g1", "string", "g1"},
+      {"group -n g2 loc", "string", "g2"},
+      {"select -cl", "none", ""},
+      {"joint -n j1 -p 0 0 0", "string", "j1"},
+      {"joint -n j2 -p 0 2 0", "string", "j2"},
+      {"joint -n j3 -p 0 4 1", "string", "j3"},
+      {"joint -e -oj xyz -sao yup j1", "string", "j1"},
+      {"joint -q -p j2", "float[]", "0 2 0"},
+      {"select -cl", "none", ""},
+      {"duplicate -n box2 box", "string[]", "box2 box2|boxShape"},
+      {"circle -n ctl", "string[]", "ctl makeNurbCircle1"},
+      {"curve -d 1 -p 0 0 0 -p 1 0 0 -n crv", "string", "crv"},
+      {"move 1 0 0 ctl", "none", ""},
+      {"rotate 0 45 0 ctl", "none", ""},
+      {"scale 2 2 2 ctl", "none", ""},
+      {"makeIdentity -a 1 -t 1 -r 1 -s 1 g1", "none", ""},
+      {"pickWalk -d up j2", "string[]", "j1"},
+      {"objectType j1", "string", "joint"},
+      {"attributeExists tx j1", "int", "1"},
+      {"listAttr -ud j1", "string[]", ""},
+      {"listHistory box", "string[]", "box|boxShape polyCube1"},
+      {"sets -n s1 j1", "string", "s1"},
+      {"sets -q s1", "string[]", "j1"},
+      {"sets -e -add s1 j2", "string", "s1"},
+      {"sets -im s1 j1", "int", "1"},
+      {"addAttr -ln w -at double grp", "none", ""},
+      {"renameAttr grp.w wgt", "string", "wgt"},
+      {"connectAttr grp.wgt g1.tx", "string", "Connected grp.wgt to g1.translateX."},
+      {"disconnectAttr grp.wgt g1.tx", "string", "Disconnected grp.wgt from g1.translateX."},
+      {"deleteAttr grp.wgt", "none", ""},
+      {"currentTime 5", "float", "5"},
+      {"currentTime -q", "float", "5"},
+      {"playbackOptions -min 1 -max 10", "none", ""},
+      {"playbackOptions -q -max", "float", "10"},
+      {"currentUnit -q -l", "string", "cm"},
+      {"fileInfo \"a\" \"b\"", "none", ""},
+      {"fileInfo -q \"a\"", "string[]", "b"},
+      {"lockNode -q j1", "int[]", "0"},
+      {"setKeyframe -t 1 -v 0 grp.tx", "int", "1"},
+      {"setKeyframe -t 10 -v 5 grp.tx", "int", "1"},
+      {"keyframe -q -tc grp.tx", "float[]", "1 10"},
+      {"keyframe -q -kc grp.tx", "int", "2"},
+      {"keyTangent -q -itt grp.tx", "string[]", "auto auto"},
+      {"setInfinity -q -pri grp.tx", "string[]", "constant"},
+      {"expression -s \"grp.sx = 1\" -n ex1", "string", "ex1"},
+      {"pointConstraint g1 crv", "string[]", "crv_pointConstraint1"},
+      {"orientConstraint g1 crv", "string[]", "crv_orientConstraint1"},
+      {"ikHandle -sj j1 -ee j3 -n ik1", "string[]", "ik1 effector1"},
+      {"poleVectorConstraint g1 ik1", "string[]", "ik1_poleVectorConstraint1"},
+      {"skinCluster -n sk -tsb j1 pl", "string[]", "sk"},
+      {"cluster -n cl box.vtx[0:2]", "string[]", "cl clHandle"},
+      {"listConnections -s off -d on g1.tx", "string[]", ""},
+      {"referenceQuery -il j1", "int", "0"},
+      {"undoInfo -q -st", "int", "1"},
+      {"rename g1 g4", "string", "g4"},
+      {"file -q -sn", "string", ""},
+  };
+  for (size_t i = 0; i < sizeof forms / sizeof *forms; i++) expect_typed(forms[i].text, forms[i].kind, forms[i].want);
+  /* what scripts do with them */
+  ok("string $c[] = `polyCube -n crate`; if ($c[1] != \"polyCube2\") error $c[1];");
+  ok("string $l[] = `spaceLocator`; string $g = `group -em`; parent $l[0] $g;");
+  ok("string $s = `connectAttr crate.tx crate.ty`; if (!startsWith($s, \"Connected\")) error $s;");
+  ok("int $n = `setKeyframe -t 3 -v 1 crate.tz`; float $t = `currentTime -q`;");
+}
+
+/* The everyday commands' bad input: a message with file, line and command, the scene as it was. */
+static void test_everyday_bad(void **state) {
+  (void)state;
+  ok("polyCube -n box; joint -n j1; select -cl; createNode transform -n grp; select -cl");
+  bad("createNode nosuchType", "nosuchType", NULL);
+  bad("createNode transform -frob", "unknown flag -frob", NULL);
+  bad("shadingNode multiplyDivide", "-asUtility", NULL);
+  bad("group -p nosuch -em", "nosuch", NULL);
+  bad("group nosuch", "nosuch", NULL);
+  bad("move 1 abc 0 box", "abc", NULL);
+  bad("move 1 0 0 nosuch", "nosuch", NULL);
+  bad("rotate -frob 1 0 0 box", "unknown flag -frob", NULL);
+  bad("scale 1 1 1 nosuch", "nosuch", NULL);
+  bad("joint -e -oj abc j1", "abc", NULL);
+  bad("joint -e -oj xyz nosuch", "nosuch", NULL);
+  bad("pickWalk -d sideways box", "sideways", NULL);
+  bad("pickWalk -d up nosuch", "nosuch", NULL);
+  bad("spaceLocator -p 1 abc 3", "abc", NULL);
+  bad("makeIdentity -a 1 nosuch", "nosuch", NULL);
+  bad("duplicate nosuch", "nosuch", NULL);
+  bad("duplicate -frob box", "unknown flag -frob", NULL);
+  bad("objectType nosuch", "nosuch", NULL);
+  bad("sets -add nosuch box", "nosuch", NULL);
+  bad("renameAttr box.tx foo", "box.translateX", NULL);
+  bad("renameAttr box.nosuch foo", "box", "nosuch", NULL);
+  bad("connectAttr box.tx nosuch.tx", "nosuch", NULL);
+  bad("connectAttr box.tx box.nosuch", "box.nosuch", NULL);
+  bad("disconnectAttr box.tx grp.tx", "box.translateX", NULL);
+  bad("currentTime abc", "abc", NULL);
+  bad("playbackOptions -min abc", "abc", NULL);
+  bad("circle -r abc", "abc", NULL);
+  bad("curve -d 1 -p 0 0", "curve", NULL);
+  bad("listHistory nosuch", "nosuch", NULL);
+  bad("lockNode -l abc box", "abc", NULL);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_select, setup, teardown),
       cmocka_unit_test_setup_teardown(test_select_bad, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_select_more, setup, teardown),
       cmocka_unit_test_setup_teardown(test_ls, setup, teardown),
       cmocka_unit_test_setup_teardown(test_ls_bad, setup, teardown),
       cmocka_unit_test_setup_teardown(test_list_relatives, setup, teardown),
@@ -661,10 +865,14 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_rename_delete, setup, teardown),
       cmocka_unit_test_setup_teardown(test_rename_delete_bad, setup, teardown),
       cmocka_unit_test_setup_teardown(test_rename_shapes, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_delete_history, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_delete_history_bad, setup, teardown),
       cmocka_unit_test_setup_teardown(test_parent, setup, teardown),
       cmocka_unit_test_setup_teardown(test_parent_bad, setup, teardown),
       cmocka_unit_test_setup_teardown(test_xform, setup, teardown),
       cmocka_unit_test_setup_teardown(test_xform_bad, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_return_types, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_everyday_bad, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

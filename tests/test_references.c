@@ -363,6 +363,16 @@ static void test_missing_reference(void **state) {
   assert_int_equal(logged(SINEW_LOG_REFERENCE_MISSING, "/no/such/folder/ghost_rig.ma"), 1);
   assert_int_equal(logged(SINEW_LOG_REFERENCE_MISSING, tmp("ghost_rig.ma")), 1);
   assert_float_equal(get(s, "driver.tz"), 3, 1e-12);
+  /* it is not loaded: -ur has nothing to do, -lr cannot find the file any more than opening did */
+  sinew_value_t v = {0};
+  const char *q = "referenceQuery -il ghostRN";
+  assert_int_equal(sinew_session_run(s, q, strlen(q), "test", &v), 0);
+  assert_int_equal(sinew_value_to_int(&v), 0);
+  sinew_value_clear(&v);
+  run(s, "file -ur ghostRN;");
+  q = "file -lr ghostRN;";
+  assert_int_not_equal(sinew_session_run(s, q, strlen(q), "test", NULL), 0);
+  assert_non_null(strstr(sinew_session_errmsg(s), "-loadReference ghostRN"));
   /* written back as it was: the lines, the edits, the placeholder connection */
   sinew_session_t *t = save_and_reopen(s, "missing_out.ma");
   char *text = slurp(tmp("missing_out.ma"));
@@ -418,10 +428,10 @@ static void test_bad_edits(void **state) {
   sinew_session_t *s = session(false);
   open_ok(s, tmp("bad_edits.ma"));
   /* each failed edit is a warning naming the reference node and the edit */
-  assert_int_equal(logged(SINEW_LOG_REFERENCE_EDIT_FAILED, "heroRN"), 5);
+  assert_int_equal(logged(SINEW_LOG_REFERENCE_EDIT_FAILED, "heroRN"), 4);
   assert_int_equal(logged(SINEW_LOG_REFERENCE_EDIT_FAILED, "holds more"), 1); /* one command per edit */
   assert_int_equal(logged(SINEW_LOG_REFERENCE_EDIT_FAILED, "hero:no_such_node"), 1);
-  assert_int_equal(logged(SINEW_LOG_REFERENCE_EDIT_FAILED, "8 \"|hero:rig_grp|hero:ctrl\" \"translateX\""), 1);
+  assert_int_equal(logged(SINEW_LOG_REFERENCE_EDIT_FAILED, "8 \"|hero:rig_grp|hero:ctrl\" \"translateX\""), 0);
   assert_int_equal(logged(SINEW_LOG_REFERENCE_EDIT_FAILED, ":initialShadingGroup.dagSetMembers"), 1);
   assert_int_equal(logged(SINEW_LOG_REFERENCE_EDIT_FAILED, "hero:ctrl.notThere"), 1);
   /* the edits after them are applied; the placeholder connection that found no plug stays */
@@ -441,6 +451,75 @@ static void test_bad_edits(void **state) {
   assert_non_null(strstr(text, "2 \"|hero:rig_grp|hero:ctrl\" \"bend\" \" 9\""));
   free(text);
   assert_float_equal(get(t, "hero:ctrl.bend"), 9, 1e-12);
+  sinew_session_destroy(t);
+  sinew_session_destroy(s);
+}
+
+/* Lock edits (7 unlock, 8 lock: node, attribute) are applied in their order, so a setAttr edit
+ * of a plug an earlier edit locked fails as in Maya; they are kept and written back. file -lr of
+ * a loaded reference changes nothing and returns its file; file -ur is refused. */
+static void test_lock_edits_and_loading(void **state) {
+  (void)state;
+  copy_data("rig.ma", "");
+  spill(tmp("locks.ma"),
+        "//Maya ASCII 2020 scene\n//Name: locks.ma\n//Codeset: UTF-8\n"
+        "file -rdi 1 -ns \"hero\" -rfn \"heroRN\" -op \"v=0;\" -typ \"mayaAscii\" \"rig.ma\";\n"
+        "file -r -ns \"hero\" -dr 1 -rfn \"heroRN\" -op \"v=0;\" -typ \"mayaAscii\" \"rig.ma\";\n"
+        "requires maya \"2020\";\ncurrentUnit -l centimeter -a degree -t film;\n"
+        "createNode transform -n \"driver\";\n"
+        "createNode reference -n \"heroRN\";\n"
+        "\tsetAttr \".ed\" -type \"dataReferenceEdits\" \n\t\t\"heroRN\"\n\t\t\"heroRN\" 4\n"
+        "\t\t8 \"|hero:rig_grp|hero:ctrl\" \"translateY\"\n"
+        "\t\t8 \"|hero:rig_grp|hero:ctrl\" \"translateZ\"\n"
+        "\t\t7 \"|hero:rig_grp|hero:ctrl\" \"translateZ\"\n"
+        "\t\t2 \"|hero:rig_grp|hero:ctrl\" \"translateY\" \" 4\";\n"
+        "// End of locks.ma\n");
+  sinew_session_t *s = session(false);
+  open_ok(s, tmp("locks.ma"));
+  sinew_graph_t *g = sinew_session_graph(s);
+  sinew_plug_t ty, tz;
+  assert_int_equal(sinew_plug_parse(g, "hero:ctrl.ty", (sinew_node_t){0, 0}, &ty), 0);
+  assert_int_equal(sinew_plug_parse(g, "hero:ctrl.tz", (sinew_node_t){0, 0}, &tz), 0);
+  assert_true(sinew_plug_locked(g, &ty));
+  assert_false(sinew_plug_locked(g, &tz));
+  assert_int_equal(logged(SINEW_LOG_REFERENCE_EDIT_FAILED, NULL), 1);
+  assert_int_equal(logged(SINEW_LOG_REFERENCE_EDIT_FAILED, "2 \"|hero:rig_grp|hero:ctrl\" \"translateY\""), 1);
+  assert_float_equal(get(s, "hero:ctrl.ty"), 1, 1e-12); /* the rig's own value */
+  assert_int_not_equal(sinew_session_run(s, "setAttr hero:ctrl.ty 3;", 23, "test", NULL), 0);
+  run(s, "setAttr hero:ctrl.tz 3;");
+  /* loading state */
+  sinew_value_t v = {0};
+  const char *q = "referenceQuery -il heroRN";
+  assert_int_equal(sinew_session_run(s, q, strlen(q), "test", &v), 0);
+  assert_int_equal(sinew_value_to_int(&v), 1);
+  sinew_value_clear(&v);
+  run(s, "string $f = `file -lr heroRN`;");
+  q = "file -lr heroRN";
+  assert_int_equal(sinew_session_run(s, q, strlen(q), "test", &v), 0);
+  assert_int_equal(v.kind, SINEW_VALUE_STRING);
+  assert_non_null(strstr(sinew_value_string(&v), "rig.ma"));
+  sinew_value_clear(&v);
+  q = "file -ur heroRN;";
+  assert_int_not_equal(sinew_session_run(s, q, strlen(q), "test", NULL), 0);
+  assert_non_null(strstr(sinew_session_errmsg(s), "-unloadReference heroRN"));
+  assert_non_null(strstr(sinew_session_errmsg(s), "not supported"));
+  q = "file -lr driver;";
+  assert_int_not_equal(sinew_session_run(s, q, strlen(q), "test", NULL), 0);
+  assert_non_null(strstr(sinew_session_errmsg(s), "not a reference node"));
+  q = "file -lr nosuch;";
+  assert_int_not_equal(sinew_session_run(s, q, strlen(q), "test", NULL), 0);
+  assert_non_null(strstr(sinew_session_errmsg(s), "nosuch"));
+  assert_true(sinew_plug_locked(g, &ty));
+  /* kept and written back; reopened, the same locks */
+  sinew_session_t *t = save_and_reopen(s, "locks_out.ma");
+  char *text = slurp(tmp("locks_out.ma"));
+  assert_non_null(strstr(text, "8 \"|hero:rig_grp|hero:ctrl\" \"translateY\""));
+  assert_non_null(strstr(text, "7 \"|hero:rig_grp|hero:ctrl\" \"translateZ\""));
+  free(text);
+  g = sinew_session_graph(t);
+  assert_int_equal(sinew_plug_parse(g, "hero:ctrl.ty", (sinew_node_t){0, 0}, &ty), 0);
+  assert_true(sinew_plug_locked(g, &ty));
+  assert_float_equal(get(t, "hero:ctrl.tz"), 3, 1e-12);
   sinew_session_destroy(t);
   sinew_session_destroy(s);
 }
@@ -615,6 +694,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_missing_reference, make_tmpdir, remove_tmpdir),
       cmocka_unit_test_setup_teardown(test_self_reference, make_tmpdir, remove_tmpdir),
       cmocka_unit_test_setup_teardown(test_bad_edits, make_tmpdir, remove_tmpdir),
+      cmocka_unit_test_setup_teardown(test_lock_edits_and_loading, make_tmpdir, remove_tmpdir),
       cmocka_unit_test_setup_teardown(test_search_path, make_tmpdir, remove_tmpdir),
       cmocka_unit_test_setup_teardown(test_import_inside_main, make_tmpdir, remove_tmpdir),
       cmocka_unit_test_setup_teardown(test_real_rig_reference, make_tmpdir, remove_tmpdir),

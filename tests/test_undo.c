@@ -22,6 +22,12 @@
 
 static sinew_session_t *S;
 
+#define ok(text) test_ok(S, text)
+#define res(text) test_res(S, text)
+#define expect_res(text, want) test_expect_res(S, text, want)
+/* The scene as the writer saves it, with the node and connection counts in front (tests/support.c). */
+static char *snapshot(void) { return test_snapshot(S); }
+
 static int setup(void **state) {
   (void)state;
   assert_int_equal(sinew_session_create(NULL, &S), 0);
@@ -37,46 +43,6 @@ static int teardown(void **state) {
 
 static sinew_graph_t *G(void) { return sinew_session_graph(S); }
 static int run(const char *text) { return sinew_session_run(S, text, strlen(text), "test.mel", NULL); }
-static void ok(const char *text) {
-  if (run(text)) fail_msg("%s\n  failed: %s", text, sinew_session_errmsg(S));
-}
-
-static char resbuf[1 << 14];
-static const char *res(const char *text) {
-  sinew_value_t v = {0};
-  if (sinew_session_run(S, text, strlen(text), "test.mel", &v)) fail_msg("%s\n  failed: %s", text, sinew_session_errmsg(S));
-  sinew_value_format(&v, resbuf, sizeof resbuf);
-  sinew_value_clear(&v);
-  size_t n = strlen(resbuf);
-  for (size_t i = 0; i < n; i++)
-    if (resbuf[i] == '\n') resbuf[i] = ' ';
-  while (n && resbuf[n - 1] == ' ') resbuf[--n] = 0;
-  return resbuf;
-}
-static void expect_res(const char *text, const char *want) {
-  const char *got = res(text);
-  if (strcmp(got, want) != 0) fail_msg("%s\n  gave '%s'\n  want '%s'", text, got, want);
-}
-
-static bool count_conn(void *ud, const sinew_connection_t *c) {
-  (void)c;
-  (*(size_t *)ud)++;
-  return true;
-}
-
-/* The scene as the writer saves it, with the node and connection counts in front. */
-static char *snapshot(void) {
-  char *buf = NULL;
-  size_t len = 0;
-  FILE *f = open_memstream(&buf, &len);
-  assert_non_null(f);
-  size_t nc = 0;
-  sinew_foreach_connection(G(), (sinew_node_t){0, 0}, false, count_conn, &nc);
-  fprintf(f, "nodes %zu connections %zu\n", sinew_node_count(G()), nc);
-  assert_int_equal(sinew_session_write_ma(S, f, "snapshot"), 0);
-  fclose(f);
-  return buf;
-}
 
 static void same(const char *what, const char *want, const char *got) {
   if (strcmp(want, got) == 0) return;
