@@ -293,6 +293,24 @@ static int target_shape(sinew_cmd_t *cmd, const char *name, uint32_t npoints, bo
   return SINEW_OK;
 }
 
+/* As Maya, a target's weight is aliased to the target's name (its transform's): bs.smile is
+ * bs.weight[0]. The full target (item 6000) names it, else the first item given; a name the
+ * node already uses (an attribute, or another weight's alias: two targets called alike) is
+ * left out, and the weight keeps only its own name (**choice**: Maya's renaming is not
+ * documented). */
+static int bs_alias_weight(sinew_graph_t *g, const sinew_plug_t *w, const bs_tgt *t) {
+  const char *have = sinew_plug_alias(g, w);
+  if (have && t->item != 6000) return SINEW_OK;
+  sinew_node_t x = sinew_node_parent(g, t->shape);
+  const char *name = sinew_node_name(g, x.gen ? x : t->shape);
+  sinew_plug_t other;
+  if (!name || sinew_node_attr(g, w->node, name) != UINT32_MAX ||
+      (sinew_alias_find(g, w->node, name, &other) == SINEW_OK && !sinew_plug_equal(&other, w)))
+    return SINEW_OK;
+  int rc = sinew_alias_set(g, w, name);
+  return rc == SINEW_EINVAL ? SINEW_OK : rc; /* a name that is no attribute name (a namespace) */
+}
+
 static int bs_connect_targets(sinew_cmd_t *cmd, sinew_node_t bs, const bs_tgt *t, size_t n) {
   sinew_graph_t *g = sinew_cmd_graph(cmd);
   int rc = SINEW_OK;
@@ -305,6 +323,7 @@ static int bs_connect_targets(sinew_cmd_t *cmd, sinew_node_t bs, const bs_tgt *t
     snprintf(path, sizeof path, "weight[%d]", t[i].index);
     sinew_plug_t w = at(g, bs, path);
     if (!rc && !sinew_plug_has_value(g, &w) && !sinew_plug_source(g, &w, NULL)) rc = sinew_set_double(g, &w, 0);
+    if (!rc) rc = bs_alias_weight(g, &w, &t[i]);
   }
   return rc ? graph_fail(cmd, rc) : SINEW_OK;
 }

@@ -357,6 +357,14 @@ int sinew__graph_error(sinew_cmd_t *cmd, int status);
 /* Command registration per file. */
 int sinew__register_core_cmds(sinew_lang_t *L, sinew_session_t *s);
 int sinew__register_attr_cmds(sinew_lang_t *L, sinew_session_t *s);
+/* Attribute aliases (cmd_alias.c): aliasAttr; a file's `.aal` line (setAttr of the node's
+ * attributeAliasList: the pairs become the graph's aliases of node n); the writer's addAttr
+ * and setAttr lines for a node that has aliases. */
+int sinew__register_alias_cmds(sinew_lang_t *L, sinew_session_t *s);
+bool sinew__is_alias_list_attr(const char *name);
+int sinew__set_alias_list(sinew_cmd_t *cmd, sinew_node_t n);
+void sinew__ma_write_alias_attr(sinew_graph_t *g, sinew_node_t n, sinew__buf *b);
+void sinew__ma_write_aliases(sinew_graph_t *g, sinew_node_t n, sinew__buf *b);
 int sinew__register_rig_cmds(sinew_lang_t *L, sinew_session_t *s);
 int sinew__register_curve_cmds(sinew_lang_t *L, sinew_session_t *s); /* cmd_curve.c */
 /* cmd_curve.c: the nurbsCurve shape a name gives (the shape, or the one under a transform);
