@@ -478,6 +478,7 @@ static int bs_edit(sinew_cmd_t *cmd) {
   if (!rc && nt) rc = bs_connect_targets(cmd, bs, t, nt);
   sinew_free(t);
   if (!rc) rc = bs_set_weights(cmd, bs);
+  if (!rc && nt && (rc = sinew_blend_shape_wire_world(g, bs))) rc = graph_fail(cmd, rc);
   return rc;
 }
 
@@ -526,11 +527,32 @@ static int bs_create(sinew_cmd_t *cmd) {
       rc = graph_fail(cmd, rc);
   }
   if (!rc) rc = bs_set_weights(cmd, bs);
+  if (!rc && (rc = sinew_blend_shape_wire_world(g, bs))) rc = graph_fail(cmd, rc);
   if (!rc && !(rc = sinew_cmd_result_empty_array(cmd, SINEW_VALUE_STRING_ARRAY)))
     rc = sinew_cmd_result_append_string(cmd, sinew__node_label(g, bs, buf, sizeof buf));
   sinew_free(obj);
   sinew_free(t);
   return rc;
+}
+
+bool sinew__blend_shape_any(sinew_session_t *s) {
+  return sinew_node_list_type(s->scene->graph, "blendShape", false, NULL, 0) > 0;
+}
+
+void sinew__blend_shape_wire_all(sinew_session_t *s) {
+  sinew_graph_t *g = s->scene->graph;
+  size_t n = sinew_node_list_type(g, "blendShape", false, NULL, 0);
+  sinew_node_t *bs = n ? sinew_malloc(n * sizeof *bs) : NULL;
+  if (!bs) return;
+  n = sinew_node_list_type(g, "blendShape", false, bs, n);
+  for (size_t i = 0; i < n; i++) {
+    if (sinew_blend_shape_wire_world(g, bs[i]) == SINEW_OK) continue;
+    char key[300];
+    snprintf(key, sizeof key, "blendShape:%s", sinew_node_name(g, bs[i]));
+    sinew__warn_once(s, NULL, SINEW_LOG_FILE_WARNING, key, "%s; its targets are blended as origin local",
+                     sinew_graph_errmsg(g));
+  }
+  sinew_free(bs);
 }
 
 static int cmd_blend_shape(sinew_cmd_t *cmd) {

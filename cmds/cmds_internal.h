@@ -394,6 +394,10 @@ int sinew__deformer_insert(sinew_cmd_t *cmd, sinew_node_t def, sinew_node_t shap
 /* Joins every ikHandle not yet joined to its chain (sinew_ik_wire); one that cannot be warns
  * once (cmds/cmd_ik.c). Runs after each script or file. */
 void sinew__ik_wire_all(sinew_session_t *s);
+/* Makes every blendShape's origin-world wiring match its origin (sinew_blend_shape_wire_world);
+ * one that cannot warns. _any: whether the scene has blendShapes (allocates nothing). */
+void sinew__blend_shape_wire_all(sinew_session_t *s);
+bool sinew__blend_shape_any(sinew_session_t *s);
 /* Whether the scene has ikHandles (sinew__ik_wire_all may have work); allocates nothing. */
 bool sinew__ik_any(sinew_session_t *s);
 /* Frees copyKey's clipboard (session destroy). */
