@@ -584,7 +584,16 @@ static void test_cluster_errors(void **state) {
   fails_unchanged(s, "cluster box.vtx[3:1]", "malformed");
   fails_unchanged(s, "cluster box.vtx[100:120]", "no points");
   fails_unchanged(s, "cluster box box2", "several meshes");
-  fails_unchanged(s, "cluster -wn loc loc box", "not supported");
+  fails_unchanged(s, "cluster -wn loc box2 box", "the second must be the first or below it");
+  fails_unchanged(s, "cluster -wn nothing nothing box", "nothing");
+  fails_unchanged(s, "cluster -wn boxShape boxShape box", "not a transform");
+  fails_unchanged(s, "cluster -bs 1 -rel -wn loc loc box", "not supported");
+  fails_unchanged(s, "cluster -after box", "-after is not supported");
+  fails_unchanged(s, "cluster -e -en 0.5 box", "not a cluster");
+  fails_unchanged(s, "cluster -q -wn box", "not a cluster");
+  run(s, "cluster -n c1 box");
+  fails_unchanged(s, "cluster -e -wn loc loc c1", "create flags");
+  fails_unchanged(s, "cluster -q c1", "-query needs");
   sinew_session_destroy(s);
 }
 
@@ -596,6 +605,76 @@ static void assert_point0(sinew_graph_t *g, const char *plugtext, double x, doub
   assert_near(p[1], y, 1e-5);
   assert_near(p[2], z, 1e-5);
   sinew_data_unref(o);
+}
+
+/* Point 0 of boxShape after the commands, against hand-worked values (cube point 0 is
+ * (-0.5 -0.5 0.5)). */
+static void box_point0(sinew_session_t *s, const char *shape, double x, double y, double z) {
+  char plugtext[128];
+  snprintf(plugtext, sizeof plugtext, "%s.o", shape);
+  assert_point0(sinew_session_graph(s), plugtext, x, y, z);
+}
+
+/* cluster -wn: an existing transform drives the cluster, no handle is made. */
+static void test_cluster_weighted_node(void **state) {
+  (void)state;
+  sinew_session_t *s = session();
+  run(s, "polyCube -n box; spaceLocator -n ctl; setAttr ctl.t 1 2 3;");
+  char *before = save_text(s);
+  /* bindState off (Maya's default): the points take ctl's transformation at once */
+  assert_string_equal(res(s, "cluster -wn ctl ctl -n c1 box"), "c1\nctl");
+  assert_string_equal(res(s, "ls -et clusterHandle"), "");
+  assert_string_equal(res(s, "objExists c1Handle"), "0");
+  assert_string_equal(res(s, "listConnections -s 1 -d 0 -p 1 c1.matrix"), "ctl.worldMatrix[0]");
+  box_point0(s, "boxShape", 0.5, 1.5, 3.5);
+  assert_string_equal(res(s, "cluster -q -wn c1"), "ctl\nctl");
+  assert_string_equal(res(s, "cluster -q -g c1"), "boxShape");
+  assert_string_equal(res(s, "cluster -q -rel c1"), "0");
+  /* -e -en: half of it */
+  run(s, "cluster -e -en 0.5 c1");
+  assert_string_equal(res(s, "cluster -q -en c1"), "0.5");
+  box_point0(s, "boxShape", 0, 0.5, 2);
+  /* undo: the scene as before the cluster */
+  assert_int_equal(sinew_session_undo(s), 0);
+  assert_int_equal(sinew_session_undo(s), 0);
+  char *after = save_text(s);
+  assert_string_equal(before, after);
+  free(before);
+  free(after);
+  /* bindState on: the points stay; moving ctl moves them, rotating it turns them about it:
+   * rotateZ 90 takes (x y) about (1 2) to (1 - (y - 2), 2 + (x - 1)): (3.5 0.5) */
+  run(s, "cluster -bs 1 -wn ctl ctl -n c2 box");
+  box_point0(s, "boxShape", -0.5, -0.5, 0.5);
+  run(s, "setAttr ctl.tx 2");
+  box_point0(s, "boxShape", 0.5, -0.5, 0.5);
+  run(s, "setAttr ctl.tx 1; setAttr ctl.rz 90");
+  box_point0(s, "boxShape", 3.5, 0.5, 0.5);
+  /* saved and read back: ordinary connections, the same point */
+  char *text = save_text(s);
+  sinew_session_t *s2 = session();
+  run(s2, text);
+  box_point0(s2, "boxShape", 3.5, 0.5, 0.5);
+  free(text);
+  sinew_session_destroy(s2);
+  /* relative with a weighted node under an offset group: only the node's own transformation
+   * counts; moving the group moves nothing */
+  run(s, "polyCube -n boxc; createNode transform -n off; setAttr off.t 5 0 0;"
+         "createNode transform -n ctl3 -p off; cluster -rel -wn ctl3 ctl3 -n c3 boxc");
+  box_point0(s, "boxcShape", -0.5, -0.5, 0.5);
+  run(s, "setAttr ctl3.tx 1; setAttr off.ty 7");
+  box_point0(s, "boxcShape", 0.5, -0.5, 0.5);
+  assert_string_equal(res(s, "cluster -q -rel c3"), "1");
+  /* a weighted node above the driving one */
+  run(s, "polyCube -n boxd; createNode transform -n arm; createNode transform -n hand -p arm;"
+         "setAttr hand.ty 1; cluster -bs 1 -wn arm hand -n c4 boxd; setAttr arm.tx 2");
+  assert_string_equal(res(s, "listConnections -s 1 -d 0 -p 1 c4.matrix"), "hand.worldMatrix[0]");
+  box_point0(s, "boxdShape", 1.5, -0.5, 0.5);
+  /* -foc: in front of a blendShape already on the mesh */
+  run(s, "polyCube -n boxe; polyCube -n tgte; blendShape -n bs5 tgte boxe; cluster -foc -n c5 boxe");
+  assert_string_equal(res(s, "listConnections -s 1 -d 0 boxeShape.i"), "bs5");
+  sinew_session_destroy(s);
+  assert_true(test_fault("polyCube -n box; spaceLocator -n ctl; setAttr ctl.t 1 2 3;",
+                         "cluster -bs 1 -wn ctl ctl box") > 0);
 }
 
 /* A cluster as Maya writes it in a file: the handle's transform at identity with its pivot on
@@ -1131,6 +1210,7 @@ int main(void) {
       cmocka_unit_test(test_corpus_blend_then_skin), cmocka_unit_test(test_blend_alloc_failures),
       cmocka_unit_test(test_compiles), cmocka_unit_test(test_tweak_membership),
       cmocka_unit_test(test_curve_passes_through), cmocka_unit_test(test_origin_world),
+      cmocka_unit_test(test_cluster_weighted_node),
   };
   return cmocka_run_group_tests_name("deformers", tests, NULL, NULL);
 }
