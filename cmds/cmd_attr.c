@@ -984,6 +984,9 @@ static int set_attr(sinew_cmd_t *cmd) {
       return rc;
     }
   }
+  if (sinew__is_alias_list_attr(pt.raw_attr) && !sinew__is_placeholder(g, pt.node) &&
+      sinew_node_attr(g, pt.node, pt.raw_attr) == UINT32_MAX && nvals)
+    return sinew__set_alias_list(cmd, pt.node); /* the node's aliases, kept by the graph */
   sinew_plug_t base;
   bool parsed = sinew_plug_parse_attr(g, pt.node, pt.attr, &base) == SINEW_OK;
   /* a placeholder keeps its values as text, except those of attributes addAttr gave it: they
@@ -1753,6 +1756,9 @@ static int cmd_add_attr(sinew_cmd_t *cmd) {
   if (!ln) ln = sn;
   const char *at = sinew_cmd_flag_string(cmd, "attributeType", NULL);
   const char *dt = sinew_cmd_flag_string(cmd, "dataType", NULL);
+  /* Maya's attributeAliasList: the graph keeps the aliases themselves (cmd_alias.c) */
+  if (dt && strcmp(dt, "attributeAlias") == 0 && sinew__is_alias_list_attr(ln) && !sinew__is_placeholder(g, n))
+    return SINEW_OK;
   sinew_attr_type_t type = SINEW_ATTR_DOUBLE;
   uint32_t kids = 0;
   if (at) {
@@ -1892,16 +1898,79 @@ static int cmd_delete_attr(sinew_cmd_t *cmd) {
   return SINEW_OK;
 }
 
+/* removeMultiInstance [-b true] node.multi[i]: removes an array element (its alias with it).
+ * Without -b a connected element is refused, as in Maya. */
+static const sinew_cmd_flag_t rmi_flags[] = {{"break", "b", "b", 0}};
+
+static int cmd_remove_multi_instance(sinew_cmd_t *cmd) {
+  sinew_graph_t *g = sinew_cmd_graph(cmd);
+  if (sinew_cmd_argc(cmd) != 1) return sinew_cmd_error(cmd, SINEW_EINVAL, "give one array element (node.attr[i])");
+  sinew_plug_t p;
+  int rc = sinew__cmd_plug(cmd, sinew_cmd_arg_string(cmd, 0), &p);
+  if (rc) return rc;
+  char buf[600];
+  if (!sinew_cmd_flag_bool(cmd, "break", false) &&
+      (sinew_plug_source(g, &p, NULL) || sinew_plug_destinations(g, &p, NULL, 0)))
+    return sinew_cmd_error(cmd, SINEW_ECONNECTED, "%s is connected: give -b true to break its connections",
+                           sinew__plug_label(g, &p, buf, sizeof buf));
+  if ((rc = sinew_plug_remove_element(g, &p))) return sinew__graph_error(cmd, rc);
+  return SINEW_OK;
+}
+
 static const sinew_cmd_flag_t listattr_flags[] = {
     {"keyable", "k", "", 0}, {"userDefined", "ud", "", 0}, {"multi", "m", "", 0},
     {"connectable", "c", "", 0}, {"writable", "w", "", 0}, {"readOnly", "r", "", 0},
     {"shortNames", "sn", "", 0}};
+
+/* listAttr of a plug: the attribute (its alias when it has one) and the attributes below it
+ * ("listAttr pCube1.t": translate translateX ...); with -m, an array's elements by their names
+ * as Maya gives them, an alias where there is one ("listAttr -m bs.w": the target names). */
+static int list_plug_attrs(sinew_cmd_t *cmd, const sinew_plug_t *p) {
+  sinew_graph_t *g = sinew_cmd_graph(cmd);
+  int rc = sinew_cmd_result_empty_array(cmd, SINEW_VALUE_STRING_ARRAY);
+  bool short_names = sinew_cmd_flag_count(cmd, "shortNames") > 0;
+  char buf[1024];
+  if (sinew_cmd_flag_count(cmd, "multi") && sinew_plug_is_array(g, p)) {
+    size_t k = sinew_plug_indices(g, p, NULL, 0);
+    int32_t *ix = k ? sinew_malloc(k * sizeof *ix) : NULL;
+    if (k && !ix) return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+    if (k) k = sinew_plug_indices(g, p, ix, k);
+    for (size_t i = 0; i < k && !rc; i++) {
+      sinew_plug_t e;
+      sinew_plug_element(g, p, ix[i], &e);
+      const char *alias = sinew_plug_alias(g, &e);
+      if (!alias) sinew_plug_format_attr(g, &e, short_names, buf, sizeof buf);
+      rc = sinew_cmd_result_append_string(cmd, alias ? alias : buf);
+    }
+    sinew_free(ix);
+    return rc;
+  }
+  const char *alias = sinew_plug_alias(g, p);
+  sinew_attr_info_t info;
+  if (sinew_node_attr_info(g, p->node, p->attr, &info)) return sinew_cmd_error(cmd, SINEW_EINVAL, "no such attribute");
+  if (!rc) rc = sinew_cmd_result_append_string(cmd, alias ? alias : short_names && info.short_name ? info.short_name : info.name);
+  /* the attributes below it, depth first */
+  uint32_t stack[64], ns = 0;
+  for (uint32_t c = info.child_count; c-- > 0 && ns < 64;) stack[ns++] = info.children[c];
+  while (ns && !rc) {
+    sinew_attr_info_t ci;
+    if (sinew_node_attr_info(g, p->node, stack[--ns], &ci)) continue;
+    rc = sinew_cmd_result_append_string(cmd, short_names && ci.short_name ? ci.short_name : ci.name);
+    for (uint32_t c = ci.child_count; c-- > 0 && ns < 64;) stack[ns++] = ci.children[c];
+  }
+  return rc;
+}
 
 static int cmd_list_attr(sinew_cmd_t *cmd) {
   sinew_session_t *s = sinew__session(cmd);
   sinew_graph_t *g = sinew_cmd_graph(cmd);
   sinew_node_t n;
   int rc;
+  if (sinew_cmd_argc(cmd) >= 1 && strchr(sinew_cmd_arg_string(cmd, 0), '.')) {
+    sinew_plug_t p;
+    if ((rc = sinew__cmd_plug(cmd, sinew_cmd_arg_string(cmd, 0), &p))) return rc;
+    return list_plug_attrs(cmd, &p);
+  }
   if (sinew_cmd_argc(cmd) >= 1) {
     if ((rc = sinew__cmd_node(cmd, sinew_cmd_arg_string(cmd, 0), &n))) return rc;
   } else if (s->scene->nsel) {
@@ -1939,10 +2008,11 @@ int sinew__register_attr_cmds(sinew_lang_t *L, sinew_session_t *s) {
       {"addAttr", cmd_add_attr, addattr_flags, COUNT(addattr_flags), false, s},
       {"deleteAttr", cmd_delete_attr, delattr_flags, COUNT(delattr_flags), false, s},
       {"listAttr", cmd_list_attr, listattr_flags, COUNT(listattr_flags), false, s},
+      {"removeMultiInstance", cmd_remove_multi_instance, rmi_flags, COUNT(rmi_flags), false, s},
   };
   for (size_t i = 0; i < COUNT(cmds); i++) {
     int rc = sinew_lang_register_command(L, &cmds[i]);
     if (rc) return rc;
   }
-  return SINEW_OK;
+  return sinew__register_alias_cmds(L, s);
 }

@@ -374,6 +374,14 @@ int sinew__graph_error(sinew_cmd_t *cmd, int status);
 /* Command registration per file. */
 int sinew__register_core_cmds(sinew_lang_t *L, sinew_session_t *s);
 int sinew__register_attr_cmds(sinew_lang_t *L, sinew_session_t *s);
+/* Attribute aliases (cmd_alias.c): aliasAttr; a file's `.aal` line (setAttr of the node's
+ * attributeAliasList: the pairs become the graph's aliases of node n); the writer's addAttr
+ * and setAttr lines for a node that has aliases. */
+int sinew__register_alias_cmds(sinew_lang_t *L, sinew_session_t *s);
+bool sinew__is_alias_list_attr(const char *name);
+int sinew__set_alias_list(sinew_cmd_t *cmd, sinew_node_t n);
+void sinew__ma_write_alias_attr(sinew_graph_t *g, sinew_node_t n, sinew__buf *b);
+void sinew__ma_write_aliases(sinew_graph_t *g, sinew_node_t n, sinew__buf *b);
 int sinew__register_rig_cmds(sinew_lang_t *L, sinew_session_t *s);
 int sinew__register_curve_cmds(sinew_lang_t *L, sinew_session_t *s); /* cmd_curve.c */
 /* cmd_curve.c: the nurbsCurve shape a name gives (the shape, or the one under a transform);
@@ -403,6 +411,10 @@ int sinew__deformer_insert(sinew_cmd_t *cmd, sinew_node_t def, sinew_node_t shap
 /* Joins every ikHandle not yet joined to its chain (sinew_ik_wire); one that cannot be warns
  * once (cmds/cmd_ik.c). Runs after each script or file. */
 void sinew__ik_wire_all(sinew_session_t *s);
+/* Makes every blendShape's origin-world wiring match its origin (sinew_blend_shape_wire_world);
+ * one that cannot warns. _any: whether the scene has blendShapes (allocates nothing). */
+void sinew__blend_shape_wire_all(sinew_session_t *s);
+bool sinew__blend_shape_any(sinew_session_t *s);
 /* Whether the scene has ikHandles (sinew__ik_wire_all may have work); allocates nothing. */
 bool sinew__ik_any(sinew_session_t *s);
 /* Frees copyKey's clipboard (session destroy). */

@@ -561,6 +561,7 @@ static void write_values(writer *w, sinew_node_t n, sinew__extra *e) {
     if (w->b.n > (1u << 20)) flush(w);
   }
   if (stored_mesh) write_mesh_geometry(w, n);
+  sinew__ma_write_aliases(w->g, n, &w->b);
   if (e)
     for (uint32_t i = 0; i < e->nraws; i++) {
       if (w->out && sinew__refs_write_raw(w->s, n, &e->raws[i], &w->b)) continue;
@@ -628,6 +629,7 @@ static void write_node(writer *w, sinew_node_t n) {
     if (sinew__extra_is_implicit(w->sc, n, a)) continue;
     write_add_attr(w, n, &info);
   }
+  sinew__ma_write_alias_attr(w->g, n, &w->b);
   write_values(w, n, e);
   if (sinew_node_locked(w->g, n)) put(w, "\tlockNode -l 1 ;\n");
   flush(w);

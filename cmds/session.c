@@ -1530,6 +1530,8 @@ static int finish_run(sinew_session_t *s, int rc) {
   }
   /* IK handles a script or file made by createNode / connectAttr drive their chains from now */
   if (!rc) sinew__undo_run_outside(s, sinew__ik_wire_all, "ikHandle", sinew__ik_any);
+  /* blendShapes set to origin world read their base's and targets' world matrices */
+  if (!rc) sinew__undo_run_outside(s, sinew__blend_shape_wire_all, "blendShape", sinew__blend_shape_any);
   return rc;
 }
 

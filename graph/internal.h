@@ -182,6 +182,8 @@ typedef struct sinew__node {
   uint32_t name_next;      /* next node with the same name, index + 1 */
   uint32_t order_prev, order_next; /* creation order list, index + 1 */
   uint32_t walk;           /* delete_many's marks: (graph's walk_epoch << 4) | bits */
+  struct sinew__alias *aliases; /* attribute aliases, in the order made (graph/alias.c) */
+  uint32_t naliases;
 } sinew__node;
 
 /* The next number to try for automatic names of one base ("joint" -> 12), so creating many
@@ -573,5 +575,25 @@ void sinew__jundo_to(sinew_graph_t *g, uint32_t mark);
 int sinew__errorv(sinew_graph_t *g, int status, const char *op, const char *fmt, va_list ap);
 /* Names plug p (and its node) as the subject of the graph's error, when p's node exists. */
 void sinew__error_plug(sinew_graph_t *g, const sinew_plug_t *p);
+
+/* Attribute aliases (graph/alias.c). A node's aliases are one table, replaced whole by each
+ * change (a journal record keeps the other table). */
+typedef struct sinew__alias {
+  char *name;
+  sinew_plug_t plug;
+} sinew__alias;
+/* The alias named name[0..len) on node, or NULL. */
+const sinew__alias *sinew__alias_lookup(const sinew__node *node, const char *name, size_t len);
+/* The aliases of plugs inside `within` (an element or a dynamic attribute being removed) go
+ * with it, in two steps so the removal stays all or nothing: prepare allocates the node's new
+ * table (*out stays NULL when no alias is inside; otherwise reserve one more journal record),
+ * then apply (cannot fail) once the removal is sure, or cancel. */
+typedef struct sinew__alias_edit sinew__alias_edit;
+int sinew__alias_drop_prepare(sinew_graph_t *g, sinew__node *node, const sinew_plug_t *within,
+                              sinew__alias_edit **out);
+void sinew__alias_apply(sinew_graph_t *g, sinew__alias_edit *ed);
+void sinew__alias_cancel(sinew__alias_edit *ed);
+/* Frees a node's table (node release). */
+void sinew__aliases_free(struct sinew__alias *list, uint32_t n);
 
 #endif

@@ -70,6 +70,7 @@ static void node_release(sinew_graph_t *g, sinew__node *n) {
     }
   }
   sinew__free(n->slots);
+  sinew__aliases_free(n->aliases, n->naliases);
   sinew__attrs_free(n->dyn, n->ndyn);
   sinew__free(n->state);
   sinew__free(n->name);
@@ -1355,10 +1356,17 @@ int sinew_node_add_attr(sinew_graph_t *g, sinew_node_t n, const sinew_attr_desc_
   if (!node) return sinew_graph_fail(g, SINEW_ESTALE, "addAttr", "invalid node handle");
   if (sinew__check_mutable(g, "addAttr")) return SINEW_EINVAL;
   if (!descs || !count) return sinew_graph_fail(g, SINEW_EINVAL, "addAttr", "nothing to add");
-  for (size_t i = 0; i < count; i++)
+  for (size_t i = 0; i < count; i++) {
     if (descs[i].name && sinew_node_attr(g, n, descs[i].name) != SINEW__NO_ATTR)
       return sinew_graph_fail(g, SINEW_EEXISTS, "addAttr", "%s already has an attribute named '%s'",
                               node->name, descs[i].name);
+    for (int k = 0; k < 2; k++) {
+      const char *nm = k ? descs[i].short_name : descs[i].name;
+      if (nm && sinew__alias_lookup(node, nm, strlen(nm)))
+        return sinew_graph_fail(g, SINEW_EEXISTS, "addAttr", "%s already has an alias named '%s'",
+                                node->name, nm);
+    }
+  }
   uint32_t ntop = node->nslots;
   sinew__attr *all = NULL;
   int rc = sinew__build_dynamic(g, node->type, node->dyn, node->ndyn, descs, count, &all, &ntop);
@@ -1497,6 +1505,9 @@ int sinew_node_rename_attr(sinew_graph_t *g, sinew_node_t n, uint32_t attr, cons
   if (other != SINEW__NO_ATTR && other != attr)
     return sinew_graph_fail(g, SINEW_EEXISTS, "renameAttr", "%s already has an attribute named '%s'",
                             node->name, name);
+  if (sinew__alias_lookup(node, name, strlen(name)))
+    return sinew_graph_fail(g, SINEW_EEXISTS, "renameAttr", "%s already has an alias named '%s'",
+                            node->name, name);
   /* the long name, and the short one with it when they were the same */
   bool both = !short_name && a->short_name && strcmp(a->short_name, a->name) == 0;
   char *copy = sinew__malloc(strlen(name) + 1), *copy2 = both ? sinew__malloc(strlen(name) + 1) : NULL;
@@ -1572,9 +1583,15 @@ int sinew_node_remove_attr(sinew_graph_t *g, sinew_node_t n, uint32_t attr) {
   /* Break every connection inside it, then release its slot and tombstone the ids. */
   /* Either end may be inside it (both, for a connection from the node to itself). */
   sinew_plug_t whole = sinew_plug_make(n, attr, 0, NULL);
-  bool jon = sinew__jon(g); /* two records per connection broken, one for the removal */
-  if (jon && sinew__jreserve(g, 2 * node->nconns + 1))
+  bool jon = sinew__jon(g); /* two records per connection broken, one for the removal, one for
+                             * the aliases inside it */
+  sinew__alias_edit *aliases = NULL;
+  if (sinew__alias_drop_prepare(g, node, &whole, &aliases) ||
+      (jon && sinew__jreserve(g, 2 * node->nconns + 1 + (aliases != NULL)))) {
+    sinew__alias_cancel(aliases);
     return sinew_graph_fail(g, SINEW_ENOMEM, "deleteAttr", "out of memory");
+  }
+  sinew__alias_apply(g, aliases);
   for (uint32_t i = node->nconns; i-- > 0;) {
     if (i >= node->nconns) continue; /* a disconnection shortened the list */
     sinew__conn *c = node->conns[i];

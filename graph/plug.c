@@ -175,6 +175,17 @@ typedef struct component {
 
 static int parse_attr(sinew_graph_t *g, sinew_node_t n, sinew__node *node, const char *text,
                       sinew_plug_t *out);
+/* "alias.child...": the aliased plug's own path with the rest after it (that path names no
+ * alias, so this recurses once). */
+static int parse_below_alias(sinew_graph_t *g, sinew_node_t n, const sinew__alias *alias,
+                             const char *rest, sinew_plug_t *out) {
+  char buf[1024];
+  size_t k = sinew_plug_format_attr(g, &alias->plug, false, buf, sizeof buf);
+  if (k + strlen(rest) >= sizeof buf)
+    return sinew_graph_set_error(g, SINEW_ESYNTAX, "plug %s%s: too long", alias->name, rest);
+  strcpy(buf + k, rest);
+  return sinew_plug_parse_attr(g, n, buf, out);
+}
 
 int sinew_plug_parse_attr(sinew_graph_t *g, sinew_node_t n, const char *text, sinew_plug_t *out) {
   if (!g || !out) return SINEW_EINVAL;
@@ -203,6 +214,13 @@ static int parse_attr(sinew_graph_t *g, sinew_node_t n, sinew__node *node, const
     int len = (int)(s - name < 4096 ? s - name : 4096); /* for messages */
     if (s == name) return sinew_graph_set_error(g, SINEW_ESYNTAX, "plug %s.%s: empty attribute name", node->name, text);
     uint32_t id = sinew__node_attr_n(node, name, (size_t)(s - name));
+    const sinew__alias *alias = id == SINEW__NO_ATTR && nc == 0 && *s != '['
+                                    ? sinew__alias_lookup(node, name, (size_t)(s - name)) : NULL;
+    if (alias && !*s) {
+      *out = alias->plug;
+      return SINEW_OK;
+    }
+    if (alias) return parse_below_alias(g, n, alias, s, out);
     if (id == SINEW__NO_ATTR)
       return sinew_graph_set_error(g, SINEW_ENOTFOUND, "plug %s.%s: %s (a %s) has no attribute '%.*s'",
                                    node->name, text, node->name, node->type->name, len, name);
@@ -367,10 +385,16 @@ int sinew_plug_remove_element(sinew_graph_t *g, const sinew_plug_t *e) {
     sinew_plug_t dst = c->dst;
     if ((rc = sinew__pull(g, &dst))) return rc;
   }
-  bool jon = sinew__jon(g); /* two records per connection broken, one for the element */
-  if (sinew__reserve_push(g) || (jon && sinew__jreserve(g, 2 * node->nconns + 1)))
+  bool jon = sinew__jon(g); /* two records per connection broken, one for the element, one
+                              * for the aliases inside it */
+  sinew__alias_edit *aliases = NULL;
+  if (sinew__alias_drop_prepare(g, node, e, &aliases) || sinew__reserve_push(g) ||
+      (jon && sinew__jreserve(g, 2 * node->nconns + 1 + (aliases != NULL)))) {
+    sinew__alias_cancel(aliases);
     return sinew_graph_fail(g, SINEW_ENOMEM, "removeMultiInstance", "%s: out of memory",
                             sinew__plug_str(g, e, buf, sizeof buf));
+  }
+  sinew__alias_apply(g, aliases);
   for (int pass = 0; pass < 2; pass++) {
     for (uint32_t i = node->nconns; i-- > 0;) {
       if (i >= node->nconns) continue; /* a disconnection shortened the list */

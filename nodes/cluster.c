@@ -14,7 +14,8 @@
  * The handle shape computes clusterTransforms from its transform: preWeightedMatrixTransform =
  * offsetParentMatrix * parentMatrix (the DAG above the weighted node), weightedMatrixTransform
  * = its matrix, postWeightedMatrixTransform = identity (the weighted node is the handle's own
- * transform; -wn is not supported). It reads those through the parent link, whose dirt reaches
+ * transform; with the command's -wn no handle is made and the weighted node's parentMatrix and
+ * matrix feed preMatrix and weightedMatrix directly). It reads those through the parent link, whose dirt reaches
  * it whenever either changes. */
 #include <math.h>
 #include <string.h>

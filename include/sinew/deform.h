@@ -37,6 +37,21 @@ SINEW_API int sinew_point_array_create(const double *xyzw, size_t count, sinew_d
 /* The points (borrowed) and their count; NULL for a block of another type. */
 SINEW_API const double *sinew_point_array_get(const sinew_data_t *array, size_t *count);
 
+/* ---- blendShape origin world -----------------------------------------------------------------
+ * With origin world (blendShape.origin 0) a live target's points go through the target's world
+ * matrix and back through the inverse of the base's, so at weight 1 the base takes the target's
+ * place in the world (origin local, the default, blends object-space points). The node reads
+ * those matrices through hidden inputs: sinewBaseMatrix[k] (the world matrix of the transform of
+ * the mesh geometry k ends in, down its outputGeometry[k] through groupParts and deformers) and
+ * inputTarget[k].inputTargetGroup[t].inputTargetItem[i].sinewTargetMatrix (the world matrix of
+ * the transform of the mesh feeding that item's inputGeomTarget). This makes those connections
+ * match the node: made or corrected in origin world, removed in origin local. All or nothing (a transaction); SINEW_ETYPE
+ * when the node is not a blendShape, or the failure of a connection (a cycle: a base whose
+ * transform depends on the deformed mesh). The blendShape command and the session (after each
+ * script or file it runs) call it; a host building blendShapes itself calls it after wiring
+ * targets. Unconnected matrices read as identity (warned once per node). */
+SINEW_API int sinew_blend_shape_wire_world(sinew_graph_t *graph, sinew_node_t blend_shape);
+
 /* ---- counters for tests and tools ------------------------------------------------------------ */
 
 /* How often a blendShape deformed its geometry, how many target items (one target at one

@@ -586,6 +586,30 @@ SINEW_API int32_t sinew_plug_next_index(const sinew_graph_t *graph, const sinew_
  * fed as a whole cannot be removed on its own (SINEW_ECONNECTED). */
 SINEW_API int sinew_plug_remove_element(sinew_graph_t *graph, const sinew_plug_t *element);
 
+/* Attribute aliases (Maya's aliasAttr): another name for one plug of a node ("smile" for
+ * "weight[0]" of a blendShape), which every plug name on that node accepts in place of the
+ * plug's own path (sinew_plug_parse: "bs.smile", "bs.smile.child" when the plug is a compound).
+ * A plug has at most one alias: setting one on an aliased plug renames it. An alias is a
+ * name (a letter or '_', then letters, digits, '_'), unique among the node's aliases and not the
+ * long or short name of one of its attributes (SINEW_EINVAL, SINEW_EEXISTS); a dynamic attribute
+ * cannot then be added or renamed to it. Aliases are kept in the order made, are changes like
+ * any other (journaled: a rollback or an undo puts them back), and go with their plug: removing
+ * the element or the dynamic attribute the plug lies in removes its alias. The plugs are
+ * printed under their own names (sinew_plug_format), as Maya writes them in files. */
+SINEW_API int sinew_alias_set(sinew_graph_t *graph, const sinew_plug_t *plug, const char *alias);
+/* Removes the alias of plug (SINEW_ENOTFOUND when it has none). */
+SINEW_API int sinew_alias_remove(sinew_graph_t *graph, const sinew_plug_t *plug);
+/* How many aliases the node has (0 for a stale handle); the i-th, in the order made: its name
+ * (borrowed: valid until the node's aliases change) and its plug. SINEW_ERANGE past the end. */
+SINEW_API size_t sinew_alias_count(const sinew_graph_t *graph, sinew_node_t node);
+SINEW_API int sinew_alias_at(const sinew_graph_t *graph, sinew_node_t node, size_t i,
+                             const char **name, sinew_plug_t *plug);
+/* The plug an alias names (SINEW_ENOTFOUND, no error set, when the node has no such alias). */
+SINEW_API int sinew_alias_find(const sinew_graph_t *graph, sinew_node_t node, const char *alias,
+                               sinew_plug_t *out);
+/* The alias of a plug, or NULL (borrowed, as sinew_alias_at's name). */
+SINEW_API const char *sinew_plug_alias(const sinew_graph_t *graph, const sinew_plug_t *plug);
+
 /* Per-plug state: lock (setAttr -l), keyable and channel-box overrides (-k, -cb). */
 SINEW_API int sinew_plug_set_locked(sinew_graph_t *graph, const sinew_plug_t *plug, bool locked);
 SINEW_API bool sinew_plug_locked(const sinew_graph_t *graph, const sinew_plug_t *plug);
