@@ -68,6 +68,10 @@ static const sinew_attr_desc_t handle_attrs[] = {
      .enum_fields = "Scene Up:Object Up:Object Up (Start/End):Object Rotation Up:Object Rotation Up (Start/End):Vector:Vector (Start/End):Relative"},
     {.name = "dWorldUpMatrix", .short_name = "dwum", .type = SINEW_ATTR_MATRIX},
     {.name = "dWorldUpMatrixEnd", .short_name = "dwue", .type = SINEW_ATTR_MATRIX},
+    /* the joint axis aimed down the curve under the advanced twist (numbering as Maya's, whose
+     * scripts set 0 for +X, 1 for -X, 2 for +Y) */
+    {.name = "dForwardAxis", .short_name = "dfa", .type = SINEW_ATTR_ENUM,
+     .enum_fields = "Positive X:Negative X:Positive Y:Negative Y:Positive Z:Negative Z"},
     {.name = "dWorldUpAxis", .short_name = "dwua", .type = SINEW_ATTR_ENUM,
      .enum_fields = "Positive Y:Negative Y:Closest Y:Positive Z:Negative Z:Closest Z:Positive X:Negative X:Closest X"},
     {.name = "dWorldUpVector", .short_name = "dwu", .type = SINEW_ATTR_COMPOUND},
@@ -118,7 +122,7 @@ static const char *const handle_inputs[] = {
     "translate", "rotate", "scale", "shear", "rotatePivot", "scalePivot", "rotatePivotTranslate",
     "scalePivotTranslate", "rotateAxis", "rotateOrder", "inheritsTransform", "offsetParentMatrix",
     "sinewParentMatrix", "ikSolver", "poleVector", "twist", "ikBlend", "sinewIkJoint", "sinewIkParentMatrix",
-    "inCurve", "roll", "twistType", "dTwistControlEnable", "dWorldUpType", "dWorldUpAxis", "dWorldUpMatrix",
+    "inCurve", "roll", "twistType", "dTwistControlEnable", "dWorldUpType", "dForwardAxis", "dWorldUpAxis", "dWorldUpMatrix",
     "dWorldUpMatrixEnd", "dWorldUpVector", "dWorldUpVectorEnd"};
 
 static const sinew_attr_desc_t effector_attrs[] = {
@@ -141,7 +145,7 @@ static const sinew_attr_desc_t system_attrs[] = {
 static struct {
   uint32_t hsj, hee, hsv, pv, twi, ikb, sikj, sikt, sikf, siks, sika, siko, sikp, siki, sikr, sikc, sikm,
       sikpm, sikR, hp, sfkr, pa, rp;
-  uint32_t ic, rol, twt, dtce, dwut, dwua, dwum, dwue, dwu, dwve;
+  uint32_t ic, rol, twt, dtce, dwut, dfa, dwua, dwum, dwue, dwu, dwve;
 } ik;
 
 /* ---- small math -------------------------------------------------------------------------------- */
@@ -503,7 +507,7 @@ typedef struct spline_goal {
   double twist, roll;
   int twist_type;
   bool advanced;
-  int up_type, up_axis;
+  int up_type, up_axis, forward_axis;
   sinew_mat4_t up_start, up_end;
   sinew_vec3_t up_vec, up_vec_end;
 } spline_goal;
@@ -563,10 +567,17 @@ static void spline_solve(const ik_joint *j, int m, const sinew_mat4_t *parent, c
       continue;
     }
     sinew_vec3_t target = next_on_curve(&sg->curve, pk, len, &u), d = v_sub(target, pk);
-    if (v_len(d) > 0) {
+    if (sg->advanced) {
+      /* the advanced twist aims the joint's dForwardAxis at the next point, not the bone: a
+       * bone along another axis (or the opposite one) then leaves the curve, as Maya's chain
+       * flips when the forward axis does not match the joints' orientation */
+      sinew_vec3_t f = v_norm(row3(&w[k], sg->forward_axis / 2));
+      b = sg->forward_axis % 2 ? v_mul(f, -1) : f;
+    }
+    if (v_len(d) > 0 && v_len(b) > 0) {
       sinew_vec3_t axis = v_cross(b, d);
       double ang = atan2(v_len(axis), v_dot(b, d));
-      if (v_len(axis) <= 1e-12 * len * v_len(d)) axis = any_perpendicular(b);
+      if (v_len(axis) <= 1e-12 * v_len(b) * v_len(d)) axis = any_perpendicular(b);
       if (ang != 0) turn_about(&w[k], qaxis(v_norm(axis), ang), pk);
     }
     sinew_vec3_t dn = v_norm(d);
@@ -631,6 +642,7 @@ static int spline_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
     p = sinew_plug_make(h, ik.dtce, 0, NULL), v = 0, sinew_get_double(g, &p, &v), sg.advanced = v != 0;
     p = sinew_plug_make(h, ik.dwut, 0, NULL), v = 0, sinew_get_double(g, &p, &v), sg.up_type = v >= 0 && v <= 7 ? (int)v : 7;
     p = sinew_plug_make(h, ik.dwua, 0, NULL), v = 0, sinew_get_double(g, &p, &v), sg.up_axis = v >= 0 && v <= 8 ? (int)v : 0;
+    p = sinew_plug_make(h, ik.dfa, 0, NULL), v = 0, sinew_get_double(g, &p, &v), sg.forward_axis = v >= 0 && v <= 5 ? (int)v : 0;
     p = sinew_plug_make(h, ik.dwum, 0, NULL);
     if (sinew_get_matrix(g, &p, &sg.up_start)) sinew_mat4_identity(&sg.up_start);
     p = sinew_plug_make(h, ik.dwue, 0, NULL);
@@ -949,6 +961,7 @@ int sinew__register_ik_types(sinew_graph_t *g) {
   ik.ic = sinew_node_type_attr(ht, "ic"), ik.rol = sinew_node_type_attr(ht, "rol");
   ik.twt = sinew_node_type_attr(ht, "twt"), ik.dtce = sinew_node_type_attr(ht, "dtce");
   ik.dwut = sinew_node_type_attr(ht, "dwut"), ik.dwua = sinew_node_type_attr(ht, "dwua");
+  ik.dfa = sinew_node_type_attr(ht, "dfa");
   ik.dwum = sinew_node_type_attr(ht, "dwum"), ik.dwue = sinew_node_type_attr(ht, "dwue");
   ik.dwu = sinew_node_type_attr(ht, "dwu"), ik.dwve = sinew_node_type_attr(ht, "dwve");
   return SINEW_OK;
