@@ -880,17 +880,22 @@ static int set_attr(sinew_cmd_t *cmd);
  * a number". */
 /* An IK joint's rotate is fed by its handle (docs/rigging.md#ik); setAttr on it sets the FK
  * rotation the handle blends with by ikBlend (the joint's hidden sinewFkRotate), as Maya lets an
- * IK joint's rotate be set. */
+ * IK joint's rotate be set. A spline handle's start joint's translate likewise (sinewFkTranslate). */
 static void ik_fk_redirect(sinew_graph_t *g, sinew_plug_t *p) {
   if (!sinew_node_type_is_a(sinew_node_type(g, p->node), "joint")) return;
-  uint32_t r = sinew_node_attr(g, p->node, "rotate"), f = sinew_node_attr(g, p->node, "sinewFkRotate");
-  if (r == UINT32_MAX || f == UINT32_MAX || p->attr < r || p->attr > r + 3) return;
-  sinew_plug_t rp = sinew_plug_make(p->node, r, 0, NULL), src;
-  sinew_attr_info_t info;
-  if (!sinew_plug_source(g, &rp, &src) || sinew_node_attr_info(g, src.node, src.attr, &info) ||
-      strcmp(info.name, "sinewIkRotate") != 0)
+  static const char *const pairs[2][3] = {{"rotate", "sinewFkRotate", "sinewIkRotate"},
+                                          {"translate", "sinewFkTranslate", "sinewIkRootTranslate"}};
+  for (int i = 0; i < 2; i++) {
+    uint32_t r = sinew_node_attr(g, p->node, pairs[i][0]), f = sinew_node_attr(g, p->node, pairs[i][1]);
+    if (r == UINT32_MAX || f == UINT32_MAX || p->attr < r || p->attr > r + 3) continue;
+    sinew_plug_t rp = sinew_plug_make(p->node, r, 0, NULL), src;
+    sinew_attr_info_t info;
+    if (!sinew_plug_source(g, &rp, &src) || sinew_node_attr_info(g, src.node, src.attr, &info) ||
+        strcmp(info.name, pairs[i][2]) != 0)
+      return;
+    p->attr = f + (p->attr - r);
     return;
-  p->attr = f + (p->attr - r);
+  }
 }
 
 static int cmd_set_attr(sinew_cmd_t *cmd) {

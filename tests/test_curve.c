@@ -897,6 +897,38 @@ static void test_spline_ik_forward_axis(void **state) {
   for (int k = 0; k < 4; k++) near3(wpos(names[k]), 0, 2 * k, 0, 1e-9);
 }
 
+/* rootOnCurve and offset: the start joint is placed on the curve (its translate written by the
+ * handle), `offset` slides it along by a fraction of the arc length; off, the start joint stays
+ * where its FK translate puts it. A chain of 2-long bones at x = 0..8 and a curve from (3, 1, 0)
+ * to (13, 1, 0). */
+static void test_spline_ik_root_on_curve(void **state) {
+  (void)state;
+  spine();
+  run("curve -d 1 -n line -p 3 1 0 -p 13 1 0; ikHandle -sol ikSplineSolver -sj j0 -ee j4 -c line -roc false;");
+  near3(wpos("j0"), 0, 0, 0, 1e-12);
+  run("setAttr ikHandle1.roc 1;");
+  const char *names[] = {"j0", "j1", "j2", "j3", "j4"};
+  for (int k = 0; k < 5; k++) near3(wpos(names[k]), 3 + 2 * k, 1, 0, 1e-9);
+  expect1("j0.tx", 3, 1e-9); /* getAttr reports the placed translate, as Maya's */
+  /* offset 0.5 of the 10-long curve: j0 at x = 8; past the end the chain goes on along it */
+  run("setAttr ikHandle1.off 0.5;");
+  for (int k = 0; k < 5; k++) near3(wpos(names[k]), 8 + 2 * k, 1, 0, 1e-9);
+  run("setAttr ikHandle1.off 0;");
+  /* setAttr on the translate sets the FK translate (what roc off and ikBlend 0 give) */
+  run("setAttr j0.t -type double3 0 -1 0;");
+  near3(wpos("j0"), 3, 1, 0, 1e-9);
+  run("setAttr ikHandle1.ikb 0.5;"); /* the translate blends linearly: (0,-1,0) to (3,1,0) */
+  near3(wpos("j0"), 1.5, 0, 0, 1e-9);
+  run("setAttr ikHandle1.ikb 1; setAttr ikHandle1.roc 0;");
+  near3(wpos("j0"), 0, -1, 0, 1e-9);
+  /* under a moved parent the translate is in the parent's space */
+  run("setAttr ikHandle1.roc 1; createNode transform -n rig; parent -r j0 rig; setAttr rig.t -type double3 10 0 0;"
+      "setAttr rig.rz 90;");
+  near3(wpos("j0"), 3, 1, 0, 1e-9);
+  expect1("j0.tx", 1, 1e-9); /* (3, 1) - (10, 0) turned back by -90 about z: (1, 7) */
+  expect1("j0.ty", 7, 1e-9);
+}
+
 static void test_spline_ik_command_forms(void **state) {
   (void)state;
   spine();
@@ -1136,6 +1168,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_spline_ik_follows_curve, setup, teardown),
       cmocka_unit_test_setup_teardown(test_spline_ik_twist, setup, teardown),
       cmocka_unit_test_setup_teardown(test_spline_ik_forward_axis, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_spline_ik_root_on_curve, setup, teardown),
       cmocka_unit_test_setup_teardown(test_spline_ik_command_forms, setup, teardown),
       cmocka_unit_test_setup_teardown(test_spline_ik_file, setup, teardown),
       cmocka_unit_test_setup_teardown(test_spline_ik_stretch, setup, teardown),
