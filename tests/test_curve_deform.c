@@ -262,12 +262,54 @@ static void test_periodic_curve(void **state) {
   sinew_session_destroy(s);
 }
 
+/* A rational curve keeps its weights through a skinCluster; a new Orig curve with more CVs is
+ * deformed at its own size (weights past the old end default to none: those CVs stay); an
+ * influence matrix that makes a CV not finite fails the evaluation (logged, the curve keeps its
+ * last value) instead of making a curve sinew_curve_check refuses. */
+static int failures;
+static void count_failures(void *ud, sinew_log_level_t level, sinew_log_id_t id, const char *msg) {
+  (void)ud;
+  (void)msg;
+  if (level >= SINEW_LOG_WARNING && id == SINEW_LOG_COMPUTE_FAILED) failures++;
+}
+
+static void test_curve_edge_cases(void **state) {
+  (void)state;
+  sinew_session_t *s = session();
+  sinew_graph_t *g = sinew_session_graph(s);
+  run(s, SKINNED_CURVE);
+  run(s, "setAttr crvShapeOrig.cc -type nurbsCurve 3 2 0 yes 3 7 0 0 0 1 2 2 2 5"
+         "  0 0 0 1  2.5 0 0 2  5 0 0 1  7.5 0 0 0.5  10 0 0 1 ;"
+         "setAttr tip_inf.ty 3;");
+  sinew_curve_t c;
+  sinew_data_t *d = curve_at(g, "crvShape.local", &c);
+  assert_true(c.rational);
+  static const double w[5] = {1, 2, 1, 0.5, 1};
+  for (int i = 0; i < 5; i++) assert_true(c.cvs[4 * i + 3] == w[i]);
+  assert_true(fabs(c.cvs[4 * 3 + 1] - 3) < 1e-6 && fabs(c.cvs[4 * 2 + 1] - 1.5) < 1e-6);
+  sinew_data_unref(d);
+  /* seven CVs now: CVs 5 and 6 have no weights and stay */
+  run(s, "setAttr crvShapeOrig.cc -type nurbsCurve 1 6 0 no 3 7 0 1 2 3 4 5 6 7"
+         "  0 0 0  2.5 0 0  5 0 0  7.5 0 0  10 0 0  12 0 0  14 0 0 ;");
+  static const double seven[7][3] = {{0, 0, 0}, {2.5, 0, 0}, {5, 1.5, 0}, {7.5, 3, 0}, {10, 3, 0}, {12, 0, 0}, {14, 0, 0}};
+  expect_cvs(g, "crvShape.local", seven, 7, 1e-6);
+  /* a matrix of infinities: the evaluation fails, the curve stays as it was */
+  sinew_graph_set_logger(g, count_failures, NULL);
+  failures = 0;
+  run(s, "setAttr crvSkin.pm[1] -type matrix 1e308 0 0 0 0 1e308 0 0 0 0 1e308 0 0 0 0 1;"
+         "setAttr tip_inf.s -type double3 1e308 1e308 1e308;");
+  expect_cvs(g, "crvShape.local", seven, 7, 1e-6);
+  assert_true(failures > 0);
+  sinew_session_destroy(s);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_skinned_curve_cvs),
       cmocka_unit_test(test_skinned_curve_spline_ik),
       cmocka_unit_test(test_blend_tweak_cluster_on_curve),
       cmocka_unit_test(test_periodic_curve),
+      cmocka_unit_test(test_curve_edge_cases),
   };
   return cmocka_run_group_tests_name("curve_deform", tests, NULL, NULL);
 }
