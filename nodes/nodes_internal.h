@@ -96,6 +96,8 @@ int sinew__register_ik_types(sinew_graph_t *g);
 /* nurbsCurve, makeNurbCircle, curveInfo, pointOnCurveInfo; registers nothing when nurbsCurve
  * is already known. */
 int sinew__register_curve_types(sinew_graph_t *g);
+/* follicle (nodes/follicle.c), after the curve types; registers nothing when it is known. */
+int sinew__register_follicle_types(sinew_graph_t *g);
 
 /* ---- animation (nodes/anim_curve.c, nodes/anim_blend.c) ------------------------------------ */
 
