@@ -296,33 +296,38 @@ static int set_edges(sinew_cmd_t *cmd, sinew__extra *e, const plug_text *pt) {
       return plug_error(cmd, SINEW_ERANGE, pt->raw_attr, ".%s: bad vertex index in edge %zu", pt->raw_attr,
                         (size_t)first + k);
   }
-  if (grow32((void **)&m->edges, &m->cedges, (uint32_t)(last + 1) * 2, sizeof *m->edges))
+  if (grow32((void **)&m->edges, &m->cedges, (uint32_t)(last + 1) * 2, sizeof *m->edges) ||
+      grow32((void **)&m->edge_hard, &m->cehard, (uint32_t)(last + 1), sizeof *m->edge_hard))
     return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
   if ((uint32_t)last + 1 > m->nedges) {
     memset(m->edges + 2 * (size_t)m->nedges, 0, ((size_t)last + 1 - m->nedges) * 2 * sizeof *m->edges);
+    memset(m->edge_hard + m->nedges, 0, (size_t)last + 1 - m->nedges);
     m->nedges = (uint32_t)last + 1;
   }
   for (size_t k = 0; k < nedges; k++) {
-    double v0 = 0, v1 = 0;
+    double v0 = 0, v1 = 0, fl = 0;
     num_arg(cmd, 1 + 3 * k, &v0);
     num_arg(cmd, 2 + 3 * k, &v1);
+    num_arg(cmd, 3 + 3 * k, &fl);
     m->edges[2 * ((size_t)first + k)] = (uint32_t)v0;
     m->edges[2 * ((size_t)first + k) + 1] = (uint32_t)v1;
+    m->edge_hard[(size_t)first + k] = fl == 0; /* Maya's flag: 1 smooth, 0 hard */
   }
   m->active = true;
   return SINEW_OK;
 }
 
-/* .fc[a:b] -type "polyFaces": records "f N e..." (and mu / mc / fc / h, of which only h
- * matters: sinew meshes have no holes). */
+/* .fc[a:b] -type "polyFaces": records "f N e..." and "mu 0 N uv..." (the face's UVs in the
+ * first set; mc / fc and other sets are skipped) and h (sinew meshes have no holes). */
 static int read_face_records(sinew_cmd_t *cmd, sinew__extra *e, const plug_text *pt);
 static int set_faces(sinew_cmd_t *cmd, sinew__extra *e, const plug_text *pt) {
   /* a line that fails keeps none of its records (the session's mesh lines are not in the
    * graph's journal) */
   sinew__pending_mesh *m = &e->mesh;
   uint32_t nfv = m->nfv, nfaces = m->nfaces, nholes = m->nholes;
+  bool has_uvs = m->has_uvs;
   int rc = read_face_records(cmd, e, pt);
-  if (rc) m->nfv = nfv, m->nfaces = nfaces, m->nholes = nholes;
+  if (rc) m->nfv = nfv, m->nfaces = nfaces, m->nholes = nholes, m->has_uvs = has_uvs;
   return rc;
 }
 
@@ -341,9 +346,12 @@ static int read_face_records(sinew_cmd_t *cmd, sinew__extra *e, const plug_text 
       return plug_error(cmd, SINEW_ESYNTAX, pt->raw_attr, ".%s: expected a record tag (f, mu, h ...)",
                         pt->raw_attr);
     i++;
+    double set = -1;
     if (strcmp(tag, "mu") == 0 || strcmp(tag, "mc") == 0) {
       if (i >= argc)
         return plug_error(cmd, SINEW_ESYNTAX, pt->raw_attr, ".%s: truncated %s record", pt->raw_attr, tag);
+      int rc = num_arg(cmd, i, &set);
+      if (rc) return rc;
       i++; /* the set index */
     }
     double cnt;
@@ -364,9 +372,26 @@ static int read_face_records(sinew_cmd_t *cmd, sinew__extra *e, const plug_text 
           return plug_error(cmd, SINEW_ESYNTAX, pt->raw_attr, ".%s: bad edge id", pt->raw_attr);
         m->face_edges[m->nfv + k] = (int32_t)ev;
       }
+      if (grow32((void **)&m->face_uvs, &m->cfuv, m->nfv + n, sizeof *m->face_uvs))
+        return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+      for (uint32_t k = 0; k < n; k++) m->face_uvs[m->nfv + k] = UINT32_MAX;
       m->nfv += n;
       m->face_counts[m->nfaces++] = n;
       faces++;
+    } else if (strcmp(tag, "mu") == 0 && set == 0) {
+      /* the UVs of the face just read, one per face-vertex */
+      uint32_t n = (uint32_t)cnt;
+      if (!m->nfaces || n != m->face_counts[m->nfaces - 1])
+        return sinew_cmd_error(cmd, SINEW_ESYNTAX, ".%s: a mu record of %u UVs does not follow a face of as many vertices",
+                               pt->raw_attr, n);
+      for (uint32_t k = 0; k < n; k++) {
+        double uv;
+        if ((rc = num_arg(cmd, i + k, &uv))) return rc;
+        if (uv != floor(uv) || uv < 0 || uv >= 4294967295.0)
+          return sinew_cmd_error(cmd, SINEW_ESYNTAX, ".%s: bad UV id", pt->raw_attr);
+        m->face_uvs[m->nfv - n + k] = (uint32_t)uv;
+      }
+      m->has_uvs = true;
     } else if (strcmp(tag, "h") == 0) {
       m->nholes++;
     } else if (strcmp(tag, "mu") && strcmp(tag, "mc") && strcmp(tag, "fc")) {
@@ -908,17 +933,22 @@ static int set_attr(sinew_cmd_t *cmd);
  * a number". */
 /* An IK joint's rotate is fed by its handle (docs/rigging.md#ik); setAttr on it sets the FK
  * rotation the handle blends with by ikBlend (the joint's hidden sinewFkRotate), as Maya lets an
- * IK joint's rotate be set. */
+ * IK joint's rotate be set. A spline handle's start joint's translate likewise (sinewFkTranslate). */
 static void ik_fk_redirect(sinew_graph_t *g, sinew_plug_t *p) {
   if (!sinew_node_type_is_a(sinew_node_type(g, p->node), "joint")) return;
-  uint32_t r = sinew_node_attr(g, p->node, "rotate"), f = sinew_node_attr(g, p->node, "sinewFkRotate");
-  if (r == UINT32_MAX || f == UINT32_MAX || p->attr < r || p->attr > r + 3) return;
-  sinew_plug_t rp = sinew_plug_make(p->node, r, 0, NULL), src;
-  sinew_attr_info_t info;
-  if (!sinew_plug_source(g, &rp, &src) || sinew_node_attr_info(g, src.node, src.attr, &info) ||
-      strcmp(info.name, "sinewIkRotate") != 0)
+  static const char *const pairs[2][3] = {{"rotate", "sinewFkRotate", "sinewIkRotate"},
+                                          {"translate", "sinewFkTranslate", "sinewIkRootTranslate"}};
+  for (int i = 0; i < 2; i++) {
+    uint32_t r = sinew_node_attr(g, p->node, pairs[i][0]), f = sinew_node_attr(g, p->node, pairs[i][1]);
+    if (r == UINT32_MAX || f == UINT32_MAX || p->attr < r || p->attr > r + 3) continue;
+    sinew_plug_t rp = sinew_plug_make(p->node, r, 0, NULL), src;
+    sinew_attr_info_t info;
+    if (!sinew_plug_source(g, &rp, &src) || sinew_node_attr_info(g, src.node, src.attr, &info) ||
+        strcmp(info.name, pairs[i][2]) != 0)
+      return;
+    p->attr = f + (p->attr - r);
     return;
-  p->attr = f + (p->attr - r);
+  }
 }
 
 static int cmd_set_attr(sinew_cmd_t *cmd) {

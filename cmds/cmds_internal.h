@@ -61,6 +61,11 @@ typedef struct sinew__pending_mesh {
   uint32_t *face_counts;
   uint32_t nfv, cfv, nfaces, cfaces;
   uint32_t nholes;     /* h records seen (sinew meshes have no holes) */
+  uint8_t *edge_hard;  /* per edge: its .ed flag was 0 (a hard edge) */
+  uint32_t cehard;
+  uint32_t *face_uvs;  /* per face-vertex: its UV in set 0 (mu 0 records), UINT32_MAX none */
+  uint32_t cfuv;
+  bool has_uvs;        /* a mu 0 record was seen */
   bool active;
 } sinew__pending_mesh;
 

@@ -520,6 +520,18 @@ static void write_mesh_geometry(writer *w, sinew_node_t n) {
     if (!edges || !fe || sinew_mesh_edges_from_faces(t, edges, &ne, fe)) {
       w->rc = SINEW_ENOMEM;
     } else {
+      /* the UVs the faces name, unless the node holds UV points of its own (written with its
+       * values) */
+      sinew_plug_t uvsp;
+      if (t->uvs && t->nuvs && (sinew_plug_parse_attr(w->g, n, "uvst[0].uvsp", &uvsp) ||
+                                !sinew_plug_indices(w->g, &uvsp, NULL, 0))) {
+        sinew__buf_printf(&w->b, "\tsetAttr -s %u \".uvst[0].uvsp[0:%u]\" -type \"float2\"", t->nuvs, t->nuvs - 1);
+        for (uint32_t i = 0; i < 2 * t->nuvs; i++) {
+          put(w, " ");
+          sinew__buf_num_float(&w->b, (double)t->uvs[i]);
+        }
+        put(w, ";\n");
+      }
       sinew__buf_printf(&w->b, "\tsetAttr -s %u \".ed[0:%u]\"", ne, ne - 1);
       for (uint32_t i = 0; i < ne; i++) sinew__buf_printf(&w->b, " %u %u 0", edges[2 * i], edges[2 * i + 1]);
       put(w, ";\n");
@@ -529,6 +541,13 @@ static void write_mesh_geometry(writer *w, sinew_node_t n) {
         sinew__buf_printf(&w->b, "\n\t\tf %u", t->face_counts[f]);
         for (uint32_t k = 0; k < t->face_counts[f]; k++)
           sinew__buf_printf(&w->b, " %d", fe[t->face_offsets[f] + k]);
+        bool uvs = t->face_uvs != NULL; /* the face's UVs when every vertex has one */
+        for (uint32_t k = 0; uvs && k < t->face_counts[f]; k++) uvs = t->face_uvs[t->face_offsets[f] + k] != UINT32_MAX;
+        if (uvs) {
+          sinew__buf_printf(&w->b, "\n\t\tmu 0 %u", t->face_counts[f]);
+          for (uint32_t k = 0; k < t->face_counts[f]; k++)
+            sinew__buf_printf(&w->b, " %u", t->face_uvs[t->face_offsets[f] + k]);
+        }
       }
       put(w, ";\n");
     }

@@ -148,6 +148,8 @@ static void pending_mesh_free(sinew__pending_mesh *m) {
   sinew_free(m->edges);
   sinew_free(m->face_edges);
   sinew_free(m->face_counts);
+  sinew_free(m->face_uvs);
+  sinew_free(m->edge_hard);
   memset(m, 0, sizeof *m);
 }
 
@@ -1364,6 +1366,50 @@ int sinew__implicit_attr(sinew_session_t *s, sinew_node_t n, const char *attr_pa
 
 /* ---- meshes from ed / fc lines ------------------------------------------------------------------------ */
 
+/* The mesh with the UVs of its mu 0 records, their (u, v) from the node's uvst[0].uvsp (read by
+ * then: files write them before the faces); a UV index with no uvsp element is none. */
+static int attach_uvs(sinew_graph_t *g, sinew_node_t n, sinew__pending_mesh *m, sinew_data_t **mesh) {
+  sinew_plug_t arr;
+  if (sinew_plug_parse_attr(g, n, "uvst[0].uvsp", &arr)) return SINEW_OK; /* no UV set attribute */
+  size_t cnt = sinew_plug_indices(g, &arr, NULL, 0);
+  int32_t *idx = sinew_malloc((cnt ? cnt : 1) * sizeof *idx);
+  if (!idx) return SINEW_ENOMEM;
+  cnt = sinew_plug_indices(g, &arr, idx, cnt);
+  uint32_t nuvs = cnt && idx[cnt - 1] >= 0 ? (uint32_t)idx[cnt - 1] + 1 : 0;
+  float *uv = sinew_malloc((nuvs ? nuvs : 1) * 2 * sizeof *uv);
+  uint8_t *have = sinew_malloc(nuvs ? nuvs : 1);
+  int rc = uv && have ? SINEW_OK : SINEW_ENOMEM;
+  if (!rc) memset(have, 0, nuvs ? nuvs : 1);
+  for (size_t i = 0; i < cnt && !rc; i++) {
+    sinew_plug_t e;
+    double v[2] = {0, 0};
+    if (idx[i] < 0 || sinew_plug_element(g, &arr, idx[i], &e) || sinew_get_doubles(g, &e, v, 2, NULL)) continue;
+    uv[2 * idx[i]] = (float)v[0];
+    uv[2 * idx[i] + 1] = (float)v[1];
+    have[idx[i]] = 1;
+  }
+  for (uint32_t i = 0; i < m->nfv && !rc; i++)
+    if (m->face_uvs[i] != UINT32_MAX && (m->face_uvs[i] >= nuvs || !have[m->face_uvs[i]])) m->face_uvs[i] = UINT32_MAX;
+  /* per face-vertex: whether the edge leaving it is hard (.ed flag 0) */
+  uint8_t *hard = !rc && m->edge_hard ? sinew_malloc(m->nfv ? m->nfv : 1) : NULL;
+  if (hard)
+    for (uint32_t i = 0; i < m->nfv; i++) {
+      int32_t fe = m->face_edges[i];
+      uint32_t id = fe >= 0 ? (uint32_t)fe : (uint32_t)~fe;
+      hard[i] = id < m->nedges ? m->edge_hard[id] : 0;
+    }
+  sinew_data_t *with = NULL;
+  if (!rc && !(rc = sinew_mesh_set_uvs(*mesh, nuvs, uv, m->face_uvs, hard, &with))) {
+    sinew_data_unref(*mesh);
+    *mesh = with;
+  }
+  sinew_free(idx);
+  sinew_free(uv);
+  sinew_free(have);
+  sinew_free(hard);
+  return rc;
+}
+
 int sinew__finish_mesh(sinew_session_t *s, sinew_node_t n) {
   sinew__scene *sc = s->scene;
   sinew__extra *e = sinew__extra_get(sc, n, false);
@@ -1406,6 +1452,7 @@ int sinew__finish_mesh(sinew_session_t *s, sinew_node_t n) {
   sinew_data_t *mesh = NULL;
   rc = sinew_mesh_create(npoints, m->nfaces, m->face_counts, fv, &mesh);
   sinew_free(fv);
+  if (!rc && m->has_uvs) rc = attach_uvs(g, n, m, &mesh);
   if (!rc) {
     rc = sinew_mesh_node_set(g, n, mesh);
     if (!rc) {

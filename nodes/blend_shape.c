@@ -46,7 +46,7 @@ static const sinew_attr_desc_t bs_attrs[] = {
     {.name = "inputTargetItem", .short_name = "iti", .type = SINEW_ATTR_COMPOUND, .parent = "inputTargetGroup",
      .flags = F_ARR},
     {.name = "inputGeomTarget", .short_name = "igt", .type = SINEW_ATTR_DATA, .parent = "inputTargetItem",
-     .flags = F_GEOM_IN, .data_type = &sinew_mesh_data_type},
+     .flags = F_GEOM_IN}, /* a mesh or a curve (any geometry a deformer takes) */
     {.name = "inputPointsTarget", .short_name = "ipt", .type = SINEW_ATTR_DATA, .parent = "inputTargetItem",
      .data_type = &sinew_point_array_data_type},
     {.name = "inputComponentsTarget", .short_name = "ict", .type = SINEW_ATTR_DATA, .parent = "inputTargetItem",
@@ -577,7 +577,7 @@ static int bs_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
   }
   sinew_data_t *out = NULL;
   if (mesh && en != 0 && state != 1 && state != 4) rc = deform(g, n, st, k, in, en, &out);
-  if (!rc) rc = sinew_compute_set_data(ctx, plug, out ? out : in);
+  if (!rc) rc = sinew__deformer_set_output(ctx, plug, &ig, out ? out : in);
   sinew_data_unref(in);
   return rc;
 }

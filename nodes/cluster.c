@@ -264,7 +264,7 @@ static int cluster_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
     }
     st->evaluations++;
   }
-  if (!rc) rc = sinew_compute_set_data(ctx, plug, out ? out : in);
+  if (!rc) rc = sinew__deformer_set_output(ctx, plug, &ig, out ? out : in);
 done:
   sinew_data_unref(in);
   return rc;

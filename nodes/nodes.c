@@ -26,6 +26,7 @@ int sinew_nodes_register(sinew_graph_t *g) {
   if (!rc) rc = sinew__register_constraint_types(g);
   if (!rc) rc = sinew__register_ik_types(g);
   if (!rc) rc = sinew__register_curve_types(g);
+  if (!rc) rc = sinew__register_follicle_types(g);
   return rc;
 }
 

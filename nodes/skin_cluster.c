@@ -366,7 +366,7 @@ static int skin_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
   sinew_get_double(g, &pns, &state);
   sinew_get_double(g, &pskm, &method);
   if (!mesh || en == 0 || state == 1 || state == 4) { /* pass the input through, copying nothing */
-    int rc = sinew_compute_set_data(ctx, plug, in);
+    int rc = sinew__deformer_set_output(ctx, plug, &ig, in);
     sinew_data_unref(in);
     return rc;
   }
@@ -439,7 +439,7 @@ static int skin_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
     /* deformer set membership: a post-pass, so the kernels stay whole-mesh */
     if (op) rc = sinew__deformer_restore_nonmembers(g, n, k, mesh, op, j.out_normals, &st->members);
   }
-  if (!rc) rc = sinew_compute_set_data(ctx, plug, out);
+  if (!rc) rc = sinew__deformer_set_output(ctx, plug, &ig, out);
   sinew_data_unref(in);
   return rc;
 }

@@ -15,16 +15,17 @@ extern "C" {
  * byte for byte, and the vertex ranges they name, so deformers can use them. */
 SINEW_API const sinew_data_type_t sinew_component_list_data_type;
 
-/* Items may be any component ("f[2]", "e[0:3]", "cv[1][2]"); vertices ("vtx[i]", "vtx[a:b]",
- * "vtx[*]") are parsed into ranges. SINEW_EINVAL for an empty item, a malformed vtx item
- * (a bad number, b < a, a negative index) or a name without a bracket. */
+/* Items may be any component ("f[2]", "e[0:3]", a surface's "cv[1][2]"); points are parsed
+ * into ranges: a mesh's vertices ("vtx[i]", "vtx[a:b]", "vtx[*]") and a curve's CVs ("cv[i]",
+ * "cv[a:b]", "cv[*]", one index). SINEW_EINVAL for an empty item, a malformed point item (a
+ * bad number, b < a, a negative index) or a name without a bracket. */
 SINEW_API int sinew_component_list_create(const char *const *items, size_t count, sinew_data_t **out);
 /* The number of items and item i (borrowed from the block), NULL past the end or for a block
  * of another type. */
 SINEW_API size_t sinew_component_list_count(const sinew_data_t *list);
 SINEW_API const char *sinew_component_list_item(const sinew_data_t *list, size_t i);
-/* The vertex ranges (inclusive pairs, ascending as written; "vtx[*]" is 0..INT32_MAX) and
- * whether items other than vertices are present. Returns the number of ranges; *ranges (may be
+/* The point ranges (vtx[] and curve cv[] items; inclusive pairs, ascending as written; "vtx[*]"
+ * is 0..INT32_MAX) and whether items other than points are present. Returns the number of ranges; *ranges (may be
  * NULL) is borrowed from the block. */
 SINEW_API size_t sinew_component_list_vertices(const sinew_data_t *list, const int32_t **ranges,
                                                bool *has_other);
