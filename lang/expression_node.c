@@ -51,6 +51,7 @@ typedef struct expr_state {
   int option;           /* unitOption */
   bool always;          /* alwaysEvaluate */
   int angle, linear, tunit; /* the scene's units the factors were worked out with */
+  uint64_t units_serial;    /* sinew_scene_units_serial() then */
   double fps;
   uint64_t evaluations, faults;
 } expr_state;
@@ -115,6 +116,7 @@ static double unit_factor(const expr_state *s, uint8_t unit) {
 
 /* The scene's units, as far as s uses them; true when one changed since they were read. */
 static bool read_units(sinew_graph_t *g, expr_state *s) {
+  s->units_serial = sinew_scene_units_serial();
   int angle = s->angle, linear = s->linear, tunit = s->tunit;
   if (s->units_used & (1u << UNIT_ANGLE)) angle = (int)sinew_scene_angle_unit(g);
   if (s->units_used & (1u << UNIT_LINEAR)) linear = (int)sinew_scene_linear_unit(g);
@@ -268,7 +270,7 @@ static int evaluate(sinew_compute_t *ctx, expr_state *s) {
   sinew_expr_t *e = s->expr;
   if (!s->wired) wire(g, n, s);
   /* a change of the scene's units changes the factors (only the units the wiring uses) */
-  if (s->units_used && read_units(g, s))
+  if (s->units_used && s->units_serial != sinew_scene_units_serial() && read_units(g, s))
     for (size_t j = 0; j < sinew_expr_input_count(e) + s->nouts; j++)
       s->wires[j].factor = unit_factor(s, s->wires[j].unit);
   double seconds = 0;
