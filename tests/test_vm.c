@@ -148,7 +148,10 @@ static const char *const TYPED_TEXTS[] = {
     "float $inf = .I[0] * 1e308 * 10; float $nan = $inf - $inf; .O[0] = ($nan < 1) + 2 * ($nan <= 1) + "
     "4 * ($nan > 1) + 8 * ($nan >= 1) + 16 * ($nan == $nan) + 32 * ($nan != $nan) + 64 * !$nan;",
     "vector $n = <<.I[0], 1, 1>> * 1e308 * 10; $n = $n - $n; .O[0] = ($n < 1) + 2 * ($n >= 1) + "
-    "4 * ($n == $n) + 8 * !$n;",
+    "4 * ($n == $n) + 8 * !$n + 16 * ($n <= 1) + 32 * ($n > 1) + 64 * ($n != $n);",
+    /* a NaN in compare-and-jump and in a loop's test */
+    "float $nan = .I[0] * 1e308 * 10; $nan -= $nan; int $k = 0; while ($k < 3 && !($nan >= 1)) $k++; "
+    "if ($nan == $nan) .O[0] = 1; else .O[0] = 2; if ($nan < 1) .O[1] = $k; else .O[1] = -$k;",
     ".O[0] = .I[0] > 1 ? .I[0] : -.I[0]; .O[1] = .I[1] ? 1.5 : 2.5;",
     /* statements, loops, persistent variables */
     "float $acc; $acc += .I[0]; .O[0] = $acc; int $count; $count++; .O[1] = $count;",
