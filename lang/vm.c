@@ -1087,6 +1087,12 @@ int sinew__vm_run(sinew_lang_t *L, const chunk *c, sinew_value_t *locals, vm_exp
 
 static inline double vmag3(const tcell *v) { return sqrt(v[0].f * v[0].f + v[1].f * v[1].f + v[2].f * v[2].f); }
 static inline bool vtruth(const tcell *v) { return v[0].f != 0 || v[1].f != 0 || v[2].f != 0; }
+/* a * b rounded to a double before anything is added to it (a function of its own, so that no
+ * compiler fuses it with the addition into one rounding: the generic VM rounds twice) */
+static inline double product(const tcell *a, const tcell *b) {
+  double p = a->f * b->f;
+  return p;
+}
 
 static int64_t f2i(double d) {
   if (d != d) return 0;
@@ -1258,7 +1264,8 @@ int sinew__typed_run(const tprog *P, tcell *R, vm_expr_ctx *ex) {
       [T_CALL] = &&L_T_CALL, [T_ADDVF] = &&L_T_ADDVF, [T_SUBVF] = &&L_T_SUBVF,
       [T_MULVF] = &&L_T_MULVF, [T_DIVVF] = &&L_T_DIVVF, [T_JCI] = &&L_T_JCI, [T_JCF] = &&L_T_JCF,
       [T_CALL1] = &&L_T_CALL1, [T_CLAMP] = &&L_T_CLAMP, [T_LINSTEP] = &&L_T_LINSTEP,
-      [T_SMOOTHSTEP] = &&L_T_SMOOTHSTEP, [T_MOVM] = &&L_T_MOVM};
+      [T_SMOOTHSTEP] = &&L_T_SMOOTHSTEP, [T_MOVM] = &&L_T_MOVM, [T_MULADDF] = &&L_T_MULADDF,
+      [T_ADDMULF] = &&L_T_ADDMULF, [T_MULSUBF] = &&L_T_MULSUBF, [T_SUBMULF] = &&L_T_SUBMULF};
   goto *labels[t->op];
 #else
   for (;;) switch ((topcode)t->op) {
@@ -1298,6 +1305,10 @@ int sinew__typed_run(const tprog *P, tcell *R, vm_expr_ctx *ex) {
   SIMPLE(T_ADDF, f, A->f + B->f)
   SIMPLE(T_SUBF, f, A->f - B->f)
   SIMPLE(T_MULF, f, A->f * B->f)
+  SIMPLE(T_MULADDF, f, product(A, B) + C->f)
+  SIMPLE(T_ADDMULF, f, C->f + product(A, B))
+  SIMPLE(T_MULSUBF, f, product(A, B) - C->f)
+  SIMPLE(T_SUBMULF, f, C->f - product(A, B))
   OP(T_DIVF) {
     double x = A->f, y = B->f;
     D->f = y != 0 ? x / y : tdiv(&V, t, x, y);

@@ -170,6 +170,10 @@ static const char *const TYPED_TEXTS[] = {
     /* time, frame, reading an output back, casts */
     ".O[0] = time * 2 + frame; .O[1] = .O[0] + 1; .O[2] = (int)(.I[0] * 10) + (float)3;",
     ".O[0] = (vector).I[0] * <<1, 2, 3>>; .O[1] = (int)<<3, 4, 0>>; .O[2] = int(.I[1] * 7.9);",
+    /* a product and a sum fused into one instruction, in every order, rounded as two */
+    ".O[0] = .I[0] * .I[1] + .I[2]; .O[1] = .I[2] - .I[0] * 0.1; .O[2] = .I[0] * 0.3 - .I[1] / 3;",
+    "float $x = .I[0] * 0.1; float $p; .O[0] = ($p = $x * 3) + $p; .O[1] = 1 + .I[1] * $x + .I[2] * $x;",
+    "int $i = 3; .O[0] = $i + .I[0] * 0.7; .O[1] = .I[0] * .I[1] - $i; .O[2] = (.I[0] * 1e308 * 10) - 1;",
     /* constants folded, faults of constant operators left to run time */
     ".O[0] = 2 * 3 + sin(0.5) * 4 - 1 / 4; .O[1] = 1 / 0 + .I[0]; .O[2] = 7 % 0;",
     "switch ((int).I[0]) { case 1: .O[0] = 10; break; case 2: .O[0] = 20; default: .O[1] = 5; }",
