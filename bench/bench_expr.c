@@ -232,7 +232,8 @@ static void frame_rig_make(frame_rig *r, bool native) {
       if (sinew_connect(g, &a, &b, 0, NULL)) die("connect", sinew_graph_errmsg(g));
     }
   } else {
-    sinew_expression_desc_t d = {.text = TEXT, .not_always_evaluate = true};
+    /* as the example rig makes it: alwaysEvaluate on, time1.outTime -> time */
+    sinew_expression_desc_t d = {.text = TEXT};
     if (sinew_expression_create(g, &d, &r->node)) die("expression", sinew_graph_errmsg(g));
   }
   plug_of(g, "elbow.rz", &r->rz);
