@@ -483,6 +483,9 @@ typedef enum topcode {
   T_CALL1,      /* T_CALL of one argument */
   T_CLAMP, T_LINSTEP, T_SMOOTHSTEP, /* d = f(a, b, c): the functions, without a call */
   T_MOVM,       /* a 4x4 matrix: 16 cells */
+  /* a product and a sum in one instruction, each rounded as MULF then ADDF / SUBF round them:
+   * d = a * b + c, c + a * b, a * b - c, c - a * b */
+  T_MULADDF, T_ADDMULF, T_MULSUBF, T_SUBMULF,
   T_NOPS
 } topcode;
 

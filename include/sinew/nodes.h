@@ -109,6 +109,10 @@ SINEW_API int sinew_scene_set_linear_unit(sinew_graph_t *graph, sinew_linear_uni
 SINEW_API sinew_linear_unit_t sinew_scene_linear_unit(sinew_graph_t *graph);
 SINEW_API int sinew_scene_set_angle_unit(sinew_graph_t *graph, sinew_angle_unit_t unit);
 SINEW_API sinew_angle_unit_t sinew_scene_angle_unit(sinew_graph_t *graph);
+/* A number that changes whenever the units of some scene (any graph's time node: time, linear,
+ * angle) may have changed, so that a cache of unit factors can tell it is still good with one
+ * load instead of asking each graph (thread-safe, never the same twice in a process). */
+SINEW_API uint64_t sinew_scene_units_serial(void);
 
 /* ---- animation curves ---------------------------------------------------------------------- */
 
