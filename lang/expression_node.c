@@ -29,6 +29,7 @@ typedef struct expr_wire {
   double factor;
   uint8_t unit; /* UNIT_*: the factor changes with that scene unit */
   bool matrix;  /* an input read as a matrix (inm[j] connected or set) */
+  bool fed;     /* the plug has a source */
 } expr_wire;
 
 typedef struct expr_state {
@@ -142,14 +143,16 @@ static void wire(sinew_graph_t *g, sinew_node_t n, expr_state *s) {
   for (size_t j = 0; j < nin + s->nouts; j++) {
     expr_wire *w = &s->wires[j];
     sinew_plug_t other;
-    w->matrix = false;
+    w->matrix = w->fed = false;
     w->unit = UNIT_NONE;
     if (j < nin) {
       w->plug = plug1(n, A.input_matrix, (int32_t)j);
-      w->matrix = sinew_plug_source(g, &w->plug, &other) || sinew_plug_has_value(g, &w->plug);
+      w->fed = sinew_plug_source(g, &w->plug, &other);
+      w->matrix = w->fed || sinew_plug_has_value(g, &w->plug);
       if (!w->matrix) {
         w->plug = plug1(n, A.input, (int32_t)j);
-        if (sinew_plug_source(g, &w->plug, &other)) w->unit = unit_of(g, &other, s->option);
+        w->fed = sinew_plug_source(g, &w->plug, &other);
+        if (w->fed) w->unit = unit_of(g, &other, s->option);
       }
     } else {
       w->plug = plug1(n, A.output, (int32_t)(j - nin));
@@ -180,9 +183,11 @@ static void expr_input_changed(sinew_graph_t *g, sinew_node_t n, void *state,
   if (p->attr != A.time && p->attr != A.frame) s->inputs_changed = true;
   if (p->attr == A.ixp) s->text_changed = true;
   if (p->attr == A.unit_option || p->attr == A.always_evaluate) s->wired = false;
-  /* inm[j] set on an input read as a number: it becomes a matrix input */
+  /* inm[j] set or unset (not a connected one's value flowing in): whether in[j] or inm[j] is
+   * read may change */
   if (p->attr == A.input_matrix && s->wired && p->nidx == 1 && p->idx[0] >= 0 &&
-      (size_t)p->idx[0] < sinew_expr_input_count(s->expr) && !s->wires[p->idx[0]].matrix)
+      (size_t)p->idx[0] < sinew_expr_input_count(s->expr) &&
+      !(s->wires[p->idx[0]].matrix && s->wires[p->idx[0]].fed))
     s->wired = false;
 }
 

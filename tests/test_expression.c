@@ -776,6 +776,29 @@ static void test_node_rewired(void **state) {
   assert_int_equal(sinew_node_delete(f->g, src), SINEW_OK);
   assert_close(get(f, "dst.x"), PI);
   (void)n;
+  /* inputMatrix[0] set by value, then taken back: read as a matrix, then as a number again (a
+   * number where the text wants a matrix is a fault; the output keeps its value) */
+  sinew_node_t e;
+  assert_int_equal(sinew_node_create(f->g, "expression", "byValue", &e), SINEW_OK);
+  sinew_plug_t bixp = P(f, "byValue.ixp"), bout = P(f, "byValue.out[0]"), bx = P(f, "dst.z");
+  assert_int_equal(sinew_set_string(f->g, &bixp, "matrix $m[4][4] = .I[0]; .O[0] = $m[3][0] + 1;"), SINEW_OK);
+  assert_int_equal(sinew_connect(f->g, &bout, &bx, 0, NULL), SINEW_OK);
+  set(f, "byValue.input[0]", 5);
+  get(f, "dst.z");
+  uint64_t faults = faults_of(f, e);
+  assert_true(faults > 0);
+  sinew_mat4_t m;
+  sinew_mat4_identity(&m);
+  m.m[3][0] = 41;
+  sinew_plug_t inm = P(f, "byValue.inputMatrix[0]");
+  assert_int_equal(sinew_graph_begin(f->g), SINEW_OK);
+  assert_int_equal(sinew_set_matrix(f->g, &inm, &m), SINEW_OK);
+  assert_close(get(f, "dst.z"), 42);
+  assert_int_equal(faults_of(f, e), faults);
+  assert_int_equal(sinew_graph_rollback(f->g), SINEW_OK);
+  set(f, "byValue.input[0]", 6);
+  assert_close(get(f, "dst.z"), 42);
+  assert_true(faults_of(f, e) > faults);
 }
 
 /* time is in seconds and frame in frames, at every frame rate. */
