@@ -711,6 +711,56 @@ static void test_bad_keys(void **state) {
 
 /* ---- no allocation when time changes --------------------------------------------------------- */
 
+/* A time change evaluates the compiled time curves in one batch and stores their outputs
+ * (sinew__anim_time_changed); a curve whose input is connected to time1.outTime is pulled as
+ * before. Both give bitwise the same values, at whole and fractional frames, inside the keys
+ * and in every infinity; a key edited between two frames is compiled when the curve is read,
+ * and joints driven by the curves follow. */
+static void test_time_batch_matches_pull(void **state) {
+  (void)state;
+  sinew_graph_t *g = scene();
+  sinew_node_t time1;
+  assert_int_equal(sinew_time_node(g, &time1), 0);
+  assert_int_equal(sinew_node_create(g, "joint", "j", NULL), 0);
+  const char *names[][2] = {{"e0", "p0"}, {"e1", "p1"}, {"e2", "p2"}};
+  for (int c = 0; c < 3; c++) {
+    for (int w = 0; w < 2; w++) {
+      const char *nm = names[c][w];
+      assert_int_equal(sinew_node_create(g, "animCurveTA", nm, NULL), 0);
+      for (int i = 0; i < 7; i++) key(g, nm, i, i * 0.3 + c * 0.1, cos(i * 1.7 + c), c == 2 ? 1 : 18, c == 1 ? 9 : 18);
+      char buf[64];
+      snprintf(buf, sizeof buf, "%s.pre", nm);
+      set(g, buf, c == 0 ? 4 : 5);
+      snprintf(buf, sizeof buf, "%s.pst", nm);
+      set(g, buf, c == 0 ? 3 : 1);
+      snprintf(buf, sizeof buf, "%s.wgt", nm);
+      set(g, buf, c == 1);
+      if (w == 1) {
+        snprintf(buf, sizeof buf, "%s.i", nm);
+        connect(g, "time1.o", buf);
+      }
+    }
+  }
+  connect(g, "e0.o", "j.rx");
+  for (int f = -40; f < 80; f++) {
+    double frame = f * 0.37;
+    assert_int_equal(sinew_time_set_frame(g, frame), 0);
+    if (f == 10) { /* a key edited on both curves: stale until read */
+      key(g, "e1", 3, 1.0, 4.0, 18, 18);
+      key(g, "p1", 3, 1.0, 4.0, 18, 18);
+    }
+    for (int c = 0; c < 3; c++) {
+      char e[16], p[16];
+      snprintf(e, sizeof e, "%s.o", names[c][0]);
+      snprintf(p, sizeof p, "%s.o", names[c][1]);
+      double ve = get(g, e), vp = get(g, p);
+      if (ve != vp) fail_msg("frame %g, curve %d: batch %.17g, pulled %.17g", frame, c, ve, vp);
+    }
+    assert_true(get(g, "j.rx") == get(g, "e0.o"));
+  }
+  sinew_graph_destroy(g);
+}
+
 static void test_no_alloc_on_time(void **state) {
   (void)state;
   test_alloc_install();
@@ -950,7 +1000,7 @@ int main(void) {
       cmocka_unit_test(test_set_driven_keys), cmocka_unit_test(test_pair_blend),
       cmocka_unit_test(test_blend_two_attr),  cmocka_unit_test(test_bad_keys),
       cmocka_unit_test(test_anim_layers),
-      cmocka_unit_test(test_no_alloc_on_time), cmocka_unit_test(test_alloc_failures),
+      cmocka_unit_test(test_time_batch_matches_pull), cmocka_unit_test(test_no_alloc_on_time), cmocka_unit_test(test_alloc_failures),
       cmocka_unit_test(test_save_reopen),      cmocka_unit_test(test_corpus_cylinder),
       cmocka_unit_test(test_corpus_usd_skeleton),
   };
