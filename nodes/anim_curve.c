@@ -91,10 +91,10 @@ typedef struct curve_kind {
 } curve_kind;
 
 typedef struct curve_state {
-  anim_compiled curve;
-  sinew_data_t *mem;      /* holds keys and spans */
+  anim_compiled curve;    /* first, with stale and hint: what a time change reads */
   bool stale;             /* a key attribute changed since the last compile */
   size_t hint;            /* the span used last */
+  sinew_data_t *mem;      /* holds keys and spans */
   sinew_node_t time_node; /* the scene's time node and its outTime */
   uint32_t out_time;
   bool warned_roti;       /* rotationInterpolation >= 3 was reported */
@@ -898,6 +898,7 @@ int sinew__anim_time_changed(sinew_graph_t *g) {
       outs[k] = plug0(n, A.output);
       states[k] = sinew_node_state(g, n);
       __builtin_prefetch(states[k]);
+      __builtin_prefetch((const char *)states[k] + 63); /* its end, when it spans two lines */
       k++;
     }
     for (size_t i = 0; i < k; i++)
