@@ -14,7 +14,11 @@
  * cache misses, and most plugs asked about (every set, every connect) are no end of anything. */
 static bool slot_lacks(const sinew_graph_t *g, const sinew_plug_t *p, uint32_t flag) {
   sinew__node *n = sinew__plug_node(g, p);
-  const sinew__slot *s = n ? sinew__slot_find(g, n, p, NULL) : NULL;
+  if (!n) return false;
+  const sinew__attr *a = sinew__attr_get(g, n, p->attr);
+  const sinew__slot *s = p->nidx == 0 && a->parent == SINEW__NO_ATTR
+                             ? &n->slots[a->slot_index] /* a whole top-level plug: no walk */
+                             : sinew__slot_find(g, n, p, NULL);
   return s && !(s->flags & flag);
 }
 

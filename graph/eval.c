@@ -1928,3 +1928,68 @@ int sinew_compute_set_clean(sinew_compute_t *ctx, const sinew_plug_t *p) {
   mark_clean(g, p);
   return SINEW_OK;
 }
+
+/* ---- batches --------------------------------------------------------------------------------- */
+
+/* The slot of a numeric, top-level, non-array attribute, or NULL (another kind of plug). */
+static sinew__slot *scalar_slot(const sinew_graph_t *g, const sinew_plug_t *p, sinew__node **out_n,
+                                const sinew__attr **out_a) {
+  sinew__node *n = sinew__node_get(g, p->node);
+  if (!n || p->nidx || p->attr >= sinew__node_nattrs(n)) return NULL;
+  const sinew__attr *a = sinew__attr_get(g, n, p->attr);
+  if (a->parent != SINEW__NO_ATTR || (a->flags & (SINEW_ATTR_ARRAY | SINEW__ATTR_REMOVED)) ||
+      !sinew_attr_type_is_numeric(a->type))
+    return NULL;
+  *out_n = n;
+  *out_a = a;
+  return &n->slots[a->slot_index];
+}
+
+int sinew_get_double_many(sinew_graph_t *g, const sinew_plug_t *plugs, double *out, size_t count) {
+  if (!g || (count && (!plugs || !out))) return SINEW_EINVAL;
+  for (size_t i = 0; i < count; i++) {
+    sinew__node *n = NULL;
+    const sinew__attr *a = NULL;
+    sinew__slot *s = tl_shared ? NULL : scalar_slot(g, &plugs[i], &n, &a);
+    if (s && !sinew__slot_dirtyish(s)) {
+      out[i] = sinew__slot_num(s);
+      continue;
+    }
+    int rc = sinew_get_double(g, &plugs[i], &out[i]);
+    if (rc) return rc;
+  }
+  return SINEW_OK;
+}
+
+int sinew_store_outputs(sinew_graph_t *g, const sinew_plug_t *plugs, const double *values, size_t count) {
+  if (!g || (count && (!plugs || !values))) return SINEW_EINVAL;
+  int rc = sinew__check_mutable(g, "sinew_store_outputs");
+  if (rc) return rc;
+  if (g->eval_depth || tl_shared)
+    return sinew_graph_set_error(g, SINEW_EINVAL, "sinew_store_outputs: not from inside a compute");
+  for (size_t i = 0; i < count; i++) {
+    sinew__node *n = NULL;
+    const sinew__attr *a = NULL;
+    if (!scalar_slot(g, &plugs[i], &n, &a) || !a->computed) {
+      char buf[256];
+      return sinew_graph_set_error(g, SINEW_EINVAL, "sinew_store_outputs: %s is not a numeric scalar output",
+                                   sinew__plug_str(g, &plugs[i], buf, sizeof buf));
+    }
+  }
+  push_ctx w;
+  if ((rc = begin_push(g, &w))) return rc;
+  g->pushing++;
+  for (size_t i = 0; i < count; i++) {
+    sinew__node *n = NULL;
+    const sinew__attr *a = NULL;
+    sinew__slot *s = scalar_slot(g, &plugs[i], &n, &a);
+    sinew__slot_put_num(s, normalise(a, values[i]));
+    sinew__slot_path path = {.slots = {s}, .n = 1};
+    sinew__slot_mark_clean(g, n, a, false, &path);
+    if (g->nobservers) notify_dirty(g, &plugs[i]); /* its value changed */
+    if (a->naffects || (s->flags & (SINEW__F_OUT | SINEW__F_SUB_OUT))) spread(g, &plugs[i], &w);
+  }
+  run_push(g, &w);
+  g->pushing--;
+  return SINEW_OK;
+}

@@ -681,6 +681,21 @@ SINEW_API int sinew_evaluate_parallel(sinew_graph_t *graph, const sinew_plug_t *
 /* Marks a plug dirty and pushes dirt downstream as if it had changed (dgdirty). */
 SINEW_API int sinew_dirty(sinew_graph_t *graph, const sinew_plug_t *plug);
 
+/* Batches, for the per-frame hot path of hosts and node modules (docs/graph.md "Batches").
+ * sinew_get_double_many: reads count numeric plugs into out[i], the values sinew_get_double
+ * gives each; a clean top-level scalar is read straight from its slot, anything else through
+ * sinew_get_double. Stops at the first failure and returns its code (out[0..i-1] are set).
+ * sinew_store_outputs: for a node module that evaluates many nodes of its type outside the
+ * pull (as Maya's custom evaluators do; nodes/anim_curve.c on a time change): stores
+ * values[i] in the computed output plugs[i] (a numeric, top-level, non-array output), marks it
+ * clean and dirties what depends on it, as if its compute had run. The value must be the one
+ * the node's compute gives. Every plug is checked first (SINEW_EINVAL names the first wrong
+ * one, and nothing is stored); not from inside a compute or an observer. */
+SINEW_API int sinew_get_double_many(sinew_graph_t *graph, const sinew_plug_t *plugs, double *out,
+                                    size_t count);
+SINEW_API int sinew_store_outputs(sinew_graph_t *graph, const sinew_plug_t *plugs,
+                                  const double *values, size_t count);
+
 /* ---------------------------------------------------------------------------------------------
  * Transactions and undo steps (the change journal, docs/graph.md "The change journal").
  *
