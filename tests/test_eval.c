@@ -733,12 +733,89 @@ static void test_parallel_corpus_rigs(void **state) {
   assert_int_equal(sinew_pool_set_threads(0), 0);
 }
 
+/* ---- the evaluator looks at the dirty inputs only --------------------------------------------- */
+
+#define SUM_INPUTS 70 /* more than the 64 slots a node tracks, with the base type's attributes */
+static uint32_t SUM_IN0, SUM_OUT;
+
+static int sum_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
+  if (plug->attr != SUM_OUT) return SINEW_EUNKNOWN_PLUG;
+  double total = 0, v;
+  for (uint32_t k = 0; k < SUM_INPUTS; k++) {
+    int rc = sinew_compute_get_double(ctx, SUM_IN0 + k, &v);
+    if (rc) return rc;
+    total += v;
+  }
+  return sinew_compute_set_double(ctx, plug, total);
+}
+
+/* output = the sum of 70 inputs, each declared to affect it. An input fed by a connection whose
+ * source changed is dirty; the next pull looks at that input alone among the node's first 64
+ * slots (the inputs beyond them are looked at one by one), and the sum is right whichever input
+ * changed. An input set by value is clean (setting it dirtied what it affects), so the node
+ * that feeds it looks at none of its tracked inputs. */
+static void test_inputs_checked_follow_dirt(void **state) {
+  (void)state;
+  sinew_attr_desc_t attrs[SUM_INPUTS + 1];
+  sinew_affects_t aff[SUM_INPUTS];
+  char names[SUM_INPUTS][8];
+  for (int k = 0; k < SUM_INPUTS; k++) {
+    snprintf(names[k], sizeof names[k], "i%d", k);
+    attrs[k] = (sinew_attr_desc_t){.name = names[k], .type = SINEW_ATTR_DOUBLE};
+    aff[k] = (sinew_affects_t){names[k], "output"};
+  }
+  attrs[SUM_INPUTS] = (sinew_attr_desc_t){.name = "output", .type = SINEW_ATTR_DOUBLE, .flags = SINEW_ATTR_OUTPUT};
+  sinew_graph_t *g;
+  assert_int_equal(sinew_graph_create(NULL, &g), 0);
+  const sinew_node_type_t *t;
+  assert_int_equal(sinew_register_node_type(g, &(sinew_node_type_desc_t){.name = "sum70", .attrs = attrs,
+                   .attr_count = SUM_INPUTS + 1, .affects = aff, .affects_count = SUM_INPUTS,
+                   .compute = sum_compute}, &t), 0);
+  SUM_IN0 = sinew_node_type_attr(t, "i0");
+  SUM_OUT = sinew_node_type_attr(t, "output");
+  /* the base type's attributes are all top level, so i0's id is its slot: inputs from slot 64 on
+   * are beyond the tracked ones */
+  uint64_t wide = SUM_IN0 + SUM_INPUTS > 64 ? SUM_IN0 + SUM_INPUTS - 64 : 0;
+  assert_true(wide > 0);
+  uint32_t changed[] = {3, 40, SUM_INPUTS - 1, 0};
+  enum { NCHANGED = sizeof changed / sizeof *changed };
+  sinew_node_t n, src[NCHANGED];
+  assert_int_equal(sinew_node_create(g, "sum70", "s", &n), 0);
+  for (int c = 0; c < NCHANGED; c++) {
+    assert_int_equal(sinew_node_create(g, "sum70", "src#", &src[c]), 0);
+    sinew_plug_t from = sinew_plug_make(src[c], SUM_OUT, 0, NULL);
+    sinew_plug_t to = sinew_plug_make(n, SUM_IN0 + changed[c], 0, NULL);
+    assert_int_equal(sinew_connect(g, &from, &to, 0, NULL), 0);
+  }
+  sinew_plug_t out = sinew_plug_make(n, SUM_OUT, 0, NULL);
+  double v, expect = 0;
+  assert_int_equal(sinew_get_double(g, &out, &v), 0);
+  assert_true(v == 0);
+  for (int c = 0; c < NCHANGED; c++) {
+    sinew_plug_t in = sinew_plug_make(src[c], SUM_IN0, 0, NULL);
+    assert_int_equal(sinew_set_double(g, &in, 1.5 + (double)c), 0);
+    expect += 1.5 + (double)c;
+    sinew_graph_reset_stats(g);
+    assert_int_equal(sinew_get_double(g, &out, &v), 0);
+    assert_true(v == expect);
+    sinew_graph_stats_t st;
+    sinew_graph_stats(g, &st);
+    assert_int_equal(st.computes, 2); /* the source and the sum */
+    /* the sum: the changed input's slot when it is tracked, and every untracked slot; the
+     * source: its untracked slots only */
+    uint64_t tracked = SUM_IN0 + changed[c] < 64;
+    assert_int_equal(st.inputs_checked, tracked + 2 * wide);
+  }
+  sinew_graph_destroy(g);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_reads_by_id),
       cmocka_unit_test(test_peek_kept_output),
       cmocka_unit_test(test_reads_by_id_refuse),
       cmocka_unit_test(test_world_from_kept_local),
+      cmocka_unit_test(test_inputs_checked_follow_dirt),
       cmocka_unit_test(test_parallel_random_graphs),
       cmocka_unit_test(test_parallel_undeclared_read),
       cmocka_unit_test(test_parallel_corpus_rigs),
