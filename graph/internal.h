@@ -157,17 +157,10 @@ void sinew__slot_put_num(sinew__slot *s, double v);
 int sinew__slot_put_vec(sinew__slot *s, const double *v, uint32_t n);
 uint32_t sinew__slot_vec(const sinew__slot *s, double *out);
 
-/* A multi's first element lives in the table's own block (idx and elems point at `one` and
- * `one_idx` while cap is 1), so the common one-element array (worldMatrix[0]) costs one
- * allocation and its element shares a cache line or two with the count that every dirty
- * mark, clean and lookup reads first. Larger tables move to separate arrays. */
-#define SINEW__MULTI_INLINE 1
 struct sinew__multi {
   uint32_t count, cap;
   int32_t *idx;        /* ascending logical indices */
   sinew__slot *elems;  /* parallel to idx */
-  sinew__slot one[SINEW__MULTI_INLINE];
-  int32_t one_idx[SINEW__MULTI_INLINE];
 };
 
 /* ---- nodes ------------------------------------------------------------------------------- */

@@ -117,8 +117,8 @@ void sinew__slot_release(const sinew_graph_t *g, const sinew__node *node, const 
     sinew__multi *m = s->v.multi;
     if (!m) return;
     for (uint32_t i = 0; i < m->count; i++) sinew__slot_release(g, node, a, true, &m->elems[i]);
-    if (m->idx != m->one_idx) sinew__free(m->idx);
-    if (m->elems != m->one) sinew__free(m->elems);
+    sinew__free(m->idx);
+    sinew__free(m->elems);
     sinew__free(m);
     s->v.multi = NULL;
     return;
@@ -175,25 +175,17 @@ static int64_t multi_insert(const sinew_graph_t *g, const sinew__node *node, con
   if (!m) {
     m = sinew__calloc(1, sizeof *m);
     if (!m) return -1;
-    m->idx = m->one_idx;
-    m->elems = m->one;
-    m->cap = SINEW__MULTI_INLINE;
     made = true;
   }
   uint32_t need = m->count + 1;
   if (need > m->cap) {
-    uint32_t ncap = m->cap * 2;
+    uint32_t ncap = m->cap ? m->cap * 2 : 2;
     if (ncap < need || ncap > (UINT32_MAX >> 1)) ncap = need;
-    /* the inline arrays are not the allocator's: the first growth copies out of them */
-    bool inl = m->idx == m->one_idx;
-    int32_t *ni = inl ? sinew__malloc(ncap * sizeof *ni) : sinew__realloc(m->idx, ncap * sizeof *ni);
+    int32_t *ni = sinew__realloc(m->idx, ncap * sizeof *ni);
     if (!ni) goto oom;
-    if (inl) memcpy(ni, m->one_idx, m->count * sizeof *ni);
     m->idx = ni;
-    inl = m->elems == m->one;
-    sinew__slot *ne = inl ? sinew__malloc(ncap * sizeof *ne) : sinew__realloc(m->elems, ncap * sizeof *ne);
+    sinew__slot *ne = sinew__realloc(m->elems, ncap * sizeof *ne);
     if (!ne) goto oom; /* idx grew, which is harmless */
-    if (inl) memcpy(ne, m->one, m->count * sizeof *ne);
     m->elems = ne;
     m->cap = ncap;
   }
@@ -216,7 +208,11 @@ static int64_t multi_insert(const sinew_graph_t *g, const sinew__node *node, con
   }
   return pos;
 oom: /* a table made here goes again; an existing one may keep its grown capacity */
-  if (made) sinew__free(m);
+  if (made) {
+    sinew__free(m->idx);
+    sinew__free(m->elems);
+    sinew__free(m);
+  }
   return -1;
 }
 
