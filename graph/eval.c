@@ -594,6 +594,44 @@ static int run_compute(sinew_graph_t *g, const sinew_plug_t *p) {
   return SINEW_OK;
 }
 
+/* The dirty inputs of computed plug p (attribute a of node n), queued. Only the slots that the
+ * node's maybe_dirty says may be dirty are looked at (a bit found clean is cleared), so the cost
+ * follows the dirty inputs, not the declared ones: moving a parent makes a child's worldMatrix
+ * look at its parent matrix input alone, not at its eighteen declared inputs. */
+static int need_inputs(sinew_graph_t *g, pull_ctx *pc, sinew__node *n, const sinew__attr *a,
+                       const sinew_plug_t *p) {
+  sinew_graph_stats_t *st = stats_of(g);
+  uint64_t live = a->input_slots & n->maybe_dirty;
+  for (uint64_t b = live; b; b &= b - 1) {
+    uint64_t bit = b & (~b + 1);
+    st->inputs_checked++;
+    if (!sinew__slot_dirtyish(&n->slots[__builtin_ctzll(b)])) {
+      live &= ~bit;
+      n->maybe_dirty &= ~bit;
+    }
+  }
+  if (!live && !a->inputs_wide) return SINEW_OK;
+  need_ctx nc = {pc, SINEW_OK};
+  for (uint32_t k = 0; k < a->ninputs && !nc.rc; k++) {
+    const sinew__attr *in = sinew__attr_get(g, n, a->inputs[k]), *top = in;
+    while (top->parent != SINEW__NO_ATTR) top = sinew__attr_get(g, n, top->parent);
+    if (top->slot_index < 64) {
+      if (!(live & ((uint64_t)1 << top->slot_index))) continue; /* clean, known without a look */
+    } else {
+      st->inputs_checked++;
+      if (!sinew__slot_dirtyish(&n->slots[top->slot_index])) continue;
+    }
+    if (in == top) {
+      sinew_plug_t q = sinew_plug_make(p->node, in->id, 0, NULL);
+      nc.rc = need(g, pc, &q);
+    } else {
+      each_plug(g, p->node, in->id, want_dirtyish, need_cb, &nc);
+    }
+    n = sinew__node_get(g, p->node); /* need may make slots; the node stays */
+  }
+  return nc.rc;
+}
+
 /* Phase 0 of a frame: queue what the plug needs. Returns 1 when the frame is already done. */
 static int expand(sinew_graph_t *g, pull_ctx *pc, frame *f) {
   sinew_plug_t p = f->plug;
@@ -633,21 +671,7 @@ static int expand(sinew_graph_t *g, pull_ctx *pc, frame *f) {
   f->phase = 1;
   /* A whole computed array is brought up to date element by element (below, as children):
    * compute always sees element plugs, which is what it can write. */
-  if (a->computed && !plug_whole(a, &p)) {
-    need_ctx nc = {pc, SINEW_OK};
-    for (uint32_t k = 0; k < a->ninputs && !nc.rc; k++) {
-      const sinew__attr *in = sinew__attr_get(g, n, a->inputs[k]);
-      if (in->parent == SINEW__NO_ATTR) { /* a top-level input: one flag tells whether it is needed */
-        if (!sinew__slot_dirtyish(&n->slots[in->slot_index])) continue;
-        sinew_plug_t q = sinew_plug_make(p.node, in->id, 0, NULL);
-        nc.rc = need(g, pc, &q);
-      } else {
-        each_plug(g, p.node, in->id, want_dirtyish, need_cb, &nc);
-      }
-      n = sinew__node_get(g, p.node); /* need may make slots; the node stays */
-    }
-    return nc.rc ? -1 : 0;
-  }
+  if (a->computed && !plug_whole(a, &p)) return need_inputs(g, pc, n, a, &p) ? -1 : 0;
   return need_children(g, pc, n, a, &p, s) ? -1 : 0;
 }
 
@@ -1034,6 +1058,7 @@ static int run_plan(sinew_graph_t *g, plan *pl, int threads) {
   for (int i = 0; i < threads; i++) {
     g->stats.computes += r.stats[i].computes;
     g->stats.copies += r.stats[i].copies;
+    g->stats.inputs_checked += r.stats[i].inputs_checked;
   }
   uv_rwlock_destroy(&r.rw);
   uv_cond_destroy(&r.cv);

@@ -69,6 +69,11 @@ typedef struct sinew__attr {
   uint32_t naffects;
   uint32_t *inputs;     /* attributes declared to affect this one or a parent/child of it */
   uint32_t ninputs;
+  /* The node slots those inputs live in (their top-level attributes' slot_index): bit k for
+   * slot k < 64, and inputs_wide when some input's slot is 64 or more. With the node's
+   * maybe_dirty, the evaluator looks only at inputs that may be dirty (graph/eval.c expand). */
+  uint64_t input_slots;
+  bool inputs_wide;
 } sinew__attr;
 
 typedef struct sinew__name_id {
@@ -169,6 +174,10 @@ typedef struct sinew__node {
   const sinew_node_type_t *type;
   sinew__slot *slots;      /* top-level slots: type's top attributes, then dynamic ones */
   uint32_t nslots;
+  /* Top-level slots k < 64 that may be dirty-ish: bit k is set whenever slot k can have become
+   * DIRTY or gained dirt below (graph/slot.c notes it), and cleared lazily by the evaluator when
+   * it finds the slot clean. A superset, so a clear bit means a clean slot without reading it. */
+  uint64_t maybe_dirty;
   sinew__attr *dyn;        /* dynamic attributes, ids type->nattrs + k */
   uint32_t ndyn;
   void *state;
@@ -460,6 +469,9 @@ void sinew__slot_mark_dirty(const sinew_graph_t *g, const sinew__node *node, con
                             bool element, sinew__slot_path *path);
 void sinew__slot_mark_clean(const sinew_graph_t *g, const sinew__node *node, const sinew__attr *a,
                             bool element, sinew__slot_path *path);
+/* Notes in node->maybe_dirty that the top-level slot `top` (one of node->slots, or anything
+ * else, which is ignored) may be dirty-ish. */
+void sinew__slot_note_dirty(const sinew__node *node, const sinew__slot *top);
 /* Index of a logical index in a multi, or -1. */
 int64_t sinew__multi_find(const sinew__multi *m, int32_t index);
 /* Removes the element at position pos (releasing it) and fixes dirty counts via path. */

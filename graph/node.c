@@ -786,6 +786,7 @@ static int slots_init(sinew_graph_t *g, sinew__node *node) {
       return rc;
     }
   }
+  node->maybe_dirty = ~(uint64_t)0; /* computed slots are born dirty */
   return SINEW_OK;
 }
 
@@ -1321,6 +1322,7 @@ void sinew__attr_add_swap(sinew_graph_t *g, sinew__rec *r) {
     node->slots[j->slot_index] = j->slot;
     j->slot = tmp;
   }
+  node->maybe_dirty = ~(uint64_t)0; /* slots swapped whole, with their dirt */
   for (uint32_t k = 0; k < r->u.aa.nfresh; k++) { /* a compound back with its old children */
     sinew__jslot *j = &r->u.aa.fresh[k];
     if (j->top < node->ndyn && j->slot_index < node->nslots) {
@@ -1463,6 +1465,7 @@ int sinew_node_add_attr(sinew_graph_t *g, sinew_node_t n, const sinew_attr_desc_
     }
     node->slots[a->slot_index] = fresh[k].slot;
   }
+  node->maybe_dirty = ~(uint64_t)0;
   sinew__free(fresh);
   node->nslots = ntop;
   sinew__attrs_free(olddyn, oldndyn);
@@ -1564,6 +1567,7 @@ void sinew__attr_del_swap(sinew_graph_t *g, sinew__rec *r) {
   sinew__slot t = node->slots[a->slot_index];
   node->slots[a->slot_index] = r->u.slot;
   r->u.slot = t;
+  node->maybe_dirty = ~(uint64_t)0; /* a slot swapped whole, with its dirt */
   r->held = !restore;
   if (restore) sinew__changed(g, &r->plug);
 }

@@ -17,6 +17,27 @@ bool sinew__slot_dirtyish(const sinew__slot *s) {
   return (s->flags & SINEW__F_DIRTY) || s->below > 0;
 }
 
+/* node->maybe_dirty is bookkeeping about the slots, kept by the functions that change them; they
+ * receive the node as const because they change none of its other fields. */
+void sinew__slot_note_dirty(const sinew__node *node, const sinew__slot *top) {
+  if (!node || top < node->slots || top >= node->slots + node->nslots) return;
+  size_t k = (size_t)(top - node->slots);
+  if (k < 64) ((sinew__node *)node)->maybe_dirty |= (uint64_t)1 << k;
+}
+
+/* A top-level slot found clean again leaves maybe_dirty, so the bits follow the dirt closely. */
+static void note_clean(const sinew__node *node, const sinew__slot *top) {
+  if (!node || top < node->slots || top >= node->slots + node->nslots || sinew__slot_dirtyish(top)) return;
+  size_t k = (size_t)(top - node->slots);
+  if (k < 64) ((sinew__node *)node)->maybe_dirty &= ~((uint64_t)1 << k);
+}
+
+/* Every tracked slot may be dirty: for changes that do not know which top-level slot holds the
+ * slot they made dirty (an element born dirty inside a nested table). */
+static void note_all_dirty(const sinew__node *node) {
+  if (node) ((sinew__node *)node)->maybe_dirty = ~(uint64_t)0;
+}
+
 static bool is_container(const sinew__attr *a, bool element) {
   return (a->flags & SINEW_ATTR_ARRAY) && !element;
 }
@@ -181,7 +202,10 @@ static int64_t multi_insert(const sinew_graph_t *g, const sinew__node *node, con
   m->elems[pos] = fresh;
   m->count++;
   container->v.multi = m;
-  if (sinew__slot_dirtyish(&fresh)) container->below++;
+  if (sinew__slot_dirtyish(&fresh)) {
+    container->below++;
+    note_all_dirty(node);
+  }
   return pos;
 oom: /* a table made here goes again; an existing one may keep its grown capacity */
   if (made) {
@@ -245,7 +269,6 @@ void sinew__multi_take(const sinew_graph_t *g, const sinew__node *node, sinew__s
 void sinew__multi_put(const sinew_graph_t *g, const sinew__node *node, sinew__slot_path *path,
                       int32_t index, const sinew__slot *in) {
   (void)g;
-  (void)node;
   sinew__slot *container = path->slots[path->n - 1];
   sinew__multi *m = container->v.multi;
   bool was = sinew__slot_dirtyish(container);
@@ -257,6 +280,7 @@ void sinew__multi_put(const sinew_graph_t *g, const sinew__node *node, sinew__sl
   m->count++;
   if (sinew__slot_dirtyish(in)) container->below++;
   fix_counts(path, path->n - 1, was, sinew__slot_dirtyish(container), false);
+  sinew__slot_note_dirty(node, path->slots[0]);
 }
 
 /* Walks the plug's path. With `create`, missing array elements are made and recorded. */
@@ -281,6 +305,7 @@ static int walk(sinew_graph_t *g, sinew__node *node, const sinew_plug_t *p, bool
         pos = multi_insert(g, node, a, s, index);
         if (pos < 0) return SINEW_ENOMEM;
         fix_counts(path, path->n - 1, was, sinew__slot_dirtyish(s), false);
+        sinew__slot_note_dirty(node, path->slots[0]);
         if (created) {
           sinew_plug_t e = *p;
           e.attr = a->id;
@@ -378,6 +403,7 @@ void sinew__slot_mark_dirty(const sinew_graph_t *g, const sinew__node *node, con
   bool was = sinew__slot_dirtyish(s);
   dirty_subtree(g, node, a, element, s);
   fix_counts(path, path->n - 1, was, true, false);
+  sinew__slot_note_dirty(node, path->slots[0]);
 }
 
 void sinew__slot_mark_clean(const sinew_graph_t *g, const sinew__node *node, const sinew__attr *a,
@@ -386,6 +412,7 @@ void sinew__slot_mark_clean(const sinew_graph_t *g, const sinew__node *node, con
   bool was = sinew__slot_dirtyish(s);
   clean_subtree(g, node, a, element, s);
   fix_counts(path, path->n - 1, was, false, true);
+  note_clean(node, path->slots[0]);
 }
 
 /* The numbers a value holds, for a copy into or out of a generic numeric attribute: a number,

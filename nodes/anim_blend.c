@@ -429,17 +429,20 @@ static int anim_layer_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
 int sinew__register_anim_blend_types(sinew_graph_t *g) {
   if (sinew_find_node_type(g, "pairBlend")) return SINEW_OK;
   const sinew_node_type_t *pb, *bw, *bt;
-  sinew_node_type_desc_t d = {.name = "pairBlend", .attrs = pair_blend_attrs, .attr_count = COUNT(pair_blend_attrs),
+  sinew_node_type_desc_t d = {.name = "pairBlend", .flags = SINEW_NODE_TYPE_PARALLEL,
+                              .attrs = pair_blend_attrs, .attr_count = COUNT(pair_blend_attrs),
                               .affects = pair_blend_affects, .affects_count = COUNT(pair_blend_affects),
                               .compute = pair_blend_compute};
   int rc = sinew_register_node_type(g, &d, &pb);
   if (rc) return rc;
-  d = (sinew_node_type_desc_t){.name = "blendWeighted", .attrs = blend_weighted_attrs,
+  d = (sinew_node_type_desc_t){.name = "blendWeighted", .flags = SINEW_NODE_TYPE_PARALLEL,
+                               .attrs = blend_weighted_attrs,
                                .attr_count = COUNT(blend_weighted_attrs), .affects = blend_weighted_affects,
                                .affects_count = COUNT(blend_weighted_affects), .compute = blend_weighted_compute,
                                .state_size = sizeof(blend_state), .destroy = blend_destroy};
   if ((rc = sinew_register_node_type(g, &d, &bw))) return rc;
-  d = (sinew_node_type_desc_t){.name = "blendTwoAttr", .attrs = blend_two_attrs, .attr_count = COUNT(blend_two_attrs),
+  d = (sinew_node_type_desc_t){.name = "blendTwoAttr", .flags = SINEW_NODE_TYPE_PARALLEL,
+                               .attrs = blend_two_attrs, .attr_count = COUNT(blend_two_attrs),
                                .affects = blend_two_affects, .affects_count = COUNT(blend_two_affects),
                                .compute = blend_two_compute};
   if ((rc = sinew_register_node_type(g, &d, &bt))) return rc;
@@ -477,7 +480,8 @@ int sinew__register_anim_blend_types(sinew_graph_t *g) {
   };
   static layer_type info[COUNT(layers)];
   for (size_t i = 0; i < COUNT(layers); i++) {
-    d = (sinew_node_type_desc_t){.name = layers[i].name, .parent_type = "animBlendNodeBase", .attrs = layers[i].attrs,
+    d = (sinew_node_type_desc_t){.name = layers[i].name, .parent_type = "animBlendNodeBase", .flags = SINEW_NODE_TYPE_PARALLEL,
+                                 .attrs = layers[i].attrs,
                                  .attr_count = layers[i].n, .affects = layers[i].aff, .affects_count = layers[i].naff,
                                  .compute = layers[i].kind == LAYER_ROTATION ? layer_rotation_compute : layer_compute,
                                  .user_data = &info[i]};

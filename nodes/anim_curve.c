@@ -938,7 +938,8 @@ static int register_curve_type(sinew_graph_t *g, size_t i) {
   size_t na = 2;
   for (size_t j = 0; j < NKEY_ATTRS; j++)
     affects[na++] = (sinew_affects_t){key_attr_names[j], "output"};
-  sinew_node_type_desc_t d = {.name = curve_types[i].name, .parent_type = "animCurve", .attrs = attrs,
+  sinew_node_type_desc_t d = {.name = curve_types[i].name, .parent_type = "animCurve", .flags = SINEW_NODE_TYPE_PARALLEL,
+                              .attrs = attrs,
                               .attr_count = sizeof attrs / sizeof *attrs, .affects = affects,
                               .affects_count = na, .compute = curve_compute, .user_data = (void *)k};
   const sinew_node_type_t *t;

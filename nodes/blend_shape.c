@@ -631,7 +631,8 @@ static void bs_destroy(sinew_graph_t *g, sinew_node_t n, void *state) {
 int sinew__register_blend_shape_types(sinew_graph_t *g) {
   if (sinew_find_node_type(g, "blendShape")) return SINEW_OK;
   const sinew_node_type_t *bs;
-  sinew_node_type_desc_t d = {.name = "blendShape", .parent_type = "geometryFilter", .attrs = bs_attrs,
+  sinew_node_type_desc_t d = {.name = "blendShape", .parent_type = "geometryFilter", .flags = SINEW_NODE_TYPE_PARALLEL,
+                              .attrs = bs_attrs,
                               .attr_count = sizeof bs_attrs / sizeof *bs_attrs, .affects = bs_affects,
                               .affects_count = sizeof bs_affects / sizeof *bs_affects, .compute = bs_compute,
                               .input_changed = bs_input_changed, .state_size = sizeof(bs_state),

@@ -301,7 +301,8 @@ int sinew__register_cluster_types(sinew_graph_t *g) {
                               .affects = wgf_affects, .affects_count = COUNT(wgf_affects)};
   int rc = sinew_register_node_type(g, &d, &w);
   if (rc) return rc;
-  d = (sinew_node_type_desc_t){.name = "cluster", .parent_type = "weightGeometryFilter", .attrs = cluster_attrs,
+  d = (sinew_node_type_desc_t){.name = "cluster", .parent_type = "weightGeometryFilter", .flags = SINEW_NODE_TYPE_PARALLEL,
+                               .attrs = cluster_attrs,
                                .attr_count = COUNT(cluster_attrs), .affects = cluster_affects,
                                .affects_count = COUNT(cluster_affects), .compute = cluster_compute,
                                .input_changed = cluster_input_changed, .state_size = sizeof(cluster_state),

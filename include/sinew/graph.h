@@ -432,6 +432,7 @@ typedef struct sinew_graph_stats {
   uint64_t computes;      /* compute callbacks made */
   uint64_t dirtied;       /* plugs marked dirty */
   uint64_t copies;        /* values pulled along connections */
+  uint64_t inputs_checked; /* input plugs the evaluator looked at to find what a compute needs */
   size_t nodes;
   size_t connections;
 } sinew_graph_stats_t;
