@@ -14,7 +14,10 @@
  * cache misses, and most plugs asked about (every set, every connect) are no end of anything. */
 static bool slot_lacks(const sinew_graph_t *g, const sinew_plug_t *p, uint32_t flag) {
   sinew__node *n = sinew__plug_node(g, p);
-  const sinew__slot *s = n ? sinew__slot_find(g, n, p, NULL) : NULL;
+  sinew__multi *pm = NULL;
+  uint32_t pos;
+  const sinew__slot *s = n ? sinew__slot_peek(g, n, p, NULL, &pm, &pos) : NULL;
+  if (pm) return !(pm->eflags & flag); /* an element held packed is no end of anything */
   return s && !(s->flags & flag);
 }
 
