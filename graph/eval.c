@@ -259,8 +259,11 @@ static void spread(sinew_graph_t *g, const sinew_plug_t *p, push_ctx *w) {
   sinew_node_t node = p->node;
   /* Outputs of the node that the attribute (or a parent or child of it) affects. */
   for (uint32_t k = 0; k < a->naffects; k++) each_plug(g, node, a->affects[k], NULL, push_dirty, w);
-  /* Connections leaving p or one of its parents (a top-level plug without indices has none). */
-  sinew__slot *s = slot_of(g, n, p, NULL);
+  /* Connections leaving p or one of its parents (a top-level plug without indices has none).
+   * An element held packed is no source of anything: looked at without unpacking it. */
+  sinew__multi *pm;
+  uint32_t ppos;
+  sinew__slot *s = p->nidx ? sinew__slot_peek(g, n, p, NULL, &pm, &ppos) : slot_of(g, n, p, NULL);
   if (s && (s->flags & SINEW__F_OUT))
     for (sinew__conn *c = sinew__conn_from(g, p); c; c = c->src_next) push_dirty(g, &c->dst, w);
   sinew_plug_t cur = *p, up;

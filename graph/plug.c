@@ -333,7 +333,9 @@ int sinew_plug_remove_element(sinew_graph_t *g, const sinew_plug_t *e) {
                                  sinew__plug_str(g, e, buf, sizeof buf), sinew__plug_str(g, &up, ub, sizeof ub),
                                  sinew__plug_str(g, &c->src, sb, sizeof sb));
   }
-  if (!sinew__slot_find(g, node, e, NULL))
+  sinew__multi *pm;
+  uint32_t ppos;
+  if (!sinew__slot_peek(g, node, e, NULL, &pm, &ppos) && !pm) /* one held packed stays so */
     return sinew_graph_set_error(g, SINEW_ENOTFOUND, "removeMultiInstance: %s does not exist",
                                  sinew__plug_str(g, e, buf, sizeof buf));
   /* Break connections at or inside the element. Those leaving it go first, while it still has

@@ -180,7 +180,9 @@ static sinew__multi *packed_alloc(uint32_t cap) {
 
 int sinew__multi_unpack(sinew__multi *m) {
   if (!m->vals) return SINEW_OK;
-  uint32_t cap = m->count ? m->count : 1;
+  /* the packed capacity kept: an element taken out while packed (a journal record holds it)
+   * must find its room when put back into the slot form */
+  uint32_t cap = m->cap > m->count ? m->cap : m->count ? m->count : 1;
   int32_t *ni = sinew__malloc(cap * sizeof *ni);
   sinew__slot *ne = ni ? sinew__calloc(cap, sizeof *ne) : NULL;
   if (!ne) {

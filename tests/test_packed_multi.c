@@ -362,10 +362,39 @@ static void test_remove_element(void **unused) {
   char *now = state(g, n);
   assert_string_equal(now, before);
   free(now);
+  assert_true(packed(g, &w)); /* removing an element keeps the multi packed */
+  /* undone after a read gave the multi slots in between: the element finds its room back */
+  sinew_change_t *st;
+  assert_int_equal(sinew_graph_begin(g), 0);
   assert_int_equal(sinew_plug_remove_element(g, &e), 0);
+  assert_int_equal(sinew_graph_commit_step(g, &st), 0);
+  assert_true(packed(g, &w));
+  char *removed = state(g, n);
+  sinew_plug_t e0 = weight_of(n, 2, 0);
+  touch(g, &e0);
+  assert_false(packed(g, &w));
+  assert_int_equal(sinew_change_undo(g, st), 0);
+  now = state(g, n);
+  assert_string_equal(now, before);
+  free(now);
+  assert_int_equal(sinew_change_redo(g, st), 0);
+  now = state(g, n);
+  assert_string_equal(now, removed);
+  free(now);
+  sinew_change_free(g, st);
+  /* outside a transaction */
+  sinew_plug_t e2 = weight_of(n, 2, 2);
+  assert_int_equal(sinew_plug_remove_element(g, &e2), 0);
   int32_t idx[4];
-  assert_int_equal(sinew_plug_indices(g, &w, idx, 4), 2);
-  assert_int_equal(idx[1], 2);
+  assert_int_equal(sinew_plug_indices(g, &w, idx, 4), 1);
+  assert_int_equal(idx[0], 0);
+  set_w(g, n, 3, (int32_t[]){0, 1}, (double[]){1, 2}, 2);
+  sinew_plug_t w3 = weights_of(n, 3), e31 = weight_of(n, 3, 1);
+  assert_int_equal(sinew_plug_remove_element(g, &e31), 0);
+  assert_true(packed(g, &w3));
+  assert_int_equal(sinew_plug_indices(g, &w3, idx, 4), 1);
+  assert_int_equal(sinew_plug_remove_element(g, &e31), SINEW_ENOTFOUND);
+  free(removed);
   free(before);
   sinew_graph_destroy(g);
 }
