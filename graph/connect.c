@@ -16,9 +16,12 @@ static bool slot_lacks(const sinew_graph_t *g, const sinew_plug_t *p, uint32_t f
   sinew__node *n = sinew__plug_node(g, p);
   if (!n) return false;
   const sinew__attr *a = sinew__attr_get(g, n, p->attr);
-  const sinew__slot *s = p->nidx == 0 && a->parent == SINEW__NO_ATTR
-                             ? &n->slots[a->slot_index] /* a whole top-level plug: no walk */
-                             : sinew__slot_find(g, n, p, NULL);
+  if (p->nidx == 0 && a->parent == SINEW__NO_ATTR) /* a whole top-level plug: no walk */
+    return !(n->slots[a->slot_index].flags & flag);
+  sinew__multi *pm = NULL;
+  uint32_t pos;
+  const sinew__slot *s = sinew__slot_peek(g, n, p, NULL, &pm, &pos);
+  if (pm) return !(pm->eflags & flag); /* an element held packed is no end of anything */
   return s && !(s->flags & flag);
 }
 

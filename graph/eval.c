@@ -69,6 +69,7 @@ static sinew__slot *slot_of(const sinew_graph_t *g, sinew__node *n, const sinew_
     if (a->array_depth == 1) { /* an element of a top-level array: worldMatrix[0] */
       int64_t pos = sinew__multi_find(s->v.multi, p->idx[0]);
       if (pos < 0) return NULL;
+      if (s->v.multi->vals) return sinew__slot_find(g, n, p, path); /* packed: unpacks it */
       sinew__slot *e = &s->v.multi->elems[pos];
       if (path) {
         path->slots[0] = s;
@@ -212,7 +213,7 @@ static bool requeue_slot(sinew_graph_t *g, sinew__node *n, const sinew__attr *a,
   }
   if ((a->flags & SINEW_ATTR_ARRAY) && !element) {
     sinew__multi *m = s->v.multi;
-    for (uint32_t i = 0; m && i < m->count; i++) {
+    for (uint32_t i = 0; m && !m->vals && i < m->count; i++) { /* packed: never PENDING */
       p->idx[p->nidx++] = m->idx[i];
       bool room = requeue_slot(g, n, a, true, &m->elems[i], p, w);
       p->nidx--;
@@ -258,8 +259,11 @@ static void spread(sinew_graph_t *g, const sinew_plug_t *p, push_ctx *w) {
   sinew_node_t node = p->node;
   /* Outputs of the node that the attribute (or a parent or child of it) affects. */
   for (uint32_t k = 0; k < a->naffects; k++) each_plug(g, node, a->affects[k], NULL, push_dirty, w);
-  /* Connections leaving p or one of its parents (a top-level plug without indices has none). */
-  sinew__slot *s = slot_of(g, n, p, NULL);
+  /* Connections leaving p or one of its parents (a top-level plug without indices has none).
+   * An element held packed is no source of anything: looked at without unpacking it. */
+  sinew__multi *pm;
+  uint32_t ppos;
+  sinew__slot *s = p->nidx ? sinew__slot_peek(g, n, p, NULL, &pm, &ppos) : slot_of(g, n, p, NULL);
   if (s && (s->flags & SINEW__F_OUT))
     for (sinew__conn *c = sinew__conn_from(g, p); c; c = c->src_next) push_dirty(g, &c->dst, w);
   sinew_plug_t cur = *p, up;
@@ -490,7 +494,7 @@ static int need_children(sinew_graph_t *g, pull_ctx *pc, sinew__node *n, const s
     uint32_t count = m ? m->count : 0;
     for (uint32_t i = 0; i < count; i++) {
       m = slot_of(g, n, p, NULL)->v.multi;
-      if (!sinew__slot_dirtyish(&m->elems[i])) continue;
+      if (!sinew__multi_elem_dirtyish(m, i)) continue;
       sinew_plug_t e;
       sinew_plug_element(g, p, m->idx[i], &e);
       int rc = need(g, pc, &e);
@@ -1401,6 +1405,34 @@ int sinew_set_data(sinew_graph_t *g, const sinew_plug_t *p, sinew_data_t *d) {
   return sinew__changed(g, p);
 }
 
+/* sinew_set_double_elements into a multi that is absent or packed (graph/slot.c) and not dirty:
+ * a new packed multi replaces it whole, one journal record keeping the old one. 1 when the multi
+ * is in slot form or dirty (the caller sets element by element). */
+static int set_packed(sinew_graph_t *g, sinew__node *n, const sinew__attr *a, const sinew_plug_t *arr,
+                      const int32_t *idx, const double *values, size_t count, bool jon, const char *buf) {
+  sinew__slot_path path;
+  sinew__created made = {.n = 0};
+  sinew__slot *c = slot_of(g, n, arr, &path);
+  if (c && ((c->v.multi && !c->v.multi->vals) || sinew__slot_dirtyish(c))) return 1;
+  if (!c && sinew__slot_ensure(g, n, arr, &c, &path, &made))
+    return sinew_graph_fail(g, SINEW_ENOMEM, "setAttr", "%s: out of memory", buf);
+  sinew__multi *old = NULL;
+  int rc = sinew__multi_set_packed(a, c, idx, values, count, normalise, &old);
+  if (rc) {
+    sinew__slot_unensure(g, n, &made);
+    return rc == SINEW_ENOMEM ? sinew_graph_fail(g, rc, "setAttr", "%s: out of memory", buf) : 1;
+  }
+  if (jon) {
+    sinew__jrec_created(g, &made);
+    sinew__rec *r = sinew__jpush(g, SINEW__J_MULTI);
+    r->plug = sinew__plug_key(arr);
+    r->u.multi = old;
+  } else {
+    sinew__multi_free_packed(old);
+  }
+  return sinew__changed(g, arr);
+}
+
 int sinew_set_double_elements(sinew_graph_t *g, const sinew_plug_t *arr, const int32_t *idx,
                               const double *values, size_t count) {
   sinew__node *n;
@@ -1434,6 +1466,11 @@ int sinew_set_double_elements(sinew_graph_t *g, const sinew_plug_t *arr, const i
   if (sinew__reserve_push(g) ||
       (jon && (count > UINT32_MAX / 4 || sinew__jreserve(g, (uint32_t)(2 * count + SINEW_PLUG_MAX_INDICES)))))
     return sinew_graph_fail(g, SINEW_ENOMEM, "setAttr", "%s: out of memory", buf);
+  if (count && !a->computed && !(a->flags & SINEW_ATTR_GENERIC_NUMERIC)) {
+    rc = set_packed(g, n, a, arr, idx, values, count, jon, buf);
+    if (rc <= 0) return rc;
+    rc = SINEW_OK; /* in slot form: element by element */
+  }
   /* Make every element first, remembering each one made (the arrays above the elements too,
    * "wl[v]" for "wl[v].w"), so that a failure changes nothing. */
   size_t cap = count + SINEW_PLUG_MAX_INDICES;
@@ -1599,7 +1636,7 @@ int sinew_get_double_elements(sinew_graph_t *g, const sinew_plug_t *arr, int32_t
   uint32_t count = m ? m->count : 0;
   for (uint32_t i = 0; i < count && i < cap; i++) {
     if (idx) idx[i] = m->idx[i];
-    if (values) values[i] = sinew__slot_num(&m->elems[i]);
+    if (values) values[i] = sinew__multi_elem_num(m, i);
   }
   if (out_count) *out_count = count;
   return SINEW_OK;

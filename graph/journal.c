@@ -226,6 +226,13 @@ static void apply(sinew_graph_t *g, sinew__rec *r) {
     case SINEW__J_ATTR_DEL: sinew__attr_del_swap(g, r); break;
     case SINEW__J_NODE: sinew__node_detach_swap(g, r); break;
     case SINEW__J_ATTR_ADD: sinew__attr_add_swap(g, r); break;
+    case SINEW__J_MULTI: {
+      sinew__node *n = sinew__node_get(g, r->plug.node);
+      if (!n) break;
+      sinew__multi_swap(g, n, &r->plug, &r->u.multi);
+      sinew__changed(g, &r->plug);
+      break;
+    }
     case SINEW__J_HOST:
       g->pushing++; /* the host's swap may read the graph, not change it */
       r->u.host.ops->swap(g, r->u.host.data);
@@ -257,6 +264,10 @@ static void rec_free(sinew_graph_t *g, sinew__rec *r) {
       else if (r->vkind == SINEW__JV_DATA) sinew_data_unref(r->u.data);
       break;
     case SINEW__J_NODE: sinew__node_free_detached(g, r); break;
+    case SINEW__J_MULTI:
+      sinew__multi_free_packed(r->u.multi);
+      r->u.multi = NULL;
+      break;
     case SINEW__J_ATTR_ADD: sinew__attr_add_free(g, r); break;
     case SINEW__J_HOST:
       if (r->u.host.ops->release) r->u.host.ops->release(g, r->u.host.data, !r->held);

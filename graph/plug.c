@@ -347,7 +347,7 @@ int32_t sinew_plug_next_index(const sinew_graph_t *g, const sinew_plug_t *p) {
   int32_t want = 0;
   for (uint32_t i = 0; i < m->count; i++) {
     if (m->idx[i] > want) return want;
-    if (!(m->elems[i].flags & (SINEW__F_IN | SINEW__F_SUB_IN | SINEW__F_SET))) return m->idx[i];
+    if (!(sinew__multi_elem_flags(m, i) & (SINEW__F_IN | SINEW__F_SUB_IN | SINEW__F_SET))) return m->idx[i];
     want = m->idx[i] + 1;
   }
   return want;
@@ -373,7 +373,9 @@ int sinew_plug_remove_element(sinew_graph_t *g, const sinew_plug_t *e) {
                             sinew__plug_str(g, e, buf, sizeof buf), sinew__plug_str(g, &up, ub, sizeof ub),
                             sinew__plug_str(g, &c->src, sb, sizeof sb));
   }
-  if (!sinew__slot_find(g, node, e, NULL))
+  sinew__multi *pm;
+  uint32_t ppos;
+  if (!sinew__slot_peek(g, node, e, NULL, &pm, &ppos) && !pm) /* one held packed stays so */
     return sinew_graph_fail(g, SINEW_ENOTFOUND, "removeMultiInstance", "%s does not exist",
                             sinew__plug_str(g, e, buf, sizeof buf));
   /* Break connections at or inside the element. Those leaving it go first, while it still has
@@ -454,7 +456,10 @@ bool sinew_plug_locked(const sinew_graph_t *g, const sinew_plug_t *p) {
   if (!node) return false;
   sinew__slot_path path;
   sinew_plug_t cur = *p, up;
-  while (!sinew__slot_find(g, node, &cur, &path)) { /* an element not made yet: its array decides */
+  sinew__multi *pm;
+  uint32_t pos;
+  /* an element not made yet: its array decides; one held packed is not locked itself */
+  while (!sinew__slot_peek(g, node, &cur, &path, &pm, &pos) && !pm) {
     if (!sinew_plug_parent(g, &cur, &up)) return false;
     cur = up;
   }
@@ -476,6 +481,7 @@ static bool subtree_has_value(const sinew_graph_t *g, sinew__node *node, const s
   if (s->flags & SINEW__F_SET) return true;
   if ((a->flags & SINEW_ATTR_ARRAY) && !element) {
     const sinew__multi *m = s->v.multi;
+    if (m && m->vals) return m->count && (m->eflags & SINEW__F_SET);
     for (uint32_t i = 0; m && i < m->count; i++)
       if (subtree_has_value(g, node, a, true, &m->elems[i])) return true;
     return false;
@@ -490,7 +496,10 @@ static bool subtree_has_value(const sinew_graph_t *g, sinew__node *node, const s
 bool sinew_plug_has_value(const sinew_graph_t *g, const sinew_plug_t *p) {
   sinew__node *node = sinew__plug_node(g, p);
   if (!node) return false;
-  sinew__slot *s = sinew__slot_find(g, node, p, NULL);
+  sinew__multi *pm;
+  uint32_t pos;
+  sinew__slot *s = sinew__slot_peek(g, node, p, NULL, &pm, &pos);
+  if (pm) return (pm->eflags & SINEW__F_SET) != 0;
   if (!s) return false;
   const sinew__attr *a = sinew__attr_get(g, node, p->attr);
   return subtree_has_value(g, node, a, !sinew_plug_is_array(g, p), s);
@@ -499,7 +508,10 @@ bool sinew_plug_has_value(const sinew_graph_t *g, const sinew_plug_t *p) {
 bool sinew_plug_is_dirty(const sinew_graph_t *g, const sinew_plug_t *p) {
   sinew__node *node = sinew__plug_node(g, p);
   if (!node) return false;
-  sinew__slot *s = sinew__slot_find(g, node, p, NULL);
+  sinew__multi *pm;
+  uint32_t pos;
+  sinew__slot *s = sinew__slot_peek(g, node, p, NULL, &pm, &pos);
+  if (pm) return (pm->eflags & SINEW__F_DIRTY) != 0;
   if (!s) return sinew__attr_get(g, node, p->attr)->computed;
   return sinew__slot_dirtyish(s);
 }
