@@ -1392,6 +1392,7 @@ static int attach_uvs(sinew_graph_t *g, sinew_node_t n, sinew__pending_mesh *m, 
     if (m->face_uvs[i] != UINT32_MAX && (m->face_uvs[i] >= nuvs || !have[m->face_uvs[i]])) m->face_uvs[i] = UINT32_MAX;
   /* per face-vertex: whether the edge leaving it is hard (.ed flag 0) */
   uint8_t *hard = !rc && m->edge_hard ? sinew_malloc(m->nfv ? m->nfv : 1) : NULL;
+  if (!rc && m->edge_hard && !hard) rc = SINEW_ENOMEM;
   if (hard)
     for (uint32_t i = 0; i < m->nfv; i++) {
       int32_t fe = m->face_edges[i];
@@ -1453,14 +1454,11 @@ int sinew__finish_mesh(sinew_session_t *s, sinew_node_t n) {
   rc = sinew_mesh_create(npoints, m->nfaces, m->face_counts, fv, &mesh);
   sinew_free(fv);
   if (!rc && m->has_uvs) rc = attach_uvs(g, n, m, &mesh);
-  if (!rc) {
-    rc = sinew_mesh_node_set(g, n, mesh);
-    if (!rc) {
-      const sinew_mesh_t *mm = sinew_mesh_get(mesh);
-      e->geom_topology = mm ? mm->topology : NULL;
-    }
-    sinew_data_unref(mesh);
+  if (!rc && !(rc = sinew_mesh_node_set(g, n, mesh))) {
+    const sinew_mesh_t *mm = sinew_mesh_get(mesh);
+    e->geom_topology = mm ? mm->topology : NULL;
   }
+  sinew_data_unref(mesh); /* NULL when it was not made */
   if (m->nholes)
     sinew_log(g, SINEW_LOG_WARNING, SINEW_LOG_FILE_WARNING,
               "%s: %u face holes ignored (sinew meshes have none)", sinew_node_name(g, n), m->nholes);
