@@ -293,8 +293,8 @@ static int target_shape(sinew_cmd_t *cmd, const char *name, uint32_t npoints, bo
   return SINEW_OK;
 }
 
-/* As Maya, a target's weight is aliased to the target's name (its transform's): bs.smile is
- * bs.weight[0]. The full target (item 6000) names it, else the first item given; a name the
+/* As Maya, a target's weight is aliased to the target's name (its transform's, without its
+ * namespace): bs.smile is bs.weight[0]. The full target (item 6000) names it, else the first item given; a name the
  * node already uses (an attribute, or another weight's alias: two targets called alike) is
  * left out, and the weight keeps only its own name (**choice**: Maya's renaming is not
  * documented). */
@@ -303,6 +303,8 @@ static int bs_alias_weight(sinew_graph_t *g, const sinew_plug_t *w, const bs_tgt
   if (have && t->item != 6000) return SINEW_OK;
   sinew_node_t x = sinew_node_parent(g, t->shape);
   const char *name = sinew_node_name(g, x.gen ? x : t->shape);
+  const char *colon = name ? strrchr(name, ':') : NULL;
+  if (colon) name = colon + 1; /* "ns:smile" names the weight "smile" */
   sinew_plug_t other;
   if (!name || sinew_node_attr(g, w->node, name) != UINT32_MAX ||
       (sinew_alias_find(g, w->node, name, &other) == SINEW_OK && !sinew_plug_equal(&other, w)))

@@ -473,6 +473,9 @@ static void test_blend_shape_names_weights(void **state) {
   /* a target called as an attribute, or as another weight's alias, leaves its weight unnamed */
   run(s, "rename half envelope; blendShape -e -t base 3 envelope 1 bs; blendShape -e -t base 4 smile 1 bs");
   assert_string_equal(res(s, "listAttr -m bs.w"), "smile\nfrown\nfull\nweight[3]\nweight[4]");
+  /* a target in a namespace names the weight without it */
+  run(s, "polyCube -n \"ns:grin\"; blendShape -e -t base 5 \"ns:grin\" 1 bs");
+  assert_string_equal(res(s, "listAttr -m bs.w"), "smile\nfrown\nfull\nweight[3]\nweight[4]\ngrin");
   /* undo takes a blendShape's aliases with it */
   run(s, "blendShape -n bs3 frown base");
   assert_string_equal(res(s, "aliasAttr -q bs3"), "frown\nweight[0]");
