@@ -1477,17 +1477,11 @@ const sinew_error_t *sinew_session_error(const sinew_session_t *s) {
 }
 
 int sinew__session_error(sinew_session_t *s, int status, const char *op, const char *fmt, ...) {
-  sinew_error_t *e = &s->err;
-  char reason[sizeof e->reason]; /* the arguments may be the old fields */
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(reason, sizeof reason, fmt, ap);
+  sinew_error_setv(&s->err, status, op, fmt, ap);
   va_end(ap);
-  memset(e, 0, sizeof *e);
-  e->code = status;
-  snprintf(e->op, sizeof e->op, "%s", op ? op : "");
-  memcpy(e->reason, reason, sizeof reason);
-  sinew_error_format(e, s->errmsg, sizeof s->errmsg);
+  sinew_error_format(&s->err, s->errmsg, sizeof s->errmsg);
   return status;
 }
 
