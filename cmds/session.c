@@ -64,20 +64,8 @@ void sinew__buf_printf(sinew__buf *b, const char *fmt, ...) {
 }
 
 void sinew__buf_num(sinew__buf *b, double d) {
-  char tmp[40];
-  if (d == 0) {
-    sinew__buf_put(b, "0", 1);
-    return;
-  }
-  if (d > -1e15 && d < 1e15 && d == (double)(int64_t)d) { /* in range before the cast */
-    snprintf(tmp, sizeof tmp, "%lld", (long long)d);
-  } else {
-    for (int prec = 15; prec <= 17; prec++) {
-      snprintf(tmp, sizeof tmp, "%.*g", prec, d);
-      if (strtod(tmp, NULL) == d) break;
-    }
-  }
-  sinew__buf_puts(b, tmp);
+  char tmp[SINEW_DOUBLE_CHARS];
+  sinew__buf_put(b, tmp, sinew_format_double(d, tmp, sizeof tmp));
 }
 
 void sinew__buf_num_float(sinew__buf *b, double d) {
