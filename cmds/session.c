@@ -64,20 +64,8 @@ void sinew__buf_printf(sinew__buf *b, const char *fmt, ...) {
 }
 
 void sinew__buf_num(sinew__buf *b, double d) {
-  char tmp[40];
-  if (d == 0) {
-    sinew__buf_put(b, "0", 1);
-    return;
-  }
-  if (d > -1e15 && d < 1e15 && d == (double)(int64_t)d) { /* in range before the cast */
-    snprintf(tmp, sizeof tmp, "%lld", (long long)d);
-  } else {
-    for (int prec = 15; prec <= 17; prec++) {
-      snprintf(tmp, sizeof tmp, "%.*g", prec, d);
-      if (strtod(tmp, NULL) == d) break;
-    }
-  }
-  sinew__buf_puts(b, tmp);
+  char tmp[SINEW_DOUBLE_CHARS];
+  sinew__buf_put(b, tmp, sinew_format_double(d, tmp, sizeof tmp));
 }
 
 void sinew__buf_num_float(sinew__buf *b, double d) {
@@ -1522,17 +1510,11 @@ const sinew_error_t *sinew_session_error(const sinew_session_t *s) {
 }
 
 int sinew__session_error(sinew_session_t *s, int status, const char *op, const char *fmt, ...) {
-  sinew_error_t *e = &s->err;
-  char reason[sizeof e->reason]; /* the arguments may be the old fields */
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(reason, sizeof reason, fmt, ap);
+  sinew_error_setv(&s->err, status, op, fmt, ap);
   va_end(ap);
-  memset(e, 0, sizeof *e);
-  e->code = status;
-  snprintf(e->op, sizeof e->op, "%s", op ? op : "");
-  memcpy(e->reason, reason, sizeof reason);
-  sinew_error_format(e, s->errmsg, sizeof s->errmsg);
+  sinew_error_format(&s->err, s->errmsg, sizeof s->errmsg);
   return status;
 }
 

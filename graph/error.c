@@ -51,16 +51,23 @@ size_t sinew_error_format(const sinew_error_t *e, char *buf, size_t size) {
   return n < 0 ? 0 : (size_t)n;
 }
 
+void sinew_error_setv(sinew_error_t *e, int status, const char *op, const char *fmt, va_list ap) {
+  if (!e) return;
+  char reason[sizeof e->reason]; /* the arguments may be the old fields */
+  vsnprintf(reason, sizeof reason, fmt ? fmt : "", ap);
+  char o[sizeof e->op];
+  snprintf(o, sizeof o, "%s", op ? op : "");
+  memset(e, 0, sizeof *e);
+  e->code = status;
+  memcpy(e->op, o, sizeof o);
+  memcpy(e->reason, reason, sizeof reason);
+}
+
 int sinew__errorv(sinew_graph_t *g, int status, const char *op, const char *fmt, va_list ap) {
   if (!g) return status;
   sinew__par_lock(g);
-  sinew_error_t *e = &g->err;
-  e->code = status;
-  snprintf(e->op, sizeof e->op, "%s", op ? op : "");
-  e->node[0] = e->plug[0] = e->file[0] = e->trace[0] = 0;
-  e->line = e->column = 0;
-  vsnprintf(e->reason, sizeof e->reason, fmt, ap);
-  sinew_error_format(e, g->errmsg, sizeof g->errmsg);
+  sinew_error_setv(&g->err, status, op, fmt, ap);
+  sinew_error_format(&g->err, g->errmsg, sizeof g->errmsg);
   sinew__par_unlock(g);
   return status;
 }

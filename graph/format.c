@@ -12,6 +12,7 @@
  * is out of the exact range, are checked with strtof itself. tests/test_output.c checks the
  * result reads back and is as short as printf's shortest on a million values. */
 #include <float.h>
+#include <stdio.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -164,4 +165,22 @@ size_t sinew_format_float(float v, char out[SINEW_FLOAT_CHARS]) {
   uint64_t m = (uint64_t)llround(x / p10(k));
   if (m >= 1000000000u) m /= 10, e++;
   return compose(out, neg, m, 9, e);
+}
+
+size_t sinew_format_double(double d, char *buf, size_t size) {
+  char tmp[SINEW_DOUBLE_CHARS];
+  if (d != d) {
+    snprintf(tmp, sizeof tmp, "nan"); /* whatever its sign bit (printf may say "-nan") */
+  } else if (d == 0) {
+    snprintf(tmp, sizeof tmp, "0"); /* -0 too: "-0" would read back as the integer 0 anyway */
+  } else if (d > -1e15 && d < 1e15 && d == (double)(int64_t)d) { /* in range before the cast */
+    snprintf(tmp, sizeof tmp, "%lld", (long long)d);
+  } else {
+    for (int prec = 15; prec <= 17; prec++) { /* "inf" / "-inf" read back */
+      snprintf(tmp, sizeof tmp, "%.*g", prec, d);
+      if (strtod(tmp, NULL) == d) break;
+    }
+  }
+  int n = snprintf(buf, size, "%s", tmp);
+  return n < 0 ? 0 : (size_t)n;
 }

@@ -11,14 +11,8 @@
 
 int sinew__lang_errorv(sinew_lang_t *L, int status, const char *op, const char *fmt, va_list ap) {
   if (!L) return status;
-  char reason[sizeof L->err.reason]; /* fmt's arguments may be the old fields */
-  vsnprintf(reason, sizeof reason, fmt, ap);
-  sinew_error_t *e = &L->err;
-  memset(e, 0, sizeof *e);
-  e->code = status;
-  snprintf(e->op, sizeof e->op, "%s", op ? op : "");
-  memcpy(e->reason, reason, sizeof reason);
-  sinew_error_format(e, L->errmsg, sizeof L->errmsg);
+  sinew_error_setv(&L->err, status, op, fmt, ap);
+  sinew_error_format(&L->err, L->errmsg, sizeof L->errmsg);
   return status;
 }
 

@@ -137,8 +137,6 @@ uint8_t sinew__array_kind_of(uint8_t elem_kind);
  * number is its magnitude, number -> vector fills all three, anything -> string formats,
  * string -> number parses, scalars -> arrays of one. */
 int sinew__convert(sinew_value_t *v, uint8_t kind);
-/* Formats a number as MEL prints it (integers without a decimal point, %.*g otherwise). */
-size_t sinew__fmt_double(double d, char *buf, size_t size);
 /* The text of any value as a new string value. */
 int sinew__to_string(const sinew_value_t *v, sinew_value_t *out);
 bool sinew__truthy(const sinew_value_t *v);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "lang/lang_internal.h"
+#include "sinew/io.h"
 
 _Thread_local int sinew__lang_oom;
 
@@ -430,18 +431,6 @@ bool sinew__truthy(const sinew_value_t *v) {
   }
 }
 
-size_t sinew__fmt_double(double d, char *buf, size_t size) {
-  if (d != d) return (size_t)snprintf(buf, size, "nan");
-  if (isinf(d)) return (size_t)snprintf(buf, size, d > 0 ? "inf" : "-inf");
-  if (d == 0) return (size_t)snprintf(buf, size, "0");
-  /* The shortest of %.15g..%.17g that reads back the same double. */
-  char tmp[40];
-  for (int prec = 15; prec <= 17; prec++) {
-    snprintf(tmp, sizeof tmp, "%.*g", prec, d);
-    if (strtod(tmp, NULL) == d) break;
-  }
-  return (size_t)snprintf(buf, size, "%s", tmp);
-}
 
 /* Appends to a growable buffer; returns false on out-of-memory. */
 typedef struct sbuf {
@@ -470,7 +459,7 @@ static void sb_put(sbuf *b, const char *s, size_t n) {
 
 static void sb_num(sbuf *b, double d) {
   char t[40];
-  size_t n = sinew__fmt_double(d, t, sizeof t);
+  size_t n = sinew_format_double(d, t, sizeof t);
   sb_put(b, t, n);
 }
 
@@ -530,7 +519,7 @@ int sinew__to_string(const sinew_value_t *v, sinew_value_t *out) {
     char t[40];
     size_t n = v->kind == SINEW_VALUE_INT
                    ? (size_t)snprintf(t, sizeof t, "%lld", (long long)v->as.i)
-                   : sinew__fmt_double(v->as.f, t, sizeof t);
+                   : sinew_format_double(v->as.f, t, sizeof t);
     return sinew__str_new(t, n, out);
   }
   sbuf b = {0};

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "nodes/nodes_internal.h"
+#include "sinew/io.h"
 #include "sinew/skin.h"
 
 /* ---- scratch memory ----------------------------------------------------------------------- */
@@ -146,17 +147,6 @@ int sinew_xform_parse(const char *text, sinew_xform_t *out, const char **end) {
   return SINEW_OK;
 }
 
-/* The shortest %g form that reads back to the same double; -0 is written as 0. */
-static void shortest(double d, char *buf, size_t size) {
-  if (d == 0) {
-    snprintf(buf, size, "0");
-    return;
-  }
-  for (int prec = 1; prec <= 17; prec++) {
-    snprintf(buf, size, "%.*g", prec, d);
-    if (strtod(buf, NULL) == d) return;
-  }
-}
 
 size_t sinew_xform_format(const sinew_xform_t *x, char *buf, size_t size) {
   double v[SINEW_XFORM_VALUES];
@@ -168,7 +158,7 @@ size_t sinew_xform_format(const sinew_xform_t *x, char *buf, size_t size) {
     const char *piece = num;
     if (i < 0) piece = head;
     else if (i == SINEW_XFORM_VALUES - 1) piece = v[i] != 0 ? "yes" : "no";
-    else shortest(v[i], num, sizeof num);
+    else sinew_format_double(v[i], num, sizeof num);
     size_t len = strlen(piece) + (i >= 0 ? 1 : 0);
     if (buf && need + len < size) {
       if (i >= 0) buf[need] = ' ';

@@ -83,8 +83,6 @@ int cli_stop_status(void);
 /* rc, or the stop's status (with a message on stderr) when a stop came. */
 int cli_check_stop(const cli_common_t *c, int rc);
 
-/* Numbers as text: the shortest form that reads back to the same double ("0.5", "1e-07"). */
-void cli_format_double(double v, char *buf, size_t size);
 /* Seconds from a monotonic clock. */
 double cli_now(void);
 

@@ -189,7 +189,7 @@ const char *cli_stop_name(const cli_common_t *c) {
   static char buf[64];
   if (cli_stop == SIGALRM) {
     char t[40];
-    cli_format_double(c->timeout, t, sizeof t);
+    sinew_format_double(c->timeout, t, sizeof t);
     snprintf(buf, sizeof buf, "--timeout (%s s)", t);
     return buf;
   }
@@ -276,13 +276,6 @@ void cli_unload(cli_common_t *c, sinew_session_t *s) {
 }
 
 /* ---- small helpers -------------------------------------------------------------------------- */
-
-void cli_format_double(double v, char *buf, size_t size) {
-  for (int digits = 15; digits <= 17; digits++) {
-    snprintf(buf, size, "%.*g", digits, v);
-    if (strtod(buf, NULL) == v) return;
-  }
-}
 
 double cli_now(void) {
   struct timespec ts;

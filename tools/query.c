@@ -96,7 +96,7 @@ static void text_add(text_t *t, const char *s) {
 
 static void text_add_double(text_t *t, double v) {
   char buf[40];
-  cli_format_double(v, buf, sizeof buf);
+  sinew_format_double(v, buf, sizeof buf);
   text_add(t, buf);
 }
 
@@ -543,7 +543,7 @@ int cli_info(int argc, char **argv) {
   double frame = 0;
   sinew_time_get_frame(g, &frame);
   char fbuf[40];
-  cli_format_double(frame, fbuf, sizeof fbuf);
+  sinew_format_double(frame, fbuf, sizeof fbuf);
   sinew_time_unit_t tu = sinew_time_get_unit(g);
   printf("file: %s\n", c.file);
   printf("units: %s, %s, %s (%g fps); current frame %s\n",
@@ -553,7 +553,7 @@ int cli_info(int argc, char **argv) {
   double range[4];
   if (sinew_session_playback_range(s, range)) {
     char b[4][40];
-    for (int i = 0; i < 4; i++) cli_format_double(range[i], b[i], sizeof b[i]);
+    for (int i = 0; i < 4; i++) sinew_format_double(range[i], b[i], sizeof b[i]);
     printf("playback range: %s to %s (animation range %s to %s)\n", b[0], b[1], b[2], b[3]);
   }
   print_nodes(g);

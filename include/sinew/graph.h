@@ -16,6 +16,7 @@
 #ifndef SINEW_GRAPH_H
 #define SINEW_GRAPH_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -366,6 +367,9 @@ typedef struct sinew_error {
  * file "line <line>[, column <column>]: ...". Writes at most size bytes (NUL-terminated when
  * size > 0) and returns the length of the whole text, as snprintf. */
 SINEW_API size_t sinew_error_format(const sinew_error_t *error, char *buf, size_t size);
+/* Fills error anew: status, the operation (NULL: none) and the reason (printf-style; the
+ * arguments may point into error), every other field cleared. */
+SINEW_API void sinew_error_setv(sinew_error_t *error, int status, const char *op, const char *fmt, va_list ap);
 
 /* The last error of this graph as fields (never NULL; code 0 when none, or for a NULL graph),
  * and its text: "connectAttr: a.wm[0] -> b.ma[2]: would create a cycle through b -> a". Valid

@@ -126,6 +126,16 @@ SINEW_API void sinew_afile_batch_destroy(sinew_afile_batch_t *batch);
  * with it. */
 SINEW_API size_t sinew_format_float(float v, char out[SINEW_FLOAT_CHARS]);
 
+/* Room for any text sinew_format_double writes, with its terminating NUL. */
+#define SINEW_DOUBLE_CHARS 32
+
+/* Writes d as the shortest of printf's %.15g, %.16g and %.17g that reads back (strtod) to
+ * exactly d: whole numbers below 1e15 as integers ("100"), others as %g writes them ("0.1",
+ * "1e-07", "1.2345678901234567e+20"); 0 and -0 are "0", NaN "nan", the infinities "inf" / "-inf".
+ * The one double formatter of the library: .ma files, MEL's number to text, the CLI. Writes at
+ * most size bytes (NUL-terminated when size > 0) and returns the length of the whole text. */
+SINEW_API size_t sinew_format_double(double d, char *buf, size_t size);
+
 #ifdef __cplusplus
 }
 #endif
