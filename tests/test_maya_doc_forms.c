@@ -629,6 +629,12 @@ static void test_delete_history(void **state) {
 
 static void test_delete_history_bad(void **state) {
   (void)state;
+  /* out of memory at any allocation: the scene as it was, nothing leaked (tests/support.c) */
+  long failed = test_fault("polyCube -n arm -sy 2; select -cl; joint -n j1 -p 0 -1 0; joint -n j2 -p 0 1 0;"
+                           "skinCluster -n sk j1 arm; sets -em -n skSet; connectAttr sk.message skSet.usedBy[0];"
+                           "rotate 0 0 30 j2; setAttr armShape.pnts[1] -type float3 0 1 0",
+                           "delete -ch arm");
+  if (failed == 0) fail_msg("delete -ch: no failing allocation made it fail");
   ok("polyCube -n box; lockNode polyCube1; select -cl");
   bad("delete -ch box", "polyCube1", NULL);
   bad("delete -ch nosuch", "nosuch", NULL);
