@@ -603,6 +603,13 @@ static void test_delete_history(void **state) {
      "connectAttr polyCube2.out bShape.inMesh; delete -ch a");
   expect_typed("ls -type polyCube", "string[]", "polyCube1 polyCube2");
   expect_typed("listHistory b", "string[]", "bShape polyCube2");
+  /* named with a shape whose history goes, that shape keeps its tweak where its input stays */
+  ok("polyCube -n c; setAttr aShape.pnts[2] -type float3 0 1 0");
+  expect_nums("xform -q -ws -bb a", 6, -0.5, -0.5, -0.5, 0.5, 1.5, 0.5);
+  ok("delete -ch a c");
+  expect_typed("ls -type polyCube", "string[]", "polyCube1 polyCube2");
+  expect_nums("xform -q -ws -bb a", 6, -0.5, -0.5, -0.5, 0.5, 1.5, 0.5);
+  expect_typed("getAttr -s aShape.pnts", "int", "1");
   /* a curve made with history keeps its shape */
   ok("circle -n ctl -r 2; circle -n ref -r 2 -ch off");
   ok("delete -ch ctl");
