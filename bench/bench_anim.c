@@ -1,15 +1,19 @@
 /* bench/bench_anim.c: a frame of 10,000 animated channels (animCurveTA, 20 auto keys each)
  * through the graph, next to a plain C loop over the same Hermite segments, in the same process
- * (machines here are shared and noisy: compare ratios, not seconds).
+ * (machines here are shared and noisy: compare ratios, not seconds; best of 3 rounds, the three
+ * loops interleaved in each).
  *
- * Graph: sinew_time_set_frame (dirties the curves) and a read of every curve's output (the
- * compute finds the span from the last one and evaluates its polynomial). C loop: for every
- * channel, find the span from the last one and evaluate the same cubic.
+ * Graph: sinew_time_set_frame (which evaluates every compiled time curve in one batch and
+ * stores its output, nodes/anim_curve.c) and a read of every curve's output, either one
+ * sinew_get_double per curve or one sinew_get_double_many for all. C loop: for every channel,
+ * find the span from the last one and evaluate the same cubic. Before the timed rounds both
+ * reads are checked against each other (bitwise) and against the C loop.
  *
- * The issue asks for the graph within 2x of the loop; it is not: a read through the graph costs
- * about 1 us per channel (the pull, its checks of the curve's declared inputs, the compute
- * call, the time read and the store), against about 10 ns for the span itself, so the ratio is
- * near 100x and is set by the graph core's per-plug cost, not by the curve evaluation.
+ * The issue asks for the graph within 2x of the loop; it is not (docs/animation.md#speed):
+ * the curve evaluation itself is now as fast as the loop's, and what is left is the graph's
+ * per-node cost (finding the time curves among the nodes and checking that their input is
+ * not connected, storing each output in its node's slot, reading it back), a few cache misses
+ * per channel against the loop's two arrays walked in order.
  *
  *   bench_anim [channels [frames]]
  */
@@ -81,8 +85,9 @@ int main(int argc, char **argv) {
   sinew_graph_t *g;
   if (sinew_scene_create(NULL, &g)) die("scene", NULL);
   sinew_plug_t *outs = calloc((size_t)n, sizeof *outs);
+  double *vals = calloc((size_t)n, sizeof *vals);
   channel *chs = calloc((size_t)n, sizeof *chs);
-  if (!outs || !chs) die("memory", NULL);
+  if (!outs || !vals || !chs) die("memory", NULL);
   srand(7);
   for (long k = 0; k < n; k++) {
     sinew_node_t c;
@@ -114,32 +119,56 @@ int main(int argc, char **argv) {
       if (sinew_get_double(g, &outs[k], &v)) die("get", g);
       maxdiff = fmax(maxdiff, fabs(v - eval_c(&chs[k], round(t * 141120000.0) / 141120000.0)));
     }
+    if (sinew_get_double_many(g, outs, vals, (size_t)n)) die("get many", g);
+    for (long k = 0; k < n; k++) {
+      double v = 0;
+      sinew_get_double(g, &outs[k], &v);
+      if (v != vals[k]) die("sinew_get_double_many differs from sinew_get_double", NULL);
+    }
   }
-  double best_graph = 1e30, best_c = 1e30;
+  double best_graph = 1e30, best_many = 1e30, best_c = 1e30, best_set = 0, best_set_many = 0;
   for (int round_ = 0; round_ < 3; round_++) {
-    double t0 = now();
+    double t0 = now(), in_set = 0;
     for (long f = 0; f < frames; f++) {
+      double ts = now();
       if (sinew_time_set_frame(g, 1 + f * 0.5)) die("time", g);
+      in_set += now() - ts;
       for (long k = 0; k < n; k++) {
         double v = 0;
         sinew_get_double(g, &outs[k], &v);
         sink += v;
       }
     }
-    double t1 = now();
+    double t1 = now(), in_set_many = 0;
+    for (long f = 0; f < frames; f++) {
+      double ts = now();
+      if (sinew_time_set_frame(g, 1 + f * 0.5)) die("time", g);
+      in_set_many += now() - ts;
+      if (sinew_get_double_many(g, outs, vals, (size_t)n)) die("get many", g);
+      for (long k = 0; k < n; k++) sink += vals[k];
+    }
+    double t2 = now();
     for (long f = 0; f < frames; f++) {
       double t = round((1 + f * 0.5) / 24.0 * 141120000.0) / 141120000.0;
       for (long k = 0; k < n; k++) sink += eval_c(&chs[k], t);
     }
-    double t2 = now();
+    double t3 = now();
+    if (t1 - t0 < best_graph) best_set = in_set;
+    if (t2 - t1 < best_many) best_set_many = in_set_many;
     best_graph = fmin(best_graph, t1 - t0);
-    best_c = fmin(best_c, t2 - t1);
+    best_many = fmin(best_many, t2 - t1);
+    best_c = fmin(best_c, t3 - t2);
   }
   printf("%ld channels x %d keys, %ld frames (best of 3)\n", n, KEYS, frames);
-  printf("graph (set time, read every curve): %8.3f ms per frame\n", best_graph / frames * 1e3);
-  printf("plain C loop over the same spans:   %8.3f ms per frame\n", best_c / frames * 1e3);
-  printf("ratio %.1fx; largest difference between the two %.3g (sink %g)\n", best_graph / best_c, maxdiff, sink);
+  printf("graph, sinew_get_double per curve:     %8.3f ms per frame (setting the time %.3f)\n",
+         best_graph / frames * 1e3, best_set / frames * 1e3);
+  printf("graph, one sinew_get_double_many:      %8.3f ms per frame (setting the time %.3f)\n",
+         best_many / frames * 1e3, best_set_many / frames * 1e3);
+  printf("plain C loop over the same spans:      %8.3f ms per frame\n", best_c / frames * 1e3);
+  printf("ratio to the C loop: %.1fx per curve, %.1fx batched; largest difference %.3g (sink %g)\n",
+         best_graph / best_c, best_many / best_c, maxdiff, sink);
   free(outs);
+  free(vals);
   free(chs);
   sinew_graph_destroy(g);
   return 0;

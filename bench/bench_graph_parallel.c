@@ -12,15 +12,20 @@
  * per-frame times, the ratio is serial / parallel. Every frame's points are compared bitwise
  * between the modes (the same pose is set again before each). The CPU time the process used
  * over the wall time, per mode, tells whether two threads did work at once (near 2) when the
- * machine is too busy for the times to show it.
+ * machine is too busy for the times to show it. The serial mode also times each mesh on its own:
+ * the slower of the two is what two threads could do at best, so parallel / that bound is the
+ * scheduler's own cost, apart from the machine's load (printed before and after, from
+ * getloadavg: the 1-minute load over the CPU count says how much of the machine was free).
  *
  *   bench_graph_parallel [points [rounds [frames-per-round]]]
  */
+#define _DEFAULT_SOURCE /* getloadavg */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "sinew/sinew.h"
 
@@ -144,15 +149,21 @@ enum { SERIAL, PARALLEL, SERIAL_KERNELS, MODES };
 static const int mode_threads[MODES] = {1, 2, 2};
 
 static double busy[MODES], wall[MODES]; /* CPU and wall seconds spent evaluating, per mode */
+static double slowest; /* the last frame's slower mesh, timed alone (serial modes) */
 
 static double frame_time(sinew_graph_t *g, rig *rigs, int frame, int mode) {
   sinew_plug_t outs[RIGS];
   for (int r = 0; r < RIGS; r++) outs[r] = rigs[r].out;
   pose(g, rigs, frame);
   double c0 = cpu_now(), t0 = now();
+  slowest = 0;
   if (mode == PARALLEL) check(sinew_evaluate_parallel(g, outs, RIGS), g, "evaluate_parallel");
   else
-    for (int r = 0; r < RIGS; r++) check(sinew_evaluate(g, &outs[r]), g, "evaluate");
+    for (int r = 0; r < RIGS; r++) {
+      double m0 = now();
+      check(sinew_evaluate(g, &outs[r]), g, "evaluate");
+      slowest = fmax(slowest, now() - m0);
+    }
   double dt = now() - t0;
   busy[mode] += cpu_now() - c0;
   wall[mode] += dt;
@@ -195,14 +206,20 @@ int main(int argc, char **argv) {
   double *t[MODES];
   for (int m = 0; m < MODES; m++)
     if (!(t[m] = malloc(sizeof(double) * (size_t)n))) check(SINEW_ENOMEM, NULL, "memory");
-  double *ratio = malloc(sizeof(double) * (size_t)n);
+  double *ratio = malloc(sizeof(double) * (size_t)n), *bound = malloc(sizeof(double) * (size_t)n);
+  if (!ratio || !bound) check(SINEW_ENOMEM, NULL, "memory");
+  double load0[3] = {0, 0, 0}, load1[3] = {0, 0, 0};
+  getloadavg(load0, 3);
   long mismatches = 0;
   int frame = 1;
   for (int round = 0; round < rounds; round++) {
     for (int m = 0; m < MODES; m++) {
       check(sinew_pool_set_threads(mode_threads[m]), NULL, "threads");
       frame_time(g, rigs, 0, m); /* warm up: threads, buffers */
-      for (int f = 0; f < frames; f++) t[m][round * frames + f] = frame_time(g, rigs, frame + f, m);
+      for (int f = 0; f < frames; f++) {
+        t[m][round * frames + f] = frame_time(g, rigs, frame + f, m);
+        if (m == SERIAL) bound[round * frames + f] = slowest;
+      }
     }
     /* bitwise: each of this round's poses evaluated serially, then again in parallel */
     for (int f = 0; f < frames; f++) {
@@ -220,6 +237,7 @@ int main(int argc, char **argv) {
     }
     frame += frames;
   }
+  getloadavg(load1, 3);
   printf("%d skinned meshes of %u points (%d joints, %d influences per point each), built in %.1f s\n", RIGS,
          npoints, JOINTS, INFL, build_s);
   printf("%d rounds of %d frames per mode, alternating; median ms per frame (both meshes):\n", rounds, frames);
@@ -229,8 +247,12 @@ int main(int argc, char **argv) {
   printf("  serial evaluation, 2 threads inside each skinCluster: %6.2f\n", mk);
   printf("  parallel vs serial: %.2fx (median of per-frame ratios %.2fx; goal >= 1.7x)\n", ms / mp,
          median(ratio, n));
+  double mb = median(bound, n) * 1e3;
+  printf("  the slower mesh alone, 1 thread (the 2-thread bound): %6.2f; parallel / bound %.2f\n", mb, mp / mb);
   printf("  CPU time / wall time while evaluating: serial %.2f, parallel %.2f, serial with 2-thread kernels %.2f\n",
          busy[SERIAL] / wall[SERIAL], busy[PARALLEL] / wall[PARALLEL], busy[SERIAL_KERNELS] / wall[SERIAL_KERNELS]);
+  printf("  load average (1 min) before %.2f, after %.2f, on %ld CPUs\n", load0[0], load1[0],
+         sysconf(_SC_NPROCESSORS_ONLN));
   printf("  results bitwise equal: %s (%ld of %d mesh frames differ)\n", mismatches ? "NO" : "yes", mismatches,
          RIGS * n);
   for (int r = 0; r < RIGS; r++) {
@@ -239,6 +261,7 @@ int main(int argc, char **argv) {
   }
   for (int m = 0; m < MODES; m++) free(t[m]);
   free(ratio);
+  free(bound);
   sinew_graph_destroy(g);
   sinew_pool_set_threads(0);
   return mismatches ? 1 : 0;

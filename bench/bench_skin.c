@@ -13,8 +13,9 @@
  * influences per point. Each frame moves one joint and pulls the skinned mesh: the joint's
  * world matrix, the skinCluster's 64 skin matrices and one pass over the points; checked
  * against a plain float loop, with the allocations made per frame counted (goal 0) and the
- * peak resident size against the raw mesh data (goal <= 2.5x; weights still cost a graph slot
- * each, see docs/ARCHITECTURE.md known gaps).
+ * peak resident size against the raw mesh data (goal <= 2.5x; the weights are held packed per
+ * vertex but each vertex still costs an element slot and a block, see docs/ARCHITECTURE.md
+ * known gaps).
  *
  *   bench_skin [points] [frames]        (SINEW_SKIN_ISA=avx2 etc. caps the path)
  */

@@ -33,6 +33,25 @@ typedef struct plug_text {
 } plug_text;
 
 /* Splits "node.attr[a:b].child" (or ".attr..." on the current node) into node and attribute. */
+
+/* Fails setAttr with a reason about plug (which the reason names): plug is the error's subject,
+ * so that the command does not name it a second time. */
+static int plug_error(sinew_cmd_t *cmd, int status, const char *plug, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+static int plug_error(sinew_cmd_t *cmd, int status, const char *plug, const char *fmt, ...) {
+  char reason[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(reason, sizeof reason, fmt, ap);
+  va_end(ap);
+  sinew_cmd_error(cmd, status, "%s", reason);
+  sinew_cmd_error_subject(cmd, NULL, plug);
+  return status;
+}
+
 static int split_plug(sinew_cmd_t *cmd, const char *text, plug_text *out) {
   sinew_session_t *s = sinew__session(cmd);
   memset(out, 0, sizeof *out);
@@ -50,7 +69,7 @@ static int split_plug(sinew_cmd_t *cmd, const char *text, plug_text *out) {
   if (dot == text) {
     out->node = s->scene->current;
     if (!sinew_node_valid(sinew_cmd_graph(cmd), out->node))
-      return sinew_cmd_error(cmd, SINEW_EINVAL, "%s: no current node (createNode or select first)", text);
+      return plug_error(cmd, SINEW_EINVAL, text, "%s: no current node (createNode or select first)", text);
   } else {
     char name[512];
     size_t n = (size_t)(dot - text);
@@ -70,14 +89,14 @@ static int split_plug(sinew_cmd_t *cmd, const char *text, plug_text *out) {
     if (*c == '[') {
       const char *colon = strchr(c, ':'), *close = strchr(c, ']');
       if (colon && close && colon < close) {
-        if (out->has_range) return sinew_cmd_error(cmd, SINEW_EINVAL, "%s: more than one range", text);
+        if (out->has_range) return plug_error(cmd, SINEW_EINVAL, text, "%s: more than one range", text);
         char *end;
         long f = strtol(c + 1, &end, 10);
-        if (end != colon) return sinew_cmd_error(cmd, SINEW_EINVAL, "%s: bad range", text);
+        if (end != colon) return plug_error(cmd, SINEW_EINVAL, text, "%s: bad range", text);
         long l = strtol(colon + 1, &end, 10);
         /* the last index stays below INT32_MAX so that loops over the range end */
         if (end != close || f < 0 || l < f || l >= INT32_MAX)
-          return sinew_cmd_error(cmd, SINEW_EINVAL, "%s: bad range [%ld:%ld]", text, f, l);
+          return plug_error(cmd, SINEW_EINVAL, text, "%s: bad range [%ld:%ld]", text, f, l);
         out->has_range = true;
         out->first = (int32_t)f;
         out->last = (int32_t)l;
@@ -258,13 +277,13 @@ static int set_edges(sinew_cmd_t *cmd, sinew__extra *e, const plug_text *pt) {
   int32_t last = pt->has_range ? pt->last : first;
   size_t nedges = (size_t)((int64_t)last - first + 1);
   if (nvals != nedges * 3)
-    return sinew_cmd_error(cmd, SINEW_EINVAL, ".%s: expected %zu values (3 per edge), got %zu",
-                           pt->raw_attr, nedges * 3, nvals);
+    return plug_error(cmd, SINEW_EINVAL, pt->raw_attr, ".%s: expected %zu values (3 per edge), got %zu",
+                      pt->raw_attr, nedges * 3, nvals);
   /* edges come in order (Maya writes them in chunks): a gap would make room for edges that
    * are never given */
   if (first < 0 || (uint32_t)first > m->nedges)
-    return sinew_cmd_error(cmd, SINEW_ERANGE, ".%s: edge %d given before edge %u", pt->raw_attr, (int)first,
-                           m->nedges);
+    return plug_error(cmd, SINEW_ERANGE, pt->raw_attr, ".%s: edge %d given before edge %u", pt->raw_attr,
+                      (int)first, m->nedges);
   /* every value checked before any is kept: a line that fails leaves the edges as they were
    * (the session's mesh lines are not in the graph's journal) */
   for (size_t k = 0; k < nedges; k++) {
@@ -274,36 +293,41 @@ static int set_edges(sinew_cmd_t *cmd, sinew__extra *e, const plug_text *pt) {
         (rc = num_arg(cmd, 3 + 3 * k, &fl)))
       return rc;
     if (v0 < 0 || v1 < 0 || v0 > 1e9 || v1 > 1e9 || v0 != floor(v0) || v1 != floor(v1))
-      return sinew_cmd_error(cmd, SINEW_ERANGE, ".%s: bad vertex index in edge %zu", pt->raw_attr,
-                             (size_t)first + k);
+      return plug_error(cmd, SINEW_ERANGE, pt->raw_attr, ".%s: bad vertex index in edge %zu", pt->raw_attr,
+                        (size_t)first + k);
   }
-  if (grow32((void **)&m->edges, &m->cedges, (uint32_t)(last + 1) * 2, sizeof *m->edges))
+  if (grow32((void **)&m->edges, &m->cedges, (uint32_t)(last + 1) * 2, sizeof *m->edges) ||
+      grow32((void **)&m->edge_hard, &m->cehard, (uint32_t)(last + 1), sizeof *m->edge_hard))
     return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
   if ((uint32_t)last + 1 > m->nedges) {
     memset(m->edges + 2 * (size_t)m->nedges, 0, ((size_t)last + 1 - m->nedges) * 2 * sizeof *m->edges);
+    memset(m->edge_hard + m->nedges, 0, (size_t)last + 1 - m->nedges);
     m->nedges = (uint32_t)last + 1;
   }
   for (size_t k = 0; k < nedges; k++) {
-    double v0 = 0, v1 = 0;
+    double v0 = 0, v1 = 0, fl = 0;
     num_arg(cmd, 1 + 3 * k, &v0);
     num_arg(cmd, 2 + 3 * k, &v1);
+    num_arg(cmd, 3 + 3 * k, &fl);
     m->edges[2 * ((size_t)first + k)] = (uint32_t)v0;
     m->edges[2 * ((size_t)first + k) + 1] = (uint32_t)v1;
+    m->edge_hard[(size_t)first + k] = fl == 0; /* Maya's flag: 1 smooth, 0 hard */
   }
   m->active = true;
   return SINEW_OK;
 }
 
-/* .fc[a:b] -type "polyFaces": records "f N e..." (and mu / mc / fc / h, of which only h
- * matters: sinew meshes have no holes). */
+/* .fc[a:b] -type "polyFaces": records "f N e..." and "mu 0 N uv..." (the face's UVs in the
+ * first set; mc / fc and other sets are skipped) and h (sinew meshes have no holes). */
 static int read_face_records(sinew_cmd_t *cmd, sinew__extra *e, const plug_text *pt);
 static int set_faces(sinew_cmd_t *cmd, sinew__extra *e, const plug_text *pt) {
   /* a line that fails keeps none of its records (the session's mesh lines are not in the
    * graph's journal) */
   sinew__pending_mesh *m = &e->mesh;
   uint32_t nfv = m->nfv, nfaces = m->nfaces, nholes = m->nholes;
+  bool has_uvs = m->has_uvs;
   int rc = read_face_records(cmd, e, pt);
-  if (rc) m->nfv = nfv, m->nfaces = nfaces, m->nholes = nholes;
+  if (rc) m->nfv = nfv, m->nfaces = nfaces, m->nholes = nholes, m->has_uvs = has_uvs;
   return rc;
 }
 
@@ -312,15 +336,22 @@ static int read_face_records(sinew_cmd_t *cmd, sinew__extra *e, const plug_text 
   /* the first chunk says -type "polyFaces"; Maya leaves it out on the chunks that follow */
   const char *type = sinew_cmd_flag_string(cmd, "type", "polyFaces");
   if (strcmp(type, "polyFaces") != 0)
-    return sinew_cmd_error(cmd, SINEW_EINVAL, ".%s takes -type \"polyFaces\", not %s", pt->raw_attr, type);
+    return plug_error(cmd, SINEW_EINVAL, pt->raw_attr, ".%s takes -type \"polyFaces\", not %s", pt->raw_attr,
+                      type);
   size_t argc = sinew_cmd_argc(cmd), i = 1;
   uint32_t faces = 0;
   while (i < argc) {
     const char *tag = sinew_value_string(sinew_cmd_arg(cmd, i));
-    if (!tag) return sinew_cmd_error(cmd, SINEW_ESYNTAX, ".%s: expected a record tag (f, mu, h ...)", pt->raw_attr);
+    if (!tag)
+      return plug_error(cmd, SINEW_ESYNTAX, pt->raw_attr, ".%s: expected a record tag (f, mu, h ...)",
+                        pt->raw_attr);
     i++;
+    double set = -1;
     if (strcmp(tag, "mu") == 0 || strcmp(tag, "mc") == 0) {
-      if (i >= argc) return sinew_cmd_error(cmd, SINEW_ESYNTAX, ".%s: truncated %s record", pt->raw_attr, tag);
+      if (i >= argc)
+        return plug_error(cmd, SINEW_ESYNTAX, pt->raw_attr, ".%s: truncated %s record", pt->raw_attr, tag);
+      int rc = num_arg(cmd, i, &set);
+      if (rc) return rc;
       i++; /* the set index */
     }
     double cnt;
@@ -328,7 +359,7 @@ static int read_face_records(sinew_cmd_t *cmd, sinew__extra *e, const plug_text 
     if (rc) return rc;
     i++;
     if (cnt < 0 || cnt > 1e8 || cnt != floor(cnt) || i + (size_t)cnt > argc)
-      return sinew_cmd_error(cmd, SINEW_ESYNTAX, ".%s: bad count in a %s record", pt->raw_attr, tag);
+      return plug_error(cmd, SINEW_ESYNTAX, pt->raw_attr, ".%s: bad count in a %s record", pt->raw_attr, tag);
     if (strcmp(tag, "f") == 0) {
       uint32_t n = (uint32_t)cnt;
       if (grow32((void **)&m->face_edges, &m->cfv, m->nfv + n, sizeof *m->face_edges) ||
@@ -338,16 +369,34 @@ static int read_face_records(sinew_cmd_t *cmd, sinew__extra *e, const plug_text 
         double ev;
         if ((rc = num_arg(cmd, i + k, &ev))) return rc;
         if (ev != floor(ev) || ev < -2147483647.0 || ev > 2147483647.0)
-          return sinew_cmd_error(cmd, SINEW_ESYNTAX, ".%s: bad edge id", pt->raw_attr);
+          return plug_error(cmd, SINEW_ESYNTAX, pt->raw_attr, ".%s: bad edge id", pt->raw_attr);
         m->face_edges[m->nfv + k] = (int32_t)ev;
       }
+      if (grow32((void **)&m->face_uvs, &m->cfuv, m->nfv + n, sizeof *m->face_uvs))
+        return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+      for (uint32_t k = 0; k < n; k++) m->face_uvs[m->nfv + k] = UINT32_MAX;
       m->nfv += n;
       m->face_counts[m->nfaces++] = n;
       faces++;
+    } else if (strcmp(tag, "mu") == 0 && set == 0) {
+      /* the UVs of the face just read, one per face-vertex */
+      uint32_t n = (uint32_t)cnt;
+      if (!m->nfaces || n != m->face_counts[m->nfaces - 1])
+        return sinew_cmd_error(cmd, SINEW_ESYNTAX, ".%s: a mu record of %u UVs does not follow a face of as many vertices",
+                               pt->raw_attr, n);
+      for (uint32_t k = 0; k < n; k++) {
+        double uv;
+        if ((rc = num_arg(cmd, i + k, &uv))) return rc;
+        if (uv != floor(uv) || uv < 0 || uv >= 4294967295.0)
+          return sinew_cmd_error(cmd, SINEW_ESYNTAX, ".%s: bad UV id", pt->raw_attr);
+        m->face_uvs[m->nfv - n + k] = (uint32_t)uv;
+      }
+      m->has_uvs = true;
     } else if (strcmp(tag, "h") == 0) {
       m->nholes++;
     } else if (strcmp(tag, "mu") && strcmp(tag, "mc") && strcmp(tag, "fc")) {
-      return sinew_cmd_error(cmd, SINEW_ESYNTAX, ".%s: unknown polyFaces record '%s'", pt->raw_attr, tag);
+      return plug_error(cmd, SINEW_ESYNTAX, pt->raw_attr, ".%s: unknown polyFaces record '%s'", pt->raw_attr,
+                        tag);
     }
     i += (size_t)cnt;
   }
@@ -476,11 +525,11 @@ static int check_settable(sinew_cmd_t *cmd, sinew_graph_t *g, const plug_text *p
     char buf[600];
     if (sinew_plug_locked(g, &p)) {
       sinew_plug_format(g, &p, false, buf, sizeof buf);
-      return sinew_cmd_error(cmd, SINEW_ELOCKED, "%s is locked", buf);
+      return plug_error(cmd, SINEW_ELOCKED, buf, "%s is locked", buf);
     }
     if (sinew_plug_source(g, &p, NULL)) {
       sinew_plug_format(g, &p, false, buf, sizeof buf);
-      return sinew_cmd_error(cmd, SINEW_ECONNECTED, "%s is connected and cannot be set", buf);
+      return plug_error(cmd, SINEW_ECONNECTED, buf, "%s is connected and cannot be set", buf);
     }
   }
   return SINEW_OK;
@@ -492,8 +541,8 @@ static int set_compact(sinew_cmd_t *cmd, sinew_graph_t *g, const plug_text *pt, 
   size_t argc = sinew_cmd_argc(cmd), i = 1;
   size_t nel = (size_t)(pt->last - pt->first + 1);
   if (nel > argc - 1)
-    return sinew_cmd_error(cmd, SINEW_ESYNTAX, ".%s: %zu records expected, only %zu values given", pt->raw_attr, nel,
-                           argc - 1);
+    return plug_error(cmd, SINEW_ESYNTAX, pt->raw_attr, ".%s: %zu records expected, only %zu values given",
+                      pt->raw_attr, nel, argc - 1);
   /* at most (argc - 1) / 2 pairs in all */
   size_t cap = argc / 2 + 1;
   int32_t *idx = sinew_malloc(cap * sizeof *idx);
@@ -509,15 +558,16 @@ static int set_compact(sinew_cmd_t *cmd, sinew_graph_t *g, const plug_text *pt, 
     double cnt;
     if ((rc = num_arg(cmd, i++, &cnt))) break;
     if (!(cnt >= 0) || cnt != floor(cnt) || cnt > (double)(argc - i) / 2) {
-      rc = sinew_cmd_error(cmd, SINEW_ESYNTAX, ".%s: element %d: bad count %g (%zu values left)", pt->raw_attr,
-                           el, cnt, argc - i);
+      rc = plug_error(cmd, SINEW_ESYNTAX, pt->raw_attr, ".%s: element %d: bad count %g (%zu values left)",
+                      pt->raw_attr, el, cnt, argc - i);
       break;
     }
     for (size_t k = 0; k < (size_t)cnt && !rc; k++) {
       double ix;
       if ((rc = num_arg(cmd, i + 2 * k, &ix)) || (rc = num_arg(cmd, i + 2 * k + 1, &val[npairs]))) break;
       if (!(ix >= 0 && ix <= INT32_MAX) || ix != floor(ix)) {
-        rc = sinew_cmd_error(cmd, SINEW_ERANGE, ".%s: element %d: bad index %g", pt->raw_attr, el, ix);
+        rc = plug_error(cmd, SINEW_ERANGE, pt->raw_attr, ".%s: element %d: bad index %g", pt->raw_attr, el,
+                        ix);
         break;
       }
       idx[npairs] = (int32_t)ix;
@@ -530,14 +580,14 @@ static int set_compact(sinew_cmd_t *cmd, sinew_graph_t *g, const plug_text *pt, 
       char buf[600];
       if (sinew_plug_locked(g, &outer) || sinew_plug_source(g, &outer, NULL)) {
         sinew_plug_format(g, &outer, false, buf, sizeof buf);
-        rc = sinew_cmd_error(cmd, sinew_plug_locked(g, &outer) ? SINEW_ELOCKED : SINEW_ECONNECTED,
-                             "%s is %s", buf, sinew_plug_locked(g, &outer) ? "locked" : "connected and cannot be set");
+        rc = plug_error(cmd, sinew_plug_locked(g, &outer) ? SINEW_ELOCKED : SINEW_ECONNECTED, buf, "%s is %s",
+                        buf, sinew_plug_locked(g, &outer) ? "locked" : "connected and cannot be set");
       }
     }
   }
   if (!rc && i != argc)
-    rc = sinew_cmd_error(cmd, SINEW_ESYNTAX, ".%s: %zu values left over after %zu records", pt->raw_attr,
-                         argc - i, nel);
+    rc = plug_error(cmd, SINEW_ESYNTAX, pt->raw_attr, ".%s: %zu values left over after %zu records",
+                    pt->raw_attr, argc - i, nel);
   if (!rc) start[nel] = npairs;
   for (size_t e = 0; e < nel && !rc; e++) {
     sinew_plug_t outer = element(pt, base, pt->first + (int32_t)e);
@@ -580,7 +630,7 @@ static int flag_indices(sinew_cmd_t *cmd, sinew_graph_t *g, const plug_text *pt,
   }
   sinew_plug_t arr;
   if (!range_array(g, pt, base, &arr))
-    return sinew_cmd_error(cmd, SINEW_EINVAL, "%s: the range is not on an array", pt->raw_attr);
+    return plug_error(cmd, SINEW_EINVAL, pt->raw_attr, "%s: the range is not on an array", pt->raw_attr);
   size_t all = sinew_plug_indices(g, &arr, NULL, 0);
   if (!all) return SINEW_OK;
   int32_t *ix = sinew_malloc(all * sizeof *ix);
@@ -644,16 +694,16 @@ static int set_deform_data(sinew_cmd_t *cmd, sinew_graph_t *g, const plug_text *
   const char *want = list ? "componentList" : "pointArray";
   const char *type = sinew_cmd_flag_string(cmd, "type", NULL);
   if (!type || strcmp(type, want) != 0)
-    return sinew_cmd_error(cmd, SINEW_ETYPE, "%s takes -type \"%s\"", pbuf, want);
-  if (pt->has_range) return sinew_cmd_error(cmd, SINEW_EINVAL, "%s: one %s at a time", pbuf, want);
+    return plug_error(cmd, SINEW_ETYPE, pbuf, "%s takes -type \"%s\"", pbuf, want);
+  if (pt->has_range) return plug_error(cmd, SINEW_EINVAL, pbuf, "%s: one %s at a time", pbuf, want);
   size_t nvals = sinew_cmd_argc(cmd) - 1;
   double cnt;
   int rc = num_arg(cmd, 1, &cnt);
   if (rc) return rc;
   size_t per = list ? 1 : 4;
   if (cnt < 0 || cnt != floor(cnt) || (nvals - 1) != (size_t)cnt * per)
-    return sinew_cmd_error(cmd, SINEW_EINVAL, "%s: %s count %g does not match the %zu value%s given", pbuf, want, cnt,
-                           nvals - 1, nvals == 2 ? "" : "s");
+    return plug_error(cmd, SINEW_EINVAL, pbuf, "%s: %s count %g does not match the %zu value%s given", pbuf,
+                      want, cnt, nvals - 1, nvals == 2 ? "" : "s");
   size_t n = (size_t)cnt;
   sinew_data_t *d = NULL;
   if (list) {
@@ -665,7 +715,7 @@ static int set_deform_data(sinew_cmd_t *cmd, sinew_graph_t *g, const plug_text *
     }
     rc = sinew_component_list_create(items, n, &d);
     sinew_free(items);
-    if (rc == SINEW_EINVAL) return sinew_cmd_error(cmd, rc, "%s: a malformed component in the list", pbuf);
+    if (rc == SINEW_EINVAL) return plug_error(cmd, rc, pbuf, "%s: a malformed component in the list", pbuf);
   } else {
     double *v = sinew_malloc((n ? 4 * n : 1) * sizeof *v);
     if (!v) return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
@@ -690,13 +740,13 @@ static int set_values(sinew_cmd_t *cmd, sinew_graph_t *g, const plug_text *pt, c
   char pbuf[600];
   sinew_plug_format(g, base, false, pbuf, sizeof pbuf);
   if (sinew_plug_is_array(g, base) && !pt->has_range)
-    return sinew_cmd_error(cmd, SINEW_EINVAL, "%s is an array: give an element or a range", pbuf);
+    return plug_error(cmd, SINEW_EINVAL, pbuf, "%s is an array: give an element or a range", pbuf);
   int rc;
   if (info.type == SINEW_ATTR_MATRIX) {
     if (type && strcmp(type, "matrix") != 0)
-      return sinew_cmd_error(cmd, SINEW_ETYPE, "%s is a matrix, not %s", pbuf, type);
+      return plug_error(cmd, SINEW_ETYPE, pbuf, "%s is a matrix, not %s", pbuf, type);
     if (nvals != 16 * nel)
-      return sinew_cmd_error(cmd, SINEW_EINVAL, "%s: a matrix takes 16 values, got %zu", pbuf, nvals);
+      return plug_error(cmd, SINEW_EINVAL, pbuf, "%s: a matrix takes 16 values, got %zu", pbuf, nvals);
     sinew_mat4_t *m = sinew_malloc(nel * sizeof *m);
     if (!m) return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
     rc = SINEW_OK;
@@ -710,8 +760,10 @@ static int set_values(sinew_cmd_t *cmd, sinew_graph_t *g, const plug_text *pt, c
   }
   if (info.type == SINEW_ATTR_STRING) {
     if (type && strcmp(type, "string") != 0)
-      return sinew_cmd_error(cmd, SINEW_ETYPE, "%s is a string, not %s", pbuf, type);
-    if (nvals != nel) return sinew_cmd_error(cmd, SINEW_EINVAL, "%s: expected %zu string%s, got %zu", pbuf, nel, nel == 1 ? "" : "s", nvals);
+      return plug_error(cmd, SINEW_ETYPE, pbuf, "%s is a string, not %s", pbuf, type);
+    if (nvals != nel)
+      return plug_error(cmd, SINEW_EINVAL, pbuf, "%s: expected %zu string%s, got %zu", pbuf, nel,
+                        nel == 1 ? "" : "s", nvals);
     for (size_t e = 0; e < nel; e++) {
       sinew_plug_t p = element(pt, base, first + (int32_t)e);
       if ((rc = sinew_set_string(g, &p, sinew_cmd_arg_string(cmd, 1 + e)))) return sinew__graph_error(cmd, rc);
@@ -721,7 +773,7 @@ static int set_values(sinew_cmd_t *cmd, sinew_graph_t *g, const plug_text *pt, c
   if (info.type == SINEW_ATTR_DATA && info.data_type == &sinew_xform_data_type) {
     /* dagPose.xm: -type "matrix" "xform" + 37 values */
     if (!type || strcmp(type, "matrix") != 0)
-      return sinew_cmd_error(cmd, SINEW_ETYPE, "%s takes -type \"matrix\" \"xform\" ...", pbuf);
+      return plug_error(cmd, SINEW_ETYPE, pbuf, "%s takes -type \"matrix\" \"xform\" ...", pbuf);
     /* every element is read before anything is set */
     sinew_xform_t *xs = sinew_malloc(nel * sizeof *xs);
     if (!xs) return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
@@ -742,7 +794,7 @@ static int set_values(sinew_cmd_t *cmd, sinew_graph_t *g, const plug_text *pt, c
         i += 16;
         sinew_vec3_t t, r, sc, sh;
         if (!sinew_mat4_decompose(&m, SINEW_ROTATE_XYZ, &t, &r, &sc, &sh)) {
-          rc = sinew_cmd_error(cmd, SINEW_EINVAL, "%s: the matrix is singular", ebuf);
+          rc = plug_error(cmd, SINEW_EINVAL, ebuf, "%s: the matrix is singular", ebuf);
           break;
         }
         sinew_xform_identity(x);
@@ -756,8 +808,8 @@ static int set_values(sinew_cmd_t *cmd, sinew_graph_t *g, const plug_text *pt, c
       } else {
         if (w && strcmp(w, "xform") == 0) i++;
         if (i + SINEW_XFORM_VALUES > nvals + 1) {
-          rc = sinew_cmd_error(cmd, SINEW_EINVAL, "%s: the xform form takes 37 values, got %zu", ebuf,
-                               nvals + 1 - i);
+          rc = plug_error(cmd, SINEW_EINVAL, ebuf, "%s: the xform form takes 37 values, got %zu", ebuf,
+                          nvals + 1 - i);
           break;
         }
         double v[SINEW_XFORM_VALUES];
@@ -765,12 +817,12 @@ static int set_values(sinew_cmd_t *cmd, sinew_graph_t *g, const plug_text *pt, c
         if (rc) break;
         i += SINEW_XFORM_VALUES;
         if (sinew_xform_from_values(v, x))
-          rc = sinew_cmd_error(cmd, SINEW_EINVAL,
-                               "%s: bad xform values (a zero quaternion or a rotate order outside 0..5)", ebuf);
+          rc = plug_error(cmd, SINEW_EINVAL, ebuf,
+                          "%s: bad xform values (a zero quaternion or a rotate order outside 0..5)", ebuf);
       }
     }
     if (!rc && i != nvals + 1)
-      rc = sinew_cmd_error(cmd, SINEW_EINVAL, "%s: %zu values left over", pbuf, nvals + 1 - i);
+      rc = plug_error(cmd, SINEW_EINVAL, pbuf, "%s: %zu values left over", pbuf, nvals + 1 - i);
     for (size_t e = 0; e < nel && !rc; e++) {
       sinew_data_t *d;
       if ((rc = sinew_xform_data_create(&xs[e], &d))) {
@@ -788,8 +840,9 @@ static int set_values(sinew_cmd_t *cmd, sinew_graph_t *g, const plug_text *pt, c
   if (info.type == SINEW_ATTR_DATA && info.data_type == &sinew_curve_data_type) {
     /* nurbsCurve .cc / .cr: -type "nurbsCurve" degree spans form rational dim nknots knots ncvs cvs */
     if (!type || strcmp(type, "nurbsCurve") != 0)
-      return sinew_cmd_error(cmd, SINEW_ETYPE, "%s takes -type \"nurbsCurve\", not %s", pbuf, type ? type : "numbers");
-    if (nel != 1) return sinew_cmd_error(cmd, SINEW_EINVAL, "%s: one curve at a time", pbuf);
+      return plug_error(cmd, SINEW_ETYPE, pbuf, "%s takes -type \"nurbsCurve\", not %s", pbuf,
+                        type ? type : "numbers");
+    if (nel != 1) return plug_error(cmd, SINEW_EINVAL, pbuf, "%s: one curve at a time", pbuf);
     double *val = sinew_malloc((nvals ? nvals : 1) * sizeof *val);
     if (!val) return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
     rc = SINEW_OK;
@@ -798,7 +851,7 @@ static int set_values(sinew_cmd_t *cmd, sinew_graph_t *g, const plug_text *pt, c
     char why[200];
     if (!rc && (rc = sinew_curve_from_values(val, nvals, &d, why, sizeof why)))
       rc = rc == SINEW_ENOMEM ? sinew_cmd_error(cmd, rc, "out of memory")
-                              : sinew_cmd_error(cmd, rc, "%s: bad nurbsCurve: %s", pbuf, why);
+                              : plug_error(cmd, rc, pbuf, "%s: bad nurbsCurve: %s", pbuf, why);
     sinew_free(val);
     if (rc) return rc;
     sinew_plug_t p = element(pt, base, first);
@@ -813,8 +866,8 @@ static int set_values(sinew_cmd_t *cmd, sinew_graph_t *g, const plug_text *pt, c
   if ((info.flags & SINEW_ATTR_GENERIC_NUMERIC) && type && (gn = generic_type_count(type))) {
     /* a generic numeric attribute takes a typed triple or matrix as it is (no unit change) */
     if (nvals != gn * nel)
-      return sinew_cmd_error(cmd, SINEW_EINVAL, "%s: -type %s takes %zu values per element, got %zu", pbuf, type,
-                             gn, nvals);
+      return plug_error(cmd, SINEW_EINVAL, pbuf, "%s: -type %s takes %zu values per element, got %zu", pbuf,
+                        type, gn, nvals);
     double small[48];
     double *val = nvals <= 48 ? small : sinew_malloc(nvals * sizeof *val);
     if (!val) return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
@@ -841,11 +894,11 @@ static int set_values(sinew_cmd_t *cmd, sinew_graph_t *g, const plug_text *pt, c
                        maya_type_name(&info), type);
       return KEEP_RAW;
     }
-    return sinew_cmd_error(cmd, SINEW_ETYPE, "%s is a %s, not %s", pbuf, maya_type_name(&info), type);
+    return plug_error(cmd, SINEW_ETYPE, pbuf, "%s is a %s, not %s", pbuf, maya_type_name(&info), type);
   }
   if (nvals != (size_t)ls.n * nel)
-    return sinew_cmd_error(cmd, SINEW_EINVAL, "%s: expected %zu value%s (%u per element), got %zu", pbuf,
-                           (size_t)ls.n * nel, ls.n * nel == 1 ? "" : "s", ls.n, nvals);
+    return plug_error(cmd, SINEW_EINVAL, pbuf, "%s: expected %zu value%s (%u per element), got %zu", pbuf,
+                      (size_t)ls.n * nel, ls.n * nel == 1 ? "" : "s", ls.n, nvals);
   /* every value is read before anything is set */
   double small[48];
   double *val = nvals <= 48 ? small : sinew_malloc(nvals * sizeof *val);
@@ -880,17 +933,22 @@ static int set_attr(sinew_cmd_t *cmd);
  * a number". */
 /* An IK joint's rotate is fed by its handle (docs/rigging.md#ik); setAttr on it sets the FK
  * rotation the handle blends with by ikBlend (the joint's hidden sinewFkRotate), as Maya lets an
- * IK joint's rotate be set. */
+ * IK joint's rotate be set. A spline handle's start joint's translate likewise (sinewFkTranslate). */
 static void ik_fk_redirect(sinew_graph_t *g, sinew_plug_t *p) {
   if (!sinew_node_type_is_a(sinew_node_type(g, p->node), "joint")) return;
-  uint32_t r = sinew_node_attr(g, p->node, "rotate"), f = sinew_node_attr(g, p->node, "sinewFkRotate");
-  if (r == UINT32_MAX || f == UINT32_MAX || p->attr < r || p->attr > r + 3) return;
-  sinew_plug_t rp = sinew_plug_make(p->node, r, 0, NULL), src;
-  sinew_attr_info_t info;
-  if (!sinew_plug_source(g, &rp, &src) || sinew_node_attr_info(g, src.node, src.attr, &info) ||
-      strcmp(info.name, "sinewIkRotate") != 0)
+  static const char *const pairs[2][3] = {{"rotate", "sinewFkRotate", "sinewIkRotate"},
+                                          {"translate", "sinewFkTranslate", "sinewIkRootTranslate"}};
+  for (int i = 0; i < 2; i++) {
+    uint32_t r = sinew_node_attr(g, p->node, pairs[i][0]), f = sinew_node_attr(g, p->node, pairs[i][1]);
+    if (r == UINT32_MAX || f == UINT32_MAX || p->attr < r || p->attr > r + 3) continue;
+    sinew_plug_t rp = sinew_plug_make(p->node, r, 0, NULL), src;
+    sinew_attr_info_t info;
+    if (!sinew_plug_source(g, &rp, &src) || sinew_node_attr_info(g, src.node, src.attr, &info) ||
+        strcmp(info.name, pairs[i][2]) != 0)
+      return;
+    p->attr = f + (p->attr - r);
     return;
-  p->attr = f + (p->attr - r);
+  }
 }
 
 static int cmd_set_attr(sinew_cmd_t *cmd) {
@@ -899,23 +957,24 @@ static int cmd_set_attr(sinew_cmd_t *cmd) {
   if (!text || !*text) return rc;
   sinew_session_t *s = sinew__session(cmd);
   sinew_graph_t *g = sinew_cmd_graph(cmd);
-  char plug[600], msg[1024];
+  const sinew_error_t *e = sinew_lang_error(sinew_cmd_lang(cmd));
+  if (e->plug[0] || e->node[0]) return rc; /* the error names what it is about already */
+  char plug[600];
   const char *cur = text[0] == '.' && sinew_node_valid(g, s->scene->current) ? sinew_node_name(g, s->scene->current) : "";
   snprintf(plug, sizeof plug, "%s%s", cur, text);
-  snprintf(msg, sizeof msg, "%s", sinew_lang_errmsg(sinew_cmd_lang(cmd)));
   const char *dot = strchr(text, '.');
-  if (strstr(msg, plug) || (dot && strstr(msg, dot))) return rc; /* named already */
-  if (text[0] != '.') { /* a message about a missing node names the node: leave it */
+  if (text[0] != '.') { /* a missing node: the error is about the node, not this plug */
     char node[512];
     size_t k = dot ? (size_t)(dot - text) : strlen(text);
     snprintf(node, sizeof node, "%.*s", (int)(k < sizeof node ? k : sizeof node - 1), text);
     sinew_node_t n;
     if (sinew_node_find(g, node, &n) != SINEW_OK) return rc;
   }
-  size_t n = strlen(sinew_cmd_name(cmd));
-  const char *body = strncmp(msg, sinew_cmd_name(cmd), n) == 0 && msg[n] == ':' ? msg + n + 1 : msg;
-  while (*body == ' ') body++;
-  return sinew_cmd_error(cmd, rc, "%s: %s", plug, body);
+  sinew_error_t was = *e; /* the reason, under the plug: "setAttr: a.tx: ..." */
+  bool other = was.op[0] && strcmp(was.op, sinew_cmd_name(cmd)) != 0;
+  sinew_cmd_error(cmd, rc, "%s: %s%s%s", plug, other ? was.op : "", other ? ": " : "", was.reason);
+  sinew_cmd_error_subject(cmd, NULL, plug);
+  return rc;
 }
 
 static int set_attr(sinew_cmd_t *cmd) {
@@ -926,7 +985,10 @@ static int set_attr(sinew_cmd_t *cmd) {
   if (pv->kind != SINEW_VALUE_STRING) return sinew_cmd_error(cmd, SINEW_EINVAL, "the first argument must name an attribute");
   plug_text pt;
   int rc = split_plug(cmd, sinew_value_string(pv), &pt);
-  if (rc) return rc;
+  if (rc) {
+    if (!sinew_lang_error(sinew_cmd_lang(cmd))->plug[0]) sinew_cmd_error_subject(cmd, NULL, sinew_value_string(pv));
+    return rc;
+  }
   size_t nvals = sinew_cmd_argc(cmd) - 1;
   /* mesh geometry lines */
   if (is_mesh(g, pt.node)) {
@@ -952,6 +1014,9 @@ static int set_attr(sinew_cmd_t *cmd) {
       return rc;
     }
   }
+  if (sinew__is_alias_list_attr(pt.raw_attr) && !sinew__is_placeholder(g, pt.node) &&
+      sinew_node_attr(g, pt.node, pt.raw_attr) == UINT32_MAX && nvals)
+    return sinew__set_alias_list(cmd, pt.node); /* the node's aliases, kept by the graph */
   sinew_plug_t base;
   bool parsed = sinew_plug_parse_attr(g, pt.node, pt.attr, &base) == SINEW_OK;
   /* a placeholder keeps its values as text, except those of attributes addAttr gave it: they
@@ -959,7 +1024,7 @@ static int set_attr(sinew_cmd_t *cmd) {
   bool placeholder = sinew__is_placeholder(g, pt.node) && !(parsed && added_attr(s, g, &base));
   if (placeholder || !parsed) {
     /* an attribute sinew does not have: kept as text (files), an error (scripts) */
-    if (!placeholder && !s->loading)
+    if (!placeholder && !s->loading) /* cmd_set_attr names the plug */
       return sinew_cmd_error(cmd, SINEW_ENOTFOUND, "%s has no attribute '%s'", sinew_node_name(g, pt.node),
                              pt.raw_attr);
     if (!placeholder) {
@@ -983,8 +1048,9 @@ static int set_attr(sinew_cmd_t *cmd) {
   if (nvals && !compact && pt.has_range && (size_t)(pt.last - pt.first) + 1 > nvals) {
     char pbuf[600];
     sinew_plug_format(g, &base, false, pbuf, sizeof pbuf);
-    return sinew_cmd_error(cmd, SINEW_EINVAL, "%s: the range [%d:%d] needs at least one value per element, got %zu",
-                           pbuf, pt.first, pt.last, nvals);
+    return plug_error(cmd, SINEW_EINVAL, pbuf,
+                      "%s: the range [%d:%d] needs at least one value per element, got %zu", pbuf, pt.first,
+                      pt.last, nvals);
   }
   if (nvals && !compact && (rc = check_settable(cmd, g, &pt, &base))) return rc;
   if (nvals) {
@@ -995,8 +1061,10 @@ static int set_attr(sinew_cmd_t *cmd) {
        * in scripts only on data attributes (addAttr -dt) */
       if (!s->loading && (info.type != SINEW_ATTR_DATA || sinew_plug_is_array(g, &base))) {
         const char *type = sinew_cmd_flag_string(cmd, "type", NULL);
-        return sinew_cmd_error(cmd, SINEW_ETYPE, "%s.%s: values of type %s are not supported",
-                               sinew_node_name(g, pt.node), pt.raw_attr, type ? type : sinew_attr_type_name(info.type));
+        char pbuf[600];
+        snprintf(pbuf, sizeof pbuf, "%s.%s", sinew_node_name(g, pt.node), pt.raw_attr);
+        return plug_error(cmd, SINEW_ETYPE, pbuf, "%s: values of type %s are not supported", pbuf,
+                          type ? type : sinew_attr_type_name(info.type));
       }
       return keep_raw(cmd, &pt);
     }
@@ -1718,6 +1786,9 @@ static int cmd_add_attr(sinew_cmd_t *cmd) {
   if (!ln) ln = sn;
   const char *at = sinew_cmd_flag_string(cmd, "attributeType", NULL);
   const char *dt = sinew_cmd_flag_string(cmd, "dataType", NULL);
+  /* Maya's attributeAliasList: the graph keeps the aliases themselves (cmd_alias.c) */
+  if (dt && strcmp(dt, "attributeAlias") == 0 && sinew__is_alias_list_attr(ln) && !sinew__is_placeholder(g, n))
+    return SINEW_OK;
   sinew_attr_type_t type = SINEW_ATTR_DOUBLE;
   uint32_t kids = 0;
   if (at) {
@@ -1857,16 +1928,79 @@ static int cmd_delete_attr(sinew_cmd_t *cmd) {
   return SINEW_OK;
 }
 
+/* removeMultiInstance [-b true] node.multi[i]: removes an array element (its alias with it).
+ * Without -b a connected element is refused, as in Maya. */
+static const sinew_cmd_flag_t rmi_flags[] = {{"break", "b", "b", 0}};
+
+static int cmd_remove_multi_instance(sinew_cmd_t *cmd) {
+  sinew_graph_t *g = sinew_cmd_graph(cmd);
+  if (sinew_cmd_argc(cmd) != 1) return sinew_cmd_error(cmd, SINEW_EINVAL, "give one array element (node.attr[i])");
+  sinew_plug_t p;
+  int rc = sinew__cmd_plug(cmd, sinew_cmd_arg_string(cmd, 0), &p);
+  if (rc) return rc;
+  char buf[600];
+  if (!sinew_cmd_flag_bool(cmd, "break", false) &&
+      (sinew_plug_source(g, &p, NULL) || sinew_plug_destinations(g, &p, NULL, 0)))
+    return sinew_cmd_error(cmd, SINEW_ECONNECTED, "%s is connected: give -b true to break its connections",
+                           sinew__plug_label(g, &p, buf, sizeof buf));
+  if ((rc = sinew_plug_remove_element(g, &p))) return sinew__graph_error(cmd, rc);
+  return SINEW_OK;
+}
+
 static const sinew_cmd_flag_t listattr_flags[] = {
     {"keyable", "k", "", 0}, {"userDefined", "ud", "", 0}, {"multi", "m", "", 0},
     {"connectable", "c", "", 0}, {"writable", "w", "", 0}, {"readOnly", "r", "", 0},
     {"shortNames", "sn", "", 0}};
+
+/* listAttr of a plug: the attribute (its alias when it has one) and the attributes below it
+ * ("listAttr pCube1.t": translate translateX ...); with -m, an array's elements by their names
+ * as Maya gives them, an alias where there is one ("listAttr -m bs.w": the target names). */
+static int list_plug_attrs(sinew_cmd_t *cmd, const sinew_plug_t *p) {
+  sinew_graph_t *g = sinew_cmd_graph(cmd);
+  int rc = sinew_cmd_result_empty_array(cmd, SINEW_VALUE_STRING_ARRAY);
+  bool short_names = sinew_cmd_flag_count(cmd, "shortNames") > 0;
+  char buf[1024];
+  if (sinew_cmd_flag_count(cmd, "multi") && sinew_plug_is_array(g, p)) {
+    size_t k = sinew_plug_indices(g, p, NULL, 0);
+    int32_t *ix = k ? sinew_malloc(k * sizeof *ix) : NULL;
+    if (k && !ix) return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+    if (k) k = sinew_plug_indices(g, p, ix, k);
+    for (size_t i = 0; i < k && !rc; i++) {
+      sinew_plug_t e;
+      sinew_plug_element(g, p, ix[i], &e);
+      const char *alias = sinew_plug_alias(g, &e);
+      if (!alias) sinew_plug_format_attr(g, &e, short_names, buf, sizeof buf);
+      rc = sinew_cmd_result_append_string(cmd, alias ? alias : buf);
+    }
+    sinew_free(ix);
+    return rc;
+  }
+  const char *alias = sinew_plug_alias(g, p);
+  sinew_attr_info_t info;
+  if (sinew_node_attr_info(g, p->node, p->attr, &info)) return sinew_cmd_error(cmd, SINEW_EINVAL, "no such attribute");
+  if (!rc) rc = sinew_cmd_result_append_string(cmd, alias ? alias : short_names && info.short_name ? info.short_name : info.name);
+  /* the attributes below it, depth first */
+  uint32_t stack[64], ns = 0;
+  for (uint32_t c = info.child_count; c-- > 0 && ns < 64;) stack[ns++] = info.children[c];
+  while (ns && !rc) {
+    sinew_attr_info_t ci;
+    if (sinew_node_attr_info(g, p->node, stack[--ns], &ci)) continue;
+    rc = sinew_cmd_result_append_string(cmd, short_names && ci.short_name ? ci.short_name : ci.name);
+    for (uint32_t c = ci.child_count; c-- > 0 && ns < 64;) stack[ns++] = ci.children[c];
+  }
+  return rc;
+}
 
 static int cmd_list_attr(sinew_cmd_t *cmd) {
   sinew_session_t *s = sinew__session(cmd);
   sinew_graph_t *g = sinew_cmd_graph(cmd);
   sinew_node_t n;
   int rc;
+  if (sinew_cmd_argc(cmd) >= 1 && strchr(sinew_cmd_arg_string(cmd, 0), '.')) {
+    sinew_plug_t p;
+    if ((rc = sinew__cmd_plug(cmd, sinew_cmd_arg_string(cmd, 0), &p))) return rc;
+    return list_plug_attrs(cmd, &p);
+  }
   if (sinew_cmd_argc(cmd) >= 1) {
     if ((rc = sinew__cmd_node(cmd, sinew_cmd_arg_string(cmd, 0), &n))) return rc;
   } else if (s->scene->nsel) {
@@ -1904,10 +2038,11 @@ int sinew__register_attr_cmds(sinew_lang_t *L, sinew_session_t *s) {
       {"addAttr", cmd_add_attr, addattr_flags, COUNT(addattr_flags), false, s},
       {"deleteAttr", cmd_delete_attr, delattr_flags, COUNT(delattr_flags), false, s},
       {"listAttr", cmd_list_attr, listattr_flags, COUNT(listattr_flags), false, s},
+      {"removeMultiInstance", cmd_remove_multi_instance, rmi_flags, COUNT(rmi_flags), false, s},
   };
   for (size_t i = 0; i < COUNT(cmds); i++) {
     int rc = sinew_lang_register_command(L, &cmds[i]);
     if (rc) return rc;
   }
-  return SINEW_OK;
+  return sinew__register_alias_cmds(L, s);
 }

@@ -1467,7 +1467,7 @@ static int cmd_file(sinew_cmd_t *cmd) {
   }
   if (sinew_cmd_flag_count(cmd, "new")) {
     int rc = sinew_session_new_scene(s);
-    if (rc == SINEW_EINVAL) return sinew_cmd_error(cmd, rc, "%s", sinew_session_errmsg(s));
+    if (rc == SINEW_EINVAL) return sinew_cmd_error_from(cmd, sinew_session_error(s), rc);
     return rc ? sinew_cmd_error(cmd, rc, "cannot create a new scene") : SINEW_OK;
   }
   if (sinew_cmd_flag_count(cmd, "open") || sinew_cmd_flag_count(cmd, "import")) {
@@ -1489,7 +1489,7 @@ static int cmd_file(sinew_cmd_t *cmd) {
         return sinew_cmd_error(cmd, SINEW_EINVAL, "%s: -namespace, -renamingPrefix and -renameAll are for .ma files", path);
       rc = sinew_session_run_file(s, path, NULL);
     }
-    if (rc) return sinew_cmd_error(cmd, rc, "%s", sinew_session_errmsg(s));
+    if (rc) return sinew_cmd_error_from(cmd, sinew_session_error(s), rc);
     return SINEW_OK;
   }
   if (sinew_cmd_flag_count(cmd, "save")) {
@@ -1504,9 +1504,7 @@ static int cmd_file(sinew_cmd_t *cmd) {
     int rc = sinew_session_save(s, t);
     if (rc) {
       sinew_free(t);
-      const char *msg = sinew_session_errmsg(s);
-      if (strncmp(msg, "file -save: ", 12) == 0) msg += 12;
-      return sinew_cmd_error(cmd, rc, "-save: %s", msg);
+      return sinew_cmd_error_from(cmd, sinew_session_error(s), rc); /* "file: -save: ..." */
     }
     rc = sinew_cmd_result_string(cmd, t);
     sinew_free(t);

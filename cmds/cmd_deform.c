@@ -293,6 +293,24 @@ static int target_shape(sinew_cmd_t *cmd, const char *name, uint32_t npoints, bo
   return SINEW_OK;
 }
 
+/* As Maya, a target's weight is aliased to the target's name (its transform's): bs.smile is
+ * bs.weight[0]. The full target (item 6000) names it, else the first item given; a name the
+ * node already uses (an attribute, or another weight's alias: two targets called alike) is
+ * left out, and the weight keeps only its own name (**choice**: Maya's renaming is not
+ * documented). */
+static int bs_alias_weight(sinew_graph_t *g, const sinew_plug_t *w, const bs_tgt *t) {
+  const char *have = sinew_plug_alias(g, w);
+  if (have && t->item != 6000) return SINEW_OK;
+  sinew_node_t x = sinew_node_parent(g, t->shape);
+  const char *name = sinew_node_name(g, x.gen ? x : t->shape);
+  sinew_plug_t other;
+  if (!name || sinew_node_attr(g, w->node, name) != UINT32_MAX ||
+      (sinew_alias_find(g, w->node, name, &other) == SINEW_OK && !sinew_plug_equal(&other, w)))
+    return SINEW_OK;
+  int rc = sinew_alias_set(g, w, name);
+  return rc == SINEW_EINVAL ? SINEW_OK : rc; /* a name that is no attribute name (a namespace) */
+}
+
 static int bs_connect_targets(sinew_cmd_t *cmd, sinew_node_t bs, const bs_tgt *t, size_t n) {
   sinew_graph_t *g = sinew_cmd_graph(cmd);
   int rc = SINEW_OK;
@@ -305,6 +323,7 @@ static int bs_connect_targets(sinew_cmd_t *cmd, sinew_node_t bs, const bs_tgt *t
     snprintf(path, sizeof path, "weight[%d]", t[i].index);
     sinew_plug_t w = at(g, bs, path);
     if (!rc && !sinew_plug_has_value(g, &w) && !sinew_plug_source(g, &w, NULL)) rc = sinew_set_double(g, &w, 0);
+    if (!rc) rc = bs_alias_weight(g, &w, &t[i]);
   }
   return rc ? graph_fail(cmd, rc) : SINEW_OK;
 }
@@ -459,6 +478,7 @@ static int bs_edit(sinew_cmd_t *cmd) {
   if (!rc && nt) rc = bs_connect_targets(cmd, bs, t, nt);
   sinew_free(t);
   if (!rc) rc = bs_set_weights(cmd, bs);
+  if (!rc && nt && (rc = sinew_blend_shape_wire_world(g, bs))) rc = graph_fail(cmd, rc);
   return rc;
 }
 
@@ -507,11 +527,32 @@ static int bs_create(sinew_cmd_t *cmd) {
       rc = graph_fail(cmd, rc);
   }
   if (!rc) rc = bs_set_weights(cmd, bs);
+  if (!rc && (rc = sinew_blend_shape_wire_world(g, bs))) rc = graph_fail(cmd, rc);
   if (!rc && !(rc = sinew_cmd_result_empty_array(cmd, SINEW_VALUE_STRING_ARRAY)))
     rc = sinew_cmd_result_append_string(cmd, sinew__node_label(g, bs, buf, sizeof buf));
   sinew_free(obj);
   sinew_free(t);
   return rc;
+}
+
+bool sinew__blend_shape_any(sinew_session_t *s) {
+  return sinew_node_list_type(s->scene->graph, "blendShape", false, NULL, 0) > 0;
+}
+
+void sinew__blend_shape_wire_all(sinew_session_t *s) {
+  sinew_graph_t *g = s->scene->graph;
+  size_t n = sinew_node_list_type(g, "blendShape", false, NULL, 0);
+  sinew_node_t *bs = n ? sinew_malloc(n * sizeof *bs) : NULL;
+  if (!bs) return;
+  n = sinew_node_list_type(g, "blendShape", false, bs, n);
+  for (size_t i = 0; i < n; i++) {
+    if (sinew_blend_shape_wire_world(g, bs[i]) == SINEW_OK) continue;
+    char key[300];
+    snprintf(key, sizeof key, "blendShape:%s", sinew_node_name(g, bs[i]));
+    sinew__warn_once(s, NULL, SINEW_LOG_FILE_WARNING, key, "%s; its targets are blended as origin local",
+                     sinew_graph_errmsg(g));
+  }
+  sinew_free(bs);
 }
 
 static int cmd_blend_shape(sinew_cmd_t *cmd) {
@@ -532,11 +573,25 @@ static const sinew_cmd_flag_t cluster_flags[] = {
     {"relative", "rel", "", 0},
     {"envelope", "en", "f", 0},
     {"frontOfChain", "foc", "", 0},
-    /* recognised so that they fail with a clear message */
     {"weightedNode", "wn", "ss", 0},
-    {"bindState", "bs", "i", 0},
+    {"bindState", "bs", "b", 0},
+    {"geometry", "g", "", 0},
     {"edit", "e", "", SINEW_CMD_EDIT},
     {"query", "q", "", SINEW_CMD_QUERY},
+    /* recognised so that they fail with a clear message */
+    {"after", "af", "", 0},
+    {"afterReference", "ar", "", 0},
+    {"before", "bf", "", 0},
+    {"parallel", "par", "", 0},
+    {"split", "sp", "", 0},
+    {"exclusive", "ex", "s", 0},
+    {"remove", "rm", "", 0},
+    {"prune", "pr", "", 0},
+    {"resetGeometry", "rg", "", 0},
+    {"geometryIndices", "gi", "", 0},
+    {"ignoreSelected", "is", "", 0},
+    {"includeHiddenSelections", "ihs", "b", 0},
+    {"deformerTools", "dt", "", 0},
 };
 
 /* One object of the cluster command: "mesh", "meshShape", "mesh.vtx[3]", "mesh.vtx[0:5]",
@@ -568,15 +623,113 @@ static int cluster_object(sinew_cmd_t *cmd, const char *text, sinew_node_t *shap
   return SINEW_OK;
 }
 
+/* The cluster named (or selected) for -edit and -query. */
+static int cluster_node(sinew_cmd_t *cmd, sinew_node_t *out) {
+  sinew_session_t *s = sinew__session(cmd);
+  sinew_graph_t *g = sinew_cmd_graph(cmd);
+  int rc = SINEW_OK;
+  if (sinew_cmd_argc(cmd) > 0) rc = sinew__cmd_node(cmd, sinew_cmd_arg_string(cmd, 0), out);
+  else if (s->scene->nsel > 0) *out = s->scene->selection[0];
+  else return sinew_cmd_error(cmd, SINEW_EINVAL, "no cluster named or selected");
+  if (!rc && !is_a(g, *out, "cluster"))
+    rc = sinew_cmd_error(cmd, SINEW_ETYPE, "%s is not a cluster", sinew_node_name(g, *out));
+  return rc;
+}
+
+/* cluster -q -en | -rel | -wn | -g | -bs cluster1 */
+static int cluster_query(sinew_cmd_t *cmd) {
+  sinew_graph_t *g = sinew_cmd_graph(cmd);
+  sinew_node_t cl;
+  int rc = cluster_node(cmd, &cl);
+  if (rc) return rc;
+  char buf[512];
+  if (sinew_cmd_flag_count(cmd, "envelope") || sinew_cmd_flag_count(cmd, "relative")) {
+    bool en = sinew_cmd_flag_count(cmd, "envelope") > 0;
+    sinew_plug_t p = at(g, cl, en ? "envelope" : "relative");
+    double v = 0;
+    if ((rc = sinew_get_double(g, &p, &v))) return graph_fail(cmd, rc);
+    return en ? sinew_cmd_result_double(cmd, v) : sinew_cmd_result_int(cmd, v != 0);
+  }
+  if (sinew_cmd_flag_count(cmd, "weightedNode")) {
+    /* the transform whose world matrix drives it: its handle's, or the -wn node's */
+    sinew_plug_t m = at(g, cl, "matrix"), src;
+    if ((rc = sinew_cmd_result_empty_array(cmd, SINEW_VALUE_STRING_ARRAY))) return rc;
+    if (!sinew_plug_source(g, &m, &src)) return SINEW_OK;
+    sinew__node_label(g, src.node, buf, sizeof buf);
+    if (!(rc = sinew_cmd_result_append_string(cmd, buf))) rc = sinew_cmd_result_append_string(cmd, buf);
+    return rc;
+  }
+  if (sinew_cmd_flag_count(cmd, "geometry")) {
+    if ((rc = sinew_cmd_result_empty_array(cmd, SINEW_VALUE_STRING_ARRAY))) return rc;
+    sinew_node_t sh;
+    if (deformed_shape(g, cl, 0, &sh)) rc = sinew_cmd_result_append_string(cmd, sinew__node_label(g, sh, buf, sizeof buf));
+    return rc;
+  }
+  return sinew_cmd_error(cmd, SINEW_EINVAL, "-query needs one of -en -rel -wn -g");
+}
+
+/* cluster -e [-en e] [-rel] cluster1 */
+static int cluster_edit(sinew_cmd_t *cmd) {
+  sinew_graph_t *g = sinew_cmd_graph(cmd);
+  sinew_node_t cl;
+  int rc = cluster_node(cmd, &cl);
+  if (rc) return rc;
+  if (sinew_cmd_flag_count(cmd, "weightedNode") || sinew_cmd_flag_count(cmd, "bindState") ||
+      sinew_cmd_flag_count(cmd, "name") || sinew_cmd_flag_count(cmd, "frontOfChain"))
+    return sinew_cmd_error(cmd, SINEW_EUNSUPPORTED, "-edit takes -envelope and -relative (-name, -frontOfChain, -weightedNode and -bindState are create flags here)");
+  if (sinew_cmd_flag_count(cmd, "envelope")) {
+    sinew_plug_t en = at(g, cl, "envelope");
+    if ((rc = sinew_set_double(g, &en, sinew_cmd_flag_double(cmd, "envelope", 0, 1)))) return graph_fail(cmd, rc);
+  }
+  if (sinew_cmd_flag_count(cmd, "relative")) {
+    sinew_plug_t rel = at(g, cl, "relative");
+    if ((rc = sinew_set_bool(g, &rel, true))) return graph_fail(cmd, rc);
+  }
+  return SINEW_OK;
+}
+
+/* -wn A B: A is the weighted node (a transform whose own transformation the weights scale in
+ * relative mode), B the transform, A itself or below it, whose world matrix drives the cluster
+ * (Maya: "from where the transformation matrix is evaluated"). No handle is made. */
+static int weighted_nodes(sinew_cmd_t *cmd, sinew_node_t *a, sinew_node_t *b) {
+  sinew_graph_t *g = sinew_cmd_graph(cmd);
+  const char *an = sinew_value_string(sinew_cmd_flag_arg(cmd, "weightedNode", 0, 0));
+  const char *bn = sinew_value_string(sinew_cmd_flag_arg(cmd, "weightedNode", 0, 1));
+  int rc = sinew__cmd_node(cmd, an ? an : "", a);
+  if (!rc) rc = sinew__cmd_node(cmd, bn ? bn : "", b);
+  if (rc) return rc;
+  char buf[512];
+  for (int i = 0; i < 2; i++) {
+    sinew_node_t x = i ? *b : *a;
+    if (!is_a(g, x, "transform"))
+      return sinew_cmd_error(cmd, SINEW_ETYPE, "-weightedNode: %s is not a transform", sinew__node_label(g, x, buf, sizeof buf));
+  }
+  for (sinew_node_t x = *b; x.gen; x = sinew_node_parent(g, x))
+    if (x.index == a->index && x.gen == a->gen) return SINEW_OK;
+  return sinew_cmd_error(cmd, SINEW_EINVAL, "-weightedNode %s %s: the second must be the first or below it", an, bn);
+}
+
 static int cmd_cluster(sinew_cmd_t *cmd) {
   sinew_graph_t *g = sinew_cmd_graph(cmd);
   sinew_session_t *s = sinew__session(cmd);
-  const char *unsupported[] = {"weightedNode", "bindState", "frontOfChain"};
+  const char *unsupported[] = {"after", "afterReference", "before", "parallel", "split", "exclusive", "remove",
+                               "prune", "resetGeometry", "geometryIndices", "ignoreSelected",
+                               "includeHiddenSelections", "deformerTools"};
   for (size_t i = 0; i < COUNT(unsupported); i++)
     if (sinew_cmd_flag_count(cmd, unsupported[i]))
       return sinew_cmd_error(cmd, SINEW_EUNSUPPORTED, "-%s is not supported", unsupported[i]);
-  if (sinew_cmd_query(cmd) || sinew_cmd_edit(cmd))
-    return sinew_cmd_error(cmd, SINEW_EUNSUPPORTED, "-edit and -query are not supported");
+  if (sinew_cmd_query(cmd)) return cluster_query(cmd);
+  if (sinew_cmd_edit(cmd)) return cluster_edit(cmd);
+  if (sinew_cmd_flag_count(cmd, "geometry")) return sinew_cmd_error(cmd, SINEW_EUNSUPPORTED, "-geometry is a query flag here");
+  bool wn = sinew_cmd_flag_count(cmd, "weightedNode") > 0, bind = sinew_cmd_flag_bool(cmd, "bindState", false);
+  bool rel = sinew_cmd_flag_count(cmd, "relative") > 0;
+  if (bind && rel)
+    return sinew_cmd_error(cmd, SINEW_EUNSUPPORTED, "-bindState with -relative is not supported (Maya's compensation matrices are not modelled)");
+  sinew_node_t wa = {0}, wb = {0};
+  if (wn) {
+    int rc = weighted_nodes(cmd, &wa, &wb);
+    if (rc) return rc;
+  }
   size_t argc = sinew_cmd_argc(cmd), nobj = argc ? argc : s->scene->nsel;
   if (!nobj) return sinew_cmd_error(cmd, SINEW_EINVAL, "usage: cluster [flags] objects or vertices (or select them)");
   const char **items = sinew_malloc(nobj * sizeof *items);
@@ -631,30 +784,48 @@ static int cmd_cluster(sinew_cmd_t *cmd) {
   if (!rc && (rc = sinew_node_create(g, "cluster", want && *want ? sinew__unique_name(g, want, buf, sizeof buf) : "cluster#", &cl)))
     rc = graph_fail(cmd, rc);
   char name[300];
-  if (!rc) {
+  if (!rc && wn) {
+    /* the weighted node drives it: B's world matrix; in relative mode A's own transformation
+     * in the frame above A. -bindState on: bindPreMatrix undoes B's world matrix of now, so
+     * the points stay where they are (off, Maya's default: they take B's transformation). */
+    sinew_plug_t gm = at(g, cl, "geomMatrix[0]"), relp = at(g, cl, "relative"), bpm = at(g, cl, "bindPreMatrix");
+    sinew_mat4_t B, Binv;
+    if ((rc = sinew_set_matrix(g, &gm, &W)) || (rc = conn(g, wb, "worldMatrix[0]", cl, "matrix", 0)) ||
+        (rc = conn(g, wa, "parentMatrix[0]", cl, "preMatrix", 0)) || (rc = conn(g, wa, "matrix", cl, "weightedMatrix", 0)) ||
+        (rel && (rc = sinew_set_bool(g, &relp, true))))
+      rc = graph_fail(cmd, rc);
+    if (!rc && bind) {
+      if ((rc = sinew_dag_world_matrix(g, wb, &B))) rc = graph_fail(cmd, rc);
+      else if (!sinew_mat4_inverse(&B, &Binv))
+        rc = sinew_cmd_error(cmd, SINEW_EINVAL, "-bindState: the world matrix of %s cannot be inverted", sinew_node_name(g, wb));
+      else if ((rc = sinew_set_matrix(g, &bpm, &Binv))) rc = graph_fail(cmd, rc);
+    }
+    hx = wa;
+  }
+  if (!rc && !wn) {
     snprintf(name, sizeof name, "%sHandle", sinew_node_name(g, cl));
     if ((rc = sinew_node_create(g, "transform", sinew__unique_name(g, name, buf, sizeof buf), &hx))) rc = graph_fail(cmd, rc);
   }
-  if (!rc) {
+  if (!rc && !wn) {
     snprintf(name, sizeof name, "%sShape", sinew_node_name(g, hx));
     if ((rc = sinew_node_create_under(g, "clusterHandle", sinew__unique_name(g, name, buf, sizeof buf), hx, &hs)))
       rc = graph_fail(cmd, rc);
   }
-  if (!rc) {
+  if (!rc && !wn) {
     sinew_plug_t rp = at(g, hx, "rotatePivot"), sp = at(g, hx, "scalePivot"), org = at(g, hs, "origin");
-    sinew_plug_t gm = at(g, cl, "geomMatrix[0]"), rel = at(g, cl, "relative");
+    sinew_plug_t gm = at(g, cl, "geomMatrix[0]"), relp = at(g, cl, "relative");
     if ((rc = sinew_set_doubles(g, &rp, c, 3)) || (rc = sinew_set_doubles(g, &sp, c, 3)) ||
         (rc = sinew_set_doubles(g, &org, c, 3)) || (rc = sinew_set_matrix(g, &gm, &W)) ||
         (rc = conn(g, hx, "worldMatrix[0]", cl, "matrix", 0)) ||
         (rc = conn(g, hs, "clusterTransforms", cl, "clusterXforms", 0)) ||
-        (sinew_cmd_flag_count(cmd, "relative") && (rc = sinew_set_bool(g, &rel, true))))
+        (rel && (rc = sinew_set_bool(g, &relp, true))))
       rc = graph_fail(cmd, rc);
   }
   if (!rc && sinew_cmd_flag_count(cmd, "envelope")) {
     sinew_plug_t en = at(g, cl, "envelope");
     if ((rc = sinew_set_double(g, &en, sinew_cmd_flag_double(cmd, "envelope", 0, 1)))) rc = graph_fail(cmd, rc);
   }
-  if (!rc) rc = sinew__deformer_insert(cmd, cl, shape, false, comps);
+  if (!rc) rc = sinew__deformer_insert(cmd, cl, shape, sinew_cmd_flag_count(cmd, "frontOfChain") > 0, comps);
   if (!rc && !(rc = sinew_cmd_result_empty_array(cmd, SINEW_VALUE_STRING_ARRAY)) &&
       !(rc = sinew_cmd_result_append_string(cmd, sinew__node_label(g, cl, buf, sizeof buf))))
     rc = sinew_cmd_result_append_string(cmd, sinew__node_label(g, hx, buf, sizeof buf));

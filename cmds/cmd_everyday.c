@@ -791,6 +791,8 @@ static int cmd_attribute_query(sinew_cmd_t *cmd) {
   if (rc) return rc;
   (void)s;
   uint32_t id = attr && attr[0] ? sinew_node_attr(g, n, attr) : UINT32_MAX;
+  sinew_plug_t aliased; /* an alias answers for its attribute, as in Maya */
+  if (id == UINT32_MAX && attr && sinew_alias_find(g, n, attr, &aliased) == SINEW_OK) id = aliased.attr;
   if (strcmp(what, "exists") == 0) return sinew_cmd_result_int(cmd, id != UINT32_MAX);
   sinew_attr_info_t info;
   if (id == UINT32_MAX || sinew_node_attr_info(g, n, id, &info))

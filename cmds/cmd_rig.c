@@ -1050,12 +1050,7 @@ static const sinew_cmd_flag_t expr_flags[] = {
 
 static const char *const unit_options[] = {"all", "none", "angularOnly"};
 
-/* Fails the command with the graph's message, without repeating "expression: ". */
-static int expr_error(sinew_cmd_t *cmd, int rc) {
-  const char *msg = sinew_graph_errmsg(sinew_cmd_graph(cmd));
-  if (strncmp(msg, "expression: ", 12) == 0) msg += 12;
-  return sinew_cmd_error(cmd, rc, "%s", msg);
-}
+static int expr_error(sinew_cmd_t *cmd, int rc) { return sinew_cmd_graph_error(cmd, rc); }
 
 /* The values of -uc, -an and -ae, checked. */
 static int expr_options(sinew_cmd_t *cmd, int *uc, int *an, int *ae) {

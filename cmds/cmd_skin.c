@@ -26,16 +26,9 @@ static const char *label(sinew_graph_t *g, sinew_node_t n, char *buf, size_t siz
   return sinew__node_label(g, n, buf, size);
 }
 
-/* Fails the command with the graph's message, without repeating the command's name when the
- * message already starts with it ("skinCluster -addInfluence: ..." -> "-addInfluence: ..."). */
-static int graph_fail(sinew_cmd_t *cmd, int rc) {
-  const char *msg = sinew_graph_errmsg(sinew_cmd_graph(cmd));
-  const char *name = sinew_cmd_name(cmd);
-  size_t n = strlen(name);
-  if (msg && strncmp(msg, name, n) == 0 && (msg[n] == ' ' || msg[n] == ':'))
-    return sinew_cmd_error(cmd, rc, "%s", msg + n + (msg[n] == ':' ? 2 : 1));
-  return sinew_cmd_graph_error(cmd, rc);
-}
+/* The graph's error as the command's ("skinCluster -addInfluence" of the graph reads
+ * "skinCluster: -addInfluence: ..."). */
+static int graph_fail(sinew_cmd_t *cmd, int rc) { return sinew_cmd_graph_error(cmd, rc); }
 
 static int oom(sinew_cmd_t *cmd) { return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory"); }
 

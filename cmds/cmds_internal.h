@@ -61,6 +61,11 @@ typedef struct sinew__pending_mesh {
   uint32_t *face_counts;
   uint32_t nfv, cfv, nfaces, cfaces;
   uint32_t nholes;     /* h records seen (sinew meshes have no holes) */
+  uint8_t *edge_hard;  /* per edge: its .ed flag was 0 (a hard edge) */
+  uint32_t cehard;
+  uint32_t *face_uvs;  /* per face-vertex: its UV in set 0 (mu 0 records), UINT32_MAX none */
+  uint32_t cfuv;
+  bool has_uvs;        /* a mu 0 record was seen */
   bool active;
 } sinew__pending_mesh;
 
@@ -156,10 +161,22 @@ struct sinew_session {
   sinew__scene *scene;
   int loading;       /* > 0 while a .ma file runs: unknown commands warn and are skipped */
   int opening;       /* > 0 while sinew_session_open runs a file: its scene cannot be replaced */
-  char errmsg[1024];
+  sinew_error_t err; /* the last failure (sinew__session_error / _take) */
+  char errmsg[2048]; /* and its text ("" when none since it was cleared) */
   struct sinew__anim_clipboard *clipboard; /* copyKey's keys (cmds/cmd_anim.c) */
   struct sinew__undo *undo; /* the undo queue (cmds/undo.c) */
 };
+
+/* The session's error: set from fields (the reason printf-style, op may be NULL), taken from
+ * another layer's record (e may be &s->err after changing it in place), or cleared. Both
+ * setters return the status. */
+int sinew__session_error(sinew_session_t *s, int status, const char *op, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+int sinew__session_take(sinew_session_t *s, const sinew_error_t *e);
+void sinew__session_clear_error(sinew_session_t *s);
 
 /* The undo queue (cmds/undo.c). */
 typedef struct sinew__undo sinew__undo;
@@ -362,6 +379,14 @@ int sinew__graph_error(sinew_cmd_t *cmd, int status);
 /* Command registration per file. */
 int sinew__register_core_cmds(sinew_lang_t *L, sinew_session_t *s);
 int sinew__register_attr_cmds(sinew_lang_t *L, sinew_session_t *s);
+/* Attribute aliases (cmd_alias.c): aliasAttr; a file's `.aal` line (setAttr of the node's
+ * attributeAliasList: the pairs become the graph's aliases of node n); the writer's addAttr
+ * and setAttr lines for a node that has aliases. */
+int sinew__register_alias_cmds(sinew_lang_t *L, sinew_session_t *s);
+bool sinew__is_alias_list_attr(const char *name);
+int sinew__set_alias_list(sinew_cmd_t *cmd, sinew_node_t n);
+void sinew__ma_write_alias_attr(sinew_graph_t *g, sinew_node_t n, sinew__buf *b);
+void sinew__ma_write_aliases(sinew_graph_t *g, sinew_node_t n, sinew__buf *b);
 int sinew__register_rig_cmds(sinew_lang_t *L, sinew_session_t *s);
 int sinew__register_curve_cmds(sinew_lang_t *L, sinew_session_t *s); /* cmd_curve.c */
 /* cmd_curve.c: the nurbsCurve shape a name gives (the shape, or the one under a transform);
@@ -391,6 +416,10 @@ int sinew__deformer_insert(sinew_cmd_t *cmd, sinew_node_t def, sinew_node_t shap
 /* Joins every ikHandle not yet joined to its chain (sinew_ik_wire); one that cannot be warns
  * once (cmds/cmd_ik.c). Runs after each script or file. */
 void sinew__ik_wire_all(sinew_session_t *s);
+/* Makes every blendShape's origin-world wiring match its origin (sinew_blend_shape_wire_world);
+ * one that cannot warns. _any: whether the scene has blendShapes (allocates nothing). */
+void sinew__blend_shape_wire_all(sinew_session_t *s);
+bool sinew__blend_shape_any(sinew_session_t *s);
 /* Whether the scene has ikHandles (sinew__ik_wire_all may have work); allocates nothing. */
 bool sinew__ik_any(sinew_session_t *s);
 /* Frees copyKey's clipboard (session destroy). */

@@ -749,7 +749,7 @@ static int run_edit(sinew_session_t *s, const char *text) {
   bool keep = sinew_lang_keep_going(s->lang);
   sinew_lang_set_keep_going(s->lang, false);
   int rc = sinew_lang_run(s->lang, text, strlen(text), "reference edit", NULL);
-  if (rc) snprintf(s->errmsg, sizeof s->errmsg, "%s", sinew_lang_errmsg(s->lang));
+  if (rc) sinew__session_take(s, sinew_lang_error(s->lang));
   sinew_lang_set_keep_going(s->lang, keep);
   return rc;
 }
@@ -1096,7 +1096,8 @@ int sinew__refs_file_end(sinew_session_t *s, const char *saved, int rc) {
   if (!r) return rc;
   if (!rc) rc = apply_edits(s);
   if (!rc && r->files == 1 && !r->cur) rc = take_snapshot(s); /* a script's file -r takes its own */
-  if (rc == SINEW_ENOMEM) snprintf(s->errmsg, sizeof s->errmsg, "%s: out of memory", r->file ? r->file : "");
+  if (rc == SINEW_ENOMEM)
+    sinew__session_error(s, SINEW_ENOMEM, NULL, "%s: out of memory", r->file ? r->file : "");
   r->file = saved;
   r->files--;
   return rc;

@@ -520,6 +520,18 @@ static void write_mesh_geometry(writer *w, sinew_node_t n) {
     if (!edges || !fe || sinew_mesh_edges_from_faces(t, edges, &ne, fe)) {
       w->rc = SINEW_ENOMEM;
     } else {
+      /* the UVs the faces name, unless the node holds UV points of its own (written with its
+       * values) */
+      sinew_plug_t uvsp;
+      if (t->uvs && t->nuvs && (sinew_plug_parse_attr(w->g, n, "uvst[0].uvsp", &uvsp) ||
+                                !sinew_plug_indices(w->g, &uvsp, NULL, 0))) {
+        sinew__buf_printf(&w->b, "\tsetAttr -s %u \".uvst[0].uvsp[0:%u]\" -type \"float2\"", t->nuvs, t->nuvs - 1);
+        for (uint32_t i = 0; i < 2 * t->nuvs; i++) {
+          put(w, " ");
+          sinew__buf_num_float(&w->b, (double)t->uvs[i]);
+        }
+        put(w, ";\n");
+      }
       sinew__buf_printf(&w->b, "\tsetAttr -s %u \".ed[0:%u]\"", ne, ne - 1);
       for (uint32_t i = 0; i < ne; i++) sinew__buf_printf(&w->b, " %u %u 0", edges[2 * i], edges[2 * i + 1]);
       put(w, ";\n");
@@ -529,6 +541,13 @@ static void write_mesh_geometry(writer *w, sinew_node_t n) {
         sinew__buf_printf(&w->b, "\n\t\tf %u", t->face_counts[f]);
         for (uint32_t k = 0; k < t->face_counts[f]; k++)
           sinew__buf_printf(&w->b, " %d", fe[t->face_offsets[f] + k]);
+        bool uvs = t->face_uvs != NULL; /* the face's UVs when every vertex has one */
+        for (uint32_t k = 0; uvs && k < t->face_counts[f]; k++) uvs = t->face_uvs[t->face_offsets[f] + k] != UINT32_MAX;
+        if (uvs) {
+          sinew__buf_printf(&w->b, "\n\t\tmu 0 %u", t->face_counts[f]);
+          for (uint32_t k = 0; k < t->face_counts[f]; k++)
+            sinew__buf_printf(&w->b, " %u", t->face_uvs[t->face_offsets[f] + k]);
+        }
       }
       put(w, ";\n");
     }
@@ -561,6 +580,7 @@ static void write_values(writer *w, sinew_node_t n, sinew__extra *e) {
     if (w->b.n > (1u << 20)) flush(w);
   }
   if (stored_mesh) write_mesh_geometry(w, n);
+  sinew__ma_write_aliases(w->g, n, &w->b);
   if (e)
     for (uint32_t i = 0; i < e->nraws; i++) {
       if (w->out && sinew__refs_write_raw(w->s, n, &e->raws[i], &w->b)) continue;
@@ -628,6 +648,7 @@ static void write_node(writer *w, sinew_node_t n) {
     if (sinew__extra_is_implicit(w->sc, n, a)) continue;
     write_add_attr(w, n, &info);
   }
+  sinew__ma_write_alias_attr(w->g, n, &w->b);
   write_values(w, n, e);
   if (sinew_node_locked(w->g, n)) put(w, "\tlockNode -l 1 ;\n");
   flush(w);

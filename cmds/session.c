@@ -148,6 +148,8 @@ static void pending_mesh_free(sinew__pending_mesh *m) {
   sinew_free(m->edges);
   sinew_free(m->face_edges);
   sinew_free(m->face_counts);
+  sinew_free(m->face_uvs);
+  sinew_free(m->edge_hard);
   memset(m, 0, sizeof *m);
 }
 
@@ -472,14 +474,7 @@ bool sinew__own_plug(sinew_graph_t *g, const sinew_plug_t *p) {
   return false;
 }
 
-int sinew__graph_error(sinew_cmd_t *cmd, int status) {
-  const char *msg = sinew_graph_errmsg(sinew_cmd_graph(cmd));
-  const char *name = sinew_cmd_name(cmd);
-  size_t n = strlen(name);
-  /* the graph names its operation ("setAttr: ..."); the command adds its own name */
-  if (strncmp(msg, name, n) == 0 && msg[n] == ':' && msg[n + 1] == ' ') msg += n + 2;
-  return sinew_cmd_error(cmd, status, "%s", msg);
-}
+int sinew__graph_error(sinew_cmd_t *cmd, int status) { return sinew_cmd_graph_error(cmd, status); }
 
 double sinew__unit_to_internal(sinew_graph_t *g, sinew_attr_type_t type, double v) {
   if (type == SINEW_ATTR_TIME) return v / sinew_time_unit_fps(sinew_time_get_unit(g));
@@ -498,11 +493,28 @@ int sinew__cmd_node(sinew_cmd_t *cmd, const char *name, sinew_node_t *out) {
   int rc = sinew__find_node(sinew__session(cmd), name, out);
   if (rc == SINEW_EAMBIGUOUS)
     return sinew_cmd_error(cmd, rc, "more than one node is named '%s'; use its |path", name);
-  if (rc) return sinew_cmd_error(cmd, SINEW_ENOTFOUND, "no node named '%s'", name);
+  if (rc) {
+    sinew_cmd_error(cmd, SINEW_ENOTFOUND, "no node named '%s'", name);
+    sinew_cmd_error_subject(cmd, name, NULL);
+    return SINEW_ENOTFOUND;
+  }
   return SINEW_OK;
 }
 
+static int cmd_plug(sinew_cmd_t *cmd, const char *text, sinew_plug_t *out);
+
 int sinew__cmd_plug(sinew_cmd_t *cmd, const char *text, sinew_plug_t *out) {
+  int rc = cmd_plug(cmd, text, out);
+  if (rc && text && text[0]) { /* the error is about this plug and its node */
+    const char *dot = strchr(text, '.');
+    char node[256];
+    snprintf(node, sizeof node, "%.*s", dot ? (int)(dot - text) : 0, text);
+    sinew_cmd_error_subject(cmd, node[0] ? node : NULL, text);
+  }
+  return rc;
+}
+
+static int cmd_plug(sinew_cmd_t *cmd, const char *text, sinew_plug_t *out) {
   sinew_session_t *s = sinew__session(cmd);
   sinew_graph_t *g = sinew_cmd_graph(cmd);
   if (!text || !text[0]) return sinew_cmd_error(cmd, SINEW_EINVAL, "no attribute given");
@@ -610,6 +622,7 @@ typedef struct import_kept {
   UT_hash_handle hh;
   uint64_t key;
   sinew__extra *copy;
+  bool made; /* copy is an empty record standing for none (kept_journal) */
 } import_kept;
 
 struct sinew__import {
@@ -887,13 +900,22 @@ static bool import_keep(sinew__scene *sc, uint64_t k, const sinew__extra *e) {
   return false;
 }
 
+static void kept_free_all(import_kept **kept) {
+  import_kept *k, *kt;
+  HASH_ITER(hh, *kept, k, kt) {
+    HASH_DEL(*kept, k);
+    if (k->copy) extra_free(k->copy);
+    sinew_free(k);
+  }
+}
+
 /* A failed import: every record it touched is as it was before. */
 static void kept_restore(sinew__scene *sc, struct sinew__import *imp) {
   import_kept *kp, *kt;
   HASH_ITER(hh, imp->kept, kp, kt) {
     sinew__extra *live = NULL;
     HASH_FIND(hh, sc->extras, &kp->key, sizeof kp->key, live);
-    if (live && kp->copy) { /* the contents change places; the hash keeps its entry */
+    if (live && kp->copy && !kp->made) { /* the contents change places; the hash keeps its entry */
       sinew__extra t = *live;
       *live = *kp->copy;
       live->hh = t.hh;
@@ -927,16 +949,75 @@ static void kept_merge(struct sinew__import *outer, struct sinew__import *imp) {
   }
 }
 
+/* A successful outermost import inside a larger transaction (a host's, a command running a
+ * script): the per-node records it changed go back when that transaction rolls back, through a
+ * journal record. It holds, for each record the import touched, the other contents (before
+ * the import while the import is in effect, the import's own after a rollback); a swap
+ * exchanges them with the live record's, which keeps its hash entry, so that nothing is
+ * allocated. A record the import made swaps with an empty one (an empty record changes nothing
+ * saved), allocated here, before the import's transaction commits. */
+typedef struct kept_journal {
+  sinew__scene *sc;
+  import_kept *kept;
+} kept_journal;
+
+static void kept_swap(sinew_graph_t *g, void *data) {
+  (void)g;
+  kept_journal *kj = data;
+  import_kept *kp, *kt;
+  HASH_ITER(hh, kj->kept, kp, kt) {
+    sinew__extra *live = NULL;
+    HASH_FIND(hh, kj->sc->extras, &kp->key, sizeof kp->key, live);
+    if (!live || !kp->copy) continue; /* freed outside any transaction since: nothing to give back */
+    sinew__extra t = *live;
+    *live = *kp->copy;
+    live->hh = t.hh;
+    *kp->copy = t;
+  }
+  sinew__side_changed(kj->sc);
+}
+
+static void kept_release(sinew_graph_t *g, void *data, bool done) {
+  (void)g;
+  (void)done; /* either way the copies are not live */
+  kept_journal *kj = data;
+  kept_free_all(&kj->kept);
+  sinew_free(kj);
+}
+
+static const sinew_record_ops_t kept_ops = {kept_swap, kept_release};
+
+/* Hands the import's kept records to the journal (see kept_journal); on failure (out of memory)
+ * nothing is handed and the import fails. */
+static int kept_record(sinew_session_t *s, struct sinew__import *imp) {
+  sinew__scene *sc = s->scene;
+  import_kept *kp, *kt;
+  HASH_ITER(hh, imp->kept, kp, kt) {
+    if (kp->copy) continue;
+    sinew__extra *live = NULL;
+    HASH_FIND(hh, sc->extras, &kp->key, sizeof kp->key, live);
+    if (!live) continue;
+    if (!(kp->copy = sinew_calloc(1, sizeof *kp->copy))) return SINEW_ENOMEM;
+    kp->copy->key = live->key;
+    kp->copy->node = live->node;
+    kp->made = true;
+  }
+  kept_journal *kj = sinew_calloc(1, sizeof *kj);
+  if (!kj) return SINEW_ENOMEM;
+  kj->sc = sc;
+  kj->kept = imp->kept;
+  int rc = sinew_graph_record(sc->graph, &kept_ops, kj);
+  if (rc) {
+    sinew_free(kj);
+    return rc;
+  }
+  imp->kept = NULL; /* the record owns them now */
+  return SINEW_OK;
+}
+
 /* ---- beginning, ending and undoing an import ---- */
 
-static void kept_free(struct sinew__import *imp) {
-  import_kept *k, *kt;
-  HASH_ITER(hh, imp->kept, k, kt) {
-    HASH_DEL(imp->kept, k);
-    if (k->copy) extra_free(k->copy);
-    sinew_free(k);
-  }
-}
+static void kept_free(struct sinew__import *imp) { kept_free_all(&imp->kept); }
 
 static void import_free(struct sinew__import *imp) {
   kept_free(imp);
@@ -977,11 +1058,11 @@ static int import_namespace(sinew_session_t *s, const sinew__import_opts *o, cha
   while (n && ns[n - 1] == ':') n--;
   for (size_t i = 0; i < n; i++)
     if (!isalnum((unsigned char)ns[i]) && ns[i] != '_' && ns[i] != ':') {
-      snprintf(s->errmsg, sizeof s->errmsg, "-namespace: '%s' is not a namespace name", o->ns);
+      sinew__session_error(s, SINEW_EINVAL, NULL, "-namespace: '%s' is not a namespace name", o->ns);
       return SINEW_EINVAL;
     }
   if (isdigit((unsigned char)ns[0])) {
-    snprintf(s->errmsg, sizeof s->errmsg, "-namespace: '%s' is not a namespace name", o->ns);
+    sinew__session_error(s, SINEW_EINVAL, NULL, "-namespace: '%s' is not a namespace name", o->ns);
     return SINEW_EINVAL;
   }
   size_t base = n;
@@ -994,7 +1075,7 @@ static int import_namespace(sinew_session_t *s, const sinew__import_opts *o, cha
   }
   if (b.oom) {
     sinew__buf_free(&b);
-    snprintf(s->errmsg, sizeof s->errmsg, "out of memory");
+    sinew__session_error(s, SINEW_ENOMEM, NULL, "out of memory");
     return SINEW_ENOMEM;
   }
   *out = b.p;
@@ -1008,17 +1089,18 @@ static int import_begin(sinew_session_t *s, const sinew__import_opts *o, struct 
   sinew__import_opts none = {0};
   if (!o) o = &none;
   if (o->prefix && o->prefix[0] && o->ns && o->ns[0]) {
-    snprintf(s->errmsg, sizeof s->errmsg, "give -namespace or -renamingPrefix, not both");
+    sinew__session_error(s, SINEW_EINVAL, NULL, "give -namespace or -renamingPrefix, not both");
     return SINEW_EINVAL;
   }
   if (o->rename_all && !(o->prefix && o->prefix[0])) {
-    snprintf(s->errmsg, sizeof s->errmsg, "-renameAll needs -renamingPrefix");
+    sinew__session_error(s, SINEW_EINVAL, NULL, "-renameAll needs -renamingPrefix");
     return SINEW_EINVAL;
   }
   if (o->prefix && o->prefix[0]) {
     for (const char *c = o->prefix; *c; c++)
       if (!isalnum((unsigned char)*c) && *c != '_') {
-        snprintf(s->errmsg, sizeof s->errmsg, "-renamingPrefix: '%s' cannot start a node name", o->prefix);
+        sinew__session_error(s, SINEW_EINVAL, NULL, "-renamingPrefix: '%s' cannot start a node name",
+                             o->prefix);
         return SINEW_EINVAL;
       }
   }
@@ -1047,7 +1129,7 @@ static int import_begin(sinew_session_t *s, const sinew__import_opts *o, struct 
   }
   if (rc) {
     import_free(imp);
-    if (rc == SINEW_ENOMEM) snprintf(s->errmsg, sizeof s->errmsg, "out of memory");
+    if (rc == SINEW_ENOMEM) sinew__session_error(s, SINEW_ENOMEM, NULL, "out of memory");
     return rc;
   }
   imp->outer = sc->import;
@@ -1088,7 +1170,7 @@ static int run_ma(sinew_session_t *s, const char *path, sinew_value_t *result);
 
 static int import_file(sinew_session_t *s, const char *path, const sinew__import_opts *opts,
                        sinew_value_t *result) {
-  s->errmsg[0] = 0;
+  sinew__session_clear_error(s);
   sinew__scene *sc = s->scene;
   struct sinew__import imp;
   int rc = import_begin(s, opts, &imp);
@@ -1097,14 +1179,18 @@ static int import_file(sinew_session_t *s, const char *path, const sinew__import
   if ((rc = sinew_graph_begin(sc->graph))) {
     sc->import = imp.outer;
     import_free(&imp);
-    snprintf(s->errmsg, sizeof s->errmsg, "%s", sinew_graph_errmsg(sc->graph));
+    sinew__session_take(s, sinew_graph_error(sc->graph));
     return rc;
   }
   rc = run_ma(s, path, result);
   if (!rc && imp.kept_lost) {
-    snprintf(s->errmsg, sizeof s->errmsg, "file -import: %s: out of memory", path);
+    sinew__session_error(s, SINEW_ENOMEM, "file -import", "%s: out of memory", path);
     rc = SINEW_ENOMEM;
   }
+  /* inside a larger transaction: the records go back with it (the import's own is open) */
+  if (!rc && !imp.outer && imp.kept && sinew_graph_in_transaction(sc->graph) > 1 &&
+      (rc = kept_record(s, &imp)))
+    sinew__session_error(s, rc, "file -import", "%s: out of memory", path);
   /* a file that opened or emptied the scene is refused by file itself, so sc is still current */
   sc->import = imp.outer;
   if (rc) {
@@ -1280,6 +1366,50 @@ int sinew__implicit_attr(sinew_session_t *s, sinew_node_t n, const char *attr_pa
 
 /* ---- meshes from ed / fc lines ------------------------------------------------------------------------ */
 
+/* The mesh with the UVs of its mu 0 records, their (u, v) from the node's uvst[0].uvsp (read by
+ * then: files write them before the faces); a UV index with no uvsp element is none. */
+static int attach_uvs(sinew_graph_t *g, sinew_node_t n, sinew__pending_mesh *m, sinew_data_t **mesh) {
+  sinew_plug_t arr;
+  if (sinew_plug_parse_attr(g, n, "uvst[0].uvsp", &arr)) return SINEW_OK; /* no UV set attribute */
+  size_t cnt = sinew_plug_indices(g, &arr, NULL, 0);
+  int32_t *idx = sinew_malloc((cnt ? cnt : 1) * sizeof *idx);
+  if (!idx) return SINEW_ENOMEM;
+  cnt = sinew_plug_indices(g, &arr, idx, cnt);
+  uint32_t nuvs = cnt && idx[cnt - 1] >= 0 ? (uint32_t)idx[cnt - 1] + 1 : 0;
+  float *uv = sinew_malloc((nuvs ? nuvs : 1) * 2 * sizeof *uv);
+  uint8_t *have = sinew_malloc(nuvs ? nuvs : 1);
+  int rc = uv && have ? SINEW_OK : SINEW_ENOMEM;
+  if (!rc) memset(have, 0, nuvs ? nuvs : 1);
+  for (size_t i = 0; i < cnt && !rc; i++) {
+    sinew_plug_t e;
+    double v[2] = {0, 0};
+    if (idx[i] < 0 || sinew_plug_element(g, &arr, idx[i], &e) || sinew_get_doubles(g, &e, v, 2, NULL)) continue;
+    uv[2 * idx[i]] = (float)v[0];
+    uv[2 * idx[i] + 1] = (float)v[1];
+    have[idx[i]] = 1;
+  }
+  for (uint32_t i = 0; i < m->nfv && !rc; i++)
+    if (m->face_uvs[i] != UINT32_MAX && (m->face_uvs[i] >= nuvs || !have[m->face_uvs[i]])) m->face_uvs[i] = UINT32_MAX;
+  /* per face-vertex: whether the edge leaving it is hard (.ed flag 0) */
+  uint8_t *hard = !rc && m->edge_hard ? sinew_malloc(m->nfv ? m->nfv : 1) : NULL;
+  if (hard)
+    for (uint32_t i = 0; i < m->nfv; i++) {
+      int32_t fe = m->face_edges[i];
+      uint32_t id = fe >= 0 ? (uint32_t)fe : (uint32_t)~fe;
+      hard[i] = id < m->nedges ? m->edge_hard[id] : 0;
+    }
+  sinew_data_t *with = NULL;
+  if (!rc && !(rc = sinew_mesh_set_uvs(*mesh, nuvs, uv, m->face_uvs, hard, &with))) {
+    sinew_data_unref(*mesh);
+    *mesh = with;
+  }
+  sinew_free(idx);
+  sinew_free(uv);
+  sinew_free(have);
+  sinew_free(hard);
+  return rc;
+}
+
 int sinew__finish_mesh(sinew_session_t *s, sinew_node_t n) {
   sinew__scene *sc = s->scene;
   sinew__extra *e = sinew__extra_get(sc, n, false);
@@ -1322,14 +1452,15 @@ int sinew__finish_mesh(sinew_session_t *s, sinew_node_t n) {
   sinew_data_t *mesh = NULL;
   rc = sinew_mesh_create(npoints, m->nfaces, m->face_counts, fv, &mesh);
   sinew_free(fv);
+  if (!rc && m->has_uvs) rc = attach_uvs(g, n, m, &mesh);
   if (!rc) {
     rc = sinew_mesh_node_set(g, n, mesh);
     if (!rc) {
       const sinew_mesh_t *mm = sinew_mesh_get(mesh);
       e->geom_topology = mm ? mm->topology : NULL;
     }
-    sinew_data_unref(mesh);
   }
+  sinew_data_unref(mesh); /* also when attaching the UVs failed */
   if (m->nholes)
     sinew_log(g, SINEW_LOG_WARNING, SINEW_LOG_FILE_WARNING,
               "%s: %u face holes ignored (sinew meshes have none)", sinew_node_name(g, n), m->nholes);
@@ -1386,6 +1517,37 @@ sinew_lang_t *sinew_session_lang(const sinew_session_t *s) { return s ? s->lang 
 const char *sinew_session_errmsg(const sinew_session_t *s) {
   return s ? (s->errmsg[0] ? s->errmsg : "no error") : "no session";
 }
+
+const sinew_error_t *sinew_session_error(const sinew_session_t *s) {
+  static const sinew_error_t none = {0};
+  return s && s->errmsg[0] ? &s->err : &none;
+}
+
+int sinew__session_error(sinew_session_t *s, int status, const char *op, const char *fmt, ...) {
+  sinew_error_t *e = &s->err;
+  char reason[sizeof e->reason]; /* the arguments may be the old fields */
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(reason, sizeof reason, fmt, ap);
+  va_end(ap);
+  memset(e, 0, sizeof *e);
+  e->code = status;
+  snprintf(e->op, sizeof e->op, "%s", op ? op : "");
+  memcpy(e->reason, reason, sizeof reason);
+  sinew_error_format(e, s->errmsg, sizeof s->errmsg);
+  return status;
+}
+
+int sinew__session_take(sinew_session_t *s, const sinew_error_t *e) {
+  if (e != &s->err) s->err = *e;
+  sinew_error_format(&s->err, s->errmsg, sizeof s->errmsg);
+  return s->err.code;
+}
+
+void sinew__session_clear_error(sinew_session_t *s) {
+  memset(&s->err, 0, sizeof s->err);
+  s->errmsg[0] = 0;
+}
 bool sinew_session_playback_range(const sinew_session_t *s, double out[4]) {
   if (!s || !s->scene->has_playback) return false;
   if (out) {
@@ -1411,19 +1573,21 @@ static int finish_run(sinew_session_t *s, int rc) {
   }
   if (!rc && frc) {
     rc = frc;
-    snprintf(s->errmsg, sizeof s->errmsg, "%s", sinew_graph_errmsg(s->scene->graph));
+    sinew__session_take(s, sinew_graph_error(s->scene->graph));
   }
   /* IK handles a script or file made by createNode / connectAttr drive their chains from now */
   if (!rc) sinew__undo_run_outside(s, sinew__ik_wire_all, "ikHandle", sinew__ik_any);
+  /* blendShapes set to origin world read their base's and targets' world matrices */
+  if (!rc) sinew__undo_run_outside(s, sinew__blend_shape_wire_all, "blendShape", sinew__blend_shape_any);
   return rc;
 }
 
 int sinew_session_run(sinew_session_t *s, const char *text, size_t len, const char *name,
                       sinew_value_t *result) {
   if (!s || (!text && len)) return SINEW_EINVAL;
-  s->errmsg[0] = 0;
+  sinew__session_clear_error(s);
   int rc = sinew_lang_run(s->lang, text, len, name, result);
-  if (rc) snprintf(s->errmsg, sizeof s->errmsg, "%s", sinew_lang_errmsg(s->lang));
+  if (rc) sinew__session_take(s, sinew_lang_error(s->lang));
   return finish_run(s, rc);
 }
 
@@ -1436,7 +1600,7 @@ bool sinew__is_ma_path(const char *path) {
 static int read_file(sinew_session_t *s, const char *path, char **out, size_t *len) {
   FILE *f = fopen(path, "rb");
   if (!f) {
-    snprintf(s->errmsg, sizeof s->errmsg, "%s: cannot open the file: %s", path, strerror(errno));
+    sinew__session_error(s, SINEW_EIO, NULL, "%s: cannot open the file: %s", path, strerror(errno));
     return SINEW_EIO;
   }
   char *buf = NULL;
@@ -1448,7 +1612,7 @@ static int read_file(sinew_session_t *s, const char *path, char **out, size_t *l
       char *b = sinew_realloc(buf, nc);
       if (!b) {
         rc = SINEW_ENOMEM;
-        snprintf(s->errmsg, sizeof s->errmsg, "%s: out of memory", path);
+        sinew__session_error(s, SINEW_ENOMEM, NULL, "%s: out of memory", path);
         break;
       }
       buf = b;
@@ -1460,7 +1624,7 @@ static int read_file(sinew_session_t *s, const char *path, char **out, size_t *l
   }
   if (!rc && ferror(f)) {
     rc = SINEW_EIO;
-    snprintf(s->errmsg, sizeof s->errmsg, "%s: read error: %s", path, strerror(errno));
+    sinew__session_error(s, SINEW_EIO, NULL, "%s: read error: %s", path, strerror(errno));
   }
   fclose(f);
   if (rc) {
@@ -1480,8 +1644,9 @@ static bool word_boundary(char c) {
 }
 
 static int cut_short(sinew_session_t *s, const char *path, uint32_t line, const char *inside) {
-  snprintf(s->errmsg, sizeof s->errmsg,
-           "%s:%u: the file ends inside %s (it was cut short); nothing was read", path, line, inside);
+  sinew__session_error(s, SINEW_ESYNTAX, NULL,
+                       "%s:%u: the file ends inside %s (it was cut short); nothing was read", path, line,
+                       inside);
   return SINEW_ESYNTAX;
 }
 
@@ -1535,16 +1700,17 @@ static int run_ma(sinew_session_t *s, const char *path, sinew_value_t *result) {
   size_t n = 0;
   int rc = read_file(s, path, &text, &n);
   if (!rc && memchr(text, 0, n)) {
-    snprintf(s->errmsg, sizeof s->errmsg, "%s: not a text file (it contains NUL bytes)", path);
+    sinew__session_error(s, SINEW_ESYNTAX, NULL, "%s: not a text file (it contains NUL bytes)", path);
     rc = SINEW_ESYNTAX;
   }
   if (!rc) rc = check_complete(s, path, text, n);
   int depth = sinew__undo_file_begin(s);
   const char *outer_file = NULL;
-  if (!rc && (rc = sinew__refs_file_begin(s, path, &outer_file))) snprintf(s->errmsg, sizeof s->errmsg, "out of memory");
+  if (!rc && (rc = sinew__refs_file_begin(s, path, &outer_file)))
+    sinew__session_error(s, SINEW_ENOMEM, NULL, "out of memory");
   else if (!rc) {
     if ((rc = sinew_lang_run(s->lang, text, n, path, result)))
-      snprintf(s->errmsg, sizeof s->errmsg, "%s", sinew_lang_errmsg(s->lang));
+      sinew__session_take(s, sinew_lang_error(s->lang));
     rc = sinew__refs_file_end(s, outer_file, rc); /* the references' edits, once the file's lines ran */
   }
   sinew__undo_file_end(s, depth);
@@ -1559,13 +1725,13 @@ static int run_ma(sinew_session_t *s, const char *path, sinew_value_t *result) {
 
 int sinew_session_run_file(sinew_session_t *s, const char *path, sinew_value_t *result) {
   if (!s || !path) return SINEW_EINVAL;
-  s->errmsg[0] = 0;
+  sinew__session_clear_error(s);
   if (sinew__is_ma_path(path)) return import_file(s, path, NULL, result);
   sinew_node_t saved = s->scene->current;
   int depth = sinew__undo_file_begin(s); /* its lines are top-level commands, each all or nothing */
   int rc = sinew_lang_run_file(s->lang, path, result);
   sinew__undo_file_end(s, depth);
-  if (rc) snprintf(s->errmsg, sizeof s->errmsg, "%s", sinew_lang_errmsg(s->lang));
+  if (rc) sinew__session_take(s, sinew_lang_error(s->lang));
   rc = finish_run(s, rc);
   if (sinew_node_valid(s->scene->graph, saved)) s->scene->current = saved;
   return rc;
@@ -1576,23 +1742,23 @@ int sinew_session_run_file(sinew_session_t *s, const char *path, sinew_value_t *
  * line of that file cannot replace it with file -new or file -open. */
 static int refuse_while_reading(sinew_session_t *s, const char *what) {
   if (s->opening) {
-    snprintf(s->errmsg, sizeof s->errmsg, "%s: not while a file is being opened", what);
+    sinew__session_error(s, SINEW_EINVAL, what, "not while a file is being opened");
     return SINEW_EINVAL;
   }
   if (!s->scene->import) return SINEW_OK;
-  snprintf(s->errmsg, sizeof s->errmsg, "%s: not while a file is being imported", what);
+  sinew__session_error(s, SINEW_EINVAL, what, "not while a file is being imported");
   return SINEW_EINVAL;
 }
 
 int sinew_session_open(sinew_session_t *s, const char *path) {
   if (!s || !path) return SINEW_EINVAL;
-  s->errmsg[0] = 0;
+  sinew__session_clear_error(s);
   int rc = refuse_while_reading(s, "file -open");
   if (rc) return rc;
   sinew__scene *fresh, *old = s->scene;
   rc = sinew__scene_create(s, &fresh);
   if (rc) {
-    snprintf(s->errmsg, sizeof s->errmsg, "file -open: out of memory");
+    sinew__session_error(s, SINEW_ENOMEM, "file -open", "out of memory");
     return rc;
   }
   s->scene = fresh;
@@ -1620,7 +1786,7 @@ int sinew_session_open(sinew_session_t *s, const char *path) {
 
 int sinew_session_new_scene(sinew_session_t *s) {
   if (!s) return SINEW_EINVAL;
-  s->errmsg[0] = 0;
+  sinew__session_clear_error(s);
   sinew__scene *fresh;
   int rc = refuse_while_reading(s, "file -new");
   if (rc) return rc;
@@ -1641,13 +1807,13 @@ int sinew_session_write_ma(sinew_session_t *s, FILE *out, const char *name) {
 
 int sinew_session_save(sinew_session_t *s, const char *path) {
   if (!s || !path || !path[0]) return SINEW_EINVAL;
-  s->errmsg[0] = 0;
+  sinew__session_clear_error(s);
   /* written whole or not at all: a temporary file beside the target, renamed over it (sinew/io.h) */
   char why[sizeof s->errmsg - 16];
   sinew_afile_t *af;
   int rc = sinew_afile_open(path, &af, why, sizeof why);
   if (rc) {
-    snprintf(s->errmsg, sizeof s->errmsg, "file -save: %s", why);
+    sinew__session_error(s, rc, "file -save", "%s", why);
     return rc;
   }
   const char *base = strrchr(path, '/');
@@ -1655,11 +1821,11 @@ int sinew_session_save(sinew_session_t *s, const char *path) {
   if (rc) {
     if (sinew_afile_abort(af, why, sizeof why) == SINEW_OK)
       snprintf(why, sizeof why, "%s: %s", path, sinew_strerror(rc));
-    if (!s->errmsg[0]) snprintf(s->errmsg, sizeof s->errmsg, "file -save: %s", why);
+    if (!s->errmsg[0]) sinew__session_error(s, rc, "file -save", "%s", why);
     return rc;
   }
   if ((rc = sinew_afile_commit(af, why, sizeof why))) {
-    snprintf(s->errmsg, sizeof s->errmsg, "file -save: %s", why);
+    sinew__session_error(s, rc, "file -save", "%s", why);
     return rc;
   }
   char *fn = sinew__cmds_strdup(path);

@@ -405,16 +405,16 @@ static int apply(sinew_session_t *s, bool undo) {
   sinew_graph_t *g = s->scene->graph;
   const char *what = undo ? "undo" : "redo";
   if (u->chunks) {
-    snprintf(s->errmsg, sizeof s->errmsg, "%s: an undo chunk is open (undoInfo -closeChunk first)", what);
+    sinew__session_error(s, SINEW_EINVAL, what, "an undo chunk is open (undoInfo -closeChunk first)");
     return SINEW_EINVAL;
   }
   if (u->graph != g) {
-    snprintf(s->errmsg, sizeof s->errmsg, "%s: not while a file is being opened", what);
+    sinew__session_error(s, SINEW_EINVAL, what, "not while a file is being opened");
     return SINEW_EINVAL;
   }
   if (s->scene->side_gen != u->gen_seen) sinew__undo_flush(s); /* changed outside the commands */
   if (undo ? u->done == 0 : u->done == u->n) {
-    snprintf(s->errmsg, sizeof s->errmsg, "%s: there are no more commands to %s", what, what);
+    sinew__session_error(s, SINEW_ENOTFOUND, what, "there are no more commands to %s", what);
     return SINEW_ENOTFOUND;
   }
   undo_step *st = &u->steps[undo ? u->done - 1 : u->done];
@@ -422,12 +422,15 @@ static int apply(sinew_session_t *s, bool undo) {
   int rc = undo ? sinew_change_undo(g, st->change) : sinew_change_redo(g, st->change);
   s->scene->applying--;
   if (rc == SINEW_ESTALE) {
-    snprintf(s->errmsg, sizeof s->errmsg, "%s: %s; the undo queue is flushed", what, sinew_graph_errmsg(g));
+    const sinew_error_t *ge = sinew_graph_error(g);
+    bool other = ge->op[0] && strcmp(ge->op, what) != 0; /* the graph's operation, if not ours */
+    sinew__session_error(s, rc, what, "%s%s%s; the undo queue is flushed", other ? ge->op : "",
+                         other ? ": " : "", ge->reason);
     sinew__undo_flush(s);
     return rc;
   }
   if (rc) {
-    snprintf(s->errmsg, sizeof s->errmsg, "%s", sinew_graph_errmsg(g));
+    sinew__session_take(s, sinew_graph_error(g));
     return rc;
   }
   u->done += undo ? -1u : 1u;
@@ -437,12 +440,12 @@ static int apply(sinew_session_t *s, bool undo) {
 
 int sinew_session_undo(sinew_session_t *s) {
   if (!s) return SINEW_EINVAL;
-  s->errmsg[0] = 0;
+  sinew__session_clear_error(s);
   return apply(s, true);
 }
 int sinew_session_redo(sinew_session_t *s) {
   if (!s) return SINEW_EINVAL;
-  s->errmsg[0] = 0;
+  sinew__session_clear_error(s);
   return apply(s, false);
 }
 static bool usable(const sinew_session_t *s) {
@@ -474,7 +477,7 @@ void sinew_session_set_undo_observer(sinew_session_t *s, void (*fn)(void *, sine
 int sinew_session_set_undo_state(sinew_session_t *s, bool on, bool flush) {
   if (!s) return SINEW_EINVAL;
   if (!on && s->undo->chunks) {
-    snprintf(s->errmsg, sizeof s->errmsg, "undoInfo -state: an undo chunk is open");
+    sinew__session_error(s, SINEW_EINVAL, "undoInfo -state", "an undo chunk is open");
     return SINEW_EINVAL;
   }
   if (flush || on != !s->undo->off) {
@@ -508,22 +511,22 @@ int sinew_session_chunk_open(sinew_session_t *s, const char *name) {
     return SINEW_OK;
   }
   if (u->graph != g) {
-    snprintf(s->errmsg, sizeof s->errmsg, "undoInfo -openChunk: not while a file is being opened");
+    sinew__session_error(s, SINEW_EINVAL, "undoInfo -openChunk", "not while a file is being opened");
     return SINEW_EINVAL;
   }
   char *nm = sinew__cmds_strdup(name && name[0] ? name : "chunk");
   if (!nm || reserve_step(u) || side_take(s->scene, &u->chunk_side)) {
     sinew_free(nm);
-    snprintf(s->errmsg, sizeof s->errmsg, "undoInfo -openChunk: out of memory");
+    sinew__session_error(s, SINEW_ENOMEM, "undoInfo -openChunk", "out of memory");
     return SINEW_ENOMEM;
   }
   if (sinew_graph_in_transaction(g) || sinew_graph_begin(g)) {
     sinew_free(nm);
     sinew_free(u->chunk_side.sel);
     u->chunk_side.sel = NULL;
-    snprintf(s->errmsg, sizeof s->errmsg, "undoInfo -openChunk: %s",
-             sinew_graph_in_transaction(g) ? "a transaction is open" : "out of memory");
-    return sinew_graph_in_transaction(g) ? SINEW_EINVAL : SINEW_ENOMEM;
+    bool open = sinew_graph_in_transaction(g);
+    return sinew__session_error(s, open ? SINEW_EINVAL : SINEW_ENOMEM, "undoInfo -openChunk", "%s",
+                                open ? "a transaction is open" : "out of memory");
   }
   sinew_free(u->chunk_name);
   u->chunk_name = nm;
@@ -537,7 +540,7 @@ int sinew_session_chunk_close(sinew_session_t *s) {
   if (!s) return SINEW_EINVAL;
   sinew__undo *u = s->undo;
   if (!u->chunks) {
-    snprintf(s->errmsg, sizeof s->errmsg, "undoInfo -closeChunk: no chunk is open");
+    sinew__session_error(s, SINEW_EINVAL, "undoInfo -closeChunk", "no chunk is open");
     return SINEW_EINVAL;
   }
   if (--u->chunks) return SINEW_OK;
@@ -582,7 +585,7 @@ int sinew_session_chunk_close(sinew_session_t *s) {
   sinew_graph_commit(g);
   sinew_free(name);
   sinew__undo_flush(s);
-  snprintf(s->errmsg, sizeof s->errmsg, "undoInfo -closeChunk: out of memory; the undo queue is flushed");
+  sinew__session_error(s, SINEW_ENOMEM, "undoInfo -closeChunk", "out of memory; the undo queue is flushed");
   return SINEW_ENOMEM;
 }
 
@@ -628,7 +631,7 @@ static int cmd_undo(sinew_cmd_t *cmd) {
     sinew_cmd_warning(cmd, SINEW_LOG_NONE, "There are no more commands to undo.");
     return SINEW_OK;
   }
-  if (rc) return sinew_cmd_error(cmd, rc, "%s", s->errmsg + (strncmp(s->errmsg, "undo: ", 6) ? 0 : 6));
+  if (rc) return sinew_cmd_error_from(cmd, sinew_session_error(s), rc);
   return SINEW_OK;
 }
 
@@ -639,7 +642,7 @@ static int cmd_redo(sinew_cmd_t *cmd) {
     sinew_cmd_warning(cmd, SINEW_LOG_NONE, "There are no more commands to redo.");
     return SINEW_OK;
   }
-  if (rc) return sinew_cmd_error(cmd, rc, "%s", s->errmsg + (strncmp(s->errmsg, "redo: ", 6) ? 0 : 6));
+  if (rc) return sinew_cmd_error_from(cmd, sinew_session_error(s), rc);
   return SINEW_OK;
 }
 
@@ -709,15 +712,17 @@ static int cmd_undo_info(sinew_cmd_t *cmd) {
     return sinew_cmd_error(cmd, SINEW_EINVAL, "-state and -stateWithoutFlush together");
   if (sinew_cmd_flag_count(cmd, "state")) {
     bool on = sinew_cmd_flag_bool(cmd, "state", true);
-    if ((rc = sinew_session_set_undo_state(s, on, !on))) return sinew_cmd_error(cmd, rc, "%s", s->errmsg);
+    if ((rc = sinew_session_set_undo_state(s, on, !on)))
+      return sinew_cmd_error_from(cmd, sinew_session_error(s), rc);
   }
   if (sinew_cmd_flag_count(cmd, "stateWithoutFlush")) {
     if ((rc = sinew_session_set_undo_state(s, sinew_cmd_flag_bool(cmd, "stateWithoutFlush", true), false)))
-      return sinew_cmd_error(cmd, rc, "%s", s->errmsg);
+      return sinew_cmd_error_from(cmd, sinew_session_error(s), rc);
   }
   if (ock && (rc = sinew_session_chunk_open(s, sinew_cmd_flag_string(cmd, "chunkName", NULL))))
-    return sinew_cmd_error(cmd, rc, "%s", s->errmsg);
-  if (cck && (rc = sinew_session_chunk_close(s))) return sinew_cmd_error(cmd, rc, "%s", s->errmsg);
+    return sinew_cmd_error_from(cmd, sinew_session_error(s), rc);
+  if (cck && (rc = sinew_session_chunk_close(s)))
+    return sinew_cmd_error_from(cmd, sinew_session_error(s), rc);
   return SINEW_OK;
 }
 

@@ -14,7 +14,14 @@
  * cache misses, and most plugs asked about (every set, every connect) are no end of anything. */
 static bool slot_lacks(const sinew_graph_t *g, const sinew_plug_t *p, uint32_t flag) {
   sinew__node *n = sinew__plug_node(g, p);
-  const sinew__slot *s = n ? sinew__slot_find(g, n, p, NULL) : NULL;
+  if (!n) return false;
+  const sinew__attr *a = sinew__attr_get(g, n, p->attr);
+  if (p->nidx == 0 && a->parent == SINEW__NO_ATTR) /* a whole top-level plug: no walk */
+    return !(n->slots[a->slot_index].flags & flag);
+  sinew__multi *pm = NULL;
+  uint32_t pos;
+  const sinew__slot *s = sinew__slot_peek(g, n, p, NULL, &pm, &pos);
+  if (pm) return !(pm->eflags & flag); /* an element held packed is no end of anything */
   return s && !(s->flags & flag);
 }
 
@@ -163,7 +170,7 @@ int sinew__cycle_search(sinew_graph_t *g, const sinew_plug_t *src, const sinew_p
   int rc = SINEW_OK;
   int32_t hit = -1;
   if (sinew__reserve((void **)&q, &cap, 16, sizeof *q))
-    return sinew_graph_set_error(g, SINEW_ENOMEM, "%s: out of memory", what);
+    return sinew_graph_fail(g, SINEW_ENOMEM, what, "out of memory");
   q[n++] = (qitem){sinew__plug_key(dst), -1};
   for (uint32_t head = 0; head < n && hit < 0; head++) {
     qitem it = q[head];
@@ -210,10 +217,10 @@ done:
     char sb[256], db[256];
     sinew__plug_str(g, src, sb, sizeof sb);
     sinew__plug_str(g, dst, db, sizeof db);
-    rc = sinew_graph_set_error(g, SINEW_ECYCLE, "%s: %s -> %s: would create a cycle through %s",
-                               what, sb, db, path);
+    rc = sinew_graph_fail(g, SINEW_ECYCLE, what, "%s -> %s: would create a cycle through %s", sb, db, path);
+    sinew__error_plug(g, dst);
   } else if (rc == SINEW_ENOMEM) {
-    sinew_graph_set_error(g, rc, "%s: out of memory", what);
+    sinew_graph_fail(g, rc, what, "out of memory");
   }
   sinew__free(seen.keys);
   sinew__free(followed.keys);
@@ -405,12 +412,12 @@ int sinew__connect_raw(sinew_graph_t *g, const sinew_plug_t *src, const sinew_pl
   sinew__node *sn = sinew__node_get(g, src->node), *dn = sinew__node_get(g, dst->node);
   int rc = sinew__order_check(g, src, dst, what);
   if (rc) return rc;
-  if (sinew__reserve_push(g)) return sinew_graph_set_error(g, SINEW_ENOMEM, "%s: out of memory", what);
+  if (sinew__reserve_push(g)) return sinew_graph_fail(g, SINEW_ENOMEM, what, "out of memory");
   bool jon = sinew__jon(g);
   uint32_t jmark = g->jr.n;
   /* journal: the elements made, the destination's value (a pull overwrites it), c and old */
   if (jon && (sinew__jreserve(g, src->nidx + dst->nidx + 3) || sinew__jrec_value_copy(g, dn, dst)))
-    return sinew_graph_set_error(g, SINEW_ENOMEM, "%s: out of memory", what);
+    return sinew_graph_fail(g, SINEW_ENOMEM, what, "out of memory");
   sinew__created made = {.n = 0};
   sinew__slot *tmp;
   char buf[256];
@@ -459,8 +466,8 @@ int sinew__connect_raw(sinew_graph_t *g, const sinew_plug_t *src, const sinew_pl
     if (jon) sinew__jtruncate(g, jmark);
     sinew__slot_unensure(g, dn, &made); /* made holds both plugs' elements; each node takes its own */
     if (sn != dn) sinew__slot_unensure(g, sn, &made);
-    return sinew_graph_set_error(g, rc, "%s: %s: %s", what, sinew__plug_str(g, dst, buf, sizeof buf),
-                                 sinew_strerror(rc));
+    return sinew_graph_fail(g, rc, what, "%s: %s", sinew__plug_str(g, dst, buf, sizeof buf),
+                            sinew_strerror(rc));
   }
   /* Nothing below can fail. c joins its source's list before old leaves it, so a shared source
    * entry never empties on the way. */
@@ -574,8 +581,8 @@ int sinew_connect(sinew_graph_t *g, const sinew_plug_t *src_in, const sinew_plug
   char sb[256], db[256];
   if (flags & SINEW_CONNECT_NEXT_AVAILABLE) {
     if (!sinew_plug_is_array(g, &dst))
-      return sinew_graph_set_error(g, SINEW_EINVAL, "connectAttr -nextAvailable: %s is not an array",
-                                   sinew__plug_str(g, &dst, db, sizeof db));
+      return sinew_graph_fail(g, SINEW_EINVAL, "connectAttr", "-nextAvailable: %s is not an array",
+                              sinew__plug_str(g, &dst, db, sizeof db));
     const sinew__attr *da = sinew__attr_get(g, dn, dst.attr);
     (void)da; /* Maya requires indexMatters off; files also use -na on such arrays only */
     dst.idx[dst.nidx] = sinew_plug_next_index(g, &dst);
@@ -590,49 +597,52 @@ int sinew_connect(sinew_graph_t *g, const sinew_plug_t *src_in, const sinew_plug
   sinew__plug_str(g, &src, sb, sizeof sb);
   sinew__plug_str(g, &dst, db, sizeof db);
   if (!(sa->flags & SINEW_ATTR_READABLE) || !(sa->flags & SINEW_ATTR_CONNECTABLE))
-    return sinew_graph_set_error(g, SINEW_EREADONLY, "connectAttr: %s -> %s: the source is not readable",
-                                 sb, db);
+    return sinew_graph_fail(g, SINEW_EREADONLY, "connectAttr", "%s -> %s: the source is not readable", sb,
+                            db);
   if (!(da->flags & SINEW_ATTR_WRITABLE) || !(da->flags & SINEW_ATTR_CONNECTABLE))
-    return sinew_graph_set_error(g, SINEW_EREADONLY,
-                                 "connectAttr: %s -> %s: the destination is not writable", sb, db);
+    return sinew_graph_fail(g, SINEW_EREADONLY, "connectAttr", "%s -> %s: the destination is not writable",
+                            sb, db);
   if (!sinew__opaque_link(sn, sa, dn, da) && !compatible(g, sn, sa, swhole, dn, da, dwhole))
-    return sinew_graph_set_error(g, SINEW_ETYPE, "connectAttr: %s (%s%s) -> %s (%s%s): incompatible types%s",
-                                 sb, sinew_attr_type_name(sa->type), swhole ? " array" : "", db,
-                                 sinew_attr_type_name(da->type), dwhole ? " array" : "",
-                                 swhole == dwhole && ((sa->flags | da->flags) & SINEW_ATTR_GENERIC_NUMERIC)
-                                     ? " (a generic numeric attribute carries a number, a compound of up to 16 "
-                                       "numbers or a matrix)"
-                                     : "");
-  if (!(flags & SINEW_CONNECT_IGNORE_LOCK) && sinew_plug_locked(g, &dst))
-    return sinew_graph_set_error(g, SINEW_ELOCKED, "connectAttr: %s -> %s: the destination is locked", sb, db);
+    return sinew_graph_fail(g, SINEW_ETYPE, "connectAttr", "%s (%s%s) -> %s (%s%s): incompatible types%s", sb,
+                            sinew_attr_type_name(sa->type), swhole ? " array" : "", db,
+                            sinew_attr_type_name(da->type), dwhole ? " array" : "",
+                            swhole == dwhole && ((sa->flags | da->flags) & SINEW_ATTR_GENERIC_NUMERIC)
+                                ? " (a generic numeric attribute carries a number, a compound of up to 16 "
+                                  "numbers or a matrix)"
+                                : "");
+  if (!(flags & SINEW_CONNECT_IGNORE_LOCK) && sinew_plug_locked(g, &dst)) {
+    sinew_graph_fail(g, SINEW_ELOCKED, "connectAttr", "%s -> %s: the destination is locked", sb, db);
+    sinew__error_plug(g, &dst);
+    return SINEW_ELOCKED;
+  }
   sinew__conn *old = sinew__conn_to(g, &dst);
   if (old && sinew_plug_equal(&old->src, &src)) { /* already so: nothing to do */
     if (out_dst) *out_dst = dst;
     return SINEW_OK;
   }
   if (old && old->implicit)
-    return sinew_graph_set_error(g, SINEW_ECONNECTED,
-                                 "connectAttr: %s -> %s: the destination carries the DAG parent", sb, db);
+    return sinew_graph_fail(g, SINEW_ECONNECTED, "connectAttr",
+                            "%s -> %s: the destination carries the DAG parent", sb, db);
   if (old && !(flags & SINEW_CONNECT_FORCE)) {
     char ob[256];
-    return sinew_graph_set_error(g, SINEW_ECONNECTED,
-                                 "connectAttr: %s -> %s: the destination is already connected from %s (use force)",
-                                 sb, db, sinew__plug_str(g, &old->src, ob, sizeof ob));
+    return sinew_graph_fail(g, SINEW_ECONNECTED, "connectAttr",
+                            "%s -> %s: the destination is already connected from %s (use force)", sb, db,
+                            sinew__plug_str(g, &old->src, ob, sizeof ob));
   }
   sinew__conn *related = NULL;
   if (sinew__jon(g)) { /* the journal's room for everything below, reserved before any change */
     uint32_t nrel = each_related_input(g, dn, &dst, count_related, NULL);
     if (sinew__jreserve(g, 2 * nrel + src.nidx + dst.nidx + 3 + dst.nidx + 1))
-      return sinew_graph_set_error(g, SINEW_ENOMEM, "connectAttr: %s -> %s: out of memory", sb, db);
+      return sinew_graph_fail(g, SINEW_ENOMEM, "connectAttr", "%s -> %s: out of memory", sb, db);
   }
   if (each_related_input(g, dn, &dst, first_related, &related)) {
     char rs[256], rd[256];
     sinew__plug_str(g, &related->src, rs, sizeof rs);
     sinew__plug_str(g, &related->dst, rd, sizeof rd);
     if (related->implicit || !(flags & SINEW_CONNECT_FORCE))
-      return sinew_graph_set_error(g, SINEW_ECONNECTED,
-                                   "connectAttr: %s -> %s: %s is already connected from %s%s", sb, db, rd,
-                                   rs, related->implicit ? " (the DAG parent)" : " (use force)");
+      return sinew_graph_fail(g, SINEW_ECONNECTED, "connectAttr",
+                              "%s -> %s: %s is already connected from %s%s", sb, db, rd, rs,
+                              related->implicit ? " (the DAG parent)" : " (use force)");
     /* force: the plugs fed now keep their values when their connections break below */
     each_related_input(g, dn, &dst, pull_related, NULL);
   }
@@ -655,20 +665,17 @@ int sinew_disconnect(sinew_graph_t *g, const sinew_plug_t *src_in, const sinew_p
   sinew__conn *c = sinew__conn_to(g, &dst);
   char sb[256], db[256];
   if (!c || !sinew_plug_equal(&c->src, &src))
-    return sinew_graph_set_error(g, SINEW_ENOTCONNECTED, "disconnectAttr: %s is not connected to %s",
-                                 sinew__plug_str(g, &src, sb, sizeof sb),
-                                 sinew__plug_str(g, &dst, db, sizeof db));
+    return sinew_graph_fail(g, SINEW_ENOTCONNECTED, "disconnectAttr", "%s is not connected to %s",
+                            sinew__plug_str(g, &src, sb, sizeof sb), sinew__plug_str(g, &dst, db, sizeof db));
   if (c->implicit)
-    return sinew_graph_set_error(g, SINEW_EINVAL,
-                                 "disconnectAttr: %s -> %s is the DAG parent link; use parent",
-                                 sinew__plug_str(g, &src, sb, sizeof sb),
-                                 sinew__plug_str(g, &dst, db, sizeof db));
+    return sinew_graph_fail(g, SINEW_EINVAL, "disconnectAttr", "%s -> %s is the DAG parent link; use parent",
+                            sinew__plug_str(g, &src, sb, sizeof sb), sinew__plug_str(g, &dst, db, sizeof db));
   /* The destination keeps its value: bring it up to date and make room for the dirt the cut
    * pushes first, so that a failure leaves the connection in place. */
   if ((rc = sinew__pull(g, &dst))) return rc;
   if (sinew__reserve_push(g) || (sinew__jon(g) && sinew__jreserve(g, 2)))
-    return sinew_graph_set_error(g, SINEW_ENOMEM, "disconnectAttr: %s: out of memory",
-                                 sinew__plug_str(g, &dst, db, sizeof db));
+    return sinew_graph_fail(g, SINEW_ENOMEM, "disconnectAttr", "%s: out of memory",
+                            sinew__plug_str(g, &dst, db, sizeof db));
   c = sinew__conn_to(g, &dst); /* a compute run by the pull cannot have moved it, but look again */
   if (!c || !sinew_plug_equal(&c->src, &src)) return SINEW_OK;
   return sinew__disconnect_conn(g, c, true);

@@ -69,6 +69,7 @@ static sinew__slot *slot_of(const sinew_graph_t *g, sinew__node *n, const sinew_
     if (a->array_depth == 1) { /* an element of a top-level array: worldMatrix[0] */
       int64_t pos = sinew__multi_find(s->v.multi, p->idx[0]);
       if (pos < 0) return NULL;
+      if (s->v.multi->vals) return sinew__slot_find(g, n, p, path); /* packed: unpacks it */
       sinew__slot *e = &s->v.multi->elems[pos];
       if (path) {
         path->slots[0] = s;
@@ -212,7 +213,7 @@ static bool requeue_slot(sinew_graph_t *g, sinew__node *n, const sinew__attr *a,
   }
   if ((a->flags & SINEW_ATTR_ARRAY) && !element) {
     sinew__multi *m = s->v.multi;
-    for (uint32_t i = 0; m && i < m->count; i++) {
+    for (uint32_t i = 0; m && !m->vals && i < m->count; i++) { /* packed: never PENDING */
       p->idx[p->nidx++] = m->idx[i];
       bool room = requeue_slot(g, n, a, true, &m->elems[i], p, w);
       p->nidx--;
@@ -258,8 +259,11 @@ static void spread(sinew_graph_t *g, const sinew_plug_t *p, push_ctx *w) {
   sinew_node_t node = p->node;
   /* Outputs of the node that the attribute (or a parent or child of it) affects. */
   for (uint32_t k = 0; k < a->naffects; k++) each_plug(g, node, a->affects[k], NULL, push_dirty, w);
-  /* Connections leaving p or one of its parents (a top-level plug without indices has none). */
-  sinew__slot *s = slot_of(g, n, p, NULL);
+  /* Connections leaving p or one of its parents (a top-level plug without indices has none).
+   * An element held packed is no source of anything: looked at without unpacking it. */
+  sinew__multi *pm;
+  uint32_t ppos;
+  sinew__slot *s = p->nidx ? sinew__slot_peek(g, n, p, NULL, &pm, &ppos) : slot_of(g, n, p, NULL);
   if (s && (s->flags & SINEW__F_OUT))
     for (sinew__conn *c = sinew__conn_from(g, p); c; c = c->src_next) push_dirty(g, &c->dst, w);
   sinew_plug_t cur = *p, up;
@@ -490,7 +494,7 @@ static int need_children(sinew_graph_t *g, pull_ctx *pc, sinew__node *n, const s
     uint32_t count = m ? m->count : 0;
     for (uint32_t i = 0; i < count; i++) {
       m = slot_of(g, n, p, NULL)->v.multi;
-      if (!sinew__slot_dirtyish(&m->elems[i])) continue;
+      if (!sinew__multi_elem_dirtyish(m, i)) continue;
       sinew_plug_t e;
       sinew_plug_element(g, p, m->idx[i], &e);
       int rc = need(g, pc, &e);
@@ -594,6 +598,44 @@ static int run_compute(sinew_graph_t *g, const sinew_plug_t *p) {
   return SINEW_OK;
 }
 
+/* The dirty inputs of computed plug p (attribute a of node n), queued. Only the slots that the
+ * node's maybe_dirty says may be dirty are looked at (a bit found clean is cleared), so the cost
+ * follows the dirty inputs, not the declared ones: moving a parent makes a child's worldMatrix
+ * look at its parent matrix input alone, not at its eighteen declared inputs. */
+static int need_inputs(sinew_graph_t *g, pull_ctx *pc, sinew__node *n, const sinew__attr *a,
+                       const sinew_plug_t *p) {
+  sinew_graph_stats_t *st = stats_of(g);
+  uint64_t live = a->input_slots & n->maybe_dirty;
+  for (uint64_t b = live; b; b &= b - 1) {
+    uint64_t bit = b & (~b + 1);
+    st->inputs_checked++;
+    if (!sinew__slot_dirtyish(&n->slots[__builtin_ctzll(b)])) {
+      live &= ~bit;
+      n->maybe_dirty &= ~bit;
+    }
+  }
+  if (!live && !a->inputs_wide) return SINEW_OK;
+  need_ctx nc = {pc, SINEW_OK};
+  for (uint32_t k = 0; k < a->ninputs && !nc.rc; k++) {
+    const sinew__attr *in = sinew__attr_get(g, n, a->inputs[k]), *top = in;
+    while (top->parent != SINEW__NO_ATTR) top = sinew__attr_get(g, n, top->parent);
+    if (top->slot_index < 64) {
+      if (!(live & ((uint64_t)1 << top->slot_index))) continue; /* clean, known without a look */
+    } else {
+      st->inputs_checked++;
+      if (!sinew__slot_dirtyish(&n->slots[top->slot_index])) continue;
+    }
+    if (in == top) {
+      sinew_plug_t q = sinew_plug_make(p->node, in->id, 0, NULL);
+      nc.rc = need(g, pc, &q);
+    } else {
+      each_plug(g, p->node, in->id, want_dirtyish, need_cb, &nc);
+    }
+    n = sinew__node_get(g, p->node); /* need may make slots; the node stays */
+  }
+  return nc.rc;
+}
+
 /* Phase 0 of a frame: queue what the plug needs. Returns 1 when the frame is already done. */
 static int expand(sinew_graph_t *g, pull_ctx *pc, frame *f) {
   sinew_plug_t p = f->plug;
@@ -633,21 +675,7 @@ static int expand(sinew_graph_t *g, pull_ctx *pc, frame *f) {
   f->phase = 1;
   /* A whole computed array is brought up to date element by element (below, as children):
    * compute always sees element plugs, which is what it can write. */
-  if (a->computed && !plug_whole(a, &p)) {
-    need_ctx nc = {pc, SINEW_OK};
-    for (uint32_t k = 0; k < a->ninputs && !nc.rc; k++) {
-      const sinew__attr *in = sinew__attr_get(g, n, a->inputs[k]);
-      if (in->parent == SINEW__NO_ATTR) { /* a top-level input: one flag tells whether it is needed */
-        if (!sinew__slot_dirtyish(&n->slots[in->slot_index])) continue;
-        sinew_plug_t q = sinew_plug_make(p.node, in->id, 0, NULL);
-        nc.rc = need(g, pc, &q);
-      } else {
-        each_plug(g, p.node, in->id, want_dirtyish, need_cb, &nc);
-      }
-      n = sinew__node_get(g, p.node); /* need may make slots; the node stays */
-    }
-    return nc.rc ? -1 : 0;
-  }
+  if (a->computed && !plug_whole(a, &p)) return need_inputs(g, pc, n, a, &p) ? -1 : 0;
   return need_children(g, pc, n, a, &p, s) ? -1 : 0;
 }
 
@@ -1034,6 +1062,7 @@ static int run_plan(sinew_graph_t *g, plan *pl, int threads) {
   for (int i = 0; i < threads; i++) {
     g->stats.computes += r.stats[i].computes;
     g->stats.copies += r.stats[i].copies;
+    g->stats.inputs_checked += r.stats[i].inputs_checked;
   }
   uv_rwlock_destroy(&r.rw);
   uv_cond_destroy(&r.cv);
@@ -1046,7 +1075,7 @@ static int run_plan(sinew_graph_t *g, plan *pl, int threads) {
 
 int sinew_evaluate_parallel(sinew_graph_t *g, const sinew_plug_t *plugs, size_t count) {
   if (!g) return SINEW_EINVAL;
-  if (count && !plugs) return sinew_graph_set_error(g, SINEW_EINVAL, "evaluate: no plugs given");
+  if (count && !plugs) return sinew_graph_fail(g, SINEW_EINVAL, "evaluate", "no plugs given");
   for (size_t i = 0; i < count; i++) {
     int rc = sinew__plug_check(g, &plugs[i], "evaluate", NULL);
     if (rc) return rc;
@@ -1076,12 +1105,12 @@ int sinew_evaluate_parallel(sinew_graph_t *g, const sinew_plug_t *plugs, size_t 
   if (rc) {
     plan_free(g, &pl, 0);
     g->eval_depth--;
-    return sinew_graph_set_error(g, rc, "evaluate: %s while scheduling", sinew_strerror(rc));
+    return sinew_graph_fail(g, rc, "evaluate", "%s while scheduling", sinew_strerror(rc));
   }
   if (pl.n) rc = run_plan(g, &pl, threads);
   plan_free(g, &pl, rc ? 0 : pl.n); /* after a failure, no mark may stay behind */
   g->eval_depth--;
-  if (rc) return sinew_graph_set_error(g, rc, "evaluate: %s", sinew_strerror(rc));
+  if (rc) return sinew_graph_fail(g, rc, "evaluate", "%s", sinew_strerror(rc));
   return SINEW_OK;
 }
 
@@ -1120,9 +1149,20 @@ static const char *kind_name(want_kind k) {
   return names[k];
 }
 
-/* Everything that can refuse a set of plug p (a value of kind k), before anything is made. */
+static int check_set_of(sinew_graph_t *g, const sinew_plug_t *p, want_kind k, sinew__node **out_n,
+                        const sinew__attr **out_a);
+
+/* Everything that can refuse a set of plug p (a value of kind k), before anything is made; a
+ * refusal names p as its subject. */
 static int check_set(sinew_graph_t *g, const sinew_plug_t *p, want_kind k, sinew__node **out_n,
                      const sinew__attr **out_a) {
+  int rc = check_set_of(g, p, k, out_n, out_a);
+  if (rc) sinew__error_plug(g, p);
+  return rc;
+}
+
+static int check_set_of(sinew_graph_t *g, const sinew_plug_t *p, want_kind k, sinew__node **out_n,
+                        const sinew__attr **out_a) {
   sinew__node *n;
   int rc = sinew__plug_check(g, p, "setAttr", &n);
   if (!rc) rc = sinew__check_mutable(g, "setAttr");
@@ -1131,21 +1171,20 @@ static int check_set(sinew_graph_t *g, const sinew_plug_t *p, want_kind k, sinew
   char buf[256]; /* the plug's name, made only for a refusal */
 #define NAME sinew__plug_str(g, p, buf, sizeof buf)
   if (plug_whole(a, p))
-    return sinew_graph_set_error(g, SINEW_EINVAL, "setAttr: %s is an array; give an index", NAME);
+    return sinew_graph_fail(g, SINEW_EINVAL, "setAttr", "%s is an array; give an index", NAME);
   if (!kind_ok(g, n, a, k))
-    return sinew_graph_set_error(g, SINEW_ETYPE, "setAttr: %s is of type %s, not %s", NAME,
-                                 sinew_attr_type_name(a->type), kind_name(k));
+    return sinew_graph_fail(g, SINEW_ETYPE, "setAttr", "%s is of type %s, not %s", NAME,
+                            sinew_attr_type_name(a->type), kind_name(k));
   if (!(a->flags & SINEW_ATTR_WRITABLE))
-    return sinew_graph_set_error(g, SINEW_EREADONLY, "setAttr: %s is an output and cannot be set", NAME);
-  if (sinew_plug_locked(g, p))
-    return sinew_graph_set_error(g, SINEW_ELOCKED, "setAttr: %s is locked", NAME);
+    return sinew_graph_fail(g, SINEW_EREADONLY, "setAttr", "%s is an output and cannot be set", NAME);
+  if (sinew_plug_locked(g, p)) return sinew_graph_fail(g, SINEW_ELOCKED, "setAttr", "%s is locked", NAME);
   sinew_plug_t dst;
   if (feeding(g, n, p, &dst)) {
     char sb[256];
     sinew_plug_t src;
     sinew_plug_source(g, &dst, &src);
-    return sinew_graph_set_error(g, SINEW_ECONNECTED, "setAttr: %s is connected from %s and cannot be set",
-                                 NAME, sinew__plug_str(g, &src, sb, sizeof sb));
+    return sinew_graph_fail(g, SINEW_ECONNECTED, "setAttr", "%s is connected from %s and cannot be set", NAME,
+                            sinew__plug_str(g, &src, sb, sizeof sb));
   }
 #undef NAME
   *out_n = n;
@@ -1162,8 +1201,8 @@ static int prepare_set_k(sinew_graph_t *g, sinew__node *n, const sinew_plug_t *p
   sinew__created made = {.n = 0};
   if (sinew__reserve_push(g) || (jon && sinew__jreserve(g, p->nidx + nvalues)) ||
       sinew__slot_ensure(g, n, p, out_s, NULL, &made))
-    return sinew_graph_set_error(g, SINEW_ENOMEM, "setAttr %s: out of memory",
-                                 sinew__plug_str(g, p, buf, sizeof buf));
+    return sinew_graph_fail(g, SINEW_ENOMEM, "setAttr", "%s: out of memory",
+                            sinew__plug_str(g, p, buf, sizeof buf));
   if (jon) sinew__jrec_created(g, &made);
   return SINEW_OK;
 }
@@ -1199,12 +1238,12 @@ static int check_range(sinew_graph_t *g, const sinew__attr *a, const sinew_plug_
   char buf[256];
   if (!isfinite(v) && a->type != SINEW_ATTR_DOUBLE && a->type != SINEW_ATTR_FLOAT &&
       a->type != SINEW_ATTR_DISTANCE && a->type != SINEW_ATTR_ANGLE && a->type != SINEW_ATTR_TIME)
-    return sinew_graph_set_error(g, SINEW_ERANGE, "setAttr: %s: %g is not a valid %s",
-                                 sinew__plug_str(g, p, buf, sizeof buf), v, sinew_attr_type_name(a->type));
+    return sinew_graph_fail(g, SINEW_ERANGE, "setAttr", "%s: %g is not a valid %s",
+                            sinew__plug_str(g, p, buf, sizeof buf), v, sinew_attr_type_name(a->type));
   if ((a->has_min && v < a->min_value) || (a->has_max && v > a->max_value))
-    return sinew_graph_set_error(g, SINEW_ERANGE, "setAttr: %s: %g is outside [%g, %g]",
-                                 sinew__plug_str(g, p, buf, sizeof buf), v,
-                                 a->has_min ? a->min_value : -INFINITY, a->has_max ? a->max_value : INFINITY);
+    return sinew_graph_fail(g, SINEW_ERANGE, "setAttr", "%s: %g is outside [%g, %g]",
+                            sinew__plug_str(g, p, buf, sizeof buf), v, a->has_min ? a->min_value : -INFINITY,
+                            a->has_max ? a->max_value : INFINITY);
   return SINEW_OK;
 }
 
@@ -1244,14 +1283,15 @@ int sinew_set_doubles(sinew_graph_t *g, const sinew_plug_t *p, const double *val
   sinew__node *n = NULL;
   const sinew__attr *a = NULL;
   sinew__slot *s = NULL;
-  if (!values) return g ? sinew_graph_set_error(g, SINEW_EINVAL, "setAttr: no values given") : SINEW_EINVAL;
+  if (!values) return g ? sinew_graph_fail(g, SINEW_EINVAL, "setAttr", "no values given") : SINEW_EINVAL;
   int rc = check_set(g, p, WANT_NUMBERS, &n, &a);
   if (rc) return rc;
   /* Everything is checked before anything (an array element included) is made. */
   size_t k = a->type != SINEW_ATTR_COMPOUND ? 1 : (count < a->nchildren ? count : a->nchildren);
   char buf[256];
-  if (count < 1) rc = sinew_graph_set_error(g, SINEW_EINVAL, "setAttr %s: no values given",
-                                            sinew__plug_str(g, p, buf, sizeof buf));
+  if (count < 1)
+    rc = sinew_graph_fail(g, SINEW_EINVAL, "setAttr", "%s: no values given",
+                          sinew__plug_str(g, p, buf, sizeof buf));
   for (size_t i = 0; !rc && i < k; i++) {
     if (a->type != SINEW_ATTR_COMPOUND) {
       rc = check_range(g, a, p, values[0]);
@@ -1263,10 +1303,11 @@ int sinew_set_doubles(sinew_graph_t *g, const sinew_plug_t *p, const double *val
     if ((rc = check_range(g, c, &cp, values[i]))) break;
     /* a child that is itself locked or connected refuses the whole set */
     if (sinew_plug_locked(g, &cp))
-      rc = sinew_graph_set_error(g, SINEW_ELOCKED, "setAttr: %s is locked", sinew__plug_str(g, &cp, buf, sizeof buf));
+      rc = sinew_graph_fail(g, SINEW_ELOCKED, "setAttr", "%s is locked",
+                            sinew__plug_str(g, &cp, buf, sizeof buf));
     else if (sinew__conn_to(g, &cp))
-      rc = sinew_graph_set_error(g, SINEW_ECONNECTED, "setAttr: %s is connected and cannot be set",
-                                 sinew__plug_str(g, &cp, buf, sizeof buf));
+      rc = sinew_graph_fail(g, SINEW_ECONNECTED, "setAttr", "%s is connected and cannot be set",
+                            sinew__plug_str(g, &cp, buf, sizeof buf));
   }
   if (!rc) rc = prepare_set_k(g, n, p, &s, (uint32_t)k);
   if (rc) return rc;
@@ -1294,7 +1335,7 @@ int sinew_set_matrix(sinew_graph_t *g, const sinew_plug_t *p, const sinew_mat4_t
   sinew__node *n = NULL;
   const sinew__attr *a = NULL;
   sinew__slot *s = NULL;
-  if (!m) return g ? sinew_graph_set_error(g, SINEW_EINVAL, "setAttr: no matrix given") : SINEW_EINVAL;
+  if (!m) return g ? sinew_graph_fail(g, SINEW_EINVAL, "setAttr", "no matrix given") : SINEW_EINVAL;
   int rc = check_set(g, p, WANT_MATRIX, &n, &a);
   if (rc) return rc;
   /* The storage is made before the slot, so that nothing needs taking back. */
@@ -1303,8 +1344,8 @@ int sinew_set_matrix(sinew_graph_t *g, const sinew_plug_t *p, const sinew_mat4_t
   sinew_mat4_t *fresh = reuse ? NULL : sinew__malloc(sizeof *fresh);
   if (!reuse && !fresh) {
     char buf[256];
-    return sinew_graph_set_error(g, SINEW_ENOMEM, "setAttr %s: out of memory",
-                                 sinew__plug_str(g, p, buf, sizeof buf));
+    return sinew_graph_fail(g, SINEW_ENOMEM, "setAttr", "%s: out of memory",
+                            sinew__plug_str(g, p, buf, sizeof buf));
   }
   if ((rc = prepare_set(g, n, p, &s))) {
     sinew__free(fresh);
@@ -1329,8 +1370,8 @@ int sinew_set_string(sinew_graph_t *g, const sinew_plug_t *p, const char *v) {
   char *copy = v ? sinew__strdup(v) : NULL;
   if (v && !copy) {
     char buf[256];
-    return sinew_graph_set_error(g, SINEW_ENOMEM, "setAttr %s: out of memory",
-                                 sinew__plug_str(g, p, buf, sizeof buf));
+    return sinew_graph_fail(g, SINEW_ENOMEM, "setAttr", "%s: out of memory",
+                            sinew__plug_str(g, p, buf, sizeof buf));
   }
   if ((rc = prepare_set(g, n, p, &s))) {
     sinew__free(copy);
@@ -1351,9 +1392,9 @@ int sinew_set_data(sinew_graph_t *g, const sinew_plug_t *p, sinew_data_t *d) {
   if (rc) return rc;
   if (d && a->data_type && a->data_type != sinew_data_type(d)) {
     char buf[256];
-    return sinew_graph_set_error(g, SINEW_ETYPE, "setAttr: %s holds %s data, not %s",
-                                 sinew__plug_str(g, p, buf, sizeof buf), a->data_type->name,
-                                 sinew_data_type(d)->name);
+    return sinew_graph_fail(g, SINEW_ETYPE, "setAttr", "%s holds %s data, not %s",
+                            sinew__plug_str(g, p, buf, sizeof buf), a->data_type->name,
+                            sinew_data_type(d)->name);
   }
   if ((rc = prepare_set(g, n, p, &s))) return rc;
   sinew_data_t *ref = d ? sinew_data_ref(d) : NULL;
@@ -1364,44 +1405,77 @@ int sinew_set_data(sinew_graph_t *g, const sinew_plug_t *p, sinew_data_t *d) {
   return sinew__changed(g, p);
 }
 
+/* sinew_set_double_elements into a multi that is absent or packed (graph/slot.c) and not dirty:
+ * a new packed multi replaces it whole, one journal record keeping the old one. 1 when the multi
+ * is in slot form or dirty (the caller sets element by element). */
+static int set_packed(sinew_graph_t *g, sinew__node *n, const sinew__attr *a, const sinew_plug_t *arr,
+                      const int32_t *idx, const double *values, size_t count, bool jon, const char *buf) {
+  sinew__slot_path path;
+  sinew__created made = {.n = 0};
+  sinew__slot *c = slot_of(g, n, arr, &path);
+  if (c && ((c->v.multi && !c->v.multi->vals) || sinew__slot_dirtyish(c))) return 1;
+  if (!c && sinew__slot_ensure(g, n, arr, &c, &path, &made))
+    return sinew_graph_fail(g, SINEW_ENOMEM, "setAttr", "%s: out of memory", buf);
+  sinew__multi *old = NULL;
+  int rc = sinew__multi_set_packed(a, c, idx, values, count, normalise, &old);
+  if (rc) {
+    sinew__slot_unensure(g, n, &made);
+    return rc == SINEW_ENOMEM ? sinew_graph_fail(g, rc, "setAttr", "%s: out of memory", buf) : 1;
+  }
+  if (jon) {
+    sinew__jrec_created(g, &made);
+    sinew__rec *r = sinew__jpush(g, SINEW__J_MULTI);
+    r->plug = sinew__plug_key(arr);
+    r->u.multi = old;
+  } else {
+    sinew__multi_free_packed(old);
+  }
+  return sinew__changed(g, arr);
+}
+
 int sinew_set_double_elements(sinew_graph_t *g, const sinew_plug_t *arr, const int32_t *idx,
                               const double *values, size_t count) {
   sinew__node *n;
   int rc = sinew__plug_check(g, arr, "setAttr", &n);
   if (!rc) rc = sinew__check_mutable(g, "setAttr");
   if (rc) return rc;
-  if (count && (!idx || !values)) return sinew_graph_set_error(g, SINEW_EINVAL, "setAttr: no values given");
+  if (count && (!idx || !values)) return sinew_graph_fail(g, SINEW_EINVAL, "setAttr", "no values given");
   const sinew__attr *a = sinew__attr_get(g, n, arr->attr);
   char buf[256];
   sinew__plug_str(g, arr, buf, sizeof buf);
   if (!plug_whole(a, arr) || !sinew_attr_type_is_numeric(a->type))
-    return sinew_graph_set_error(g, SINEW_ETYPE, "setAttr: %s is not a numeric array", buf);
+    return sinew_graph_fail(g, SINEW_ETYPE, "setAttr", "%s is not a numeric array", buf);
   if (!(a->flags & SINEW_ATTR_WRITABLE))
-    return sinew_graph_set_error(g, SINEW_EREADONLY, "setAttr: %s is an output and cannot be set", buf);
-  if (sinew_plug_locked(g, arr)) return sinew_graph_set_error(g, SINEW_ELOCKED, "setAttr: %s is locked", buf);
+    return sinew_graph_fail(g, SINEW_EREADONLY, "setAttr", "%s is an output and cannot be set", buf);
+  if (sinew_plug_locked(g, arr)) return sinew_graph_fail(g, SINEW_ELOCKED, "setAttr", "%s is locked", buf);
   sinew_plug_t fed;
   if (feeding(g, n, arr, &fed))
-    return sinew_graph_set_error(g, SINEW_ECONNECTED, "setAttr: %s is connected and cannot be set", buf);
+    return sinew_graph_fail(g, SINEW_ECONNECTED, "setAttr", "%s is connected and cannot be set", buf);
   for (size_t i = 0; i < count; i++) {
-    if (idx[i] < 0) return sinew_graph_set_error(g, SINEW_ERANGE, "setAttr: %s: negative index %d", buf, idx[i]);
+    if (idx[i] < 0) return sinew_graph_fail(g, SINEW_ERANGE, "setAttr", "%s: negative index %d", buf, idx[i]);
     sinew_plug_t e;
     sinew_plug_element(g, arr, idx[i], &e);
     if ((rc = check_range(g, a, &e, values[i]))) return rc;
     if (sinew_plug_locked(g, &e)) /* an element locked on its own */
-      return sinew_graph_set_error(g, SINEW_ELOCKED, "setAttr: %s[%d] is locked", buf, idx[i]);
+      return sinew_graph_fail(g, SINEW_ELOCKED, "setAttr", "%s[%d] is locked", buf, idx[i]);
     if (sinew__conn_to(g, &e))
-      return sinew_graph_set_error(g, SINEW_ECONNECTED, "setAttr: %s[%d] is connected and cannot be set",
-                                   buf, idx[i]);
+      return sinew_graph_fail(g, SINEW_ECONNECTED, "setAttr", "%s[%d] is connected and cannot be set", buf,
+                              idx[i]);
   }
   bool jon = sinew__jon(g); /* a value and at most one element per index, and the arrays above */
   if (sinew__reserve_push(g) ||
       (jon && (count > UINT32_MAX / 4 || sinew__jreserve(g, (uint32_t)(2 * count + SINEW_PLUG_MAX_INDICES)))))
-    return sinew_graph_set_error(g, SINEW_ENOMEM, "setAttr %s: out of memory", buf);
+    return sinew_graph_fail(g, SINEW_ENOMEM, "setAttr", "%s: out of memory", buf);
+  if (count && !a->computed && !(a->flags & SINEW_ATTR_GENERIC_NUMERIC)) {
+    rc = set_packed(g, n, a, arr, idx, values, count, jon, buf);
+    if (rc <= 0) return rc;
+    rc = SINEW_OK; /* in slot form: element by element */
+  }
   /* Make every element first, remembering each one made (the arrays above the elements too,
    * "wl[v]" for "wl[v].w"), so that a failure changes nothing. */
   size_t cap = count + SINEW_PLUG_MAX_INDICES;
   sinew_plug_t *made = sinew__malloc(cap * sizeof *made);
-  if (!made) return sinew_graph_set_error(g, SINEW_ENOMEM, "setAttr %s: out of memory", buf);
+  if (!made) return sinew_graph_fail(g, SINEW_ENOMEM, "setAttr", "%s: out of memory", buf);
   size_t nmade = 0;
   sinew__slot *s;
   for (size_t i = 0; i < count && !rc; i++) {
@@ -1418,7 +1492,7 @@ int sinew_set_double_elements(sinew_graph_t *g, const sinew_plug_t *arr, const i
       sinew__slot_unensure(g, n, &one);
     }
     sinew__free(made);
-    return sinew_graph_set_error(g, rc, "setAttr %s: out of memory", buf);
+    return sinew_graph_fail(g, rc, "setAttr", "%s: out of memory", buf);
   }
   if (jon) { /* made holds the elements outermost first, as an ensure reports them */
     sinew__created one = {.n = 0};
@@ -1452,16 +1526,16 @@ static int begin_get(sinew_graph_t *g, const sinew_plug_t *p, want_kind k, sinew
   const sinew__attr *a = sinew__attr_get(g, n, p->attr);
   char buf[256];
   if (plug_whole(a, p)) /* read a whole array with sinew_get_double_elements */
-    return sinew_graph_set_error(g, SINEW_EINVAL, "getAttr: %s is an array; give an index",
-                                 sinew__plug_str(g, p, buf, sizeof buf));
+    return sinew_graph_fail(g, SINEW_EINVAL, "getAttr", "%s is an array; give an index",
+                            sinew__plug_str(g, p, buf, sizeof buf));
   if (!kind_ok(g, n, a, k))
-    return sinew_graph_set_error(g, SINEW_ETYPE, "getAttr: %s is of type %s, not %s",
-                                 sinew__plug_str(g, p, buf, sizeof buf), sinew_attr_type_name(a->type),
-                                 kind_name(k));
+    return sinew_graph_fail(g, SINEW_ETYPE, "getAttr", "%s is of type %s, not %s",
+                            sinew__plug_str(g, p, buf, sizeof buf), sinew_attr_type_name(a->type),
+                            kind_name(k));
   rc = sinew__pull(g, p);
   if (rc) return rc;
   n = sinew__node_get(g, p->node);
-  if (!n) return sinew_graph_set_error(g, SINEW_ESTALE, "getAttr: the node was deleted during evaluation");
+  if (!n) return sinew_graph_fail(g, SINEW_ESTALE, "getAttr", "the node was deleted during evaluation");
   *out_n = n;
   *out_a = sinew__attr_get(g, n, p->attr);
   *out_s = slot_of(g, n, p, NULL);
@@ -1553,8 +1627,8 @@ int sinew_get_double_elements(sinew_graph_t *g, const sinew_plug_t *arr, int32_t
   const sinew__attr *a = sinew__attr_get(g, n, arr->attr);
   char buf[256];
   if (!plug_whole(a, arr) || !sinew_attr_type_is_numeric(a->type))
-    return sinew_graph_set_error(g, SINEW_ETYPE, "getAttr: %s is not a numeric array",
-                                 sinew__plug_str(g, arr, buf, sizeof buf));
+    return sinew_graph_fail(g, SINEW_ETYPE, "getAttr", "%s is not a numeric array",
+                            sinew__plug_str(g, arr, buf, sizeof buf));
   if ((rc = sinew__pull(g, arr))) return rc;
   n = sinew__node_get(g, arr->node);
   sinew__slot *s = slot_of(g, n, arr, NULL);
@@ -1562,7 +1636,7 @@ int sinew_get_double_elements(sinew_graph_t *g, const sinew_plug_t *arr, int32_t
   uint32_t count = m ? m->count : 0;
   for (uint32_t i = 0; i < count && i < cap; i++) {
     if (idx) idx[i] = m->idx[i];
-    if (values) values[i] = sinew__slot_num(&m->elems[i]);
+    if (values) values[i] = sinew__multi_elem_num(m, i);
   }
   if (out_count) *out_count = count;
   return SINEW_OK;
@@ -1577,8 +1651,8 @@ int sinew_get_generic(sinew_graph_t *g, const sinew_plug_t *p, double *out, size
   const sinew__attr *a = sinew__attr_get(g, n, p->attr);
   char buf[256];
   if (plug_whole(a, p))
-    return sinew_graph_set_error(g, SINEW_EINVAL, "getAttr: %s is an array; give an index",
-                                 sinew__plug_str(g, p, buf, sizeof buf));
+    return sinew_graph_fail(g, SINEW_EINVAL, "getAttr", "%s is an array; give an index",
+                            sinew__plug_str(g, p, buf, sizeof buf));
   if (a->type == SINEW_ATTR_MATRIX) {
     sinew_mat4_t m;
     if ((rc = sinew_get_matrix(g, p, &m))) return rc;
@@ -1590,8 +1664,8 @@ int sinew_get_generic(sinew_graph_t *g, const sinew_plug_t *p, double *out, size
     double v[SINEW_GENERIC_MAX];
     size_t k = 0;
     if (a->type == SINEW_ATTR_COMPOUND && !numeric_compound(g, n, a))
-      return sinew_graph_set_error(g, SINEW_ETYPE, "getAttr: %s is of type %s, not numbers",
-                                   sinew__plug_str(g, p, buf, sizeof buf), sinew_attr_type_name(a->type));
+      return sinew_graph_fail(g, SINEW_ETYPE, "getAttr", "%s is of type %s, not numbers",
+                              sinew__plug_str(g, p, buf, sizeof buf), sinew_attr_type_name(a->type));
     if ((rc = sinew_get_doubles(g, p, v, SINEW_GENERIC_MAX, &k))) return rc;
     for (size_t i = 0; out && i < k && i < cap && i < SINEW_GENERIC_MAX; i++) out[i] = v[i];
     if (out_n) *out_n = k;
@@ -1617,13 +1691,12 @@ static int generic_count(sinew_graph_t *g, const sinew_plug_t *p, const double *
   const sinew__attr *a = sinew__attr_get(g, n, p->attr);
   char buf[256];
   if (!(a->flags & SINEW_ATTR_GENERIC_NUMERIC))
-    return sinew_graph_set_error(g, SINEW_ETYPE, "%s: %s is not a generic numeric attribute", what,
-                                 sinew__plug_str(g, p, buf, sizeof buf));
+    return sinew_graph_fail(g, SINEW_ETYPE, what, "%s is not a generic numeric attribute",
+                            sinew__plug_str(g, p, buf, sizeof buf));
   if (!values || count < 1 || count > SINEW_GENERIC_MAX)
-    return sinew_graph_set_error(g, values ? SINEW_ERANGE : SINEW_EINVAL,
-                                 "%s: %s takes 1 to %d numbers, not %zu", what,
-                                 sinew__plug_str(g, p, buf, sizeof buf), SINEW_GENERIC_MAX,
-                                 values ? count : (size_t)0);
+    return sinew_graph_fail(g, values ? SINEW_ERANGE : SINEW_EINVAL, what,
+                            "%s takes 1 to %d numbers, not %zu", sinew__plug_str(g, p, buf, sizeof buf),
+                            SINEW_GENERIC_MAX, values ? count : (size_t)0);
   for (size_t i = 0; i < count; i++)
     if ((rc = check_range(g, a, p, values[i]))) return rc;
   return SINEW_OK;
@@ -1642,7 +1715,8 @@ int sinew_set_generic(sinew_graph_t *g, const sinew_plug_t *p, const double *val
     sinew__generic *w = count > 1 ? sinew__malloc(sizeof *w) : NULL;
     if (count > 1 && !w) {
       char buf[256];
-      return sinew_graph_set_error(g, SINEW_ENOMEM, "setAttr %s: out of memory", sinew__plug_str(g, p, buf, sizeof buf));
+      return sinew_graph_fail(g, SINEW_ENOMEM, "setAttr", "%s: out of memory",
+                              sinew__plug_str(g, p, buf, sizeof buf));
     }
     jrec_value(g, p, SINEW__JV_NUMBER, s);
     if (w) {
@@ -1655,7 +1729,7 @@ int sinew_set_generic(sinew_graph_t *g, const sinew_plug_t *p, const double *val
     }
   } else if ((rc = sinew__slot_put_vec(s, values, (uint32_t)count))) {
     char buf[256];
-    return sinew_graph_set_error(g, rc, "setAttr %s: out of memory", sinew__plug_str(g, p, buf, sizeof buf));
+    return sinew_graph_fail(g, rc, "setAttr", "%s: out of memory", sinew__plug_str(g, p, buf, sizeof buf));
   }
   s->flags |= SINEW__F_SET;
   return sinew__changed(g, p);
@@ -1690,14 +1764,14 @@ static int direct_slot(sinew_compute_t *ctx, uint32_t attr, want_kind k, const c
   if (!ctx) return SINEW_EINVAL;
   sinew_graph_t *g = ctx->graph;
   sinew__node *n = sinew__node_get(g, ctx->node);
-  if (!n) return sinew_graph_set_error(g, SINEW_ESTALE, "%s: the node being computed was deleted", what);
+  if (!n) return sinew_graph_fail(g, SINEW_ESTALE, what, "the node being computed was deleted");
   if (attr >= sinew__node_nattrs(n) || (sinew__attr_get(g, n, attr)->flags & SINEW__ATTR_REMOVED))
-    return sinew_graph_set_error(g, SINEW_EINVAL, "%s: %s (%s) has no attribute #%u", what, n->name,
-                                 n->type->name, attr);
+    return sinew_graph_fail(g, SINEW_EINVAL, what, "%s (%s) has no attribute #%u", n->name, n->type->name,
+                            attr);
   const sinew__attr *a = sinew__attr_get(g, n, attr);
   if (!kind_ok(g, n, a, k))
-    return sinew_graph_set_error(g, SINEW_ETYPE, "%s: %s.%s is of type %s, not %s", what, n->name, a->name,
-                                 sinew_attr_type_name(a->type), kind_name(k));
+    return sinew_graph_fail(g, SINEW_ETYPE, what, "%s.%s is of type %s, not %s", n->name, a->name,
+                            sinew_attr_type_name(a->type), kind_name(k));
   *out_a = a;
   *direct = false;
   if (a->array_depth) return SINEW_OK;
@@ -1798,12 +1872,12 @@ static int begin_out(sinew_compute_t *ctx, const sinew_plug_t *p, want_kind k, s
                                  sinew_node_name(g, ctx->node), sinew__plug_str(g, p, buf, sizeof buf));
   const sinew__attr *a = sinew__attr_get(g, n, p->attr);
   if (!kind_ok(g, n, a, k) || plug_whole(a, p))
-    return sinew_graph_set_error(g, SINEW_ETYPE, "compute: %s is of type %s, not %s",
-                                 sinew__plug_str(g, p, buf, sizeof buf), sinew_attr_type_name(a->type),
-                                 kind_name(k));
+    return sinew_graph_fail(g, SINEW_ETYPE, "compute", "%s is of type %s, not %s",
+                            sinew__plug_str(g, p, buf, sizeof buf), sinew_attr_type_name(a->type),
+                            kind_name(k));
   if (!a->computed)
-    return sinew_graph_set_error(g, SINEW_EREADONLY, "compute: %s is an input, not an output",
-                                 sinew__plug_str(g, p, buf, sizeof buf));
+    return sinew_graph_fail(g, SINEW_EREADONLY, "compute", "%s is an input, not an output",
+                            sinew__plug_str(g, p, buf, sizeof buf));
   rc = (*out_s = slot_of(g, n, p, path)) ? SINEW_OK : sinew__slot_ensure(g, n, p, out_s, path, NULL);
   if (rc) return sinew_graph_set_error(g, rc, "compute %s: out of memory", sinew__plug_str(g, p, buf, sizeof buf));
   *out_n = n;
@@ -1858,7 +1932,7 @@ int sinew_compute_set_generic(sinew_compute_t *ctx, const sinew_plug_t *p, const
   if (!rc) rc = begin_out(ctx, p, WANT_NUMBER, &n, &a, &s, &path);
   if (rc) return rc;
   if ((rc = sinew__slot_put_vec(s, values, (uint32_t)count)))
-    return sinew_graph_set_error(ctx->graph, rc, "compute: out of memory");
+    return sinew_graph_fail(ctx->graph, rc, "compute", "out of memory");
   end_out(ctx->graph, n, a, p, &path);
   return SINEW_OK;
 }
@@ -1872,7 +1946,7 @@ int sinew_compute_set_matrix(sinew_compute_t *ctx, const sinew_plug_t *p, const 
   int rc = begin_out(ctx, p, WANT_MATRIX, &n, &a, &s, &path);
   if (rc) return rc;
   if (!s->v.m && !(s->v.m = sinew__malloc(sizeof *s->v.m)))
-    return sinew_graph_set_error(ctx->graph, SINEW_ENOMEM, "compute: out of memory");
+    return sinew_graph_fail(ctx->graph, SINEW_ENOMEM, "compute", "out of memory");
   *s->v.m = *m;
   end_out(ctx->graph, n, a, p, &path);
   return SINEW_OK;
@@ -1886,7 +1960,7 @@ int sinew_compute_set_string(sinew_compute_t *ctx, const sinew_plug_t *p, const 
   int rc = begin_out(ctx, p, WANT_STRING, &n, &a, &s, &path);
   if (rc) return rc;
   char *copy = v ? sinew__strdup(v) : NULL;
-  if (v && !copy) return sinew_graph_set_error(ctx->graph, SINEW_ENOMEM, "compute: out of memory");
+  if (v && !copy) return sinew_graph_fail(ctx->graph, SINEW_ENOMEM, "compute", "out of memory");
   sinew__free(s->v.s);
   s->v.s = copy;
   end_out(ctx->graph, n, a, p, &path);
@@ -1914,5 +1988,70 @@ int sinew_compute_set_clean(sinew_compute_t *ctx, const sinew_plug_t *p) {
   if (rc) return rc;
   if (p->node.index != ctx->node.index) return SINEW_EINVAL;
   mark_clean(g, p);
+  return SINEW_OK;
+}
+
+/* ---- batches --------------------------------------------------------------------------------- */
+
+/* The slot of a numeric, top-level, non-array attribute, or NULL (another kind of plug). */
+static sinew__slot *scalar_slot(const sinew_graph_t *g, const sinew_plug_t *p, sinew__node **out_n,
+                                const sinew__attr **out_a) {
+  sinew__node *n = sinew__node_get(g, p->node);
+  if (!n || p->nidx || p->attr >= sinew__node_nattrs(n)) return NULL;
+  const sinew__attr *a = sinew__attr_get(g, n, p->attr);
+  if (a->parent != SINEW__NO_ATTR || (a->flags & (SINEW_ATTR_ARRAY | SINEW__ATTR_REMOVED)) ||
+      !sinew_attr_type_is_numeric(a->type))
+    return NULL;
+  *out_n = n;
+  *out_a = a;
+  return &n->slots[a->slot_index];
+}
+
+int sinew_get_double_many(sinew_graph_t *g, const sinew_plug_t *plugs, double *out, size_t count) {
+  if (!g || (count && (!plugs || !out))) return SINEW_EINVAL;
+  for (size_t i = 0; i < count; i++) {
+    sinew__node *n = NULL;
+    const sinew__attr *a = NULL;
+    sinew__slot *s = tl_shared ? NULL : scalar_slot(g, &plugs[i], &n, &a);
+    if (s && !sinew__slot_dirtyish(s)) {
+      out[i] = sinew__slot_num(s);
+      continue;
+    }
+    int rc = sinew_get_double(g, &plugs[i], &out[i]);
+    if (rc) return rc;
+  }
+  return SINEW_OK;
+}
+
+int sinew_store_outputs(sinew_graph_t *g, const sinew_plug_t *plugs, const double *values, size_t count) {
+  if (!g || (count && (!plugs || !values))) return SINEW_EINVAL;
+  int rc = sinew__check_mutable(g, "sinew_store_outputs");
+  if (rc) return rc;
+  if (g->eval_depth || tl_shared)
+    return sinew_graph_set_error(g, SINEW_EINVAL, "sinew_store_outputs: not from inside a compute");
+  for (size_t i = 0; i < count; i++) {
+    sinew__node *n = NULL;
+    const sinew__attr *a = NULL;
+    if (!scalar_slot(g, &plugs[i], &n, &a) || !a->computed) {
+      char buf[256];
+      return sinew_graph_set_error(g, SINEW_EINVAL, "sinew_store_outputs: %s is not a numeric scalar output",
+                                   sinew__plug_str(g, &plugs[i], buf, sizeof buf));
+    }
+  }
+  push_ctx w;
+  if ((rc = begin_push(g, &w))) return rc;
+  g->pushing++;
+  for (size_t i = 0; i < count; i++) {
+    sinew__node *n = NULL;
+    const sinew__attr *a = NULL;
+    sinew__slot *s = scalar_slot(g, &plugs[i], &n, &a);
+    sinew__slot_put_num(s, normalise(a, values[i]));
+    sinew__slot_path path = {.slots = {s}, .n = 1};
+    sinew__slot_mark_clean(g, n, a, false, &path);
+    if (g->nobservers) notify_dirty(g, &plugs[i]); /* its value changed */
+    if (a->naffects || (s->flags & (SINEW__F_OUT | SINEW__F_SUB_OUT))) spread(g, &plugs[i], &w);
+  }
+  run_push(g, &w);
+  g->pushing--;
   return SINEW_OK;
 }

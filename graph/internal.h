@@ -69,6 +69,11 @@ typedef struct sinew__attr {
   uint32_t naffects;
   uint32_t *inputs;     /* attributes declared to affect this one or a parent/child of it */
   uint32_t ninputs;
+  /* The node slots those inputs live in (their top-level attributes' slot_index): bit k for
+   * slot k < 64, and inputs_wide when some input's slot is 64 or more. With the node's
+   * maybe_dirty, the evaluator looks only at inputs that may be dirty (graph/eval.c expand). */
+  uint64_t input_slots;
+  bool inputs_wide;
 } sinew__attr;
 
 typedef struct sinew__name_id {
@@ -152,11 +157,30 @@ void sinew__slot_put_num(sinew__slot *s, double v);
 int sinew__slot_put_vec(sinew__slot *s, const double *v, uint32_t n);
 uint32_t sinew__slot_vec(const sinew__slot *s, double *out);
 
+/* A multi's elements. Slot form: elems[i] is element idx[i]'s slot. Packed form (vals set,
+ * elems NULL): a numeric multi whose elements need nothing of their own, held as two parallel
+ * arrays in the same block as this header; every element has the flags eflags (ELEMENT, SET,
+ * DIRTY when its array is) and no count below. Reaching an element through a slot walk
+ * (sinew__slot_find, _ensure) unpacks the multi into slot form, as a connection, a lock or a
+ * read of that one element needs; sinew__multi_set_packed makes the packed form. */
 struct sinew__multi {
   uint32_t count, cap;
   int32_t *idx;        /* ascending logical indices */
-  sinew__slot *elems;  /* parallel to idx */
+  sinew__slot *elems;  /* parallel to idx; NULL while packed */
+  double *vals;        /* packed: the numbers, parallel to idx */
+  uint32_t eflags;     /* packed: every element's flags */
 };
+
+static inline bool sinew__multi_packed(const sinew__multi *m) { return m && m->vals; }
+/* Element i's flags and number, in either form. */
+static inline uint32_t sinew__multi_elem_flags(const sinew__multi *m, uint32_t i) {
+  return m->vals ? m->eflags : m->elems[i].flags;
+}
+static inline bool sinew__multi_elem_dirtyish(const sinew__multi *m, uint32_t i) {
+  return m->vals ? (m->eflags & SINEW__F_DIRTY) != 0
+                 : ((m->elems[i].flags & SINEW__F_DIRTY) || m->elems[i].below > 0);
+}
+double sinew__multi_elem_num(const sinew__multi *m, uint32_t i);
 
 /* ---- nodes ------------------------------------------------------------------------------- */
 typedef struct sinew__conn sinew__conn;
@@ -169,6 +193,10 @@ typedef struct sinew__node {
   const sinew_node_type_t *type;
   sinew__slot *slots;      /* top-level slots: type's top attributes, then dynamic ones */
   uint32_t nslots;
+  /* Top-level slots k < 64 that may be dirty-ish: bit k is set whenever slot k can have become
+   * DIRTY or gained dirt below (graph/slot.c notes it), and cleared lazily by the evaluator when
+   * it finds the slot clean. A superset, so a clear bit means a clean slot without reading it. */
+  uint64_t maybe_dirty;
   sinew__attr *dyn;        /* dynamic attributes, ids type->nattrs + k */
   uint32_t ndyn;
   void *state;
@@ -182,6 +210,8 @@ typedef struct sinew__node {
   uint32_t name_next;      /* next node with the same name, index + 1 */
   uint32_t order_prev, order_next; /* creation order list, index + 1 */
   uint32_t walk;           /* delete_many's marks: (graph's walk_epoch << 4) | bits */
+  struct sinew__alias *aliases; /* attribute aliases, in the order made (graph/alias.c) */
+  uint32_t naliases;
 } sinew__node;
 
 /* The next number to try for automatic names of one base ("joint" -> 12), so creating many
@@ -256,6 +286,7 @@ enum {
   SINEW__J_NODE,      /* a node created or deleted; held: detached (not live), owned by the record */
   SINEW__J_ATTR_ADD,  /* dynamic attributes added: the other attribute table and top slots */
   SINEW__J_HOST,      /* a host's record (sinew_graph_record); held: the change is taken back */
+  SINEW__J_MULTI,     /* a packed multi replaced whole (plug: its array): u.multi, the other one */
   SINEW__J_DEAD       /* its node was deleted outside a transaction: the step cannot be applied */
 };
 enum { SINEW__JV_NUMBER, SINEW__JV_MATRIX, SINEW__JV_STRING, SINEW__JV_DATA };
@@ -278,6 +309,7 @@ typedef struct sinew__rec {
     char *s;
     sinew_data_t *data;
     sinew__slot slot; /* ELEM: the element's subtree while held */
+    sinew__multi *multi; /* MULTI: the packed multi (or NULL) not live */
     struct {
       sinew__conn *c;
       sinew__src_entry *entry; /* its source's index entry, when unlinking emptied it */
@@ -360,8 +392,8 @@ struct sinew_graph {
   sinew_log_fn logger;
   void *logger_data;
   void *user_data;
-  int errcode;
-  char errmsg[1024];
+  sinew_error_t err; /* the last failure, as fields */
+  char errmsg[2048]; /* and its text, made once when it is set */
   sinew_graph_stats_t stats;
   int eval_depth;                  /* nested pulls from inside computes */
   sinew_plug_t *work;              /* dirty-propagation queue, reserved before changes */
@@ -425,8 +457,10 @@ sinew_plug_t sinew__plug_key(const sinew_plug_t *p);
 /* The plug as text for messages, into a caller buffer. */
 const char *sinew__plug_str(const sinew_graph_t *g, const sinew_plug_t *p, char *buf, size_t n);
 
-/* Slots (graph/slot.c). find never allocates; ensure creates the path, reporting the array
- * elements it created so a failing caller can take them back with sinew__slot_unensure. */
+/* Slots (graph/slot.c). find makes nothing, but a path through an element of a packed multi
+ * unpacks that multi (its only allocation: NULL when it fails; sinew__slot_peek never
+ * allocates); ensure creates the path, reporting the array elements it created so a failing
+ * caller can take them back with sinew__slot_unensure. */
 typedef struct sinew__slot_path {
   sinew__slot *slots[SINEW__MAX_DEPTH * 2 + 1];
   uint32_t n;
@@ -458,6 +492,9 @@ void sinew__slot_mark_dirty(const sinew_graph_t *g, const sinew__node *node, con
                             bool element, sinew__slot_path *path);
 void sinew__slot_mark_clean(const sinew_graph_t *g, const sinew__node *node, const sinew__attr *a,
                             bool element, sinew__slot_path *path);
+/* Notes in node->maybe_dirty that the top-level slot `top` (one of node->slots, or anything
+ * else, which is ignored) may be dirty-ish. */
+void sinew__slot_note_dirty(const sinew__node *node, const sinew__slot *top);
 /* Index of a logical index in a multi, or -1. */
 int64_t sinew__multi_find(const sinew__multi *m, int32_t index);
 /* Removes the element at position pos (releasing it) and fixes dirty counts via path. */
@@ -533,6 +570,22 @@ int sinew__jrec_value_copy(sinew_graph_t *g, sinew__node *n, const sinew_plug_t 
  * of live steps that name it release what they hold of it and can no longer apply. */
 void sinew__journal_forget_node(sinew_graph_t *g, sinew_node_t h);
 void sinew__journal_destroy(sinew_graph_t *g);
+/* Packed multis (graph/slot.c). unpack: into slot form (ENOMEM leaves it packed). set_packed:
+ * stores n numbers (norm applied to each) at indices idx (any order, the last of a repeated
+ * index wins) into the numeric multi held by container, which must be absent or packed and
+ * not dirty; the result is a new packed multi, the one it replaces goes to *old (NULL when
+ * there was none) for the caller to journal or free with free_packed. swap: a MULTI record
+ * puts its multi back (no allocation). peek: as sinew__slot_find but never unpacks: an element
+ * held packed gives NULL with *pm set to its multi and *pos to its position, the path ending
+ * at the multi's slot (*pm NULL otherwise). */
+int sinew__multi_unpack(sinew__multi *m);
+int sinew__multi_set_packed(const sinew__attr *a, sinew__slot *container, const int32_t *idx,
+                            const double *vals, size_t n, double (*norm)(const sinew__attr *, double),
+                            sinew__multi **old);
+void sinew__multi_free_packed(sinew__multi *m);
+void sinew__multi_swap(sinew_graph_t *g, sinew__node *node, const sinew_plug_t *arr, sinew__multi **held);
+sinew__slot *sinew__slot_peek(const sinew_graph_t *g, sinew__node *node, const sinew_plug_t *p,
+                              sinew__slot_path *path, sinew__multi **pm, uint32_t *pos);
 /* Element take / put back without allocating or releasing (graph/slot.c). */
 void sinew__multi_take(const sinew_graph_t *g, const sinew__node *node, sinew__slot_path *path,
                        uint32_t pos, sinew__slot *out);
@@ -569,7 +622,29 @@ void sinew__jundo_to(sinew_graph_t *g, uint32_t mark);
     (head)->hh.tbl->noexpand = ne_;                                       \
   } while (0)
 
-/* Error helper that formats a plug into the message. */
-int sinew__errorv(sinew_graph_t *g, int status, const char *fmt, va_list ap);
+/* Sets the graph's error: status, the operation (NULL: none) and the reason (printf). */
+int sinew__errorv(sinew_graph_t *g, int status, const char *op, const char *fmt, va_list ap);
+/* Names plug p (and its node) as the subject of the graph's error, when p's node exists. */
+void sinew__error_plug(sinew_graph_t *g, const sinew_plug_t *p);
+
+/* Attribute aliases (graph/alias.c). A node's aliases are one table, replaced whole by each
+ * change (a journal record keeps the other table). */
+typedef struct sinew__alias {
+  char *name;
+  sinew_plug_t plug;
+} sinew__alias;
+/* The alias named name[0..len) on node, or NULL. */
+const sinew__alias *sinew__alias_lookup(const sinew__node *node, const char *name, size_t len);
+/* The aliases of plugs inside `within` (an element or a dynamic attribute being removed) go
+ * with it, in two steps so the removal stays all or nothing: prepare allocates the node's new
+ * table (*out stays NULL when no alias is inside; otherwise reserve one more journal record),
+ * then apply (cannot fail) once the removal is sure, or cancel. */
+typedef struct sinew__alias_edit sinew__alias_edit;
+int sinew__alias_drop_prepare(sinew_graph_t *g, sinew__node *node, const sinew_plug_t *within,
+                              sinew__alias_edit **out);
+void sinew__alias_apply(sinew_graph_t *g, sinew__alias_edit *ed);
+void sinew__alias_cancel(sinew__alias_edit *ed);
+/* Frees a node's table (node release). */
+void sinew__aliases_free(struct sinew__alias *list, uint32_t n);
 
 #endif

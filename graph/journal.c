@@ -226,6 +226,13 @@ static void apply(sinew_graph_t *g, sinew__rec *r) {
     case SINEW__J_ATTR_DEL: sinew__attr_del_swap(g, r); break;
     case SINEW__J_NODE: sinew__node_detach_swap(g, r); break;
     case SINEW__J_ATTR_ADD: sinew__attr_add_swap(g, r); break;
+    case SINEW__J_MULTI: {
+      sinew__node *n = sinew__node_get(g, r->plug.node);
+      if (!n) break;
+      sinew__multi_swap(g, n, &r->plug, &r->u.multi);
+      sinew__changed(g, &r->plug);
+      break;
+    }
     case SINEW__J_HOST:
       g->pushing++; /* the host's swap may read the graph, not change it */
       r->u.host.ops->swap(g, r->u.host.data);
@@ -257,6 +264,10 @@ static void rec_free(sinew_graph_t *g, sinew__rec *r) {
       else if (r->vkind == SINEW__JV_DATA) sinew_data_unref(r->u.data);
       break;
     case SINEW__J_NODE: sinew__node_free_detached(g, r); break;
+    case SINEW__J_MULTI:
+      sinew__multi_free_packed(r->u.multi);
+      r->u.multi = NULL;
+      break;
     case SINEW__J_ATTR_ADD: sinew__attr_add_free(g, r); break;
     case SINEW__J_HOST:
       if (r->u.host.ops->release) r->u.host.ops->release(g, r->u.host.data, !r->held);
@@ -387,13 +398,14 @@ void sinew__journal_destroy(sinew_graph_t *g) {
 }
 
 int sinew_graph_record(sinew_graph_t *g, const sinew_record_ops_t *ops, void *data) {
-  if (!g || !ops || !ops->swap) return g ? sinew_graph_set_error(g, SINEW_EINVAL, "record: no swap given") : SINEW_EINVAL;
+  if (!g || !ops || !ops->swap)
+    return g ? sinew_graph_fail(g, SINEW_EINVAL, "record", "no swap given") : SINEW_EINVAL;
   if (sinew__check_mutable(g, "record")) return SINEW_EINVAL;
   if (!sinew__jon(g)) {
     if (ops->release) ops->release(g, data, true);
     return SINEW_OK;
   }
-  if (sinew__jreserve(g, 1)) return sinew_graph_set_error(g, SINEW_ENOMEM, "record: out of memory");
+  if (sinew__jreserve(g, 1)) return sinew_graph_fail(g, SINEW_ENOMEM, "record", "out of memory");
   sinew__rec *r = sinew__jpush(g, SINEW__J_HOST);
   r->u.host.ops = ops;
   r->u.host.data = data;
@@ -455,7 +467,7 @@ int sinew_graph_begin(sinew_graph_t *g) {
   if (install_sentinels(g) ||
       sinew__reserve((void **)&g->jr.marks, &g->jr.capmarks, g->jr.depth + 1, sizeof *g->jr.marks) ||
       sinew__reserve_push(g))
-    return sinew_graph_set_error(g, SINEW_ENOMEM, "begin: out of memory");
+    return sinew_graph_fail(g, SINEW_ENOMEM, "begin", "out of memory");
   g->jr.marks[g->jr.depth++] = g->jr.n;
   return SINEW_OK;
 }
@@ -465,7 +477,7 @@ int sinew_graph_in_transaction(const sinew_graph_t *g) { return g ? (int)g->jr.d
 int sinew_graph_commit(sinew_graph_t *g) {
   if (!g) return SINEW_EINVAL;
   if (sinew__check_mutable(g, "commit")) return SINEW_EINVAL; /* it frees what records hold */
-  if (!g->jr.depth) return sinew_graph_set_error(g, SINEW_EINVAL, "commit: no transaction is open");
+  if (!g->jr.depth) return sinew_graph_fail(g, SINEW_EINVAL, "commit", "no transaction is open");
   if (--g->jr.depth == 0) sinew__jtruncate(g, 0); /* the outermost: the records are not needed */
   return SINEW_OK;
 }
@@ -480,7 +492,7 @@ void sinew__jundo_to(sinew_graph_t *g, uint32_t mark) {
 
 int sinew_graph_rollback(sinew_graph_t *g) {
   if (!g) return SINEW_EINVAL;
-  if (!g->jr.depth) return sinew_graph_set_error(g, SINEW_EINVAL, "rollback: no transaction is open");
+  if (!g->jr.depth) return sinew_graph_fail(g, SINEW_EINVAL, "rollback", "no transaction is open");
   if (sinew__check_mutable(g, "rollback")) return SINEW_EINVAL;
   sinew__jundo_to(g, g->jr.marks[g->jr.depth - 1]);
   g->jr.depth--;
@@ -495,13 +507,13 @@ int sinew_graph_end(sinew_graph_t *g, int rc) {
 }
 
 int sinew_graph_commit_step(sinew_graph_t *g, sinew_change_t **out) {
-  if (!g || !out) return g ? sinew_graph_set_error(g, SINEW_EINVAL, "commit: no step given") : SINEW_EINVAL;
+  if (!g || !out) return g ? sinew_graph_fail(g, SINEW_EINVAL, "commit", "no step given") : SINEW_EINVAL;
   if (sinew__check_mutable(g, "commit")) return SINEW_EINVAL;
   if (g->jr.depth != 1)
-    return sinew_graph_set_error(g, SINEW_EINVAL, "commit: an undo step needs the outermost transaction (depth %u)",
-                                 g->jr.depth);
+    return sinew_graph_fail(g, SINEW_EINVAL, "commit",
+                            "an undo step needs the outermost transaction (depth %u)", g->jr.depth);
   sinew_change_t *st = sinew__calloc(1, sizeof *st);
-  if (!st) return sinew_graph_set_error(g, SINEW_ENOMEM, "commit: out of memory (the transaction stays open)");
+  if (!st) return sinew_graph_fail(g, SINEW_ENOMEM, "commit", "out of memory (the transaction stays open)");
   st->recs = g->jr.recs;
   st->n = g->jr.n;
   if (st->n < g->jr.cap) { /* best effort: a step keeps only what it uses */
@@ -525,16 +537,15 @@ bool sinew_change_empty(const sinew_change_t *step) { return !step || step->n ==
 
 static int step_apply(sinew_graph_t *g, sinew_change_t *st, bool undo) {
   const char *what = undo ? "undo" : "redo";
-  if (!g || !st) return g ? sinew_graph_set_error(g, SINEW_EINVAL, "%s: no step given", what) : SINEW_EINVAL;
+  if (!g || !st) return g ? sinew_graph_fail(g, SINEW_EINVAL, what, "no step given") : SINEW_EINVAL;
   if (sinew__check_mutable(g, what)) return SINEW_EINVAL;
-  if (g->jr.depth)
-    return sinew_graph_set_error(g, SINEW_EINVAL, "%s: not allowed inside a transaction", what);
+  if (g->jr.depth) return sinew_graph_fail(g, SINEW_EINVAL, what, "not allowed inside a transaction");
   if (st->undone == undo)
-    return sinew_graph_set_error(g, SINEW_EINVAL, "%s: the step is %s already", what, undo ? "undone" : "done");
+    return sinew_graph_fail(g, SINEW_EINVAL, what, "the step is %s already", undo ? "undone" : "done");
   for (uint32_t i = 0; i < st->n; i++)
     if (st->recs[i].kind == SINEW__J_DEAD)
-      return sinew_graph_set_error(g, SINEW_ESTALE, "%s: a node the step changed was deleted since", what);
-  if (sinew__reserve_push(g)) return sinew_graph_set_error(g, SINEW_ENOMEM, "%s: out of memory", what);
+      return sinew_graph_fail(g, SINEW_ESTALE, what, "a node the step changed was deleted since");
+  if (sinew__reserve_push(g)) return sinew_graph_fail(g, SINEW_ENOMEM, what, "out of memory");
   g->jr.applying = true;
   if (undo)
     for (uint32_t i = st->n; i-- > 0;) apply(g, &st->recs[i]);

@@ -70,6 +70,7 @@ static void node_release(sinew_graph_t *g, sinew__node *n) {
     }
   }
   sinew__free(n->slots);
+  sinew__aliases_free(n->aliases, n->naliases);
   sinew__attrs_free(n->dyn, n->ndyn);
   sinew__free(n->state);
   sinew__free(n->name);
@@ -698,21 +699,19 @@ static int is_above(sinew_graph_t *g, sinew_node_t x, sinew_node_t p) {
 
 int sinew_node_set_parent(sinew_graph_t *g, sinew_node_t n, sinew_node_t parent) {
   sinew__node *node = sinew__node_get(g, n);
-  if (!node) return sinew_graph_set_error(g, SINEW_ESTALE, "parent: invalid node handle");
+  if (!node) return sinew_graph_fail(g, SINEW_ESTALE, "parent", "invalid node handle");
   if (sinew__check_mutable(g, "parent")) return SINEW_EINVAL;
-  if (!is_dag(node))
-    return sinew_graph_set_error(g, SINEW_ETYPE, "parent: %s is not a DAG node", node->name);
+  if (!is_dag(node)) return sinew_graph_fail(g, SINEW_ETYPE, "parent", "%s is not a DAG node", node->name);
   sinew__node *p = NULL;
   if (parent.gen) {
     p = sinew__node_get(g, parent);
-    if (!p) return sinew_graph_set_error(g, SINEW_ESTALE, "parent: invalid parent handle");
-    if (!is_dag(p))
-      return sinew_graph_set_error(g, SINEW_ETYPE, "parent: %s is not a DAG node", p->name);
+    if (!p) return sinew_graph_fail(g, SINEW_ESTALE, "parent", "invalid parent handle");
+    if (!is_dag(p)) return sinew_graph_fail(g, SINEW_ETYPE, "parent", "%s is not a DAG node", p->name);
     int above = is_above(g, n, parent);
-    if (above < 0) return sinew_graph_set_error(g, SINEW_ENOMEM, "parent: out of memory");
+    if (above < 0) return sinew_graph_fail(g, SINEW_ENOMEM, "parent", "out of memory");
     if (above)
-      return sinew_graph_set_error(g, SINEW_ECYCLE, "parent: %s cannot be parented under %s, its own %s",
-                                   node->name, p->name, n.index == parent.index ? "self" : "descendant");
+      return sinew_graph_fail(g, SINEW_ECYCLE, "parent", "%s cannot be parented under %s, its own %s",
+                              node->name, p->name, n.index == parent.index ? "self" : "descendant");
   }
   sinew_node_t old = sinew_node_parent(g, n);
   if (old.gen == parent.gen && old.index == parent.index) return SINEW_OK;
@@ -723,13 +722,13 @@ int sinew_node_set_parent(sinew_graph_t *g, sinew_node_t n, sinew_node_t parent)
   if ((p && sinew__reserve((void **)&p->children, &p->capchildren, p->nchildren + 1,
                            sizeof *p->children)) ||
       (jon && sinew__jreserve(g, 4 * SINEW_PLUG_MAX_INDICES + 16)))
-    return sinew_graph_set_error(g, SINEW_ENOMEM, "parent: out of memory");
+    return sinew_graph_fail(g, SINEW_ENOMEM, "parent", "out of memory");
   char *newname = NULL;
   if (name_taken(g, node->name, true, parent, false, node)) {
     if (unique_name(g, node->name, node->type->name, true, parent, node, &newname) ||
         name_reserve(g, newname)) {
       sinew__free(newname);
-      return sinew_graph_set_error(g, SINEW_ENOMEM, "parent: out of memory");
+      return sinew_graph_fail(g, SINEW_ENOMEM, "parent", "out of memory");
     }
   }
   /* The implicit link: a link to the new parent replaces the old one in one step (nothing
@@ -741,8 +740,7 @@ int sinew_node_set_parent(sinew_graph_t *g, sinew_node_t n, sinew_node_t parent)
     rc = sinew__connect_raw(g, &src, &dst, true, "parent");
   } else if (dag_link_plugs(g, n, old, &src, &dst) && sinew__conn_to(g, &dst)) {
     rc = sinew__pull(g, &dst);
-    if (!rc && sinew__reserve_push(g))
-      rc = sinew_graph_set_error(g, SINEW_ENOMEM, "parent: out of memory");
+    if (!rc && sinew__reserve_push(g)) rc = sinew_graph_fail(g, SINEW_ENOMEM, "parent", "out of memory");
     if (!rc) dag_unlink(g, n);
   }
   if (rc) {
@@ -788,6 +786,7 @@ static int slots_init(sinew_graph_t *g, sinew__node *node) {
       return rc;
     }
   }
+  node->maybe_dirty = ~(uint64_t)0; /* computed slots are born dirty */
   return SINEW_OK;
 }
 
@@ -918,28 +917,27 @@ int sinew_node_create_under(sinew_graph_t *g, const char *type, const char *name
   if (!g || !type) return SINEW_EINVAL;
   if (sinew__check_mutable(g, "createNode")) return SINEW_EINVAL;
   const sinew_node_type_t *t = sinew_find_node_type(g, type);
-  if (!t) return sinew_graph_set_error(g, SINEW_ENOTFOUND, "createNode: unknown node type '%s'", type);
+  if (!t) return sinew_graph_fail(g, SINEW_ENOTFOUND, "createNode", "unknown node type '%s'", type);
   if (t->flags & SINEW_NODE_TYPE_ABSTRACT)
-    return sinew_graph_set_error(g, SINEW_EINVAL, "createNode: %s is an abstract type", type);
+    return sinew_graph_fail(g, SINEW_EINVAL, "createNode", "%s is an abstract type", type);
   bool dag = (t->flags & SINEW_NODE_TYPE_DAG) != 0;
   sinew__node *p = NULL;
   if (parent.gen) {
     p = sinew__node_get(g, parent);
-    if (!p) return sinew_graph_set_error(g, SINEW_ESTALE, "createNode: invalid parent handle");
+    if (!p) return sinew_graph_fail(g, SINEW_ESTALE, "createNode", "invalid parent handle");
     if (!dag || !is_dag(p))
-      return sinew_graph_set_error(g, SINEW_ETYPE, "createNode: %s cannot be parented under %s",
-                                   type, p->name);
+      return sinew_graph_fail(g, SINEW_ETYPE, "createNode", "%s cannot be parented under %s", type, p->name);
   }
   if (!valid_request(name, true))
-    return sinew_graph_set_error(g, SINEW_EINVAL, "createNode: invalid node name '%s'", name);
+    return sinew_graph_fail(g, SINEW_EINVAL, "createNode", "invalid node name '%s'", name);
   sinew__node *node = sinew__calloc(1, sizeof *node);
-  if (!node) return sinew_graph_set_error(g, SINEW_ENOMEM, "createNode %s: out of memory", type);
+  if (!node) return sinew_graph_fail(g, SINEW_ENOMEM, "createNode", "%s: out of memory", type);
   node->type = t;
   int rc = unique_name(g, name, t->name, dag, parent, NULL, &node->name);
   if (rc == SINEW_EINVAL) {
     node_free(g, node);
-    return sinew_graph_set_error(g, rc, "createNode: the type name '%s' is not a valid node name; give a name",
-                                 type);
+    return sinew_graph_fail(g, rc, "createNode", "the type name '%s' is not a valid node name; give a name",
+                            type);
   }
   if (!rc) rc = slots_init(g, node);
   if (!rc && t->state_size && !(node->state = sinew__calloc(1, t->state_size))) rc = SINEW_ENOMEM;
@@ -954,7 +952,7 @@ int sinew_node_create_under(sinew_graph_t *g, const char *type, const char *name
   if (rc) {
     if (node->name) hint_release(g, node->name); /* an automatic number it took is free again */
     node_free(g, node);
-    return sinew_graph_set_error(g, rc, "createNode %s: out of memory", type);
+    return sinew_graph_fail(g, rc, "createNode", "%s: out of memory", type);
   }
   sinew__node *old = g->nodes[index]; /* a freed slot keeps its generation counter */
   node->gen = old ? old->gen + 1 : 1;
@@ -984,8 +982,7 @@ int sinew_node_create_under(sinew_graph_t *g, const char *type, const char *name
   if (!rc && t->init) rc = t->init(g, h, node->state);
   if (rc) {
     char msg[sizeof g->errmsg];
-    snprintf(msg, sizeof msg, "createNode %s: %s", type,
-             g->errcode == rc ? g->errmsg : sinew_strerror(rc));
+    snprintf(msg, sizeof msg, "%s: %s", type, g->err.code == rc ? g->errmsg : sinew_strerror(rc));
     /* Whatever init connected goes with the node (nothing keeps a value from a node that never
      * was), the DAG link included. Journaled, the records made since the node's take it back. */
     if (jon && g->jr.n > jmark) {
@@ -1000,7 +997,7 @@ int sinew_node_create_under(sinew_graph_t *g, const char *type, const char *name
     node->live = false;
     node_release(g, node); /* the tombstone keeps the generation */
     g->free_slots[g->nfree++] = index;
-    return sinew_graph_set_error(g, rc, "%s", msg);
+    return sinew_graph_fail(g, rc, "createNode", "%s", msg);
   }
   node->order_prev = g->order_tail;
   if (g->order_tail) g->nodes[g->order_tail - 1]->order_next = index + 1;
@@ -1108,7 +1105,8 @@ static int mark_covered(sinew_graph_t *g, const sinew_node_t *nodes, size_t n, s
 int sinew_node_delete_many(sinew_graph_t *g, const sinew_node_t *nodes, size_t n) {
   if (!g || (n && !nodes)) return SINEW_EINVAL;
   for (size_t r = 0; r < n; r++)
-    if (!sinew__node_get(g, nodes[r])) return sinew_graph_set_error(g, SINEW_ESTALE, "delete: invalid node handle");
+    if (!sinew__node_get(g, nodes[r]))
+      return sinew_graph_fail(g, SINEW_ESTALE, "delete", "invalid node handle");
   if (sinew__check_mutable(g, "delete")) return SINEW_EINVAL;
   if (n == 0) return SINEW_OK;
   const char *first = sinew__node_get(g, nodes[0])->name;
@@ -1133,10 +1131,10 @@ int sinew_node_delete_many(sinew_graph_t *g, const sinew_node_t *nodes, size_t n
     for (uint32_t i = begin; i < count && !rc; i++) {
       sinew__node *x = sinew__node_get(g, list[i]);
       if (x->locked && i == begin) {
-        rc = sinew_graph_set_error(g, SINEW_ELOCKED, "delete: node %s is locked", x->name);
+        rc = sinew_graph_fail(g, SINEW_ELOCKED, "delete", "node %s is locked", x->name);
       } else if (x->locked) {
-        rc = sinew_graph_set_error(g, SINEW_ELOCKED, "delete: node %s: its descendant %s is locked",
-                                   sinew__node_get(g, nodes[r])->name, x->name);
+        rc = sinew_graph_fail(g, SINEW_ELOCKED, "delete", "node %s: its descendant %s is locked",
+                              sinew__node_get(g, nodes[r])->name, x->name);
       } else if (sinew__reserve((void **)&list, &cap, count + x->nchildren, sizeof *list)) {
         rc = SINEW_ENOMEM;
       } else {
@@ -1152,7 +1150,7 @@ int sinew_node_delete_many(sinew_graph_t *g, const sinew_node_t *nodes, size_t n
   }
   if (rc) {
     sinew__free(list);
-    return rc == SINEW_ENOMEM ? sinew_graph_set_error(g, SINEW_ENOMEM, "delete %s: out of memory", first) : rc;
+    return rc == SINEW_ENOMEM ? sinew_graph_fail(g, SINEW_ENOMEM, "delete", "%s: out of memory", first) : rc;
   }
   /* Destinations on other nodes keep the value they have from the subtrees: bring them up to
    * date, and make room for the dirt their cutting pushes, before anything goes, so that the
@@ -1169,7 +1167,7 @@ int sinew_node_delete_many(sinew_graph_t *g, const sinew_node_t *nodes, size_t n
         sinew__free(list);
         char msg[sizeof g->errmsg];
         memcpy(msg, g->errmsg, sizeof msg);
-        return sinew_graph_set_error(g, rc, "delete %s: %s", first, msg);
+        return sinew_graph_fail(g, rc, "delete", "%s: %s", first, msg);
       }
       x = sinew__node_get(g, list[i]); /* a compute cannot delete it, but stay safe */
       if (!x) break;
@@ -1188,33 +1186,32 @@ int sinew_node_delete(sinew_graph_t *g, sinew_node_t n) {
 
 int sinew_node_rename(sinew_graph_t *g, sinew_node_t n, const char *name) {
   sinew__node *node = sinew__node_get(g, n);
-  if (!node) return sinew_graph_set_error(g, SINEW_ESTALE, "rename: invalid node handle");
-  if (node->locked) return sinew_graph_set_error(g, SINEW_ELOCKED, "rename: node %s is locked", node->name);
+  if (!node) return sinew_graph_fail(g, SINEW_ESTALE, "rename", "invalid node handle");
+  if (node->locked) return sinew_graph_fail(g, SINEW_ELOCKED, "rename", "node %s is locked", node->name);
   if (!valid_request(name, false))
-    return sinew_graph_set_error(g, SINEW_EINVAL, "rename %s: invalid name '%s'", node->name,
-                                 name ? name : "");
+    return sinew_graph_fail(g, SINEW_EINVAL, "rename", "%s: invalid name '%s'", node->name, name ? name : "");
   if (strcmp(name, node->name) == 0) return SINEW_OK;
   if (sinew__jon(g) && sinew__jreserve(g, 1))
-    return sinew_graph_set_error(g, SINEW_ENOMEM, "rename %s: out of memory", node->name);
+    return sinew_graph_fail(g, SINEW_ENOMEM, "rename", "%s: out of memory", node->name);
   char *newname = NULL;
   if (unique_name(g, name, node->type->name, is_dag(node), node->parent, node, &newname))
-    return sinew_graph_set_error(g, SINEW_ENOMEM, "rename %s: out of memory", node->name);
+    return sinew_graph_fail(g, SINEW_ENOMEM, "rename", "%s: out of memory", node->name);
   if (strcmp(newname, node->name) == 0) { /* "j" for a "j1" whose sibling is "j": stays "j1" */
     sinew__free(newname);
     return SINEW_OK;
   }
   if (name_change(g, n.index, newname)) {
     sinew__free(newname);
-    return sinew_graph_set_error(g, SINEW_ENOMEM, "rename %s: out of memory", node->name);
+    return sinew_graph_fail(g, SINEW_ENOMEM, "rename", "%s: out of memory", node->name);
   }
   return SINEW_OK;
 }
 
 int sinew_node_set_locked(sinew_graph_t *g, sinew_node_t n, bool locked) {
   sinew__node *node = sinew__node_get(g, n);
-  if (!node) return sinew_graph_set_error(g, SINEW_ESTALE, "lockNode: invalid node handle");
+  if (!node) return sinew_graph_fail(g, SINEW_ESTALE, "lockNode", "invalid node handle");
   if (sinew__jon(g)) {
-    if (sinew__jreserve(g, 1)) return sinew_graph_set_error(g, SINEW_ENOMEM, "lockNode: out of memory");
+    if (sinew__jreserve(g, 1)) return sinew_graph_fail(g, SINEW_ENOMEM, "lockNode", "out of memory");
     sinew__rec *r = sinew__jpush(g, SINEW__J_NODE_LOCK);
     r->plug.node = n;
     r->u.locked = node->locked;
@@ -1325,6 +1322,7 @@ void sinew__attr_add_swap(sinew_graph_t *g, sinew__rec *r) {
     node->slots[j->slot_index] = j->slot;
     j->slot = tmp;
   }
+  node->maybe_dirty = ~(uint64_t)0; /* slots swapped whole, with their dirt */
   for (uint32_t k = 0; k < r->u.aa.nfresh; k++) { /* a compound back with its old children */
     sinew__jslot *j = &r->u.aa.fresh[k];
     if (j->top < node->ndyn && j->slot_index < node->nslots) {
@@ -1357,22 +1355,30 @@ void sinew__attr_add_free(sinew_graph_t *g, sinew__rec *r) {
 int sinew_node_add_attr(sinew_graph_t *g, sinew_node_t n, const sinew_attr_desc_t *descs,
                         size_t count) {
   sinew__node *node = sinew__node_get(g, n);
-  if (!node) return sinew_graph_set_error(g, SINEW_ESTALE, "addAttr: invalid node handle");
+  if (!node) return sinew_graph_fail(g, SINEW_ESTALE, "addAttr", "invalid node handle");
   if (sinew__check_mutable(g, "addAttr")) return SINEW_EINVAL;
-  if (!descs || !count) return sinew_graph_set_error(g, SINEW_EINVAL, "addAttr: nothing to add");
-  for (size_t i = 0; i < count; i++)
+  if (!descs || !count) return sinew_graph_fail(g, SINEW_EINVAL, "addAttr", "nothing to add");
+  for (size_t i = 0; i < count; i++) {
     if (descs[i].name && sinew_node_attr(g, n, descs[i].name) != SINEW__NO_ATTR)
-      return sinew_graph_set_error(g, SINEW_EEXISTS, "addAttr: %s already has an attribute named '%s'",
-                                   node->name, descs[i].name);
+      return sinew_graph_fail(g, SINEW_EEXISTS, "addAttr", "%s already has an attribute named '%s'",
+                              node->name, descs[i].name);
+    for (int k = 0; k < 2; k++) {
+      const char *nm = k ? descs[i].short_name : descs[i].name;
+      if (nm && sinew__alias_lookup(node, nm, strlen(nm)))
+        return sinew_graph_fail(g, SINEW_EEXISTS, "addAttr", "%s already has an alias named '%s'",
+                                node->name, nm);
+    }
+  }
   uint32_t ntop = node->nslots;
   sinew__attr *all = NULL;
   int rc = sinew__build_dynamic(g, node->type, node->dyn, node->ndyn, descs, count, &all, &ntop);
   if (rc) {
-    if (rc == SINEW_ENOMEM) sinew_graph_set_error(g, rc, "addAttr on %s: out of memory", node->name);
+    if (rc == SINEW_ENOMEM)
+      sinew_graph_fail(g, rc, "addAttr", "%s: out of memory", node->name);
     else {
       char msg[sizeof g->errmsg];
       memcpy(msg, g->errmsg, sizeof msg);
-      sinew_graph_set_error(g, rc, "addAttr on %s: %s", node->name, msg);
+      sinew_graph_fail(g, rc, "addAttr", "%s: %s", node->name, msg);
     }
     return rc;
   }
@@ -1384,15 +1390,14 @@ int sinew_node_add_attr(sinew_graph_t *g, sinew_node_t n, const sinew_attr_desc_
     if (p == SINEW__NO_ATTR || p - base >= node->ndyn) continue;
     if (has_connections_in(g, node, p)) {
       sinew__attrs_free(all, nall);
-      return sinew_graph_set_error(g, SINEW_ECONNECTED,
-                                   "addAttr on %s: cannot add a child to a connected compound",
-                                   node->name);
+      return sinew_graph_fail(g, SINEW_ECONNECTED, "addAttr",
+                              "%s: cannot add a child to a connected compound", node->name);
     }
   }
   sinew__slot *slots = sinew__realloc(node->slots, (ntop ? ntop : 1) * sizeof *slots);
   if (!slots) {
     sinew__attrs_free(all, nall);
-    return sinew_graph_set_error(g, SINEW_ENOMEM, "addAttr on %s: out of memory", node->name);
+    return sinew_graph_fail(g, SINEW_ENOMEM, "addAttr", "%s: out of memory", node->name);
   }
   node->slots = slots;
   /* Build the new slots aside, then swap tables. */
@@ -1431,7 +1436,7 @@ int sinew_node_add_attr(sinew_graph_t *g, sinew_node_t n, const sinew_attr_desc_
     node->dyn = olddyn;
     node->ndyn = oldndyn;
     sinew__attrs_free(all, nall);
-    return sinew_graph_set_error(g, rc, "addAttr on %s: %s", node->name, sinew_strerror(rc));
+    return sinew_graph_fail(g, rc, "addAttr", "%s: %s", node->name, sinew_strerror(rc));
   }
   if (jon) {
     sinew__rec *r = sinew__jpush(g, SINEW__J_ATTR_ADD);
@@ -1460,6 +1465,7 @@ int sinew_node_add_attr(sinew_graph_t *g, sinew_node_t n, const sinew_attr_desc_
     }
     node->slots[a->slot_index] = fresh[k].slot;
   }
+  node->maybe_dirty = ~(uint64_t)0;
   sinew__free(fresh);
   node->nslots = ntop;
   sinew__attrs_free(olddyn, oldndyn);
@@ -1484,30 +1490,34 @@ void sinew__attr_name_swap(sinew_graph_t *g, sinew__rec *r) {
 
 int sinew_node_rename_attr(sinew_graph_t *g, sinew_node_t n, uint32_t attr, const char *name, bool short_name) {
   sinew__node *node = sinew__node_get(g, n);
-  if (!node) return sinew_graph_set_error(g, SINEW_ESTALE, "renameAttr: invalid node handle");
+  if (!node) return sinew_graph_fail(g, SINEW_ESTALE, "renameAttr", "invalid node handle");
   if (sinew__check_mutable(g, "renameAttr")) return SINEW_EINVAL;
   if (attr < node->type->nattrs || attr >= sinew__node_nattrs(node))
-    return sinew_graph_set_error(g, SINEW_EINVAL, "renameAttr: %s: only dynamic attributes can be renamed",
-                                 node->name);
+    return sinew_graph_fail(g, SINEW_EINVAL, "renameAttr", "%s: only dynamic attributes can be renamed",
+                            node->name);
   sinew__attr *a = &node->dyn[attr - node->type->nattrs];
-  if (a->flags & SINEW__ATTR_REMOVED) return sinew_graph_set_error(g, SINEW_ENOTFOUND, "renameAttr: no such attribute");
+  if (a->flags & SINEW__ATTR_REMOVED)
+    return sinew_graph_fail(g, SINEW_ENOTFOUND, "renameAttr", "no such attribute");
   bool valid = name && ((name[0] >= 'a' && name[0] <= 'z') || (name[0] >= 'A' && name[0] <= 'Z') || name[0] == '_');
   for (const char *c = name; valid && *c; c++)
     valid = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '_';
   if (!valid)
-    return sinew_graph_set_error(g, SINEW_EINVAL, "renameAttr: %s.%s: '%s' is not an attribute name", node->name,
-                                 a->name, name ? name : "");
+    return sinew_graph_fail(g, SINEW_EINVAL, "renameAttr", "%s.%s: '%s' is not an attribute name", node->name,
+                            a->name, name ? name : "");
   uint32_t other = sinew_node_attr(g, n, name);
   if (other != SINEW__NO_ATTR && other != attr)
-    return sinew_graph_set_error(g, SINEW_EEXISTS, "renameAttr: %s already has an attribute named '%s'", node->name,
-                                 name);
+    return sinew_graph_fail(g, SINEW_EEXISTS, "renameAttr", "%s already has an attribute named '%s'",
+                            node->name, name);
+  if (sinew__alias_lookup(node, name, strlen(name)))
+    return sinew_graph_fail(g, SINEW_EEXISTS, "renameAttr", "%s already has an alias named '%s'",
+                            node->name, name);
   /* the long name, and the short one with it when they were the same */
   bool both = !short_name && a->short_name && strcmp(a->short_name, a->name) == 0;
   char *copy = sinew__malloc(strlen(name) + 1), *copy2 = both ? sinew__malloc(strlen(name) + 1) : NULL;
   if (!copy || (both && !copy2)) {
     sinew__free(copy);
     sinew__free(copy2);
-    return sinew_graph_set_error(g, SINEW_ENOMEM, "renameAttr: out of memory");
+    return sinew_graph_fail(g, SINEW_ENOMEM, "renameAttr", "out of memory");
   }
   strcpy(copy, name);
   if (copy2) strcpy(copy2, name);
@@ -1515,7 +1525,7 @@ int sinew_node_rename_attr(sinew_graph_t *g, sinew_node_t n, uint32_t attr, cons
     if (sinew__jreserve(g, 1)) {
       sinew__free(copy);
       sinew__free(copy2);
-      return sinew_graph_set_error(g, SINEW_ENOMEM, "renameAttr: out of memory");
+      return sinew_graph_fail(g, SINEW_ENOMEM, "renameAttr", "out of memory");
     }
     sinew__rec *r = sinew__jpush(g, SINEW__J_ATTR_NAME);
     r->plug = sinew_plug_make(n, attr, 0, NULL);
@@ -1557,28 +1567,35 @@ void sinew__attr_del_swap(sinew_graph_t *g, sinew__rec *r) {
   sinew__slot t = node->slots[a->slot_index];
   node->slots[a->slot_index] = r->u.slot;
   r->u.slot = t;
+  node->maybe_dirty = ~(uint64_t)0; /* a slot swapped whole, with its dirt */
   r->held = !restore;
   if (restore) sinew__changed(g, &r->plug);
 }
 
 int sinew_node_remove_attr(sinew_graph_t *g, sinew_node_t n, uint32_t attr) {
   sinew__node *node = sinew__node_get(g, n);
-  if (!node) return sinew_graph_set_error(g, SINEW_ESTALE, "deleteAttr: invalid node handle");
+  if (!node) return sinew_graph_fail(g, SINEW_ESTALE, "deleteAttr", "invalid node handle");
   if (sinew__check_mutable(g, "deleteAttr")) return SINEW_EINVAL;
   if (attr < node->type->nattrs || attr >= sinew__node_nattrs(node))
-    return sinew_graph_set_error(g, SINEW_EINVAL, "deleteAttr: %s: only dynamic attributes can be removed",
-                                 node->name);
+    return sinew_graph_fail(g, SINEW_EINVAL, "deleteAttr", "%s: only dynamic attributes can be removed",
+                            node->name);
   sinew__attr *a = &node->dyn[attr - node->type->nattrs];
   if (a->flags & SINEW__ATTR_REMOVED) return SINEW_ENOTFOUND;
   if (a->parent != SINEW__NO_ATTR)
-    return sinew_graph_set_error(g, SINEW_EINVAL, "deleteAttr: %s.%s is a child; remove its parent",
-                                 node->name, a->name);
+    return sinew_graph_fail(g, SINEW_EINVAL, "deleteAttr", "%s.%s is a child; remove its parent", node->name,
+                            a->name);
   /* Break every connection inside it, then release its slot and tombstone the ids. */
   /* Either end may be inside it (both, for a connection from the node to itself). */
   sinew_plug_t whole = sinew_plug_make(n, attr, 0, NULL);
-  bool jon = sinew__jon(g); /* two records per connection broken, one for the removal */
-  if (jon && sinew__jreserve(g, 2 * node->nconns + 1))
-    return sinew_graph_set_error(g, SINEW_ENOMEM, "deleteAttr: out of memory");
+  bool jon = sinew__jon(g); /* two records per connection broken, one for the removal, one for
+                             * the aliases inside it */
+  sinew__alias_edit *aliases = NULL;
+  if (sinew__alias_drop_prepare(g, node, &whole, &aliases) ||
+      (jon && sinew__jreserve(g, 2 * node->nconns + 1 + (aliases != NULL)))) {
+    sinew__alias_cancel(aliases);
+    return sinew_graph_fail(g, SINEW_ENOMEM, "deleteAttr", "out of memory");
+  }
+  sinew__alias_apply(g, aliases);
   for (uint32_t i = node->nconns; i-- > 0;) {
     if (i >= node->nconns) continue; /* a disconnection shortened the list */
     sinew__conn *c = node->conns[i];

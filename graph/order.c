@@ -311,7 +311,7 @@ int sinew__order_check(sinew_graph_t *g, const sinew_plug_t *src, const sinew_pl
   o->before = false;
   o->nmove = 0;
   if (attr_room(g, sn) || attr_room(g, dn) || (o->stale && rebuild(g)))
-    return sinew_graph_set_error(g, SINEW_ENOMEM, "%s: out of memory", what);
+    return sinew_graph_fail(g, SINEW_ENOMEM, what, "out of memory");
   new_epoch(g);
   closure(g, o, dn, dst->attr);
   if (src->node.index == dst->node.index && reaches(g, o, dn, dst, src)) return refuse(g, src, dst, what);
@@ -336,7 +336,7 @@ int sinew__order_check(sinew_graph_t *g, const sinew_plug_t *src, const sinew_pl
     if (!fw.cycle && !fw.nomem && bw.head < o->nbw) step(g, &bw);
   }
   if (fw.cycle || bw.cycle) return refuse(g, src, dst, what);
-  if (fw.nomem || bw.nomem) return sinew_graph_set_error(g, SINEW_ENOMEM, "%s: out of memory", what);
+  if (fw.nomem || bw.nomem) return sinew_graph_fail(g, SINEW_ENOMEM, what, "out of memory");
   if (fw.head >= o->nfw) { /* all of S's reach below max_p is known: it moves after c */
     o->anchor = b.max_p;
     o->move = o->fw;

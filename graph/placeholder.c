@@ -416,7 +416,7 @@ static int run(sinew_graph_t *g, const sinew_plug_t *plug, walk *w) {
   sinew__free(w->edges);
   if (rc) {
     sinew__free(w->found);
-    return sinew_graph_set_error(g, rc, "placeholders: out of memory");
+    return sinew_graph_fail(g, rc, "placeholders", "out of memory");
   }
   if (w->nfound > 1) qsort(w->found, w->nfound, sizeof *w->found, by_dist);
   return SINEW_OK;
@@ -427,7 +427,7 @@ int sinew_plug_placeholders(sinew_graph_t *g, const sinew_plug_t *plug, sinew_no
   int rc = sinew__plug_check(g, plug, "placeholders", NULL);
   if (rc) return rc;
   if (cap && !out)
-    return sinew_graph_set_error(g, SINEW_EINVAL, "placeholders: room for %zu nodes but no array", cap);
+    return sinew_graph_fail(g, SINEW_EINVAL, "placeholders", "room for %zu nodes but no array", cap);
   walk w = {.g = g};
   if ((rc = run(g, plug, &w))) return rc;
   for (uint32_t k = 0; k < w.nfound && k < cap; k++) out[k] = w.found[k].node;

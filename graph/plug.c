@@ -56,21 +56,20 @@ sinew__node *sinew__plug_node(const sinew_graph_t *g, const sinew_plug_t *p) {
 int sinew__plug_check(sinew_graph_t *g, const sinew_plug_t *p, const char *what,
                       sinew__node **out_node) {
   if (!g) return SINEW_EINVAL;
-  if (!p) return sinew_graph_set_error(g, SINEW_EINVAL, "%s: no plug given", what);
+  if (!p) return sinew_graph_fail(g, SINEW_EINVAL, what, "no plug given");
   sinew__node *node = sinew__node_get(g, p->node);
-  if (!node) return sinew_graph_set_error(g, SINEW_ESTALE, "%s: the plug's node was deleted or never existed", what);
+  if (!node) return sinew_graph_fail(g, SINEW_ESTALE, what, "the plug's node was deleted or never existed");
   if (p->attr >= sinew__node_nattrs(node) || attr_removed(sinew__attr_get(g, node, p->attr)))
-    return sinew_graph_set_error(g, SINEW_ENOTFOUND, "%s: %s has no attribute #%u", what,
-                                 node->name, p->attr);
+    return sinew_graph_fail(g, SINEW_ENOTFOUND, what, "%s has no attribute #%u", node->name, p->attr);
   const sinew__attr *a = sinew__attr_get(g, node, p->attr);
   bool whole = (a->flags & SINEW_ATTR_ARRAY) && p->nidx + 1 == a->array_depth;
   if (p->nidx != a->array_depth && !whole)
-    return sinew_graph_set_error(g, SINEW_EINVAL, "%s: %s.%s needs %u index(es), got %u", what,
-                                 node->name, a->name, a->array_depth, p->nidx);
+    return sinew_graph_fail(g, SINEW_EINVAL, what, "%s.%s needs %u index(es), got %u", node->name, a->name,
+                            a->array_depth, p->nidx);
   for (uint32_t i = 0; i < p->nidx; i++)
     if (p->idx[i] < 0)
-      return sinew_graph_set_error(g, SINEW_ERANGE, "%s: %s.%s: negative index %d", what,
-                                   node->name, a->name, p->idx[i]);
+      return sinew_graph_fail(g, SINEW_ERANGE, what, "%s.%s: negative index %d", node->name, a->name,
+                              p->idx[i]);
   if (out_node) *out_node = node;
   return SINEW_OK;
 }
@@ -174,10 +173,35 @@ typedef struct component {
   int32_t index;
 } component;
 
+static int parse_attr(sinew_graph_t *g, sinew_node_t n, sinew__node *node, const char *text,
+                      sinew_plug_t *out);
+/* "alias.child...": the aliased plug's own path with the rest after it (that path names no
+ * alias, so this recurses once). */
+static int parse_below_alias(sinew_graph_t *g, sinew_node_t n, const sinew__alias *alias,
+                             const char *rest, sinew_plug_t *out) {
+  char buf[1024];
+  size_t k = sinew_plug_format_attr(g, &alias->plug, false, buf, sizeof buf);
+  if (k + strlen(rest) >= sizeof buf)
+    return sinew_graph_set_error(g, SINEW_ESYNTAX, "plug %s%s: too long", alias->name, rest);
+  strcpy(buf + k, rest);
+  return sinew_plug_parse_attr(g, n, buf, out);
+}
+
 int sinew_plug_parse_attr(sinew_graph_t *g, sinew_node_t n, const char *text, sinew_plug_t *out) {
   if (!g || !out) return SINEW_EINVAL;
   sinew__node *node = sinew__node_get(g, n);
-  if (!node) return sinew_graph_set_error(g, SINEW_ESTALE, "plug: invalid node handle");
+  if (!node) return sinew_graph_fail(g, SINEW_ESTALE, "plug", "invalid node handle");
+  int rc = parse_attr(g, n, node, text, out);
+  if (rc) { /* the error's subject: the plug as written */
+    char plug[sizeof g->err.plug];
+    snprintf(plug, sizeof plug, "%s.%s", node->name, text ? text : "");
+    sinew_graph_error_subject(g, node->name, plug);
+  }
+  return rc;
+}
+
+static int parse_attr(sinew_graph_t *g, sinew_node_t n, sinew__node *node, const char *text,
+                      sinew_plug_t *out) {
   if (!text || !*text) return sinew_graph_set_error(g, SINEW_ESYNTAX, "plug %s.: no attribute name", node->name);
   component comps[SINEW__MAX_DEPTH];
   uint32_t nc = 0;
@@ -190,6 +214,13 @@ int sinew_plug_parse_attr(sinew_graph_t *g, sinew_node_t n, const char *text, si
     int len = (int)(s - name < 4096 ? s - name : 4096); /* for messages */
     if (s == name) return sinew_graph_set_error(g, SINEW_ESYNTAX, "plug %s.%s: empty attribute name", node->name, text);
     uint32_t id = sinew__node_attr_n(node, name, (size_t)(s - name));
+    const sinew__alias *alias = id == SINEW__NO_ATTR && nc == 0 && *s != '['
+                                    ? sinew__alias_lookup(node, name, (size_t)(s - name)) : NULL;
+    if (alias && !*s) {
+      *out = alias->plug;
+      return SINEW_OK;
+    }
+    if (alias) return parse_below_alias(g, n, alias, s, out);
     if (id == SINEW__NO_ATTR)
       return sinew_graph_set_error(g, SINEW_ENOTFOUND, "plug %s.%s: %s (a %s) has no attribute '%.*s'",
                                    node->name, text, node->name, node->type->name, len, name);
@@ -247,10 +278,19 @@ int sinew_plug_parse(sinew_graph_t *g, const char *text, sinew_node_t current, s
     int len = (int)(dot - text < 4096 ? dot - text : 4096); /* for messages */
     int rc = sinew__node_find_n(g, text, (size_t)(dot - text), &n);
     if (rc == SINEW_EAMBIGUOUS)
-      return sinew_graph_set_error(g, rc, "plug '%s': more than one node is named '%.*s'", text, len, text);
-    if (rc) return sinew_graph_set_error(g, SINEW_ENOTFOUND, "plug '%s': no node named '%.*s'", text, len, text);
+      sinew_graph_set_error(g, rc, "plug '%s': more than one node is named '%.*s'", text, len, text);
+    else if (rc)
+      rc = sinew_graph_set_error(g, SINEW_ENOTFOUND, "plug '%s': no node named '%.*s'", text, len, text);
+    if (rc) {
+      char node[sizeof g->err.node];
+      snprintf(node, sizeof node, "%.*s", len, text);
+      sinew_graph_error_subject(g, node, text);
+      return rc;
+    }
   } else if (!sinew__node_get(g, current)) {
-    return sinew_graph_set_error(g, SINEW_EINVAL, "plug '%s': no current node for a relative name", text);
+    sinew_graph_set_error(g, SINEW_EINVAL, "plug '%s': no current node for a relative name", text);
+    sinew_graph_error_subject(g, NULL, text);
+    return SINEW_EINVAL;
   }
   return sinew_plug_parse_attr(g, n, dot + 1, out);
 }
@@ -307,7 +347,7 @@ int32_t sinew_plug_next_index(const sinew_graph_t *g, const sinew_plug_t *p) {
   int32_t want = 0;
   for (uint32_t i = 0; i < m->count; i++) {
     if (m->idx[i] > want) return want;
-    if (!(m->elems[i].flags & (SINEW__F_IN | SINEW__F_SUB_IN | SINEW__F_SET))) return m->idx[i];
+    if (!(sinew__multi_elem_flags(m, i) & (SINEW__F_IN | SINEW__F_SUB_IN | SINEW__F_SET))) return m->idx[i];
     want = m->idx[i] + 1;
   }
   return want;
@@ -320,8 +360,8 @@ int sinew_plug_remove_element(sinew_graph_t *g, const sinew_plug_t *e) {
   if (rc) return rc;
   const sinew__attr *a = sinew__attr_get(g, node, e->attr);
   if (!(a->flags & SINEW_ATTR_ARRAY) || e->nidx != a->array_depth)
-    return sinew_graph_set_error(g, SINEW_EINVAL, "removeMultiInstance: %s.%s is not an array element",
-                                 node->name, a->name);
+    return sinew_graph_fail(g, SINEW_EINVAL, "removeMultiInstance", "%s.%s is not an array element",
+                            node->name, a->name);
   char buf[512];
   /* An element of an array fed as a whole comes from the source's elements: it cannot go on
    * its own (the next evaluation would bring it back). */
@@ -329,13 +369,15 @@ int sinew_plug_remove_element(sinew_graph_t *g, const sinew_plug_t *e) {
     sinew__conn *c = sinew__conn_to(g, &up);
     if (!c) continue;
     char ub[256], sb[256];
-    return sinew_graph_set_error(g, SINEW_ECONNECTED, "removeMultiInstance: %s: %s is connected from %s",
-                                 sinew__plug_str(g, e, buf, sizeof buf), sinew__plug_str(g, &up, ub, sizeof ub),
-                                 sinew__plug_str(g, &c->src, sb, sizeof sb));
+    return sinew_graph_fail(g, SINEW_ECONNECTED, "removeMultiInstance", "%s: %s is connected from %s",
+                            sinew__plug_str(g, e, buf, sizeof buf), sinew__plug_str(g, &up, ub, sizeof ub),
+                            sinew__plug_str(g, &c->src, sb, sizeof sb));
   }
-  if (!sinew__slot_find(g, node, e, NULL))
-    return sinew_graph_set_error(g, SINEW_ENOTFOUND, "removeMultiInstance: %s does not exist",
-                                 sinew__plug_str(g, e, buf, sizeof buf));
+  sinew__multi *pm;
+  uint32_t ppos;
+  if (!sinew__slot_peek(g, node, e, NULL, &pm, &ppos) && !pm) /* one held packed stays so */
+    return sinew_graph_fail(g, SINEW_ENOTFOUND, "removeMultiInstance", "%s does not exist",
+                            sinew__plug_str(g, e, buf, sizeof buf));
   /* Break connections at or inside the element. Those leaving it go first, while it still has
    * its own source, so that their destinations keep the value it had (as on disconnect); they
    * are brought up to date, and room made for the dirt pushed, before anything changes. */
@@ -345,10 +387,16 @@ int sinew_plug_remove_element(sinew_graph_t *g, const sinew_plug_t *e) {
     sinew_plug_t dst = c->dst;
     if ((rc = sinew__pull(g, &dst))) return rc;
   }
-  bool jon = sinew__jon(g); /* two records per connection broken, one for the element */
-  if (sinew__reserve_push(g) || (jon && sinew__jreserve(g, 2 * node->nconns + 1)))
-    return sinew_graph_set_error(g, SINEW_ENOMEM, "removeMultiInstance %s: out of memory",
-                                 sinew__plug_str(g, e, buf, sizeof buf));
+  bool jon = sinew__jon(g); /* two records per connection broken, one for the element, one
+                              * for the aliases inside it */
+  sinew__alias_edit *aliases = NULL;
+  if (sinew__alias_drop_prepare(g, node, e, &aliases) || sinew__reserve_push(g) ||
+      (jon && sinew__jreserve(g, 2 * node->nconns + 1 + (aliases != NULL)))) {
+    sinew__alias_cancel(aliases);
+    return sinew_graph_fail(g, SINEW_ENOMEM, "removeMultiInstance", "%s: out of memory",
+                            sinew__plug_str(g, e, buf, sizeof buf));
+  }
+  sinew__alias_apply(g, aliases);
   for (int pass = 0; pass < 2; pass++) {
     for (uint32_t i = node->nconns; i-- > 0;) {
       if (i >= node->nconns) continue; /* a disconnection shortened the list */
@@ -383,10 +431,10 @@ static int set_flag(sinew_graph_t *g, const sinew_plug_t *p, const char *what, u
   if (rc) return rc;
   sinew__slot *s;
   bool jon = sinew__jon(g);
-  if (jon && sinew__jreserve(g, p->nidx + 1)) return sinew_graph_set_error(g, SINEW_ENOMEM, "%s: out of memory", what);
+  if (jon && sinew__jreserve(g, p->nidx + 1)) return sinew_graph_fail(g, SINEW_ENOMEM, what, "out of memory");
   sinew__created made = {.n = 0};
   rc = sinew__slot_ensure(g, node, p, &s, NULL, &made);
-  if (rc) return sinew_graph_set_error(g, rc, "%s: out of memory", what);
+  if (rc) return sinew_graph_fail(g, rc, what, "out of memory");
   if (jon) {
     sinew__jrec_created(g, &made);
     sinew__rec *r = sinew__jpush(g, SINEW__J_FLAGS);
@@ -408,7 +456,10 @@ bool sinew_plug_locked(const sinew_graph_t *g, const sinew_plug_t *p) {
   if (!node) return false;
   sinew__slot_path path;
   sinew_plug_t cur = *p, up;
-  while (!sinew__slot_find(g, node, &cur, &path)) { /* an element not made yet: its array decides */
+  sinew__multi *pm;
+  uint32_t pos;
+  /* an element not made yet: its array decides; one held packed is not locked itself */
+  while (!sinew__slot_peek(g, node, &cur, &path, &pm, &pos) && !pm) {
     if (!sinew_plug_parent(g, &cur, &up)) return false;
     cur = up;
   }
@@ -430,6 +481,7 @@ static bool subtree_has_value(const sinew_graph_t *g, sinew__node *node, const s
   if (s->flags & SINEW__F_SET) return true;
   if ((a->flags & SINEW_ATTR_ARRAY) && !element) {
     const sinew__multi *m = s->v.multi;
+    if (m && m->vals) return m->count && (m->eflags & SINEW__F_SET);
     for (uint32_t i = 0; m && i < m->count; i++)
       if (subtree_has_value(g, node, a, true, &m->elems[i])) return true;
     return false;
@@ -444,7 +496,10 @@ static bool subtree_has_value(const sinew_graph_t *g, sinew__node *node, const s
 bool sinew_plug_has_value(const sinew_graph_t *g, const sinew_plug_t *p) {
   sinew__node *node = sinew__plug_node(g, p);
   if (!node) return false;
-  sinew__slot *s = sinew__slot_find(g, node, p, NULL);
+  sinew__multi *pm;
+  uint32_t pos;
+  sinew__slot *s = sinew__slot_peek(g, node, p, NULL, &pm, &pos);
+  if (pm) return (pm->eflags & SINEW__F_SET) != 0;
   if (!s) return false;
   const sinew__attr *a = sinew__attr_get(g, node, p->attr);
   return subtree_has_value(g, node, a, !sinew_plug_is_array(g, p), s);
@@ -453,7 +508,10 @@ bool sinew_plug_has_value(const sinew_graph_t *g, const sinew_plug_t *p) {
 bool sinew_plug_is_dirty(const sinew_graph_t *g, const sinew_plug_t *p) {
   sinew__node *node = sinew__plug_node(g, p);
   if (!node) return false;
-  sinew__slot *s = sinew__slot_find(g, node, p, NULL);
+  sinew__multi *pm;
+  uint32_t pos;
+  sinew__slot *s = sinew__slot_peek(g, node, p, NULL, &pm, &pos);
+  if (pm) return (pm->eflags & SINEW__F_DIRTY) != 0;
   if (!s) return sinew__attr_get(g, node, p->attr)->computed;
   return sinew__slot_dirtyish(s);
 }

@@ -2,7 +2,9 @@
  *
  * Every node has one slot per top-level attribute. A compound slot owns an array of child
  * slots; an array (multi) slot owns a sorted table of (logical index, element slot) created on
- * first use, so weights[999999] costs one element, not a million. Dirty state:
+ * first use, so weights[999999] costs one element, not a million. A numeric multi set in bulk
+ * (sinew_set_double_elements) is held packed: its indices and numbers in two arrays and no slot
+ * per element, until a walk reaches one of its elements (see sinew__multi in internal.h). Dirty state:
  *   DIRTY  - the slot's value is stale. Invariant: a DIRTY slot's existing descendants are DIRTY.
  *   below  - how many direct children/elements are DIRTY or have dirt below them, so asking
  *            "is anything inside this compound dirty?" is O(1) whatever the size of a multi.
@@ -15,6 +17,27 @@
 
 bool sinew__slot_dirtyish(const sinew__slot *s) {
   return (s->flags & SINEW__F_DIRTY) || s->below > 0;
+}
+
+/* node->maybe_dirty is bookkeeping about the slots, kept by the functions that change them; they
+ * receive the node as const because they change none of its other fields. */
+void sinew__slot_note_dirty(const sinew__node *node, const sinew__slot *top) {
+  if (!node || top < node->slots || top >= node->slots + node->nslots) return;
+  size_t k = (size_t)(top - node->slots);
+  if (k < 64) ((sinew__node *)node)->maybe_dirty |= (uint64_t)1 << k;
+}
+
+/* A top-level slot found clean again leaves maybe_dirty, so the bits follow the dirt closely. */
+static void note_clean(const sinew__node *node, const sinew__slot *top) {
+  if (!node || top < node->slots || top >= node->slots + node->nslots || sinew__slot_dirtyish(top)) return;
+  size_t k = (size_t)(top - node->slots);
+  if (k < 64) ((sinew__node *)node)->maybe_dirty &= ~((uint64_t)1 << k);
+}
+
+/* Every tracked slot may be dirty: for changes that do not know which top-level slot holds the
+ * slot they made dirty (an element born dirty inside a nested table). */
+static void note_all_dirty(const sinew__node *node) {
+  if (node) ((sinew__node *)node)->maybe_dirty = ~(uint64_t)0;
 }
 
 static bool is_container(const sinew__attr *a, bool element) {
@@ -95,11 +118,15 @@ void sinew__slot_release(const sinew_graph_t *g, const sinew__node *node, const 
   if (is_container(a, element)) {
     sinew__multi *m = s->v.multi;
     if (!m) return;
+    s->v.multi = NULL;
+    if (m->vals) {
+      sinew__multi_free_packed(m);
+      return;
+    }
     for (uint32_t i = 0; i < m->count; i++) sinew__slot_release(g, node, a, true, &m->elems[i]);
     sinew__free(m->idx);
     sinew__free(m->elems);
     sinew__free(m);
-    s->v.multi = NULL;
     return;
   }
   switch (a->type) {
@@ -143,6 +170,122 @@ static uint32_t multi_lower(const sinew__multi *m, int32_t index) {
   return lo;
 }
 
+/* ---- packed multis ---------------------------------------------------------------------------- */
+
+static void fix_counts(sinew__slot_path *path, uint32_t level, bool was, bool now, bool clear_dirty);
+
+double sinew__multi_elem_num(const sinew__multi *m, uint32_t i) {
+  return m->vals ? m->vals[i] : sinew__slot_num(&m->elems[i]);
+}
+
+void sinew__multi_free_packed(sinew__multi *m) {
+  if (!m) return;
+  if (!m->vals) { /* unpacked since: its elements are plain numbers, owning nothing */
+    sinew__free(m->idx);
+    sinew__free(m->elems);
+  }
+  sinew__free(m); /* the header, and the packed arrays in the same block */
+}
+
+/* A packed multi with room for cap elements, its arrays in the same block. */
+static sinew__multi *packed_alloc(uint32_t cap) {
+  size_t ib = ((size_t)(cap ? cap : 1) * sizeof(int32_t) + 7) & ~(size_t)7;
+  sinew__multi *m = sinew__malloc(sizeof *m + ib + (size_t)(cap ? cap : 1) * sizeof(double));
+  if (!m) return NULL;
+  memset(m, 0, sizeof *m);
+  m->cap = cap;
+  m->idx = (int32_t *)(m + 1);
+  m->vals = (double *)((unsigned char *)(m + 1) + ib);
+  return m;
+}
+
+int sinew__multi_unpack(sinew__multi *m) {
+  if (!m->vals) return SINEW_OK;
+  /* the packed capacity kept: an element taken out while packed (a journal record holds it)
+   * must find its room when put back into the slot form */
+  uint32_t cap = m->cap > m->count ? m->cap : m->count ? m->count : 1;
+  int32_t *ni = sinew__malloc(cap * sizeof *ni);
+  sinew__slot *ne = ni ? sinew__calloc(cap, sizeof *ne) : NULL;
+  if (!ne) {
+    sinew__free(ni);
+    return SINEW_ENOMEM;
+  }
+  memcpy(ni, m->idx, m->count * sizeof *ni);
+  for (uint32_t i = 0; i < m->count; i++) {
+    ne[i].v.d = m->vals[i];
+    ne[i].flags = m->eflags;
+  }
+  /* the header stays where it is (the container points to it); its arrays were inline and
+   * now live apart, the inline room is left unused */
+  m->idx = ni;
+  m->elems = ne;
+  m->vals = NULL;
+  m->eflags = 0;
+  m->cap = cap;
+  return SINEW_OK;
+}
+
+int sinew__multi_set_packed(const sinew__attr *a, sinew__slot *container, const int32_t *idx,
+                            const double *vals, size_t n, double (*norm)(const sinew__attr *, double),
+                            sinew__multi **old) {
+  sinew__multi *om = container->v.multi;
+  uint32_t ocount = om ? om->count : 0;
+  if ((om && !om->vals) || sinew__slot_dirtyish(container) || n > UINT32_MAX - ocount) return SINEW_EINVAL;
+  sinew__multi *m = packed_alloc(ocount + (uint32_t)n);
+  if (!m) return SINEW_ENOMEM;
+  if (ocount) {
+    memcpy(m->idx, om->idx, ocount * sizeof *m->idx);
+    memcpy(m->vals, om->vals, ocount * sizeof *m->vals);
+  }
+  m->count = ocount;
+  for (size_t i = 0; i < n; i++) {
+    double v = norm(a, vals[i]);
+    if (!m->count || m->idx[m->count - 1] < idx[i]) { /* ascending: append */
+      m->idx[m->count] = idx[i];
+      m->vals[m->count++] = v;
+      continue;
+    }
+    uint32_t pos = multi_lower(m, idx[i]);
+    if (m->idx[pos] != idx[i]) {
+      memmove(m->idx + pos + 1, m->idx + pos, (m->count - pos) * sizeof *m->idx);
+      memmove(m->vals + pos + 1, m->vals + pos, (m->count - pos) * sizeof *m->vals);
+      m->idx[pos] = idx[i];
+      m->count++;
+    }
+    m->vals[pos] = v;
+  }
+  m->eflags = SINEW__F_ELEMENT | SINEW__F_SET;
+  container->v.multi = m;
+  *old = om;
+  return SINEW_OK;
+}
+
+void sinew__multi_swap(sinew_graph_t *g, sinew__node *node, const sinew_plug_t *arr, sinew__multi **held) {
+  sinew__slot_path path;
+  sinew__slot *container = sinew__slot_find(g, node, arr, &path);
+  if (!container) return;
+  /* Either multi may have been unpacked since (a walk reached an element): the same numbers,
+   * in slot form, each element still plain (what changed its state since was journaled after
+   * this record and has been taken back). */
+  bool was = sinew__slot_dirtyish(container);
+  sinew__multi *m = *held;
+  *held = container->v.multi;
+  container->v.multi = m;
+  uint32_t below = 0;
+  bool dirty = (container->flags & SINEW__F_DIRTY) != 0; /* a DIRTY slot's elements are DIRTY */
+  if (m && m->vals) {
+    if (dirty) m->eflags |= SINEW__F_DIRTY;
+    if (m->eflags & SINEW__F_DIRTY) below = m->count;
+  } else if (m) {
+    for (uint32_t i = 0; i < m->count; i++) {
+      if (dirty) m->elems[i].flags |= SINEW__F_DIRTY;
+      below += sinew__slot_dirtyish(&m->elems[i]);
+    }
+  }
+  container->below = below;
+  fix_counts(&path, path.n - 1, was, sinew__slot_dirtyish(container), false);
+}
+
 /* Inserts a new element; returns its position or -1 on out-of-memory (nothing changed). The
  * element is born dirty when the attribute is computed or the container is DIRTY (a DIRTY
  * slot's descendants are DIRTY). The container's count is updated; the caller fixes ancestors
@@ -151,6 +294,7 @@ static int64_t multi_insert(const sinew_graph_t *g, const sinew__node *node, con
                             sinew__slot *container, int32_t index) {
   sinew__multi *m = container->v.multi;
   bool made = false;
+  if (m && sinew__multi_unpack(m)) return -1;
   if (!m) {
     m = sinew__calloc(1, sizeof *m);
     if (!m) return -1;
@@ -181,7 +325,10 @@ static int64_t multi_insert(const sinew_graph_t *g, const sinew__node *node, con
   m->elems[pos] = fresh;
   m->count++;
   container->v.multi = m;
-  if (sinew__slot_dirtyish(&fresh)) container->below++;
+  if (sinew__slot_dirtyish(&fresh)) {
+    container->below++;
+    note_all_dirty(node);
+  }
   return pos;
 oom: /* a table made here goes again; an existing one may keep its grown capacity */
   if (made) {
@@ -215,7 +362,14 @@ void sinew__multi_remove(const sinew_graph_t *g, const sinew__node *node, const 
   sinew__slot *container = path->slots[path->n - 1];
   sinew__multi *m = container->v.multi;
   bool was = sinew__slot_dirtyish(container);
-  if (sinew__slot_dirtyish(&m->elems[pos])) container->below--;
+  if (sinew__multi_elem_dirtyish(m, pos)) container->below--;
+  if (m->vals) { /* packed: nothing of its own to release */
+    memmove(m->idx + pos, m->idx + pos + 1, (m->count - pos - 1) * sizeof *m->idx);
+    memmove(m->vals + pos, m->vals + pos + 1, (m->count - pos - 1) * sizeof *m->vals);
+    m->count--;
+    fix_counts(path, path->n - 1, was, sinew__slot_dirtyish(container), false);
+    return;
+  }
   sinew__slot_release(g, node, a, true, &m->elems[pos]);
   memmove(m->idx + pos, m->idx + pos + 1, (m->count - pos - 1) * sizeof *m->idx);
   memmove(m->elems + pos, m->elems + pos + 1, (m->count - pos - 1) * sizeof *m->elems);
@@ -232,10 +386,17 @@ void sinew__multi_take(const sinew_graph_t *g, const sinew__node *node, sinew__s
   sinew__slot *container = path->slots[path->n - 1];
   sinew__multi *m = container->v.multi;
   bool was = sinew__slot_dirtyish(container);
-  if (sinew__slot_dirtyish(&m->elems[pos])) container->below--;
-  *out = m->elems[pos];
+  if (sinew__multi_elem_dirtyish(m, pos)) container->below--;
+  if (m->vals) { /* packed: the element leaves as a slot of its number and the common flags */
+    memset(out, 0, sizeof *out);
+    out->v.d = m->vals[pos];
+    out->flags = m->eflags;
+    memmove(m->vals + pos, m->vals + pos + 1, (m->count - pos - 1) * sizeof *m->vals);
+  } else {
+    *out = m->elems[pos];
+    memmove(m->elems + pos, m->elems + pos + 1, (m->count - pos - 1) * sizeof *m->elems);
+  }
   memmove(m->idx + pos, m->idx + pos + 1, (m->count - pos - 1) * sizeof *m->idx);
-  memmove(m->elems + pos, m->elems + pos + 1, (m->count - pos - 1) * sizeof *m->elems);
   m->count--;
   fix_counts(path, path->n - 1, was, sinew__slot_dirtyish(container), false);
 }
@@ -245,23 +406,31 @@ void sinew__multi_take(const sinew_graph_t *g, const sinew__node *node, sinew__s
 void sinew__multi_put(const sinew_graph_t *g, const sinew__node *node, sinew__slot_path *path,
                       int32_t index, const sinew__slot *in) {
   (void)g;
-  (void)node;
   sinew__slot *container = path->slots[path->n - 1];
   sinew__multi *m = container->v.multi;
   bool was = sinew__slot_dirtyish(container);
   uint32_t pos = multi_lower(m, index);
   memmove(m->idx + pos + 1, m->idx + pos, (m->count - pos) * sizeof *m->idx);
-  memmove(m->elems + pos + 1, m->elems + pos, (m->count - pos) * sizeof *m->elems);
+  if (m->vals) { /* taken from this packed multi: its flags are the common ones */
+    memmove(m->vals + pos + 1, m->vals + pos, (m->count - pos) * sizeof *m->vals);
+    m->vals[pos] = in->v.d;
+  } else {
+    memmove(m->elems + pos + 1, m->elems + pos, (m->count - pos) * sizeof *m->elems);
+    m->elems[pos] = *in;
+  }
   m->idx[pos] = index;
-  m->elems[pos] = *in;
   m->count++;
   if (sinew__slot_dirtyish(in)) container->below++;
   fix_counts(path, path->n - 1, was, sinew__slot_dirtyish(container), false);
+  sinew__slot_note_dirty(node, path->slots[0]);
 }
 
-/* Walks the plug's path. With `create`, missing array elements are made and recorded. */
+/* Walks the plug's path. With `create`, missing array elements are made and recorded. An
+ * element of a packed multi is unpacked first, unless `pm` is given: then the walk stops at
+ * the multi's slot, setting *pm and *ppos (SINEW_ENOTFOUND is returned, as nothing is made). */
 static int walk(sinew_graph_t *g, sinew__node *node, const sinew_plug_t *p, bool create,
-                sinew__slot **out, sinew__slot_path *path, sinew__created *created) {
+                sinew__slot **out, sinew__slot_path *path, sinew__created *created,
+                sinew__multi **pm, uint32_t *ppos) {
   uint32_t chain[SINEW__MAX_DEPTH];
   uint32_t len = sinew__attr_chain(g, node, p->attr, chain);
   const sinew__attr *top = sinew__attr_get(g, node, chain[0]);
@@ -275,12 +444,21 @@ static int walk(sinew_graph_t *g, sinew__node *node, const sinew_plug_t *p, bool
       if (k >= p->nidx) break; /* the whole array (only possible for the last attribute) */
       int32_t index = p->idx[k++];
       int64_t pos = sinew__multi_find(s->v.multi, index);
+      if (pos >= 0 && s->v.multi->vals) {
+        if (pm) {
+          *pm = s->v.multi;
+          *ppos = (uint32_t)pos;
+          return SINEW_ENOTFOUND;
+        }
+        if (sinew__multi_unpack(s->v.multi)) return SINEW_ENOMEM;
+      }
       if (pos < 0) {
         if (!create) return SINEW_ENOTFOUND;
         bool was = sinew__slot_dirtyish(s);
         pos = multi_insert(g, node, a, s, index);
         if (pos < 0) return SINEW_ENOMEM;
         fix_counts(path, path->n - 1, was, sinew__slot_dirtyish(s), false);
+        sinew__slot_note_dirty(node, path->slots[0]);
         if (created) {
           sinew_plug_t e = *p;
           e.attr = a->id;
@@ -305,7 +483,17 @@ sinew__slot *sinew__slot_find(const sinew_graph_t *g, sinew__node *node, const s
                               sinew__slot_path *path) {
   sinew__slot_path local;
   sinew__slot *s = NULL;
-  if (walk((sinew_graph_t *)g, node, p, false, &s, path ? path : &local, NULL)) return NULL;
+  if (walk((sinew_graph_t *)g, node, p, false, &s, path ? path : &local, NULL, NULL, NULL)) return NULL;
+  return s;
+}
+
+sinew__slot *sinew__slot_peek(const sinew_graph_t *g, sinew__node *node, const sinew_plug_t *p,
+                              sinew__slot_path *path, sinew__multi **pm, uint32_t *pos) {
+  sinew__slot_path local;
+  sinew__slot *s = NULL;
+  *pm = NULL;
+  *pos = 0;
+  if (walk((sinew_graph_t *)g, node, p, false, &s, path ? path : &local, NULL, pm, pos)) return NULL;
   return s;
 }
 
@@ -313,7 +501,7 @@ int sinew__slot_ensure(sinew_graph_t *g, sinew__node *node, const sinew_plug_t *
                        sinew__slot **out, sinew__slot_path *path, sinew__created *created) {
   sinew__slot_path local;
   sinew__created mine = {.n = 0};
-  int rc = walk(g, node, p, true, out, path ? path : &local, &mine);
+  int rc = walk(g, node, p, true, out, path ? path : &local, &mine, NULL, NULL);
   if (rc) {
     sinew__slot_unensure(g, node, &mine);
     return rc;
@@ -348,6 +536,10 @@ static void dirty_subtree(const sinew_graph_t *g, const sinew__node *node, const
   if (is_container(a, element)) {
     sinew__multi *m = s->v.multi;
     s->below = m ? m->count : 0;
+    if (m && m->vals) {
+      m->eflags |= SINEW__F_DIRTY;
+      return;
+    }
     for (uint32_t i = 0; m && i < m->count; i++) dirty_subtree(g, node, a, true, &m->elems[i]);
   } else if (a->type == SINEW_ATTR_COMPOUND && s->v.kids) {
     s->below = a->nchildren;
@@ -363,7 +555,8 @@ static void clean_subtree(const sinew_graph_t *g, const sinew__node *node, const
   if (s->below) {
     if (is_container(a, element)) {
       sinew__multi *m = s->v.multi;
-      for (uint32_t i = 0; m && i < m->count; i++) clean_subtree(g, node, a, true, &m->elems[i]);
+      if (m && m->vals) m->eflags &= ~(uint32_t)SINEW__F_DIRTY;
+      for (uint32_t i = 0; m && !m->vals && i < m->count; i++) clean_subtree(g, node, a, true, &m->elems[i]);
     } else if (a->type == SINEW_ATTR_COMPOUND && s->v.kids) {
       for (uint32_t i = 0; i < a->nchildren; i++)
         clean_subtree(g, node, sinew__attr_get(g, node, a->children[i]), false, &s->v.kids[i]);
@@ -378,6 +571,7 @@ void sinew__slot_mark_dirty(const sinew_graph_t *g, const sinew__node *node, con
   bool was = sinew__slot_dirtyish(s);
   dirty_subtree(g, node, a, element, s);
   fix_counts(path, path->n - 1, was, true, false);
+  sinew__slot_note_dirty(node, path->slots[0]);
 }
 
 void sinew__slot_mark_clean(const sinew_graph_t *g, const sinew__node *node, const sinew__attr *a,
@@ -386,6 +580,7 @@ void sinew__slot_mark_clean(const sinew_graph_t *g, const sinew__node *node, con
   bool was = sinew__slot_dirtyish(s);
   clean_subtree(g, node, a, element, s);
   fix_counts(path, path->n - 1, was, false, true);
+  note_clean(node, path->slots[0]);
 }
 
 /* The numbers a value holds, for a copy into or out of a generic numeric attribute: a number,
@@ -510,10 +705,20 @@ int sinew__slot_copy(sinew_graph_t *g, sinew__node *dn, const sinew__attr *da, b
    * destination after a complete copy. */
   const sinew__multi *sm = src->v.multi;
   uint32_t scount = sm ? sm->count : 0;
+  if (dst->v.multi && sinew__multi_unpack(dst->v.multi)) return SINEW_ENOMEM; /* written element by element */
   for (uint32_t i = 0; i < scount; i++) {
     int64_t pos = sinew__multi_find(dst->v.multi, sm->idx[i]);
     if (pos < 0 && (pos = multi_insert(g, dn, da, dst, sm->idx[i])) < 0) return SINEW_ENOMEM;
-    int rc = sinew__slot_copy(g, dn, da, true, &dst->v.multi->elems[pos], sn, sa, true, &sm->elems[i]);
+    sinew__slot one; /* a packed source element, as the slot it would have */
+    const sinew__slot *se = &one;
+    if (sm->vals) {
+      memset(&one, 0, sizeof one);
+      one.v.d = sm->vals[i];
+      one.flags = sm->eflags;
+    } else {
+      se = &sm->elems[i];
+    }
+    int rc = sinew__slot_copy(g, dn, da, true, &dst->v.multi->elems[pos], sn, sa, true, se);
     if (rc) return rc;
   }
   sinew__multi *dm = dst->v.multi;

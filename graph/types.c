@@ -221,6 +221,17 @@ static int build_closure(sinew__attr *attrs, uint32_t n, const uint32_t *pairs, 
   for (uint32_t a = 0; a < n; a++)
     for (uint32_t x = attrs[a].parent; x != SINEW__NO_ATTR; x = attrs[x].parent)
       if (attrs[x].computed) attrs[a].computed = true;
+  /* The node slots holding each attribute's inputs. */
+  for (uint32_t a = 0; a < n; a++) {
+    attrs[a].input_slots = 0;
+    attrs[a].inputs_wide = false;
+    for (uint32_t k = 0; k < attrs[a].ninputs; k++) {
+      uint32_t top = attrs[a].inputs[k];
+      while (attrs[top].parent != SINEW__NO_ATTR) top = attrs[top].parent;
+      if (attrs[top].slot_index < 64) attrs[a].input_slots |= (uint64_t)1 << attrs[top].slot_index;
+      else attrs[a].inputs_wide = true;
+    }
+  }
   return SINEW_OK;
 }
 

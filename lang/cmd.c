@@ -95,12 +95,11 @@ static int cmd_fail(sinew_cmd_t *c, int status, const char *fmt, ...)
 #endif
     ;
 static int cmd_fail(sinew_cmd_t *c, int status, const char *fmt, ...) {
-  char msg[768];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
+  sinew__lang_errorv(c->L, status, c->name, fmt, ap);
   va_end(ap);
-  return sinew__lang_error(c->L, status, "%s: %s", c->name, msg);
+  return status;
 }
 
 /* Converts one flag argument as its type letter says. */
@@ -380,21 +379,35 @@ const char *sinew_cmd_flag_string(const sinew_cmd_t *c, const char *flag, const 
 }
 
 int sinew_cmd_error(sinew_cmd_t *c, int status, const char *fmt, ...) {
-  char msg[768];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
+  sinew__lang_errorv(c->L, status, c->name, fmt, ap);
   va_end(ap);
-  return sinew__lang_error(c->L, status, "%s: %s", c->name, msg);
+  return status;
+}
+
+int sinew_cmd_error_from(sinew_cmd_t *c, const sinew_error_t *from, int status) {
+  sinew_error_t *e = &c->L->err;
+  if (from != e) *e = *from;
+  e->code = status;
+  if (e->file[0] || e->line) { /* it failed in a file the command ran: "file: a.ma:3: ..." */
+    char trace[sizeof e->trace];
+    snprintf(trace, sizeof trace, "%s: %s", c->name, e->trace);
+    memcpy(e->trace, trace, sizeof trace);
+  } else {
+    sinew__error_under(e, c->name);
+  }
+  return sinew__lang_set_error(c->L, e);
 }
 
 int sinew_cmd_graph_error(sinew_cmd_t *c, int status) {
-  /* graph messages often start with the operation already ("setAttr: ..."): no second prefix */
-  const char *m = sinew_graph_errmsg(c->L->graph);
-  size_t n = strlen(c->name);
-  if (strncmp(m, c->name, n) == 0 && (m[n] == ':' || m[n] == ' '))
-    return sinew__lang_error(c->L, status, "%s", m);
-  return sinew__lang_error(c->L, status, "%s: %s", c->name, m);
+  return sinew_cmd_error_from(c, sinew_graph_error(c->L->graph), status);
+}
+
+void sinew_cmd_error_subject(sinew_cmd_t *c, const char *node, const char *plug) {
+  sinew_error_t *e = &c->L->err;
+  if (node) snprintf(e->node, sizeof e->node, "%s", node);
+  if (plug) snprintf(e->plug, sizeof e->plug, "%s", plug);
 }
 
 void sinew_cmd_warning(sinew_cmd_t *c, sinew_log_id_t id, const char *fmt, ...) {

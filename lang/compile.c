@@ -47,8 +47,7 @@ struct sinew__compiler {
   uint32_t nprocs, cprocs;
   bool in_proc;
   uint8_t ret_kind;
-  char *err;
-  size_t errlen;
+  sinew_error_t *err;
   int status;
   uint32_t line;
 };
@@ -63,10 +62,13 @@ static int cerr(comp *C, const ast *at, int status, const char *fmt, ...)
 static int cerr(comp *C, const ast *at, int status, const char *fmt, ...) {
   if (C->status) return C->status;
   C->status = status;
-  int n = at ? snprintf(C->err, C->errlen, "line %u, column %u: ", at->line, at->col) : 0;
+  memset(C->err, 0, sizeof *C->err);
+  C->err->code = status;
+  C->err->line = at ? at->line : 0;
+  C->err->column = at ? at->col : 0;
   va_list ap;
   va_start(ap, fmt);
-  if (n >= 0 && (size_t)n < C->errlen) vsnprintf(C->err + n, C->errlen - (size_t)n, fmt, ap);
+  vsnprintf(C->err->reason, sizeof C->err->reason, fmt, ap);
   va_end(ap);
   return status;
 }
@@ -1176,7 +1178,7 @@ void sinew__chunk_free(chunk *c) {
 }
 
 int sinew__compile(sinew_lang_t *L, ast *prog, bool expr_mode, expr_refs *refs, chunk *main,
-                   char *err, size_t errlen) {
+                   sinew_error_t *err) {
   comp C;
   memset(&C, 0, sizeof C);
   C.L = L;
@@ -1184,7 +1186,6 @@ int sinew__compile(sinew_lang_t *L, ast *prog, bool expr_mode, expr_refs *refs, 
   C.refs = refs;
   C.ch = main;
   C.err = err;
-  C.errlen = errlen;
   if (expr_mode && refs) {
     if (collect_refs(&C, prog)) cerr(&C, NULL, SINEW_ENOMEM, "out of memory");
     if (!C.status) number_refs(&C);

@@ -79,14 +79,19 @@ int sinew_expr_compile(const char *text, sinew_expr_t **out, char *errbuf, size_
   memset(&p, 0, sizeof p);
   ast *prog = NULL;
   int rc = sinew__parse_program(&p, E->src, len, true, &prog);
+  sinew_error_t err = {0};
   if (rc) {
-    snprintf(errbuf, errlen, "%s", p.err);
+    err.code = rc;
+    err.line = p.err_line;
+    err.column = p.err_line ? p.err_col : 0;
+    snprintf(err.reason, sizeof err.reason, "%s", p.err);
   } else {
-    rc = sinew__compile(NULL, prog, true, &E->refs, &E->code, errbuf, errlen);
+    rc = sinew__compile(NULL, prog, true, &E->refs, &E->code, &err);
     uint32_t cap = 0;
     if (!rc && collect_spans(E, prog, &cap)) rc = SINEW_ENOMEM;
   }
   sinew__parse_free(&p);
+  if (rc && err.code) sinew_error_format(&err, errbuf, errlen); /* "line L, column C: ..." */
   if (!rc && E->nspans) qsort(E->spans, E->nspans, sizeof *E->spans, cmp_span);
   if (!rc) {
     E->locals = sinew_calloc(E->code.nlocals ? E->code.nlocals : 1, sizeof *E->locals);

@@ -19,16 +19,41 @@ static struct {
       attribute, animated, unit_option, conn_count, always_evaluate;
 } A;
 
+/* Which scene unit a connection's conversion factor follows. */
+enum { UNIT_NONE, UNIT_ANGLE, UNIT_LINEAR, UNIT_TIME };
+
+/* One input or output of the expression as it is wired: the node's own plug (in[j] or inm[j],
+ * out[k]) and the factor from the unit of the attribute at the other end. */
+typedef struct expr_wire {
+  sinew_plug_t plug;
+  double factor;
+  uint8_t unit; /* UNIT_*: the factor changes with that scene unit */
+  bool matrix;  /* an input read as a matrix (inm[j] connected or set) */
+  bool fed;     /* the plug has a source */
+} expr_wire;
+
 typedef struct expr_state {
   sinew_expr_t *expr;
   char *compiled;       /* the ixp text expr was compiled from (NULL: none yet) */
   bool compile_failed;  /* compiled holds text that does not compile */
+  bool text_changed;    /* ixp was set since it was last compared with compiled */
   bool inputs_changed;  /* an input other than time changed since the last run */
   bool evaluated;
   double *outs;         /* the last values written, in the expression's units; then as many
                            more: the values before the evaluation running now (put back when it
                            is stopped) */
   size_t nouts;
+  /* The wiring, worked out once and again only when it changes (a connection of in[], inm[] or
+   * out[] made or broken, inm[j] set, unitOption or alwaysEvaluate set, a new text): an
+   * evaluation then reads and writes the plugs with no search. */
+  expr_wire *wires;     /* the inputs, then the outputs (allocated with outs) */
+  bool wired;
+  uint8_t units_used;   /* 1 << UNIT_*: the scene units the factors (or frame) depend on */
+  int option;           /* unitOption */
+  bool always;          /* alwaysEvaluate */
+  int angle, linear, tunit; /* the scene's units the factors were worked out with */
+  uint64_t units_serial;    /* sinew_scene_units_serial() then */
+  double fps;
   uint64_t evaluations, faults;
 } expr_state;
 
@@ -68,18 +93,77 @@ static sinew_plug_t plug1(sinew_node_t n, uint32_t attr, int32_t i) {
 }
 static sinew_plug_t plug0(sinew_node_t n, uint32_t attr) { return sinew_plug_make(n, attr, 0, NULL); }
 
-/* The factor from the internal unit of the attribute at the other end to the expression's unit
- * (an input value is divided by it, an output multiplied). */
-static double unit_factor(sinew_graph_t *g, const sinew_plug_t *other, int option) {
-  if (option == SINEW_EXPR_UNITS_NONE) return 1.0;
+/* Which scene unit converts the attribute at the other end to the expression's unit. */
+static uint8_t unit_of(sinew_graph_t *g, const sinew_plug_t *other, int option) {
   sinew_attr_info_t info;
-  if (sinew_node_attr_info(g, other->node, other->attr, &info)) return 1.0;
-  if (info.type == SINEW_ATTR_ANGLE) return sinew_angle_unit_radians(sinew_scene_angle_unit(g));
-  if (info.type == SINEW_ATTR_DISTANCE && option == SINEW_EXPR_UNITS_ALL)
-    return sinew_linear_unit_cm(sinew_scene_linear_unit(g));
-  if (info.type == SINEW_ATTR_TIME && option == SINEW_EXPR_UNITS_ALL)
-    return 1.0 / sinew_time_unit_fps(sinew_time_get_unit(g));
-  return 1.0;
+  if (option == SINEW_EXPR_UNITS_NONE || sinew_node_attr_info(g, other->node, other->attr, &info))
+    return UNIT_NONE;
+  if (info.type == SINEW_ATTR_ANGLE) return UNIT_ANGLE;
+  if (info.type == SINEW_ATTR_DISTANCE && option == SINEW_EXPR_UNITS_ALL) return UNIT_LINEAR;
+  if (info.type == SINEW_ATTR_TIME && option == SINEW_EXPR_UNITS_ALL) return UNIT_TIME;
+  return UNIT_NONE;
+}
+
+/* The factor from the internal unit to the expression's (an input value is divided by it, an
+ * output multiplied), with the units in s. */
+static double unit_factor(const expr_state *s, uint8_t unit) {
+  switch (unit) {
+    case UNIT_ANGLE: return sinew_angle_unit_radians((sinew_angle_unit_t)s->angle);
+    case UNIT_LINEAR: return sinew_linear_unit_cm((sinew_linear_unit_t)s->linear);
+    case UNIT_TIME: return 1.0 / s->fps;
+    default: return 1.0;
+  }
+}
+
+/* The scene's units, as far as s uses them; true when one changed since they were read. */
+static bool read_units(sinew_graph_t *g, expr_state *s) {
+  s->units_serial = sinew_scene_units_serial();
+  int angle = s->angle, linear = s->linear, tunit = s->tunit;
+  if (s->units_used & (1u << UNIT_ANGLE)) angle = (int)sinew_scene_angle_unit(g);
+  if (s->units_used & (1u << UNIT_LINEAR)) linear = (int)sinew_scene_linear_unit(g);
+  if (s->units_used & (1u << UNIT_TIME)) tunit = (int)sinew_time_get_unit(g);
+  bool changed = angle != s->angle || linear != s->linear || tunit != s->tunit;
+  s->angle = angle;
+  s->linear = linear;
+  s->tunit = tunit;
+  s->fps = sinew_time_unit_fps((sinew_time_unit_t)tunit);
+  return changed;
+}
+
+/* Works out the wiring of s's expression: where each input comes from and what it is, where
+ * each output goes, the units, unitOption and alwaysEvaluate. */
+static void wire(sinew_graph_t *g, sinew_node_t n, expr_state *s) {
+  int64_t opt = 0;
+  sinew_plug_t po = plug0(n, A.unit_option), pae = plug0(n, A.always_evaluate);
+  s->option = sinew_get_int(g, &po, &opt) ? 0 : (int)opt;
+  s->always = true;
+  sinew_get_bool(g, &pae, &s->always);
+  size_t nin = sinew_expr_input_count(s->expr);
+  s->units_used = sinew_expr_uses_time(s->expr) ? 1u << UNIT_TIME : 0; /* frame: fps */
+  for (size_t j = 0; j < nin + s->nouts; j++) {
+    expr_wire *w = &s->wires[j];
+    sinew_plug_t other;
+    w->matrix = w->fed = false;
+    w->unit = UNIT_NONE;
+    if (j < nin) {
+      w->plug = plug1(n, A.input_matrix, (int32_t)j);
+      w->fed = sinew_plug_source(g, &w->plug, &other);
+      w->matrix = w->fed || sinew_plug_has_value(g, &w->plug);
+      if (!w->matrix) {
+        w->plug = plug1(n, A.input, (int32_t)j);
+        w->fed = sinew_plug_source(g, &w->plug, &other);
+        if (w->fed) w->unit = unit_of(g, &other, s->option);
+      }
+    } else {
+      w->plug = plug1(n, A.output, (int32_t)(j - nin));
+      if (sinew_plug_destinations(g, &w->plug, &other, 1)) w->unit = unit_of(g, &other, s->option);
+    }
+    if (w->unit) s->units_used |= (uint8_t)(1u << w->unit);
+  }
+  s->angle = s->linear = s->tunit = -1;
+  read_units(g, s);
+  for (size_t j = 0; j < nin + s->nouts; j++) s->wires[j].factor = unit_factor(s, s->wires[j].unit);
+  s->wired = true;
 }
 
 static int expr_init(sinew_graph_t *g, sinew_node_t n, void *state) { return SINEW_OK; }
@@ -89,6 +173,7 @@ static void expr_destroy(sinew_graph_t *g, sinew_node_t n, void *state) {
   sinew_expr_destroy(s->expr);
   sinew_free(s->compiled);
   sinew_free(s->outs);
+  sinew_free(s->wires);
   memset(s, 0, sizeof *s);
 }
 
@@ -96,6 +181,27 @@ static void expr_input_changed(sinew_graph_t *g, sinew_node_t n, void *state,
                                const sinew_plug_t *p) {
   expr_state *s = state;
   if (p->attr != A.time && p->attr != A.frame) s->inputs_changed = true;
+  if (p->attr == A.ixp) s->text_changed = true;
+  if (p->attr == A.unit_option || p->attr == A.always_evaluate) s->wired = false;
+  /* inm[j] set or unset (not a connected one's value flowing in): whether in[j] or inm[j] is
+   * read may change */
+  if (p->attr == A.input_matrix && s->wired && p->nidx == 1 && p->idx[0] >= 0 &&
+      (size_t)p->idx[0] < sinew_expr_input_count(s->expr) &&
+      !(s->wires[p->idx[0]].matrix && s->wires[p->idx[0]].fed))
+    s->wired = false;
+}
+
+/* A connection into in[] or inm[] or out of out[] of an expression node, made or broken (by a
+ * command, an undo, a deletion): its wiring is worked out again before it next runs. */
+static void rewire(sinew_graph_t *g, const sinew_plug_t *p) {
+  expr_state *s = sinew_node_type_is_a(sinew_node_type(g, p->node), "expression")
+                      ? sinew_node_state(g, p->node)
+                      : NULL;
+  if (s) s->wired = false;
+}
+static void wiring_changed(void *ud, const sinew_plug_t *src, const sinew_plug_t *dst) {
+  if (dst->attr == A.input || dst->attr == A.input_matrix) rewire(ud, dst);
+  if (src->attr == A.output) rewire(ud, src);
 }
 
 /* Compiles ixp when it differs from what was compiled: SINEW_OK, SINEW_ECOMPUTE when the text
@@ -104,12 +210,15 @@ static void expr_input_changed(sinew_graph_t *g, sinew_node_t n, void *state,
 static bool stop_requested(void *ctx) { return sinew_compute_interrupted(ctx); }
 
 static int ensure_compiled(sinew_graph_t *g, sinew_node_t n, expr_state *s) {
+  if (s->compiled && !s->text_changed) return s->compile_failed ? SINEW_ECOMPUTE : SINEW_OK;
   const char *text = "";
   sinew_plug_t p = plug0(n, A.ixp);
   int grc = sinew_get_string(g, &p, &text);
   if (grc) return grc;
-  if (s->compiled && strcmp(s->compiled, text) == 0)
+  if (s->compiled && strcmp(s->compiled, text) == 0) {
+    s->text_changed = false;
     return s->compile_failed ? SINEW_ECOMPUTE : SINEW_OK;
+  }
   size_t len = strlen(text);
   char *copy = sinew_malloc(len + 1);
   if (!copy) return SINEW_ENOMEM;
@@ -117,20 +226,27 @@ static int ensure_compiled(sinew_graph_t *g, sinew_node_t n, expr_state *s) {
   sinew_expr_t *e = NULL;
   char err[256];
   int rc = sinew_expr_compile(text, &e, err, sizeof err);
-  size_t nout = rc ? 0 : sinew_expr_output_count(e);
+  size_t nout = rc ? 0 : sinew_expr_output_count(e), nin = rc ? 0 : sinew_expr_input_count(e);
   double *outs = rc ? NULL : sinew_calloc(nout ? 2 * nout : 1, sizeof *outs);
-  if (rc == SINEW_ENOMEM || (!rc && !outs)) {
+  expr_wire *wires = rc ? NULL : sinew_calloc(nin + nout ? nin + nout : 1, sizeof *wires);
+  if (rc == SINEW_ENOMEM || (!rc && (!outs || !wires))) {
     /* not the text's fault: nothing is remembered, the next pull tries again */
     sinew_expr_destroy(e);
     sinew_free(copy);
+    sinew_free(outs);
+    sinew_free(wires);
     return SINEW_ENOMEM;
   }
   sinew_free(s->compiled);
   s->compiled = copy;
+  s->text_changed = false;
   sinew_expr_destroy(s->expr);
   s->expr = NULL;
   s->compile_failed = rc != SINEW_OK;
   s->evaluated = false;
+  s->wired = false;
+  sinew_free(s->wires);
+  s->wires = wires;
   if (rc) {
     sinew_log(g, SINEW_LOG_WARNING, SINEW_LOG_COMPUTE_FAILED, "%s: internalExpression: %s",
               sinew_node_name(g, n), err);
@@ -157,19 +273,17 @@ static int evaluate(sinew_compute_t *ctx, expr_state *s) {
   int crc = ensure_compiled(g, n, s);
   if (crc) return crc;
   sinew_expr_t *e = s->expr;
-  int option = 0;
-  int64_t opt = 0;
-  sinew_plug_t po = plug0(n, A.unit_option);
-  if (!sinew_get_int(g, &po, &opt)) option = (int)opt;
-  bool ae = true;
-  sinew_plug_t pae = plug0(n, A.always_evaluate);
-  sinew_get_bool(g, &pae, &ae);
+  if (!s->wired) wire(g, n, s);
+  /* a change of the scene's units changes the factors (only the units the wiring uses) */
+  if (s->units_used && s->units_serial != sinew_scene_units_serial() && read_units(g, s))
+    for (size_t j = 0; j < sinew_expr_input_count(e) + s->nouts; j++)
+      s->wires[j].factor = unit_factor(s, s->wires[j].unit);
   double seconds = 0;
-  sinew_plug_t pt = plug0(n, A.time);
-  sinew_get_double(g, &pt, &seconds);
+  sinew_compute_get_double(ctx, A.time, &seconds);
   size_t nin = sinew_expr_input_count(e), nout = s->nouts;
+  const expr_wire *win = s->wires, *wout = s->wires + nin;
   /* alwaysEvaluate off: a time change alone does not run an expression that ignores time */
-  bool skip = s->evaluated && !ae && !sinew_expr_uses_time(e) && !s->inputs_changed;
+  bool skip = s->evaluated && !s->always && !sinew_expr_uses_time(e) && !s->inputs_changed;
   if (!skip) {
     double in_small[16];
     const sinew_mat4_t *mp_small[16];
@@ -178,6 +292,7 @@ static int evaluate(sinew_compute_t *ctx, expr_state *s) {
     const sinew_mat4_t **mps = nin <= 16 ? mp_small : sinew_calloc(nin, sizeof *mps);
     sinew_mat4_t *mats = NULL;
     size_t nmats = 0;
+    bool any_matrix = false;
     if (!ins || !mps) {
       if (ins != in_small) sinew_free(ins);
       if (mps != mp_small) sinew_free((void *)mps);
@@ -186,26 +301,23 @@ static int evaluate(sinew_compute_t *ctx, expr_state *s) {
     for (size_t j = 0; j < nin; j++) {
       ins[j] = 0;
       mps[j] = NULL;
-      sinew_plug_t pm = plug1(n, A.input_matrix, (int32_t)j), src;
-      if (sinew_plug_source(g, &pm, &src) || sinew_plug_has_value(g, &pm)) {
+      if (win[j].matrix) {
         if (!mats && !(mats = nin <= 4 ? mat_small : sinew_calloc(nin, sizeof *mats))) {
           if (ins != in_small) sinew_free(ins);
           if (mps != mp_small) sinew_free((void *)mps);
           return SINEW_ENOMEM;
         }
-        if (sinew_get_matrix(g, &pm, &mats[nmats]) == SINEW_OK) mps[j] = &mats[nmats++];
+        if (sinew_get_matrix(g, &win[j].plug, &mats[nmats]) == SINEW_OK) mps[j] = &mats[nmats++];
+        any_matrix = true;
         continue;
       }
-      sinew_plug_t pi = plug1(n, A.input, (int32_t)j);
       double v = 0;
-      if (sinew_get_double(g, &pi, &v)) v = 0;
-      if (sinew_plug_source(g, &pi, &src)) v /= unit_factor(g, &src, option);
-      ins[j] = v;
+      if (sinew_get_double(g, &win[j].plug, &v)) v = 0;
+      ins[j] = v / win[j].factor;
     }
-    double fps = sinew_time_unit_fps(sinew_time_get_unit(g));
-    sinew_expr_io_t io = {.inputs = ins, .ninputs = nin, .input_matrices = mps,
+    sinew_expr_io_t io = {.inputs = ins, .ninputs = nin, .input_matrices = any_matrix ? mps : NULL,
                           .outputs = s->outs, .noutputs = nout, .time_seconds = seconds,
-                          .frame = seconds * fps, .should_stop = stop_requested, .stop_data = ctx};
+                          .frame = seconds * s->fps, .should_stop = stop_requested, .stop_data = ctx};
     unsigned faults = 0;
     char fault[256];
     memcpy(s->outs + nout, s->outs, nout * sizeof *s->outs);
@@ -234,11 +346,7 @@ static int evaluate(sinew_compute_t *ctx, expr_state *s) {
     }
   }
   for (size_t k = 0; k < nout; k++) {
-    sinew_plug_t o = plug1(n, A.output, (int32_t)k);
-    sinew_plug_t dst;
-    double v = s->outs[k];
-    if (sinew_plug_destinations(g, &o, &dst, 1)) v *= unit_factor(g, &dst, option);
-    int rc = sinew_compute_set_double(ctx, &o, v);
+    int rc = sinew_compute_set_double(ctx, &wout[k].plug, s->outs[k] * wout[k].factor);
     if (rc) return rc;
   }
   return SINEW_OK;
@@ -307,9 +415,13 @@ int sinew_lang_register_types(sinew_graph_t *g) {
                               .state_size = sizeof(expr_state),
                               .init = expr_init,
                               .destroy = expr_destroy};
-  const sinew_node_type_t *t;
-  int rc = sinew_register_node_type(g, &d, &t);
+  /* connections change the wiring an expression node keeps (first: a type without its observer
+   * would never learn of them) */
+  sinew_observer_t watch = {.connected = wiring_changed, .disconnected = wiring_changed, .user_data = g};
+  int rc = sinew_graph_add_observer(g, &watch, NULL);
   if (rc) return rc;
+  const sinew_node_type_t *t;
+  if ((rc = sinew_register_node_type(g, &d, &t))) return rc;
   A.expression = sinew_node_type_attr(t, "expression");
   A.ixp = sinew_node_type_attr(t, "internalExpression");
   A.input = sinew_node_type_attr(t, "input");
@@ -379,9 +491,8 @@ static int resolve_refs(sinew_graph_t *g, const sinew_expr_t *e, sinew_node_t ob
     if (strchr(r->text, '.')) {
       rc = sinew_plug_parse(g, r->text, object, &p);
       if (rc && !names_a_node(g, r->text))
-        return sinew_graph_set_error(g, SINEW_ENOTFOUND,
-                                     "expression: line %u, column %u: no such node: %s", r->line,
-                                     r->column, r->text);
+        return sinew_graph_fail(g, SINEW_ENOTFOUND, "expression", "line %u, column %u: no such node: %s",
+                                r->line, r->column, r->text);
     } else if (sinew_node_valid(g, object)) {
       rc = sinew_plug_parse_attr(g, object, r->text, &p);
     } else {
@@ -391,9 +502,8 @@ static int resolve_refs(sinew_graph_t *g, const sinew_expr_t *e, sinew_node_t ob
                                    r->line, r->column, r->text);
     }
     if (rc)
-      return sinew_graph_set_error(g, SINEW_ENOTFOUND,
-                                   "expression: line %u, column %u: no such attribute: %s",
-                                   r->line, r->column, r->text);
+      return sinew_graph_fail(g, SINEW_ENOTFOUND, "expression", "line %u, column %u: no such attribute: %s",
+                              r->line, r->column, r->text);
     sinew_attr_info_t info;
     sinew_node_attr_info(g, p.node, p.attr, &info);
     bool numeric = sinew_attr_type_is_numeric(info.type);
@@ -446,8 +556,8 @@ static int connect_refs(sinew_graph_t *g, sinew_node_t n, const sinew_expr_t *e,
       sinew_plug_format(g, &rs[i].plug, false, buf, sizeof buf);
       char why[512];
       snprintf(why, sizeof why, "%s", sinew_graph_errmsg(g));
-      return sinew_graph_set_error(g, rc, "expression: line %u, column %u: cannot %s %s: %s",
-                                   r->line, r->column, r->written ? "write" : "read", buf, why);
+      return sinew_graph_fail(g, rc, "expression", "line %u, column %u: cannot %s %s: %s", r->line, r->column,
+                              r->written ? "write" : "read", buf, why);
     }
   }
   return SINEW_OK;
@@ -482,10 +592,11 @@ static int prepare(sinew_graph_t *g, const char *text, sinew_node_t object, sine
                    sinew_expr_t **out, resolved **out_rs) {
   char err[256];
   int rc = sinew_expr_compile(text ? text : "", out, err, sizeof err);
-  if (rc) return sinew_graph_set_error(g, rc, "expression: %s", err);
+  if (rc) return sinew_graph_fail(g, rc, "expression", "%s", err);
   size_t nr = sinew_expr_ref_count(*out);
   *out_rs = sinew_calloc(nr ? nr : 1, sizeof **out_rs);
-  if (!*out_rs) rc = sinew_graph_set_error(g, SINEW_ENOMEM, "expression: out of memory");
+  if (!*out_rs)
+    rc = sinew_graph_fail(g, SINEW_ENOMEM, "expression", "out of memory");
   else rc = resolve_refs(g, *out, object, own, *out_rs);
   if (rc) {
     sinew_free(*out_rs);
@@ -502,14 +613,14 @@ int sinew_expression_create(sinew_graph_t *g, const sinew_expression_desc_t *des
   int rc = sinew_lang_register_types(g);
   if (rc) return rc;
   if (desc->unit_option < 0 || desc->unit_option > 2)
-    return sinew_graph_set_error(g, SINEW_EINVAL, "expression: unit option %d (0 all, 1 none, 2 angular)",
-                                 desc->unit_option);
+    return sinew_graph_fail(g, SINEW_EINVAL, "expression", "unit option %d (0 all, 1 none, 2 angular)",
+                            desc->unit_option);
   sinew_expr_t *e;
   resolved *rs;
   if ((rc = prepare(g, desc->text, desc->object, (sinew_node_t){0, 0}, &e, &rs))) return rc;
   char *ixp = sinew_expr_internal_text(e);
   sinew_node_t n = {0, 0};
-  if (!ixp) rc = sinew_graph_set_error(g, SINEW_ENOMEM, "expression: out of memory");
+  if (!ixp) rc = sinew_graph_fail(g, SINEW_ENOMEM, "expression", "out of memory");
   if (!rc && !(rc = sinew_graph_begin(g))) {
     rc = sinew_node_create(g, "expression", desc->name, &n);
     int64_t animated = desc->animated_set ? desc->animated : 1;
@@ -567,8 +678,8 @@ int sinew_expression_set_text(sinew_graph_t *g, sinew_node_t node, const char *t
                               sinew_node_t object) {
   if (!g || !text) return SINEW_EINVAL;
   if (!sinew_node_type_is_a(sinew_node_type(g, node), "expression"))
-    return sinew_graph_set_error(g, SINEW_ETYPE, "expression -e: %s is not an expression node",
-                                 sinew_node_name(g, node) ? sinew_node_name(g, node) : "(invalid node)");
+    return sinew_graph_fail(g, SINEW_ETYPE, "expression", "-e: %s is not an expression node",
+                            sinew_node_name(g, node) ? sinew_node_name(g, node) : "(invalid node)");
   sinew_expr_t *e;
   resolved *rs;
   int rc = prepare(g, text, object, node, &e, &rs);
@@ -577,7 +688,7 @@ int sinew_expression_set_text(sinew_graph_t *g, sinew_node_t node, const char *t
   old_conns old = {.n = node, .object_msg = new_object};
   char *ixp = sinew_expr_internal_text(e);
   sinew_foreach_connection(g, node, false, collect_old, &old);
-  if (!ixp || old.oom) rc = sinew_graph_set_error(g, SINEW_ENOMEM, "expression: out of memory");
+  if (!ixp || old.oom) rc = sinew_graph_fail(g, SINEW_ENOMEM, "expression", "out of memory");
   /* the graph changes in a transaction: a failure takes everything back */
   if (!rc && !(rc = sinew_graph_begin(g))) {
     for (size_t i = 0; i < old.len && !rc; i++) rc = sinew_disconnect(g, &old.v[i].src, &old.v[i].dst);

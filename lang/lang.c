@@ -9,16 +9,61 @@
 
 #define MAX_NESTING 32 /* scripts running scripts (source, eval, file -import) */
 
-int sinew__lang_error(sinew_lang_t *L, int status, const char *fmt, ...) {
+int sinew__lang_errorv(sinew_lang_t *L, int status, const char *op, const char *fmt, va_list ap) {
   if (!L) return status;
-  char msg[sizeof L->errmsg];
+  char reason[sizeof L->err.reason]; /* fmt's arguments may be the old fields */
+  vsnprintf(reason, sizeof reason, fmt, ap);
+  sinew_error_t *e = &L->err;
+  memset(e, 0, sizeof *e);
+  e->code = status;
+  snprintf(e->op, sizeof e->op, "%s", op ? op : "");
+  memcpy(e->reason, reason, sizeof reason);
+  sinew_error_format(e, L->errmsg, sizeof L->errmsg);
+  return status;
+}
+
+int sinew__lang_error(sinew_lang_t *L, int status, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
+  sinew__lang_errorv(L, status, NULL, fmt, ap);
   va_end(ap);
-  L->errcode = status;
-  memcpy(L->errmsg, msg, sizeof msg);
   return status;
+}
+
+int sinew__lang_set_error(sinew_lang_t *L, const sinew_error_t *e) {
+  if (!L || !e) return e ? e->code : SINEW_EINVAL;
+  if (e != &L->err) L->err = *e;
+  sinew_error_format(&L->err, L->errmsg, sizeof L->errmsg);
+  return L->err.code;
+}
+
+void sinew__error_under(sinew_error_t *e, const char *op) {
+  if (!op || !op[0] || strcmp(e->op, op) == 0) {
+    if (op) snprintf(e->op, sizeof e->op, "%s", op);
+    return;
+  }
+  if (e->op[0]) { /* the inner operation becomes part of the reason: "setAttr: plug: ..." */
+    char reason[sizeof e->reason];
+    size_t n = strlen(op); /* "skinCluster -addInfluence" under "skinCluster": "-addInfluence: ..." */
+    bool sub = strncmp(e->op, op, n) == 0 && e->op[n] == ' ';
+    snprintf(reason, sizeof reason, "%s: %s", sub ? e->op + n + 1 : e->op, e->reason);
+    memcpy(e->reason, reason, sizeof reason);
+  }
+  snprintf(e->op, sizeof e->op, "%s", op);
+}
+
+int sinew__lang_locate(sinew_lang_t *L, const char *file, uint32_t line, const char *op) {
+  sinew_error_t *e = &L->err;
+  if (!e->file[0] && !e->line) {
+    snprintf(e->file, sizeof e->file, "%s", file);
+    e->line = line;
+  } else { /* the error happened further in (a sourced file, eval): this place leads there */
+    char trace[sizeof e->trace];
+    snprintf(trace, sizeof trace, "%s:%u: %s%s%s", file, line, op ? op : "", op ? ": " : "", e->trace);
+    memcpy(e->trace, trace, sizeof trace);
+  }
+  sinew_error_format(e, L->errmsg, sizeof L->errmsg);
+  return e->code;
 }
 
 int sinew_lang_create(sinew_graph_t *g, const sinew_lang_desc_t *desc, sinew_lang_t **out) {
@@ -81,9 +126,13 @@ void sinew_lang_set_graph(sinew_lang_t *L, sinew_graph_t *g) {
 }
 void *sinew_lang_user_data(const sinew_lang_t *L) { return L ? L->desc.user_data : NULL; }
 const char *sinew_lang_errmsg(const sinew_lang_t *L) {
-  return !L ? "no language context" : L->errcode ? L->errmsg : "no error";
+  return !L ? "no language context" : L->err.code ? L->errmsg : "no error";
 }
-int sinew_lang_errcode(const sinew_lang_t *L) { return L ? L->errcode : SINEW_EINVAL; }
+int sinew_lang_errcode(const sinew_lang_t *L) { return L ? L->err.code : SINEW_EINVAL; }
+const sinew_error_t *sinew_lang_error(const sinew_lang_t *L) {
+  static const sinew_error_t none = {0};
+  return L ? &L->err : &none;
+}
 void sinew_lang_set_limits(sinew_lang_t *L, const sinew_lang_limits_t *limits) {
   if (!L) return;
   sinew_lang_limits_t none = {0, 0};
@@ -101,14 +150,15 @@ uint64_t sinew_lang_failures(const sinew_lang_t *L) { return L ? L->failures : 0
 const char *sinew_lang_current_file(const sinew_lang_t *L) { return L ? L->cur_file : NULL; }
 uint32_t sinew_lang_current_line(const sinew_lang_t *L) { return L ? L->cur_line : 0; }
 
-/* "line L, column C: text" -> "name:L:C: text" */
-static void located_error(sinew_lang_t *L, int status, const char *name, const char *err) {
-  unsigned line = 0, col = 0;
-  int off = 0;
-  if (sscanf(err, "line %u, column %u: %n", &line, &col, &off) >= 2 && off > 0)
-    sinew__lang_error(L, status, "%s:%u:%u: %s", name, line, col, err + off);
-  else
-    sinew__lang_error(L, status, "%s: %s", name, err);
+/* A syntax or compile error of the text called name: "name:L:C: reason". */
+static void located_error(sinew_lang_t *L, int status, const char *name, uint32_t line, uint32_t col,
+                          const char *reason) {
+  sinew_error_t *e = &L->err;
+  sinew__lang_error(L, status, "%s", reason);
+  snprintf(e->file, sizeof e->file, "%s", name);
+  e->line = line;
+  e->column = line ? col : 0;
+  sinew__lang_set_error(L, e);
 }
 
 int sinew_lang_run(sinew_lang_t *L, const char *source, size_t len, const char *name,
@@ -129,14 +179,14 @@ int sinew_lang_run(sinew_lang_t *L, const char *source, size_t len, const char *
   memset(&main, 0, sizeof main);
   int rc = sinew__parse_program(&p, src, len, false, &prog);
   if (rc) {
-    located_error(L, rc, name, p.err);
+    located_error(L, rc, name, p.err_line, p.err_col, p.err);
   } else {
-    char err[512];
+    sinew_error_t err;
     const char *saved_compiling = L->compiling;
     L->compiling = name;
-    rc = sinew__compile(L, prog, false, NULL, &main, err, sizeof err);
+    rc = sinew__compile(L, prog, false, NULL, &main, &err);
     L->compiling = saved_compiling;
-    if (rc) located_error(L, rc, name, err);
+    if (rc) located_error(L, rc, name, err.line, err.column, err.reason);
   }
   sinew__parse_free(&p);
   if (!rc) {

@@ -182,12 +182,13 @@ typedef struct sinew__parse {
   int depth; /* nesting of the recursive descent (limited) */
   /* arena */
   void *arena;
-  char err[256];
+  char err[256];              /* the reason, without the place */
+  uint32_t err_line, err_col; /* where (0: unknown) */
   int status;
 } sinew__parse;
 
 /* Parses a whole program (script or expression mode) into *out (a statement list). On error
- * returns SINEW_ESYNTAX/ENOMEM with "line L, column C: message" in p->err. The AST lives in
+ * returns SINEW_ESYNTAX/ENOMEM with the reason in p->err, at p->err_line, p->err_col. The AST lives in
  * p's arena until sinew__parse_free. */
 int sinew__parse_program(sinew__parse *p, const char *src, size_t len, bool expr_mode, ast **out);
 void sinew__parse_free(sinew__parse *p);
@@ -331,9 +332,10 @@ struct sinew_lang {
   sinew_value_t *gvals;
   uint8_t *gkinds;
   uint32_t nglobals, cglobals;
-  /* error */
-  int errcode;
-  char errmsg[1024];
+  /* error: the fields, and their text (made by sinew_error_format when they are set; an
+   * empty text means no error since it was last cleared) */
+  sinew_error_t err;
+  char errmsg[2048];
   /* execution */
   const char *cur_file;
   uint32_t cur_line;
@@ -359,9 +361,9 @@ struct sinew_lang {
 };
 
 /* Compiles a parsed program into main (and procedures into lang). expr: expression mode with
- * references collected into refs. On error: status with "line L, column C: ..." in err. */
+ * references collected into refs. On error: status, with its line, column and reason in err. */
 int sinew__compile(sinew_lang_t *lang, ast *prog, bool expr_mode, expr_refs *refs, chunk *main,
-                   char *err, size_t errlen);
+                   sinew_error_t *err);
 void sinew__chunk_free(chunk *c);
 /* Makes *p (an array of es-byte elements, *cap of them) hold at least need, doubling. */
 int sinew__lang_grow(void **p, uint32_t *cap, uint32_t need, size_t es);
@@ -383,12 +385,25 @@ typedef struct vm_expr_ctx {
 int sinew__vm_run(sinew_lang_t *lang, const chunk *c, sinew_value_t *locals, vm_expr_ctx *ex,
                   sinew_value_t *result);
 
-/* Errors */
+/* Errors. The context's error is a sinew_error_t (L->err) and its text (L->errmsg).
+ * sinew__lang_error: a failure with its reason only (the other fields cleared).
+ * sinew__lang_errorv: the same with an operation (op may be NULL).
+ * sinew__lang_set_error: takes e's fields (a copy of another layer's error, or L->err after
+ *   changing it in place) and makes the text.
+ * sinew__lang_locate: the place the running script had reached: the error's file and line when
+ *   it has none yet, otherwise a step of its trace ("main.mel:3: source: "), op naming the
+ *   command or function the place called (NULL: none).
+ * sinew__error_under: e as the failure of operation op: e's own operation, when another, goes
+ *   into the reason ("setAttr" over "plug: ..." reads "setAttr: plug: ..."). */
 int sinew__lang_error(sinew_lang_t *lang, int status, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
+int sinew__lang_errorv(sinew_lang_t *lang, int status, const char *op, const char *fmt, va_list ap);
+int sinew__lang_set_error(sinew_lang_t *lang, const sinew_error_t *e);
+int sinew__lang_locate(sinew_lang_t *lang, const char *file, uint32_t line, const char *op);
+void sinew__error_under(sinew_error_t *e, const char *op);
 
 /* ---- built-in functions (lang/builtins.c) ---------------------------------------------------- */
 
@@ -468,6 +483,9 @@ typedef enum topcode {
   T_CALL1,      /* T_CALL of one argument */
   T_CLAMP, T_LINSTEP, T_SMOOTHSTEP, /* d = f(a, b, c): the functions, without a call */
   T_MOVM,       /* a 4x4 matrix: 16 cells */
+  /* a product and a sum in one instruction, each rounded as MULF then ADDF / SUBF round them:
+   * d = a * b + c, c + a * b, a * b - c, c - a * b */
+  T_MULADDF, T_ADDMULF, T_MULSUBF, T_SUBMULF,
   T_NOPS
 } topcode;
 

@@ -73,17 +73,20 @@ static void syntax_error(sinew__parse *p, const char *fmt, ...)
 static void syntax_error(sinew__parse *p, const char *fmt, ...) {
   if (p->status) return;
   p->status = SINEW_ESYNTAX;
-  int n = snprintf(p->err, sizeof p->err, "line %u, column %u: ", p->line, col_at(p, p->pos));
+  p->err_line = p->line;
+  p->err_col = col_at(p, p->pos);
   va_list ap;
   va_start(ap, fmt);
-  if (n > 0 && (size_t)n < sizeof p->err) vsnprintf(p->err + n, sizeof p->err - (size_t)n, fmt, ap);
+  vsnprintf(p->err, sizeof p->err, fmt, ap);
   va_end(ap);
 }
 
 static void oom(sinew__parse *p) {
   if (p->status) return;
   p->status = SINEW_ENOMEM;
-  snprintf(p->err, sizeof p->err, "line %u: out of memory", p->line);
+  p->err_line = p->line;
+  p->err_col = 0;
+  snprintf(p->err, sizeof p->err, "out of memory");
 }
 
 static ast *node(sinew__parse *p, uint8_t kind) {
@@ -1110,6 +1113,7 @@ static ast *call_or_command(sinew__parse *p) {
   int call_status = p->status;
   char call_err[sizeof p->err];
   memcpy(call_err, p->err, sizeof call_err);
+  uint32_t call_err_line = p->err_line, call_err_col = p->err_col;
   rewind_to(p, start);
   ast *s = command_statement(p);
   if (s || p->status == SINEW_ENOMEM) return s;
@@ -1119,6 +1123,8 @@ static ast *call_or_command(sinew__parse *p) {
     p->col_base = call_base;
     p->status = call_status;
     memcpy(p->err, call_err, sizeof p->err);
+    p->err_line = call_err_line;
+    p->err_col = call_err_col;
   }
   return NULL;
 }
@@ -1347,9 +1353,9 @@ static int check_depth(sinew__parse *p, ast *prog) {
     item it = st[--n];
     if (it.d > MAX_TREE_DEPTH) {
       p->status = SINEW_ESYNTAX;
-      snprintf(p->err, sizeof p->err,
-               "line %u, column %u: expression nested too deeply (more than %d levels)", it.n->line,
-               it.n->col, MAX_TREE_DEPTH);
+      p->err_line = it.n->line;
+      p->err_col = it.n->col;
+      snprintf(p->err, sizeof p->err, "expression nested too deeply (more than %d levels)", MAX_TREE_DEPTH);
       sinew_free(st);
       return p->status;
     }
@@ -1370,6 +1376,7 @@ static int check_depth(sinew__parse *p, ast *prog) {
 oom:
   sinew_free(st);
   p->status = SINEW_ENOMEM;
+  p->err_line = p->err_col = 0;
   snprintf(p->err, sizeof p->err, "out of memory");
   return p->status;
 }
@@ -1388,6 +1395,7 @@ int sinew__parse_program(sinew__parse *p, const char *src, size_t len, bool expr
   p->status = 0;
   p->depth = 0;
   p->err[0] = 0;
+  p->err_line = p->err_col = 0;
   ast *head = NULL, **tail = &head;
   for (;;) {
     skip_ws(p);

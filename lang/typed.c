@@ -417,6 +417,25 @@ static void unary(tc *T, uint8_t opc) {
   result(T, 1, op, rk, cell_of(T, e), 0, 0, 0, NULL);
 }
 
+/* When the instruction just emitted is the MULF that put e's value in its own place (read there,
+ * at cell, by the instruction being made) and nothing else on the stack reads that place: takes
+ * it back into *mul, for the caller to fuse with the sum that uses it. */
+static bool take_product(tc *T, const sent *e, int32_t cell, tinsn *mul) {
+  tprog *P = T->P;
+  if (T->status || P->n <= T->barrier || e->is_const || e->kind != SINEW_VALUE_FLOAT ||
+      e->cell != e->home || cell != e->home)
+    return false;
+  const tinsn *last = &P->code[P->n - 1];
+  if (last->op != T_MULF || last->d != e->home) return false;
+  for (uint32_t i = 0; i < T->sp; i++) {
+    const sent *o = &T->st[i];
+    if (o != e && o->cell >= 0 && overlap(o->cell, width(o->kind), e->home, 1)) return false;
+  }
+  *mul = *last;
+  P->n--;
+  return true;
+}
+
 /* a op b with MEL's rules (binop and compare in lang/vm.c): int op int stays int, a float makes
  * float, a vector makes vector (vector * vector is the dot product, ^ the cross product);
  * comparisons give ints. */
@@ -452,6 +471,17 @@ static void binary(tc *T, uint8_t opc) {
   }
   T->scratch = 0;
   int32_t a = operand(T, x, k), b = operand(T, y, k);
+  tinsn mul;
+  if (op == T_ADDF || op == T_SUBF) { /* a product just computed, summed: one instruction */
+    if (take_product(T, y, b, &mul)) {
+      result(T, 2, op == T_ADDF ? T_ADDMULF : T_SUBMULF, rk, mul.a, mul.b, a, 0, NULL);
+      return;
+    }
+    if (take_product(T, x, a, &mul)) {
+      result(T, 2, op == T_ADDF ? T_MULADDF : T_MULSUBF, rk, mul.a, mul.b, b, 0, NULL);
+      return;
+    }
+  }
   result(T, 2, op, rk, a, b, 0, 0, NULL);
 }
 

@@ -58,10 +58,10 @@ static int vm_error(vm *V, int status, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  if (V->L)
-    sinew__lang_error(V->L, status, "%s:%u: %s", V->L->cur_file ? V->L->cur_file : "expression",
-                      V->line, msg);
-  else if (V->ex && V->ex->faultbuf && V->ex->faultlen)
+  if (V->L) {
+    sinew__lang_error(V->L, status, "%s", msg);
+    sinew__lang_locate(V->L, V->L->cur_file ? V->L->cur_file : "expression", V->line, NULL);
+  } else if (V->ex && V->ex->faultbuf && V->ex->faultlen)
     snprintf(V->ex->faultbuf, V->ex->faultlen, "line %u: %s", V->line, msg);
   return status;
 }
@@ -579,9 +579,8 @@ static int call_late_proc(vm *V, const char *name, uint32_t n, bool *called) {
   V->L->cur_file = file;
   V->L->cur_line = line;
   if (rc) {
-    char msg[1024];
-    snprintf(msg, sizeof msg, "%s", V->L->errmsg);
-    return vm_error(V, rc, "%s", msg);
+    if (V->cur) V->line = V->cur->line;
+    return sinew__lang_locate(V->L, V->L->cur_file ? V->L->cur_file : "expression", V->line, NULL);
   }
   if (!pd) return SINEW_OK;
   if (pd->nparams != n)
@@ -636,9 +635,10 @@ static int op_cmd(vm *V, const insn *in) {
     V->L->cur_line = line;
     V->line = line;
     if (rc) {
-      char msg[1024];
-      snprintf(msg, sizeof msg, "%s", V->L->errmsg[0] ? V->L->errmsg : sinew_strerror(rc));
-      vm_error(V, rc, "%s", msg);
+      if (!V->L->errmsg[0]) sinew__lang_error(V->L, rc, "%s", sinew_strerror(rc));
+      V->L->err.code = rc;
+      if (V->cur) V->line = V->cur->line;
+      sinew__lang_locate(V->L, V->L->cur_file ? V->L->cur_file : "expression", V->line, NULL);
     }
   }
   S = V->stack;
@@ -960,9 +960,13 @@ static int run(vm *V, sinew_value_t *result) {
         if (rc) {
           lv_release(&r);
           /* keep what the function said (eval: the nested script's own error) */
-          char msg[1024];
-          snprintf(msg, sizeof msg, "%s", V->L && V->L->errmsg[0] ? V->L->errmsg : sinew_strerror(rc));
-          return vm_error(V, rc, "%s: %s", bd->name, msg);
+          if (!V->L) return vm_error(V, rc, "%s: %s", bd->name, sinew_strerror(rc));
+          if (!V->L->errmsg[0]) sinew__lang_error(V->L, rc, "%s", sinew_strerror(rc));
+          V->L->err.code = rc;
+          if (!V->L->err.file[0] && !V->L->err.line) sinew__error_under(&V->L->err, bd->name);
+          if (V->cur) V->line = V->cur->line;
+          return sinew__lang_locate(V->L, V->L->cur_file ? V->L->cur_file : "expression", V->line,
+                                    bd->name);
         }
         S[V->sp++] = r;
         break;
@@ -1037,7 +1041,7 @@ static int catch_error(vm *V) {
   try_ctx t = V->tries[--V->ntries];
   sinew_lang_t *L = V->L;
   if (!t.quiet) sinew_log(L->graph, SINEW_LOG_ERROR, SINEW_LOG_COMMAND_FAILED, "%s", L->errmsg);
-  L->errcode = 0;
+  L->err.code = 0;
   release_range(V->stack + t.sp, V->sp - t.sp);
   V->sp = t.sp;
   V->nframes = t.nframes;
@@ -1086,6 +1090,13 @@ int sinew__vm_run(sinew_lang_t *L, const chunk *c, sinew_value_t *locals, vm_exp
  * time. */
 
 static inline double vmag3(const tcell *v) { return sqrt(v[0].f * v[0].f + v[1].f * v[1].f + v[2].f * v[2].f); }
+static inline bool vtruth(const tcell *v) { return v[0].f != 0 || v[1].f != 0 || v[2].f != 0; }
+/* a * b rounded to a double before anything is added to it (a function of its own, so that no
+ * compiler fuses it with the addition into one rounding: the generic VM rounds twice) */
+static inline double product(const tcell *a, const tcell *b) {
+  double p = a->f * b->f;
+  return p;
+}
 
 static int64_t f2i(double d) {
   if (d != d) return 0;
@@ -1163,6 +1174,50 @@ static inline double tmod(vm *V, const tinsn *t, double a, double b) {
   } while (0)
 #define BACK() STEP_AT(1)
 #define PRE() STEP_AT(2)
+/* The instructions that are one expression of their operands: d (its field f or i) = expr. */
+#define SIMPLE(op_, field, expr)                                                                 \
+  OP(op_) {                                                                                      \
+    D->field = (expr);                                                                           \
+    NEXT();                                                                                      \
+  }
+/* A vector result: the three components are computed before any is written (d may be an
+ * operand). */
+#define VECTOR(op_, ex, ey, ez)                                                                  \
+  OP(op_) {                                                                                      \
+    double x_ = (ex), y_ = (ey), z_ = (ez);                                                      \
+    tcell *d_ = D;                                                                               \
+    d_[0].f = x_;                                                                                \
+    d_[1].f = y_;                                                                                \
+    d_[2].f = z_;                                                                                \
+    NEXT();                                                                                      \
+  }
+/* The jumps: to d when cond holds (a step when the jump goes back, PRE/BACK above). */
+#define JUMP_IF(op_, cond)                                                                       \
+  OP(op_) {                                                                                      \
+    PRE();                                                                                       \
+    if (cond) {                                                                                  \
+      BACK();                                                                                    \
+      GO(t->d);                                                                                  \
+    }                                                                                            \
+    NEXT();                                                                                      \
+  }
+/* x and y compared by code 0 to 5: ==, !=, <, <=, >, >= (the order of T_EQF ... T_GEF and of a
+ * fused compare-and-jump's c & 7) */
+#define COMPARE(code, x, y)                                                                      \
+  ((code) == 0   ? (x) == (y)                                                                    \
+   : (code) == 1 ? (x) != (y)                                                                    \
+   : (code) == 2 ? (x) < (y)                                                                     \
+   : (code) == 3 ? (x) <= (y)                                                                    \
+   : (code) == 4 ? (x) > (y)                                                                     \
+                 : (x) >= (y))
+
+/* Vectors ordered by magnitude (COMPARE's code 2 to 5) as the generic compare() orders them: a
+ * NaN magnitude is neither below nor above, so it counts as equal. */
+static inline bool vorder(int code, const tcell *a, const tcell *b) {
+  double ma = vmag3(a), mb = vmag3(b);
+  int c = ma < mb ? -1 : ma > mb;
+  return COMPARE(code, c, 0);
+}
 
 int sinew__typed_run(const tprog *P, tcell *R, vm_expr_ctx *ex) {
   const sinew_expr_io_t *io = ex->io;
@@ -1213,7 +1268,8 @@ int sinew__typed_run(const tprog *P, tcell *R, vm_expr_ctx *ex) {
       [T_CALL] = &&L_T_CALL, [T_ADDVF] = &&L_T_ADDVF, [T_SUBVF] = &&L_T_SUBVF,
       [T_MULVF] = &&L_T_MULVF, [T_DIVVF] = &&L_T_DIVVF, [T_JCI] = &&L_T_JCI, [T_JCF] = &&L_T_JCF,
       [T_CALL1] = &&L_T_CALL1, [T_CLAMP] = &&L_T_CLAMP, [T_LINSTEP] = &&L_T_LINSTEP,
-      [T_SMOOTHSTEP] = &&L_T_SMOOTHSTEP, [T_MOVM] = &&L_T_MOVM};
+      [T_SMOOTHSTEP] = &&L_T_SMOOTHSTEP, [T_MOVM] = &&L_T_MOVM, [T_MULADDF] = &&L_T_MULADDF,
+      [T_ADDMULF] = &&L_T_ADDMULF, [T_MULSUBF] = &&L_T_MULSUBF, [T_SUBMULF] = &&L_T_SUBMULF};
   goto *labels[t->op];
 #else
   for (;;) switch ((topcode)t->op) {
@@ -1223,38 +1279,10 @@ int sinew__typed_run(const tprog *P, tcell *R, vm_expr_ctx *ex) {
     BACK();
     GO(t->d);
   }
-  OP(T_JZI) {
-    PRE();
-    if (A->i == 0) {
-      BACK();
-      GO(t->d);
-    }
-    NEXT();
-  }
-  OP(T_JNZI) {
-    PRE();
-    if (A->i != 0) {
-      BACK();
-      GO(t->d);
-    }
-    NEXT();
-  }
-  OP(T_JZF) {
-    PRE();
-    if (!(A->f != 0)) {
-      BACK();
-      GO(t->d);
-    }
-    NEXT();
-  }
-  OP(T_JNZF) {
-    PRE();
-    if (A->f != 0) {
-      BACK();
-      GO(t->d);
-    }
-    NEXT();
-  }
+  JUMP_IF(T_JZI, A->i == 0)
+  JUMP_IF(T_JNZI, A->i != 0)
+  JUMP_IF(T_JZF, !(A->f != 0))
+  JUMP_IF(T_JNZF, A->f != 0)
   OP(T_MOV) {
     *D = *A;
     NEXT();
@@ -1271,50 +1299,20 @@ int sinew__typed_run(const tprog *P, tcell *R, vm_expr_ctx *ex) {
     memmove(D, A, 16 * sizeof(tcell));
     NEXT();
   }
-  OP(T_I2F) {
-    D->f = (double)A->i;
-    NEXT();
-  }
-  OP(T_F2I) {
-    D->i = f2i(A->f);
-    NEXT();
-  }
-  OP(T_V2F) {
-    D->f = vmag3(A);
-    NEXT();
-  }
-  OP(T_F2V) {
-    double x = A->f;
-    tcell *d = D;
-    d[0].f = d[1].f = d[2].f = x;
-    NEXT();
-  }
-  OP(T_I2V) {
-    double x = (double)A->i;
-    tcell *d = D;
-    d[0].f = d[1].f = d[2].f = x;
-    NEXT();
-  }
-  OP(T_VEC3) {
-    double x = A->f, y = B->f, z = C->f;
-    tcell *d = D;
-    d[0].f = x;
-    d[1].f = y;
-    d[2].f = z;
-    NEXT();
-  }
-  OP(T_ADDF) {
-    D->f = A->f + B->f;
-    NEXT();
-  }
-  OP(T_SUBF) {
-    D->f = A->f - B->f;
-    NEXT();
-  }
-  OP(T_MULF) {
-    D->f = A->f * B->f;
-    NEXT();
-  }
+  SIMPLE(T_I2F, f, (double)A->i)
+  SIMPLE(T_F2I, i, f2i(A->f)) /* truncates, as MEL */
+  SIMPLE(T_V2F, f, vmag3(A))
+  SIMPLE(T_DOTV, f, A[0].f * B[0].f + A[1].f * B[1].f + A[2].f * B[2].f)
+  VECTOR(T_F2V, A->f, A->f, A->f)
+  VECTOR(T_I2V, (double)A->i, (double)A->i, (double)A->i)
+  VECTOR(T_VEC3, A->f, B->f, C->f)
+  SIMPLE(T_ADDF, f, A->f + B->f)
+  SIMPLE(T_SUBF, f, A->f - B->f)
+  SIMPLE(T_MULF, f, A->f * B->f)
+  SIMPLE(T_MULADDF, f, product(A, B) + C->f)
+  SIMPLE(T_ADDMULF, f, C->f + product(A, B))
+  SIMPLE(T_MULSUBF, f, product(A, B) - C->f)
+  SIMPLE(T_SUBMULF, f, C->f - product(A, B))
   OP(T_DIVF) {
     double x = A->f, y = B->f;
     D->f = y != 0 ? x / y : tdiv(&V, t, x, y);
@@ -1324,18 +1322,9 @@ int sinew__typed_run(const tprog *P, tcell *R, vm_expr_ctx *ex) {
     D->f = tmod(&V, t, A->f, B->f);
     NEXT();
   }
-  OP(T_ADDI) {
-    D->i = (int64_t)((uint64_t)A->i + (uint64_t)B->i);
-    NEXT();
-  }
-  OP(T_SUBI) {
-    D->i = (int64_t)((uint64_t)A->i - (uint64_t)B->i);
-    NEXT();
-  }
-  OP(T_MULI) {
-    D->i = (int64_t)((uint64_t)A->i * (uint64_t)B->i);
-    NEXT();
-  }
+  SIMPLE(T_ADDI, i, (int64_t)((uint64_t)A->i + (uint64_t)B->i)) /* wraps around */
+  SIMPLE(T_SUBI, i, (int64_t)((uint64_t)A->i - (uint64_t)B->i))
+  SIMPLE(T_MULI, i, (int64_t)((uint64_t)A->i * (uint64_t)B->i))
   OP(T_DIVI)
   OP(T_MODI) {
     int64_t x = A->i, y = B->i;
@@ -1390,122 +1379,25 @@ int sinew__typed_run(const tprog *P, tcell *R, vm_expr_ctx *ex) {
     for (int k = 0; k < 3; k++) d[k].f = r[k];
     NEXT();
   }
-  OP(T_JCI) {
-    PRE();
-    int64_t x = A->i, y = B->i;
-    bool r;
-    switch (t->c & 7) {
-      case 0: r = x == y; break;
-      case 1: r = x != y; break;
-      case 2: r = x < y; break;
-      case 3: r = x <= y; break;
-      case 4: r = x > y; break;
-      default: r = x >= y; break;
-    }
-    if (r == (t->c >> 3)) {
-      BACK();
-      GO(t->d);
-    }
-    NEXT();
-  }
-  OP(T_JCF) {
-    PRE();
-    double x = A->f, y = B->f;
-    bool r;
-    switch (t->c & 7) {
-      case 0: r = x == y; break;
-      case 1: r = x != y; break;
-      case 2: r = x < y; break;
-      case 3: r = x <= y; break;
-      case 4: r = x > y; break;
-      default: r = x >= y; break;
-    }
-    if (r == (t->c >> 3)) {
-      BACK();
-      GO(t->d);
-    }
-    NEXT();
-  }
-  OP(T_DOTV) {
-    const tcell *a = A, *b = B;
-    D->f = a[0].f * b[0].f + a[1].f * b[1].f + a[2].f * b[2].f;
-    NEXT();
-  }
-  OP(T_CROSSV) {
-    const tcell *a = A, *b = B;
-    double x = a[1].f * b[2].f - a[2].f * b[1].f, y = a[2].f * b[0].f - a[0].f * b[2].f,
-           z = a[0].f * b[1].f - a[1].f * b[0].f;
-    tcell *d = D;
-    d[0].f = x;
-    d[1].f = y;
-    d[2].f = z;
-    NEXT();
-  }
-  OP(T_NEGF) {
-    D->f = -A->f;
-    NEXT();
-  }
-  OP(T_NEGI) {
-    D->i = (int64_t)(0 - (uint64_t)A->i);
-    NEXT();
-  }
-  OP(T_NEGV) {
-    const tcell *a = A;
-    double x = -a[0].f, y = -a[1].f, z = -a[2].f;
-    tcell *d = D;
-    d[0].f = x;
-    d[1].f = y;
-    d[2].f = z;
-    NEXT();
-  }
-  OP(T_EQF) {
-    D->i = A->f == B->f;
-    NEXT();
-  }
-  OP(T_NEF) {
-    D->i = A->f != B->f;
-    NEXT();
-  }
-  OP(T_LTF) {
-    D->i = A->f < B->f;
-    NEXT();
-  }
-  OP(T_LEF) {
-    D->i = A->f <= B->f;
-    NEXT();
-  }
-  OP(T_GTF) {
-    D->i = A->f > B->f;
-    NEXT();
-  }
-  OP(T_GEF) {
-    D->i = A->f >= B->f;
-    NEXT();
-  }
-  OP(T_EQI) {
-    D->i = A->i == B->i;
-    NEXT();
-  }
-  OP(T_NEI) {
-    D->i = A->i != B->i;
-    NEXT();
-  }
-  OP(T_LTI) {
-    D->i = A->i < B->i;
-    NEXT();
-  }
-  OP(T_LEI) {
-    D->i = A->i <= B->i;
-    NEXT();
-  }
-  OP(T_GTI) {
-    D->i = A->i > B->i;
-    NEXT();
-  }
-  OP(T_GEI) {
-    D->i = A->i >= B->i;
-    NEXT();
-  }
+  JUMP_IF(T_JCI, COMPARE(t->c & 7, A->i, B->i) == (t->c >> 3))
+  JUMP_IF(T_JCF, COMPARE(t->c & 7, A->f, B->f) == (t->c >> 3))
+  VECTOR(T_CROSSV, A[1].f * B[2].f - A[2].f * B[1].f, A[2].f * B[0].f - A[0].f * B[2].f,
+         A[0].f * B[1].f - A[1].f * B[0].f)
+  SIMPLE(T_NEGF, f, -A->f)
+  SIMPLE(T_NEGI, i, (int64_t)(0 - (uint64_t)A->i))
+  VECTOR(T_NEGV, -A[0].f, -A[1].f, -A[2].f)
+  SIMPLE(T_EQF, i, COMPARE(0, A->f, B->f))
+  SIMPLE(T_NEF, i, COMPARE(1, A->f, B->f))
+  SIMPLE(T_LTF, i, COMPARE(2, A->f, B->f))
+  SIMPLE(T_LEF, i, COMPARE(3, A->f, B->f))
+  SIMPLE(T_GTF, i, COMPARE(4, A->f, B->f))
+  SIMPLE(T_GEF, i, COMPARE(5, A->f, B->f))
+  SIMPLE(T_EQI, i, COMPARE(0, A->i, B->i))
+  SIMPLE(T_NEI, i, COMPARE(1, A->i, B->i))
+  SIMPLE(T_LTI, i, COMPARE(2, A->i, B->i))
+  SIMPLE(T_LEI, i, COMPARE(3, A->i, B->i))
+  SIMPLE(T_GTI, i, COMPARE(4, A->i, B->i))
+  SIMPLE(T_GEI, i, COMPARE(5, A->i, B->i))
   OP(T_EQV)
   OP(T_NEV) {
     const tcell *a = A, *b = B;
@@ -1513,42 +1405,17 @@ int sinew__typed_run(const tprog *P, tcell *R, vm_expr_ctx *ex) {
     D->i = eq == (t->op == T_EQV);
     NEXT();
   }
-  OP(T_LTV)
-  OP(T_LEV)
-  OP(T_GTV)
-  OP(T_GEV) {
-    /* ordering of vectors compares magnitudes, as MEL converts them to floats */
-    double ma = vmag3(A), mb = vmag3(B);
-    int c = ma < mb ? -1 : ma > mb;
-    D->i = t->op == T_LTV ? c < 0 : t->op == T_LEV ? c <= 0 : t->op == T_GTV ? c > 0 : c >= 0;
-    NEXT();
-  }
-  OP(T_TRUTHF) {
-    D->i = A->f != 0;
-    NEXT();
-  }
-  OP(T_TRUTHI) {
-    D->i = A->i != 0;
-    NEXT();
-  }
-  OP(T_TRUTHV) {
-    const tcell *a = A;
-    D->i = a[0].f != 0 || a[1].f != 0 || a[2].f != 0;
-    NEXT();
-  }
-  OP(T_NOTF) {
-    D->i = !(A->f != 0);
-    NEXT();
-  }
-  OP(T_NOTI) {
-    D->i = !A->i;
-    NEXT();
-  }
-  OP(T_NOTV) {
-    const tcell *a = A;
-    D->i = !(a[0].f != 0 || a[1].f != 0 || a[2].f != 0);
-    NEXT();
-  }
+  /* ordering of vectors compares magnitudes, as MEL converts them to floats */
+  SIMPLE(T_LTV, i, vorder(2, A, B))
+  SIMPLE(T_LEV, i, vorder(3, A, B))
+  SIMPLE(T_GTV, i, vorder(4, A, B))
+  SIMPLE(T_GEV, i, vorder(5, A, B))
+  SIMPLE(T_TRUTHF, i, A->f != 0)
+  SIMPLE(T_TRUTHI, i, A->i != 0)
+  SIMPLE(T_TRUTHV, i, vtruth(A))
+  SIMPLE(T_NOTF, i, !(A->f != 0))
+  SIMPLE(T_NOTI, i, !A->i)
+  SIMPLE(T_NOTV, i, !vtruth(A))
   OP(T_OUT) {
     double v = A->f;
     uint32_t k = (uint32_t)t->b;
@@ -1566,18 +1433,9 @@ int sinew__typed_run(const tprog *P, tcell *R, vm_expr_ctx *ex) {
     D->f = (uint32_t)t->b < io->noutputs ? io->outputs[t->b] : 0.0;
     NEXT();
   }
-  OP(T_CLAMP) {
-    D->f = sinew__clamp(A->f, B->f, C->f);
-    NEXT();
-  }
-  OP(T_LINSTEP) {
-    D->f = sinew__linstep(A->f, B->f, C->f);
-    NEXT();
-  }
-  OP(T_SMOOTHSTEP) {
-    D->f = sinew__smoothstep(A->f, B->f, C->f);
-    NEXT();
-  }
+  SIMPLE(T_CLAMP, f, sinew__clamp(A->f, B->f, C->f))
+  SIMPLE(T_LINSTEP, f, sinew__linstep(A->f, B->f, C->f))
+  SIMPLE(T_SMOOTHSTEP, f, sinew__smoothstep(A->f, B->f, C->f))
   OP(T_CALL1) {
     V.bc.line = t->line;
     D->f = t->fn(&V.bc, &A->f);

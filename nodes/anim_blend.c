@@ -11,9 +11,8 @@
  *                  Scale: inputA^weightA * inputB^weightB (multiply accumulation, the default);
  *                  Rotation: per component (by component, the default) or the rotations
  *                  composed as quaternions (by layer); Boolean and Enum: weightB > 0 ? B : A.
- *                  The animLayer node itself (weight, mute, solo) is not evaluated: a layer
- *                  blends with the weights stored on its blend nodes (1 by default) and what
- *                  depends on it is reported as depending on a placeholder. */
+ *   animLayer      a layer's weight, mute, solo, override and passthrough, and its place in
+ *                  the layer hierarchy, made into the weights its blend nodes use. */
 #include <math.h>
 
 #include "nodes/nodes_internal.h"
@@ -171,14 +170,13 @@ static void blend_destroy(sinew_graph_t *g, sinew_node_t n, void *state) {
   sinew_data_unref(((blend_state *)state)->buf);
 }
 
-/* output = sum of input[k] * weight[k] over the inputs there are (a missing weight is 1). */
-static int blend_weighted_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
-  if (plug->attr != A.bw_output) return SINEW_EUNKNOWN_PLUG;
-  sinew_graph_t *g = sinew_compute_graph(ctx);
-  sinew_node_t n = sinew_compute_node(ctx);
-  blend_state *st = sinew_compute_state(ctx);
-  sinew_plug_t in = sinew_plug_make(n, A.bw_input, 0, NULL);
-  size_t count = sinew_plug_indices(g, &in, NULL, 0);
+/* The elements of a numeric multi (their indices and values) in the node's buffer, which grows
+ * only when elements are added. */
+static int read_elements(sinew_graph_t *g, blend_state *st, const sinew_plug_t *array, const int32_t **idx,
+                         const double **val, size_t *total) {
+  size_t count = sinew_plug_indices(g, array, NULL, 0);
+  *total = 0;
+  if (!count) return SINEW_OK;
   if (count > st->cap) {
     sinew_data_t *buf = NULL;
     if (!sinew__scratch(count * (sizeof(double) + sizeof(int32_t)), &buf)) return SINEW_ENOMEM;
@@ -186,13 +184,28 @@ static int blend_weighted_compute(sinew_compute_t *ctx, const sinew_plug_t *plug
     st->buf = buf;
     st->cap = count;
   }
-  double *val = st->buf ? sinew_data_mutable(&st->buf) : NULL;
-  int32_t *idx = val ? (int32_t *)(val + st->cap) : NULL;
+  double *v = sinew_data_mutable(&st->buf);
+  int32_t *i = (int32_t *)(v + st->cap);
+  int rc = sinew_get_double_elements(g, array, i, v, count, total);
+  if (*total > count) *total = count;
+  *idx = i;
+  *val = v;
+  return rc;
+}
+
+/* output = sum of input[k] * weight[k] over the inputs there are (a missing weight is 1). */
+static int blend_weighted_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
+  if (plug->attr != A.bw_output) return SINEW_EUNKNOWN_PLUG;
+  sinew_graph_t *g = sinew_compute_graph(ctx);
+  sinew_node_t n = sinew_compute_node(ctx);
+  sinew_plug_t in = sinew_plug_make(n, A.bw_input, 0, NULL);
+  const int32_t *idx = NULL;
+  const double *val = NULL;
   size_t total = 0;
-  int rc = count ? sinew_get_double_elements(g, &in, idx, val, count, &total) : SINEW_OK;
+  int rc = read_elements(g, sinew_compute_state(ctx), &in, &idx, &val, &total);
   if (rc) return rc;
   double sum = 0;
-  for (size_t k = 0; k < total && k < count; k++) sum += val[k] * element(g, n, A.bw_weight, idx[k], 1.0);
+  for (size_t k = 0; k < total; k++) sum += val[k] * element(g, n, A.bw_weight, idx[k], 1.0);
   return sinew_compute_set_double(ctx, plug, sum);
 }
 
@@ -327,6 +340,88 @@ static int layer_rotation_compute(sinew_compute_t *ctx, const sinew_plug_t *plug
   return set3(ctx, n, lt->o, r);
 }
 
+/* ---- animLayer: a layer's weight, mute and solo, made into the weights of its blend nodes ------ */
+
+/* Maya's animLayer (an objectSet: dagSetMembers lists the layered plugs). Its outputs feed the
+ * blend nodes of the layer (bgwt -> wa, fgwt -> wb, oram / sam -> acm) and the layers below it in
+ * the layer hierarchy (fgwt -> child.pwth, omte -> child.pmte, csol -> child.sslo; the child's
+ * sl -> chsl[i] and play -> cdly[i] go up). Short names from Autodesk's node reference and the
+ * files Maya writes, except those of weight, passthrough and rotationAccumulationMode, which
+ * are inferred (docs/animation.md, "The animLayer node"). */
+static const sinew_attr_desc_t anim_layer_attrs[] = {
+    {.name = "blendNodes", .short_name = "bnds", .type = SINEW_ATTR_MESSAGE, .flags = F_ARR},
+    {.name = "childrenLayers", .short_name = "cdly", .type = SINEW_ATTR_MESSAGE, .flags = F_ARR},
+    {.name = "parentLayer", .short_name = "play", .type = SINEW_ATTR_MESSAGE},
+    {.name = "weight", .short_name = "wth", .type = SINEW_ATTR_DOUBLE, .flags = F_KEY, .default_value = 1,
+     .has_min = true, .has_max = true, .min_value = 0, .max_value = 1},
+    {.name = "mute", .short_name = "mt", .type = SINEW_ATTR_BOOL, .flags = F_KEY},
+    {.name = "solo", .short_name = "sl", .type = SINEW_ATTR_BOOL, .flags = F_KEY},
+    {.name = "lock", .short_name = "lo", .type = SINEW_ATTR_BOOL},
+    {.name = "override", .short_name = "ovrd", .type = SINEW_ATTR_BOOL},
+    {.name = "passthrough", .short_name = "pth", .type = SINEW_ATTR_BOOL, .default_value = 1},
+    {.name = "preferred", .short_name = "pref", .type = SINEW_ATTR_BOOL},
+    {.name = "selected", .short_name = "slct", .type = SINEW_ATTR_BOOL},
+    {.name = "collapse", .short_name = "coll", .type = SINEW_ATTR_BOOL},
+    {.name = "ghost", .short_name = "gh", .type = SINEW_ATTR_BOOL},
+    {.name = "ghostColor", .short_name = "ghc", .type = SINEW_ATTR_INT, .default_value = 5},
+    {.name = "rotationAccumulationMode", .short_name = "ram", .type = SINEW_ATTR_ENUM,
+     .enum_fields = "By Component:By Layer"},
+    {.name = "scaleAccumulationMode", .short_name = "sam", .type = SINEW_ATTR_ENUM, .enum_fields = "Multiply:Additive"},
+    {.name = "parentWeight", .short_name = "pwth", .type = SINEW_ATTR_DOUBLE, .default_value = 1},
+    {.name = "parentMute", .short_name = "pmte", .type = SINEW_ATTR_BOOL},
+    {.name = "siblingSolo", .short_name = "sslo", .type = SINEW_ATTR_BOOL},
+    {.name = "childrenSolo", .short_name = "chsl", .type = SINEW_ATTR_BOOL, .flags = F_ARR},
+    {.name = "childsoloed", .short_name = "csol", .type = SINEW_ATTR_BOOL, .flags = SINEW_ATTR_OUTPUT},
+    {.name = "foregroundWeight", .short_name = "fgwt", .type = SINEW_ATTR_DOUBLE, .flags = SINEW_ATTR_OUTPUT},
+    {.name = "backgroundWeight", .short_name = "bgwt", .type = SINEW_ATTR_DOUBLE, .flags = SINEW_ATTR_OUTPUT},
+    {.name = "outMute", .short_name = "omte", .type = SINEW_ATTR_BOOL, .flags = SINEW_ATTR_OUTPUT},
+    {.name = "outRotationAccumulationMode", .short_name = "oram", .type = SINEW_ATTR_ENUM,
+     .enum_fields = "By Component:By Layer", .flags = SINEW_ATTR_OUTPUT},
+};
+static const sinew_affects_t anim_layer_affects[] = {
+    {"weight", "foregroundWeight"}, {"parentWeight", "foregroundWeight"}, {"mute", "foregroundWeight"},
+    {"parentMute", "foregroundWeight"}, {"solo", "foregroundWeight"}, {"siblingSolo", "foregroundWeight"},
+    {"weight", "backgroundWeight"}, {"parentWeight", "backgroundWeight"}, {"mute", "backgroundWeight"},
+    {"parentMute", "backgroundWeight"}, {"solo", "backgroundWeight"}, {"siblingSolo", "backgroundWeight"},
+    {"override", "backgroundWeight"}, {"passthrough", "backgroundWeight"},
+    {"mute", "outMute"}, {"parentMute", "outMute"},
+    {"childrenSolo", "childsoloed"},
+    {"rotationAccumulationMode", "outRotationAccumulationMode"}};
+
+static struct {
+  uint32_t w, mt, sl, ovrd, pth, ram, pwth, pmte, sslo, chsl, csol, fgwt, bgwt, omte, oram;
+} L;
+
+/* fgwt = weight x parentWeight, 0 when the layer or a layer above it is muted or a sibling is
+ * soloed and it is not; bgwt = what the layers below keep: all of it under an additive layer or
+ * an inactive one, 1 - fgwt under an override layer with passthrough, nothing under an opaque
+ * override layer. */
+static int anim_layer_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
+  sinew_graph_t *g = sinew_compute_graph(ctx);
+  sinew_node_t n = sinew_compute_node(ctx);
+  bool muted = get1(g, n, L.mt, 0) != 0 || get1(g, n, L.pmte, 0) != 0;
+  if (plug->attr == L.omte) return sinew_compute_set_double(ctx, plug, muted);
+  if (plug->attr == L.oram) return sinew_compute_set_double(ctx, plug, get1(g, n, L.ram, 0));
+  if (plug->attr == L.csol) { /* any child soloed */
+    sinew_plug_t chsl = sinew_plug_make(n, L.chsl, 0, NULL);
+    const int32_t *idx = NULL;
+    const double *val = NULL;
+    size_t total = 0;
+    int rc = read_elements(g, sinew_compute_state(ctx), &chsl, &idx, &val, &total);
+    if (rc) return rc;
+    bool any = false;
+    for (size_t k = 0; k < total; k++) any = any || val[k] != 0;
+    return sinew_compute_set_double(ctx, plug, any);
+  }
+  if (plug->attr != L.fgwt && plug->attr != L.bgwt) return SINEW_EUNKNOWN_PLUG;
+  bool excluded = get1(g, n, L.sslo, 0) != 0 && get1(g, n, L.sl, 0) == 0;
+  double fg = muted || excluded ? 0 : get1(g, n, L.w, 1) * get1(g, n, L.pwth, 1);
+  if (plug->attr == L.fgwt) return sinew_compute_set_double(ctx, plug, fg);
+  double bg = 1;
+  if (get1(g, n, L.ovrd, 0) != 0 && !muted && !excluded) bg = get1(g, n, L.pth, 1) != 0 ? 1 - fg : 0;
+  return sinew_compute_set_double(ctx, plug, bg);
+}
+
 /* ---- registration ----------------------------------------------------------------------------- */
 
 #define COUNT(a) (sizeof(a) / sizeof *(a))
@@ -334,17 +429,20 @@ static int layer_rotation_compute(sinew_compute_t *ctx, const sinew_plug_t *plug
 int sinew__register_anim_blend_types(sinew_graph_t *g) {
   if (sinew_find_node_type(g, "pairBlend")) return SINEW_OK;
   const sinew_node_type_t *pb, *bw, *bt;
-  sinew_node_type_desc_t d = {.name = "pairBlend", .attrs = pair_blend_attrs, .attr_count = COUNT(pair_blend_attrs),
+  sinew_node_type_desc_t d = {.name = "pairBlend", .flags = SINEW_NODE_TYPE_PARALLEL,
+                              .attrs = pair_blend_attrs, .attr_count = COUNT(pair_blend_attrs),
                               .affects = pair_blend_affects, .affects_count = COUNT(pair_blend_affects),
                               .compute = pair_blend_compute};
   int rc = sinew_register_node_type(g, &d, &pb);
   if (rc) return rc;
-  d = (sinew_node_type_desc_t){.name = "blendWeighted", .attrs = blend_weighted_attrs,
+  d = (sinew_node_type_desc_t){.name = "blendWeighted", .flags = SINEW_NODE_TYPE_PARALLEL,
+                               .attrs = blend_weighted_attrs,
                                .attr_count = COUNT(blend_weighted_attrs), .affects = blend_weighted_affects,
                                .affects_count = COUNT(blend_weighted_affects), .compute = blend_weighted_compute,
                                .state_size = sizeof(blend_state), .destroy = blend_destroy};
   if ((rc = sinew_register_node_type(g, &d, &bw))) return rc;
-  d = (sinew_node_type_desc_t){.name = "blendTwoAttr", .attrs = blend_two_attrs, .attr_count = COUNT(blend_two_attrs),
+  d = (sinew_node_type_desc_t){.name = "blendTwoAttr", .flags = SINEW_NODE_TYPE_PARALLEL,
+                               .attrs = blend_two_attrs, .attr_count = COUNT(blend_two_attrs),
                                .affects = blend_two_affects, .affects_count = COUNT(blend_two_affects),
                                .compute = blend_two_compute};
   if ((rc = sinew_register_node_type(g, &d, &bt))) return rc;
@@ -382,7 +480,8 @@ int sinew__register_anim_blend_types(sinew_graph_t *g) {
   };
   static layer_type info[COUNT(layers)];
   for (size_t i = 0; i < COUNT(layers); i++) {
-    d = (sinew_node_type_desc_t){.name = layers[i].name, .parent_type = "animBlendNodeBase", .attrs = layers[i].attrs,
+    d = (sinew_node_type_desc_t){.name = layers[i].name, .parent_type = "animBlendNodeBase", .flags = SINEW_NODE_TYPE_PARALLEL,
+                                 .attrs = layers[i].attrs,
                                  .attr_count = layers[i].n, .affects = layers[i].aff, .affects_count = layers[i].naff,
                                  .compute = layers[i].kind == LAYER_ROTATION ? layer_rotation_compute : layer_compute,
                                  .user_data = &info[i]};
@@ -397,6 +496,19 @@ int sinew__register_anim_blend_types(sinew_graph_t *g) {
                            .acm = sinew_node_type_attr(t, "accumulationMode"),
                            .ro = sinew_node_type_attr(t, "rotateOrder")};
   }
+  /* animLayer is an objectSet in Maya (its dagSetMembers list the layered plugs) */
+  const sinew_node_type_t *al;
+  if ((rc = sinew__register_object_set_types(g))) return rc;
+  d = (sinew_node_type_desc_t){.name = "animLayer", .parent_type = "objectSet", .attrs = anim_layer_attrs,
+                               .attr_count = COUNT(anim_layer_attrs), .affects = anim_layer_affects,
+                               .affects_count = COUNT(anim_layer_affects), .compute = anim_layer_compute,
+                               .state_size = sizeof(blend_state), .destroy = blend_destroy};
+  if ((rc = sinew_register_node_type(g, &d, &al))) return rc;
+  static const char *const al_names[] = {"wth", "mt", "sl", "ovrd", "pth", "ram", "pwth", "pmte",
+                                         "sslo", "chsl", "csol", "fgwt", "bgwt", "omte", "oram"};
+  uint32_t *al_ids[] = {&L.w, &L.mt, &L.sl, &L.ovrd, &L.pth, &L.ram, &L.pwth, &L.pmte,
+                        &L.sslo, &L.chsl, &L.csol, &L.fgwt, &L.bgwt, &L.omte, &L.oram};
+  for (size_t i = 0; i < COUNT(al_names); i++) *al_ids[i] = sinew_node_type_attr(al, al_names[i]);
   static const char *const pb_names[] = {"it1", "ir1", "it2", "ir2", "w", "ri", "rm",
                                          "txm", "tym", "tzm", "ro", "ot", "or"};
   uint32_t *pb_ids[] = {&A.it1, &A.ir1, &A.it2, &A.ir2, &A.w, &A.ri, &A.rm,

@@ -64,10 +64,22 @@ typedef struct anim_span {
   double px[4];       /* Bezier x(u) coefficients, highest first */
 } anim_span;
 
-/* The compiled curve: what evaluation reads. */
+/* What an evaluation inside the keys reads of key i and the span it starts, in one cache line:
+ * finding and evaluating a span touches the lines of its two keys, not the keys' and spans'
+ * whole records. */
+typedef struct anim_hot {
+  double t, v;
+  double c[4];   /* the span's cubic (Hermite a, b, c, d; Bezier y(u)) */
+  uint64_t kind; /* the span's method (enum span_kind) */
+  double pad;
+} anim_hot;
+
+/* The compiled curve: what evaluation reads. keys and spans hold everything; hot repeats what
+ * the common path reads. */
 typedef struct anim_compiled {
   anim_key *keys;
   anim_span *spans;
+  anim_hot *hot; /* 64-byte aligned */
   size_t n;
   bool weighted;
   int pre, post;
@@ -79,10 +91,10 @@ typedef struct curve_kind {
 } curve_kind;
 
 typedef struct curve_state {
-  anim_compiled curve;
-  sinew_data_t *mem;      /* holds keys and spans */
+  anim_compiled curve;    /* first, with stale and hint: what a time change reads */
   bool stale;             /* a key attribute changed since the last compile */
   size_t hint;            /* the span used last */
+  sinew_data_t *mem;      /* holds keys and spans */
   sinew_node_t time_node; /* the scene's time node and its outTime */
   uint32_t out_time;
   bool warned_roti;       /* rotationInterpolation >= 3 was reported */
@@ -364,22 +376,26 @@ static double solve_bezier_x(const double px[4], double s) {
   return poly_roots(poly, 3, 0.0, true, 1.0, true, roots) == 1 ? roots[0] : 0.0;
 }
 
-static double eval_span(const anim_key *k, const anim_key *n, const anim_span *sp, double t) {
-  switch (sp->kind) {
-    case SPAN_LINEAR: return k->v + (t - k->t) / (n->t - k->t) * (n->v - k->v);
-    case SPAN_STEP: return k->v;
-    case SPAN_STEPNEXT: return n->v;
-    case SPAN_HERMITE: return poly3(sp->c, t - k->t);
+/* Span i (from key i to key i + 1) at t. */
+static double eval_span(const anim_compiled *c, size_t i, double t) {
+  const anim_hot *h = &c->hot[i];
+  double t0 = h->t, t1 = h[1].t;
+  switch ((enum span_kind)h->kind) {
+    case SPAN_LINEAR: return h->v + (t - t0) / (t1 - t0) * (h[1].v - h->v);
+    case SPAN_STEP: return h->v;
+    case SPAN_STEPNEXT: return h[1].v;
+    case SPAN_HERMITE: return poly3(h->c, t - t0);
     case SPAN_BEZIER: {
+      const anim_span *sp = &c->spans[i];
       double s;
-      if (near(t, k->t, KEY_EPS)) s = 0.0;
-      else if (near(t, n->t, KEY_EPS)) s = 1.0;
-      else s = (t - k->t) / (n->t - k->t);
+      if (near(t, t0, KEY_EPS)) s = 0.0;
+      else if (near(t, t1, KEY_EPS)) s = 1.0;
+      else s = (t - t0) / (t1 - t0);
       double u = sp->bezier_linear ? s : solve_bezier_x(sp->px, s);
       return poly3(sp->c, u);
     }
   }
-  return k->v;
+  return h->v;
 }
 
 /* ---- curve evaluation ------------------------------------------------------------------------- */
@@ -394,15 +410,16 @@ static double to_ticks(double t) {
  * when time moved forward by less than a span, else by binary search. */
 static size_t find_next(const anim_compiled *c, double t, size_t *hint) {
   size_t h = *hint;
-  if (h + 1 < c->n && c->keys[h].t < t && t <= c->keys[h + 1].t) return h + 1;
-  if (h + 2 < c->n && c->keys[h + 1].t < t && t <= c->keys[h + 2].t) {
+  const anim_hot *kt = c->hot;
+  if (h + 1 < c->n && kt[h].t < t && t <= kt[h + 1].t) return h + 1;
+  if (h + 2 < c->n && kt[h + 1].t < t && t <= kt[h + 2].t) {
     *hint = h + 1;
     return h + 2;
   }
   size_t lo = 0, hi = c->n - 1;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
-    if (c->keys[mid].t < t) lo = mid + 1;
+    if (kt[mid].t < t) lo = mid + 1;
     else hi = mid;
   }
   if (lo > 0) *hint = lo - 1;
@@ -412,11 +429,11 @@ static size_t find_next(const anim_compiled *c, double t, size_t *hint) {
 /* Inside the keys (or past them with constant infinity). */
 static double eval_inside(const anim_compiled *c, double t, size_t *hint) {
   size_t next = find_next(c, t, hint);
-  const anim_key *kn = &c->keys[next];
-  if (near(kn->t, t, KEY_EPS) || (kn->t < t && next == 0)) return kn->v;
-  if (t >= c->keys[c->n - 1].t && next == c->n - 1) return kn->v;
-  if (next == 0) return kn->v;
-  return eval_span(&c->keys[next - 1], kn, &c->spans[next - 1], t);
+  double tn = c->hot[next].t;
+  if (near(tn, t, KEY_EPS) || (tn < t && next == 0)) return c->hot[next].v;
+  if (t >= c->hot[c->n - 1].t && next == c->n - 1) return c->hot[next].v;
+  if (next == 0) return c->hot[next].v;
+  return eval_span(c, next - 1, t);
 }
 
 /* Slope of a tangent as AnimX takes it for linear infinity: through its angle, +-90 degrees
@@ -624,7 +641,7 @@ static void compute_spans(anim_compiled *c) {
 
 /* ---- compiling the key attributes ------------------------------------------------------------- */
 
-static sinew_plug_t plug0(sinew_node_t n, uint32_t attr) { return sinew_plug_make(n, attr, 0, NULL); }
+static sinew_plug_t plug0(sinew_node_t n, uint32_t attr) { return (sinew_plug_t){.node = n, .attr = attr}; }
 
 static double read_double(sinew_graph_t *g, sinew_node_t n, uint32_t attr, double dflt) {
   sinew_plug_t p = plug0(n, attr);
@@ -702,7 +719,8 @@ static int compile(sinew_graph_t *g, sinew_node_t node, curve_state *st, bool ti
   }
   sinew_data_t *tmpmem = NULL, *mem = NULL;
   void *tmp = sinew__scratch(most * (sizeof(int32_t) + sizeof(double)) + 16, &tmpmem);
-  void *block = tmp ? sinew__scratch(n * (sizeof(anim_key) + sizeof(anim_span)) + 16, &mem) : NULL;
+  size_t per_key = sizeof(anim_key) + sizeof(anim_span) + sizeof(anim_hot);
+  void *block = tmp ? sinew__scratch(n * per_key + 64, &mem) : NULL;
   if (!block) {
     sinew_data_unref(tmpmem);
     sinew_data_unref(mem);
@@ -712,6 +730,7 @@ static int compile(sinew_graph_t *g, sinew_node_t node, curve_state *st, bool ti
   int32_t *idx = (int32_t *)(vals + most);
   anim_key *keys = block;
   anim_span *spans = (anim_span *)(keys + n);
+  size_t n_read = n; /* the room for each array; clean_keys may leave fewer keys */
   n = sinew_plug_indices(g, &ktv, idx, n);
   int default_type = to_code(read_double(g, node, A.key[K_TAN], TAN_AUTO));
   int rc = SINEW_OK;
@@ -742,7 +761,9 @@ static int compile(sinew_graph_t *g, sinew_node_t node, curve_state *st, bool ti
     sinew_log(g, SINEW_LOG_WARNING, SINEW_LOG_GENERIC,
               "%s: %zu key(s) not used (a time or value that is not finite, or a time another key has)",
               sinew_node_name(g, node), dropped);
-  anim_compiled c = {.keys = keys, .spans = spans, .n = n};
+  uintptr_t after = (uintptr_t)(spans + n_read);
+  anim_hot *hot = (anim_hot *)((after + 63) & ~(uintptr_t)63);
+  anim_compiled c = {.keys = keys, .spans = spans, .hot = hot, .n = n};
   if (read_double(g, node, A.roti, 1) >= 3 && !st->warned_roti) {
     st->warned_roti = true;
     sinew_log(g, SINEW_LOG_WARNING, SINEW_LOG_GENERIC,
@@ -754,6 +775,13 @@ static int compile(sinew_graph_t *g, sinew_node_t node, curve_state *st, bool ti
   c.post = to_code(read_double(g, node, A.key[K_PST], 0));
   compute_tangents(&c);
   compute_spans(&c);
+  for (size_t i = 0; i < c.n; i++) {
+    c.hot[i] = (anim_hot){.t = keys[i].t, .v = keys[i].v};
+    if (i + 1 < c.n) {
+      memcpy(c.hot[i].c, spans[i].c, sizeof spans[i].c);
+      c.hot[i].kind = (uint64_t)spans[i].kind;
+    }
+  }
   sinew_data_unref(st->mem);
   st->mem = mem;
   st->curve = c;
@@ -820,6 +848,22 @@ static void curve_destroy(sinew_graph_t *g, sinew_node_t n, void *state) {
   sinew_data_unref(st->mem);
 }
 
+/* Stores a chunk of evaluated time curves; where that cannot be done (the time set from inside
+ * a compute, where values are not stored from outside the pull) dirties them as before. */
+static int store_curves(sinew_graph_t *g, const sinew_plug_t *outs, const double *values, size_t k) {
+  if (sinew_store_outputs(g, outs, values, k) == SINEW_OK) return SINEW_OK;
+  for (size_t i = 0; i < k; i++) {
+    int rc = sinew_dirty(g, &outs[i]);
+    if (rc) return rc;
+  }
+  return SINEW_OK;
+}
+
+/* The time changed: every time curve whose input is not connected evaluates at the new time.
+ * A compiled curve is evaluated here, in one pass over the curves, and its output stored clean
+ * (sinew_store_outputs, in chunks: what its compute would give, without one pull per curve, as
+ * Maya's evaluation manager batches time-driven nodes); a curve whose keys changed since its
+ * last compile is dirtied instead and compiles when it is next read. */
 int sinew__anim_time_changed(sinew_graph_t *g) {
   const sinew_node_type_t *types[4];
   size_t nt = 0;
@@ -829,15 +873,50 @@ int sinew__anim_time_changed(sinew_graph_t *g) {
       if (t) types[nt++] = t;
     }
   if (!nt) return SINEW_OK;
-  for (sinew_node_t n = {0, 0}; sinew_node_next(g, &n);) {
-    const sinew_node_type_t *t = sinew_node_type(g, n);
-    bool curve = false;
-    for (size_t i = 0; i < nt; i++) curve |= t == types[i];
-    if (!curve) continue;
-    sinew_plug_t in = plug0(n, A.input), out = plug0(n, A.output);
-    if (sinew_plug_source(g, &in, NULL)) continue; /* its source carries the change */
-    int rc = sinew_dirty(g, &out);
-    if (rc) return rc;
+  double now = 0;
+  int rc = sinew_time_get_seconds(g, &now);
+  if (rc) return rc;
+  now = to_ticks(now);
+  /* In chunks: the curves' states are gathered (and fetched ahead), then the keys each will
+   * read (fetched ahead), then evaluated, so that the memory of one curve is on its way while
+   * another is evaluated. */
+  enum { CHUNK = 256 };
+  sinew_plug_t outs[CHUNK];
+  double values[CHUNK];
+  curve_state *states[CHUNK];
+  size_t k = 0;
+  sinew_node_t n = {0, 0};
+  for (bool more = true; more;) {
+    k = 0;
+    while (k < CHUNK && (more = sinew_node_next(g, &n))) {
+      const sinew_node_type_t *t = sinew_node_type(g, n);
+      bool curve = false;
+      for (size_t i = 0; i < nt; i++) curve |= t == types[i];
+      if (!curve) continue;
+      sinew_plug_t in = plug0(n, A.input);
+      if (sinew_plug_source(g, &in, NULL)) continue; /* its source carries the change */
+      outs[k] = plug0(n, A.output);
+      states[k] = sinew_node_state(g, n);
+      __builtin_prefetch(states[k]);
+      __builtin_prefetch((const char *)states[k] + 63); /* its end, when it spans two lines */
+      k++;
+    }
+    for (size_t i = 0; i < k; i++)
+      if (!states[i]->stale && states[i]->curve.n) {
+        const anim_hot *h = &states[i]->curve.hot[states[i]->hint];
+        __builtin_prefetch(h);
+        __builtin_prefetch(h + 1);
+      }
+    size_t kept = 0;
+    for (size_t i = 0; i < k; i++) {
+      if (states[i]->stale) { /* compiled when it is next read */
+        if ((rc = sinew_dirty(g, &outs[i]))) return rc;
+        continue;
+      }
+      outs[kept] = outs[i];
+      values[kept++] = eval_curve(&states[i]->curve, now, &states[i]->hint);
+    }
+    if (kept && (rc = store_curves(g, outs, values, kept))) return rc;
   }
   return SINEW_OK;
 }
@@ -859,7 +938,8 @@ static int register_curve_type(sinew_graph_t *g, size_t i) {
   size_t na = 2;
   for (size_t j = 0; j < NKEY_ATTRS; j++)
     affects[na++] = (sinew_affects_t){key_attr_names[j], "output"};
-  sinew_node_type_desc_t d = {.name = curve_types[i].name, .parent_type = "animCurve", .attrs = attrs,
+  sinew_node_type_desc_t d = {.name = curve_types[i].name, .parent_type = "animCurve", .flags = SINEW_NODE_TYPE_PARALLEL,
+                              .attrs = attrs,
                               .attr_count = sizeof attrs / sizeof *attrs, .affects = affects,
                               .affects_count = na, .compute = curve_compute, .user_data = (void *)k};
   const sinew_node_type_t *t;
@@ -892,13 +972,13 @@ int sinew_anim_curve_tangents(sinew_graph_t *g, sinew_node_t node, double (*out)
                               size_t *out_count) {
   if (!g || !out_count || (cap && !out)) return SINEW_EINVAL;
   const sinew_node_type_t *type = sinew_node_type(g, node);
-  if (!type) return sinew_graph_set_error(g, SINEW_ESTALE, "sinew_anim_curve_tangents: no such node");
+  if (!type) return sinew_graph_fail(g, SINEW_ESTALE, "sinew_anim_curve_tangents", "no such node");
   const curve_kind *kind = NULL;
   for (size_t i = 0; i < NCURVE_TYPES; i++)
     if (sinew_node_type_is_a(type, curve_types[i].name)) kind = sinew_node_type_user_data(type);
   if (!kind)
-    return sinew_graph_set_error(g, SINEW_ETYPE, "sinew_anim_curve_tangents: %s is not an animation curve",
-                                 sinew_node_name(g, node));
+    return sinew_graph_fail(g, SINEW_ETYPE, "sinew_anim_curve_tangents", "%s is not an animation curve",
+                            sinew_node_name(g, node));
   curve_state *st = sinew_node_state(g, node);
   int rc;
   if (st->stale && (rc = compile(g, node, st, kind->time_input))) return rc;

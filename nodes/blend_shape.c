@@ -7,7 +7,12 @@
  * piecewise linear between neighbouring items, the outer segments extended beyond the last item.
  * An item's delta is stored (ipt pointArray matched in order with the ict componentList) or
  * derived from a live target mesh connected to igt: target minus the base (originalGeometry[k]
- * when connected, else the deformer's input), both local points (origin local).
+ * when connected, else the deformer's input), both local points with origin local (1); with
+ * origin world (0) the target's points go through its world matrix and back through the base's
+ * inverse world matrix first, so the base takes the target's place in the world. The world
+ * matrices come through hidden inputs that sinew_blend_shape_wire_world() connects (the commands
+ * and the session after each script or file do): sinewBaseMatrix[k] from the deformed shape's
+ * transform, inputTargetItem's sinewTargetMatrix from the target's.
  * Only the points of the deformer's set change (nodes/deformer_chain.c, sinew__deformer_members).
  *
  * The hot path: each target is compiled (sorted sparse point indices and float deltas per item,
@@ -29,6 +34,9 @@
 #define F_IN SINEW_ATTR_INPUT
 #define F_ARR (SINEW_ATTR_INPUT | SINEW_ATTR_ARRAY)
 #define F_GEOM_IN (SINEW_ATTR_READABLE | SINEW_ATTR_WRITABLE | SINEW_ATTR_CONNECTABLE | SINEW_ATTR_INDEX_MATTERS)
+/* sinew's own wiring: hidden, not stored (made again when a scene is read) */
+#define F_HID (SINEW_ATTR_READABLE | SINEW_ATTR_WRITABLE | SINEW_ATTR_CONNECTABLE | SINEW_ATTR_HIDDEN)
+#define F_HID_ARR (F_HID | SINEW_ATTR_ARRAY | SINEW_ATTR_INDEX_MATTERS)
 
 static const sinew_attr_desc_t bs_attrs[] = {
     {.name = "weight", .short_name = "w", .type = SINEW_ATTR_FLOAT, .flags = F_ARR | SINEW_ATTR_KEYABLE},
@@ -38,11 +46,13 @@ static const sinew_attr_desc_t bs_attrs[] = {
     {.name = "inputTargetItem", .short_name = "iti", .type = SINEW_ATTR_COMPOUND, .parent = "inputTargetGroup",
      .flags = F_ARR},
     {.name = "inputGeomTarget", .short_name = "igt", .type = SINEW_ATTR_DATA, .parent = "inputTargetItem",
-     .flags = F_GEOM_IN, .data_type = &sinew_mesh_data_type},
+     .flags = F_GEOM_IN}, /* a mesh or a curve (any geometry a deformer takes) */
     {.name = "inputPointsTarget", .short_name = "ipt", .type = SINEW_ATTR_DATA, .parent = "inputTargetItem",
      .data_type = &sinew_point_array_data_type},
     {.name = "inputComponentsTarget", .short_name = "ict", .type = SINEW_ATTR_DATA, .parent = "inputTargetItem",
      .data_type = &sinew_component_list_data_type},
+    {.name = "sinewTargetMatrix", .short_name = "sntm", .type = SINEW_ATTR_MATRIX, .parent = "inputTargetItem",
+     .flags = F_HID},
     {.name = "targetWeights", .short_name = "tw", .type = SINEW_ATTR_FLOAT, .parent = "inputTargetGroup",
      .flags = F_ARR, .default_value = 1},
     {.name = "normalizationId", .short_name = "nid", .type = SINEW_ATTR_INT, .parent = "inputTargetGroup"},
@@ -60,14 +70,16 @@ static const sinew_attr_desc_t bs_attrs[] = {
     /* Shape Editor bookkeeping: kept for files, no effect on evaluation */
     {.name = "midLayerId", .short_name = "mlid", .type = SINEW_ATTR_INT},
     {.name = "midLayerParent", .short_name = "mlpr", .type = SINEW_ATTR_INT},
+    {.name = "sinewBaseMatrix", .short_name = "snbm", .type = SINEW_ATTR_MATRIX, .flags = F_HID_ARR},
 };
 static const sinew_affects_t bs_affects[] = {
     {"weight", "outputGeometry"}, {"inputTarget", "outputGeometry"}, {"origin", "outputGeometry"},
-    {"topologyCheck", "outputGeometry"}, {"originalGeometry", "outputGeometry"}};
+    {"topologyCheck", "outputGeometry"}, {"originalGeometry", "outputGeometry"},
+    {"sinewBaseMatrix", "outputGeometry"}};
 
 static struct {
   uint32_t envelope, input, input_geometry, output_geometry, node_state, orig_geometry;
-  uint32_t weight, input_target, itg, iti, igt, ipt, ict, tw, bw, origin;
+  uint32_t weight, input_target, itg, iti, igt, ipt, ict, tw, bw, origin, tmat, bmat;
 } A;
 
 /* One item of a target: the delta at weight w, sparse (idx ascending) or dense (idx NULL). */
@@ -105,7 +117,8 @@ typedef struct bs_state {
   sinew_data_t *bw_block;
   sinew_data_t *out[2];
   sinew_data_t *mask_block;
-  bool warned_world, warned_topology;
+  bool world;          /* origin world: live targets measured through the world matrices */
+  bool warned_origin, warned_topology, warned_unwired;
   uint64_t evaluations, applied, compiles;
 } bs_state;
 
@@ -194,6 +207,33 @@ static int item_from_pairs(pair *p, size_t n, uint32_t np, bs_item *item) {
   return SINEW_OK;
 }
 
+/* A matrix input of the node: identity when it is not connected (false). */
+static bool matrix_in(sinew_graph_t *g, const sinew_plug_t *p, sinew_mat4_t *out) {
+  sinew_mat4_identity(out);
+  if (!sinew_plug_source(g, p, NULL)) return false;
+  return sinew_get_matrix(g, p, out) == SINEW_OK;
+}
+
+/* Origin world: the matrix taking the target of igt from its local space to the base's,
+ * Mt * Mb^-1 (row vectors). false (local) when a base matrix cannot be inverted. An input the
+ * wiring has not connected reads identity, warned once. */
+static bool target_to_base(sinew_graph_t *g, sinew_node_t n, bs_state *st, const sinew_plug_t *igt,
+                           sinew_mat4_t *out) {
+  sinew_plug_t tp = sinew_plug_make(n, A.tmat, igt->nidx, igt->idx), bp = sinew_plug_make(n, A.bmat, 1, igt->idx);
+  sinew_mat4_t mt, mb, ib;
+  bool wired = matrix_in(g, &tp, &mt);
+  wired = matrix_in(g, &bp, &mb) && wired;
+  if (!wired && !st->warned_unwired) {
+    st->warned_unwired = true;
+    sinew_log(g, SINEW_LOG_WARNING, SINEW_LOG_GENERIC,
+              "%s: origin world, but the world matrices of its base or targets are not connected "
+              "(sinew_blend_shape_wire_world): those are taken as identity", sinew_node_name(g, n));
+  }
+  if (!sinew_mat4_inverse(&mb, &ib)) return false;
+  sinew_mat4_mul(&mt, &ib, out);
+  return true;
+}
+
 /* The delta of item `it` from a live target mesh: target - base, point by point. */
 static int item_from_mesh(sinew_graph_t *g, sinew_node_t n, bs_state *st, const sinew_plug_t *igt,
                           const sinew_mesh_t *base, bs_item *item, sinew_data_t **scratch) {
@@ -216,15 +256,20 @@ static int item_from_mesh(sinew_graph_t *g, sinew_node_t n, bs_state *st, const 
     sinew_data_unref(td);
     return SINEW_OK;
   }
-  (void)n;
   pair *p = sinew__mesh_scratch(scratch, (size_t)base->npoints * sizeof *p + 1);
   if (!p) {
     sinew_data_unref(td);
     return SINEW_ENOMEM;
   }
+  sinew_mat4_t to_base; /* origin world: target local -> world -> base local */
+  bool world = st->world && target_to_base(g, n, st, igt, &to_base);
   for (uint32_t v = 0; v < base->npoints; v++) {
     p[v].v = v;
-    for (int c = 0; c < 3; c++) p[v].d[c] = tm->points[3 * v + c] - base->points[3 * v + c];
+    sinew_vec3_t q = {tm->points[3 * v], tm->points[3 * v + 1], tm->points[3 * v + 2]};
+    if (world) sinew_mat4_transform_point(q, &to_base, &q);
+    p[v].d[0] = (float)(q.x - base->points[3 * v]);
+    p[v].d[1] = (float)(q.y - base->points[3 * v + 1]);
+    p[v].d[2] = (float)(q.z - base->points[3 * v + 2]);
   }
   rc = item_from_pairs(p, base->npoints, base->npoints, item);
   sinew_data_unref(td);
@@ -520,16 +565,19 @@ static int bs_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
   sinew_get_double(g, &pns, &state);
   sinew_plug_t por = sinew_plug_make(n, A.origin, 0, NULL);
   sinew_get_double(g, &por, &origin);
-  if (origin != 1 && !st->warned_world) {
-    st->warned_world = true;
+  if (origin != 1 && origin != 0 && !st->warned_origin) {
+    st->warned_origin = true;
     sinew_log(g, SINEW_LOG_WARNING, SINEW_LOG_GENERIC,
-              "%s.origin is not local: targets are blended in local space (origin world and user are not "
-              "supported)",
+              "%s.origin is user: targets are blended in local space (origin user is not supported)",
               sinew_node_name(g, n));
+  }
+  if (st->world != (origin == 0)) { /* the live targets are measured again */
+    st->world = origin == 0;
+    st->orig_changed = true;
   }
   sinew_data_t *out = NULL;
   if (mesh && en != 0 && state != 1 && state != 4) rc = deform(g, n, st, k, in, en, &out);
-  if (!rc) rc = sinew_compute_set_data(ctx, plug, out ? out : in);
+  if (!rc) rc = sinew__deformer_set_output(ctx, plug, &ig, out ? out : in);
   sinew_data_unref(in);
   return rc;
 }
@@ -541,13 +589,14 @@ static void bs_input_changed(sinew_graph_t *g, sinew_node_t n, void *state, cons
   (void)g;
   (void)n;
   bs_state *st = state;
-  if (p->attr == A.orig_geometry) st->orig_changed = true;
+  if (p->attr == A.orig_geometry || p->attr == A.bmat) st->orig_changed = true;
   if (p->attr == A.input_geometry || p->attr == A.input) st->input_changed = true;
   if (p->attr == A.bw) {
     st->bw_dirty = true;
     return;
   }
-  bool under_target = p->attr == A.igt || p->attr == A.ipt || p->attr == A.ict || p->attr == A.tw || p->attr == A.iti;
+  bool under_target = p->attr == A.igt || p->attr == A.ipt || p->attr == A.ict || p->attr == A.tw ||
+                      p->attr == A.iti || p->attr == A.tmat;
   if (under_target && p->nidx >= 2 && p->idx[0] == st->k) {
     for (uint32_t i = 0; i < st->ntargets; i++)
       if (st->targets[i].t == p->idx[1]) {
@@ -582,7 +631,8 @@ static void bs_destroy(sinew_graph_t *g, sinew_node_t n, void *state) {
 int sinew__register_blend_shape_types(sinew_graph_t *g) {
   if (sinew_find_node_type(g, "blendShape")) return SINEW_OK;
   const sinew_node_type_t *bs;
-  sinew_node_type_desc_t d = {.name = "blendShape", .parent_type = "geometryFilter", .attrs = bs_attrs,
+  sinew_node_type_desc_t d = {.name = "blendShape", .parent_type = "geometryFilter", .flags = SINEW_NODE_TYPE_PARALLEL,
+                              .attrs = bs_attrs,
                               .attr_count = sizeof bs_attrs / sizeof *bs_attrs, .affects = bs_affects,
                               .affects_count = sizeof bs_affects / sizeof *bs_affects, .compute = bs_compute,
                               .input_changed = bs_input_changed, .state_size = sizeof(bs_state),
@@ -605,7 +655,120 @@ int sinew__register_blend_shape_types(sinew_graph_t *g) {
   A.tw = sinew_node_type_attr(bs, "tw");
   A.bw = sinew_node_type_attr(bs, "bw");
   A.origin = sinew_node_type_attr(bs, "or");
+  A.tmat = sinew_node_type_attr(bs, "sntm");
+  A.bmat = sinew_node_type_attr(bs, "snbm");
   return SINEW_OK;
+}
+
+/* ---- origin world: the wiring ---------------------------------------------------------------- */
+
+static bool is_type(sinew_graph_t *g, sinew_node_t n, const char *type) {
+  return sinew_node_type_is_a(sinew_node_type(g, n), type);
+}
+
+/* The mesh shape geometry k of a deformer ends in: down its outputGeometry[k] through
+ * groupParts and other deformers. */
+static bool shape_below(sinew_graph_t *g, sinew_node_t def, int32_t k, sinew_node_t *out) {
+  uint32_t og = sinew_node_attr(g, def, "outputGeometry");
+  sinew_plug_t p = sinew_plug_make(def, og, 1, &k);
+  for (int guard = 0; guard < 1000; guard++) {
+    sinew_plug_t d;
+    if (!sinew_plug_destinations(g, &p, &d, 1)) return false;
+    if (is_type(g, d.node, "mesh")) {
+      *out = d.node;
+      return true;
+    }
+    uint32_t a = sinew_node_attr(g, d.node, "outputGeometry");
+    if (a == UINT32_MAX) return false;
+    int32_t dk = d.nidx ? d.idx[0] : 0;
+    p = is_type(g, d.node, "geometryFilter") ? sinew_plug_make(d.node, a, 1, &dk) : sinew_plug_make(d.node, a, 0, NULL);
+  }
+  return false;
+}
+
+/* Makes dst's source the world matrix of shape's transform (want), or nothing (no shape, or
+ * origin local): connects, reconnects or disconnects as needed. */
+static int wire_one(sinew_graph_t *g, const sinew_plug_t *dst, bool want, sinew_node_t shape) {
+  sinew_plug_t have, src = {0};
+  bool connected = sinew_plug_source(g, dst, &have);
+  sinew_node_t x = want ? sinew_node_parent(g, shape) : (sinew_node_t){0};
+  if (x.gen) sinew_plug_parse_attr(g, x, "worldMatrix[0]", &src);
+  if (!x.gen || !src.node.gen) return connected ? sinew_disconnect(g, &have, dst) : SINEW_OK;
+  if (connected && sinew_plug_equal(&have, &src)) return SINEW_OK;
+  return sinew_connect(g, &src, dst, SINEW_CONNECT_FORCE, NULL);
+}
+
+static int wire(sinew_graph_t *g, sinew_node_t n, bool world) {
+  int rc = SINEW_OK;
+  /* the base: each geometry's deformed shape */
+  sinew_plug_t og = sinew_plug_make(n, A.output_geometry, 0, NULL), bm = sinew_plug_make(n, A.bmat, 0, NULL);
+  size_t nk = sinew_plug_indices(g, &og, NULL, 0), nb = sinew_plug_indices(g, &bm, NULL, 0);
+  size_t cap = nk + nb + 1;
+  int32_t *ks = sinew_malloc(cap * sizeof *ks);
+  if (!ks) return SINEW_ENOMEM;
+  nk = sinew_plug_indices(g, &og, ks, nk);
+  nb = sinew_plug_indices(g, &bm, ks + nk, nb);
+  for (size_t i = 0; i < nk + nb && !rc; i++) {
+    bool seen = false; /* a wired geometry that is still there: done with the first list */
+    for (size_t j = 0; i >= nk && j < nk && !seen; j++) seen = ks[j] == ks[i];
+    if (seen) continue;
+    sinew_node_t shape = {0};
+    bool found = i < nk && shape_below(g, n, ks[i], &shape);
+    sinew_plug_t dst = sinew_plug_make(n, A.bmat, 1, &ks[i]);
+    if (!found && !sinew_plug_source(g, &dst, NULL)) continue;
+    rc = wire_one(g, &dst, world && found, shape);
+  }
+  sinew_free(ks);
+  /* the live targets: it[k].itg[t].iti[i] */
+  int32_t path[3];
+  sinew_plug_t arr[3] = {sinew_plug_make(n, A.input_target, 0, NULL)};
+  int32_t *idx[3] = {NULL, NULL, NULL};
+  size_t cnt[3] = {0, 0, 0}, pos[3] = {0, 0, 0};
+  int level = 0; /* walks the three levels of indices depth first */
+  for (;;) {
+    if (pos[level] == 0 && !idx[level]) {
+      cnt[level] = sinew_plug_indices(g, &arr[level], NULL, 0);
+      if (!(idx[level] = sinew_malloc((cnt[level] + 1) * sizeof *idx[level]))) {
+        rc = SINEW_ENOMEM;
+        break;
+      }
+      cnt[level] = sinew_plug_indices(g, &arr[level], idx[level], cnt[level]);
+    }
+    if (rc || pos[level] == cnt[level]) {
+      sinew_free(idx[level]);
+      idx[level] = NULL;
+      pos[level] = 0;
+      if (level-- == 0) break;
+      pos[level]++;
+      continue;
+    }
+    path[level] = idx[level][pos[level]];
+    if (level < 2) {
+      arr[level + 1] = sinew_plug_make(n, level == 0 ? A.itg : A.iti, (uint32_t)level + 1, path);
+      level++;
+      continue;
+    }
+    sinew_plug_t igt = sinew_plug_make(n, A.igt, 3, path), tm = sinew_plug_make(n, A.tmat, 3, path), src;
+    bool live = sinew_plug_source(g, &igt, &src);
+    if (live || sinew_plug_source(g, &tm, NULL)) rc = wire_one(g, &tm, world && live, live ? src.node : (sinew_node_t){0});
+    pos[level]++;
+  }
+  for (int i = 0; i < 3; i++) sinew_free(idx[i]);
+  return rc;
+}
+
+int sinew_blend_shape_wire_world(sinew_graph_t *g, sinew_node_t n) {
+  if (!is_type(g, n, "blendShape"))
+    return sinew_graph_set_error(g, SINEW_ETYPE, "blendShape wiring: %s is not a blendShape",
+                                 sinew_node_valid(g, n) ? sinew_node_name(g, n) : "(no node)");
+  double origin = 1;
+  sinew_plug_t por = sinew_plug_make(n, A.origin, 0, NULL);
+  sinew_get_double(g, &por, &origin);
+  int rc = sinew_graph_begin(g);
+  if (rc) return rc;
+  rc = wire(g, n, origin == 0);
+  if (rc == SINEW_ENOMEM) sinew_graph_set_error(g, rc, "blendShape wiring of %s: out of memory", sinew_node_name(g, n));
+  return sinew_graph_end(g, rc);
 }
 
 int sinew_blend_shape_stats(sinew_graph_t *g, sinew_node_t n, uint64_t *evaluations, uint64_t *targets_applied,

@@ -14,7 +14,8 @@
  * The handle shape computes clusterTransforms from its transform: preWeightedMatrixTransform =
  * offsetParentMatrix * parentMatrix (the DAG above the weighted node), weightedMatrixTransform
  * = its matrix, postWeightedMatrixTransform = identity (the weighted node is the handle's own
- * transform; -wn is not supported). It reads those through the parent link, whose dirt reaches
+ * transform; with the command's -wn no handle is made and the weighted node's parentMatrix and
+ * matrix feed preMatrix and weightedMatrix directly). It reads those through the parent link, whose dirt reaches
  * it whenever either changes. */
 #include <math.h>
 #include <string.h>
@@ -263,7 +264,7 @@ static int cluster_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
     }
     st->evaluations++;
   }
-  if (!rc) rc = sinew_compute_set_data(ctx, plug, out ? out : in);
+  if (!rc) rc = sinew__deformer_set_output(ctx, plug, &ig, out ? out : in);
 done:
   sinew_data_unref(in);
   return rc;
@@ -300,7 +301,8 @@ int sinew__register_cluster_types(sinew_graph_t *g) {
                               .affects = wgf_affects, .affects_count = COUNT(wgf_affects)};
   int rc = sinew_register_node_type(g, &d, &w);
   if (rc) return rc;
-  d = (sinew_node_type_desc_t){.name = "cluster", .parent_type = "weightGeometryFilter", .attrs = cluster_attrs,
+  d = (sinew_node_type_desc_t){.name = "cluster", .parent_type = "weightGeometryFilter", .flags = SINEW_NODE_TYPE_PARALLEL,
+                               .attrs = cluster_attrs,
                                .attr_count = COUNT(cluster_attrs), .affects = cluster_affects,
                                .affects_count = COUNT(cluster_affects), .compute = cluster_compute,
                                .input_changed = cluster_input_changed, .state_size = sizeof(cluster_state),

@@ -15,13 +15,16 @@ typedef struct list_header {
   uint32_t nitems, nranges, other, text_off; /* text_off: bytes from the payload's start */
 } list_header;
 
-/* "vtx[a]", "vtx[a:b]", "vtx[*]" -> [lo, hi]; 1 for a vertex item, 0 for another component,
- * -1 for a malformed item. */
+/* "vtx[a]", "vtx[a:b]", "vtx[*]" -> [lo, hi]; 1 for a point item, 0 for another component,
+ * -1 for a malformed item. A curve's "cv[a:b]" names its points as vtx[] names a mesh's (a
+ * deformer's set on a curve); a surface's two-index "cv[a][b]" is another component. */
 static int parse_item(const char *s, int32_t *lo, int32_t *hi) {
   const char *br = strchr(s, '[');
   if (!*s || !br || br == s) return -1;
-  if (strncmp(s, "vtx[", 4) != 0) return 0;
-  const char *c = s + 4;
+  bool cv = strncmp(s, "cv[", 3) == 0;
+  if (!cv && strncmp(s, "vtx[", 4) != 0) return 0;
+  if (cv && strchr(br + 1, '[')) return 0;
+  const char *c = br + 1;
   if (c[0] == '*' && c[1] == ']' && !c[2]) {
     *lo = 0;
     *hi = INT32_MAX;

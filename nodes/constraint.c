@@ -952,7 +952,8 @@ int sinew__register_constraint_types(sinew_graph_t *g) {
   for (int k = 0; k < K_MAX; k++) {
     build(&l, kind_parts[k]);
     size_t na = build_affects((ckind)k, aff);
-    sinew_node_type_desc_t d = {.name = kind_names[k], .parent_type = "constraint", .attrs = l.d, .attr_count = l.n,
+    sinew_node_type_desc_t d = {.name = kind_names[k], .parent_type = "constraint", .flags = SINEW_NODE_TYPE_PARALLEL,
+                                .attrs = l.d, .attr_count = l.n,
                                 .affects = aff, .affects_count = na, .compute = kind_compute[k],
                                 .state_size = sizeof(cstate), .destroy = cstate_destroy};
     const sinew_node_type_t *t;

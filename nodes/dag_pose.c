@@ -28,7 +28,7 @@ void *sinew__scratch(size_t bytes, sinew_data_t **holder) {
 }
 
 static int oom(sinew_graph_t *g, const char *what) {
-  return sinew_graph_set_error(g, SINEW_ENOMEM, "%s: out of memory", what);
+  return sinew_graph_fail(g, SINEW_ENOMEM, what, "out of memory");
 }
 
 int sinew__connect_replacing(sinew_graph_t *g, const sinew_plug_t *src, const sinew_plug_t *dst) {
@@ -331,11 +331,11 @@ static int raw_write(sinew_graph_t *g, sinew_node_t n, bool joint, const raw_loc
     bool has_parent = sinew_plug_parent(g, &items[i].plug, &parent);
     if (sinew_plug_locked(g, &items[i].plug)) {
       sinew_plug_format(g, &items[i].plug, false, buf, sizeof buf);
-      return sinew_graph_set_error(g, SINEW_ELOCKED, "%s: %s is locked", what, buf);
+      return sinew_graph_fail(g, SINEW_ELOCKED, what, "%s is locked", buf);
     }
     if (sinew_plug_source(g, &items[i].plug, &src) || (has_parent && sinew_plug_source(g, &parent, &src))) {
       sinew_plug_format(g, &items[i].plug, false, buf, sizeof buf);
-      return sinew_graph_set_error(g, SINEW_ECONNECTED, "%s: %s is connected and differs from the pose", what, buf);
+      return sinew_graph_fail(g, SINEW_ECONNECTED, what, "%s is connected and differs from the pose", buf);
     }
   }
   int rc = sinew_graph_begin(g);
@@ -347,8 +347,8 @@ static int raw_write(sinew_graph_t *g, sinew_node_t n, bool joint, const raw_loc
 int sinew_xform_from_node(sinew_graph_t *g, sinew_node_t n, sinew_xform_t *out) {
   if (!g || !out) return SINEW_EINVAL;
   if (!is_a(g, n, "transform"))
-    return sinew_graph_set_error(g, SINEW_ETYPE, "xform: %s is not a transform",
-                                 sinew_node_name(g, n) ? sinew_node_name(g, n) : "(invalid node)");
+    return sinew_graph_fail(g, SINEW_ETYPE, "xform", "%s is not a transform",
+                            sinew_node_name(g, n) ? sinew_node_name(g, n) : "(invalid node)");
   bool joint = is_a(g, n, "joint");
   raw_local r;
   raw_read(g, n, joint, &r);
@@ -382,8 +382,8 @@ int sinew_xform_from_node(sinew_graph_t *g, sinew_node_t n, sinew_xform_t *out) 
 int sinew_xform_to_node(sinew_graph_t *g, sinew_node_t n, const sinew_xform_t *x) {
   if (!g || !x) return SINEW_EINVAL;
   if (!is_a(g, n, "transform"))
-    return sinew_graph_set_error(g, SINEW_ETYPE, "xform: %s is not a transform",
-                                 sinew_node_name(g, n) ? sinew_node_name(g, n) : "(invalid node)");
+    return sinew_graph_fail(g, SINEW_ETYPE, "xform", "%s is not a transform",
+                            sinew_node_name(g, n) ? sinew_node_name(g, n) : "(invalid node)");
   bool joint = is_a(g, n, "joint");
   raw_local cur, want;
   raw_read(g, n, joint, &cur);
@@ -478,8 +478,8 @@ static int by_depth(const void *a, const void *b) {
 static bool is_pose(const sinew_graph_t *g, sinew_node_t n) { return is_a(g, n, "dagPose"); }
 
 static int not_pose(sinew_graph_t *g, sinew_node_t n, const char *what) {
-  return sinew_graph_set_error(g, sinew_node_valid(g, n) ? SINEW_ETYPE : SINEW_ESTALE, "%s: %s is not a dagPose",
-                               what, sinew_node_name(g, n) ? sinew_node_name(g, n) : "(invalid node)");
+  return sinew_graph_fail(g, sinew_node_valid(g, n) ? SINEW_ETYPE : SINEW_ESTALE, what, "%s is not a dagPose",
+                          sinew_node_name(g, n) ? sinew_node_name(g, n) : "(invalid node)");
 }
 
 size_t sinew_pose_members(const sinew_graph_t *g, sinew_node_t pose, sinew_node_t *out_nodes, int32_t *out_index,
@@ -599,7 +599,7 @@ static int add_members(sinew_graph_t *g, sinew_node_t pose, const sinew_node_t *
     m->index = sinew_plug_next_index(g, &marr);
     sinew_plug_t msg = sinew_plug_make(m->node, sinew_node_attr(g, m->node, "message"), 0, NULL);
     sinew_plug_t dst = elem(pose, P.members, m->index);
-    if (m->index < 0) rc = sinew_graph_set_error(g, SINEW_ERANGE, "dagPose: no free member index");
+    if (m->index < 0) rc = sinew_graph_fail(g, SINEW_ERANGE, "dagPose", "no free member index");
     if (!rc) rc = sinew__connect_replacing(g, &msg, &dst);
     if (!rc) rc = store_member(g, pose, m, bind);
     bool gl = global && global[m->order];
@@ -618,18 +618,18 @@ static int add_members(sinew_graph_t *g, sinew_node_t pose, const sinew_node_t *
 }
 
 static int check_nodes(sinew_graph_t *g, const sinew_node_t *nodes, size_t count, const char *what) {
-  if (!nodes && count) return sinew_graph_set_error(g, SINEW_EINVAL, "%s: no node list", what);
+  if (!nodes && count) return sinew_graph_fail(g, SINEW_EINVAL, what, "no node list");
   for (size_t i = 0; i < count; i++)
     if (!is_a(g, nodes[i], "transform"))
-      return sinew_graph_set_error(g, sinew_node_valid(g, nodes[i]) ? SINEW_ETYPE : SINEW_ESTALE,
-                                   "%s: %s is not a transform or joint", what,
-                                   sinew_node_name(g, nodes[i]) ? sinew_node_name(g, nodes[i]) : "(invalid node)");
+      return sinew_graph_fail(g, sinew_node_valid(g, nodes[i]) ? SINEW_ETYPE : SINEW_ESTALE, what,
+                              "%s is not a transform or joint",
+                              sinew_node_name(g, nodes[i]) ? sinew_node_name(g, nodes[i]) : "(invalid node)");
   return SINEW_OK;
 }
 
 static int need_pose_type(sinew_graph_t *g, const char *what) {
   if (sinew_find_node_type(g, "dagPose")) return SINEW_OK;
-  return sinew_graph_set_error(g, SINEW_ENOTFOUND, "%s: the dagPose type is not registered", what);
+  return sinew_graph_fail(g, SINEW_ENOTFOUND, what, "the dagPose type is not registered");
 }
 
 int sinew__bind_pose_add(sinew_graph_t *g, const sinew_node_t *nodes, size_t count,
@@ -654,7 +654,7 @@ int sinew_pose_save(sinew_graph_t *g, const sinew_pose_save_desc_t *d, sinew_nod
   if (!g || !d) return SINEW_EINVAL;
   int rc = need_pose_type(g, "dagPose -save");
   if (rc || (rc = check_nodes(g, d->nodes, d->count, "dagPose -save"))) return rc;
-  if (!d->count) return sinew_graph_set_error(g, SINEW_EINVAL, "dagPose -save: no nodes");
+  if (!d->count) return sinew_graph_fail(g, SINEW_EINVAL, "dagPose", "-save: no nodes");
   if ((rc = sinew_graph_begin(g))) return rc;
   sinew_node_t pose = {0, 0};
   if (d->bind_pose)
@@ -816,8 +816,8 @@ static int restore_member(sinew_graph_t *g, sinew_node_t pose, const member *m, 
   if (x && sinew_mat4_equal(&world, &wm, 1e-10)) return SINEW_OK;
   above_local(g, m->node, &above);
   if (!sinew_mat4_inverse(&above, &inv))
-    return sinew_graph_set_error(g, SINEW_ERANGE, "%s: %s: the parent's world matrix is singular", what,
-                                 sinew_node_name(g, m->node));
+    return sinew_graph_fail(g, SINEW_ERANGE, what, "%s: the parent's world matrix is singular",
+                            sinew_node_name(g, m->node));
   sinew_mat4_mul(&wm, &inv, &local);
   return sinew_dag_set_local_matrix(g, m->node, &local);
 }

@@ -21,6 +21,7 @@
 
 #include "nodes/mesh_internal.h"
 #include "nodes/nodes_internal.h"
+#include "sinew/curve.h"
 #include "sinew/deform.h"
 
 #define F_IN SINEW_ATTR_INPUT
@@ -86,19 +87,28 @@ typedef struct tweak_state {
   bool warned_not_mesh;  /* sinew__deformer_check_mesh */
 } tweak_state;
 
-int sinew__geometry_input(sinew_graph_t *g, const sinew_plug_t *dst, sinew_data_t **out) {
+/* The geometry at a deformer's input as it flows along the chain (a mesh or a curve block). */
+static int geometry_raw(sinew_graph_t *g, const sinew_plug_t *dst, sinew_data_t **out) {
   sinew_data_t *d = NULL;
   int rc = sinew_get_data(g, dst, &d); /* pulled either way: dirt stops at plugs already dirty */
   sinew_plug_t src;
-  if (rc || !sinew_plug_source(g, dst, &src) || !sinew_node_type_is_a(sinew_node_type(g, src.node), "mesh") ||
-      src.attr != sinew_node_attr(g, src.node, "worldMesh")) {
+  if (rc || !sinew_plug_source(g, dst, &src)) {
     *out = d;
     return rc;
   }
-  /* Maya's worldMesh value is the shape's local geometry tagged with its world matrix, and
-   * deformers work on the local points; sinew's worldMesh holds world points, so take outMesh
-   * (already brought up to date by the pull above). */
-  sinew_plug_t local = sinew_plug_make(src.node, sinew_node_attr(g, src.node, "outMesh"), 0, NULL);
+  /* Maya's worldMesh (worldSpace) value is the shape's local geometry tagged with its world
+   * matrix, and deformers work on the local points; sinew's holds world points, so take outMesh
+   * (local), already brought up to date by the pull above. */
+  const char *local_name = NULL;
+  const sinew_node_type_t *t = sinew_node_type(g, src.node);
+  if (sinew_node_type_is_a(t, "mesh") && src.attr == sinew_node_attr(g, src.node, "worldMesh")) local_name = "outMesh";
+  else if (sinew_node_type_is_a(t, "nurbsCurve") && src.attr == sinew_node_attr(g, src.node, "worldSpace"))
+    local_name = "local";
+  if (!local_name) {
+    *out = d;
+    return rc;
+  }
+  sinew_plug_t local = sinew_plug_make(src.node, sinew_node_attr(g, src.node, local_name), 0, NULL);
   sinew_data_t *o = NULL;
   if ((rc = sinew_get_data(g, &local, &o))) {
     sinew_data_unref(d);
@@ -107,6 +117,89 @@ int sinew__geometry_input(sinew_graph_t *g, const sinew_plug_t *dst, sinew_data_
   sinew_data_unref(d);
   *out = o;
   return SINEW_OK;
+}
+
+/* The points a deformer sees of a curve: its CVs, a periodic curve's repeated ones left out (they
+ * are the first `degree` again, and Maya's cv[] components number the distinct CVs). */
+static uint32_t curve_points(const sinew_curve_t *c) {
+  return c->form == SINEW_CURVE_PERIODIC ? c->ncvs - c->degree : c->ncvs;
+}
+
+/* A curve block as a point cloud (a mesh with no faces) of its CVs, in float as mesh points. */
+static int curve_as_points(const sinew_data_t *curve, sinew_data_t **out) {
+  sinew_curve_t c;
+  if (sinew_curve_get(curve, &c)) return SINEW_EINVAL;
+  uint32_t np = curve_points(&c);
+  sinew_data_t *m = NULL;
+  int rc = sinew_mesh_create(np, 0, NULL, NULL, &m);
+  if (rc) return rc;
+  float *p = sinew_mesh_points_mutable(&m);
+  if (!p) {
+    sinew_data_unref(m);
+    return SINEW_ENOMEM;
+  }
+  for (uint32_t i = 0; i < np; i++)
+    for (int a = 0; a < 3; a++) p[3 * (size_t)i + a] = (float)c.cvs[4 * (size_t)i + a];
+  *out = m;
+  return SINEW_OK;
+}
+
+int sinew__geometry_input(sinew_graph_t *g, const sinew_plug_t *dst, sinew_data_t **out) {
+  sinew_data_t *d = NULL;
+  int rc = geometry_raw(g, dst, &d);
+  if (rc || !d || sinew_data_type(d) != &sinew_curve_data_type) {
+    *out = d;
+    return rc;
+  }
+  sinew_data_t *pts = NULL;
+  rc = curve_as_points(d, &pts);
+  sinew_data_unref(d);
+  *out = rc ? NULL : pts;
+  return rc;
+}
+
+int sinew__deformer_set_output(sinew_compute_t *ctx, const sinew_plug_t *plug, const sinew_plug_t *input,
+                               sinew_data_t *out) {
+  const sinew_mesh_t *m = out ? sinew_mesh_get(out) : NULL;
+  if (!m || m->topology->nfaces) return sinew_compute_set_data(ctx, plug, out);
+  /* a point cloud: the deformed points of a curve when the input is one */
+  sinew_graph_t *g = sinew_compute_graph(ctx);
+  sinew_data_t *raw = NULL;
+  int rc = geometry_raw(g, input, &raw); /* clean: the deformer pulled it */
+  sinew_curve_t c;
+  if (rc || !raw || sinew_curve_get(raw, &c) || curve_points(&c) != m->npoints) {
+    sinew_data_unref(raw);
+    return rc ? rc : sinew_compute_set_data(ctx, plug, out);
+  }
+  /* CV + (deformed - CV as a float): a CV the deformer did not move keeps its exact value, and
+   * a curve nothing moved passes on as the input block itself */
+  sinew_data_t *buf = NULL;
+  double *cvs = sinew__mesh_scratch(&buf, 4 * sizeof(double) * c.ncvs);
+  if (!cvs) {
+    sinew_data_unref(raw);
+    return SINEW_ENOMEM;
+  }
+  memcpy(cvs, c.cvs, 4 * sizeof(double) * c.ncvs);
+  bool moved = false;
+  for (uint32_t i = 0; i < m->npoints; i++)
+    for (int a = 0; a < 3; a++) {
+      float d = m->points[3 * (size_t)i + a] - (float)c.cvs[4 * (size_t)i + a];
+      if (d != 0) moved = true;
+      cvs[4 * (size_t)i + a] += d;
+    }
+  for (uint32_t i = m->npoints; i < c.ncvs; i++) /* a periodic curve's repeated CVs */
+    memcpy(cvs + 4 * (size_t)i, cvs + 4 * (size_t)(i - m->npoints), 4 * sizeof(double));
+  sinew_data_t *curve = NULL;
+  if (moved) {
+    sinew_curve_t dc = c;
+    dc.cvs = cvs;
+    rc = sinew_curve_create(&dc, &curve); /* EINVAL for a CV made not finite */
+  }
+  if (!rc) rc = sinew_compute_set_data(ctx, plug, moved ? curve : raw);
+  sinew_data_unref(curve);
+  sinew_data_unref(buf);
+  sinew_data_unref(raw);
+  return rc;
 }
 
 int sinew__deformer_members(sinew_graph_t *g, sinew_node_t deformer, int32_t k, uint32_t npoints,
@@ -160,7 +253,8 @@ void sinew__deformer_check_mesh(sinew_graph_t *g, sinew_node_t n, int32_t k, con
   if (!in || sinew_mesh_get(in) || *warned) return;
   *warned = true;
   sinew_log(g, SINEW_LOG_WARNING, SINEW_LOG_GENERIC,
-            "%s.input[%d] is a %s: sinew's deformers deform meshes only, so it passes through undeformed",
+            "%s.input[%d] is a %s: sinew's deformers deform meshes and curves only, so it passes through "
+            "undeformed",
             sinew_node_name(g, n), (int)k, sinew_data_type(in)->name);
 }
 
@@ -169,7 +263,7 @@ static int group_parts_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
   sinew_graph_t *g = sinew_compute_graph(ctx);
   sinew_plug_t in = sinew_plug_make(sinew_compute_node(ctx), A.gp_input, 0, NULL);
   sinew_data_t *d = NULL;
-  int rc = sinew__geometry_input(g, &in, &d);
+  int rc = geometry_raw(g, &in, &d);
   if (!rc) rc = sinew_compute_set_data(ctx, plug, d); /* the block itself, a new reference */
   sinew_data_unref(d);
   return rc;
@@ -241,7 +335,7 @@ static int tweak_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
       out = st->out[slot];
     }
   }
-  if (!rc) rc = sinew_compute_set_data(ctx, plug, out ? out : in); /* no offset: the input itself */
+  if (!rc) rc = sinew__deformer_set_output(ctx, plug, &ig, out ? out : in); /* no offset: the input */
   sinew_data_unref(in);
   return rc;
 }

@@ -68,6 +68,10 @@ static const sinew_attr_desc_t handle_attrs[] = {
      .enum_fields = "Scene Up:Object Up:Object Up (Start/End):Object Rotation Up:Object Rotation Up (Start/End):Vector:Vector (Start/End):Relative"},
     {.name = "dWorldUpMatrix", .short_name = "dwum", .type = SINEW_ATTR_MATRIX},
     {.name = "dWorldUpMatrixEnd", .short_name = "dwue", .type = SINEW_ATTR_MATRIX},
+    /* the joint axis aimed down the curve under the advanced twist (numbering as Maya's, whose
+     * scripts set 0 for +X, 1 for -X, 2 for +Y) */
+    {.name = "dForwardAxis", .short_name = "dfa", .type = SINEW_ATTR_ENUM,
+     .enum_fields = "Positive X:Negative X:Positive Y:Negative Y:Positive Z:Negative Z"},
     {.name = "dWorldUpAxis", .short_name = "dwua", .type = SINEW_ATTR_ENUM,
      .enum_fields = "Positive Y:Negative Y:Closest Y:Positive Z:Negative Z:Closest Z:Positive X:Negative X:Closest X"},
     {.name = "dWorldUpVector", .short_name = "dwu", .type = SINEW_ATTR_COMPOUND},
@@ -112,14 +116,18 @@ static const sinew_attr_desc_t handle_attrs[] = {
      .flags = F_HID_OUT_ARR & ~SINEW_ATTR_ARRAY},
     {.name = "sinewIkRotateZ", .short_name = "sikRz", .type = SINEW_ATTR_ANGLE, .parent = "sinewIkRotate",
      .flags = F_HID_OUT_ARR & ~SINEW_ATTR_ARRAY},
+    /* spline IK: the start joint's translate (on the curve with rootOnCurve), fed into its
+     * translate when that is free */
+    VEC3P("sinewIkRootTranslate", "sikT", SINEW_ATTR_DISTANCE, 0, F_HID_OUT_ARR & ~SINEW_ATTR_ARRAY, NULL,
+          "sinewIkRootTranslateX", "sikTx", "sinewIkRootTranslateY", "sikTy", "sinewIkRootTranslateZ", "sikTz"),
 };
 
 static const char *const handle_inputs[] = {
     "translate", "rotate", "scale", "shear", "rotatePivot", "scalePivot", "rotatePivotTranslate",
     "scalePivotTranslate", "rotateAxis", "rotateOrder", "inheritsTransform", "offsetParentMatrix",
     "sinewParentMatrix", "ikSolver", "poleVector", "twist", "ikBlend", "sinewIkJoint", "sinewIkParentMatrix",
-    "inCurve", "roll", "twistType", "dTwistControlEnable", "dWorldUpType", "dWorldUpAxis", "dWorldUpMatrix",
-    "dWorldUpMatrixEnd", "dWorldUpVector", "dWorldUpVectorEnd"};
+    "inCurve", "roll", "twistType", "dTwistControlEnable", "dWorldUpType", "dForwardAxis", "dWorldUpAxis", "dWorldUpMatrix",
+    "dWorldUpMatrixEnd", "dWorldUpVector", "dWorldUpVectorEnd", "offset", "rootOnCurve"};
 
 static const sinew_attr_desc_t effector_attrs[] = {
     {.name = "handlePath", .short_name = "hp", .type = SINEW_ATTR_MESSAGE, .flags = SINEW_ATTR_OUTPUT},
@@ -140,8 +148,8 @@ static const sinew_attr_desc_t system_attrs[] = {
 /* Attribute ids, the same in every graph (registered from the same descriptors). */
 static struct {
   uint32_t hsj, hee, hsv, pv, twi, ikb, sikj, sikt, sikf, siks, sika, siko, sikp, siki, sikr, sikc, sikm,
-      sikpm, sikR, hp, sfkr, pa, rp;
-  uint32_t ic, rol, twt, dtce, dwut, dwua, dwum, dwue, dwu, dwve;
+      sikpm, sikR, sikT, hp, sfkr, sfkt, pa, rp;
+  uint32_t ic, rol, twt, dtce, dwut, dfa, dwua, dwum, dwue, dwu, dwve, off, roc;
 } ik;
 
 /* ---- small math -------------------------------------------------------------------------------- */
@@ -503,7 +511,9 @@ typedef struct spline_goal {
   double twist, roll;
   int twist_type;
   bool advanced;
-  int up_type, up_axis;
+  int up_type, up_axis, forward_axis;
+  bool root_on_curve;
+  double offset; /* with root_on_curve: the start joint's place, a fraction of the arc length */
   sinew_mat4_t up_start, up_end;
   sinew_vec3_t up_vec, up_vec_end;
 } spline_goal;
@@ -540,18 +550,31 @@ static bool up_vector(const spline_goal *sg, sinew_vec3_t p, double t, sinew_vec
  * twist (roll + twist * weight down the chain), or, with the advanced twist, so that its up axis
  * faces the up vector. out[k] is each joint's rotate value. */
 static void spline_solve(const ik_joint *j, int m, const sinew_mat4_t *parent, const spline_goal *sg,
-                         sinew_mat4_t *w, sinew_vec3_t *out) {
+                         sinew_mat4_t *w, sinew_vec3_t *out, sinew_vec3_t *root_t) {
   double u = 0;
   double prev_twist = 0;
+  *root_t = j[0].in.t;
   for (int k = 0; k < m; k++) {
     sinew_mat4_t above, l, t;
     sinew_mat4_mul(&j[k].opm, k ? &w[k - 1] : parent, &above);
     sinew__local_inputs in = j[k].in;
     in.r = j[k].pa;
+    if (k == 0 && sg->root_on_curve) {
+      /* the start joint on the curve at `offset` of its length: a joint's local matrix ends with
+       * its translate, so its world position is translate * above */
+      double len = sinew_curve_length(&sg->curve, -INFINITY, INFINITY);
+      double f = sg->offset < 0 ? 0 : sg->offset > 1 ? 1 : sg->offset;
+      u = sinew_curve_param_at_length(&sg->curve, f * len);
+      sinew_mat4_t inv;
+      if (sinew_mat4_inverse(&above, &inv)) {
+        sinew_mat4_transform_point(curve_point(&sg->curve, u), &inv, &in.t);
+        *root_t = in.t;
+      }
+    }
     sinew__joint_local(&in, &l);
     sinew_mat4_mul(&l, &above, &w[k]);
     sinew_vec3_t pk = row3(&w[k], 3);
-    if (k == 0) u = closest_param(&sg->curve, pk);
+    if (k == 0 && !sg->root_on_curve) u = closest_param(&sg->curve, pk);
     /* the child's position in this pose, and the bone's length */
     sinew_vec3_t child;
     sinew_mat4_mul(&j[k + 1].opm, &w[k], &t);
@@ -563,10 +586,17 @@ static void spline_solve(const ik_joint *j, int m, const sinew_mat4_t *parent, c
       continue;
     }
     sinew_vec3_t target = next_on_curve(&sg->curve, pk, len, &u), d = v_sub(target, pk);
-    if (v_len(d) > 0) {
+    if (sg->advanced) {
+      /* the advanced twist aims the joint's dForwardAxis at the next point, not the bone: a
+       * bone along another axis (or the opposite one) then leaves the curve, as Maya's chain
+       * flips when the forward axis does not match the joints' orientation */
+      sinew_vec3_t f = v_norm(row3(&w[k], sg->forward_axis / 2));
+      b = sg->forward_axis % 2 ? v_mul(f, -1) : f;
+    }
+    if (v_len(d) > 0 && v_len(b) > 0) {
       sinew_vec3_t axis = v_cross(b, d);
       double ang = atan2(v_len(axis), v_dot(b, d));
-      if (v_len(axis) <= 1e-12 * len * v_len(d)) axis = any_perpendicular(b);
+      if (v_len(axis) <= 1e-12 * v_len(b) * v_len(d)) axis = any_perpendicular(b);
       if (ang != 0) turn_about(&w[k], qaxis(v_norm(axis), ang), pk);
     }
     sinew_vec3_t dn = v_norm(d);
@@ -616,6 +646,7 @@ static int spline_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
   for (size_t k = 0; ok && k < nj; k++) ok = idx[k] == (int32_t)k;
   for (int k = 0; ok && k <= m; k++) read_joint(g, &arr, k, &j[k]);
   spline_goal sg = {0};
+  sinew_vec3_t root_t = ok ? j[0].in.t : (sinew_vec3_t){0, 0, 0};
   sinew_data_t *curve = NULL;
   sinew_plug_t p = sinew_plug_make(h, ik.ic, 0, NULL);
   if (ok) sinew_get_data(g, &p, &curve);
@@ -631,6 +662,9 @@ static int spline_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
     p = sinew_plug_make(h, ik.dtce, 0, NULL), v = 0, sinew_get_double(g, &p, &v), sg.advanced = v != 0;
     p = sinew_plug_make(h, ik.dwut, 0, NULL), v = 0, sinew_get_double(g, &p, &v), sg.up_type = v >= 0 && v <= 7 ? (int)v : 7;
     p = sinew_plug_make(h, ik.dwua, 0, NULL), v = 0, sinew_get_double(g, &p, &v), sg.up_axis = v >= 0 && v <= 8 ? (int)v : 0;
+    p = sinew_plug_make(h, ik.dfa, 0, NULL), v = 0, sinew_get_double(g, &p, &v), sg.forward_axis = v >= 0 && v <= 5 ? (int)v : 0;
+    p = sinew_plug_make(h, ik.roc, 0, NULL), v = 0, sinew_get_double(g, &p, &v), sg.root_on_curve = v != 0;
+    p = sinew_plug_make(h, ik.off, 0, NULL), sinew_get_double(g, &p, &sg.offset);
     p = sinew_plug_make(h, ik.dwum, 0, NULL);
     if (sinew_get_matrix(g, &p, &sg.up_start)) sinew_mat4_identity(&sg.up_start);
     p = sinew_plug_make(h, ik.dwue, 0, NULL);
@@ -640,8 +674,9 @@ static int spline_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
     sinew_mat4_t parent;
     p = sinew_plug_make(h, ik.sikpm, 0, NULL);
     if (sinew_get_matrix(g, &p, &parent)) sinew_mat4_identity(&parent);
-    spline_solve(j, m, &parent, &sg, w, res);
-    if (blend < 1)
+    spline_solve(j, m, &parent, &sg, w, res, &root_t);
+    if (blend < 1) {
+      root_t = v_add(v_mul(j[0].in.t, 1 - blend), v_mul(root_t, blend));
       for (int k = 0; k < m; k++) {
         sinew_quat_t qa, qb, q;
         sinew_quat_from_euler(j[k].in.r, j[k].in.order, &qa);
@@ -649,6 +684,7 @@ static int spline_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
         sinew_quat_slerp(qa, qb, blend, &q);
         sinew_quat_to_euler(q, j[k].in.order, &res[k]);
       }
+    }
   } else {
     for (int k = 0; k < m && nj >= 2; k++) res[k] = j[k].in.r;
   }
@@ -666,17 +702,32 @@ static int spline_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
     double v[3] = {res[oidx[i]].x, res[oidx[i]].y, res[oidx[i]].z};
     rc = sinew_compute_set_doubles(ctx, &e, v, 3);
   }
+  if (!rc) { /* the start joint's translate: the FK one unless rootOnCurve placed it */
+    sinew_plug_t t = sinew_plug_make(h, ik.sikT, 0, NULL);
+    double v[3] = {root_t.x, root_t.y, root_t.z};
+    rc = sinew_compute_set_doubles(ctx, &t, v, 3);
+    done |= plug->attr >= ik.sikT && plug->attr <= ik.sikT + 3;
+  }
   if (!rc && !done) rc = sinew_compute_set_clean(ctx, plug);
   sinew_data_unref(holder);
   return rc;
 }
 
 static int handle_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
-  if (plug->attr != ik.sikR && plug->attr != ik.sikR + 1 && plug->attr != ik.sikR + 2 && plug->attr != ik.sikR + 3)
-    return SINEW_EUNKNOWN_PLUG;
+  bool root = plug->attr >= ik.sikT && plug->attr <= ik.sikT + 3;
+  if (!root && (plug->attr < ik.sikR || plug->attr > ik.sikR + 3)) return SINEW_EUNKNOWN_PLUG;
   sinew_graph_t *g = sinew_compute_graph(ctx);
   sinew_node_t h = sinew_compute_node(ctx);
   if (solver_kind(g, h) == IK_SPLINE) return spline_compute(ctx, plug);
+  if (root) { /* only the spline solver places the start joint: the FK translate passes */
+    sinew_plug_t arr = sinew_plug_make(h, ik.sikj, 0, NULL), e, t = sinew_plug_make(h, ik.sikT, 0, NULL);
+    sinew_vec3_t v = {0, 0, 0};
+    if (sinew_plug_element(g, &arr, 0, &e) == SINEW_OK) {
+      sinew_plug_t ft = child_of(g, &e, ik.sikt);
+      v = get3(g, &ft);
+    }
+    return sinew_compute_set_doubles(ctx, &t, (const double[]){v.x, v.y, v.z}, 3);
+  }
   sinew_plug_t arr = sinew_plug_make(h, ik.sikj, 0, NULL);
   int32_t idx[IK_MAX_JOINTS + 1];
   size_t nj = sinew_plug_indices(g, &arr, idx, IK_MAX_JOINTS + 1);
@@ -757,7 +808,7 @@ static bool is_joint(sinew_graph_t *g, sinew_node_t n) {
 }
 
 static int fail(sinew_graph_t *g, int rc, sinew_node_t h, const char *why) {
-  return sinew_graph_set_error(g, rc, "ikHandle: %s: %s", sinew_node_name(g, h), why);
+  return sinew_graph_fail(g, rc, "ikHandle", "%s: %s", sinew_node_name(g, h), why);
 }
 
 int sinew_ik_chain(sinew_graph_t *g, sinew_node_t h, sinew_node_t *out, size_t cap, size_t *count) {
@@ -808,8 +859,37 @@ bool sinew_ik_wired(sinew_graph_t *g, sinew_node_t h) {
   return sinew_plug_source(g, &p, NULL);
 }
 
-static int wire(sinew_graph_t *g, sinew_node_t h, const sinew_node_t *jn, size_t nj) {
+/* Neither the compound nor a child connected or locked. */
+static bool vec3_free(sinew_graph_t *g, sinew_node_t n, uint32_t attr) {
+  sinew_plug_t p = sinew_plug_make(n, attr, 0, NULL);
+  bool busy = sinew_plug_source(g, &p, NULL) || sinew_plug_locked(g, &p);
+  for (uint32_t c = 0; c < 3 && !busy; c++) {
+    sinew_plug_t pc = child_of(g, &p, attr + 1 + c);
+    busy = sinew_plug_source(g, &pc, NULL) || sinew_plug_locked(g, &pc);
+  }
+  return !busy;
+}
+
+/* Stores the value of n.from (a double3) into n.to's children. */
+static int copy3(sinew_graph_t *g, sinew_node_t n, uint32_t from, uint32_t to) {
+  sinew_plug_t f = sinew_plug_make(n, from, 0, NULL), t = sinew_plug_make(n, to, 0, NULL);
+  sinew_vec3_t v = get3(g, &f);
+  const double vv[3] = {v.x, v.y, v.z};
   int rc = SINEW_OK;
+  for (uint32_t c = 0; c < 3 && !rc; c++) {
+    sinew_plug_t tc = child_of(g, &t, to + 1 + c);
+    rc = sinew_set_double(g, &tc, vv[c]);
+  }
+  return rc;
+}
+
+/* A spline handle also takes its start joint's translate when it is free (rootOnCurve places the
+ * joint on the curve): the FK translate moves to sinewFkTranslate, which feeds the handle, and
+ * the handle's sinewIkRootTranslate feeds translate. */
+static int wire(sinew_graph_t *g, sinew_node_t h, const sinew_node_t *jn, size_t nj, bool spline) {
+  int rc = SINEW_OK;
+  bool root = spline && vec3_free(g, jn[0], sinew__dag.translate);
+  if (root) rc = copy3(g, jn[0], sinew__dag.translate, ik.sfkt);
   sinew_plug_t arr = sinew_plug_make(h, ik.sikj, 0, NULL);
   const uint32_t dst_attrs[] = {ik.sikt, ik.sikf, ik.siks, ik.sika, ik.siko, ik.sikp, ik.siki, ik.sikr, ik.sikc, ik.sikm};
   const uint32_t src_attrs[] = {sinew__dag.translate, ik.sfkr, sinew__dag.scale, sinew__dag.rotate_axis,
@@ -832,7 +912,8 @@ static int wire(sinew_graph_t *g, sinew_node_t h, const sinew_node_t *jn, size_t
     }
     for (size_t a = 0; a < sizeof dst_attrs / sizeof *dst_attrs && !rc; a++) {
       if (last && dst_attrs[a] != ik.sikt && dst_attrs[a] != ik.sikm) continue;
-      sinew_plug_t s = sinew_plug_make(jn[k], src_attrs[a], 0, NULL), d = child_of(g, &e, dst_attrs[a]);
+      uint32_t sa = root && k == 0 && dst_attrs[a] == ik.sikt ? ik.sfkt : src_attrs[a];
+      sinew_plug_t s = sinew_plug_make(jn[k], sa, 0, NULL), d = child_of(g, &e, dst_attrs[a]);
       rc = sinew__connect_replacing(g, &s, &d);
     }
   }
@@ -853,6 +934,11 @@ static int wire(sinew_graph_t *g, sinew_node_t h, const sinew_node_t *jn, size_t
       rc = sinew_set_double(g, &rc3, vv[c]);
     }
     if (!rc) rc = sinew_plug_element(g, &out, (int32_t)k, &s);
+    if (!rc) rc = sinew__connect_replacing(g, &s, &d);
+  }
+  if (root && !rc) { /* translate's value stored first, as rotate's */
+    sinew_plug_t s = sinew_plug_make(h, ik.sikT, 0, NULL), d = sinew_plug_make(jn[0], sinew__dag.translate, 0, NULL);
+    rc = copy3(g, jn[0], sinew__dag.translate, sinew__dag.translate);
     if (!rc) rc = sinew__connect_replacing(g, &s, &d);
   }
   return rc;
@@ -900,17 +986,19 @@ int sinew_ik_wire(sinew_graph_t *g, sinew_node_t h) {
     }
   }
   if ((rc = sinew_graph_begin(g))) return rc;
-  return sinew_graph_end(g, wire(g, h, jn, nj));
+  return sinew_graph_end(g, wire(g, h, jn, nj, spline));
 }
 
 /* ---- registration ----------------------------------------------------------------------------- */
 
 int sinew__register_ik_types(sinew_graph_t *g) {
   if (sinew_find_node_type(g, "ikHandle")) return SINEW_OK;
-  sinew_affects_t aff[48];
+  sinew_affects_t aff[96];
   size_t na = 0;
-  for (size_t i = 0; i < sizeof handle_inputs / sizeof *handle_inputs; i++)
+  for (size_t i = 0; i < sizeof handle_inputs / sizeof *handle_inputs; i++) {
     aff[na++] = (sinew_affects_t){handle_inputs[i], "sinewIkRotate"};
+    aff[na++] = (sinew_affects_t){handle_inputs[i], "sinewIkRootTranslate"};
+  }
   const sinew_node_type_t *ht, *jt = joint_type(g), *xt = sinew_find_node_type(g, "transform");
   sinew_node_type_desc_t d = {.name = "ikHandle", .parent_type = "transform", .attrs = handle_attrs,
                               .attr_count = sizeof handle_attrs / sizeof *handle_attrs, .affects = aff,
@@ -949,6 +1037,9 @@ int sinew__register_ik_types(sinew_graph_t *g) {
   ik.ic = sinew_node_type_attr(ht, "ic"), ik.rol = sinew_node_type_attr(ht, "rol");
   ik.twt = sinew_node_type_attr(ht, "twt"), ik.dtce = sinew_node_type_attr(ht, "dtce");
   ik.dwut = sinew_node_type_attr(ht, "dwut"), ik.dwua = sinew_node_type_attr(ht, "dwua");
+  ik.dfa = sinew_node_type_attr(ht, "dfa");
+  ik.off = sinew_node_type_attr(ht, "off"), ik.roc = sinew_node_type_attr(ht, "roc");
+  ik.sikT = sinew_node_type_attr(ht, "sikT"), ik.sfkt = sinew_node_type_attr(jt, "sfkt");
   ik.dwum = sinew_node_type_attr(ht, "dwum"), ik.dwue = sinew_node_type_attr(ht, "dwue");
   ik.dwu = sinew_node_type_attr(ht, "dwu"), ik.dwve = sinew_node_type_attr(ht, "dwve");
   return SINEW_OK;

@@ -911,7 +911,7 @@ static int q2aa_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
 static int reg(sinew_graph_t *g, const char *name, const sinew_attr_desc_t *attrs, size_t na,
                const sinew_affects_t *aff, size_t naff, sinew_compute_fn fn, intptr_t op,
                const sinew_node_type_t **out) {
-  sinew_node_type_desc_t d = {.name = name, .attrs = attrs, .attr_count = na, .affects = aff,
+  sinew_node_type_desc_t d = {.name = name, .flags = SINEW_NODE_TYPE_PARALLEL, .attrs = attrs, .attr_count = na, .affects = aff,
                               .affects_count = naff, .compute = fn, .user_data = (void *)op};
   return sinew_register_node_type(g, &d, out);
 }

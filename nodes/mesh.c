@@ -24,6 +24,8 @@ typedef struct mesh_payload {
 typedef struct topo_payload {
   sinew_topology_t pub;
   size_t counts_off, offsets_off, verts_off;
+  size_t uvs_off, face_uvs_off; /* 0: no UVs */
+  size_t hard_off;              /* 0: no hard edges known */
 } topo_payload;
 
 static void mesh_fix(mesh_payload *p) {
@@ -48,6 +50,9 @@ static void topo_fix(topo_payload *t) {
   t->pub.face_counts = (const uint32_t *)(base + t->counts_off);
   t->pub.face_offsets = (const uint32_t *)(base + t->offsets_off);
   t->pub.face_verts = (const uint32_t *)(base + t->verts_off);
+  t->pub.uvs = t->uvs_off ? (const float *)(base + t->uvs_off) : NULL;
+  t->pub.face_uvs = t->face_uvs_off ? (const uint32_t *)(base + t->face_uvs_off) : NULL;
+  t->pub.face_hard = t->hard_off ? (const uint8_t *)(base + t->hard_off) : NULL;
 }
 
 /* Topologies are immutable once built; a copy only happens if someone forces one. */
@@ -90,9 +95,11 @@ int sinew__topology_new(uint32_t npoints, uint32_t nfaces, uint64_t nface_verts,
   t->pub.nfaces = nfaces;
   t->pub.nface_verts = (uint32_t)nface_verts;
   t->pub.npoints = npoints;
+  t->pub.nuvs = 0;
   t->counts_off = head;
   t->offsets_off = head + fb;
   t->verts_off = head + 2 * fb;
+  t->uvs_off = t->face_uvs_off = t->hard_off = 0;
   topo_fix(t);
   *counts = (uint32_t *)t->pub.face_counts;
   *verts = (uint32_t *)t->pub.face_verts;
@@ -245,6 +252,57 @@ int sinew_mesh_create(uint32_t npoints, uint32_t nfaces, const uint32_t *face_co
     return rc;
   }
   return sinew__mesh_new(topo, npoints, false, out);
+}
+
+int sinew_mesh_set_uvs(const sinew_data_t *mesh, uint32_t nuvs, const float *uvs, const uint32_t *face_uvs,
+                       const uint8_t *face_hard, sinew_data_t **out) {
+  const sinew_mesh_t *m = sinew_mesh_get(mesh);
+  if (!m || !out || (nuvs && !uvs) || !face_uvs) return SINEW_EINVAL;
+  const sinew_topology_t *t = m->topology;
+  for (uint32_t i = 0; i < t->nface_verts; i++)
+    if (face_uvs[i] >= nuvs && face_uvs[i] != UINT32_MAX) return SINEW_EINVAL;
+  size_t head = ALIGN64(sizeof(topo_payload)), fb, vb, ub, fub, hb = 0, size;
+  if (!array_bytes(t->nfaces, sizeof(uint32_t), &fb) || !array_bytes(t->nface_verts, sizeof(uint32_t), &vb) ||
+      !array_bytes(nuvs, 2 * sizeof(float), &ub) || !array_bytes(t->nface_verts, sizeof(uint32_t), &fub) ||
+      (face_hard && !array_bytes(t->nface_verts ? t->nface_verts : 1, 1, &hb)) || !add_size(head, fb, &size) ||
+      !add_size(size, fb, &size) || !add_size(size, vb, &size) || !add_size(size, ub, &size) ||
+      !add_size(size, fub, &size) || !add_size(size, hb, &size))
+    return SINEW_ENOMEM;
+  sinew_data_t *d;
+  int rc = sinew_data_create(&topology_type, size, &d);
+  if (rc) return rc;
+  topo_payload *tp = (topo_payload *)sinew_data_get(d);
+  memset(tp, 0, sizeof *tp);
+  tp->pub.nfaces = t->nfaces;
+  tp->pub.nface_verts = t->nface_verts;
+  tp->pub.npoints = t->npoints;
+  tp->pub.nuvs = nuvs;
+  tp->counts_off = head;
+  tp->offsets_off = head + fb;
+  tp->verts_off = head + 2 * fb;
+  tp->uvs_off = head + 2 * fb + vb;
+  tp->face_uvs_off = tp->uvs_off + ub;
+  tp->hard_off = face_hard ? tp->face_uvs_off + fub : 0;
+  topo_fix(tp);
+  if (t->nfaces) {
+    memcpy((uint32_t *)tp->pub.face_counts, t->face_counts, t->nfaces * sizeof(uint32_t));
+    memcpy((uint32_t *)tp->pub.face_offsets, t->face_offsets, t->nfaces * sizeof(uint32_t));
+  }
+  if (t->nface_verts) {
+    memcpy((uint32_t *)tp->pub.face_verts, t->face_verts, t->nface_verts * sizeof(uint32_t));
+    memcpy((uint32_t *)tp->pub.face_uvs, face_uvs, t->nface_verts * sizeof(uint32_t));
+    if (face_hard) memcpy((uint8_t *)tp->pub.face_hard, face_hard, t->nface_verts);
+  }
+  if (nuvs) memcpy((float *)tp->pub.uvs, uvs, 2 * sizeof(float) * nuvs);
+  bool normals = m->normals != NULL;
+  sinew_data_t *o;
+  if ((rc = sinew__mesh_new(d, m->npoints, normals, &o))) return rc; /* takes d */
+  const sinew_mesh_t *c = sinew_mesh_get(o);
+  size_t bytes = sizeof(float) * 3 * (size_t)m->npoints;
+  if (bytes) memcpy((float *)c->points, m->points, bytes);
+  if (normals && bytes) memcpy((float *)c->normals, m->normals, bytes);
+  *out = o;
+  return SINEW_OK;
 }
 
 int sinew_mesh_clone_shared(const sinew_data_t *src, bool with_normals, sinew_data_t **out) {

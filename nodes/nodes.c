@@ -26,6 +26,7 @@ int sinew_nodes_register(sinew_graph_t *g) {
   if (!rc) rc = sinew__register_constraint_types(g);
   if (!rc) rc = sinew__register_ik_types(g);
   if (!rc) rc = sinew__register_curve_types(g);
+  if (!rc) rc = sinew__register_follicle_types(g);
   return rc;
 }
 
@@ -67,11 +68,11 @@ static int check_settable(sinew_graph_t *g, sinew_node_t n, uint32_t attr, const
     if (i > 0) sinew_plug_child(g, &p, info.children[i - 1], &q);
     if (sinew_plug_locked(g, &q)) {
       sinew_plug_format(g, &q, false, buf, sizeof buf);
-      return sinew_graph_set_error(g, SINEW_ELOCKED, "%s: %s is locked", what, buf);
+      return sinew_graph_fail(g, SINEW_ELOCKED, what, "%s is locked", buf);
     }
     if (sinew_plug_source(g, &q, NULL)) {
       sinew_plug_format(g, &q, false, buf, sizeof buf);
-      return sinew_graph_set_error(g, SINEW_ECONNECTED, "%s: %s is connected", what, buf);
+      return sinew_graph_fail(g, SINEW_ECONNECTED, what, "%s is connected", buf);
     }
   }
   return SINEW_OK;
@@ -100,7 +101,7 @@ typedef struct local_solution {
 
 static int solve_local(sinew_graph_t *g, bool joint, const sinew__local_inputs *in, const sinew_mat4_t *L,
                        const char *what, local_solution *out) {
-  if (!sinew_mat4_is_finite(L)) return sinew_graph_set_error(g, SINEW_ERANGE, "%s: matrix is not finite", what);
+  if (!sinew_mat4_is_finite(L)) return sinew_graph_fail(g, SINEW_ERANGE, what, "matrix is not finite");
   sinew_vec3_t t, r, s, sh = {0, 0, 0};
   sinew_mat4_t ra, rai, linear = *L, tmp;
   linear.m[3][0] = linear.m[3][1] = linear.m[3][2] = 0;
@@ -119,13 +120,13 @@ static int solve_local(sinew_graph_t *g, bool joint, const sinew__local_inputs *
       sinew_mat4_mul(&jo_is, &tmp, &jo_is);
     }
     if (!sinew_mat4_inverse(&jo_is, &post_inv))
-      return sinew_graph_set_error(g, SINEW_ERANGE, "%s: singular inverseScale", what);
+      return sinew_graph_fail(g, SINEW_ERANGE, what, "singular inverseScale");
     sinew_mat4_mul(&si, &linear, &tmp);
     sinew_mat4_mul(&rai, &tmp, &tmp);
     sinew_mat4_mul(&tmp, &post_inv, &tmp);
     sinew_vec3_t s2;
     if (!sinew_mat4_decompose(&tmp, in->order, NULL, &r, &s2, NULL))
-      return sinew_graph_set_error(g, SINEW_ERANGE, "%s: matrix cannot be decomposed", what);
+      return sinew_graph_fail(g, SINEW_ERANGE, what, "matrix cannot be decomposed");
     s = mul3(in->s, s2);
     t = (sinew_vec3_t){L->m[3][0], L->m[3][1], L->m[3][2]};
   } else {
@@ -133,7 +134,7 @@ static int solve_local(sinew_graph_t *g, bool joint, const sinew__local_inputs *
     sinew_mat4_t rot;
     sinew_vec3_t rtot;
     if (!sinew_mat4_decompose(&linear, in->order, NULL, &rtot, &s, &sh))
-      return sinew_graph_set_error(g, SINEW_ERANGE, "%s: matrix cannot be decomposed", what);
+      return sinew_graph_fail(g, SINEW_ERANGE, what, "matrix cannot be decomposed");
     sinew_mat4_euler(rtot, in->order, &rot);
     sinew_mat4_mul(&rai, &rot, &tmp);
     sinew_euler_from_mat4(&tmp, in->order, &r);
@@ -163,10 +164,10 @@ static int write_local(sinew_graph_t *g, sinew_node_t n, bool joint, const local
 
 int sinew_dag_set_local_matrix(sinew_graph_t *g, sinew_node_t n, const sinew_mat4_t *L) {
   const char *what = "set local matrix";
-  if (!L) return sinew_graph_set_error(g, SINEW_EINVAL, "%s: no matrix", what);
+  if (!L) return sinew_graph_fail(g, SINEW_EINVAL, what, "no matrix");
   if (!is_type(g, n, "transform"))
-    return sinew_graph_set_error(g, SINEW_ETYPE, "%s: %s is not a transform", what,
-                                 sinew_node_name(g, n) ? sinew_node_name(g, n) : "(invalid node)");
+    return sinew_graph_fail(g, SINEW_ETYPE, what, "%s is not a transform",
+                            sinew_node_name(g, n) ? sinew_node_name(g, n) : "(invalid node)");
   bool joint = is_type(g, n, "joint");
   sinew__local_inputs in;
   int rc = sinew__read_local_inputs(g, n, joint, &in);
@@ -199,10 +200,10 @@ static int relink_inverse_scale(sinew_graph_t *g, sinew_node_t n, sinew_node_t p
 }
 
 int sinew_dag_parent(sinew_graph_t *g, sinew_node_t n, sinew_node_t parent, uint32_t flags) {
-  if (!is_type(g, n, "dagNode")) return sinew_graph_set_error(g, SINEW_ETYPE, "parent: not a DAG node");
+  if (!is_type(g, n, "dagNode")) return sinew_graph_fail(g, SINEW_ETYPE, "parent", "not a DAG node");
   if (parent.gen && !is_type(g, parent, "dagNode"))
-    return sinew_graph_set_error(g, SINEW_ETYPE, "parent: %s is not a DAG node",
-                                 sinew_node_name(g, parent) ? sinew_node_name(g, parent) : "(invalid node)");
+    return sinew_graph_fail(g, SINEW_ETYPE, "parent", "%s is not a DAG node",
+                            sinew_node_name(g, parent) ? sinew_node_name(g, parent) : "(invalid node)");
   bool keep = (flags & SINEW_PARENT_KEEP_WORLD) && is_type(g, n, "transform");
   bool joint = is_type(g, n, "joint");
   bool parent_joint = parent.gen && is_type(g, parent, "joint");
@@ -219,7 +220,7 @@ int sinew_dag_parent(sinew_graph_t *g, sinew_node_t n, sinew_node_t parent, uint
       if (sinew_plug_locked(g, &q)) {
         char buf[256];
         sinew_plug_format(g, &q, false, buf, sizeof buf);
-        return sinew_graph_set_error(g, SINEW_ELOCKED, "parent: %s is locked", buf);
+        return sinew_graph_fail(g, SINEW_ELOCKED, "parent", "%s is locked", buf);
       }
     }
   }
@@ -235,8 +236,8 @@ int sinew_dag_parent(sinew_graph_t *g, sinew_node_t n, sinew_node_t parent, uint
     if (!inherits) sinew_mat4_identity(&pworld);
     sinew_mat4_mul(&opm, &pworld, &pworld);
     if (!sinew_mat4_inverse(&pworld, &inv))
-      return sinew_graph_set_error(g, SINEW_ERANGE, "parent: %s: the new parent's world matrix is singular",
-                                   sinew_node_name(g, n));
+      return sinew_graph_fail(g, SINEW_ERANGE, "parent", "%s: the new parent's world matrix is singular",
+                              sinew_node_name(g, n));
     sinew_mat4_mul(&world, &inv, &target);
     /* solved with the inverseScale the joint will have under its new parent */
     sinew__local_inputs in;

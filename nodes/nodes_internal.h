@@ -38,14 +38,23 @@ int sinew__register_deformer_chain_types(sinew_graph_t *g);
 /* polyModifier and the modifiers that pass the mesh through (polyColorPerVertex), after the mesh
  * types; registers nothing when polyModifier is already known. */
 int sinew__register_poly_modifier_types(sinew_graph_t *g);
-/* Reads a deformer's geometry input (a new reference or NULL). Fed from a mesh's worldMesh, it
- * gives that mesh's outMesh instead: Maya's worldMesh value is the local geometry tagged with
- * its world matrix, and deformers work on the local points (sinew's worldMesh holds world
- * points). */
+/* Reads a deformer's geometry input (a new reference or NULL). Fed from a mesh's worldMesh
+ * (a curve's worldSpace), it gives that shape's outMesh (local) instead: Maya's value is the
+ * local geometry tagged with its world matrix, and deformers work on the local points (sinew's
+ * holds world points). A curve comes as a point cloud of its CVs (a mesh with no faces; a
+ * periodic curve's repeated CVs left out), which the deformer deforms as a mesh's points; it
+ * then sets its output with sinew__deformer_set_output, which makes the curve again. */
 int sinew__geometry_input(sinew_graph_t *g, const sinew_plug_t *dst, sinew_data_t **out);
-/* Deformers deform meshes only: given input geometry `in` of another kind (a nurbsCurve), the
- * caller passes it through undeformed, and this says so once per node (*warned remembers it):
- * a warning naming the node, the input and the data's type. Nothing for a mesh or no data. */
+/* Sets a deformer's outputGeometry element `plug` to `out`, the block it computed (or passed
+ * through) from the geometry at `input` (its input[k].inputGeometry): a mesh as it is; for a
+ * curve, the input curve with out's points as its CVs (CVs that did not move keep their exact
+ * double values; when none moved, the input curve block itself). */
+int sinew__deformer_set_output(sinew_compute_t *ctx, const sinew_plug_t *plug, const sinew_plug_t *input,
+                               sinew_data_t *out);
+/* Deformers deform meshes and curves: given input geometry `in` of another kind (a surface, a
+ * lattice), the caller passes it through undeformed, and this says so once per node (*warned
+ * remembers it): a warning naming the node, the input and the data's type. Nothing for a mesh
+ * or no data. */
 void sinew__deformer_check_mesh(sinew_graph_t *g, sinew_node_t n, int32_t k, const sinew_data_t *in, bool *warned);
 /* The points deformer may change in geometry k: *mask (npoints bytes, 1 = a member, kept in
  * *holder for the next call) from the inputComponents of the groupParts feeding its
@@ -87,6 +96,8 @@ int sinew__register_ik_types(sinew_graph_t *g);
 /* nurbsCurve, makeNurbCircle, curveInfo, pointOnCurveInfo; registers nothing when nurbsCurve
  * is already known. */
 int sinew__register_curve_types(sinew_graph_t *g);
+/* follicle (nodes/follicle.c), after the curve types; registers nothing when it is known. */
+int sinew__register_follicle_types(sinew_graph_t *g);
 
 /* ---- animation (nodes/anim_curve.c, nodes/anim_blend.c) ------------------------------------ */
 

@@ -103,7 +103,7 @@ static sinew_plug_t attr_plug(const sinew_graph_t *g, sinew_node_t n, const char
 }
 
 static int oom(sinew_graph_t *g, const char *what) {
-  return sinew_graph_set_error(g, SINEW_ENOMEM, "%s: out of memory", what);
+  return sinew_graph_fail(g, SINEW_ENOMEM, what, "out of memory");
 }
 
 static double get_num(sinew_graph_t *g, sinew_node_t n, uint32_t attr, double dflt) {
@@ -115,10 +115,10 @@ static double get_num(sinew_graph_t *g, sinew_node_t n, uint32_t attr, double df
 
 static int skin_check(sinew_graph_t *g, sinew_node_t skin, const char *what, sk_ids *ids) {
   if (!g) return SINEW_EINVAL;
-  if (!sk_ids_of(g, ids)) return sinew_graph_set_error(g, SINEW_ENOTFOUND, "%s: no skinCluster type", what);
+  if (!sk_ids_of(g, ids)) return sinew_graph_fail(g, SINEW_ENOTFOUND, what, "no skinCluster type");
   if (!is_a(g, skin, "skinCluster"))
-    return sinew_graph_set_error(g, sinew_node_valid(g, skin) ? SINEW_ETYPE : SINEW_ESTALE,
-                                 "%s: %s is not a skinCluster", what, name_of(g, skin));
+    return sinew_graph_fail(g, sinew_node_valid(g, skin) ? SINEW_ETYPE : SINEW_ESTALE, what,
+                            "%s is not a skinCluster", name_of(g, skin));
   return SINEW_OK;
 }
 
@@ -540,8 +540,8 @@ static int resolve_shape(sinew_graph_t *g, sinew_node_t n, const mesh_ids *mi, s
     sinew_data_unref(h);
     if (found) return SINEW_OK;
   }
-  return sinew_graph_set_error(g, sinew_node_valid(g, n) ? SINEW_ETYPE : SINEW_ESTALE,
-                               "skinCluster: %s is not a mesh (or a transform with one)", name_of(g, n));
+  return sinew_graph_fail(g, sinew_node_valid(g, n) ? SINEW_ETYPE : SINEW_ESTALE, "skinCluster",
+                          "%s is not a mesh (or a transform with one)", name_of(g, n));
 }
 
 /* The elements of an array of numeric triples (pnts, vrts): indices and 3 values each, in
@@ -677,7 +677,8 @@ static int connect_influence(sinew_graph_t *g, sinew_node_t skin, const sk_ids *
                              sinew_node_t node, int32_t i, const sinew_mat4_t *world, double dropoff) {
   sinew_mat4_t inv;
   if (!sinew_mat4_inverse(world, &inv))
-    return sinew_graph_set_error(g, SINEW_ERANGE, "skinCluster: %s: its world matrix is singular", name_of(g, node));
+    return sinew_graph_fail(g, SINEW_ERANGE, "skinCluster", "%s: its world matrix is singular",
+                            name_of(g, node));
   sinew_plug_t wm = sinew_plug_make(node, sinew__dag.world_matrix, 1, (int32_t[]){0});
   sinew_plug_t ma = plug1(skin, ids->matrix, i), pm = plug1(skin, ids->bind_pre_matrix, i);
   sinew_plug_t lw = plug1(skin, ids->lock_weights, i), dpf = plug1(skin, ids->dropoff, i);
@@ -722,39 +723,39 @@ int sinew_skin_bind(sinew_graph_t *g, const sinew_skin_bind_desc_t *d, sinew_nod
   sk_ids ids;
   mesh_ids mi;
   if (!sk_ids_of(g, &ids) || !mesh_ids_of(g, &mi) || !sinew_find_node_type(g, "dagPose"))
-    return sinew_graph_set_error(g, SINEW_ENOTFOUND, "%s: the skinCluster, mesh or dagPose type is missing", what);
+    return sinew_graph_fail(g, SINEW_ENOTFOUND, what, "the skinCluster, mesh or dagPose type is missing");
   /* ---- validate everything first ---- */
   sinew_node_t shape;
   int rc = resolve_shape(g, d->geometry, &mi, &shape);
   if (rc) return rc;
   sinew_node_t xform = sinew_node_parent(g, shape);
-  if (!xform.gen) return sinew_graph_set_error(g, SINEW_EINVAL, "%s: %s is not under a transform", what, name_of(g, shape));
+  if (!xform.gen)
+    return sinew_graph_fail(g, SINEW_EINVAL, what, "%s is not under a transform", name_of(g, shape));
   sinew_plug_t in_mesh = plug0(shape, mi.in_mesh), src_in;
   bool has_src = sinew_plug_source(g, &in_mesh, &src_in);
   if (has_src && is_a(g, src_in.node, "skinCluster"))
-    return sinew_graph_set_error(g, SINEW_EEXISTS, "%s: %s is already bound by %s", what, name_of(g, shape),
-                                 name_of(g, src_in.node));
-  if (!d->influence_count || !d->influences)
-    return sinew_graph_set_error(g, SINEW_EINVAL, "%s: no influences", what);
-  if (d->influence_count > 65535) return sinew_graph_set_error(g, SINEW_ERANGE, "%s: too many influences", what);
+    return sinew_graph_fail(g, SINEW_EEXISTS, what, "%s is already bound by %s", name_of(g, shape),
+                            name_of(g, src_in.node));
+  if (!d->influence_count || !d->influences) return sinew_graph_fail(g, SINEW_EINVAL, what, "no influences");
+  if (d->influence_count > 65535) return sinew_graph_fail(g, SINEW_ERANGE, what, "too many influences");
   int max_inf = d->max_influences > 0 ? d->max_influences : 5;
   double dr = d->dropoff_rate > 0 ? d->dropoff_rate : 4;
-  if (!isfinite(dr)) return sinew_graph_set_error(g, SINEW_EINVAL, "%s: dropoffRate is not finite", what);
+  if (!isfinite(dr)) return sinew_graph_fail(g, SINEW_EINVAL, what, "dropoffRate is not finite");
   if (d->bind_method != SINEW_BIND_CLOSEST_DISTANCE && d->bind_method != SINEW_BIND_CLOSEST_IN_HIERARCHY)
     return sinew_graph_set_error(g, SINEW_EUNSUPPORTED, "%s: bindMethod %d (only 0 closest distance and 1 closest in "
                                  "hierarchy are supported)", what, d->bind_method);
   if (d->skin_method < 0 || d->skin_method > 2 || d->normalize_weights < 0 || d->normalize_weights > 2 ||
       d->weight_distribution < 0 || d->weight_distribution > 1)
-    return sinew_graph_set_error(g, SINEW_EINVAL, "%s: skinMethod, normalizeWeights or weightDistribution out of range",
-                                 what);
+    return sinew_graph_fail(g, SINEW_EINVAL, what,
+                            "skinMethod, normalizeWeights or weightDistribution out of range");
   size_t ninf = d->influence_count;
   for (size_t i = 0; i < ninf; i++) {
     if (!is_a(g, d->influences[i], "transform"))
-      return sinew_graph_set_error(g, sinew_node_valid(g, d->influences[i]) ? SINEW_ETYPE : SINEW_ESTALE,
-                                   "%s: influence %s is not a transform or joint", what, name_of(g, d->influences[i]));
+      return sinew_graph_fail(g, sinew_node_valid(g, d->influences[i]) ? SINEW_ETYPE : SINEW_ESTALE, what,
+                              "influence %s is not a transform or joint", name_of(g, d->influences[i]));
     for (size_t k = 0; k < i; k++)
       if (node_eq(d->influences[k], d->influences[i]))
-        return sinew_graph_set_error(g, SINEW_EINVAL, "%s: %s is listed twice", what, name_of(g, d->influences[i]));
+        return sinew_graph_fail(g, SINEW_EINVAL, what, "%s is listed twice", name_of(g, d->influences[i]));
   }
   sinew_data_t *mesh = NULL;
   sinew_plug_t out_mesh = plug0(shape, mi.out_mesh);
@@ -762,7 +763,7 @@ int sinew_skin_bind(sinew_graph_t *g, const sinew_skin_bind_desc_t *d, sinew_nod
   const sinew_mesh_t *m = sinew_mesh_get(mesh);
   if (!m) {
     sinew_data_unref(mesh);
-    return sinew_graph_set_error(g, SINEW_EINVAL, "%s: %s has no geometry", what, name_of(g, shape));
+    return sinew_graph_fail(g, SINEW_EINVAL, what, "%s has no geometry", name_of(g, shape));
   }
   sinew_mat4_t G;
   sinew_data_t *wblock = NULL;
@@ -778,12 +779,13 @@ int sinew_skin_bind(sinew_graph_t *g, const sinew_skin_bind_desc_t *d, sinew_nod
     logical[i] = (int32_t)i;
     rc = sinew_dag_world_matrix(g, d->influences[i], &worlds[i]);
     if (!rc && !sinew_mat4_inverse(&worlds[i], &inv))
-      rc = sinew_graph_set_error(g, SINEW_ERANGE, "%s: %s: its world matrix is singular", what,
-                                 name_of(g, d->influences[i]));
+      rc = sinew_graph_fail(g, SINEW_ERANGE, what, "%s: its world matrix is singular",
+                            name_of(g, d->influences[i]));
   }
   sinew_mat4_t Ginv;
   if (!rc && !sinew_mat4_inverse(&G, &Ginv))
-    rc = sinew_graph_set_error(g, SINEW_ERANGE, "%s: %s: the shape's world matrix is singular", what, name_of(g, shape));
+    rc = sinew_graph_fail(g, SINEW_ERANGE, what, "%s: the shape's world matrix is singular",
+                          name_of(g, shape));
   /* default weights, before anything changes */
   heur h = {0};
   bind_weights bw = {0};
@@ -1226,10 +1228,10 @@ static int32_t *edit_vertices(edit *e, const int32_t *list, size_t count, size_t
 
 static int check_vertices(edit *e, const int32_t *v, size_t n) {
   for (size_t i = 0; i < n; i++) {
-    if (v[i] < 0) return sinew_graph_set_error(e->g, SINEW_ERANGE, "%s: vertex %d is negative", e->what, v[i]);
+    if (v[i] < 0) return sinew_graph_fail(e->g, SINEW_ERANGE, e->what, "vertex %d is negative", v[i]);
     if (edit_geometry(e, SINEW_BIND_CLOSEST_DISTANCE) && (uint32_t)v[i] >= e->mesh->npoints)
-      return sinew_graph_set_error(e->g, SINEW_ERANGE, "%s: vertex %d is beyond the %u points of %s", e->what, v[i],
-                                   e->mesh->npoints, name_of(e->g, e->skin));
+      return sinew_graph_fail(e->g, SINEW_ERANGE, e->what, "vertex %d is beyond the %u points of %s", v[i],
+                              e->mesh->npoints, name_of(e->g, e->skin));
   }
   return SINEW_OK;
 }
@@ -1237,8 +1239,8 @@ static int check_vertices(edit *e, const int32_t *v, size_t n) {
 static int influence_slot(edit *e, sinew_node_t node) {
   for (size_t s = 0; s < e->ninf; s++)
     if (node_eq(e->inf[s].node, node)) return (int)s;
-  return sinew_graph_set_error(e->g, SINEW_ENOTFOUND, "%s: %s is not an influence of %s", e->what, name_of(e->g, node),
-                               name_of(e->g, e->skin));
+  return sinew_graph_fail(e->g, SINEW_ENOTFOUND, e->what, "%s is not an influence of %s", name_of(e->g, node),
+                          name_of(e->g, e->skin));
 }
 
 /* ---- skinPercent ---------------------------------------------------------------------------- */
@@ -1301,22 +1303,22 @@ int sinew_skin_percent(sinew_graph_t *g, sinew_node_t skin, const sinew_skin_per
   tv *tvs = sinew__scratch((d->count + 1) * sizeof *tvs, &tb);
   if (!tvs) rc = oom(g, what);
   if (!rc && d->count && (!d->influences || !d->values))
-    rc = sinew_graph_set_error(g, SINEW_EINVAL, "%s: -transformValue needs influences and values", what);
+    rc = sinew_graph_fail(g, SINEW_EINVAL, what, "-transformValue needs influences and values");
   for (size_t k = 0; k < d->count && !rc; k++) {
     int s = influence_slot(&e, d->influences[k]);
     if (s < 0) rc = s;
     else if (!isfinite(d->values[k]))
-      rc = sinew_graph_set_error(g, SINEW_EINVAL, "%s: the value for %s is not finite", what,
-                                 name_of(g, d->influences[k]));
+      rc = sinew_graph_fail(g, SINEW_EINVAL, what, "the value for %s is not finite",
+                            name_of(g, d->influences[k]));
     else if (e.locked[s])
-      rc = sinew_graph_set_error(g, SINEW_ELOCKED, "%s: the weights of %s are locked", what,
-                                 name_of(g, d->influences[k]));
+      rc = sinew_graph_fail(g, SINEW_ELOCKED, what, "the weights of %s are locked",
+                            name_of(g, d->influences[k]));
     else tvs[k] = (tv){s, d->values[k]};
   }
   if (!rc && d->prune && !isfinite(d->prune_below))
-    rc = sinew_graph_set_error(g, SINEW_EINVAL, "%s: the prune value is not finite", what);
+    rc = sinew_graph_fail(g, SINEW_EINVAL, what, "the prune value is not finite");
   if (!rc && !d->vertices && d->vertex_count)
-    rc = sinew_graph_set_error(g, SINEW_EINVAL, "%s: vertex_count without vertices", what);
+    rc = sinew_graph_fail(g, SINEW_EINVAL, what, "vertex_count without vertices");
   size_t nverts = 0;
   int32_t *verts = NULL;
   if (!rc && !(verts = edit_vertices(&e, d->vertices, d->vertex_count, &nverts, &vb))) rc = oom(g, what);
@@ -1334,7 +1336,7 @@ int sinew_skin_get_weights(sinew_graph_t *g, sinew_node_t skin, int32_t v, doubl
   edit e;
   int rc = edit_open(g, skin, "skinPercent -q", &e);
   if (rc) return rc;
-  if (v < 0) rc = sinew_graph_set_error(g, SINEW_ERANGE, "skinPercent -q: vertex %d is negative", v);
+  if (v < 0) rc = sinew_graph_fail(g, SINEW_ERANGE, "skinPercent", "-q: vertex %d is negative", v);
   if (!rc) rc = edit_read(&e, v);
   size_t k = 0;
   for (size_t s = 0; s < e.ninf && !rc; s++) {
@@ -1356,7 +1358,7 @@ int sinew_skin_get_weight(sinew_graph_t *g, sinew_node_t skin, int32_t v, sinew_
   if (rc) return rc;
   int s = influence_slot(&e, node);
   if (s < 0) rc = s;
-  if (!rc && v < 0) rc = sinew_graph_set_error(g, SINEW_ERANGE, "skinPercent -q: vertex %d is negative", v);
+  if (!rc && v < 0) rc = sinew_graph_fail(g, SINEW_ERANGE, "skinPercent", "-q: vertex %d is negative", v);
   if (!rc) rc = edit_read(&e, v);
   if (!rc && out) *out = e.cur[s];
   edit_close(&e);
@@ -1396,7 +1398,7 @@ int sinew_skin_reset_weights(sinew_graph_t *g, sinew_node_t skin, const int32_t 
   int method = e.bm == SINEW_BIND_CLOSEST_DISTANCE ? SINEW_BIND_CLOSEST_DISTANCE : SINEW_BIND_CLOSEST_IN_HIERARCHY;
   if (!edit_geometry(&e, method)) {
     rc = e.geo_rc == SINEW_ENOTFOUND
-             ? sinew_graph_set_error(g, SINEW_ENOTFOUND, "%s: %s has no original geometry", e.what, name_of(g, skin))
+             ? sinew_graph_fail(g, SINEW_ENOTFOUND, e.what, "%s has no original geometry", name_of(g, skin))
          : e.geo_rc == SINEW_ENOMEM ? oom(g, e.what)
                                     : e.geo_rc;
     edit_close(&e);
@@ -1405,7 +1407,8 @@ int sinew_skin_reset_weights(sinew_graph_t *g, sinew_node_t skin, const int32_t 
   sinew_data_t *vb = NULL;
   size_t nverts = 0;
   int32_t *verts = NULL;
-  if (!vertices && vertex_count) rc = sinew_graph_set_error(g, SINEW_EINVAL, "%s: vertex_count without vertices", e.what);
+  if (!vertices && vertex_count)
+    rc = sinew_graph_fail(g, SINEW_EINVAL, e.what, "vertex_count without vertices");
   if (!rc && !(verts = edit_vertices(&e, vertices, vertex_count, &nverts, &vb))) rc = oom(g, e.what);
   if (!rc) rc = check_vertices(&e, verts, nverts);
   for (size_t i = 0; i < nverts && !rc; i++) {
@@ -1441,19 +1444,19 @@ int sinew_skin_add_influence(sinew_graph_t *g, sinew_node_t skin, sinew_node_t n
   sinew_skin_add_influence_desc_t d = {0};
   if (desc) d = *desc;
   if (!is_a(g, node, "transform"))
-    return sinew_graph_set_error(g, sinew_node_valid(g, node) ? SINEW_ETYPE : SINEW_ESTALE,
-                                 "%s: %s is not a transform or joint", what, name_of(g, node));
+    return sinew_graph_fail(g, sinew_node_valid(g, node) ? SINEW_ETYPE : SINEW_ESTALE, what,
+                            "%s is not a transform or joint", name_of(g, node));
   if (sinew_skin_influence_index(g, skin, node, NULL) == SINEW_OK)
-    return sinew_graph_set_error(g, SINEW_EEXISTS, "%s: %s already is an influence of %s", what, name_of(g, node),
-                                 name_of(g, skin));
+    return sinew_graph_fail(g, SINEW_EEXISTS, what, "%s already is an influence of %s", name_of(g, node),
+                            name_of(g, skin));
   if (!isfinite(d.weight) || d.weight < 0 || d.weight > 1)
-    return sinew_graph_set_error(g, SINEW_EINVAL, "%s: the weight must be within 0..1", what);
+    return sinew_graph_fail(g, SINEW_EINVAL, what, "the weight must be within 0..1");
   sinew_mat4_t world;
   if ((rc = sinew_dag_world_matrix(g, node, &world))) return rc;
   double dropoff = d.dropoff > 0 ? d.dropoff : get_num(g, skin, ids.dropoff_rate, 4);
   sinew_plug_t ma = plug0(skin, ids.matrix);
   int32_t i = sinew_plug_next_index(g, &ma);
-  if (i < 0) return sinew_graph_set_error(g, SINEW_ERANGE, "%s: no free influence index", what);
+  if (i < 0) return sinew_graph_fail(g, SINEW_ERANGE, what, "no free influence index");
   if ((rc = sinew_graph_begin(g))) return rc;
   rc = connect_influence(g, skin, &ids, node, i, &world, dropoff);
   /* the new influence starts at weight 0 (stale weights at its index are dropped), or at
@@ -1603,7 +1606,7 @@ int sinew_skin_recache_bind_matrices(sinew_graph_t *g, sinew_node_t skin) {
     sinew_mat4_t world;
     sinew_plug_t ma = plug1(skin, ids.matrix, inf[s].index);
     if (!(rc = sinew_get_matrix(g, &ma, &world)) && !sinew_mat4_inverse(&world, &inv[s]))
-      rc = sinew_graph_set_error(g, SINEW_ERANGE, "%s: matrix[%d] is singular", what, inf[s].index);
+      rc = sinew_graph_fail(g, SINEW_ERANGE, what, "matrix[%d] is singular", inf[s].index);
   }
   bool tx = !rc && !(rc = sinew_graph_begin(g));
   for (size_t s = 0; s < n && !rc; s++) {
@@ -1622,7 +1625,7 @@ int sinew_skin_unbind(sinew_graph_t *g, sinew_node_t skin) {
   mesh_ids mi;
   int rc = skin_check(g, skin, what, &ids);
   if (rc) return rc;
-  if (!mesh_ids_of(g, &mi)) return sinew_graph_set_error(g, SINEW_ENOTFOUND, "%s: no mesh type", what);
+  if (!mesh_ids_of(g, &mi)) return sinew_graph_fail(g, SINEW_ENOTFOUND, what, "no mesh type");
   sinew_node_t shape = {0, 0}, orig = {0, 0};
   sinew_plug_t og = plug1(skin, ids.output_geometry, 0), dst, src;
   sinew_plug_t ig = sinew_plug_make(skin, ids.input_geometry, 1, (int32_t[]){0});
@@ -1638,7 +1641,7 @@ int sinew_skin_unbind(sinew_graph_t *g, sinew_node_t skin) {
     if ((rc = sinew_get_data(g, &oo, &orig_out))) return rc;
     if (!sinew_mesh_get(orig_out)) {
       sinew_data_unref(orig_out);
-      return sinew_graph_set_error(g, SINEW_EINVAL, "%s: %s has no geometry", what, name_of(g, orig));
+      return sinew_graph_fail(g, SINEW_EINVAL, what, "%s has no geometry", name_of(g, orig));
     }
   }
   vec3s otw = {0}, stw = {0}, svt = {0};
@@ -1657,8 +1660,8 @@ int sinew_skin_unbind(sinew_graph_t *g, sinew_node_t skin) {
     orig_goes = orig_goes && nd <= 3;
   }
   if (!rc && (sinew_node_locked(g, skin) || (orig_goes && sinew_node_locked(g, orig))))
-    rc = sinew_graph_set_error(g, SINEW_ELOCKED, "%s: %s is locked", what,
-                               name_of(g, sinew_node_locked(g, skin) ? skin : orig));
+    rc = sinew_graph_fail(g, SINEW_ELOCKED, what, "%s is locked",
+                          name_of(g, sinew_node_locked(g, skin) ? skin : orig));
   bool tx = !rc && !(rc = sinew_graph_begin(g));
   if (!rc && shape.gen) {
     sinew_plug_t in_mesh = plug0(shape, mi.in_mesh);

@@ -166,8 +166,8 @@ static int compile_weights(sinew_graph_t *g, sinew_node_t n, skin_state *st, uin
   int rc = SINEW_OK;
   size_t ninf = influence_indices(g, n, NULL, 0);
   if (ninf > 65535)
-    return sinew_graph_set_error(g, SINEW_ERANGE, "skinCluster %s: more than 65535 influences",
-                                 sinew_node_name(g, n));
+    return sinew_graph_fail(g, SINEW_ERANGE, "skinCluster", "%s: more than 65535 influences",
+                            sinew_node_name(g, n));
   sinew_plug_t wl = sinew_plug_make(n, A.weight_list, 0, NULL);
   size_t nverts = sinew_plug_indices(g, &wl, NULL, 0);
   sinew_data_t *vblock = NULL, *wblock = NULL, *csr = NULL, *storage = NULL;
@@ -237,9 +237,10 @@ static int compile_weights(sinew_graph_t *g, sinew_node_t n, skin_state *st, uin
   sinew_data_unref(csr);
   if (rc) {
     sinew_data_unref(c.storage);
-    return rc == SINEW_ENOMEM ? rc
-                              : sinew_graph_set_error(g, rc, "skinCluster %s: a point has more than 65535 weights",
-                                                      sinew_node_name(g, n));
+    return rc == SINEW_ENOMEM
+               ? rc
+               : sinew_graph_fail(g, rc, "skinCluster", "%s: a point has more than 65535 weights",
+                                  sinew_node_name(g, n));
   }
   compiled_free(&st->cw);
   st->cw = c;
@@ -365,7 +366,7 @@ static int skin_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
   sinew_get_double(g, &pns, &state);
   sinew_get_double(g, &pskm, &method);
   if (!mesh || en == 0 || state == 1 || state == 4) { /* pass the input through, copying nothing */
-    int rc = sinew_compute_set_data(ctx, plug, in);
+    int rc = sinew__deformer_set_output(ctx, plug, &ig, in);
     sinew_data_unref(in);
     return rc;
   }
@@ -438,7 +439,7 @@ static int skin_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
     /* deformer set membership: a post-pass, so the kernels stay whole-mesh */
     if (op) rc = sinew__deformer_restore_nonmembers(g, n, k, mesh, op, j.out_normals, &st->members);
   }
-  if (!rc) rc = sinew_compute_set_data(ctx, plug, out);
+  if (!rc) rc = sinew__deformer_set_output(ctx, plug, &ig, out);
   sinew_data_unref(in);
   return rc;
 }

@@ -2,10 +2,20 @@
  * frame rate it is shown in) and unitConversion (output = input * conversionFactor, which Maya
  * files put between angles and plain doubles). */
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "nodes/nodes_internal.h"
+
+/* Moves on whenever some scene's units may have changed (sinew_scene_units_serial). */
+static atomic_uint_fast64_t units_serial;
+
+uint64_t sinew_scene_units_serial(void) {
+  return (uint64_t)atomic_load_explicit(&units_serial, memory_order_relaxed);
+}
+
+static void units_moved(void) { atomic_fetch_add_explicit(&units_serial, 1, memory_order_relaxed); }
 
 typedef struct time_state {
   sinew_time_unit_t unit;
@@ -116,8 +126,11 @@ static int time_init(sinew_graph_t *g, sinew_node_t n, void *state) {
   ts->unit = SINEW_TIME_FILM;
   ts->linear = SINEW_LINEAR_CM;
   ts->angle = SINEW_ANGLE_DEG;
+  units_moved(); /* a scene's time node, new or made again, with the default units */
   return SINEW_OK;
 }
+
+static void time_destroy(sinew_graph_t *g, sinew_node_t n, void *state) { units_moved(); }
 
 static const sinew_attr_desc_t time_attrs[] = {
     {.name = "outTime", .short_name = "o", .type = SINEW_ATTR_TIME,
@@ -155,7 +168,8 @@ static const sinew_affects_t uc_affects[] = {{"input", "output"}, {"conversionFa
 int sinew__register_time_types(sinew_graph_t *g) {
   const sinew_node_type_t *t;
   sinew_node_type_desc_t td = {.name = "time", .attrs = time_attrs, .attr_count = 2,
-                               .state_size = sizeof(time_state), .init = time_init};
+                               .state_size = sizeof(time_state), .init = time_init,
+                               .destroy = time_destroy};
   int rc = sinew_register_node_type(g, &td, &t);
   if (rc) return rc;
   OUT_TIME = sinew_node_type_attr(t, "outTime");
@@ -196,6 +210,7 @@ static int units_changed(sinew_graph_t *g, sinew_node_t n, int *field, int value
   int old = *field;
   if (old == value) return SINEW_OK;
   *field = value;
+  units_moved();
   sinew_plug_t p = sinew_plug_make(n, OUT_TIME, 0, NULL);
   int rc = sinew_dirty(g, &p);
   if (rc) *field = old;
@@ -204,7 +219,7 @@ static int units_changed(sinew_graph_t *g, sinew_node_t n, int *field, int value
 
 int sinew_time_set_unit(sinew_graph_t *g, sinew_time_unit_t unit) {
   if (unit <= SINEW_TIME_INVALID || unit >= SINEW_TIME_UNIT_MAX)
-    return sinew_graph_set_error(g, SINEW_EINVAL, "currentUnit: invalid time unit");
+    return sinew_graph_fail(g, SINEW_EINVAL, "currentUnit", "invalid time unit");
   sinew_node_t n;
   int rc = sinew_time_node(g, &n);
   if (rc) return rc;
@@ -223,7 +238,7 @@ sinew_time_unit_t sinew_time_get_unit(sinew_graph_t *g) {
 
 int sinew_scene_set_linear_unit(sinew_graph_t *g, sinew_linear_unit_t unit) {
   if (unit <= SINEW_LINEAR_INVALID || unit >= SINEW_LINEAR_UNIT_MAX)
-    return sinew_graph_set_error(g, SINEW_EINVAL, "currentUnit: invalid linear unit");
+    return sinew_graph_fail(g, SINEW_EINVAL, "currentUnit", "invalid linear unit");
   sinew_node_t n;
   int rc = sinew_time_node(g, &n);
   if (rc) return rc;
@@ -242,7 +257,7 @@ sinew_linear_unit_t sinew_scene_linear_unit(sinew_graph_t *g) {
 
 int sinew_scene_set_angle_unit(sinew_graph_t *g, sinew_angle_unit_t unit) {
   if (unit <= SINEW_ANGLE_INVALID || unit >= SINEW_ANGLE_UNIT_MAX)
-    return sinew_graph_set_error(g, SINEW_EINVAL, "currentUnit: invalid angle unit");
+    return sinew_graph_fail(g, SINEW_EINVAL, "currentUnit", "invalid angle unit");
   sinew_node_t n;
   int rc = sinew_time_node(g, &n);
   if (rc) return rc;
@@ -260,7 +275,7 @@ sinew_angle_unit_t sinew_scene_angle_unit(sinew_graph_t *g) {
 }
 
 int sinew_time_set_seconds(sinew_graph_t *g, double seconds) {
-  if (!isfinite(seconds)) return sinew_graph_set_error(g, SINEW_ERANGE, "currentTime: not a finite time");
+  if (!isfinite(seconds)) return sinew_graph_fail(g, SINEW_ERANGE, "currentTime", "not a finite time");
   sinew_node_t n;
   int rc = sinew_time_node(g, &n);
   if (rc) return rc;

@@ -116,6 +116,10 @@ static const sinew_attr_desc_t joint_attrs[] = {
      * the FK rotation the handle blends with lives here (hidden, not written to files) */
     VEC3("sinewFkRotate", "sfkr", SINEW_ATTR_ANGLE, 0, F_HIDDEN_IN, "sinewFkRotateX", "sfkx",
          "sinewFkRotateY", "sfky", "sinewFkRotateZ", "sfkz"),
+    /* and a spline IK handle's start joint, whose translate the handle places on the curve
+     * (rootOnCurve), keeps its FK translate here */
+    VEC3("sinewFkTranslate", "sfkt", SINEW_ATTR_DISTANCE, 0, F_HIDDEN_IN, "sinewFkTranslateX", "sftx",
+         "sinewFkTranslateY", "sfty", "sinewFkTranslateZ", "sftz"),
     {.name = "radius", .short_name = "radi", .type = SINEW_ATTR_DOUBLE, .default_value = 1},
     {.name = "drawStyle", .short_name = "ds", .type = SINEW_ATTR_ENUM,
      .enum_fields = "Bone:Multi-child as Box:None:Joint"},

@@ -996,7 +996,8 @@ int sinew__register_utility_types(sinew_graph_t *g) {
   if (sinew_find_node_type(g, "multiplyDivide")) return SINEW_OK;
   const sinew_node_type_t *t[COUNT(types)];
   for (size_t i = 0; i < COUNT(types); i++) {
-    sinew_node_type_desc_t d = {.name = types[i].name, .attrs = types[i].attrs, .attr_count = types[i].nattrs,
+    sinew_node_type_desc_t d = {.name = types[i].name, .flags = SINEW_NODE_TYPE_PARALLEL,
+                                .attrs = types[i].attrs, .attr_count = types[i].nattrs,
                                 .affects = types[i].affects, .affects_count = types[i].naffects,
                                 .compute = types[i].compute, .state_size = sizeof(util_state)};
     int rc = sinew_register_node_type(g, &d, &t[i]);

@@ -392,80 +392,211 @@ static void test_pair_blend(void **state) {
 }
 
 /* Animation layers as Maya writes them: a base curve into inputA, the layer's curve into
- * inputB, the layer's weight from the animLayer (not evaluated: the blend's stored weights). */
+ * inputB, the animLayer's weights into weightA / weightB. The wiring between the layers and
+ * into the blend nodes is the one of public Maya 2015-2023 scenes (BaseAnimation.fgwt ->
+ * AnimLayer1.pwth, omte -> pmte, csol -> sslo, AnimLayer1.sl -> BaseAnimation.chsl[i],
+ * play -> cdly[i], bgwt -> wa, fgwt -> wb, oram / sam -> acm). */
+static const char *const layers_ma =
+    "//Maya ASCII 2020 scene\n"
+    "requires maya \"2020\";\n"
+    "currentUnit -l centimeter -a degree -t film;\n"
+    "createNode joint -n \"head\";\n"
+    "createNode animLayer -n \"BaseAnimation\";\n"
+    "\tsetAttr -s 2 \".cdly\";\n"
+    "\tsetAttr -s 2 \".chsl\";\n"
+    "\tsetAttr \".pref\" yes;\n"
+    "\tsetAttr \".ovrd\" yes;\n"
+    "createNode animLayer -n \"AnimLayer1\";\n"
+    "\tsetAttr -s 2 \".dsm\";\n"
+    "\tsetAttr -s 4 \".bnds\";\n"
+    "createNode animLayer -n \"AnimLayer2\";\n"
+    "\tsetAttr \".ovrd\" yes;\n"
+    "createNode animLayer -n \"AnimLayer3\";\n"
+    "createNode animBlendNodeAdditiveDL -n \"head_translateX_AnimLayer1\";\n"
+    "createNode animBlendNodeAdditiveDL -n \"head_translateX_AnimLayer2\";\n"
+    "createNode animBlendNodeAdditiveDL -n \"head_translateY_AnimLayer3\";\n"
+    "createNode animBlendNodeAdditiveScale -n \"head_scaleX_AnimLayer1\";\n"
+    "\tsetAttr \".ia\" 1;\n"
+    "\tsetAttr \".ib\" 1;\n"
+    "createNode animBlendNodeAdditiveRotation -n \"head_rotate_AnimLayer1\";\n"
+    "\tsetAttr \".ia\" -type \"double3\" 10 0 0 ;\n"
+    "createNode animBlendNodeBoolean -n \"head_visibility_AnimLayer1\";\n"
+    "\tsetAttr \".ia\" yes;\n"
+    "createNode animCurveTL -n \"head_translateX\";\n"
+    "\tsetAttr \".tan\" 18;\n"
+    "\tsetAttr -s 2 \".ktv[0:1]\"  1 0 11 10;\n"
+    "createNode animCurveTL -n \"head_translateX_AnimLayer1_inputB\";\n"
+    "\tsetAttr \".tan\" 18;\n"
+    "\tsetAttr -s 2 \".ktv[0:1]\"  1 0 11 4;\n"
+    "createNode animCurveTL -n \"head_translateX_AnimLayer2_inputB\";\n"
+    "\tsetAttr \".ktv[0]\"  1 20;\n"
+    "createNode animCurveTL -n \"head_translateY\";\n"
+    "\tsetAttr \".ktv[0]\"  1 1;\n"
+    "createNode animCurveTL -n \"head_translateY_AnimLayer3_inputB\";\n"
+    "\tsetAttr \".ktv[0]\"  1 2;\n"
+    "createNode animCurveTU -n \"head_scaleX_AnimLayer1_inputB\";\n"
+    "\tsetAttr \".tan\" 18;\n"
+    "\tsetAttr -s 2 \".ktv[0:1]\"  1 1 11 2;\n"
+    "createNode animCurveTA -n \"head_rotate_AnimLayer1_inputBZ\";\n"
+    "\tsetAttr \".tan\" 18;\n"
+    "\tsetAttr -s 2 \".ktv[0:1]\"  1 0 11 30;\n"
+    /* the hierarchy: AnimLayer1 and AnimLayer2 under BaseAnimation, AnimLayer3 under AnimLayer1 */
+    "connectAttr \"AnimLayer1.sl\" \"BaseAnimation.chsl[0]\";\n"
+    "connectAttr \"AnimLayer1.play\" \"BaseAnimation.cdly[0]\";\n"
+    "connectAttr \"AnimLayer2.sl\" \"BaseAnimation.chsl[1]\";\n"
+    "connectAttr \"AnimLayer2.play\" \"BaseAnimation.cdly[1]\";\n"
+    "connectAttr \"AnimLayer3.sl\" \"AnimLayer1.chsl[0]\";\n"
+    "connectAttr \"AnimLayer3.play\" \"AnimLayer1.cdly[0]\";\n"
+    "connectAttr \"BaseAnimation.csol\" \"AnimLayer1.sslo\";\n"
+    "connectAttr \"BaseAnimation.fgwt\" \"AnimLayer1.pwth\";\n"
+    "connectAttr \"BaseAnimation.omte\" \"AnimLayer1.pmte\";\n"
+    "connectAttr \"BaseAnimation.csol\" \"AnimLayer2.sslo\";\n"
+    "connectAttr \"BaseAnimation.fgwt\" \"AnimLayer2.pwth\";\n"
+    "connectAttr \"BaseAnimation.omte\" \"AnimLayer2.pmte\";\n"
+    "connectAttr \"AnimLayer1.csol\" \"AnimLayer3.sslo\";\n"
+    "connectAttr \"AnimLayer1.fgwt\" \"AnimLayer3.pwth\";\n"
+    "connectAttr \"AnimLayer1.omte\" \"AnimLayer3.pmte\";\n"
+    "connectAttr \"head.tx\" \"AnimLayer1.dsm\" -na;\n"
+    "connectAttr \"head.sx\" \"AnimLayer1.dsm\" -na;\n"
+    "connectAttr \"head_translateX_AnimLayer1.msg\" \"AnimLayer1.bnds[0]\";\n"
+    "connectAttr \"head_scaleX_AnimLayer1.msg\" \"AnimLayer1.bnds[1]\";\n"
+    "connectAttr \"head_rotate_AnimLayer1.msg\" \"AnimLayer1.bnds[2]\";\n"
+    "connectAttr \"head_visibility_AnimLayer1.msg\" \"AnimLayer1.bnds[3]\";\n"
+    /* tx: base -> AnimLayer1 (additive) -> AnimLayer2 (override) */
+    "connectAttr \"head_translateX.o\" \"head_translateX_AnimLayer1.ia\";\n"
+    "connectAttr \"head_translateX_AnimLayer1_inputB.o\" \"head_translateX_AnimLayer1.ib\";\n"
+    "connectAttr \"AnimLayer1.bgwt\" \"head_translateX_AnimLayer1.wa\";\n"
+    "connectAttr \"AnimLayer1.fgwt\" \"head_translateX_AnimLayer1.wb\";\n"
+    "connectAttr \"head_translateX_AnimLayer1.o\" \"head_translateX_AnimLayer2.ia\";\n"
+    "connectAttr \"head_translateX_AnimLayer2_inputB.o\" \"head_translateX_AnimLayer2.ib\";\n"
+    "connectAttr \"AnimLayer2.bgwt\" \"head_translateX_AnimLayer2.wa\";\n"
+    "connectAttr \"AnimLayer2.fgwt\" \"head_translateX_AnimLayer2.wb\";\n"
+    "connectAttr \"head_translateX_AnimLayer2.o\" \"head.tx\";\n"
+    /* ty: base -> AnimLayer3 (additive, a child of AnimLayer1) */
+    "connectAttr \"head_translateY.o\" \"head_translateY_AnimLayer3.ia\";\n"
+    "connectAttr \"head_translateY_AnimLayer3_inputB.o\" \"head_translateY_AnimLayer3.ib\";\n"
+    "connectAttr \"AnimLayer3.bgwt\" \"head_translateY_AnimLayer3.wa\";\n"
+    "connectAttr \"AnimLayer3.fgwt\" \"head_translateY_AnimLayer3.wb\";\n"
+    "connectAttr \"head_translateY_AnimLayer3.o\" \"head.ty\";\n"
+    "connectAttr \"AnimLayer1.sam\" \"head_scaleX_AnimLayer1.acm\";\n"
+    "connectAttr \"AnimLayer1.bgwt\" \"head_scaleX_AnimLayer1.wa\";\n"
+    "connectAttr \"AnimLayer1.fgwt\" \"head_scaleX_AnimLayer1.wb\";\n"
+    "connectAttr \"head_scaleX_AnimLayer1_inputB.o\" \"head_scaleX_AnimLayer1.ib\";\n"
+    "connectAttr \"head_scaleX_AnimLayer1.o\" \"head.sx\";\n"
+    "connectAttr \"head.ro\" \"head_rotate_AnimLayer1.ro\";\n"
+    "connectAttr \"AnimLayer1.oram\" \"head_rotate_AnimLayer1.acm\";\n"
+    "connectAttr \"AnimLayer1.bgwt\" \"head_rotate_AnimLayer1.wa\";\n"
+    "connectAttr \"AnimLayer1.fgwt\" \"head_rotate_AnimLayer1.wb\";\n"
+    "connectAttr \"head_rotate_AnimLayer1_inputBZ.o\" \"head_rotate_AnimLayer1.ibz\";\n"
+    "connectAttr \"head_rotate_AnimLayer1.o\" \"head.r\";\n"
+    "connectAttr \"AnimLayer1.bgwt\" \"head_visibility_AnimLayer1.wa\";\n"
+    "connectAttr \"AnimLayer1.fgwt\" \"head_visibility_AnimLayer1.wb\";\n"
+    "connectAttr \"head_visibility_AnimLayer1.o\" \"head.v\";\n";
+
+/* Values worked by hand at frame 6, halfway along every linear curve: base tx 5, AnimLayer1's
+ * tx 2, AnimLayer2's tx 20 (an override), base ty 1, AnimLayer3's ty 2. */
 static void test_anim_layers(void **state) {
   (void)state;
-  sinew_session_t *s = open_text("//Maya ASCII 2020 scene\n"
-                                 "requires maya \"2020\";\n"
-                                 "currentUnit -l centimeter -a degree -t film;\n"
-                                 "createNode joint -n \"head\";\n"
-                                 "createNode animLayer -n \"BaseAnimation\";\n"
-                                 "\tsetAttr \".ovrd\" yes;\n"
-                                 "createNode animLayer -n \"AnimLayer1\";\n"
-                                 "createNode animBlendNodeAdditiveDL -n \"head_translateX_AnimLayer1\";\n"
-                                 "createNode animBlendNodeAdditiveScale -n \"head_scaleX_AnimLayer1\";\n"
-                                 "\tsetAttr \".ia\" 1;\n"
-                                 "\tsetAttr \".ib\" 1;\n"
-                                 "createNode animBlendNodeAdditiveRotation -n \"head_rotate_AnimLayer1\";\n"
-                                 "\tsetAttr \".ia\" -type \"double3\" 10 0 0 ;\n"
-                                 "createNode animBlendNodeBoolean -n \"head_visibility_AnimLayer1\";\n"
-                                 "\tsetAttr \".ia\" yes;\n"
-                                 "createNode animCurveTL -n \"head_translateX\";\n"
-                                 "\tsetAttr \".tan\" 18;\n"
-                                 "\tsetAttr -s 2 \".ktv[0:1]\"  1 0 11 10;\n"
-                                 "createNode animCurveTL -n \"head_translateX_AnimLayer1_inputB\";\n"
-                                 "\tsetAttr \".tan\" 18;\n"
-                                 "\tsetAttr -s 2 \".ktv[0:1]\"  1 0 11 4;\n"
-                                 "createNode animCurveTU -n \"head_scaleX_AnimLayer1_inputB\";\n"
-                                 "\tsetAttr \".tan\" 18;\n"
-                                 "\tsetAttr -s 2 \".ktv[0:1]\"  1 1 11 2;\n"
-                                 "createNode animCurveTA -n \"head_rotate_AnimLayer1_inputBZ\";\n"
-                                 "\tsetAttr \".tan\" 18;\n"
-                                 "\tsetAttr -s 2 \".ktv[0:1]\"  1 0 11 30;\n"
-                                 "connectAttr \"head_translateX.o\" \"head_translateX_AnimLayer1.ia\";\n"
-                                 "connectAttr \"head_translateX_AnimLayer1_inputB.o\" \"head_translateX_AnimLayer1.ib\";\n"
-                                 "connectAttr \"AnimLayer1.fgwt\" \"head_translateX_AnimLayer1.wb\";\n"
-                                 "connectAttr \"head_translateX_AnimLayer1.o\" \"head.tx\";\n"
-                                 "connectAttr \"head_scaleX_AnimLayer1_inputB.o\" \"head_scaleX_AnimLayer1.ib\";\n"
-                                 "connectAttr \"head_scaleX_AnimLayer1.o\" \"head.sx\";\n"
-                                 "connectAttr \"head_rotate_AnimLayer1_inputBZ.o\" \"head_rotate_AnimLayer1.ibz\";\n"
-                                 "connectAttr \"head_rotate_AnimLayer1.o\" \"head.r\";\n"
-                                 "connectAttr \"head_visibility_AnimLayer1.o\" \"head.v\";\n");
+  sinew_session_t *s = open_text(layers_ma);
   sinew_graph_t *g = sinew_session_graph(s);
-  /* frame 6, halfway along every linear curve: base tx 5 + layer 2 = 7 cm; scale 1^1 * 1.5^1 =
-   * 1.5 (multiply accumulation); rotate (10, 0, 0) + (0, 0, 15) by component; visibility: B
-   * (default 0) where the layer has weight (wb 1), so hidden */
   assert_int_equal(sinew_time_set_frame(g, 6), 0);
+  /* every layer at weight 1: the opaque override hides the layers below it (passthrough on,
+   * bgwt 1 - 1 = 0); ty 1 + 2 */
+  assert_near(get(g, "AnimLayer1.fgwt"), 1, 0);
+  assert_near(get(g, "AnimLayer1.bgwt"), 1, 0);
+  assert_near(get(g, "AnimLayer2.bgwt"), 0, 0);
+  assert_near(get(g, "head.tx"), 20, 1e-12);
+  assert_near(get(g, "head.ty"), 3, 1e-12);
+  /* the override at weight 0.5 with passthrough: 7 * 0.5 + 20 * 0.5; without: 20 * 0.5 */
+  set(g, "AnimLayer2.weight", 0.5);
+  assert_near(get(g, "head.tx"), 13.5, 1e-12);
+  set(g, "AnimLayer2.passthrough", 0);
+  assert_near(get(g, "AnimLayer2.bgwt"), 0, 0);
+  assert_near(get(g, "head.tx"), 10, 1e-12);
+  /* the override muted: it lets everything below through (fgwt 0, bgwt 1): 5 + 2 */
+  set(g, "AnimLayer2.mute", 1);
+  assert_near(get(g, "AnimLayer2.fgwt"), 0, 0);
+  assert_near(get(g, "AnimLayer2.bgwt"), 1, 0);
+  assert_near(get(g, "AnimLayer2.omte"), 1, 0);
   assert_near(get(g, "head.tx"), 7, 1e-12);
-  assert_near(get(g, "head.sx"), 1.5, 1e-12);
-  assert_near(get(g, "head.rx"), deg(10), 1e-12);
-  assert_near(get(g, "head.rz"), deg(15), 1e-12);
-  assert_near(get(g, "head.v"), 0, 0);
-  /* the layer's weight at 0.5 (as a muted or half-weighted layer would give): 5 + 1 = 6;
-   * scale 1.5^0.5; rotation z 7.5; visibility still B while the weight is above 0, A at 0 */
-  sinew_plug_t wb = P(g, "head_translateX_AnimLayer1.wb");
-  sinew_plug_t src;
-  assert_true(sinew_plug_source(g, &wb, &src)); /* fed by the (placeholder) animLayer */
-  set(g, "head_scaleX_AnimLayer1.wb", 0.5);
-  set(g, "head_rotate_AnimLayer1.wb", 0.5);
+  /* the additive layer at weight 0.5: tx 5 + 1; its layers follow: scale 1 * 1.5^0.5
+   * (multiply accumulation), rotate (10, 0, 15 * 0.5) by component, visibility still B (the
+   * default 0) while its weight is above 0; its child layer's weight is 0.5 * 1: ty 1 + 1 */
+  set(g, "AnimLayer1.weight", 0.5);
+  assert_near(get(g, "head.tx"), 6, 1e-12);
   assert_near(get(g, "head.sx"), sqrt(1.5), 1e-12);
+  assert_near(get(g, "head.rx"), deg(10), 1e-12);
   assert_near(get(g, "head.rz"), deg(7.5), 1e-12);
-  set(g, "head_visibility_AnimLayer1.wb", 0);
-  assert_near(get(g, "head.v"), 1, 0);
-  /* by layer: the rotations composed: Rx(10) then Rz(7.5) */
-  set(g, "head_rotate_AnimLayer1.acm", 1);
-  sinew_mat4_t want, rx, rz;
+  assert_near(get(g, "head.v"), 0, 0);
+  assert_near(get(g, "AnimLayer3.pwth"), 0.5, 0);
+  assert_near(get(g, "head.ty"), 2, 1e-12);
+  /* nested weights multiply: 0.5 * 0.5 */
+  set(g, "AnimLayer3.weight", 0.5);
+  assert_near(get(g, "AnimLayer3.fgwt"), 0.25, 0);
+  assert_near(get(g, "head.ty"), 1.5, 1e-12);
+  /* scale accumulation additive: 1 * 1 + 1.5 * 0.5; rotation by layer: Rx(10) then Rz(7.5) */
+  set(g, "AnimLayer1.scaleAccumulationMode", 1);
+  assert_near(get(g, "head.sx"), 1.75, 1e-12);
+  set(g, "AnimLayer1.rotationAccumulationMode", 1);
+  assert_near(get(g, "AnimLayer1.oram"), 1, 0);
+  sinew_mat4_t want, rx, rz, got;
   sinew_mat4_rotate_x(deg(10), &rx);
   sinew_mat4_rotate_z(deg(7.5), &rz);
   sinew_mat4_mul(&rx, &rz, &want);
-  sinew_mat4_t got;
   sinew_vec3_t r = {get(g, "head.rx"), get(g, "head.ry"), get(g, "head.rz")};
   sinew_mat4_euler(r, SINEW_ROTATE_XYZ, &got);
   for (int i = 0; i < 3; i++)
     for (int j = 0; j < 3; j++) assert_near(got.m[i][j], want.m[i][j], 1e-12);
-  /* the animLayer itself is not evaluated: tx is reported as depending on a placeholder */
-  sinew_plug_t tx = P(g, "head.tx");
-  assert_true(sinew_plug_depends_on_placeholder(g, &tx));
+  /* muting a layer mutes its children (outMute -> parentMute): ty back to the base 1; the
+   * Boolean blend takes A again (weight 0): visible */
+  set(g, "AnimLayer1.mute", 1);
+  assert_near(get(g, "AnimLayer3.pmte"), 1, 0);
+  assert_near(get(g, "AnimLayer3.omte"), 1, 0);
+  assert_near(get(g, "head.ty"), 1, 1e-12);
+  assert_near(get(g, "head.tx"), 5, 1e-12);
+  assert_near(get(g, "head.v"), 1, 0);
+  set(g, "AnimLayer1.mute", 0);
+  set(g, "AnimLayer2.mute", 0);
+  set(g, "AnimLayer2.passthrough", 1);
+  /* solo AnimLayer1: its sibling AnimLayer2 plays as if muted (tx 5 + 1), AnimLayer1 and its
+   * child AnimLayer3 play (ty 1 + 2 * 0.25) */
+  set(g, "AnimLayer1.solo", 1);
+  assert_near(get(g, "BaseAnimation.csol"), 1, 0);
+  assert_near(get(g, "AnimLayer2.fgwt"), 0, 0);
+  assert_near(get(g, "AnimLayer2.bgwt"), 1, 0);
+  assert_near(get(g, "head.tx"), 6, 1e-12);
+  assert_near(get(g, "head.ty"), 1.5, 1e-12);
+  /* solo AnimLayer2 instead: AnimLayer1 is left out, and with it its child: ty 1; tx: the
+   * override over the base alone, 5 * 0.5 + 20 * 0.5 */
+  set(g, "AnimLayer1.solo", 0);
+  set(g, "AnimLayer2.solo", 1);
+  assert_near(get(g, "AnimLayer1.fgwt"), 0, 0);
+  assert_near(get(g, "AnimLayer3.pwth"), 0, 0);
+  assert_near(get(g, "head.ty"), 1, 1e-12);
+  assert_near(get(g, "head.tx"), 12.5, 1e-12);
+  /* every channel now evaluates: nothing depends on a placeholder */
+  sinew_plug_t tx = P(g, "head.tx"), ty = P(g, "head.ty");
+  assert_false(sinew_plug_depends_on_placeholder(g, &tx));
+  assert_false(sinew_plug_depends_on_placeholder(g, &ty));
+  /* the layer's weight is a plain keyable input: out of [0, 1] is refused, and the outputs
+   * are not writable */
+  sinew_plug_t w = P(g, "AnimLayer1.weight"), fg = P(g, "AnimLayer1.fgwt");
+  assert_int_not_equal(sinew_set_double(g, &w, 1.5), 0);
+  assert_int_not_equal(sinew_set_double(g, &fg, 0.5), 0);
+  /* saved and reopened: the same layers, the same values */
+  char path[160];
+  snprintf(path, sizeof path, "/tmp/sinew-test-layers-%d.ma", (int)getpid());
+  assert_int_equal(sinew_session_save(s, path), 0);
+  sinew_session_t *t = NULL;
+  assert_int_equal(sinew_session_create(NULL, &t), 0);
+  if (sinew_session_open(t, path)) fail_msg("reopen: %s", sinew_session_errmsg(t));
+  remove(path);
+  sinew_graph_t *h = sinew_session_graph(t);
+  assert_int_equal(sinew_time_set_frame(h, 6), 0);
+  assert_near(get(h, "head.tx"), 12.5, 1e-12);
+  assert_near(get(h, "head.ty"), 1, 1e-12);
+  assert_near(get(h, "AnimLayer3.weight"), 0.5, 0);
+  sinew_session_destroy(t);
   sinew_session_destroy(s);
 }
 
@@ -579,6 +710,56 @@ static void test_bad_keys(void **state) {
 }
 
 /* ---- no allocation when time changes --------------------------------------------------------- */
+
+/* A time change evaluates the compiled time curves in one batch and stores their outputs
+ * (sinew__anim_time_changed); a curve whose input is connected to time1.outTime is pulled as
+ * before. Both give bitwise the same values, at whole and fractional frames, inside the keys
+ * and in every infinity; a key edited between two frames is compiled when the curve is read,
+ * and joints driven by the curves follow. */
+static void test_time_batch_matches_pull(void **state) {
+  (void)state;
+  sinew_graph_t *g = scene();
+  sinew_node_t time1;
+  assert_int_equal(sinew_time_node(g, &time1), 0);
+  assert_int_equal(sinew_node_create(g, "joint", "j", NULL), 0);
+  const char *names[][2] = {{"e0", "p0"}, {"e1", "p1"}, {"e2", "p2"}};
+  for (int c = 0; c < 3; c++) {
+    for (int w = 0; w < 2; w++) {
+      const char *nm = names[c][w];
+      assert_int_equal(sinew_node_create(g, "animCurveTA", nm, NULL), 0);
+      for (int i = 0; i < 7; i++) key(g, nm, i, i * 0.3 + c * 0.1, cos(i * 1.7 + c), c == 2 ? 1 : 18, c == 1 ? 9 : 18);
+      char buf[64];
+      snprintf(buf, sizeof buf, "%s.pre", nm);
+      set(g, buf, c == 0 ? 4 : 5);
+      snprintf(buf, sizeof buf, "%s.pst", nm);
+      set(g, buf, c == 0 ? 3 : 1);
+      snprintf(buf, sizeof buf, "%s.wgt", nm);
+      set(g, buf, c == 1);
+      if (w == 1) {
+        snprintf(buf, sizeof buf, "%s.i", nm);
+        connect(g, "time1.o", buf);
+      }
+    }
+  }
+  connect(g, "e0.o", "j.rx");
+  for (int f = -40; f < 80; f++) {
+    double frame = f * 0.37;
+    assert_int_equal(sinew_time_set_frame(g, frame), 0);
+    if (f == 10) { /* a key edited on both curves: stale until read */
+      key(g, "e1", 3, 1.0, 4.0, 18, 18);
+      key(g, "p1", 3, 1.0, 4.0, 18, 18);
+    }
+    for (int c = 0; c < 3; c++) {
+      char e[16], p[16];
+      snprintf(e, sizeof e, "%s.o", names[c][0]);
+      snprintf(p, sizeof p, "%s.o", names[c][1]);
+      double ve = get(g, e), vp = get(g, p);
+      if (ve != vp) fail_msg("frame %g, curve %d: batch %.17g, pulled %.17g", frame, c, ve, vp);
+    }
+    assert_true(get(g, "j.rx") == get(g, "e0.o"));
+  }
+  sinew_graph_destroy(g);
+}
 
 static void test_no_alloc_on_time(void **state) {
   (void)state;
@@ -819,7 +1000,7 @@ int main(void) {
       cmocka_unit_test(test_set_driven_keys), cmocka_unit_test(test_pair_blend),
       cmocka_unit_test(test_blend_two_attr),  cmocka_unit_test(test_bad_keys),
       cmocka_unit_test(test_anim_layers),
-      cmocka_unit_test(test_no_alloc_on_time), cmocka_unit_test(test_alloc_failures),
+      cmocka_unit_test(test_time_batch_matches_pull), cmocka_unit_test(test_no_alloc_on_time), cmocka_unit_test(test_alloc_failures),
       cmocka_unit_test(test_save_reopen),      cmocka_unit_test(test_corpus_cylinder),
       cmocka_unit_test(test_corpus_usd_skeleton),
   };

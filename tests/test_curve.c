@@ -845,6 +845,73 @@ static void test_spline_ik_twist(void **state) {
   expect1("j2.rx", plain, 1e-12);
 }
 
+/* dForwardAxis (advanced twist): the joint axis aimed down the curve. A chain up +y whose joints
+ * keep the world's axes (bones along their +Y): forward +Y leaves every joint unturned; forward
+ * +X turns j0 by 90 degrees about z (its X up the curve), so its bone along its own Y leaves the
+ * curve and j1 lands at (-2, 0, 0), the flip a rigger sees in Maya with the wrong forward axis;
+ * forward -Y turns j0 half a turn about z (Z kept facing the up vector +z) and j1 goes down. */
+static void test_spline_ik_forward_axis(void **state) {
+  (void)state;
+  run("createNode joint -n j0; createNode joint -n j1 -p j0; setAttr j1.t 0 2 0;"
+      "createNode joint -n j2 -p j1; setAttr j2.t 0 2 0; createNode joint -n j3 -p j2; setAttr j3.t 0 2 0;"
+      "curve -d 1 -n line -p 0 0 0 -p 0 10 0; ikHandle -sol ikSplineSolver -sj j0 -ee j3 -c line;"
+      "setAttr ikHandle1.dtce 1; setAttr ikHandle1.dwut 5; setAttr ikHandle1.dwu -type double3 0 0 1;"
+      "setAttr ikHandle1.dwua 3; setAttr ikHandle1.dfa 2;");
+  const char *names[] = {"j0", "j1", "j2", "j3"};
+  for (int k = 0; k < 4; k++) near3(wpos(names[k]), 0, 2 * k, 0, 1e-9);
+  for (int k = 0; k < 3; k++) {
+    char a[16];
+    snprintf(a, sizeof a, "%s.rz", names[k]);
+    expect1(a, 0, 1e-9);
+  }
+  run("setAttr ikHandle1.dfa 0;");
+  sinew_mat4_t m = wmat("j0");
+  near3((sinew_vec3_t){m.m[0][0], m.m[0][1], m.m[0][2]}, 0, 1, 0, 1e-9);
+  near3((sinew_vec3_t){m.m[2][0], m.m[2][1], m.m[2][2]}, 0, 0, 1, 1e-9);
+  expect1("j0.rz", PI / 2, 1e-9);
+  near3(wpos("j1"), -2, 0, 0, 1e-9);
+  run("setAttr ikHandle1.dfa 3;");
+  m = wmat("j0");
+  near3((sinew_vec3_t){m.m[1][0], m.m[1][1], m.m[1][2]}, 0, -1, 0, 1e-9);
+  near3((sinew_vec3_t){m.m[2][0], m.m[2][1], m.m[2][2]}, 0, 0, 1, 1e-9);
+  near3(wpos("j1"), 0, -2, 0, 1e-9);
+  /* without the advanced twist the bone itself is aimed, whatever dForwardAxis says */
+  run("setAttr ikHandle1.dtce 0;");
+  for (int k = 0; k < 4; k++) near3(wpos(names[k]), 0, 2 * k, 0, 1e-9);
+}
+
+/* rootOnCurve and offset: the start joint is placed on the curve (its translate written by the
+ * handle), `offset` slides it along by a fraction of the arc length; off, the start joint stays
+ * where its FK translate puts it. A chain of 2-long bones at x = 0..8 and a curve from (3, 1, 0)
+ * to (13, 1, 0). */
+static void test_spline_ik_root_on_curve(void **state) {
+  (void)state;
+  spine();
+  run("curve -d 1 -n line -p 3 1 0 -p 13 1 0; ikHandle -sol ikSplineSolver -sj j0 -ee j4 -c line -roc false;");
+  near3(wpos("j0"), 0, 0, 0, 1e-12);
+  run("setAttr ikHandle1.roc 1;");
+  const char *names[] = {"j0", "j1", "j2", "j3", "j4"};
+  for (int k = 0; k < 5; k++) near3(wpos(names[k]), 3 + 2 * k, 1, 0, 1e-9);
+  expect1("j0.tx", 3, 1e-9); /* getAttr reports the placed translate, as Maya's */
+  /* offset 0.5 of the 10-long curve: j0 at x = 8; past the end the chain goes on along it */
+  run("setAttr ikHandle1.off 0.5;");
+  for (int k = 0; k < 5; k++) near3(wpos(names[k]), 8 + 2 * k, 1, 0, 1e-9);
+  run("setAttr ikHandle1.off 0;");
+  /* setAttr on the translate sets the FK translate (what roc off and ikBlend 0 give) */
+  run("setAttr j0.t -type double3 0 -1 0;");
+  near3(wpos("j0"), 3, 1, 0, 1e-9);
+  run("setAttr ikHandle1.ikb 0.5;"); /* the translate blends linearly: (0,-1,0) to (3,1,0) */
+  near3(wpos("j0"), 1.5, 0, 0, 1e-9);
+  run("setAttr ikHandle1.ikb 1; setAttr ikHandle1.roc 0;");
+  near3(wpos("j0"), 0, -1, 0, 1e-9);
+  /* under a moved parent the translate is in the parent's space */
+  run("setAttr ikHandle1.roc 1; createNode transform -n rig; parent -r j0 rig; setAttr rig.t -type double3 10 0 0;"
+      "setAttr rig.rz 90;");
+  near3(wpos("j0"), 3, 1, 0, 1e-9);
+  expect1("j0.tx", 1, 1e-9); /* (3, 1) - (10, 0) turned back by -90 about z: (1, 7) */
+  expect1("j0.ty", 7, 1e-9);
+}
+
 static void test_spline_ik_command_forms(void **state) {
   (void)state;
   spine();
@@ -1083,6 +1150,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_spline_ik_straight, setup, teardown),
       cmocka_unit_test_setup_teardown(test_spline_ik_follows_curve, setup, teardown),
       cmocka_unit_test_setup_teardown(test_spline_ik_twist, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_spline_ik_forward_axis, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_spline_ik_root_on_curve, setup, teardown),
       cmocka_unit_test_setup_teardown(test_spline_ik_command_forms, setup, teardown),
       cmocka_unit_test_setup_teardown(test_spline_ik_file, setup, teardown),
       cmocka_unit_test_setup_teardown(test_spline_ik_stretch, setup, teardown),

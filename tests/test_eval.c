@@ -632,11 +632,43 @@ static const char *const corpus_rigs[] = {
     "ffda/CylinderTest.ma",
     "maya-skin-truth/dual_quaternion.ma",
     "avalon/hulk_Bruce_rigDefault_v004_rigDefault.ma",
+    /* constraints, utility and matrix nodes, animation curves, blendTwoAttr, IK, blendShape */
+    "omtk/limb2/limb2.ma",
+    "nlol/standalone_modules_flexi_surface_fk_ctrl_mod_v2_example.ma",
+    "maya-usd/blendShapesExport.ma",
+    "mel:cluster, pairBlend, blendWeighted, animation layer blend",
 };
+
+/* The parallel types that no corpus rig uses, in one scene: a cluster on a cube, and a pairBlend,
+ * a blendWeighted and an additive layer blend node driving a transform, each fed by a curve
+ * keyed on time so every frame changes them. */
+static const char scene_blends[] =
+    "polyCube -n box -sx 2 -sy 2 -sz 2;\n"
+    "cluster -n clu box;\n"
+    "setAttr clu.envelope 0.75;\n"
+    "createNode transform -n drv;\n"
+    "createNode pairBlend -n pb;\n"
+    "setAttr pb.inTranslate1 1 2 3; setAttr pb.inTranslate2 -1 0 5; setAttr pb.inRotate2 30 10 0;\n"
+    "connectAttr pb.outTranslate drv.translate; connectAttr pb.outRotate drv.rotate;\n"
+    "createNode blendWeighted -n bw;\n"
+    "setAttr bw.input[0] 2; setAttr bw.weight[0] 0.5; setAttr bw.input[3] 4; setAttr bw.weight[3] 0.25;\n"
+    "connectAttr bw.output drv.scaleX;\n"
+    "createNode animBlendNodeAdditiveDL -n ab;\n"
+    "setAttr ab.inputA 1.5; setAttr ab.inputB 0.25;\n"
+    "connectAttr ab.output cluHandle.translateY;\n"
+    "createNode animCurveTU -n key1; setAttr -s 2 key1.ktv[0:1] 1 0 12 1;\n"
+    "connectAttr key1.output pb.weight; connectAttr key1.output ab.weightB;\n"
+    "connectAttr key1.output bw.weight[1]; setAttr bw.input[1] 3;\n"
+    "connectAttr drv.rotate cluHandle.rotate; connectAttr drv.translateX cluHandle.translateX;\n";
 
 static sinew_session_t *open_rig(const char *rel) {
   sinew_session_t *s = NULL;
   assert_int_equal(sinew_session_create(NULL, &s), SINEW_OK);
+  if (!strncmp(rel, "mel:", 4)) {
+    if (sinew_session_run(s, scene_blends, strlen(scene_blends), "scene_blends", NULL))
+      fail_msg("%s: %s", rel, sinew_session_errmsg(s));
+    return s;
+  }
   char path[1024];
   snprintf(path, sizeof path, "%s/%s", SINEW_TEST_DATA_DIR, rel);
   if (sinew_session_open(s, path)) fail_msg("%s: %s", path, sinew_session_errmsg(s));
@@ -702,6 +734,9 @@ static void test_parallel_corpus_rigs(void **state) {
     sinew_session_t *ss = open_rig(corpus_rigs[r]), *sp = open_rig(corpus_rigs[r]);
     sinew_graph_t *gs = sinew_session_graph(ss), *gp = sinew_session_graph(sp);
     uint64_t computes = 0;
+    /* a compute running beside others that reads what its type did not declare is logged */
+    sinew_graph_set_logger(gp, count_log, NULL);
+    memset(log_counts, 0, sizeof log_counts);
     for (int frame = 3; frame <= 11; frame += 4) {
       must(gs, sinew_time_set_frame(gs, frame), "time");
       must(gp, sinew_time_set_frame(gp, frame), "time");
@@ -726,11 +761,89 @@ static void test_parallel_corpus_rigs(void **state) {
       free(plugs);
     }
     if (!computes) fail_msg("%s: nothing computed", corpus_rigs[r]);
+    if (log_counts[SINEW_LOG_EVAL_UNDECLARED])
+      fail_msg("%s: %d undeclared reads in parallel", corpus_rigs[r], log_counts[SINEW_LOG_EVAL_UNDECLARED]);
     sinew_session_destroy(ss);
     sinew_session_destroy(sp);
   }
   assert_true(total > 1000);
   assert_int_equal(sinew_pool_set_threads(0), 0);
+}
+
+/* ---- the evaluator looks at the dirty inputs only --------------------------------------------- */
+
+#define SUM_INPUTS 70 /* more than the 64 slots a node tracks, with the base type's attributes */
+static uint32_t SUM_IN0, SUM_OUT;
+
+static int sum_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
+  if (plug->attr != SUM_OUT) return SINEW_EUNKNOWN_PLUG;
+  double total = 0, v;
+  for (uint32_t k = 0; k < SUM_INPUTS; k++) {
+    int rc = sinew_compute_get_double(ctx, SUM_IN0 + k, &v);
+    if (rc) return rc;
+    total += v;
+  }
+  return sinew_compute_set_double(ctx, plug, total);
+}
+
+/* output = the sum of 70 inputs, each declared to affect it. An input fed by a connection whose
+ * source changed is dirty; the next pull looks at that input alone among the node's first 64
+ * slots (the inputs beyond them are looked at one by one), and the sum is right whichever input
+ * changed. An input set by value is clean (setting it dirtied what it affects), so the node
+ * that feeds it looks at none of its tracked inputs. */
+static void test_inputs_checked_follow_dirt(void **state) {
+  (void)state;
+  sinew_attr_desc_t attrs[SUM_INPUTS + 1];
+  sinew_affects_t aff[SUM_INPUTS];
+  char names[SUM_INPUTS][8];
+  for (int k = 0; k < SUM_INPUTS; k++) {
+    snprintf(names[k], sizeof names[k], "i%d", k);
+    attrs[k] = (sinew_attr_desc_t){.name = names[k], .type = SINEW_ATTR_DOUBLE};
+    aff[k] = (sinew_affects_t){names[k], "output"};
+  }
+  attrs[SUM_INPUTS] = (sinew_attr_desc_t){.name = "output", .type = SINEW_ATTR_DOUBLE, .flags = SINEW_ATTR_OUTPUT};
+  sinew_graph_t *g;
+  assert_int_equal(sinew_graph_create(NULL, &g), 0);
+  const sinew_node_type_t *t;
+  assert_int_equal(sinew_register_node_type(g, &(sinew_node_type_desc_t){.name = "sum70", .attrs = attrs,
+                   .attr_count = SUM_INPUTS + 1, .affects = aff, .affects_count = SUM_INPUTS,
+                   .compute = sum_compute}, &t), 0);
+  SUM_IN0 = sinew_node_type_attr(t, "i0");
+  SUM_OUT = sinew_node_type_attr(t, "output");
+  /* the base type's attributes are all top level, so i0's id is its slot: inputs from slot 64 on
+   * are beyond the tracked ones */
+  uint64_t wide = SUM_IN0 + SUM_INPUTS > 64 ? SUM_IN0 + SUM_INPUTS - 64 : 0;
+  assert_true(wide > 0);
+  uint32_t changed[] = {3, 40, SUM_INPUTS - 1, 0};
+  enum { NCHANGED = sizeof changed / sizeof *changed };
+  sinew_node_t n, src[NCHANGED];
+  assert_int_equal(sinew_node_create(g, "sum70", "s", &n), 0);
+  for (int c = 0; c < NCHANGED; c++) {
+    assert_int_equal(sinew_node_create(g, "sum70", "src#", &src[c]), 0);
+    sinew_plug_t from = sinew_plug_make(src[c], SUM_OUT, 0, NULL);
+    sinew_plug_t to = sinew_plug_make(n, SUM_IN0 + changed[c], 0, NULL);
+    assert_int_equal(sinew_connect(g, &from, &to, 0, NULL), 0);
+  }
+  sinew_plug_t out = sinew_plug_make(n, SUM_OUT, 0, NULL);
+  double v, expect = 0;
+  assert_int_equal(sinew_get_double(g, &out, &v), 0);
+  assert_true(v == 0);
+  for (int c = 0; c < NCHANGED; c++) {
+    sinew_plug_t in = sinew_plug_make(src[c], SUM_IN0, 0, NULL);
+    assert_int_equal(sinew_set_double(g, &in, 1.5 + (double)c), 0);
+    expect += 1.5 + (double)c;
+    sinew_graph_reset_stats(g);
+    assert_int_equal(sinew_get_double(g, &out, &v), 0);
+    assert_true(v == expect);
+    sinew_graph_stats_t st;
+    sinew_graph_stats(g, &st);
+    assert_int_equal(st.computes, 2); /* the source and the sum */
+    /* the sum: the changed input's slot when it is tracked, and every untracked slot; the
+     * source: its untracked slots only */
+    uint64_t tracked = SUM_IN0 + changed[c] < 64;
+    assert_int_equal(st.inputs_checked, tracked + 2 * wide);
+  }
+  sinew_graph_destroy(g);
 }
 
 int main(void) {
@@ -739,6 +852,7 @@ int main(void) {
       cmocka_unit_test(test_peek_kept_output),
       cmocka_unit_test(test_reads_by_id_refuse),
       cmocka_unit_test(test_world_from_kept_local),
+      cmocka_unit_test(test_inputs_checked_follow_dirt),
       cmocka_unit_test(test_parallel_random_graphs),
       cmocka_unit_test(test_parallel_undeclared_read),
       cmocka_unit_test(test_parallel_corpus_rigs),

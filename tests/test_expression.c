@@ -719,6 +719,88 @@ static void test_node_units(void **state) {
                    1); /* the earlier ones only */
 }
 
+/* A node works out where its inputs come from and where its outputs go once, not at every
+ * evaluation: each change of that after it has run (a connection made or broken, undone,
+ * unitOption, the scene's units, the text) is seen at the next evaluation. */
+static void test_node_rewired(void **state) {
+  fx *f = *state;
+  mk(f, "probe", "src");
+  mk(f, "probe", "dst");
+  mk(f, "probe", "other");
+  set(f, "src.ang", PI / 2);
+  set(f, "other.x", 3);
+  sinew_expression_desc_t d = {.text = "dst.x = src.ang; dst.ang = 45;", .not_always_evaluate = true};
+  sinew_node_t n;
+  assert_int_equal(sinew_expression_create(f->g, &d, &n), SINEW_OK);
+  assert_close(get(f, "dst.x"), 90);        /* an angle read in degrees */
+  assert_close(get(f, "dst.ang"), deg(45)); /* written in degrees */
+  /* in[0] fed by a plain number instead: no conversion */
+  sinew_plug_t ox = P(f, "other.x"), in0 = P(f, "expression1.input[0]");
+  assert_int_equal(sinew_connect(f->g, &ox, &in0, SINEW_CONNECT_FORCE, NULL), SINEW_OK);
+  assert_close(get(f, "dst.x"), 3);
+  /* out[1] feeding a plain number instead of the angle */
+  sinew_plug_t out1 = P(f, "expression1.output[1]"), dang = P(f, "dst.ang"), dy = P(f, "dst.y");
+  assert_int_equal(sinew_disconnect(f->g, &out1, &dang), SINEW_OK);
+  assert_int_equal(sinew_connect(f->g, &out1, &dy, 0, NULL), SINEW_OK);
+  set(f, "other.x", 4);
+  assert_close(get(f, "dst.y"), 45);
+  /* a connection taken back by a rollback: the number again */
+  assert_int_equal(sinew_graph_begin(f->g), SINEW_OK);
+  sinew_plug_t sang = P(f, "src.ang");
+  assert_int_equal(sinew_connect(f->g, &sang, &in0, SINEW_CONNECT_FORCE, NULL), SINEW_OK);
+  assert_close(get(f, "dst.x"), 90);
+  assert_int_equal(sinew_graph_rollback(f->g), SINEW_OK);
+  set(f, "other.x", 5);
+  assert_close(get(f, "dst.x"), 5);
+  assert_int_equal(sinew_connect(f->g, &sang, &in0, SINEW_CONNECT_FORCE, NULL), SINEW_OK);
+  assert_close(get(f, "dst.x"), 90);
+  /* unitOption none: radians */
+  set(f, "expression1.unitOption", SINEW_EXPR_UNITS_NONE);
+  assert_close(get(f, "dst.x"), PI / 2);
+  set(f, "expression1.unitOption", SINEW_EXPR_UNITS_ALL);
+  assert_close(get(f, "dst.x"), 90);
+  /* the scene's angle unit: taken at the next evaluation */
+  assert_int_equal(sinew_scene_set_angle_unit(f->g, SINEW_ANGLE_RAD), SINEW_OK);
+  set(f, "src.ang", PI / 4);
+  assert_close(get(f, "dst.x"), PI / 4);
+  assert_int_equal(sinew_scene_set_angle_unit(f->g, SINEW_ANGLE_DEG), SINEW_OK);
+  set(f, "src.ang", PI / 2);
+  assert_close(get(f, "dst.x"), 90);
+  /* a new text set on internalExpression */
+  sinew_plug_t ixp = P(f, "expression1.ixp");
+  assert_int_equal(sinew_set_string(f->g, &ixp, ".O[0] = .I[0] * 2;"), SINEW_OK);
+  assert_close(get(f, "dst.x"), 180);
+  /* the source deleted: in[0] keeps its value (pi / 2), no longer an angle's, so not converted */
+  sinew_node_t src;
+  assert_int_equal(sinew_node_find(f->g, "src", &src), SINEW_OK);
+  assert_int_equal(sinew_node_delete(f->g, src), SINEW_OK);
+  assert_close(get(f, "dst.x"), PI);
+  (void)n;
+  /* inputMatrix[0] set by value, then taken back: read as a matrix, then as a number again (a
+   * number where the text wants a matrix is a fault; the output keeps its value) */
+  sinew_node_t e;
+  assert_int_equal(sinew_node_create(f->g, "expression", "byValue", &e), SINEW_OK);
+  sinew_plug_t bixp = P(f, "byValue.ixp"), bout = P(f, "byValue.out[0]"), bx = P(f, "dst.z");
+  assert_int_equal(sinew_set_string(f->g, &bixp, "matrix $m[4][4] = .I[0]; .O[0] = $m[3][0] + 1;"), SINEW_OK);
+  assert_int_equal(sinew_connect(f->g, &bout, &bx, 0, NULL), SINEW_OK);
+  set(f, "byValue.input[0]", 5);
+  get(f, "dst.z");
+  uint64_t faults = faults_of(f, e);
+  assert_true(faults > 0);
+  sinew_mat4_t m;
+  sinew_mat4_identity(&m);
+  m.m[3][0] = 41;
+  sinew_plug_t inm = P(f, "byValue.inputMatrix[0]");
+  assert_int_equal(sinew_graph_begin(f->g), SINEW_OK);
+  assert_int_equal(sinew_set_matrix(f->g, &inm, &m), SINEW_OK);
+  assert_close(get(f, "dst.z"), 42);
+  assert_int_equal(faults_of(f, e), faults);
+  assert_int_equal(sinew_graph_rollback(f->g), SINEW_OK);
+  set(f, "byValue.input[0]", 6);
+  assert_close(get(f, "dst.z"), 42);
+  assert_true(faults_of(f, e) > faults);
+}
+
 /* time is in seconds and frame in frames, at every frame rate. */
 static void test_node_time(void **state) {
   fx *f = *state;
@@ -1221,6 +1303,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_node_evaluation_counts, setup, teardown),
       cmocka_unit_test_setup_teardown(test_node_variables, setup, teardown),
       cmocka_unit_test_setup_teardown(test_node_units, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_node_rewired, setup, teardown),
       cmocka_unit_test_setup_teardown(test_node_time, setup, teardown),
       cmocka_unit_test_setup_teardown(test_node_matrix_input, setup, teardown),
       cmocka_unit_test_setup_teardown(test_bicep_bulge, setup, teardown),

@@ -1740,6 +1740,12 @@ static bool check_slot(const sinew_graph_t *g, const sinew__node *n, const sinew
     const sinew__multi *m = s->v.multi;
     for (uint32_t i = 0; m && i < m->count; i++) {
       if (i && m->idx[i - 1] >= m->idx[i]) fail_msg("%s.%s: indices not ascending", where, a->name);
+      if (m->vals) { /* packed: every element has the common flags */
+        if (dirty && !(m->eflags & SINEW__F_DIRTY)) fail_msg("%s.%s: clean packed elements under a DIRTY array", where, a->name);
+        if (!(m->eflags & SINEW__F_ELEMENT)) fail_msg("%s.%s: packed elements without ELEMENT", where, a->name);
+        count += (m->eflags & SINEW__F_DIRTY) != 0;
+        continue;
+      }
       count += check_slot(g, n, a, true, &m->elems[i], dirty, where);
     }
   } else if (a->type == SINEW_ATTR_COMPOUND && s->v.kids) {
@@ -2652,7 +2658,8 @@ static void dump_slot(sinew_graph_t *g, const sinew__node *n, const sinew__attr 
     }
     for (uint32_t i = 0; m && i < m->count; i++) {
       p->idx[p->nidx++] = m->idx[i];
-      dump_slot(g, n, a, true, &m->elems[i], p, fed, d);
+      sinew__slot one = {.v.d = m->vals ? m->vals[i] : 0, .flags = m->vals ? m->eflags : 0};
+      dump_slot(g, n, a, true, m->vals ? &one : &m->elems[i], p, fed, d); /* packed or not, the same */
       p->nidx--;
     }
     return;

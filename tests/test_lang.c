@@ -125,12 +125,13 @@ static int fail_fn(sinew_cmd_t *c) {
   return sinew_cmd_error(c, SINEW_EINVAL, "boom %s", a ? a : "");
 }
 
-/* gfail: fails through the graph's last error, which names the command itself ("gfail: ...")
- * when the argument is "own", and only the plug otherwise. */
+/* gfail: fails through the graph's last error, whose operation is the command itself when the
+ * argument is "own", and which has no operation otherwise. */
 static int gfail_fn(sinew_cmd_t *c) {
   const char *a = sinew_cmd_arg_string(c, 0);
   bool own = a && strcmp(a, "own") == 0;
-  sinew_graph_set_error(sinew_cmd_graph(c), SINEW_ELOCKED, own ? "gfail: j.tx is locked" : "j.tx is locked");
+  if (own) sinew_graph_fail(sinew_cmd_graph(c), SINEW_ELOCKED, "gfail", "j.tx is locked");
+  else sinew_graph_set_error(sinew_cmd_graph(c), SINEW_ELOCKED, "j.tx is locked");
   return sinew_cmd_graph_error(c, SINEW_ELOCKED);
 }
 

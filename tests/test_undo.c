@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "sinew/cmds.h"
 #include "sinew/sinew.h"
@@ -326,6 +327,63 @@ static void test_length_state_flush(void **state) {
 }
 
 /* The README's examples. */
+/* A file -i that succeeds inside a larger transaction which then rolls back: the session's
+ * per-node records it changed (-k, an attribute sinew lacks kept as text, an addAttr data type)
+ * go back with the graph: the save and the values read back are as before. */
+static void test_import_in_rolled_back_transaction(void **state) {
+  (void)state;
+  char dir[] = "/tmp/sinew-undo-XXXXXX", path[600], cmd[700];
+  assert_non_null(mkdtemp(dir));
+  snprintf(path, sizeof path, "%s/imp.ma", dir);
+  FILE *fp = fopen(path, "w");
+  assert_non_null(fp);
+  fputs("//Maya ASCII 2020 scene\nrequires maya \"2020\";\nsetAttr -k on \"a.tx\";\n"
+        "setAttr \"a.nosuch\" 3;\naddAttr -ci true -sn \"blob\" -ln \"blob\" -dt \"string\" \"a\";\n"
+        "createNode transform -n \"b\";\n\tsetAttr -k on \".ty\";\n",
+        fp);
+  fclose(fp);
+  snprintf(cmd, sizeof cmd, "file -i \"%s\"", path);
+  ok("createNode transform -n a; setAttr -k off a.tx");
+  expect_res("getAttr -k a.tx", "0");
+  char *before = snapshot();
+  /* rolled back */
+  assert_int_equal(sinew_graph_begin(G()), SINEW_OK);
+  ok(cmd);
+  expect_res("getAttr -k a.tx", "1");
+  char *during = snapshot();
+  assert_true(strcmp(before, during) != 0);
+  assert_int_equal(sinew_graph_rollback(G()), SINEW_OK);
+  char *got = snapshot();
+  same("rolled back file -i", before, got);
+  expect_res("getAttr -k a.tx", "0");
+  free(got);
+  /* rolled back with an outer transaction, after the one around it committed */
+  assert_int_equal(sinew_graph_begin(G()), SINEW_OK);
+  assert_int_equal(sinew_graph_begin(G()), SINEW_OK);
+  ok(cmd);
+  char *after = snapshot();
+  same("file -i again", during, after);
+  assert_int_equal(sinew_graph_commit(G()), SINEW_OK);
+  assert_int_equal(sinew_graph_rollback(G()), SINEW_OK);
+  got = snapshot();
+  same("file -i rolled back with the outer transaction", before, got);
+  free(got);
+  expect_res("getAttr -k a.tx", "0");
+  /* and kept when the outer transaction commits */
+  assert_int_equal(sinew_graph_begin(G()), SINEW_OK);
+  ok(cmd);
+  assert_int_equal(sinew_graph_commit(G()), SINEW_OK);
+  got = snapshot();
+  same("file -i committed", after, got);
+  free(got);
+  expect_res("getAttr -k a.tx", "1");
+  free(before);
+  free(during);
+  free(after);
+  remove(path);
+  rmdir(dir);
+}
+
 static void test_readme(void **state) {
   (void)state;
   char *before = snapshot();
@@ -632,6 +690,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_chunks, setup, teardown),
       cmocka_unit_test_setup_teardown(test_length_state_flush, setup, teardown),
       cmocka_unit_test_setup_teardown(test_side_state_flushes, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_import_in_rolled_back_transaction, setup, teardown),
       cmocka_unit_test_setup_teardown(test_readme, setup, teardown),
       cmocka_unit_test_setup_teardown(test_observer, setup, teardown),
       cmocka_unit_test_setup_teardown(test_random_run, setup, teardown),

@@ -148,7 +148,10 @@ static const char *const TYPED_TEXTS[] = {
     "float $inf = .I[0] * 1e308 * 10; float $nan = $inf - $inf; .O[0] = ($nan < 1) + 2 * ($nan <= 1) + "
     "4 * ($nan > 1) + 8 * ($nan >= 1) + 16 * ($nan == $nan) + 32 * ($nan != $nan) + 64 * !$nan;",
     "vector $n = <<.I[0], 1, 1>> * 1e308 * 10; $n = $n - $n; .O[0] = ($n < 1) + 2 * ($n >= 1) + "
-    "4 * ($n == $n) + 8 * !$n;",
+    "4 * ($n == $n) + 8 * !$n + 16 * ($n <= 1) + 32 * ($n > 1) + 64 * ($n != $n);",
+    /* a NaN in compare-and-jump and in a loop's test */
+    "float $nan = .I[0] * 1e308 * 10; $nan -= $nan; int $k = 0; while ($k < 3 && !($nan >= 1)) $k++; "
+    "if ($nan == $nan) .O[0] = 1; else .O[0] = 2; if ($nan < 1) .O[1] = $k; else .O[1] = -$k;",
     ".O[0] = .I[0] > 1 ? .I[0] : -.I[0]; .O[1] = .I[1] ? 1.5 : 2.5;",
     /* statements, loops, persistent variables */
     "float $acc; $acc += .I[0]; .O[0] = $acc; int $count; $count++; .O[1] = $count;",
@@ -167,6 +170,10 @@ static const char *const TYPED_TEXTS[] = {
     /* time, frame, reading an output back, casts */
     ".O[0] = time * 2 + frame; .O[1] = .O[0] + 1; .O[2] = (int)(.I[0] * 10) + (float)3;",
     ".O[0] = (vector).I[0] * <<1, 2, 3>>; .O[1] = (int)<<3, 4, 0>>; .O[2] = int(.I[1] * 7.9);",
+    /* a product and a sum fused into one instruction, in every order, rounded as two */
+    ".O[0] = .I[0] * .I[1] + .I[2]; .O[1] = .I[2] - .I[0] * 0.1; .O[2] = .I[0] * 0.3 - .I[1] / 3;",
+    "float $x = .I[0] * 0.1; float $p; .O[0] = ($p = $x * 3) + $p; .O[1] = 1 + .I[1] * $x + .I[2] * $x;",
+    "int $i = 3; .O[0] = $i + .I[0] * 0.7; .O[1] = .I[0] * .I[1] - $i; .O[2] = (.I[0] * 1e308 * 10) - 1;",
     /* constants folded, faults of constant operators left to run time */
     ".O[0] = 2 * 3 + sin(0.5) * 4 - 1 / 4; .O[1] = 1 / 0 + .I[0]; .O[2] = 7 % 0;",
     "switch ((int).I[0]) { case 1: .O[0] = 10; break; case 2: .O[0] = 20; default: .O[1] = 5; }",

@@ -75,7 +75,11 @@ SINEW_API const char *sinew_session_node_reference(const sinew_session_t *sessio
  * opened), in frames: {min, max, animation start, animation end}. false when the scene has none
  * (out is then not written). out may be NULL. */
 SINEW_API bool sinew_session_playback_range(const sinew_session_t *session, double out[4]);
+/* The last failure's text (sinew_session_errmsg: "rig.mel:12: setAttr: joint1.foo: ...") and
+ * fields (never NULL; code 0 when there was none): the file, line and column the script had
+ * reached, the command, the node and plug (sinew_error_t in sinew/graph.h). */
 SINEW_API const char *sinew_session_errmsg(const sinew_session_t *session);
+SINEW_API const sinew_error_t *sinew_session_error(const sinew_session_t *session);
 
 /* The undo queue (Maya's undo, redo, undoInfo, flushUndo; docs/commands.md "Undo").
  * Each top-level command a script or the host runs is one undo step (a command that makes

@@ -343,8 +343,34 @@ SINEW_API void sinew_log(sinew_graph_t *graph, sinew_log_level_t level, sinew_lo
 #endif
     ;
 
-/* The last error's code and message in this graph: "connectAttr: a.wm[0] -> b.ma[2]: would
- * create a cycle through b -> a". Valid until the next failing call. */
+/* A failure as fields: the one error record that the graph, the language context
+ * (sinew_lang_error) and the session (sinew_session_error) each keep for their last failure.
+ * Layers fill the fields and copy records between them; the text users see is made from the
+ * fields by sinew_error_format() alone, so no layer reads another's message back.
+ * The strings are empty and the numbers 0 when unknown. The reason names the node and plug as
+ * it reads best ("a.tx is locked"); node and plug hold the same names as data, for a host that
+ * selects or highlights what failed. */
+typedef struct sinew_error {
+  int code;            /* the status (SINEW_OK when there was no failure) */
+  char op[64];         /* the operation or command: "connectAttr", "setAttr", "plug" */
+  char node[256];      /* the node concerned, by the name given (it may not exist) */
+  char plug[512];      /* the plug concerned: "node.attr[2]" */
+  char file[256];      /* the file or script being run ("rig.mel", "scene.ma", "eval") */
+  uint32_t line;       /* 1-based line in file (or in the text compiled) */
+  uint32_t column;     /* 1-based column, for syntax errors */
+  char trace[256];     /* the outer places that led there, outermost first: "main.mel:3: " */
+  char reason[1024];   /* what went wrong */
+} sinew_error_t;
+
+/* The text of an error: "<trace><file>:<line>[:<column>]: [<op>: ]<reason>"; with a line but no
+ * file "line <line>[, column <column>]: ...". Writes at most size bytes (NUL-terminated when
+ * size > 0) and returns the length of the whole text, as snprintf. */
+SINEW_API size_t sinew_error_format(const sinew_error_t *error, char *buf, size_t size);
+
+/* The last error of this graph as fields (never NULL; code 0 when none, or for a NULL graph),
+ * and its text: "connectAttr: a.wm[0] -> b.ma[2]: would create a cycle through b -> a". Valid
+ * until the next failing call. */
+SINEW_API const sinew_error_t *sinew_graph_error(const sinew_graph_t *graph);
 SINEW_API int sinew_graph_errcode(const sinew_graph_t *graph);
 SINEW_API const char *sinew_graph_errmsg(const sinew_graph_t *graph);
 /* Asks the compute running in graph (or the next one that polls) to stop: see
@@ -366,12 +392,22 @@ typedef enum sinew_limit {
 } sinew_limit_t;
 SINEW_API uint64_t sinew_graph_limit(const sinew_graph_t *graph, sinew_limit_t which);
 SINEW_API uint64_t sinew_graph_set_limit(sinew_graph_t *graph, sinew_limit_t which, uint64_t value);
-/* Sets the last error (used by the node, language and command layers); returns status. */
+/* Sets the last error (used by the node, language and command layers); returns status.
+ * sinew_graph_set_error sets the reason only; sinew_graph_fail names the operation too (op may
+ * be NULL), and the reason is then written without it: sinew_graph_fail(g, SINEW_ELOCKED,
+ * "setAttr", "%s is locked", plug) reads "setAttr: a.tx is locked". Both clear the other
+ * fields; sinew_graph_error_subject then names the node and plug (either may be NULL). */
 SINEW_API int sinew_graph_set_error(sinew_graph_t *graph, int status, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
+SINEW_API int sinew_graph_fail(sinew_graph_t *graph, int status, const char *op, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+SINEW_API void sinew_graph_error_subject(sinew_graph_t *graph, const char *node, const char *plug);
 
 /* Observers for hosts. Every field may be NULL. Called after the change is made. */
 typedef struct sinew_observer {
@@ -396,6 +432,7 @@ typedef struct sinew_graph_stats {
   uint64_t computes;      /* compute callbacks made */
   uint64_t dirtied;       /* plugs marked dirty */
   uint64_t copies;        /* values pulled along connections */
+  uint64_t inputs_checked; /* input plugs the evaluator looked at to find what a compute needs */
   size_t nodes;
   size_t connections;
 } sinew_graph_stats_t;
@@ -550,6 +587,30 @@ SINEW_API int32_t sinew_plug_next_index(const sinew_graph_t *graph, const sinew_
  * fed as a whole cannot be removed on its own (SINEW_ECONNECTED). */
 SINEW_API int sinew_plug_remove_element(sinew_graph_t *graph, const sinew_plug_t *element);
 
+/* Attribute aliases (Maya's aliasAttr): another name for one plug of a node ("smile" for
+ * "weight[0]" of a blendShape), which every plug name on that node accepts in place of the
+ * plug's own path (sinew_plug_parse: "bs.smile", "bs.smile.child" when the plug is a compound).
+ * A plug has at most one alias: setting one on an aliased plug renames it. An alias is a
+ * name (a letter or '_', then letters, digits, '_'), unique among the node's aliases and not the
+ * long or short name of one of its attributes (SINEW_EINVAL, SINEW_EEXISTS); a dynamic attribute
+ * cannot then be added or renamed to it. Aliases are kept in the order made, are changes like
+ * any other (journaled: a rollback or an undo puts them back), and go with their plug: removing
+ * the element or the dynamic attribute the plug lies in removes its alias. The plugs are
+ * printed under their own names (sinew_plug_format), as Maya writes them in files. */
+SINEW_API int sinew_alias_set(sinew_graph_t *graph, const sinew_plug_t *plug, const char *alias);
+/* Removes the alias of plug (SINEW_ENOTFOUND when it has none). */
+SINEW_API int sinew_alias_remove(sinew_graph_t *graph, const sinew_plug_t *plug);
+/* How many aliases the node has (0 for a stale handle); the i-th, in the order made: its name
+ * (borrowed: valid until the node's aliases change) and its plug. SINEW_ERANGE past the end. */
+SINEW_API size_t sinew_alias_count(const sinew_graph_t *graph, sinew_node_t node);
+SINEW_API int sinew_alias_at(const sinew_graph_t *graph, sinew_node_t node, size_t i,
+                             const char **name, sinew_plug_t *plug);
+/* The plug an alias names (SINEW_ENOTFOUND, no error set, when the node has no such alias). */
+SINEW_API int sinew_alias_find(const sinew_graph_t *graph, sinew_node_t node, const char *alias,
+                               sinew_plug_t *out);
+/* The alias of a plug, or NULL (borrowed, as sinew_alias_at's name). */
+SINEW_API const char *sinew_plug_alias(const sinew_graph_t *graph, const sinew_plug_t *plug);
+
 /* Per-plug state: lock (setAttr -l), keyable and channel-box overrides (-k, -cb). */
 SINEW_API int sinew_plug_set_locked(sinew_graph_t *graph, const sinew_plug_t *plug, bool locked);
 SINEW_API bool sinew_plug_locked(const sinew_graph_t *graph, const sinew_plug_t *plug);
@@ -620,6 +681,21 @@ SINEW_API int sinew_evaluate(sinew_graph_t *graph, const sinew_plug_t *plug);
 SINEW_API int sinew_evaluate_parallel(sinew_graph_t *graph, const sinew_plug_t *plugs, size_t count);
 /* Marks a plug dirty and pushes dirt downstream as if it had changed (dgdirty). */
 SINEW_API int sinew_dirty(sinew_graph_t *graph, const sinew_plug_t *plug);
+
+/* Batches, for the per-frame hot path of hosts and node modules (docs/graph.md "Batches").
+ * sinew_get_double_many: reads count numeric plugs into out[i], the values sinew_get_double
+ * gives each; a clean top-level scalar is read straight from its slot, anything else through
+ * sinew_get_double. Stops at the first failure and returns its code (out[0..i-1] are set).
+ * sinew_store_outputs: for a node module that evaluates many nodes of its type outside the
+ * pull (as Maya's custom evaluators do; nodes/anim_curve.c on a time change): stores
+ * values[i] in the computed output plugs[i] (a numeric, top-level, non-array output), marks it
+ * clean and dirties what depends on it, as if its compute had run. The value must be the one
+ * the node's compute gives. Every plug is checked first (SINEW_EINVAL names the first wrong
+ * one, and nothing is stored); not from inside a compute or an observer. */
+SINEW_API int sinew_get_double_many(sinew_graph_t *graph, const sinew_plug_t *plugs, double *out,
+                                    size_t count);
+SINEW_API int sinew_store_outputs(sinew_graph_t *graph, const sinew_plug_t *plugs,
+                                  const double *values, size_t count);
 
 /* ---------------------------------------------------------------------------------------------
  * Transactions and undo steps (the change journal, docs/graph.md "The change journal").

@@ -129,9 +129,12 @@ SINEW_API uint64_t sinew_lang_failures(const sinew_lang_t *lang);
 
 /* Reads the file and runs it (name = the path). SINEW_EIO when it cannot be read. */
 SINEW_API int sinew_lang_run_file(sinew_lang_t *lang, const char *path, sinew_value_t *result);
-/* The last error: "rig.mel:12: setAttr: joint1.foo: no such attribute". */
+/* The last error: "rig.mel:12: setAttr: joint1.foo: no such attribute", and as fields
+ * (sinew_error_t in sinew/graph.h: file, line and column where the script was, the command as
+ * op, the node and plug; never NULL). */
 SINEW_API const char *sinew_lang_errmsg(const sinew_lang_t *lang);
 SINEW_API int sinew_lang_errcode(const sinew_lang_t *lang);
+SINEW_API const sinew_error_t *sinew_lang_error(const sinew_lang_t *lang);
 /* The file and line being executed (NULL/0 outside a run), for commands' messages. */
 SINEW_API const char *sinew_lang_current_file(const sinew_lang_t *lang);
 SINEW_API uint32_t sinew_lang_current_line(const sinew_lang_t *lang);
@@ -250,8 +253,16 @@ SINEW_API int sinew_cmd_error(sinew_cmd_t *cmd, int status, const char *fmt, ...
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
-/* Fails the command with the graph's last error message ("<command>: <graph message>"). */
+/* Fails the command with the graph's last error (sinew_graph_error): its fields, the command as
+ * the operation ("<command>: <graph reason>", the graph's operation kept in the reason when it
+ * is another: "setAttr: plug 'a.b': no node named 'a'"). */
 SINEW_API int sinew_cmd_graph_error(sinew_cmd_t *cmd, int status);
+/* Fails the command with the fields of another error (a graph's, a session's), the same way. When
+ * that error has a file and line (a file the command read), the command leads to it: "file:
+ * scene.ma:15: connectAttr: ...". */
+SINEW_API int sinew_cmd_error_from(sinew_cmd_t *cmd, const sinew_error_t *error, int status);
+/* Names the node and plug (either may be NULL) of the error the command has just set. */
+SINEW_API void sinew_cmd_error_subject(sinew_cmd_t *cmd, const char *node, const char *plug);
 /* Logs a warning naming the file, line and command (FILE_WARNING unless id says otherwise). */
 SINEW_API void sinew_cmd_warning(sinew_cmd_t *cmd, sinew_log_id_t id, const char *fmt, ...)
 #if defined(__GNUC__)

@@ -41,6 +41,15 @@ typedef struct sinew_topology {
   const uint32_t *face_counts;
   const uint32_t *face_offsets;
   const uint32_t *face_verts;
+  /* The UVs of the first UV set (Maya's map1), when the mesh has them (else nuvs 0 and both
+   * NULL): nuvs (u, v) pairs, and per face-vertex (in face_verts' order) the index of its UV,
+   * UINT32_MAX for a face-vertex without one. */
+  uint32_t nuvs;
+  const float *uvs;
+  const uint32_t *face_uvs;
+  /* Per face-vertex, 1 when the edge from it to the face's next vertex is hard (Maya's .ed
+   * flag 0); NULL when not known (every edge smooth). */
+  const uint8_t *face_hard;
 } sinew_topology_t;
 
 /* A mesh as seen through sinew_mesh_get. Arrays stay valid while the caller holds a reference
@@ -65,6 +74,13 @@ SINEW_API int sinew_mesh_create(uint32_t npoints, uint32_t nfaces, const uint32_
  * with_normals and src has them). SINEW_EINVAL when src is not a mesh. */
 SINEW_API int sinew_mesh_clone_shared(const sinew_data_t *src, bool with_normals,
                                       sinew_data_t **out);
+/* A new mesh block with mesh's points (and normals) over a copy of its topology that holds
+ * these UVs: nuvs (u, v) pairs and face_uvs, one UV index per face-vertex (UINT32_MAX: none),
+ * and, when face_hard is not NULL, the hard edges (per face-vertex, 1 when the edge leaving
+ * it is hard). SINEW_EINVAL when mesh is not a mesh or a UV index is neither below nuvs nor
+ * UINT32_MAX. */
+SINEW_API int sinew_mesh_set_uvs(const sinew_data_t *mesh, uint32_t nuvs, const float *uvs,
+                                 const uint32_t *face_uvs, const uint8_t *face_hard, sinew_data_t **out);
 /* Read access; NULL when data is not a mesh. */
 SINEW_API const sinew_mesh_t *sinew_mesh_get(const sinew_data_t *data);
 /* Writable points (and normals) of a mesh block the caller owns exclusively (copied first if

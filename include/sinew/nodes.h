@@ -109,6 +109,10 @@ SINEW_API int sinew_scene_set_linear_unit(sinew_graph_t *graph, sinew_linear_uni
 SINEW_API sinew_linear_unit_t sinew_scene_linear_unit(sinew_graph_t *graph);
 SINEW_API int sinew_scene_set_angle_unit(sinew_graph_t *graph, sinew_angle_unit_t unit);
 SINEW_API sinew_angle_unit_t sinew_scene_angle_unit(sinew_graph_t *graph);
+/* A number that changes whenever the units of some scene (any graph's time node: time, linear,
+ * angle) may have changed, so that a cache of unit factors can tell it is still good with one
+ * load instead of asking each graph (thread-safe, never the same twice in a process). */
+SINEW_API uint64_t sinew_scene_units_serial(void);
 
 /* ---- animation curves ---------------------------------------------------------------------- */
 
@@ -178,7 +182,9 @@ SINEW_API int sinew_ik_chain(sinew_graph_t *graph, sinew_node_t handle, sinew_no
 /* Joins an ikHandle to its chain so that it drives the chain's rotations (docs/rigging.md#ik):
  * each rotating joint's rotate value moves to its hidden sinewFkRotate (the FK rotation ikBlend
  * blends with), the chain joints' inputs are connected to the handle's hidden inputs, and the
- * handle's sinewIkRotate[k] to joint k's rotate. These connections are sinew's own and are not
+ * handle's sinewIkRotate[k] to joint k's rotate; a spline handle also takes its start joint's
+ * translate when it is free (its value moves to sinewFkTranslate, the handle's
+ * sinewIkRootTranslate feeds it: rootOnCurve). These connections are sinew's own and are not
  * written to files. Already joined: nothing to do. All or nothing; fails with SINEW_ENOTFOUND
  * (no start joint, effector or solver), SINEW_EINVAL (effector not below the start joint),
  * SINEW_EUNSUPPORTED (a solver other than ikRPsolver / ikSCsolver, more than two bones) or

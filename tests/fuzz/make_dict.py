@@ -60,7 +60,7 @@ section("operators and punctuation",
 section("setAttr -type names",
         ["double2", "double3", "float2", "float3", "long2", "long3", "short2", "short3", "matrix",
          "xform", "string", "stringArray", "doubleArray", "Int32Array", "pointArray",
-         "vectorArray", "polyFaces", "componentList", "dataPolyComponent", "nurbsCurve", "mesh",
+         "vectorArray", "polyFaces", "componentList", "attributeAlias", "dataPolyComponent", "nurbsCurve", "mesh",
          "attributeAlias", "dataReferenceEdits", "mayaAscii", "double", "doubleLinear",
          "doubleAngle", "bool", "long", "short", "enum", "compound", "message", "time"])
 section("plugs, values, files",

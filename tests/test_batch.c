@@ -1,0 +1,185 @@
+/* tests/test_batch.c: the batch calls of the per-frame hot path (docs/graph.md "Batches"):
+ * sinew_get_double_many reads what sinew_get_double reads, plug by plug, pulling what is dirty;
+ * sinew_store_outputs puts values in computed outputs as if their compute had run (clean, what
+ * depends on them dirtied, observers told), refuses any plug that is not a numeric scalar
+ * output before storing anything, and is refused from inside a compute. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <string.h>
+
+#include "sinew/sinew.h"
+
+/* "twice": o = 2 i, counting its computes; "rogue": a compute that tries to store. */
+static uint32_t T_I, T_O, T_M;
+static int computes;
+static int rogue_rc;
+
+static int twice_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
+  if (plug->attr == T_M) return sinew_compute_set_clean(ctx, plug);
+  if (plug->attr != T_O) return SINEW_EUNKNOWN_PLUG;
+  computes++;
+  double i = 0;
+  int rc = sinew_compute_get_double(ctx, T_I, &i);
+  return rc ? rc : sinew_compute_set_double(ctx, plug, 2 * i);
+}
+
+static int rogue_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
+  sinew_plug_t other = sinew_plug_make(sinew_compute_node(ctx), plug->attr, 0, NULL);
+  double v = 1;
+  rogue_rc = sinew_store_outputs(sinew_compute_graph(ctx), &other, &v, 1);
+  return sinew_compute_set_double(ctx, plug, 3);
+}
+
+static const sinew_attr_desc_t twice_attrs[] = {
+    {.name = "i", .type = SINEW_ATTR_DOUBLE},
+    {.name = "o", .type = SINEW_ATTR_DOUBLE, .flags = SINEW_ATTR_OUTPUT},
+    {.name = "m", .type = SINEW_ATTR_MATRIX, .flags = SINEW_ATTR_OUTPUT},
+    {.name = "s", .type = SINEW_ATTR_STRING},
+};
+static const sinew_affects_t twice_affects[] = {{"i", "o"}, {"i", "m"}};
+
+static sinew_graph_t *graph(void) {
+  sinew_graph_t *g;
+  assert_int_equal(sinew_scene_create(NULL, &g), 0);
+  const sinew_node_type_t *t;
+  sinew_node_type_desc_t d = {.name = "twice", .attrs = twice_attrs, .attr_count = 4, .affects = twice_affects,
+                              .affects_count = 2, .compute = twice_compute};
+  assert_int_equal(sinew_register_node_type(g, &d, &t), 0);
+  T_I = sinew_node_type_attr(t, "i");
+  T_O = sinew_node_type_attr(t, "o");
+  T_M = sinew_node_type_attr(t, "m");
+  d = (sinew_node_type_desc_t){.name = "rogue", .attrs = twice_attrs, .attr_count = 4, .affects = twice_affects,
+                               .affects_count = 2, .compute = rogue_compute};
+  assert_int_equal(sinew_register_node_type(g, &d, NULL), 0);
+  computes = 0;
+  return g;
+}
+
+static sinew_plug_t P(sinew_graph_t *g, const char *text) {
+  sinew_plug_t p;
+  if (sinew_plug_parse(g, text, (sinew_node_t){0, 0}, &p)) fail_msg("parse %s: %s", text, sinew_graph_errmsg(g));
+  return p;
+}
+
+static double getd(sinew_graph_t *g, const char *text) {
+  double v = NAN;
+  sinew_plug_t p = P(g, text);
+  if (sinew_get_double(g, &p, &v)) fail_msg("get %s: %s", text, sinew_graph_errmsg(g));
+  return v;
+}
+
+static int dirtied;
+static sinew_plug_t watched;
+static bool saw_watched;
+static void on_dirty(void *ud, const sinew_plug_t *p) {
+  (void)ud;
+  dirtied++;
+  if (sinew_plug_equal(p, &watched)) saw_watched = true;
+}
+
+/* a.o -> b.i: a value stored in a.o is read back without a compute of a, and b computes from it */
+static void test_store_outputs(void **state) {
+  (void)state;
+  sinew_graph_t *g = graph();
+  assert_int_equal(sinew_node_create(g, "twice", "a", NULL), 0);
+  assert_int_equal(sinew_node_create(g, "twice", "b", NULL), 0);
+  sinew_plug_t ao = P(g, "a.o"), bi = P(g, "b.i");
+  assert_int_equal(sinew_connect(g, &ao, &bi, 0, NULL), 0);
+  sinew_plug_t ai = P(g, "a.i");
+  assert_int_equal(sinew_set_double(g, &ai, 1), 0);
+  assert_true(getd(g, "b.o") == 4);
+  assert_int_equal(computes, 2);
+  int id;
+  sinew_observer_t obs = {.plug_dirtied = on_dirty};
+  assert_int_equal(sinew_graph_add_observer(g, &obs, &id), 0);
+  double v = 5;
+  watched = ao;
+  saw_watched = false;
+  assert_int_equal(sinew_store_outputs(g, &ao, &v, 1), 0);
+  assert_true(saw_watched && dirtied >= 2); /* a.o itself is reported, then what it feeds */
+  assert_int_equal(sinew_graph_remove_observer(g, id), 0);
+  assert_true(getd(g, "a.o") == 5);
+  assert_int_equal(computes, 2); /* stored, not computed */
+  assert_true(getd(g, "b.o") == 10);
+  assert_int_equal(computes, 3); /* b, from the stored value */
+  /* a later change of the input dirties the output again: the compute takes over */
+  assert_int_equal(sinew_set_double(g, &ai, 3), 0);
+  assert_true(getd(g, "b.o") == 12);
+  assert_int_equal(computes, 5);
+  sinew_graph_destroy(g);
+}
+
+/* Every plug is checked before anything is stored; the error names the plug. */
+static void test_store_outputs_refuses(void **state) {
+  (void)state;
+  sinew_graph_t *g = graph();
+  sinew_node_t a;
+  assert_int_equal(sinew_node_create(g, "twice", "a", &a), 0);
+  sinew_plug_t ok = P(g, "a.o"), in = P(g, "a.i"), m = P(g, "a.m"), s = P(g, "a.s");
+  double v[2] = {7, 8};
+  sinew_plug_t bad[][2] = {{ok, in}, {ok, m}, {ok, s}};
+  const char *names[] = {"a.i", "a.m", "a.s"};
+  for (size_t i = 0; i < 3; i++) {
+    assert_int_equal(sinew_store_outputs(g, bad[i], v, 2), SINEW_EINVAL);
+    assert_non_null(strstr(sinew_graph_errmsg(g), names[i]));
+    assert_true(getd(g, "a.o") == 0); /* a.o computed from i = 0, not the 7 of the refused call */
+  }
+  assert_int_equal(sinew_store_outputs(NULL, &ok, v, 1), SINEW_EINVAL);
+  assert_int_equal(sinew_store_outputs(g, NULL, v, 1), SINEW_EINVAL);
+  assert_int_equal(sinew_store_outputs(g, &ok, NULL, 1), SINEW_EINVAL);
+  assert_int_equal(sinew_store_outputs(g, NULL, NULL, 0), SINEW_OK);
+  /* a deleted node's plug */
+  assert_int_equal(sinew_node_delete(g, a), 0);
+  assert_int_equal(sinew_store_outputs(g, &ok, v, 1), SINEW_EINVAL);
+  /* from inside a compute: refused (the compute itself goes on) */
+  assert_int_equal(sinew_node_create(g, "rogue", "r", NULL), 0);
+  rogue_rc = 0;
+  assert_true(getd(g, "r.o") == 3);
+  assert_int_equal(rogue_rc, SINEW_EINVAL);
+  sinew_graph_destroy(g);
+}
+
+/* The values sinew_get_double gives, clean or dirty, connected or not, element or compound
+ * child; the first failure stops the call with its code. */
+static void test_get_double_many(void **state) {
+  (void)state;
+  sinew_graph_t *g = graph();
+  assert_int_equal(sinew_node_create(g, "twice", "a", NULL), 0);
+  assert_int_equal(sinew_node_create(g, "twice", "b", NULL), 0);
+  assert_int_equal(sinew_node_create(g, "transform", "t", NULL), 0);
+  sinew_plug_t ao = P(g, "a.o"), bi = P(g, "b.i"), ai = P(g, "a.i");
+  assert_int_equal(sinew_connect(g, &ao, &bi, 0, NULL), 0);
+  assert_int_equal(sinew_set_double(g, &ai, 1.5), 0);
+  sinew_plug_t tz = P(g, "t.tz");
+  assert_int_equal(sinew_set_double(g, &tz, -2), 0);
+  const char *names[] = {"b.o", "a.o", "b.i", "a.i", "t.tz", "t.wm[0]" /* not a number */};
+  sinew_plug_t plugs[6];
+  for (size_t i = 0; i < 6; i++) plugs[i] = P(g, names[i]);
+  double out[6] = {0};
+  assert_int_equal(sinew_get_double_many(g, plugs, out, 5), 0); /* b.o dirty: pulled */
+  assert_true(out[0] == 6 && out[1] == 3 && out[2] == 3 && out[3] == 1.5 && out[4] == -2);
+  assert_int_equal(sinew_set_double(g, &ai, 2), 0);
+  assert_int_equal(sinew_get_double_many(g, plugs + 1, out, 2), 0); /* a.o dirty, b.i behind it */
+  assert_true(out[0] == 4 && out[1] == 4);
+  out[4] = 99;
+  assert_int_equal(sinew_get_double_many(g, plugs, out, 6), SINEW_ETYPE);
+  assert_true(out[4] == -2); /* the ones before the failure were read */
+  assert_int_equal(sinew_get_double_many(NULL, plugs, out, 1), SINEW_EINVAL);
+  assert_int_equal(sinew_get_double_many(g, NULL, out, 1), SINEW_EINVAL);
+  assert_int_equal(sinew_get_double_many(g, plugs, NULL, 1), SINEW_EINVAL);
+  assert_int_equal(sinew_get_double_many(g, NULL, NULL, 0), SINEW_OK);
+  sinew_graph_destroy(g);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_store_outputs),
+      cmocka_unit_test(test_store_outputs_refuses),
+      cmocka_unit_test(test_get_double_many),
+  };
+  return cmocka_run_group_tests_name("batch", tests, NULL, NULL);
+}
