@@ -219,6 +219,9 @@ char *sinew__cmds_strdup(const char *s);
 /* Makes room for `need` elements of es bytes in *p (capacity *cap, doubled from 8); SINEW_ENOMEM
  * leaves *p and *cap as they were. */
 int sinew__cmds_grow(void **p, uint32_t *cap, uint32_t need, size_t es);
+/* Maya's name wildcards ('*' any run, '?' one character, neither crossing ':' or '|'): whether
+ * name matches pattern whole. */
+bool sinew__wildcard_match(const char *pattern, const char *name);
 
 /* Whether some node is in namespace ns ("ns:"). */
 bool sinew__namespace_used(sinew_graph_t *g, const char *ns);
