@@ -65,13 +65,13 @@ typedef struct anim_span {
 } anim_span;
 
 /* What an evaluation inside the keys reads of key i and the span it starts, in one cache line:
- * finding and evaluating a span touches the lines of its two keys, not the keys' and spans'
- * whole records. */
+ * finding and evaluating a span from the one used last touches that line (the next key's time
+ * is repeated in it), not the keys' and spans' whole records. */
 typedef struct anim_hot {
   double t, v;
   double c[4];   /* the span's cubic (Hermite a, b, c, d; Bezier y(u)) */
   uint64_t kind; /* the span's method (enum span_kind) */
-  double pad;
+  double tn;     /* key i + 1's time (the last key: its own) */
 } anim_hot;
 
 /* The compiled curve: what evaluation reads. keys and spans hold everything; hot repeats what
@@ -379,7 +379,7 @@ static double solve_bezier_x(const double px[4], double s) {
 /* Span i (from key i to key i + 1) at t. */
 static double eval_span(const anim_compiled *c, size_t i, double t) {
   const anim_hot *h = &c->hot[i];
-  double t0 = h->t, t1 = h[1].t;
+  double t0 = h->t, t1 = h->tn;
   switch ((enum span_kind)h->kind) {
     case SPAN_LINEAR: return h->v + (t - t0) / (t1 - t0) * (h[1].v - h->v);
     case SPAN_STEP: return h->v;
@@ -411,8 +411,8 @@ static double to_ticks(double t) {
 static size_t find_next(const anim_compiled *c, double t, size_t *hint) {
   size_t h = *hint;
   const anim_hot *kt = c->hot;
-  if (h + 1 < c->n && kt[h].t < t && t <= kt[h + 1].t) return h + 1;
-  if (h + 2 < c->n && kt[h + 1].t < t && t <= kt[h + 2].t) {
+  if (h + 1 < c->n && kt[h].t < t && t <= kt[h].tn) return h + 1;
+  if (h + 2 < c->n && kt[h].tn < t && t <= kt[h + 1].tn) {
     *hint = h + 1;
     return h + 2;
   }
@@ -429,10 +429,9 @@ static size_t find_next(const anim_compiled *c, double t, size_t *hint) {
 /* Inside the keys (or past them with constant infinity). */
 static double eval_inside(const anim_compiled *c, double t, size_t *hint) {
   size_t next = find_next(c, t, hint);
-  double tn = c->hot[next].t;
-  if (near(tn, t, KEY_EPS) || (tn < t && next == 0)) return c->hot[next].v;
-  if (t >= c->hot[c->n - 1].t && next == c->n - 1) return c->hot[next].v;
-  if (next == 0) return c->hot[next].v;
+  if (next == 0) return c->hot[0].v;
+  double tn = c->hot[next - 1].tn; /* key next's time, from the span's line */
+  if (near(tn, t, KEY_EPS) || (next == c->n - 1 && t >= tn)) return c->hot[next].v;
   return eval_span(c, next - 1, t);
 }
 
@@ -776,7 +775,7 @@ static int compile(sinew_graph_t *g, sinew_node_t node, curve_state *st, bool ti
   compute_tangents(&c);
   compute_spans(&c);
   for (size_t i = 0; i < c.n; i++) {
-    c.hot[i] = (anim_hot){.t = keys[i].t, .v = keys[i].v};
+    c.hot[i] = (anim_hot){.t = keys[i].t, .v = keys[i].v, .tn = keys[i + (i + 1 < c.n)].t};
     if (i + 1 < c.n) {
       memcpy(c.hot[i].c, spans[i].c, sizeof spans[i].c);
       c.hot[i].kind = (uint64_t)spans[i].kind;
@@ -965,8 +964,7 @@ int sinew__anim_time_changed(sinew_graph_t *g, sinew__anim_time_list **list) {
       if (base + i + AHEAD < l->n) {
         const curve_state *st = l->states[base + i + AHEAD];
         if (!st->stale && st->curve.n) {
-          __builtin_prefetch(&st->curve.hot[st->hint]);
-          __builtin_prefetch(&st->curve.hot[st->hint] + 1);
+          __builtin_prefetch(&st->curve.hot[st->hint]); /* the span's line: enough unless it moves on */
         }
       }
       if (states[i]->stale) { /* compiled when it is next read */
