@@ -74,8 +74,9 @@ static uint32_t geometry_input(sinew_graph_t *g, sinew_node_t shape) {
 static bool history_kind(sinew_session_t *s, sinew_node_t n) {
   sinew_graph_t *g = s->scene->graph;
   sinew__extra *e = sinew__extra_get(s->scene, n, false);
-  sinew_node_t t;
-  if ((e && e->is_default) || (sinew_time_node(g, &t) == SINEW_OK && same(t, n))) return false;
+  /* the scene's time node is never history (looked at by type: finding it by name would
+   * make one where there is none) */
+  if ((e && e->is_default) || sinew_node_type_is_a(sinew_node_type(g, n), "time")) return false;
   return is_dag(g, n) ? intermediate_shape(g, n) : true;
 }
 

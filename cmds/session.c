@@ -1364,7 +1364,16 @@ static int attach_uvs(sinew_graph_t *g, sinew_node_t n, sinew__pending_mesh *m, 
   if (!idx) return SINEW_ENOMEM;
   cnt = sinew_plug_indices(g, &arr, idx, cnt);
   uint32_t nuvs = cnt && idx[cnt - 1] >= 0 ? (uint32_t)idx[cnt - 1] + 1 : 0;
-  float *uv = sinew_malloc((nuvs ? nuvs : 1) * 2 * sizeof *uv);
+  if (nuvs > 2 * (uint64_t)cnt + 4096) {
+    /* Maya numbers UVs 0..n-1: indices this sparse are not a UV set, and would ask for an
+     * array as large as the highest one */
+    sinew_log(g, SINEW_LOG_WARNING, SINEW_LOG_FILE_WARNING,
+              "%s: uvst[0].uvsp has %zu elements numbered up to %u; the UVs are ignored", sinew_node_name(g, n),
+              cnt, nuvs - 1);
+    sinew_free(idx);
+    return SINEW_OK;
+  }
+  float *uv = sinew_malloc((size_t)(nuvs ? nuvs : 1) * 2 * sizeof *uv);
   uint8_t *have = sinew_malloc(nuvs ? nuvs : 1);
   int rc = uv && have ? SINEW_OK : SINEW_ENOMEM;
   if (!rc) memset(have, 0, nuvs ? nuvs : 1);
@@ -1372,8 +1381,8 @@ static int attach_uvs(sinew_graph_t *g, sinew_node_t n, sinew__pending_mesh *m, 
     sinew_plug_t e;
     double v[2] = {0, 0};
     if (idx[i] < 0 || sinew_plug_element(g, &arr, idx[i], &e) || sinew_get_doubles(g, &e, v, 2, NULL)) continue;
-    uv[2 * idx[i]] = (float)v[0];
-    uv[2 * idx[i] + 1] = (float)v[1];
+    uv[2 * (size_t)idx[i]] = (float)v[0];
+    uv[2 * (size_t)idx[i] + 1] = (float)v[1];
     have[idx[i]] = 1;
   }
   for (uint32_t i = 0; i < m->nfv && !rc; i++)

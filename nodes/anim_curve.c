@@ -996,7 +996,11 @@ static int register_curve_type(sinew_graph_t *g, size_t i) {
   size_t na = 2;
   for (size_t j = 0; j < NKEY_ATTRS; j++)
     affects[na++] = (sinew_affects_t){key_attr_names[j], "output"};
-  sinew_node_type_desc_t d = {.name = curve_types[i].name, .parent_type = "animCurve", .flags = SINEW_NODE_TYPE_PARALLEL,
+  /* Curves driven by input compute in parallel. A time curve with its input unconnected reads
+   * the scene's time node, another node, and finds it (or makes it) by name: it computes
+   * alone (a time change evaluates those curves in one batch anyway). */
+  sinew_node_type_desc_t d = {.name = curve_types[i].name, .parent_type = "animCurve",
+                              .flags = k->time_input ? 0u : SINEW_NODE_TYPE_PARALLEL,
                               .attrs = attrs,
                               .attr_count = sizeof attrs / sizeof *attrs, .affects = affects,
                               .affects_count = na, .compute = curve_compute, .user_data = (void *)k};

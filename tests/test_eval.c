@@ -581,6 +581,53 @@ static int sneaky_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
   return rc ? rc : sinew_compute_set_double(ctx, plug, h);
 }
 
+/* Time curves with no time connected read the scene's time node, which the first of them makes
+ * when there is none: they compute alone, so a parallel evaluation makes exactly one time node
+ * (on a worker thread it raced with the other workers' name lookups) and gives the serial
+ * values. */
+static sinew_graph_t *time_curves(int n, sinew_plug_t *outs) {
+  sinew_graph_t *g;
+  assert_int_equal(sinew_graph_create(NULL, &g), 0);
+  assert_int_equal(sinew_nodes_register(g), 0);
+  for (int i = 0; i < n; i++) {
+    char name[32], text[64];
+    sinew_node_t c;
+    snprintf(name, sizeof name, "c%d", i);
+    assert_int_equal(sinew_node_create(g, "animCurveTL", name, &c), 0);
+    double k0[2] = {-10, 0}, k1[2] = {10, i};
+    snprintf(text, sizeof text, "%s.ktv[0]", name);
+    sinew_plug_t p = P(g, text);
+    assert_int_equal(sinew_set_doubles(g, &p, k0, 2), 0);
+    snprintf(text, sizeof text, "%s.ktv[1]", name);
+    p = P(g, text);
+    assert_int_equal(sinew_set_doubles(g, &p, k1, 2), 0);
+    snprintf(text, sizeof text, "%s.output", name);
+    outs[i] = P(g, text);
+  }
+  return g;
+}
+
+static void test_parallel_time_curves_make_one_time_node(void **state) {
+  (void)state;
+  enum { N = 200 };
+  sinew_plug_t outs[N], souts[N];
+  assert_int_equal(sinew_pool_set_threads(4), 0);
+  sinew_graph_t *g = time_curves(N, outs), *serial = time_curves(N, souts);
+  assert_int_equal(sinew_evaluate_parallel(g, outs, N), 0);
+  sinew_node_t tn[4];
+  assert_int_equal(sinew_node_list_type(g, "time", false, tn, 4), 1);
+  for (int i = 0; i < N; i++) {
+    double a, b;
+    assert_int_equal(sinew_get_double(g, &outs[i], &a), 0);
+    assert_int_equal(sinew_get_double(serial, &souts[i], &b), 0);
+    assert_true(a == b);
+    if (i == N - 1) assert_true(a > 0 && a < N - 1); /* halfway between its keys' values */
+  }
+  sinew_graph_destroy(g);
+  sinew_graph_destroy(serial);
+  assert_int_equal(sinew_pool_set_threads(0), 0);
+}
+
 static void test_parallel_undeclared_read(void **state) {
   (void)state;
   assert_int_equal(sinew_pool_set_threads(2), 0);
@@ -855,6 +902,7 @@ int main(void) {
       cmocka_unit_test(test_inputs_checked_follow_dirt),
       cmocka_unit_test(test_parallel_random_graphs),
       cmocka_unit_test(test_parallel_undeclared_read),
+      cmocka_unit_test(test_parallel_time_curves_make_one_time_node),
       cmocka_unit_test(test_parallel_corpus_rigs),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -157,6 +157,23 @@ static void test_uv_records(void **state) {
   near3(t2, 1, 1, 0, 1e-6);
   sinew_session_destroy(s2);
   free(buf);
+  /* UV indices far sparser than a UV set (here 2^31 - 1, whose (u, v) array would overflow a
+   * 32-bit size) are ignored with a warning: the mesh loads, without UVs, and a follicle on it
+   * finds none */
+  run(s, "createNode transform -n sp; createNode mesh -n spShape -p sp;"
+         "setAttr \".uvst[0].uvsp[2147483647]\" -type \"float2\" .5 .5;"
+         "setAttr -s 3 \".vt[0:2]\" 0 0 0 1 0 0 0 1 0; setAttr -s 3 \".ed[0:2]\" 0 1 0 1 2 0 2 0 0;"
+         "setAttr \".fc[0]\" -type \"polyFaces\" f 3 0 1 2 mu 0 3 0 1 2;"
+         "createNode follicle -n f3; connectAttr spShape.o f3.inm;");
+  const sinew_mesh_t *sm = NULL;
+  sinew_data_t *sd = NULL;
+  sinew_plug_t so;
+  assert_int_equal(sinew_plug_parse(g, "spShape.o", (sinew_node_t){0, 0}, &so), 0);
+  assert_int_equal(sinew_get_data(g, &so, &sd), 0);
+  assert_non_null(sm = sinew_mesh_get(sd));
+  assert_int_equal(sm->npoints, 3);
+  assert_int_equal(sm->topology->nuvs, 0);
+  sinew_data_unref(sd);
   /* a follicle on a mesh without UVs fails its compute (logged) */
   run(s, "polyPlane -n pp; createNode follicle -n f2; connectAttr ppShape.o f2.inm;");
   double t[3] = {7, 7, 7};
