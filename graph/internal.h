@@ -481,6 +481,12 @@ int sinew__slot_init(const sinew_graph_t *g, const sinew__node *node, const sine
                      bool element, sinew__slot *s);
 void sinew__slot_release(const sinew_graph_t *g, const sinew__node *node, const sinew__attr *a,
                          bool element, sinew__slot *s);
+/* A deep copy of a slot's subtree into *dst: values (strings, matrices, blocks copied, data
+ * referenced), flags and counts as they are, each multi with the capacity of the one copied
+ * (so the records that take elements out of or put them into it find their room). ENOMEM
+ * leaves *dst empty (nothing to release). */
+int sinew__slot_clone(const sinew_graph_t *g, const sinew__node *node, const sinew__attr *a,
+                      bool element, const sinew__slot *src, sinew__slot *dst);
 /* Deep copy of a value subtree from src (attribute sa) into dst (attribute da); shapes were
  * checked at connect time. Elements missing in dst are created. */
 int sinew__slot_copy(sinew_graph_t *g, sinew__node *dn, const sinew__attr *da, bool delem,

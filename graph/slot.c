@@ -145,6 +145,81 @@ void sinew__slot_release(const sinew_graph_t *g, const sinew__node *node, const 
   }
 }
 
+static sinew__multi *packed_alloc(uint32_t cap);
+
+static int clone_multi(const sinew_graph_t *g, const sinew__node *node, const sinew__attr *a,
+                       const sinew__multi *m, sinew__multi **out) {
+  uint32_t cap = m->cap > m->count ? m->cap : m->count ? m->count : 1;
+  if (m->vals) {
+    sinew__multi *c = packed_alloc(cap);
+    if (!c) return SINEW_ENOMEM;
+    memcpy(c->idx, m->idx, m->count * sizeof *c->idx);
+    memcpy(c->vals, m->vals, m->count * sizeof *c->vals);
+    c->count = m->count;
+    c->eflags = m->eflags;
+    *out = c;
+    return SINEW_OK;
+  }
+  sinew__multi *c = sinew__calloc(1, sizeof *c);
+  int32_t *ci = c ? sinew__malloc(cap * sizeof *ci) : NULL;
+  sinew__slot *ce = ci ? sinew__calloc(cap, sizeof *ce) : NULL;
+  if (!ce) {
+    sinew__free(ci);
+    sinew__free(c);
+    return SINEW_ENOMEM;
+  }
+  c->idx = ci;
+  c->elems = ce;
+  c->cap = cap;
+  memcpy(ci, m->idx, m->count * sizeof *ci);
+  for (; c->count < m->count; c->count++) {
+    if (sinew__slot_clone(g, node, a, true, &m->elems[c->count], &ce[c->count])) {
+      sinew__slot tmp = {.v.multi = c};
+      sinew__slot_release(g, node, a, false, &tmp);
+      return SINEW_ENOMEM;
+    }
+  }
+  *out = c;
+  return SINEW_OK;
+}
+
+int sinew__slot_clone(const sinew_graph_t *g, const sinew__node *node, const sinew__attr *a,
+                      bool element, const sinew__slot *src, sinew__slot *dst) {
+  memset(dst, 0, sizeof *dst);
+  if (src->flags & SINEW__F_WIDE) {
+    if (!(dst->v.g = sinew__malloc(sizeof *dst->v.g))) return SINEW_ENOMEM;
+    *dst->v.g = *src->v.g;
+  } else if (is_container(a, element)) {
+    if (src->v.multi && clone_multi(g, node, a, src->v.multi, &dst->v.multi)) return SINEW_ENOMEM;
+  } else {
+    switch (a->type) {
+      case SINEW_ATTR_COMPOUND:
+        if (!src->v.kids || !a->nchildren) break;
+        if (!(dst->v.kids = sinew__calloc(a->nchildren, sizeof *dst->v.kids))) return SINEW_ENOMEM;
+        for (uint32_t i = 0; i < a->nchildren; i++) {
+          if (sinew__slot_clone(g, node, sinew__attr_get(g, node, a->children[i]), false, &src->v.kids[i],
+                                &dst->v.kids[i])) {
+            sinew__slot_release(g, node, a, element, dst); /* the children made so far */
+            return SINEW_ENOMEM;
+          }
+        }
+        break;
+      case SINEW_ATTR_MATRIX:
+        if (src->v.m && !(dst->v.m = sinew__malloc(sizeof *dst->v.m))) return SINEW_ENOMEM;
+        if (src->v.m) *dst->v.m = *src->v.m;
+        break;
+      case SINEW_ATTR_STRING:
+        if (src->v.s && !(dst->v.s = sinew__strdup(src->v.s))) return SINEW_ENOMEM;
+        break;
+      case SINEW_ATTR_DATA: dst->v.data = src->v.data ? sinew_data_ref(src->v.data) : NULL; break;
+      default: dst->v.d = src->v.d; break;
+    }
+  }
+  dst->flags = src->flags;
+  dst->below = src->below;
+  return SINEW_OK;
+}
+
 int64_t sinew__multi_find(const sinew__multi *m, int32_t index) {
   if (!m || !m->count) return -1;
   if (m->idx[m->count - 1] == index) return m->count - 1;
@@ -173,6 +248,8 @@ static uint32_t multi_lower(const sinew__multi *m, int32_t index) {
 /* ---- packed multis ---------------------------------------------------------------------------- */
 
 static void fix_counts(sinew__slot_path *path, uint32_t level, bool was, bool now, bool clear_dirty);
+static void dirty_subtree(const sinew_graph_t *g, const sinew__node *node, const sinew__attr *a,
+                          bool element, sinew__slot *s);
 
 double sinew__multi_elem_num(const sinew__multi *m, uint32_t i) {
   return m->vals ? m->vals[i] : sinew__slot_num(&m->elems[i]);
@@ -277,13 +354,15 @@ void sinew__multi_swap(sinew_graph_t *g, sinew__node *node, const sinew_plug_t *
     if (dirty) m->eflags |= SINEW__F_DIRTY;
     if (m->eflags & SINEW__F_DIRTY) below = m->count;
   } else if (m) {
+    const sinew__attr *a = sinew__attr_get(g, node, arr->attr);
     for (uint32_t i = 0; i < m->count; i++) {
-      if (dirty) m->elems[i].flags |= SINEW__F_DIRTY;
+      if (dirty) dirty_subtree(g, node, a, true, &m->elems[i]);
       below += sinew__slot_dirtyish(&m->elems[i]);
     }
   }
   container->below = below;
   fix_counts(&path, path.n - 1, was, sinew__slot_dirtyish(container), false);
+  if (sinew__slot_dirtyish(container)) sinew__slot_note_dirty(node, path.slots[0]);
 }
 
 /* Inserts a new element; returns its position or -1 on out-of-memory (nothing changed). The

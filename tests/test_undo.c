@@ -682,6 +682,75 @@ static void test_faults(void **state) {
   assert_int_equal(sinew_session_create(NULL, &S), 0);
 }
 
+/* A whole array connected into an array that had elements of its own: the pull after the
+ * connection gives the destination the source's elements and drops its own; undo gives them
+ * back (the journal keeps the destination's array whole), redo and a second undo too, and
+ * each allocation of the connection, the pull and the undo failing in turn changes nothing
+ * of that. */
+static void array_overwrite_run(long fail_connect, long fail_undo) {
+  ok("createNode plusMinusAverage -n p1; setAttr p1.i1[0] 1; setAttr p1.i1[1] 2;"
+     "createNode plusMinusAverage -n p2; setAttr p2.i1[5] 7; setAttr p2.i1[0] 3;"
+     "createNode plusMinusAverage -n p3; connectAttr p2.i1[0] p3.i1[0]");
+  expect_res("getAttr p2.o1", "10");
+  char *before = snapshot();
+  test_alloc_reset();
+  test_alloc_fail_at(fail_connect);
+  int rc = run("connectAttr p1.i1 p2.i1");
+  test_alloc_fail_at(0);
+  if (rc) { /* refused for lack of memory: nothing changed */
+    char *s = snapshot();
+    same("failed connection", before, s);
+    free(s);
+    expect_res("getAttr p2.i1[5]", "7");
+    free(before);
+    return;
+  }
+  expect_res("getAttr p2.o1", "3"); /* the pull: p2.i1 is now [0]=1 [1]=2 */
+  expect_res("getAttr -s p2.i1", "2");
+  char *after = snapshot();
+  for (int round = 0; round < 2; round++) {
+    test_alloc_reset();
+    test_alloc_fail_at(fail_undo);
+    int u = sinew_session_undo(S);
+    test_alloc_fail_at(0);
+    if (u) assert_int_equal(sinew_session_undo(S), 0); /* it failed whole: once more */
+    char *s = snapshot();
+    same("undo of connectAttr p1.i1 p2.i1", before, s);
+    free(s);
+    expect_res("getAttr p2.i1[5]", "7");
+    expect_res("getAttr p2.i1[0]", "3");
+    expect_res("getAttr -s p2.i1", "2");
+    expect_res("getAttr p2.o1", "10");
+    expect_res("getAttr p3.o1", "3");
+    assert_int_equal(sinew_session_redo(S), 0);
+    expect_res("getAttr p2.o1", "3");
+    s = snapshot();
+    same("redo of connectAttr p1.i1 p2.i1", after, s);
+    free(s);
+  }
+  free(before);
+  free(after);
+}
+
+static void test_array_overwritten(void **state) {
+  (void)state;
+  array_overwrite_run(0, 0);
+  sinew_session_destroy(S);
+  test_alloc_install();
+  for (long k = 1;; k++) {
+    assert_int_equal(sinew_session_create(NULL, &S), 0);
+    test_alloc_reset();
+    array_overwrite_run(k, k);
+    long used = test_alloc_count();
+    sinew_session_destroy(S);
+    S = NULL;
+    if (k > used) break;
+  }
+  assert_int_equal(test_alloc_live(), 0);
+  test_alloc_uninstall();
+  assert_int_equal(sinew_session_create(NULL, &S), 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_each_command, setup, teardown),
@@ -695,6 +764,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_observer, setup, teardown),
       cmocka_unit_test_setup_teardown(test_random_run, setup, teardown),
       cmocka_unit_test_setup_teardown(test_faults, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_array_overwritten, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
