@@ -595,6 +595,8 @@ sinew__slot *sinew__slot_peek(const sinew_graph_t *g, sinew__node *node, const s
 /* Element take / put back without allocating or releasing (graph/slot.c). */
 void sinew__multi_take(const sinew_graph_t *g, const sinew__node *node, sinew__slot_path *path,
                        uint32_t pos, sinew__slot *out);
+bool sinew__multi_make_room(const sinew_graph_t *g, const sinew__node *node, const sinew__attr *a,
+                            sinew__slot_path *path, int32_t index);
 void sinew__multi_put(const sinew_graph_t *g, const sinew__node *node, sinew__slot_path *path,
                       int32_t index, const sinew__slot *in);
 /* Connection relinking (graph/connect.c). unlink keeps the connection and an emptied source

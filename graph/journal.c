@@ -198,9 +198,12 @@ static void swap_elem(sinew_graph_t *g, sinew__rec *r) {
   sinew__slot *container = sinew__slot_find(g, n, &arr, &path);
   if (!container) return;
   if (r->held) {
+    /* an element evaluation made since may hold its index or its room (slot.c) */
+    bool evicted = sinew__multi_make_room(g, n, a, &path, index);
     sinew__multi_put(g, n, &path, index, &r->u.slot);
     r->held = false;
     memset(&r->u.slot, 0, sizeof r->u.slot);
+    if (evicted && (a->computed || (container->flags & SINEW__F_IN))) sinew__mark_dirty(g, &arr);
     if (a->computed) sinew__mark_dirty(g, &r->plug);
     else sinew__changed(g, &r->plug);
   } else {

@@ -480,6 +480,29 @@ void sinew__multi_take(const sinew_graph_t *g, const sinew__node *node, sinew__s
   fix_counts(path, path->n - 1, was, sinew__slot_dirtyish(container), false);
 }
 
+/* Elements an evaluation made (a read of an output element, a compute writing one, a pull
+ * into a fed array) are not journaled, so the element a record puts back may find its index
+ * taken by one of them, or its multi without the room it had. Makes both right without
+ * memory: the element at index goes, or when the multi is full, a plain element (no value
+ * set, no connection, lock or channel-box state: only evaluation or a recorded change since
+ * taken back made it, and evaluation makes it again on demand). Returns whether one went. */
+bool sinew__multi_make_room(const sinew_graph_t *g, const sinew__node *node, const sinew__attr *a,
+                            sinew__slot_path *path, int32_t index) {
+  sinew__slot *container = path->slots[path->n - 1];
+  sinew__multi *m = container->v.multi;
+  if (!m || m->vals) return false; /* packed: a walk would have unpacked it */
+  int64_t pos = sinew__multi_find(m, index);
+  if (pos < 0 && m->count < m->cap) return false;
+  const uint32_t keep = SINEW__F_SET | SINEW__F_LOCKED | SINEW__F_IN | SINEW__F_OUT | SINEW__F_SUB_IN |
+                        SINEW__F_SUB_OUT | SINEW__F_KEY_ON | SINEW__F_KEY_OFF | SINEW__F_CB_ON |
+                        SINEW__F_CB_OFF;
+  for (uint32_t i = m->count; pos < 0 && i-- > 0;)
+    if (!(m->elems[i].flags & keep)) pos = i;
+  if (pos < 0) return false;
+  sinew__multi_remove(g, node, a, path, (uint32_t)pos);
+  return true;
+}
+
 /* Puts a taken element back at its logical index. Records are applied in exact reverse or
  * forward order, so the multi has the room the element had (capacity never shrinks). */
 void sinew__multi_put(const sinew_graph_t *g, const sinew__node *node, sinew__slot_path *path,
