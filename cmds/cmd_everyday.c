@@ -868,7 +868,7 @@ static int mi_collect(sinew_cmd_t *cmd, sinew_graph_t *g, sinew_node_t n, sinew_
                            sinew_node_name(g, n), sinew_node_type_name(sinew_node_type(g, n)));
   for (uint32_t i = 0; i < *count; i++)
     if ((*list)[i].index == n.index && (*list)[i].gen == n.gen) return SINEW_OK; /* given twice or nested */
-  if (sinew__cmds_grow((void **)list, cap, *count + 1, sizeof **list))
+  if (sinew__grow((void **)list, cap, *count + 1, sizeof **list))
     return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
   (*list)[(*count)++] = n;
   size_t nk = sinew_node_children(g, n, NULL, 0);
@@ -1106,7 +1106,7 @@ static int cmd_space_locator(sinew_cmd_t *cmd) {
   if (rc) return sinew__graph_error(cmd, rc);
   const char *name = sinew_cmd_flag_string(cmd, "name", NULL);
   uint32_t cap = sc->csel;
-  if (sinew__cmds_grow((void **)&sc->selection, &cap, 1, sizeof *sc->selection))
+  if (sinew__grow((void **)&sc->selection, &cap, 1, sizeof *sc->selection))
     return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
   sc->csel = cap;
   sinew_node_t xf, shape = {0, 0};

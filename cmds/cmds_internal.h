@@ -24,7 +24,7 @@ extern _Thread_local int sinew__cmds_oom;
 #define uthash_nonfatal_oom(obj) (sinew__cmds_oom = 1)
 #include <uthash.h>
 
-#include "lang/buf.h"
+#include "lang/util.h"
 
 /* One setAttr line sinew keeps as text: attr is the attribute path as written (".uvst[0].uvsn"
  * without the dot), text everything after the plug, re-serialised. */
@@ -197,9 +197,6 @@ int sinew__rotate_order_from(const char *s);
 
 /* A copy of s through the allocation funnel; NULL on out-of-memory. */
 char *sinew__cmds_strdup(const char *s);
-/* Makes room for `need` elements of es bytes in *p (capacity *cap, doubled from 8); SINEW_ENOMEM
- * leaves *p and *cap as they were. */
-int sinew__cmds_grow(void **p, uint32_t *cap, uint32_t need, size_t es);
 
 /* Whether some node is in namespace ns ("ns:"). */
 bool sinew__namespace_used(sinew_graph_t *g, const char *ns);

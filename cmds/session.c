@@ -25,17 +25,6 @@ char *sinew__cmds_strdup(const char *s) {
   return d;
 }
 
-int sinew__cmds_grow(void **p, uint32_t *cap, uint32_t need, size_t es) {
-  if (need <= *cap) return SINEW_OK;
-  uint32_t nc = *cap ? *cap * 2 : 8;
-  while (nc < need) nc *= 2;
-  void *q = sinew_realloc(*p, (size_t)nc * es);
-  if (!q) return SINEW_ENOMEM;
-  *p = q;
-  *cap = nc;
-  return SINEW_OK;
-}
-
 /* ---- per-node records --------------------------------------------------------------------------- */
 
 static uint64_t key_of(sinew_node_t n) { return ((uint64_t)n.index << 32) | n.gen; }
@@ -110,7 +99,7 @@ int sinew__extra_add_raw(sinew__scene *sc, sinew_node_t n, const char *attr, con
       e->raws[i].text = t;
       return SINEW_OK;
     }
-  if (sinew__cmds_grow((void **)&e->raws, &e->craws, e->nraws + 1, sizeof *e->raws)) return SINEW_ENOMEM;
+  if (sinew__grow((void **)&e->raws, &e->craws, e->nraws + 1, sizeof *e->raws)) return SINEW_ENOMEM;
   char *a = sinew__cmds_strdup(attr), *t = sinew__cmds_strdup(text);
   if (!a || !t) {
     sinew_free(a);
@@ -246,7 +235,7 @@ bool sinew__extra_is_implicit(sinew__scene *sc, sinew_node_t n, uint32_t attr) {
 
 int sinew__extra_mark_implicit(sinew__scene *sc, sinew_node_t n, uint32_t attr) {
   sinew__extra *e = sinew__extra_get(sc, n, true);
-  if (!e || sinew__cmds_grow((void **)&e->implicit, &e->cimplicit, e->nimplicit + 1, sizeof *e->implicit))
+  if (!e || sinew__grow((void **)&e->implicit, &e->cimplicit, e->nimplicit + 1, sizeof *e->implicit))
     return SINEW_ENOMEM;
   sinew__side_changed(sc);
   e->implicit[e->nimplicit++] = attr;
@@ -343,7 +332,7 @@ void sinew__warn_once(sinew_session_t *s, sinew_cmd_t *cmd, sinew_log_id_t id, c
   for (uint32_t i = 0; i < sc->nwarned; i++)
     if (strcmp(sc->warned[i], key) == 0) return;
   char *k = sinew__cmds_strdup(key);
-  if (k && !sinew__cmds_grow((void **)&sc->warned, &sc->cwarned, sc->nwarned + 1, sizeof *sc->warned))
+  if (k && !sinew__grow((void **)&sc->warned, &sc->cwarned, sc->nwarned + 1, sizeof *sc->warned))
     sc->warned[sc->nwarned++] = k;
   else
     sinew_free(k);
@@ -588,7 +577,7 @@ int sinew__import_record(sinew_session_t *s, const char *file_name, sinew_node_t
     b->name = own;
   }
   if (!in && !(in = sinew_calloc(1, sizeof *in))) goto oom;
-  if (sinew__cmds_grow((void **)&b->nodes, &b->cap, b->n + 1, sizeof *b->nodes)) goto oom;
+  if (sinew__grow((void **)&b->nodes, &b->cap, b->n + 1, sizeof *b->nodes)) goto oom;
   sinew__cmds_oom = 0;
   if (new_bucket) HASH_ADD_KEYPTR(hh, imp->names, b->name, strlen(b->name), b);
   if (sinew__cmds_oom) goto oom;

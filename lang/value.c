@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lang/buf.h"
+#include "lang/util.h"
 #include "lang/lang_internal.h"
 #include "sinew/io.h"
 

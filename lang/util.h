@@ -1,13 +1,15 @@
-/* lang/buf.h: the library's one growable text buffer, internal (sinew__ names, not exported:
+/* lang/util.h: the utility tier of the layers above the graph (lang/, cmds/): the one growable
+ * text buffer and the one array growth helper, internal (sinew__ names, not exported:
  * the shared build exports only SINEW_API symbols). The language formats values with it and
  * the command layer, above the language, includes it through cmds/cmds_internal.h. After an
  * allocation fails the buffer keeps what it had, sets oom and ignores further writes, so a
  * writer checks once at the end. */
-#ifndef SINEW_LANG_BUF_H
-#define SINEW_LANG_BUF_H
+#ifndef SINEW_LANG_UTIL_H
+#define SINEW_LANG_UTIL_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "sinew/sinew.h"
 
@@ -31,5 +33,10 @@ void sinew__buf_num_float(sinew__buf *b, double d);
 /* A quoted MEL string with \" \\ \n \t escapes. */
 void sinew__buf_quoted(sinew__buf *b, const char *s);
 void sinew__buf_free(sinew__buf *b);
+
+/* Grows *p to hold at least need elements of es bytes (capacity doubling, kept in *cap);
+ * SINEW_ENOMEM leaves *p and *cap as they were. (graph/ has its own, sinew__reserve, on the
+ * graph's allocator funnel: the layers above reach the graph through its public API only.) */
+int sinew__grow(void **p, uint32_t *cap, uint32_t need, size_t es);
 
 #endif

@@ -1,13 +1,15 @@
-/* lang/buf.c: the library's one growable text buffer (lang/buf.h), used by the language's
- * value formatting and by the command layer (results, the .ma writer, messages). */
+/* lang/util.c: the utility tier of the layers above the graph (lang/util.h): the growable text
+ * buffer the language's value formatting and the command layer (results, the .ma writer,
+ * messages) write into, and the array growth helper both use. */
 #include <float.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "lang/buf.h"
+#include "lang/util.h"
 
 void sinew__buf_put(sinew__buf *b, const char *s, size_t n) {
   if (b->oom) return;
@@ -97,4 +99,16 @@ void sinew__buf_quoted(sinew__buf *b, const char *s) {
 void sinew__buf_free(sinew__buf *b) {
   sinew_free(b->p);
   memset(b, 0, sizeof *b);
+}
+
+int sinew__grow(void **p, uint32_t *cap, uint32_t need, size_t es) {
+  if (need <= *cap) return SINEW_OK;
+  uint64_t nc = *cap ? (uint64_t)*cap * 2 : 8;
+  while (nc < need) nc *= 2;
+  if (nc > UINT32_MAX || nc > SIZE_MAX / 2 / es) return SINEW_ENOMEM;
+  void *q = sinew_realloc(*p, (size_t)nc * es);
+  if (!q) return SINEW_ENOMEM;
+  *p = q;
+  *cap = (uint32_t)nc;
+  return SINEW_OK;
 }
