@@ -10,10 +10,10 @@
  * reads are checked against each other (bitwise) and against the C loop.
  *
  * The issue asks for the graph within 2x of the loop; it is not (docs/animation.md#speed):
- * the curve evaluation itself is now as fast as the loop's, and what is left is the graph's
- * per-node cost (finding the time curves among the nodes and checking that their input is
- * not connected, storing each output in its node's slot, reading it back), a few cache misses
- * per channel against the loop's two arrays walked in order.
+ * the curve evaluation itself is as fast as the loop's, and the curves come from a list kept
+ * between frames; what is left is memory, the lines each curve touches at its own place in the
+ * heap (its state, its span's record, its node record and output slot, stored then read back)
+ * against the loop's one array walked in order.
  *
  *   bench_anim [channels [frames]]
  */

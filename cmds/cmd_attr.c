@@ -1950,7 +1950,22 @@ static int cmd_remove_multi_instance(sinew_cmd_t *cmd) {
 static const sinew_cmd_flag_t listattr_flags[] = {
     {"keyable", "k", "", 0}, {"userDefined", "ud", "", 0}, {"multi", "m", "", 0},
     {"connectable", "c", "", 0}, {"writable", "w", "", 0}, {"readOnly", "r", "", 0},
-    {"shortNames", "sn", "", 0}};
+    {"shortNames", "sn", "", 0}, {"string", "st", "s", SINEW_CMD_MULTI}};
+
+/* -st patterns (Maya's wildcards; several: any of them): whether the attribute's long or short
+ * name matches one. No -st: every attribute. */
+static bool listattr_string_matches(sinew_cmd_t *cmd, const sinew_attr_info_t *info) {
+  size_t k = sinew_cmd_flag_count(cmd, "string");
+  if (!k) return true;
+  for (size_t i = 0; i < k; i++) {
+    const sinew_value_t *v = sinew_cmd_flag_arg(cmd, "string", i, 0);
+    const char *pat = v ? sinew_value_string(v) : NULL;
+    if (pat && (sinew__wildcard_match(pat, info->name) ||
+                (info->short_name && sinew__wildcard_match(pat, info->short_name))))
+      return true;
+  }
+  return false;
+}
 
 /* listAttr of a plug: the attribute (its alias when it has one) and the attributes below it
  * ("listAttr pCube1.t": translate translateX ...); with -m, an array's elements by their names
@@ -2021,6 +2036,7 @@ static int cmd_list_attr(sinew_cmd_t *cmd) {
     if (sinew_cmd_flag_count(cmd, "writable") && !(info.flags & SINEW_ATTR_WRITABLE)) continue;
     if (sinew_cmd_flag_count(cmd, "readOnly") && (info.flags & SINEW_ATTR_WRITABLE)) continue;
     if (info.flags & SINEW_ATTR_HIDDEN && strncmp(info.name, "sinew", 5) == 0) continue;
+    if (!listattr_string_matches(cmd, &info)) continue;
     rc = sinew_cmd_result_append_string(cmd, sinew_cmd_flag_count(cmd, "shortNames") && info.short_name
                                                   ? info.short_name : info.name);
   }

@@ -628,6 +628,10 @@ static bool glob(const char *p, const char *pe, const char *s, const char *se) {
   }
 }
 
+bool sinew__wildcard_match(const char *pattern, const char *name) {
+  return glob(pattern, pattern + strlen(pattern), name, name + strlen(name));
+}
+
 /* One level of a pattern against one name: a leading ':' is the root namespace (as without
  * it); recursive (ls -r) lets a pattern without a namespace match a name in any namespace. */
 static bool level_matches(const char *p, const char *pe, const char *s, const char *se, bool recursive) {

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cmds/cmds_internal.h"
+#include "sinew/curve.h"
 #include "sinew/mesh.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
@@ -859,13 +860,40 @@ static const sinew_cmd_flag_t mi_flags[] = {
     {"scale", "s", "b", 0},  {"jointOrient", "jo", "", 0},     {"normal", "n", "i", 0},
     {"preserveNormals", "pn", "b", 0}};
 
-/* Appends n and its DAG descendants (pre-order) to *list; shapes and other non-transforms
- * are refused (sinew cannot carry the accumulated transform into their geometry). */
+/* The shapes whose geometry takes what a freeze takes from their transforms: nurbsCurves
+ * holding their own CVs (a curve made by history, its create input connected, would be
+ * recomputed from it, so it is refused like the other shapes). */
+typedef struct mi_shapes {
+  sinew_node_t *v;
+  sinew_mat4_t *world; /* the parent transform's world matrix before the freeze */
+  uint32_t count, cap, wcap;
+} mi_shapes;
+
+static int mi_add_shape(sinew_cmd_t *cmd, sinew_graph_t *g, sinew_node_t n, mi_shapes *sh) {
+  if (is_type(g, n, "nurbsCurve")) {
+    sinew_plug_t cr = sinew__attr_plug(g, n, "create");
+    if (!sinew_plug_source(g, &cr, NULL)) {
+      if (sinew__grow((void **)&sh->v, &sh->cap, sh->count + 1, sizeof *sh->v) ||
+          sinew__grow((void **)&sh->world, &sh->wcap, sh->count + 1, sizeof *sh->world))
+        return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
+      sh->v[sh->count++] = n;
+      return SINEW_OK;
+    }
+    return sinew_cmd_error(cmd, SINEW_EUNSUPPORTED,
+                           "%s is a nurbsCurve made by construction history (its create input is "
+                           "connected): freezing into it is not supported",
+                           sinew_node_name(g, n));
+  }
+  return sinew_cmd_error(cmd, SINEW_EUNSUPPORTED, "%s is a %s: freezing into shapes is not supported",
+                         sinew_node_name(g, n), sinew_node_type_name(sinew_node_type(g, n)));
+}
+
+/* Appends n and its DAG descendants (pre-order) to *list, and the shapes among them to *sh;
+ * shapes other than nurbsCurves with their own CVs are refused (sinew cannot carry the
+ * accumulated transform into their geometry). */
 static int mi_collect(sinew_cmd_t *cmd, sinew_graph_t *g, sinew_node_t n, sinew_node_t **list, uint32_t *count,
-                      uint32_t *cap) {
-  if (!is_type(g, n, "transform"))
-    return sinew_cmd_error(cmd, SINEW_EUNSUPPORTED, "%s is a %s: freezing into shapes is not supported",
-                           sinew_node_name(g, n), sinew_node_type_name(sinew_node_type(g, n)));
+                      uint32_t *cap, mi_shapes *sh) {
+  if (!is_type(g, n, "transform")) return mi_add_shape(cmd, g, n, sh);
   for (uint32_t i = 0; i < *count; i++)
     if ((*list)[i].index == n.index && (*list)[i].gen == n.gen) return SINEW_OK; /* given twice or nested */
   if (sinew__grow((void **)list, cap, *count + 1, sizeof **list))
@@ -877,7 +905,7 @@ static int mi_collect(sinew_cmd_t *cmd, sinew_graph_t *g, sinew_node_t n, sinew_
   if (!kids) return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
   sinew_node_children(g, n, kids, nk);
   int rc = SINEW_OK;
-  for (size_t i = 0; i < nk && !rc; i++) rc = mi_collect(cmd, g, kids[i], list, count, cap);
+  for (size_t i = 0; i < nk && !rc; i++) rc = mi_collect(cmd, g, kids[i], list, count, cap, sh);
   sinew_free(kids);
   return rc;
 }
@@ -969,7 +997,16 @@ static int cmd_make_identity(sinew_cmd_t *cmd) {
   uint32_t count = 0, cap = 0;
   int rc = gather_transforms(cmd, 0, &given, &ngiven);
   if (rc) return rc;
-  for (size_t i = 0; i < ngiven && !rc; i++) rc = mi_collect(cmd, g, given[i], &list, &count, &cap);
+  mi_shapes sh = {0};
+  for (size_t i = 0; i < ngiven && !rc; i++) rc = mi_collect(cmd, g, given[i], &list, &count, &cap, &sh);
+  if (!rc && sh.count && !a.apply) /* a reset without -apply moves the geometry with its transform */
+    sh.count = 0;
+  for (uint32_t i = 0; i < sh.count && !rc; i++) {
+    static const char *const cattrs[] = {"cached", NULL};
+    if (!(rc = check_all_settable(cmd, &sh.v[i], 1, cattrs)) &&
+        (rc = sinew_dag_world_matrix(g, sinew_node_parent(g, sh.v[i]), &sh.world[i])))
+      rc = sinew__graph_error(cmd, rc);
+  }
   sinew_free(given);
   static const char *const attrs[] = {"translate", "rotate", "scale", "shear", "rotateAxis", "rotatePivot",
                                       "scalePivot", "rotatePivotTranslate", "scalePivotTranslate", NULL};
@@ -1002,6 +1039,36 @@ static int cmd_make_identity(sinew_cmd_t *cmd) {
     a.world_sp[i][0] = r.x, a.world_sp[i][1] = r.y, a.world_sp[i][2] = r.z;
   }
   if (!rc) rc = edit_all(cmd, list, count, mi_one, &a);
+  /* each curve's CVs keep their world positions: p' = p W0 W1^-1, W0 and W1 its transform's
+   * world matrix before and after the freeze (Maya applies what the transform loses to the
+   * geometry) */
+  for (uint32_t i = 0; i < sh.count && !rc; i++) {
+    sinew_mat4_t w1, inv, m;
+    sinew_data_t *cv = NULL, *moved = NULL;
+    sinew_plug_t cc = sinew__attr_plug(g, sh.v[i], "cached");
+    if ((rc = sinew_dag_world_matrix(g, sinew_node_parent(g, sh.v[i]), &w1))) {
+      rc = sinew__graph_error(cmd, rc);
+      break;
+    }
+    if (!sinew_mat4_inverse(&w1, &inv)) {
+      rc = sinew_cmd_error(cmd, SINEW_ERANGE, "%s: its transform's world matrix is singular after the freeze",
+                           sinew_node_name(g, sh.v[i]));
+      break;
+    }
+    sinew_mat4_mul(&sh.world[i], &inv, &m);
+    if ((rc = sinew_get_data(g, &cc, &cv))) {
+      rc = sinew__graph_error(cmd, rc);
+      break;
+    }
+    if (!cv) continue; /* no CVs: nothing to move */
+    rc = sinew_curve_transform(cv, &m, &moved);
+    sinew_data_unref(cv);
+    if (!rc) rc = sinew_set_data(g, &cc, moved);
+    sinew_data_unref(moved);
+    if (rc) rc = sinew__graph_error(cmd, rc);
+  }
+  sinew_free(sh.v);
+  sinew_free(sh.world);
   sinew_free(a.world_t);
   sinew_free(a.world_rp);
   sinew_free(a.world_sp);

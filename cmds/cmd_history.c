@@ -212,11 +212,18 @@ int sinew__delete_history(sinew_cmd_t *cmd, const sinew_node_t *nodes, size_t co
     sinew_foreach_connection(g, h.at, false, sets_visit, &sets);
   }
   int rc = h.oom || sets.oom ? sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory") : SINEW_OK;
-  /* the shapes whose input comes from history that goes keep what they evaluate to now */
+  /* the shapes whose input comes from history that goes keep what they evaluate to now (a
+   * shape whose input stays, shared, keeps its input and its tweaks) */
   uint32_t ndel = 0;
   for (uint32_t i = h.nshapes; i < h.n; i++)
     if (!h.gone[i]) h.v[h.nshapes + ndel++] = h.v[i];
-  for (uint32_t i = 0; i < h.nshapes && !rc && ndel; i++) rc = bake(cmd, h.v[i]);
+  for (uint32_t i = 0; i < h.nshapes && !rc && ndel; i++) {
+    sinew_plug_t in = sinew_plug_make(h.v[i], geometry_input(g, h.v[i]), 0, NULL), src;
+    bool goes = false;
+    for (uint32_t k = 0; k < ndel && sinew_plug_source(g, &in, &src) && !goes; k++)
+      goes = same(src.node, h.v[h.nshapes + k]);
+    if (goes) rc = bake(cmd, h.v[i]);
+  }
   /* one call, all or nothing: a locked history node fails the command (the bakes go back
    * with its transaction) */
   if (!rc && ndel) {

@@ -197,6 +197,9 @@ int sinew__rotate_order_from(const char *s);
 
 /* A copy of s through the allocation funnel; NULL on out-of-memory. */
 char *sinew__cmds_strdup(const char *s);
+/* Maya's name wildcards ('*' any run, '?' one character, neither crossing ':' or '|'): whether
+ * name matches pattern whole. */
+bool sinew__wildcard_match(const char *pattern, const char *name);
 
 /* Whether some node is in namespace ns ("ns:"). */
 bool sinew__namespace_used(sinew_graph_t *g, const char *ns);

@@ -1339,11 +1339,14 @@ int sinew__finish_mesh(sinew_session_t *s, sinew_node_t n) {
   rc = sinew_mesh_create(npoints, m->nfaces, m->face_counts, fv, &mesh);
   sinew_free(fv);
   if (!rc && m->has_uvs) rc = attach_uvs(g, n, m, &mesh);
-  if (!rc && !(rc = sinew_mesh_node_set(g, n, mesh))) {
-    const sinew_mesh_t *mm = sinew_mesh_get(mesh);
-    e->geom_topology = mm ? mm->topology : NULL;
+  if (!rc) {
+    rc = sinew_mesh_node_set(g, n, mesh);
+    if (!rc) {
+      const sinew_mesh_t *mm = sinew_mesh_get(mesh);
+      e->geom_topology = mm ? mm->topology : NULL;
+    }
   }
-  sinew_data_unref(mesh); /* NULL when it was not made */
+  sinew_data_unref(mesh); /* NULL when it was not made; also when the UVs failed */
   if (m->nholes)
     sinew_log(g, SINEW_LOG_WARNING, SINEW_LOG_FILE_WARNING,
               "%s: %u face holes ignored (sinew meshes have none)", sinew_node_name(g, n), m->nholes);

@@ -308,6 +308,7 @@ static void unlink_conn_r(sinew_graph_t *g, sinew__conn *c, bool by_dst, sinew__
   /* a connection replacing c (or, when undoing that, c's predecessor put back) keeps the mark */
   if (!sinew__conn_to(g, &c->dst)) clear_conn_flag(g, &c->dst, SINEW__F_IN);
   g->nconnections--;
+  g->structure++;
   g->topology++;
 }
 
@@ -365,6 +366,7 @@ void sinew__conn_link_rec(sinew_graph_t *g, sinew__rec *r) {
   dn->nin++;
   sinew__order_relink(g, c);
   g->nconnections++;
+  g->structure++;
   g->topology++; /* the placeholder walks' memory (placeholder.c) is stale */
   r->held = false;
   set_conn_flags(g, dn, &c->dst, SINEW__F_IN, SINEW__F_SUB_IN);
@@ -482,6 +484,7 @@ int sinew__connect_raw(sinew_graph_t *g, const sinew_plug_t *src, const sinew_pl
   dn->nin++;
   sinew__order_place(g, c);
   g->nconnections++;
+  g->structure++;
   g->topology++;
   if (jon) {
     sinew__jrec_created(g, &made);

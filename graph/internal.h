@@ -402,6 +402,7 @@ struct sinew_graph {
   int pushing;                     /* dirt is being propagated: hooks are running */
   atomic_int interrupt;            /* sinew_graph_interrupt, from any thread */
   uint64_t topology;               /* bumped by every connection made or broken */
+  uint64_t structure;              /* and by every node made or deleted too (sinew_graph_structure_serial) */
   /* graph/placeholder.c: what earlier walks found upstream of plugs and attributes, valid
    * while topology is what it was when they were found */
   struct sinew__placeholder_memo *placeholder_memo;

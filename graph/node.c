@@ -140,6 +140,8 @@ uint64_t sinew_graph_set_limit(sinew_graph_t *g, sinew_limit_t which, uint64_t v
   return old;
 }
 
+uint64_t sinew_graph_structure_serial(const sinew_graph_t *g) { return g ? g->structure : 0; }
+
 void *sinew_graph_user_data(const sinew_graph_t *g) { return g ? g->user_data : NULL; }
 void sinew_graph_set_user_data(sinew_graph_t *g, void *ud) {
   if (g) g->user_data = ud;
@@ -862,12 +864,14 @@ void sinew__node_detach_swap(sinew_graph_t *g, sinew__rec *r) {
     if (n->order_next) g->nodes[n->order_next - 1]->order_prev = n->order_prev;
     else g->order_tail = n->order_prev;
     n->live = false;
+    g->structure++;
     g->live_nodes--;
     g->computed_plugs -= n->type->ncomputed;
     r->held = true;
     return;
   }
   n->live = true;
+  g->structure++;
   g->live_nodes++;
   g->computed_plugs += n->type->ncomputed;
   if (n->order_prev) g->nodes[n->order_prev - 1]->order_next = index + 1;
@@ -995,6 +999,7 @@ int sinew_node_create_under(sinew_graph_t *g, const char *type, const char *name
     hint_release(g, node->name);
     name_unlink(g, index);
     node->live = false;
+    g->structure++;
     node_release(g, node); /* the tombstone keeps the generation */
     g->free_slots[g->nfree++] = index;
     return sinew_graph_fail(g, rc, "createNode", "%s", msg);
@@ -1005,6 +1010,7 @@ int sinew_node_create_under(sinew_graph_t *g, const char *type, const char *name
   g->order_tail = index + 1;
   g->live_nodes++;
   g->computed_plugs += t->ncomputed;
+  g->structure++; /* whole now, in the creation order */
   if (jon) g->jr.recs[jmark].bits = 0; /* whole now: undo detaches it */
   notify_node(g, h, true);
   if (out) *out = h;
@@ -1038,6 +1044,7 @@ static void delete_one(sinew_graph_t *g, sinew_node_t h) {
   name_unlink(g, h.index);
   order_unlink(g, h.index);
   node->live = false;
+  g->structure++;
   g->live_nodes--;
   g->computed_plugs -= node->type->ncomputed;
   node_release(g, node); /* the tombstone keeps the generation for stale-handle checks */

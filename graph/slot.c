@@ -362,7 +362,7 @@ void sinew__multi_swap(sinew_graph_t *g, sinew__node *node, const sinew_plug_t *
   }
   container->below = below;
   fix_counts(&path, path.n - 1, was, sinew__slot_dirtyish(container), false);
-  if (sinew__slot_dirtyish(container)) sinew__slot_note_dirty(node, path.slots[0]);
+  sinew__slot_note_dirty(node, path.slots[0]); /* the evaluator's hint: it may be dirty now */
 }
 
 /* Inserts a new element; returns its position or -1 on out-of-memory (nothing changed). The

@@ -65,13 +65,13 @@ typedef struct anim_span {
 } anim_span;
 
 /* What an evaluation inside the keys reads of key i and the span it starts, in one cache line:
- * finding and evaluating a span touches the lines of its two keys, not the keys' and spans'
- * whole records. */
+ * finding and evaluating a span from the one used last touches that line (the next key's time
+ * is repeated in it), not the keys' and spans' whole records. */
 typedef struct anim_hot {
   double t, v;
   double c[4];   /* the span's cubic (Hermite a, b, c, d; Bezier y(u)) */
   uint64_t kind; /* the span's method (enum span_kind) */
-  double pad;
+  double tn;     /* key i + 1's time (the last key: its own) */
 } anim_hot;
 
 /* The compiled curve: what evaluation reads. keys and spans hold everything; hot repeats what
@@ -379,7 +379,7 @@ static double solve_bezier_x(const double px[4], double s) {
 /* Span i (from key i to key i + 1) at t. */
 static double eval_span(const anim_compiled *c, size_t i, double t) {
   const anim_hot *h = &c->hot[i];
-  double t0 = h->t, t1 = h[1].t;
+  double t0 = h->t, t1 = h->tn;
   switch ((enum span_kind)h->kind) {
     case SPAN_LINEAR: return h->v + (t - t0) / (t1 - t0) * (h[1].v - h->v);
     case SPAN_STEP: return h->v;
@@ -411,8 +411,8 @@ static double to_ticks(double t) {
 static size_t find_next(const anim_compiled *c, double t, size_t *hint) {
   size_t h = *hint;
   const anim_hot *kt = c->hot;
-  if (h + 1 < c->n && kt[h].t < t && t <= kt[h + 1].t) return h + 1;
-  if (h + 2 < c->n && kt[h + 1].t < t && t <= kt[h + 2].t) {
+  if (h + 1 < c->n && kt[h].t < t && t <= kt[h].tn) return h + 1;
+  if (h + 2 < c->n && kt[h].tn < t && t <= kt[h + 1].tn) {
     *hint = h + 1;
     return h + 2;
   }
@@ -429,10 +429,9 @@ static size_t find_next(const anim_compiled *c, double t, size_t *hint) {
 /* Inside the keys (or past them with constant infinity). */
 static double eval_inside(const anim_compiled *c, double t, size_t *hint) {
   size_t next = find_next(c, t, hint);
-  double tn = c->hot[next].t;
-  if (near(tn, t, KEY_EPS) || (tn < t && next == 0)) return c->hot[next].v;
-  if (t >= c->hot[c->n - 1].t && next == c->n - 1) return c->hot[next].v;
-  if (next == 0) return c->hot[next].v;
+  if (next == 0) return c->hot[0].v;
+  double tn = c->hot[next - 1].tn; /* key next's time, from the span's line */
+  if (near(tn, t, KEY_EPS) || (next == c->n - 1 && t >= tn)) return c->hot[next].v;
   return eval_span(c, next - 1, t);
 }
 
@@ -776,7 +775,7 @@ static int compile(sinew_graph_t *g, sinew_node_t node, curve_state *st, bool ti
   compute_tangents(&c);
   compute_spans(&c);
   for (size_t i = 0; i < c.n; i++) {
-    c.hot[i] = (anim_hot){.t = keys[i].t, .v = keys[i].v};
+    c.hot[i] = (anim_hot){.t = keys[i].t, .v = keys[i].v, .tn = keys[i + (i + 1 < c.n)].t};
     if (i + 1 < c.n) {
       memcpy(c.hot[i].c, spans[i].c, sizeof spans[i].c);
       c.hot[i].kind = (uint64_t)spans[i].kind;
@@ -848,10 +847,73 @@ static void curve_destroy(sinew_graph_t *g, sinew_node_t n, void *state) {
   sinew_data_unref(st->mem);
 }
 
-/* Stores a chunk of evaluated time curves; where that cannot be done (the time set from inside
+/* ---- a time change ---------------------------------------------------------------------------- */
+
+/* The time curves whose input is not connected, in creation order: what a time change
+ * evaluates. Kept between time changes in the time node's state, and made again when the
+ * graph's structure serial moved (a node made or deleted, a connection made or broken, undo
+ * included: what can change which nodes are such curves, or free a state listed here). One
+ * block: this header, then the outputs (handed to sinew_store_outputs as they are), then the
+ * states. */
+struct sinew__anim_time_list {
+  sinew_data_t *mem; /* the block */
+  uint64_t serial;   /* sinew_graph_structure_serial when the list was made */
+  size_t n;
+  sinew_plug_t *outs;
+  curve_state **states;
+};
+
+void sinew__anim_time_list_free(sinew__anim_time_list *list) {
+  if (list) sinew_data_unref(list->mem);
+}
+
+/* The next time curve after *n (creation order) whose input is not connected. */
+static bool next_time_curve(sinew_graph_t *g, const sinew_node_type_t *const *types, size_t nt, sinew_node_t *n) {
+  while (sinew_node_next(g, n)) {
+    const sinew_node_type_t *t = sinew_node_type(g, *n);
+    bool curve = false;
+    for (size_t i = 0; i < nt; i++) curve |= t == types[i];
+    if (!curve) continue;
+    sinew_plug_t in = plug0(*n, A.input);
+    if (!sinew_plug_source(g, &in, NULL)) return true; /* else its source carries the change */
+  }
+  return false;
+}
+
+/* *list, made again when the structure changed since it was made. ENOMEM leaves it as it was. */
+static int time_list(sinew_graph_t *g, sinew__anim_time_list **list) {
+  uint64_t serial = sinew_graph_structure_serial(g);
+  if (*list && (*list)->serial == serial) return SINEW_OK;
+  const sinew_node_type_t *types[NCURVE_TYPES];
+  size_t nt = 0;
+  for (size_t i = 0; i < NCURVE_TYPES; i++)
+    if (curve_types[i].kind.time_input) {
+      const sinew_node_type_t *t = sinew_find_node_type(g, curve_types[i].name);
+      if (t) types[nt++] = t;
+    }
+  size_t count = 0;
+  for (sinew_node_t n = {0, 0}; next_time_curve(g, types, nt, &n);) count++;
+  size_t head = (sizeof(sinew__anim_time_list) + 63) & ~(size_t)63;
+  sinew_data_t *mem = NULL;
+  char *block = sinew__scratch(head + count * (sizeof(sinew_plug_t) + sizeof(curve_state *)), &mem);
+  if (!block) return SINEW_ENOMEM;
+  sinew__anim_time_list *l = (sinew__anim_time_list *)block;
+  *l = (sinew__anim_time_list){.mem = mem, .serial = serial, .n = count, .outs = (sinew_plug_t *)(block + head)};
+  l->states = (curve_state **)(l->outs + count);
+  size_t k = 0;
+  for (sinew_node_t n = {0, 0}; k < count && next_time_curve(g, types, nt, &n); k++) {
+    l->outs[k] = plug0(n, A.output);
+    l->states[k] = sinew_node_state(g, n);
+  }
+  sinew__anim_time_list_free(*list);
+  *list = l;
+  return SINEW_OK;
+}
+
+/* Stores a run of evaluated time curves; where that cannot be done (the time set from inside
  * a compute, where values are not stored from outside the pull) dirties them as before. */
 static int store_curves(sinew_graph_t *g, const sinew_plug_t *outs, const double *values, size_t k) {
-  if (sinew_store_outputs(g, outs, values, k) == SINEW_OK) return SINEW_OK;
+  if (!k || sinew_store_outputs(g, outs, values, k) == SINEW_OK) return SINEW_OK;
   for (size_t i = 0; i < k; i++) {
     int rc = sinew_dirty(g, &outs[i]);
     if (rc) return rc;
@@ -860,63 +922,59 @@ static int store_curves(sinew_graph_t *g, const sinew_plug_t *outs, const double
 }
 
 /* The time changed: every time curve whose input is not connected evaluates at the new time.
- * A compiled curve is evaluated here, in one pass over the curves, and its output stored clean
- * (sinew_store_outputs, in chunks: what its compute would give, without one pull per curve, as
- * Maya's evaluation manager batches time-driven nodes); a curve whose keys changed since its
- * last compile is dirtied instead and compiles when it is next read. */
-int sinew__anim_time_changed(sinew_graph_t *g) {
-  const sinew_node_type_t *types[4];
-  size_t nt = 0;
-  for (size_t i = 0; i < NCURVE_TYPES; i++)
-    if (curve_types[i].kind.time_input) {
-      const sinew_node_type_t *t = sinew_find_node_type(g, curve_types[i].name);
-      if (t) types[nt++] = t;
+ * A compiled curve is evaluated here, in one pass over the kept list, and its output stored
+ * clean (sinew_store_outputs, in chunks: what its compute would give, without one pull per
+ * curve, as Maya's evaluation manager batches time-driven nodes); a curve whose keys changed
+ * since its last compile is dirtied instead and compiles when it is next read. Without memory
+ * for the list, every such curve is dirtied (and evaluates when read). */
+int sinew__anim_time_changed(sinew_graph_t *g, sinew__anim_time_list **list) {
+  int rc = time_list(g, list);
+  if (rc == SINEW_ENOMEM) {
+    const sinew_node_type_t *types[NCURVE_TYPES];
+    size_t nt = 0;
+    for (size_t i = 0; i < NCURVE_TYPES; i++)
+      if (curve_types[i].kind.time_input && (types[nt] = sinew_find_node_type(g, curve_types[i].name))) nt++;
+    for (sinew_node_t n = {0, 0}; next_time_curve(g, types, nt, &n);) {
+      sinew_plug_t out = plug0(n, A.output);
+      if ((rc = sinew_dirty(g, &out))) return rc;
     }
-  if (!nt) return SINEW_OK;
+    return SINEW_OK;
+  }
+  if (rc || !(*list)->n) return rc;
+  const sinew__anim_time_list *l = *list;
   double now = 0;
-  int rc = sinew_time_get_seconds(g, &now);
-  if (rc) return rc;
+  if ((rc = sinew_time_get_seconds(g, &now))) return rc;
   now = to_ticks(now);
-  /* In chunks: the curves' states are gathered (and fetched ahead), then the keys each will
-   * read (fetched ahead), then evaluated, so that the memory of one curve is on its way while
-   * another is evaluated. */
-  enum { CHUNK = 256 };
-  sinew_plug_t outs[CHUNK];
+  /* The curves' memory is spread over the heap: fetched ahead, the state of curve i + 2 * AHEAD
+   * and the keys curve i + AHEAD will read (from its state, asked for AHEAD steps before) are
+   * on their way while curve i is evaluated. Stored in chunks of CHUNK. */
+  enum { CHUNK = 256, AHEAD = 8 };
   double values[CHUNK];
-  curve_state *states[CHUNK];
-  size_t k = 0;
-  sinew_node_t n = {0, 0};
-  for (bool more = true; more;) {
-    k = 0;
-    while (k < CHUNK && (more = sinew_node_next(g, &n))) {
-      const sinew_node_type_t *t = sinew_node_type(g, n);
-      bool curve = false;
-      for (size_t i = 0; i < nt; i++) curve |= t == types[i];
-      if (!curve) continue;
-      sinew_plug_t in = plug0(n, A.input);
-      if (sinew_plug_source(g, &in, NULL)) continue; /* its source carries the change */
-      outs[k] = plug0(n, A.output);
-      states[k] = sinew_node_state(g, n);
-      __builtin_prefetch(states[k]);
-      __builtin_prefetch((const char *)states[k] + 63); /* its end, when it spans two lines */
-      k++;
-    }
-    for (size_t i = 0; i < k; i++)
-      if (!states[i]->stale && states[i]->curve.n) {
-        const anim_hot *h = &states[i]->curve.hot[states[i]->hint];
-        __builtin_prefetch(h);
-        __builtin_prefetch(h + 1);
-      }
-    size_t kept = 0;
+  for (size_t base = 0; base < l->n; base += CHUNK) {
+    size_t k = l->n - base < CHUNK ? l->n - base : CHUNK;
+    const sinew_plug_t *outs = l->outs + base;
+    curve_state *const *states = l->states + base;
+    size_t run = 0; /* outs[run .. i) are evaluated, not yet stored */
     for (size_t i = 0; i < k; i++) {
+      if (base + i + 2 * AHEAD < l->n) {
+        const char *st = (const char *)l->states[base + i + 2 * AHEAD];
+        __builtin_prefetch(st);
+        __builtin_prefetch(st + sizeof(curve_state) - 1); /* its end, when it spans two lines */
+      }
+      if (base + i + AHEAD < l->n) {
+        const curve_state *st = l->states[base + i + AHEAD];
+        if (!st->stale && st->curve.n) {
+          __builtin_prefetch(&st->curve.hot[st->hint]); /* the span's line: enough unless it moves on */
+        }
+      }
       if (states[i]->stale) { /* compiled when it is next read */
-        if ((rc = sinew_dirty(g, &outs[i]))) return rc;
+        if ((rc = store_curves(g, outs + run, values + run, i - run)) || (rc = sinew_dirty(g, &outs[i]))) return rc;
+        run = i + 1;
         continue;
       }
-      outs[kept] = outs[i];
-      values[kept++] = eval_curve(&states[i]->curve, now, &states[i]->hint);
+      values[i] = eval_curve(&states[i]->curve, now, &states[i]->hint);
     }
-    if (kept && (rc = store_curves(g, outs, values, kept))) return rc;
+    if ((rc = store_curves(g, outs + run, values + run, k - run))) return rc;
   }
   return SINEW_OK;
 }

@@ -109,9 +109,14 @@ int sinew__register_anim_blend_types(sinew_graph_t *g);
 int sinew__register_object_set_types(sinew_graph_t *g);
 /* constraint (abstract) and the six constraint types (nodes/constraint.c). */
 int sinew__register_constraint_types(sinew_graph_t *g);
-/* The scene's time changed: dirties the output of every time curve whose input is not
- * connected (it evaluates at the current time), as Maya marks its time-dependent nodes. */
-int sinew__anim_time_changed(sinew_graph_t *g);
+/* The scene's time changed: every time curve whose input is not connected evaluates at the
+ * new time (stored, or dirtied when its keys changed), as Maya updates its time-dependent
+ * nodes. *list is the curves' list kept between calls (NULL at first; its owner, the time
+ * node, frees it with sinew__anim_time_list_free), made again when the graph's structure
+ * changed (sinew_graph_structure_serial). */
+typedef struct sinew__anim_time_list sinew__anim_time_list;
+int sinew__anim_time_changed(sinew_graph_t *g, sinew__anim_time_list **list);
+void sinew__anim_time_list_free(sinew__anim_time_list *list);
 
 /* ---- utility nodes (nodes/utility.c) ------------------------------------------------------- */
 

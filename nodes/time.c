@@ -21,6 +21,7 @@ typedef struct time_state {
   sinew_time_unit_t unit;
   sinew_linear_unit_t linear;
   sinew_angle_unit_t angle;
+  sinew__anim_time_list *curves; /* the unconnected time curves (nodes/anim_curve.c) */
 } time_state;
 
 /* ---- linear and angle units (currentUnit -l / -a) --------------------------------------------- */
@@ -130,7 +131,10 @@ static int time_init(sinew_graph_t *g, sinew_node_t n, void *state) {
   return SINEW_OK;
 }
 
-static void time_destroy(sinew_graph_t *g, sinew_node_t n, void *state) { units_moved(); }
+static void time_destroy(sinew_graph_t *g, sinew_node_t n, void *state) {
+  sinew__anim_time_list_free(((time_state *)state)->curves);
+  units_moved();
+}
 
 static const sinew_attr_desc_t time_attrs[] = {
     {.name = "outTime", .short_name = "o", .type = SINEW_ATTR_TIME,
@@ -285,7 +289,7 @@ int sinew_time_set_seconds(sinew_graph_t *g, double seconds) {
     return SINEW_OK; /* the same time: nothing is dirtied */
   if ((rc = sinew_set_double(g, &p, seconds))) return rc;
   /* animation curves left unconnected evaluate at the current time (nodes/anim_curve.c) */
-  return sinew__anim_time_changed(g);
+  return sinew__anim_time_changed(g, &((time_state *)sinew_node_state(g, n))->curves);
 }
 
 int sinew_time_get_seconds(sinew_graph_t *g, double *out) {

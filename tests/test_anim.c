@@ -761,6 +761,106 @@ static void test_time_batch_matches_pull(void **state) {
   sinew_graph_destroy(g);
 }
 
+/* A time curve with the keys every curve of test_time_list_follows_structure has. */
+static void keyed_curve(sinew_graph_t *g, const char *name) {
+  assert_int_equal(sinew_node_create(g, "animCurveTL", name, NULL), 0);
+  for (int i = 0; i < 6; i++) key(g, name, i, i * 0.2, sin(i * 1.3) * 3, 18, 18);
+}
+
+/* Every listed curve reads what the reference curve (its input connected to time1.outTime,
+ * pulled) reads at frame f. */
+static void frame_matches(sinew_graph_t *g, double f, const char *const *curves, size_t n) {
+  assert_int_equal(sinew_time_set_frame(g, f), 0);
+  double want = get(g, "ref.o");
+  for (size_t i = 0; i < n; i++) {
+    char buf[64];
+    snprintf(buf, sizeof buf, "%s.o", curves[i]);
+    double v = get(g, buf);
+    if (v != want) fail_msg("frame %g: %s %.17g, the pulled curve %.17g", f, buf, v, want);
+  }
+}
+
+static sinew_change_t *step_end(sinew_graph_t *g) {
+  sinew_change_t *step = NULL;
+  assert_int_equal(sinew_graph_commit_step(g, &step), 0);
+  return step;
+}
+
+/* The list of unconnected time curves a time change evaluates is kept between time changes,
+ * and made again when the graph's structure serial moves: a curve created, deleted, its input
+ * connected or disconnected, by a call or by undo and redo. Each case reads a curve, moves the
+ * time and reads it again: a list not made again would leave a new curve out (its output
+ * keeps the last frame's value), store a connected curve at the scene's time, or store into a
+ * deleted node (the time change would fail). Values and names leave the serial alone. */
+static void test_time_list_follows_structure(void **state) {
+  (void)state;
+  sinew_graph_t *g = scene();
+  keyed_curve(g, "ref");
+  connect(g, "time1.o", "ref.i");
+  keyed_curve(g, "a");
+  const char *a[] = {"a"}, *ab[] = {"a", "b"}, *b[] = {"b"}, *bc[] = {"b", "c"};
+  frame_matches(g, 1, a, 1);
+  frame_matches(g, 2, a, 1);
+  uint64_t serial = sinew_graph_structure_serial(g);
+  set(g, "a.ktv[5].kv", 1); /* a value: the same structure */
+  sinew_node_t an;
+  assert_int_equal(sinew_node_find(g, "a", &an), 0);
+  assert_int_equal(sinew_node_rename(g, an, "a2"), 0);
+  assert_int_equal(sinew_node_rename(g, an, "a"), 0);
+  assert_true(sinew_graph_structure_serial(g) == serial);
+  set(g, "a.ktv[5].kv", sin(5 * 1.3) * 3);
+  frame_matches(g, 3, a, 1);
+  /* created */
+  keyed_curve(g, "b");
+  assert_true(sinew_graph_structure_serial(g) != serial);
+  frame_matches(g, 4, ab, 2);
+  frame_matches(g, 5, ab, 2);
+  /* connected: b reads t.tx (seconds), whatever the frame */
+  assert_int_equal(sinew_time_set_frame(g, 12), 0);
+  double at_half = get(g, "ref.o");
+  assert_int_equal(sinew_node_create(g, "transform", "t", NULL), 0);
+  set(g, "t.tx", 0.5);
+  connect(g, "t.tx", "b.i");
+  for (double f = 6; f < 8; f++) {
+    assert_int_equal(sinew_time_set_frame(g, f), 0);
+    assert_true(get(g, "b.o") == at_half);
+  }
+  /* disconnected */
+  sinew_plug_t tx = P(g, "t.tx"), bi = P(g, "b.i");
+  assert_int_equal(sinew_disconnect(g, &tx, &bi), 0);
+  frame_matches(g, 8, ab, 2);
+  frame_matches(g, 9, ab, 2);
+  /* deleted */
+  assert_int_equal(sinew_node_delete(g, an), 0);
+  frame_matches(g, 10, b, 1);
+  frame_matches(g, 11, b, 1);
+  /* by undo and redo: a curve created in one step, another's input connected in the next */
+  assert_int_equal(sinew_graph_begin(g), 0);
+  keyed_curve(g, "c");
+  sinew_change_t *made = step_end(g);
+  frame_matches(g, 12, bc, 2);
+  assert_int_equal(sinew_graph_begin(g), 0);
+  connect(g, "t.tx", "b.i");
+  sinew_change_t *wired = step_end(g);
+  frame_matches(g, 13, (const char *[]){"c"}, 1);
+  assert_true(get(g, "b.o") == at_half);
+  assert_int_equal(sinew_change_undo(g, wired), 0); /* b unconnected again */
+  frame_matches(g, 14, bc, 2);
+  frame_matches(g, 15, bc, 2);
+  assert_int_equal(sinew_change_undo(g, made), 0); /* c gone */
+  frame_matches(g, 16, b, 1);
+  assert_int_equal(sinew_change_redo(g, made), 0); /* c back */
+  frame_matches(g, 17, bc, 2);
+  frame_matches(g, 18, bc, 2);
+  assert_int_equal(sinew_change_redo(g, wired), 0); /* b connected again */
+  frame_matches(g, 19, (const char *[]){"c"}, 1);
+  assert_int_equal(sinew_time_set_frame(g, 20), 0);
+  assert_true(get(g, "b.o") == at_half);
+  sinew_change_free(g, made);
+  sinew_change_free(g, wired);
+  sinew_graph_destroy(g);
+}
+
 static void test_no_alloc_on_time(void **state) {
   (void)state;
   test_alloc_install();
@@ -1000,7 +1100,8 @@ int main(void) {
       cmocka_unit_test(test_set_driven_keys), cmocka_unit_test(test_pair_blend),
       cmocka_unit_test(test_blend_two_attr),  cmocka_unit_test(test_bad_keys),
       cmocka_unit_test(test_anim_layers),
-      cmocka_unit_test(test_time_batch_matches_pull), cmocka_unit_test(test_no_alloc_on_time), cmocka_unit_test(test_alloc_failures),
+      cmocka_unit_test(test_time_batch_matches_pull), cmocka_unit_test(test_time_list_follows_structure),
+      cmocka_unit_test(test_no_alloc_on_time), cmocka_unit_test(test_alloc_failures),
       cmocka_unit_test(test_save_reopen),      cmocka_unit_test(test_corpus_cylinder),
       cmocka_unit_test(test_corpus_usd_skeleton),
   };

@@ -730,6 +730,10 @@ static void test_add_attr(void **state) {
   expect_res("addAttr -q -ex -ln label t", "0");
   ok("deleteAttr -at flag t");
   expect_res("listAttr -ud t", "weight twist mode count targets offset offsetX offsetY offsetZ pair left right");
+  /* -st: Maya's wildcards on the long or the short name, several -st for any of them */
+  expect_res("listAttr -ud -st \"offset*\" t", "offset offsetX offsetY offsetZ");
+  expect_res("listAttr -st \"translate?\" -st \"sx\" t", "translateX translateY translateZ scaleX");
+  expect_res("listAttr -ud -st \"nothing*\" t", "");
 
   bad("addAttr -ln \"weight\" -at double t", "t already has an attribute named weight", NULL);
   bad("addAttr -ln \"x\" -at \"quaternion\" t", "unknown type 'quaternion'", NULL);

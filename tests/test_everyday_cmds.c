@@ -617,6 +617,50 @@ static void test_make_identity_joints(void **state) {
   bad("makeIdentity -a 1 box", "box", "shapes", NULL);
 }
 
+/* Control curves: the freeze moves what the transform loses into the CVs (Maya applies it to
+ * the geometry), so the curve stays where it was in the world. */
+static void test_make_identity_curves(void **state) {
+  (void)state;
+  /* CVs (1, 0, 0) and (0, 1, 0) under t (1, 2, 3), rz 90, s 2: scaled (2, 0, 0) and (0, 2, 0),
+   * turned (0, 2, 0) and (-2, 0, 0), moved (1, 4, 3) and (-1, 2, 3). */
+  ok("curve -d 1 -p 1 0 0 -p 0 1 0 -n ctl; setAttr ctl.t 1 2 3; setAttr ctl.rz 90; setAttr ctl.s 2 2 2;"
+     "createNode pointOnCurveInfo -n w0; connectAttr ctlShape.worldSpace[0] w0.inputCurve;"
+     "createNode pointOnCurveInfo -n w1; connectAttr ctlShape.worldSpace[0] w1.inputCurve; setAttr w1.parameter 1;"
+     "createNode pointOnCurveInfo -n l0; connectAttr ctlShape.local l0.inputCurve;"
+     "createNode pointOnCurveInfo -n l1; connectAttr ctlShape.local l1.inputCurve; setAttr l1.parameter 1");
+  expect_nums("getAttr w0.position", 3, 1.0, 4.0, 3.0);
+  expect_nums("getAttr w1.position", 3, -1.0, 2.0, 3.0);
+  char *before = snapshot();
+  ok("makeIdentity -a 1 ctl");
+  expect_nums("getAttr ctl.t", 3, 0.0, 0.0, 0.0);
+  expect_nums("getAttr ctl.r", 3, 0.0, 0.0, 0.0);
+  expect_nums("getAttr ctl.s", 3, 1.0, 1.0, 1.0);
+  expect_nums("xform -q -ws -rp ctl", 3, 1.0, 2.0, 3.0);
+  expect_nums("getAttr w0.position", 3, 1.0, 4.0, 3.0);
+  expect_nums("getAttr w1.position", 3, -1.0, 2.0, 3.0);
+  expect_nums("getAttr l0.position", 3, 1.0, 4.0, 3.0); /* the transform is now the identity */
+  expect_nums("getAttr l1.position", 3, -1.0, 2.0, 3.0);
+  ok("undo");
+  expect_nums("getAttr l0.position", 3, 1.0, 0.0, 0.0);
+  char *after = snapshot();
+  assert_string_equal(before, after);
+  free(before);
+  free(after);
+  /* -t only, a curve under a child transform: its CVs take the parent's translation only */
+  ok("group -em -n grp; setAttr grp.t 0 5 0; setAttr grp.ry 90; parent ctl grp;"
+     "setAttr ctl.t 0 0 0; setAttr ctl.r 0 0 0; setAttr ctl.s 1 1 1");
+  expect_nums("getAttr w0.position", 3, 0.0, 5.0, -1.0);
+  ok("makeIdentity -a 1 -t 1 grp");
+  expect_nums("getAttr grp.t", 3, 0.0, 0.0, 0.0);
+  expect_nums("getAttr grp.r", 3, 0.0, 90.0, 0.0);
+  expect_nums("getAttr w0.position", 3, 0.0, 5.0, -1.0);
+  expect_nums("getAttr l0.position", 3, 1.0, 5.0, 0.0); /* (1, 0, 0) + the 5 up, before the turn */
+  /* a curve made by history would be recomputed from it: refused, nothing changed */
+  ok("circle -n hist; setAttr hist.tx 4");
+  bad("makeIdentity -a 1 hist", "histShape", "history", NULL);
+  expect_nums("getAttr hist.t", 3, 4.0, 0.0, 0.0);
+}
+
 static void test_rename_attr(void **state) {
   (void)state;
   /* Maya's example: the long and short names separately */
@@ -784,6 +828,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_list_history, setup, teardown),
       cmocka_unit_test_setup_teardown(test_attribute_exists, setup, teardown),
       cmocka_unit_test_setup_teardown(test_attribute_query, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_make_identity_curves, setup, teardown),
       cmocka_unit_test_setup_teardown(test_rename_attr, setup, teardown),
       cmocka_unit_test_setup_teardown(test_arm_script, setup, teardown),
       cmocka_unit_test_setup_teardown(test_leg_script, setup, teardown),

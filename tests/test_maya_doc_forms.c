@@ -603,6 +603,13 @@ static void test_delete_history(void **state) {
      "connectAttr polyCube2.out bShape.inMesh; delete -ch a");
   expect_typed("ls -type polyCube", "string[]", "polyCube1 polyCube2");
   expect_typed("listHistory b", "string[]", "bShape polyCube2");
+  /* named with a shape whose history goes, that shape keeps its tweak where its input stays */
+  ok("polyCube -n c; setAttr aShape.pnts[2] -type float3 0 1 0");
+  expect_nums("xform -q -ws -bb a", 6, -0.5, -0.5, -0.5, 0.5, 1.5, 0.5);
+  ok("delete -ch a c");
+  expect_typed("ls -type polyCube", "string[]", "polyCube1 polyCube2");
+  expect_nums("xform -q -ws -bb a", 6, -0.5, -0.5, -0.5, 0.5, 1.5, 0.5);
+  expect_typed("getAttr -s aShape.pnts", "int", "1");
   /* a curve made with history keeps its shape */
   ok("circle -n ctl -r 2; circle -n ref -r 2 -ch off");
   ok("delete -ch ctl");
@@ -629,6 +636,12 @@ static void test_delete_history(void **state) {
 
 static void test_delete_history_bad(void **state) {
   (void)state;
+  /* out of memory at any allocation: the scene as it was, nothing leaked (tests/support.c) */
+  long failed = test_fault("polyCube -n arm -sy 2; select -cl; joint -n j1 -p 0 -1 0; joint -n j2 -p 0 1 0;"
+                           "skinCluster -n sk j1 arm; sets -em -n skSet; connectAttr sk.message skSet.usedBy[0];"
+                           "rotate 0 0 30 j2; setAttr armShape.pnts[1] -type float3 0 1 0",
+                           "delete -ch arm");
+  if (failed == 0) fail_msg("delete -ch: no failing allocation made it fail");
   ok("polyCube -n box; lockNode polyCube1; select -cl");
   bad("delete -ch box", "polyCube1", NULL);
   bad("delete -ch nosuch", "nosuch", NULL);

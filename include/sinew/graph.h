@@ -336,6 +336,13 @@ SINEW_API void sinew_graph_destroy(sinew_graph_t *graph);
 SINEW_API void *sinew_graph_user_data(const sinew_graph_t *graph);
 SINEW_API void sinew_graph_set_user_data(sinew_graph_t *graph, void *user_data);
 SINEW_API void sinew_graph_set_logger(sinew_graph_t *graph, sinew_log_fn fn, void *user_data);
+/* A number that changes whenever the graph's structure does: a node made or deleted, a
+ * connection made or broken, by a call or by undo and redo (values, attributes and names do
+ * not move it). A module that keeps something it found by walking the nodes and their
+ * connections (the animation curves keep their list of unconnected time curves) keeps it while
+ * this number is what it was. Never the same number for two structures of one graph; 0 for
+ * NULL. */
+SINEW_API uint64_t sinew_graph_structure_serial(const sinew_graph_t *graph);
 /* Sends a message through the graph's logger (used by every layer). printf-style. */
 SINEW_API void sinew_log(sinew_graph_t *graph, sinew_log_level_t level, sinew_log_id_t id,
                          const char *fmt, ...)
