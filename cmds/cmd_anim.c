@@ -107,7 +107,7 @@ static void curve_free(acurve *c) {
 
 static int curve_reserve(acurve *c, uint32_t need) {
   if (need <= c->cap) return SINEW_OK;
-  return sinew__cmds_grow((void **)&c->k, &c->cap, need, sizeof *c->k);
+  return sinew__grow((void **)&c->k, &c->cap, need, sizeof *c->k);
 }
 
 static double get_attr(sinew_graph_t *g, sinew_node_t n, const char *attr, double dflt) {
@@ -339,7 +339,7 @@ typedef struct plug_list {
 static int plug_list_add(plug_list *l, const sinew_plug_t *p) {
   for (uint32_t i = 0; i < l->n; i++)
     if (sinew_plug_equal(&l->v[i], p)) return SINEW_OK;
-  if (sinew__cmds_grow((void **)&l->v, &l->cap, l->n + 1, sizeof *l->v)) return SINEW_ENOMEM;
+  if (sinew__grow((void **)&l->v, &l->cap, l->n + 1, sizeof *l->v)) return SINEW_ENOMEM;
   l->v[l->n++] = *p;
   return SINEW_OK;
 }
@@ -462,7 +462,7 @@ typedef struct node_list {
 static int node_list_add(node_list *l, sinew_node_t n) {
   for (uint32_t i = 0; i < l->n; i++)
     if (l->v[i].index == n.index && l->v[i].gen == n.gen) return SINEW_OK;
-  if (sinew__cmds_grow((void **)&l->v, &l->cap, l->n + 1, sizeof *l->v)) return SINEW_ENOMEM;
+  if (sinew__grow((void **)&l->v, &l->cap, l->n + 1, sizeof *l->v)) return SINEW_ENOMEM;
   l->v[l->n++] = n;
   return SINEW_OK;
 }

@@ -11,7 +11,7 @@
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 static int push_str(char ***v, uint32_t *n, uint32_t *cap, const char *s) {
-  if (sinew__cmds_grow((void **)v, cap, *n + 1, sizeof **v)) return SINEW_ENOMEM;
+  if (sinew__grow((void **)v, cap, *n + 1, sizeof **v)) return SINEW_ENOMEM;
   char *d = sinew__cmds_strdup(s);
   if (!d) return SINEW_ENOMEM;
   (*v)[(*n)++] = d;
@@ -21,14 +21,14 @@ static int push_str(char ***v, uint32_t *n, uint32_t *cap, const char *s) {
 static int set_selection(sinew__scene *sc, const sinew_node_t *nodes, uint32_t n, bool add) {
   /* room first, so that a failure leaves the selection as it was */
   uint32_t most = (add ? sc->nsel : 0) + n;
-  if (sinew__cmds_grow((void **)&sc->selection, &sc->csel, most ? most : 1, sizeof *sc->selection)) return SINEW_ENOMEM;
+  if (sinew__grow((void **)&sc->selection, &sc->csel, most ? most : 1, sizeof *sc->selection)) return SINEW_ENOMEM;
   if (!add) sc->nsel = 0;
   for (uint32_t i = 0; i < n; i++) {
     bool dup = false;
     for (uint32_t k = 0; k < sc->nsel; k++)
       dup |= sc->selection[k].index == nodes[i].index && sc->selection[k].gen == nodes[i].gen;
     if (dup) continue;
-    if (sinew__cmds_grow((void **)&sc->selection, &sc->csel, sc->nsel + 1, sizeof *sc->selection)) return SINEW_ENOMEM;
+    if (sinew__grow((void **)&sc->selection, &sc->csel, sc->nsel + 1, sizeof *sc->selection)) return SINEW_ENOMEM;
     sc->selection[sc->nsel++] = nodes[i];
   }
   return SINEW_OK;
@@ -335,7 +335,7 @@ typedef struct node_list {
 static int node_list_add(node_list *l, sinew_node_t n) {
   for (uint32_t i = 0; i < l->n; i++)
     if (same(l->v[i], n)) return SINEW_OK;
-  if (sinew__cmds_grow((void **)&l->v, &l->cap, l->n + 1, sizeof *l->v)) return SINEW_ENOMEM;
+  if (sinew__grow((void **)&l->v, &l->cap, l->n + 1, sizeof *l->v)) return SINEW_ENOMEM;
   l->v[l->n++] = n;
   return SINEW_OK;
 }
@@ -350,7 +350,7 @@ static int add_hierarchy(sinew_graph_t *g, node_list *l, sinew_node_t n) {
     if ((rc = node_list_add(l, x))) break;
     size_t nk = sinew_node_children(g, x, NULL, 0);
     if (!nk) continue;
-    if (sinew__cmds_grow((void **)&stack.v, &stack.cap, stack.n + (uint32_t)nk, sizeof *stack.v)) {
+    if (sinew__grow((void **)&stack.v, &stack.cap, stack.n + (uint32_t)nk, sizeof *stack.v)) {
       rc = SINEW_ENOMEM;
       break;
     }
@@ -1091,8 +1091,8 @@ static bool lh_has(const lh_ctx *x, sinew_node_t n) {
 
 static void lh_push(lh_ctx *x, sinew_node_t n, uint32_t depth) {
   if (x->oom || lh_has(x, n)) return;
-  if (sinew__cmds_grow((void **)&x->v, &x->cap, x->n + 1, sizeof *x->v) ||
-      sinew__cmds_grow((void **)&x->depth, &x->cap_depth, x->n + 1, sizeof *x->depth)) {
+  if (sinew__grow((void **)&x->v, &x->cap, x->n + 1, sizeof *x->v) ||
+      sinew__grow((void **)&x->depth, &x->cap_depth, x->n + 1, sizeof *x->depth)) {
     x->oom = true;
     return;
   }

@@ -56,7 +56,7 @@ int sinew__make_curve_shape(sinew_cmd_t *cmd, const char *name, const char *base
 static int select_result(sinew_cmd_t *cmd, sinew_node_t n) {
   sinew__scene *sc = sinew__session(cmd)->scene;
   uint32_t cap = sc->csel;
-  if (sinew__cmds_grow((void **)&sc->selection, &cap, 1, sizeof *sc->selection))
+  if (sinew__grow((void **)&sc->selection, &cap, 1, sizeof *sc->selection))
     return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
   sc->csel = cap;
   sc->selection[0] = n;

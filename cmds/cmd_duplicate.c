@@ -57,9 +57,9 @@ static bool is_root(const dup_ctx *d, sinew_node_t n) {
 static int add_source(dup_ctx *d, sinew_node_t n, bool is_root) {
   for (uint32_t i = 0; i < d->n; i++)
     if (same_node(d->src[i], n)) return SINEW_OK; /* listed twice, or below another root */
-  if (sinew__cmds_grow((void **)&d->src, &d->cap_src, d->n + 1, sizeof *d->src) ||
-      sinew__cmds_grow((void **)&d->dst, &d->cap_dst, d->n + 1, sizeof *d->dst) ||
-      sinew__cmds_grow((void **)&d->root, &d->cap_root, d->n + 1, sizeof *d->root))
+  if (sinew__grow((void **)&d->src, &d->cap_src, d->n + 1, sizeof *d->src) ||
+      sinew__grow((void **)&d->dst, &d->cap_dst, d->n + 1, sizeof *d->dst) ||
+      sinew__grow((void **)&d->root, &d->cap_root, d->n + 1, sizeof *d->root))
     return SINEW_ENOMEM;
   d->src[d->n] = n;
   d->dst[d->n] = (sinew_node_t){0, 0};
@@ -219,12 +219,12 @@ static int copy_extra_records(dup_ctx *d, sinew__extra *e, sinew_node_t from, si
   for (uint32_t i = 0; i < e->nimplicit; i++)
     if (sinew__extra_mark_implicit(d->sc, to, e->implicit[i])) return SINEW_ENOMEM;
   for (uint32_t i = 0; i < e->ndyn; i++) {
-    if (sinew__cmds_grow((void **)&x->dyn_types, &x->cdyn, x->ndyn + 1, sizeof *x->dyn_types)) return SINEW_ENOMEM;
+    if (sinew__grow((void **)&x->dyn_types, &x->cdyn, x->ndyn + 1, sizeof *x->dyn_types)) return SINEW_ENOMEM;
     if (!(x->dyn_types[x->ndyn] = sinew__cmds_strdup(e->dyn_types[i]))) return SINEW_ENOMEM;
     x->ndyn++;
   }
   for (uint32_t i = 0; i < e->ngeom; i++) {
-    if (sinew__cmds_grow((void **)&x->geom, &x->cgeom, x->ngeom + 1, sizeof *x->geom)) return SINEW_ENOMEM;
+    if (sinew__grow((void **)&x->geom, &x->cgeom, x->ngeom + 1, sizeof *x->geom)) return SINEW_ENOMEM;
     sinew__raw r = {sinew__cmds_strdup(e->geom[i].attr), sinew__cmds_strdup(e->geom[i].text)};
     if (!r.attr || !r.text) {
       sinew_free(r.attr);
@@ -256,7 +256,7 @@ typedef struct conn_list {
 
 static bool collect_conn(void *ud, const sinew_connection_t *c) {
   conn_list *l = ud;
-  if (sinew__cmds_grow((void **)&l->v, &l->cap, l->n + 1, sizeof *l->v)) {
+  if (sinew__grow((void **)&l->v, &l->cap, l->n + 1, sizeof *l->v)) {
     l->oom = true;
     return false;
   }
@@ -297,7 +297,7 @@ static int copy_connections(dup_ctx *d, bool inputs) {
     if (!dst.gen || (!src.gen && !inputs)) continue;
     sinew__raw_conn r = {src.gen ? src : c.src, dst, sinew__cmds_strdup(c.src_attr), sinew__cmds_strdup(c.dst_attr)};
     if (!r.src_attr || !r.dst_attr ||
-        sinew__cmds_grow((void **)&d->sc->raw_conns, &d->sc->craw_conns, d->sc->nraw_conns + 1, sizeof *d->sc->raw_conns)) {
+        sinew__grow((void **)&d->sc->raw_conns, &d->sc->craw_conns, d->sc->nraw_conns + 1, sizeof *d->sc->raw_conns)) {
       sinew_free(r.src_attr);
       sinew_free(r.dst_attr);
       rc = sinew_cmd_error(d->cmd, SINEW_ENOMEM, "out of memory");
@@ -446,7 +446,7 @@ static int cmd_duplicate(sinew_cmd_t *cmd) {
     }
   if (!rc) {
     uint32_t cap = d.sc->csel;
-    if (sinew__cmds_grow((void **)&d.sc->selection, &cap, nroots, sizeof *d.sc->selection)) {
+    if (sinew__grow((void **)&d.sc->selection, &cap, nroots, sizeof *d.sc->selection)) {
       rc = sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
     } else {
       d.sc->csel = cap;

@@ -873,8 +873,8 @@ static int mi_add_shape(sinew_cmd_t *cmd, sinew_graph_t *g, sinew_node_t n, mi_s
   if (is_type(g, n, "nurbsCurve")) {
     sinew_plug_t cr = sinew__attr_plug(g, n, "create");
     if (!sinew_plug_source(g, &cr, NULL)) {
-      if (sinew__cmds_grow((void **)&sh->v, &sh->cap, sh->count + 1, sizeof *sh->v) ||
-          sinew__cmds_grow((void **)&sh->world, &sh->wcap, sh->count + 1, sizeof *sh->world))
+      if (sinew__grow((void **)&sh->v, &sh->cap, sh->count + 1, sizeof *sh->v) ||
+          sinew__grow((void **)&sh->world, &sh->wcap, sh->count + 1, sizeof *sh->world))
         return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
       sh->v[sh->count++] = n;
       return SINEW_OK;
@@ -896,7 +896,7 @@ static int mi_collect(sinew_cmd_t *cmd, sinew_graph_t *g, sinew_node_t n, sinew_
   if (!is_type(g, n, "transform")) return mi_add_shape(cmd, g, n, sh);
   for (uint32_t i = 0; i < *count; i++)
     if ((*list)[i].index == n.index && (*list)[i].gen == n.gen) return SINEW_OK; /* given twice or nested */
-  if (sinew__cmds_grow((void **)list, cap, *count + 1, sizeof **list))
+  if (sinew__grow((void **)list, cap, *count + 1, sizeof **list))
     return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
   (*list)[(*count)++] = n;
   size_t nk = sinew_node_children(g, n, NULL, 0);
@@ -1173,7 +1173,7 @@ static int cmd_space_locator(sinew_cmd_t *cmd) {
   if (rc) return sinew__graph_error(cmd, rc);
   const char *name = sinew_cmd_flag_string(cmd, "name", NULL);
   uint32_t cap = sc->csel;
-  if (sinew__cmds_grow((void **)&sc->selection, &cap, 1, sizeof *sc->selection))
+  if (sinew__grow((void **)&sc->selection, &cap, 1, sizeof *sc->selection))
     return sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
   sc->csel = cap;
   sinew_node_t xf, shape = {0, 0};

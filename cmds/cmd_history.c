@@ -43,8 +43,8 @@ static int64_t hist_find(const hist *h, sinew_node_t n) {
 
 static void hist_push(hist *h, sinew_node_t n) {
   if (h->oom || hist_find(h, n) >= 0) return;
-  if (sinew__cmds_grow((void **)&h->v, &h->cap, h->n + 1, sizeof *h->v) ||
-      sinew__cmds_grow((void **)&h->gone, &h->cap_gone, h->n + 1, sizeof *h->gone)) {
+  if (sinew__grow((void **)&h->v, &h->cap, h->n + 1, sizeof *h->v) ||
+      sinew__grow((void **)&h->gone, &h->cap_gone, h->n + 1, sizeof *h->gone)) {
     h->oom = true;
     return;
   }
@@ -130,7 +130,7 @@ static bool sets_visit(void *ud, const sinew_connection_t *c) {
   if (!top_attr_is(h->g, &c->dst, "usedBy")) return true;
   for (uint32_t i = 0; i < x->n; i++)
     if (same(x->out[i], c->dst.node)) return true;
-  if (sinew__cmds_grow((void **)&x->out, &x->cap, x->n + 1, sizeof *x->out)) {
+  if (sinew__grow((void **)&x->out, &x->cap, x->n + 1, sizeof *x->out)) {
     x->oom = true;
     return false;
   }
@@ -229,7 +229,7 @@ int sinew__delete_history(sinew_cmd_t *cmd, const sinew_node_t *nodes, size_t co
    * with its transaction) */
   if (!rc && ndel) {
     for (uint32_t i = 0; i < sets.n && !rc; i++) {
-      if (sinew__cmds_grow((void **)&h.v, &h.cap, h.nshapes + ndel + 1, sizeof *h.v)) {
+      if (sinew__grow((void **)&h.v, &h.cap, h.nshapes + ndel + 1, sizeof *h.v)) {
         rc = sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
         break;
       }

@@ -76,8 +76,8 @@ static int members_of(sinew_cmd_t *cmd, sinew_node_t set, members *m) {
     for (size_t i = 0; i < n && !oom; i++) {
       sinew_plug_t e, src;
       if (sinew_plug_element(g, &arr, idx[i], &e) || !sinew_plug_source(g, &e, &src)) continue;
-      oom = sinew__cmds_grow((void **)&m->node, &m->cap_node, m->n + 1, sizeof *m->node) ||
-            sinew__cmds_grow((void **)&m->elem, &m->cap_elem, m->n + 1, sizeof *m->elem);
+      oom = sinew__grow((void **)&m->node, &m->cap_node, m->n + 1, sizeof *m->node) ||
+            sinew__grow((void **)&m->elem, &m->cap_elem, m->n + 1, sizeof *m->elem);
       if (oom) break;
       m->node[m->n] = src.node;
       m->elem[m->n++] = e;
@@ -338,7 +338,7 @@ static int walk_one(sinew_graph_t *g, sinew_node_t n, int dir, sinew_node_t *out
       if (!(sinew_node_type_flags(sinew_node_type(g, it)) & SINEW_NODE_TYPE_DAG) ||
           sinew_node_valid(g, sinew_node_parent(g, it)))
         continue;
-      if (sinew__cmds_grow((void **)&sib, &cap, m + 1, sizeof *sib)) {
+      if (sinew__grow((void **)&sib, &cap, m + 1, sizeof *sib)) {
         sinew_free(sib);
         return SINEW_ENOMEM;
       }
@@ -388,7 +388,7 @@ static int cmd_pick_walk(sinew_cmd_t *cmd) {
     if (!dup) objs[k++] = w;
   }
   uint32_t cap = sc->csel;
-  if (!rc && sinew__cmds_grow((void **)&sc->selection, &cap, (uint32_t)k, sizeof *sc->selection))
+  if (!rc && sinew__grow((void **)&sc->selection, &cap, (uint32_t)k, sizeof *sc->selection))
     rc = sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
   if (!rc) rc = sinew_cmd_result_empty_array(cmd, SINEW_VALUE_STRING_ARRAY);
   for (size_t i = 0; i < k && !rc; i++) {

@@ -24,26 +24,7 @@ extern _Thread_local int sinew__cmds_oom;
 #define uthash_nonfatal_oom(obj) (sinew__cmds_oom = 1)
 #include <uthash.h>
 
-/* A growable text buffer. */
-typedef struct sinew__buf {
-  char *p;
-  size_t n, cap;
-  bool oom;
-} sinew__buf;
-void sinew__buf_put(sinew__buf *b, const char *s, size_t n);
-void sinew__buf_puts(sinew__buf *b, const char *s);
-void sinew__buf_printf(sinew__buf *b, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-/* A number in the shortest form that reads back to the same double. */
-void sinew__buf_num(sinew__buf *b, double d);
-/* A value that is exactly a float, in the shortest form that reads back to that float. */
-void sinew__buf_num_float(sinew__buf *b, double d);
-/* A quoted MEL string with \" \\ \n \t escapes. */
-void sinew__buf_quoted(sinew__buf *b, const char *s);
-void sinew__buf_free(sinew__buf *b);
+#include "lang/util.h"
 
 /* One setAttr line sinew keeps as text: attr is the attribute path as written (".uvst[0].uvsn"
  * without the dot), text everything after the plug, re-serialised. */
@@ -216,9 +197,6 @@ int sinew__rotate_order_from(const char *s);
 
 /* A copy of s through the allocation funnel; NULL on out-of-memory. */
 char *sinew__cmds_strdup(const char *s);
-/* Makes room for `need` elements of es bytes in *p (capacity *cap, doubled from 8); SINEW_ENOMEM
- * leaves *p and *cap as they were. */
-int sinew__cmds_grow(void **p, uint32_t *cap, uint32_t need, size_t es);
 /* Maya's name wildcards ('*' any run, '?' one character, neither crossing ':' or '|'): whether
  * name matches pattern whole. */
 bool sinew__wildcard_match(const char *pattern, const char *name);

@@ -415,7 +415,7 @@ static int keep_script_lines(sinew__scene *sc, const char *ns, const char *rfn, 
     sinew__buf_quoted(&b, rfn);
     sinew__buf_puts(&b, " -typ \"mayaAscii\" ");
     sinew__buf_quoted(&b, path);
-    if (b.oom || sinew__cmds_grow((void **)&sc->requires, &sc->crequires, sc->nrequires + 1, sizeof *sc->requires)) {
+    if (b.oom || sinew__grow((void **)&sc->requires, &sc->crequires, sc->nrequires + 1, sizeof *sc->requires)) {
       sinew__buf_free(&b);
       return SINEW_ENOMEM;
     }
@@ -503,7 +503,7 @@ int sinew__reference_load(sinew_cmd_t *cmd, const char *path) {
     rc = sinew_cmd_error(cmd, SINEW_EINVAL, "reference %s: %s references itself", rn.p, found);
     goto done;
   }
-  if (sinew__cmds_grow((void **)&r->v, &r->cap, r->n + 1, sizeof *r->v)) {
+  if (sinew__grow((void **)&r->v, &r->cap, r->n + 1, sizeof *r->v)) {
     rc = sinew_cmd_error(cmd, SINEW_ENOMEM, "out of memory");
     goto done;
   }
@@ -680,7 +680,7 @@ static int decode_edits(ref_rec *rec, const char *text) {
   while (next_tok(&at, &t)) {
     if (!t.str) return SINEW_ESYNTAX;
     char *h = unquote(&t);
-    if (!h || sinew__cmds_grow((void **)&rec->groups, &rec->cgroups, rec->ngroups + 1, sizeof *rec->groups)) {
+    if (!h || sinew__grow((void **)&rec->groups, &rec->cgroups, rec->ngroups + 1, sizeof *rec->groups)) {
       sinew_free(h);
       return SINEW_ENOMEM;
     }
@@ -691,7 +691,7 @@ static int decode_edits(ref_rec *rec, const char *text) {
     for (long e = 0; e < count; e++) {
       long code, sub = -1;
       if (!next_tok(&at, &t) || !tok_int(&t, &code)) return SINEW_ESYNTAX;
-      if (sinew__cmds_grow((void **)&rec->edits, &rec->cedits, rec->nedits + 1, sizeof *rec->edits))
+      if (sinew__grow((void **)&rec->edits, &rec->cedits, rec->nedits + 1, sizeof *rec->edits))
         return SINEW_ENOMEM;
       ref_edit *ed = &rec->edits[rec->nedits];
       memset(ed, 0, sizeof *ed);
@@ -713,7 +713,7 @@ static int decode_edits(ref_rec *rec, const char *text) {
           break;
         }
         char *v = unquote(&t);
-        if (!v || sinew__cmds_grow((void **)&ed->s, &cap, ed->ns + 1, sizeof *ed->s)) {
+        if (!v || sinew__grow((void **)&ed->s, &cap, ed->ns + 1, sizeof *ed->s)) {
           sinew_free(v);
           return SINEW_ENOMEM;
         }
@@ -1113,7 +1113,7 @@ static uint32_t top_of(sinew__refs *r, uint32_t ref) {
 static int add_edit(sinew__refs *r, uint32_t top, const char *header, sinew__buf *text) {
   int kind = text->p ? atoi(text->p) : 0;
   if (text->oom) return SINEW_ENOMEM;
-  if (sinew__cmds_grow((void **)&r->added, &r->cadded, r->nadded + 1, sizeof *r->added)) return SINEW_ENOMEM;
+  if (sinew__grow((void **)&r->added, &r->cadded, r->nadded + 1, sizeof *r->added)) return SINEW_ENOMEM;
   char *h = sinew__cmds_strdup(header);
   if (!h) return SINEW_ENOMEM;
   r->added[r->nadded++] = (new_edit){top, kind, h, text->p, NULL, NULL};

@@ -18,114 +18,11 @@
 
 _Thread_local int sinew__cmds_oom;
 
-/* ---- text buffers -------------------------------------------------------------------------- */
-
-void sinew__buf_put(sinew__buf *b, const char *s, size_t n) {
-  if (b->oom) return;
-  if (b->n + n + 1 > b->cap) {
-    size_t cap = b->cap ? b->cap * 2 : 256;
-    while (cap < b->n + n + 1) cap *= 2;
-    char *p = sinew_realloc(b->p, cap);
-    if (!p) {
-      b->oom = true;
-      return;
-    }
-    b->p = p;
-    b->cap = cap;
-  }
-  memcpy(b->p + b->n, s, n);
-  b->n += n;
-  b->p[b->n] = 0;
-}
-
-void sinew__buf_puts(sinew__buf *b, const char *s) { sinew__buf_put(b, s, strlen(s)); }
-
-void sinew__buf_printf(sinew__buf *b, const char *fmt, ...) {
-  char tmp[512];
-  va_list ap;
-  va_start(ap, fmt);
-  int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-  va_end(ap);
-  if (n < 0) return;
-  if ((size_t)n < sizeof tmp) {
-    sinew__buf_put(b, tmp, (size_t)n);
-    return;
-  }
-  char *big = sinew_malloc((size_t)n + 1);
-  if (!big) {
-    b->oom = true;
-    return;
-  }
-  va_start(ap, fmt);
-  vsnprintf(big, (size_t)n + 1, fmt, ap);
-  va_end(ap);
-  sinew__buf_put(b, big, (size_t)n);
-  sinew_free(big);
-}
-
-void sinew__buf_num(sinew__buf *b, double d) {
-  char tmp[SINEW_DOUBLE_CHARS];
-  sinew__buf_put(b, tmp, sinew_format_double(d, tmp, sizeof tmp));
-}
-
-void sinew__buf_num_float(sinew__buf *b, double d) {
-  if (d == 0) { /* -0 too, as sinew__buf_num writes it: "-0" reads back as the integer 0 */
-    sinew__buf_put(b, "0", 1);
-    return;
-  }
-  if (!(fabs(d) <= FLT_MAX)) { /* NaN, infinite or beyond float: the cast would be undefined */
-    sinew__buf_num(b, d);
-    return;
-  }
-  float f = (float)d;
-  if ((double)f != d) {
-    sinew__buf_num(b, d);
-    return;
-  }
-  char tmp[40];
-  for (int prec = 6; prec <= 9; prec++) {
-    snprintf(tmp, sizeof tmp, "%.*g", prec, d);
-    if (strtof(tmp, NULL) == f) break;
-  }
-  sinew__buf_puts(b, tmp);
-}
-
-void sinew__buf_quoted(sinew__buf *b, const char *s) {
-  sinew__buf_put(b, "\"", 1);
-  for (; *s; s++) {
-    switch (*s) {
-      case '"': sinew__buf_put(b, "\\\"", 2); break;
-      case '\\': sinew__buf_put(b, "\\\\", 2); break;
-      case '\n': sinew__buf_put(b, "\\n", 2); break;
-      case '\t': sinew__buf_put(b, "\\t", 2); break;
-      case '\r': sinew__buf_put(b, "\\r", 2); break;
-      default: sinew__buf_put(b, s, 1); break;
-    }
-  }
-  sinew__buf_put(b, "\"", 1);
-}
-
-void sinew__buf_free(sinew__buf *b) {
-  sinew_free(b->p);
-  memset(b, 0, sizeof *b);
-}
-
 char *sinew__cmds_strdup(const char *s) {
   size_t n = strlen(s);
   char *d = sinew_malloc(n + 1);
   if (d) memcpy(d, s, n + 1);
   return d;
-}
-
-int sinew__cmds_grow(void **p, uint32_t *cap, uint32_t need, size_t es) {
-  if (need <= *cap) return SINEW_OK;
-  uint32_t nc = *cap ? *cap * 2 : 8;
-  while (nc < need) nc *= 2;
-  void *q = sinew_realloc(*p, (size_t)nc * es);
-  if (!q) return SINEW_ENOMEM;
-  *p = q;
-  *cap = nc;
-  return SINEW_OK;
 }
 
 /* ---- per-node records --------------------------------------------------------------------------- */
@@ -202,7 +99,7 @@ int sinew__extra_add_raw(sinew__scene *sc, sinew_node_t n, const char *attr, con
       e->raws[i].text = t;
       return SINEW_OK;
     }
-  if (sinew__cmds_grow((void **)&e->raws, &e->craws, e->nraws + 1, sizeof *e->raws)) return SINEW_ENOMEM;
+  if (sinew__grow((void **)&e->raws, &e->craws, e->nraws + 1, sizeof *e->raws)) return SINEW_ENOMEM;
   char *a = sinew__cmds_strdup(attr), *t = sinew__cmds_strdup(text);
   if (!a || !t) {
     sinew_free(a);
@@ -338,7 +235,7 @@ bool sinew__extra_is_implicit(sinew__scene *sc, sinew_node_t n, uint32_t attr) {
 
 int sinew__extra_mark_implicit(sinew__scene *sc, sinew_node_t n, uint32_t attr) {
   sinew__extra *e = sinew__extra_get(sc, n, true);
-  if (!e || sinew__cmds_grow((void **)&e->implicit, &e->cimplicit, e->nimplicit + 1, sizeof *e->implicit))
+  if (!e || sinew__grow((void **)&e->implicit, &e->cimplicit, e->nimplicit + 1, sizeof *e->implicit))
     return SINEW_ENOMEM;
   sinew__side_changed(sc);
   e->implicit[e->nimplicit++] = attr;
@@ -435,7 +332,7 @@ void sinew__warn_once(sinew_session_t *s, sinew_cmd_t *cmd, sinew_log_id_t id, c
   for (uint32_t i = 0; i < sc->nwarned; i++)
     if (strcmp(sc->warned[i], key) == 0) return;
   char *k = sinew__cmds_strdup(key);
-  if (k && !sinew__cmds_grow((void **)&sc->warned, &sc->cwarned, sc->nwarned + 1, sizeof *sc->warned))
+  if (k && !sinew__grow((void **)&sc->warned, &sc->cwarned, sc->nwarned + 1, sizeof *sc->warned))
     sc->warned[sc->nwarned++] = k;
   else
     sinew_free(k);
@@ -680,7 +577,7 @@ int sinew__import_record(sinew_session_t *s, const char *file_name, sinew_node_t
     b->name = own;
   }
   if (!in && !(in = sinew_calloc(1, sizeof *in))) goto oom;
-  if (sinew__cmds_grow((void **)&b->nodes, &b->cap, b->n + 1, sizeof *b->nodes)) goto oom;
+  if (sinew__grow((void **)&b->nodes, &b->cap, b->n + 1, sizeof *b->nodes)) goto oom;
   sinew__cmds_oom = 0;
   if (new_bucket) HASH_ADD_KEYPTR(hh, imp->names, b->name, strlen(b->name), b);
   if (sinew__cmds_oom) goto oom;

@@ -253,7 +253,7 @@ static int side_take_scratch(sinew__undo *u, const sinew__scene *sc, side_state 
 }
 
 static int reserve_step(sinew__undo *u) {
-  return sinew__cmds_grow((void **)&u->steps, &u->cap, u->n + 1, sizeof *u->steps);
+  return sinew__grow((void **)&u->steps, &u->cap, u->n + 1, sizeof *u->steps);
 }
 
 /* Commands that work the queue itself run outside any transaction. */

@@ -482,6 +482,12 @@ int sinew__slot_init(const sinew_graph_t *g, const sinew__node *node, const sine
                      bool element, sinew__slot *s);
 void sinew__slot_release(const sinew_graph_t *g, const sinew__node *node, const sinew__attr *a,
                          bool element, sinew__slot *s);
+/* A deep copy of a slot's subtree into *dst: values (strings, matrices, blocks copied, data
+ * referenced), flags and counts as they are, each multi with the capacity of the one copied
+ * (so the records that take elements out of or put them into it find their room). ENOMEM
+ * leaves *dst empty (nothing to release). */
+int sinew__slot_clone(const sinew_graph_t *g, const sinew__node *node, const sinew__attr *a,
+                      bool element, const sinew__slot *src, sinew__slot *dst);
 /* Deep copy of a value subtree from src (attribute sa) into dst (attribute da); shapes were
  * checked at connect time. Elements missing in dst are created. */
 int sinew__slot_copy(sinew_graph_t *g, sinew__node *dn, const sinew__attr *da, bool delem,
@@ -590,6 +596,8 @@ sinew__slot *sinew__slot_peek(const sinew_graph_t *g, sinew__node *node, const s
 /* Element take / put back without allocating or releasing (graph/slot.c). */
 void sinew__multi_take(const sinew_graph_t *g, const sinew__node *node, sinew__slot_path *path,
                        uint32_t pos, sinew__slot *out);
+bool sinew__multi_make_room(const sinew_graph_t *g, const sinew__node *node, const sinew__attr *a,
+                            sinew__slot_path *path, int32_t index);
 void sinew__multi_put(const sinew_graph_t *g, const sinew__node *node, sinew__slot_path *path,
                       int32_t index, const sinew__slot *in);
 /* Connection relinking (graph/connect.c). unlink keeps the connection and an emptied source

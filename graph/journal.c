@@ -50,26 +50,39 @@ static int value_kind(sinew_attr_type_t t) {
   return -1;
 }
 
-/* Leaf values below attribute a (arrays inside are not counted: see jrec_copy_rec). */
-static uint32_t count_leaves(const sinew_graph_t *g, const sinew__node *n, const sinew__attr *a) {
+/* The records jrec_copy_rec makes below attribute a (a whole array is one). */
+static uint32_t count_leaves(const sinew_graph_t *g, const sinew__node *n, const sinew__attr *a, bool whole) {
+  if (whole) return 1;
   if (a->type != SINEW_ATTR_COMPOUND) return value_kind(a->type) >= 0 ? 1 : 0;
   uint32_t k = 0;
   for (uint32_t i = 0; i < a->nchildren; i++) {
     const sinew__attr *c = sinew__attr_get(g, n, a->children[i]);
-    if (!(c->flags & SINEW_ATTR_ARRAY)) k += count_leaves(g, n, c);
+    k += count_leaves(g, n, c, (c->flags & SINEW_ATTR_ARRAY) != 0);
   }
   return k;
 }
 
+/* A whole array the pull will make mirror its source: a copy of its elements (values and
+ * flags, nested arrays included) kept whole in one MULTI record, swapped back on rollback. */
+static int jrec_copy_array(sinew_graph_t *g, sinew__node *n, const sinew__attr *a, const sinew_plug_t *p,
+                           const sinew__slot *s) {
+  sinew__slot copy;
+  if (sinew__slot_clone(g, n, a, false, s, &copy)) return SINEW_ENOMEM;
+  sinew__rec *r = sinew__jpush(g, SINEW__J_MULTI);
+  r->plug = sinew__plug_key(p);
+  r->u.multi = copy.v.multi;
+  return SINEW_OK;
+}
+
 static int jrec_copy_rec(sinew_graph_t *g, sinew__node *n, const sinew__attr *a, const sinew_plug_t *p,
-                         const sinew__slot *s) {
+                         const sinew__slot *s, bool whole) {
+  if (whole) return jrec_copy_array(g, n, a, p, s);
   if (a->type == SINEW_ATTR_COMPOUND) {
     for (uint32_t i = 0; s->v.kids && i < a->nchildren; i++) {
       const sinew__attr *c = sinew__attr_get(g, n, a->children[i]);
-      if (c->flags & SINEW_ATTR_ARRAY) continue;
       sinew_plug_t cp = *p;
       cp.attr = c->id;
-      int rc = jrec_copy_rec(g, n, c, &cp, &s->v.kids[c->slot_index]);
+      int rc = jrec_copy_rec(g, n, c, &cp, &s->v.kids[c->slot_index], (c->flags & SINEW_ATTR_ARRAY) != 0);
       if (rc) return rc;
     }
     return SINEW_OK;
@@ -105,21 +118,22 @@ static int jrec_copy_rec(sinew_graph_t *g, sinew__node *n, const sinew__attr *a,
 }
 
 /* The values a connection into p will overwrite (a pull copies the source into p): each leaf
- * value of p, or of p's compound children, copied into a VALUE record. Arrays are not copied
- * (their elements made by a pull stay after a rollback; docs/graph.md, Known gaps). */
+ * value of p, or of p's compound children, copied into a VALUE record, and each whole array
+ * (p itself or a compound's child) into a MULTI record: the pull gives it the source's
+ * elements and drops its own. */
 int sinew__jrec_value_copy(sinew_graph_t *g, sinew__node *n, const sinew_plug_t *p) {
   sinew__slot *s = sinew__slot_find(g, n, p, NULL);
   if (!s) return SINEW_OK; /* made by the connection: its ELEM record takes it back */
   const sinew__attr *a = sinew__attr_get(g, n, p->attr);
-  if ((a->flags & SINEW_ATTR_ARRAY) && p->nidx < a->array_depth) return SINEW_OK;
+  bool whole = (a->flags & SINEW_ATTR_ARRAY) && p->nidx < a->array_depth;
   /* The copies come on top of what the calls under way reserved (the promise), so that a call
    * breaking many connections keeps the room it reserved for its own records. */
-  uint32_t mark = g->jr.n, leaves = count_leaves(g, n, a);
+  uint32_t mark = g->jr.n, leaves = count_leaves(g, n, a, whole);
   uint32_t base = g->jr.promise > g->jr.n ? g->jr.promise : g->jr.n;
   if ((uint64_t)base + leaves > UINT32_MAX / 2 ||
       sinew__reserve((void **)&g->jr.recs, &g->jr.cap, base + leaves, sizeof *g->jr.recs))
     return SINEW_ENOMEM;
-  int rc = jrec_copy_rec(g, n, a, p, s);
+  int rc = jrec_copy_rec(g, n, a, p, s, whole);
   if (rc) sinew__jtruncate(g, mark);
   else g->jr.promise = base + leaves;
   return rc;
@@ -184,9 +198,12 @@ static void swap_elem(sinew_graph_t *g, sinew__rec *r) {
   sinew__slot *container = sinew__slot_find(g, n, &arr, &path);
   if (!container) return;
   if (r->held) {
+    /* an element evaluation made since may hold its index or its room (slot.c) */
+    bool evicted = sinew__multi_make_room(g, n, a, &path, index);
     sinew__multi_put(g, n, &path, index, &r->u.slot);
     r->held = false;
     memset(&r->u.slot, 0, sizeof r->u.slot);
+    if (evicted && (a->computed || (container->flags & SINEW__F_IN))) sinew__mark_dirty(g, &arr);
     if (a->computed) sinew__mark_dirty(g, &r->plug);
     else sinew__changed(g, &r->plug);
   } else {
@@ -264,10 +281,14 @@ static void rec_free(sinew_graph_t *g, sinew__rec *r) {
       else if (r->vkind == SINEW__JV_DATA) sinew_data_unref(r->u.data);
       break;
     case SINEW__J_NODE: sinew__node_free_detached(g, r); break;
-    case SINEW__J_MULTI:
-      sinew__multi_free_packed(r->u.multi);
+    case SINEW__J_MULTI: { /* a packed block, or a copied array whose elements own values */
+      sinew__node *n = r->u.multi ? sinew__node_any(g, r->plug.node) : NULL;
+      sinew__slot held = {.v.multi = r->u.multi};
+      if (n) sinew__slot_release(g, n, sinew__attr_get(g, n, r->plug.attr), false, &held);
+      else sinew__multi_free_packed(r->u.multi);
       r->u.multi = NULL;
       break;
+    }
     case SINEW__J_ATTR_ADD: sinew__attr_add_free(g, r); break;
     case SINEW__J_HOST:
       if (r->u.host.ops->release) r->u.host.ops->release(g, r->u.host.data, !r->held);
@@ -327,9 +348,9 @@ static const sinew__rec *table_of(const sinew__rec *recs, uint32_t from, uint32_
 /* Releases record i of a range (see table_of). */
 static void rec_free_in(sinew_graph_t *g, sinew__rec *recs, uint32_t from, uint32_t i) {
   sinew__rec *r = &recs[i];
-  sinew__node *n = (r->kind == SINEW__J_ELEM || r->kind == SINEW__J_ATTR_DEL) && r->held
-                       ? sinew__node_any(g, r->plug.node)
-                       : NULL;
+  bool walks = ((r->kind == SINEW__J_ELEM || r->kind == SINEW__J_ATTR_DEL) && r->held) ||
+               (r->kind == SINEW__J_MULTI && r->u.multi);
+  sinew__node *n = walks ? sinew__node_any(g, r->plug.node) : NULL;
   const sinew__rec *t = n ? table_of(recs, from, i, n) : NULL;
   if (n && !t && r->plug.attr >= sinew__node_nattrs(n)) { /* its table is gone: nothing to walk */
     r->kind = SINEW__J_DEAD;

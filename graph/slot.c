@@ -145,6 +145,81 @@ void sinew__slot_release(const sinew_graph_t *g, const sinew__node *node, const 
   }
 }
 
+static sinew__multi *packed_alloc(uint32_t cap);
+
+static int clone_multi(const sinew_graph_t *g, const sinew__node *node, const sinew__attr *a,
+                       const sinew__multi *m, sinew__multi **out) {
+  uint32_t cap = m->cap > m->count ? m->cap : m->count ? m->count : 1;
+  if (m->vals) {
+    sinew__multi *c = packed_alloc(cap);
+    if (!c) return SINEW_ENOMEM;
+    memcpy(c->idx, m->idx, m->count * sizeof *c->idx);
+    memcpy(c->vals, m->vals, m->count * sizeof *c->vals);
+    c->count = m->count;
+    c->eflags = m->eflags;
+    *out = c;
+    return SINEW_OK;
+  }
+  sinew__multi *c = sinew__calloc(1, sizeof *c);
+  int32_t *ci = c ? sinew__malloc(cap * sizeof *ci) : NULL;
+  sinew__slot *ce = ci ? sinew__calloc(cap, sizeof *ce) : NULL;
+  if (!ce) {
+    sinew__free(ci);
+    sinew__free(c);
+    return SINEW_ENOMEM;
+  }
+  c->idx = ci;
+  c->elems = ce;
+  c->cap = cap;
+  memcpy(ci, m->idx, m->count * sizeof *ci);
+  for (; c->count < m->count; c->count++) {
+    if (sinew__slot_clone(g, node, a, true, &m->elems[c->count], &ce[c->count])) {
+      sinew__slot tmp = {.v.multi = c};
+      sinew__slot_release(g, node, a, false, &tmp);
+      return SINEW_ENOMEM;
+    }
+  }
+  *out = c;
+  return SINEW_OK;
+}
+
+int sinew__slot_clone(const sinew_graph_t *g, const sinew__node *node, const sinew__attr *a,
+                      bool element, const sinew__slot *src, sinew__slot *dst) {
+  memset(dst, 0, sizeof *dst);
+  if (src->flags & SINEW__F_WIDE) {
+    if (!(dst->v.g = sinew__malloc(sizeof *dst->v.g))) return SINEW_ENOMEM;
+    *dst->v.g = *src->v.g;
+  } else if (is_container(a, element)) {
+    if (src->v.multi && clone_multi(g, node, a, src->v.multi, &dst->v.multi)) return SINEW_ENOMEM;
+  } else {
+    switch (a->type) {
+      case SINEW_ATTR_COMPOUND:
+        if (!src->v.kids || !a->nchildren) break;
+        if (!(dst->v.kids = sinew__calloc(a->nchildren, sizeof *dst->v.kids))) return SINEW_ENOMEM;
+        for (uint32_t i = 0; i < a->nchildren; i++) {
+          if (sinew__slot_clone(g, node, sinew__attr_get(g, node, a->children[i]), false, &src->v.kids[i],
+                                &dst->v.kids[i])) {
+            sinew__slot_release(g, node, a, element, dst); /* the children made so far */
+            return SINEW_ENOMEM;
+          }
+        }
+        break;
+      case SINEW_ATTR_MATRIX:
+        if (src->v.m && !(dst->v.m = sinew__malloc(sizeof *dst->v.m))) return SINEW_ENOMEM;
+        if (src->v.m) *dst->v.m = *src->v.m;
+        break;
+      case SINEW_ATTR_STRING:
+        if (src->v.s && !(dst->v.s = sinew__strdup(src->v.s))) return SINEW_ENOMEM;
+        break;
+      case SINEW_ATTR_DATA: dst->v.data = src->v.data ? sinew_data_ref(src->v.data) : NULL; break;
+      default: dst->v.d = src->v.d; break;
+    }
+  }
+  dst->flags = src->flags;
+  dst->below = src->below;
+  return SINEW_OK;
+}
+
 int64_t sinew__multi_find(const sinew__multi *m, int32_t index) {
   if (!m || !m->count) return -1;
   if (m->idx[m->count - 1] == index) return m->count - 1;
@@ -173,6 +248,8 @@ static uint32_t multi_lower(const sinew__multi *m, int32_t index) {
 /* ---- packed multis ---------------------------------------------------------------------------- */
 
 static void fix_counts(sinew__slot_path *path, uint32_t level, bool was, bool now, bool clear_dirty);
+static void dirty_subtree(const sinew_graph_t *g, const sinew__node *node, const sinew__attr *a,
+                          bool element, sinew__slot *s);
 
 double sinew__multi_elem_num(const sinew__multi *m, uint32_t i) {
   return m->vals ? m->vals[i] : sinew__slot_num(&m->elems[i]);
@@ -277,8 +354,9 @@ void sinew__multi_swap(sinew_graph_t *g, sinew__node *node, const sinew_plug_t *
     if (dirty) m->eflags |= SINEW__F_DIRTY;
     if (m->eflags & SINEW__F_DIRTY) below = m->count;
   } else if (m) {
+    const sinew__attr *a = sinew__attr_get(g, node, arr->attr);
     for (uint32_t i = 0; i < m->count; i++) {
-      if (dirty) m->elems[i].flags |= SINEW__F_DIRTY;
+      if (dirty) dirty_subtree(g, node, a, true, &m->elems[i]);
       below += sinew__slot_dirtyish(&m->elems[i]);
     }
   }
@@ -400,6 +478,29 @@ void sinew__multi_take(const sinew_graph_t *g, const sinew__node *node, sinew__s
   memmove(m->idx + pos, m->idx + pos + 1, (m->count - pos - 1) * sizeof *m->idx);
   m->count--;
   fix_counts(path, path->n - 1, was, sinew__slot_dirtyish(container), false);
+}
+
+/* Elements an evaluation made (a read of an output element, a compute writing one, a pull
+ * into a fed array) are not journaled, so the element a record puts back may find its index
+ * taken by one of them, or its multi without the room it had. Makes both right without
+ * memory: the element at index goes, or when the multi is full, a plain element (no value
+ * set, no connection, lock or channel-box state: only evaluation or a recorded change since
+ * taken back made it, and evaluation makes it again on demand). Returns whether one went. */
+bool sinew__multi_make_room(const sinew_graph_t *g, const sinew__node *node, const sinew__attr *a,
+                            sinew__slot_path *path, int32_t index) {
+  sinew__slot *container = path->slots[path->n - 1];
+  sinew__multi *m = container->v.multi;
+  if (!m || m->vals) return false; /* packed: a walk would have unpacked it */
+  int64_t pos = sinew__multi_find(m, index);
+  if (pos < 0 && m->count < m->cap) return false;
+  const uint32_t keep = SINEW__F_SET | SINEW__F_LOCKED | SINEW__F_IN | SINEW__F_OUT | SINEW__F_SUB_IN |
+                        SINEW__F_SUB_OUT | SINEW__F_KEY_ON | SINEW__F_KEY_OFF | SINEW__F_CB_ON |
+                        SINEW__F_CB_OFF;
+  for (uint32_t i = m->count; pos < 0 && i-- > 0;)
+    if (!(m->elems[i].flags & keep)) pos = i;
+  if (pos < 0) return false;
+  sinew__multi_remove(g, node, a, path, (uint32_t)pos);
+  return true;
 }
 
 /* Puts a taken element back at its logical index. Records are applied in exact reverse or

@@ -73,21 +73,10 @@ static int cerr(comp *C, const ast *at, int status, const char *fmt, ...) {
   return status;
 }
 
-int sinew__lang_grow(void **p, uint32_t *cap, uint32_t need, size_t es) {
-  if (need <= *cap) return SINEW_OK;
-  uint32_t nc = *cap ? *cap * 2 : 16;
-  while (nc < need) nc *= 2;
-  void *q = sinew_realloc(*p, (size_t)nc * es);
-  if (!q) return SINEW_ENOMEM;
-  *p = q;
-  *cap = nc;
-  return SINEW_OK;
-}
-
 static uint32_t emit(comp *C, uint8_t op, int32_t a, int32_t b, uint8_t b8) {
   chunk *ch = C->ch;
   if (C->status) return 0;
-  if (sinew__lang_grow((void **)&ch->code, &ch->cap, ch->n + 1, sizeof(insn))) {
+  if (sinew__grow((void **)&ch->code, &ch->cap, ch->n + 1, sizeof(insn))) {
     cerr(C, NULL, SINEW_ENOMEM, "out of memory");
     return 0;
   }
@@ -107,7 +96,7 @@ static void patch(comp *C, uint32_t at, uint32_t target) {
 
 static int32_t add_const(comp *C, sinew_value_t v) {
   chunk *ch = C->ch;
-  if (C->status || sinew__lang_grow((void **)&ch->consts, &ch->cconsts, ch->nconsts + 1, sizeof v)) {
+  if (C->status || sinew__grow((void **)&ch->consts, &ch->cconsts, ch->nconsts + 1, sizeof v)) {
     lv_release(&v);
     if (!C->status) cerr(C, NULL, SINEW_ENOMEM, "out of memory");
     return 0;
@@ -149,7 +138,7 @@ static local *find_local(comp *C, const char *name, size_t len) {
 }
 
 static local *add_local(comp *C, const char *name, size_t len) {
-  if (sinew__lang_grow((void **)&C->locals, &C->clocals, C->nlocals + 1, sizeof(local))) {
+  if (sinew__grow((void **)&C->locals, &C->clocals, C->nlocals + 1, sizeof(local))) {
     cerr(C, NULL, SINEW_ENOMEM, "out of memory");
     return NULL;
   }
@@ -177,7 +166,7 @@ static int global_slot(comp *C, const char *name, size_t len, uint8_t kind, int3
   }
   g = sinew_calloc(1, sizeof *g);
   char *nm = sinew_malloc(len + 1);
-  if (!g || !nm || sinew__lang_grow((void **)&L->gvals, &L->cglobals, L->nglobals + 1, sizeof(sinew_value_t))) {
+  if (!g || !nm || sinew__grow((void **)&L->gvals, &L->cglobals, L->nglobals + 1, sizeof(sinew_value_t))) {
     sinew_free(g);
     sinew_free(nm);
     return SINEW_ENOMEM;
@@ -609,7 +598,7 @@ static void expression(comp *C, const ast *e) {
 /* ---- statements ----------------------------------------------------------------------------------- */
 
 static void push_jump(comp *C, uint32_t **list, uint32_t *n, uint32_t *cap, uint32_t at) {
-  if (sinew__lang_grow((void **)list, cap, *n + 1, sizeof(uint32_t))) {
+  if (sinew__grow((void **)list, cap, *n + 1, sizeof(uint32_t))) {
     cerr(C, NULL, SINEW_ENOMEM, "out of memory");
     return;
   }
@@ -1031,7 +1020,7 @@ static int declare_proc(comp *C, const ast *pr) {
   if (find_pending(C, name) >= 0) return cerr(C, pr, SINEW_ESYNTAX, "procedure %s defined twice", name);
   if (sinew__builtin_find(name) >= 0)
     return cerr(C, pr, SINEW_ESYNTAX, "%s is a built-in function and cannot be redefined", name);
-  if (sinew__lang_grow((void **)&C->procs, &C->cprocs, C->nprocs + 1, sizeof(pending_proc)))
+  if (sinew__grow((void **)&C->procs, &C->cprocs, C->nprocs + 1, sizeof(pending_proc)))
     return cerr(C, pr, SINEW_ENOMEM, "out of memory");
   pending_proc *pp = &C->procs[C->nprocs];
   memset(pp, 0, sizeof *pp);
@@ -1096,8 +1085,8 @@ static int commit_procs(comp *C) {
   uint32_t nnew = 0;
   for (uint32_t i = 0; i < C->nprocs; i++) nnew += C->procs[i].is_new;
   uint32_t nold = C->nprocs - nnew;
-  if (sinew__lang_grow((void **)&L->proc_list, &L->cprocs, L->nprocs + nnew, sizeof(proc_def *)) ||
-      sinew__lang_grow((void **)&L->retired, &L->cretired, L->nretired + nold, sizeof(chunk *)))
+  if (sinew__grow((void **)&L->proc_list, &L->cprocs, L->nprocs + nnew, sizeof(proc_def *)) ||
+      sinew__grow((void **)&L->retired, &L->cretired, L->nretired + nold, sizeof(chunk *)))
     return cerr(C, NULL, SINEW_ENOMEM, "out of memory");
   /* each procedure remembers the script that defined it (whatIs) */
   const char *src = L->compiling && strcmp(L->compiling, "eval") != 0 ? L->compiling : NULL;

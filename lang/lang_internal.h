@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lang/util.h"
 #include "sinew/graph.h"
 #include "sinew/lang.h"
 #include "sinew/nodes.h"
@@ -363,8 +364,6 @@ struct sinew_lang {
 int sinew__compile(sinew_lang_t *lang, ast *prog, bool expr_mode, expr_refs *refs, chunk *main,
                    sinew_error_t *err);
 void sinew__chunk_free(chunk *c);
-/* Makes *p (an array of es-byte elements, *cap of them) hold at least need, doubling. */
-int sinew__lang_grow(void **p, uint32_t *cap, uint32_t need, size_t es);
 
 /* Expression evaluation context used by OPC_IN / OPC_OUT / OPC_TIME. */
 typedef struct vm_expr_ctx {

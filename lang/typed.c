@@ -74,7 +74,7 @@ static void no(tc *T) {
 static uint32_t emit(tc *T, uint8_t op, int32_t d, int32_t a, int32_t b, int32_t c) {
   tprog *P = T->P;
   if (T->status) return 0;
-  if (sinew__lang_grow((void **)&P->code, &P->cap, P->n + 1, sizeof(tinsn))) {
+  if (sinew__grow((void **)&P->code, &P->cap, P->n + 1, sizeof(tinsn))) {
     T->status = SINEW_ENOMEM;
     return 0;
   }
@@ -93,7 +93,7 @@ static uint32_t emit(tc *T, uint8_t op, int32_t d, int32_t a, int32_t b, int32_t
 static int32_t add_cells(tc *T, uint32_t n) {
   tprog *P = T->P;
   if (T->status) return 0;
-  if (sinew__lang_grow((void **)&P->init, &P->ccells, P->ncells + n, sizeof(tcell))) {
+  if (sinew__grow((void **)&P->init, &P->ccells, P->ncells + n, sizeof(tcell))) {
     T->status = SINEW_ENOMEM;
     return 0;
   }
@@ -157,7 +157,7 @@ static int32_t cell_of(tc *T, sent *e) {
     e->cell = add_cells(T, w);
     if (T->status) return e->cell;
     memcpy(&T->P->init[e->cell], e->cv, w * sizeof(tcell));
-    if (sinew__lang_grow((void **)&T->consts, &T->cconsts, T->nconsts + 2, sizeof(int32_t))) {
+    if (sinew__grow((void **)&T->consts, &T->cconsts, T->nconsts + 2, sizeof(int32_t))) {
       T->status = SINEW_ENOMEM;
     } else {
       T->consts[T->nconsts++] = e->cell;
@@ -523,7 +523,7 @@ static void jump(tc *T, uint8_t op, int32_t cond, const tinsn *fused, uint32_t p
     T->P->code[at].n = 1;
     return;
   }
-  if (sinew__lang_grow((void **)&T->fix, &T->cfix, T->nfix + 1, sizeof(fixup))) {
+  if (sinew__grow((void **)&T->fix, &T->cfix, T->nfix + 1, sizeof(fixup))) {
     T->status = SINEW_ENOMEM;
     return;
   }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lang/util.h"
 #include "lang/lang_internal.h"
 #include "sinew/io.h"
 
@@ -432,66 +433,29 @@ bool sinew__truthy(const sinew_value_t *v) {
 }
 
 
-/* Appends to a growable buffer; returns false on out-of-memory. */
-typedef struct sbuf {
-  char *p;
-  size_t n, cap;
-  bool oom;
-} sbuf;
-
-static void sb_put(sbuf *b, const char *s, size_t n) {
-  if (b->oom) return;
-  if (b->n + n + 1 > b->cap) {
-    size_t cap = b->cap ? b->cap * 2 : 64;
-    while (cap < b->n + n + 1) cap *= 2;
-    char *p = sinew_realloc(b->p, cap);
-    if (!p) {
-      b->oom = true;
-      return;
-    }
-    b->p = p;
-    b->cap = cap;
-  }
-  memcpy(b->p + b->n, s, n);
-  b->n += n;
-  b->p[b->n] = 0;
-}
-
-static void sb_num(sbuf *b, double d) {
-  char t[40];
-  size_t n = sinew_format_double(d, t, sizeof t);
-  sb_put(b, t, n);
-}
-
-static void sb_int(sbuf *b, int64_t i) {
-  char t[32];
-  int n = snprintf(t, sizeof t, "%lld", (long long)i);
-  sb_put(b, t, (size_t)n);
-}
-
 /* MEL's string form: vectors "x y z", arrays one element per line (print), matrices rows. */
-static void format_value(sbuf *b, const sinew_value_t *v) {
+static void format_value(sinew__buf *b, const sinew_value_t *v) {
   switch (v->kind) {
     case SINEW_VALUE_NONE: break;
-    case SINEW_VALUE_INT: sb_int(b, v->as.i); break;
-    case SINEW_VALUE_FLOAT: sb_num(b, v->as.f); break;
-    case SINEW_VALUE_STRING: sb_put(b, lv_str(v), lv_strlen(v)); break;
+    case SINEW_VALUE_INT: sinew__buf_printf(b, "%lld", (long long)v->as.i); break;
+    case SINEW_VALUE_FLOAT: sinew__buf_num(b, v->as.f); break;
+    case SINEW_VALUE_STRING: sinew__buf_put(b, lv_str(v), lv_strlen(v)); break;
     case SINEW_VALUE_VECTOR:
       for (int k = 0; k < 3; k++) {
-        if (k) sb_put(b, " ", 1);
-        sb_num(b, v->as.v[k]);
+        if (k) sinew__buf_put(b, " ", 1);
+        sinew__buf_num(b, v->as.v[k]);
       }
       break;
     case SINEW_VALUE_MATRIX: {
       const sinew_lang_obj_t *o = v->as.obj;
       for (uint32_t r = 0; r < o->len; r++) {
-        sb_put(b, "<<", 2);
+        sinew__buf_put(b, "<<", 2);
         for (uint32_t c = 0; c < o->cap; c++) {
-          if (c) sb_put(b, ", ", 2);
-          sb_num(b, o->d.f[r * o->cap + c]);
+          if (c) sinew__buf_put(b, ", ", 2);
+          sinew__buf_num(b, o->d.f[r * o->cap + c]);
         }
-        sb_put(b, ">>", 2);
-        if (r + 1 < o->len) sb_put(b, "\n", 1);
+        sinew__buf_put(b, ">>", 2);
+        if (r + 1 < o->len) sinew__buf_put(b, "\n", 1);
       }
       break;
     }
@@ -502,7 +466,7 @@ static void format_value(sbuf *b, const sinew_value_t *v) {
         if (sinew__array_get(v, i, &e)) continue;
         format_value(b, &e);
         lv_release(&e);
-        sb_put(b, "\n", 1);
+        sinew__buf_put(b, "\n", 1);
       }
       break;
     }
@@ -522,7 +486,7 @@ int sinew__to_string(const sinew_value_t *v, sinew_value_t *out) {
                    : sinew_format_double(v->as.f, t, sizeof t);
     return sinew__str_new(t, n, out);
   }
-  sbuf b = {0};
+  sinew__buf b = {0};
   format_value(&b, v);
   if (b.oom) {
     sinew_free(b.p);
@@ -538,7 +502,7 @@ size_t sinew_value_format(const sinew_value_t *v, char *buf, size_t size) {
     if (size) buf[0] = 0;
     return 0;
   }
-  sbuf b = {0};
+  sinew__buf b = {0};
   format_value(&b, v);
   size_t n = b.n;
   if (size) {

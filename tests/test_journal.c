@@ -1522,9 +1522,61 @@ static void test_alloc_failure(void **state) {
   test_alloc_uninstall();
 }
 
+/* Whole arrays connected into arrays with elements of their own (a numeric multi, and a multi
+ * of compounds holding a multi): the pull after the connection replaces the destination's
+ * elements by the source's; a rollback, an undo and an undo after a redo give every element
+ * back with its value and flags (the journal keeps each destination array whole). */
+static void overwrite_arrays(sinew_graph_t *g) {
+  conn(g, "s1.ins", "s2.ins", 0);
+  conn(g, "s1.wl", "s2.wl", 0);
+  assert_true(getd(g, "s2.sum") == 2.0);
+  assert_true(getd(g, "s2.wl[0].w[0]") == 1.0);
+}
+
+static void check_own_arrays(sinew_graph_t *g) {
+  assert_true(getd(g, "s2.sum") == 7.0 + 8.0);
+  assert_true(getd(g, "s2.wl[3].w[4]") == 6.0);
+  assert_true(getd(g, "s2.wl[3].w[1]") == 5.0);
+}
+
+static void test_array_overwritten(void **state) {
+  (void)state;
+  sinew_graph_t *g = new_graph();
+  mk(g, "sum", "s1");
+  mk(g, "sum", "s2");
+  setd(g, "s1.wl[0].w[0]", 1);
+  setd(g, "s1.ins[0]", 2);
+  setd(g, "s2.wl[3].w[1]", 5);
+  setd(g, "s2.wl[3].w[4]", 6);
+  setd(g, "s2.ins[5]", 7);
+  setd(g, "s2.ins[9]", 8);
+  check_own_arrays(g);
+  char *before = dump(g);
+  assert_int_equal(sinew_graph_begin(g), 0);
+  overwrite_arrays(g);
+  assert_int_equal(sinew_graph_rollback(g), 0);
+  check_own_arrays(g);
+  assert_dump(before, dump(g), "after rollback", 0);
+  assert_int_equal(sinew_graph_begin(g), 0);
+  overwrite_arrays(g);
+  sinew_change_t *step = NULL;
+  assert_int_equal(sinew_graph_commit_step(g, &step), 0);
+  for (int round = 0; round < 2; round++) {
+    assert_int_equal(sinew_change_undo(g, step), 0);
+    check_own_arrays(g);
+    assert_dump(before, dump(g), "after undo", (unsigned)round);
+    assert_int_equal(sinew_change_redo(g, step), 0);
+    assert_true(getd(g, "s2.sum") == 2.0);
+    assert_true(getd(g, "s2.wl[0].w[0]") == 1.0);
+  }
+  sinew_change_free(g, step); /* freed done: it owns the copies of the destination arrays */
+  free(before);
+  sinew_graph_destroy(g);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_values),   cmocka_unit_test(test_connections),
+      cmocka_unit_test(test_values), cmocka_unit_test(test_array_overwritten),   cmocka_unit_test(test_connections),
       cmocka_unit_test(test_flags_and_names), cmocka_unit_test(test_nested),
       cmocka_unit_test(test_stale_steps),  cmocka_unit_test(test_parent_and_attrs),
       cmocka_unit_test(test_nodes),    cmocka_unit_test(test_data_and_names),

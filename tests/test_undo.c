@@ -682,6 +682,128 @@ static void test_faults(void **state) {
   assert_int_equal(sinew_session_create(NULL, &S), 0);
 }
 
+/* A whole array connected into an array that had elements of its own: the pull after the
+ * connection gives the destination the source's elements and drops its own; undo gives them
+ * back (the journal keeps the destination's array whole), redo and a second undo too, and
+ * each allocation of the connection, the pull and the undo failing in turn changes nothing
+ * of that. */
+static void array_overwrite_run(long fail_connect, long fail_undo) {
+  ok("createNode plusMinusAverage -n p1; setAttr p1.i1[0] 1; setAttr p1.i1[1] 2;"
+     "createNode plusMinusAverage -n p2; setAttr p2.i1[5] 7; setAttr p2.i1[0] 3;"
+     "createNode plusMinusAverage -n p3; connectAttr p2.i1[0] p3.i1[0]");
+  expect_res("getAttr p2.o1", "10");
+  char *before = snapshot();
+  test_alloc_reset();
+  test_alloc_fail_at(fail_connect);
+  int rc = run("connectAttr p1.i1 p2.i1");
+  test_alloc_fail_at(0);
+  if (rc) { /* refused for lack of memory: nothing changed */
+    char *s = snapshot();
+    same("failed connection", before, s);
+    free(s);
+    expect_res("getAttr p2.i1[5]", "7");
+    free(before);
+    return;
+  }
+  expect_res("getAttr p2.o1", "3"); /* the pull: p2.i1 is now [0]=1 [1]=2 */
+  expect_res("getAttr -s p2.i1", "2");
+  char *after = snapshot();
+  for (int round = 0; round < 2; round++) {
+    test_alloc_reset();
+    test_alloc_fail_at(fail_undo);
+    int u = sinew_session_undo(S);
+    test_alloc_fail_at(0);
+    if (u) assert_int_equal(sinew_session_undo(S), 0); /* it failed whole: once more */
+    char *s = snapshot();
+    same("undo of connectAttr p1.i1 p2.i1", before, s);
+    free(s);
+    expect_res("getAttr p2.i1[5]", "7");
+    expect_res("getAttr p2.i1[0]", "3");
+    expect_res("getAttr -s p2.i1", "2");
+    expect_res("getAttr p2.o1", "10");
+    expect_res("getAttr p3.o1", "3");
+    assert_int_equal(sinew_session_redo(S), 0);
+    expect_res("getAttr p2.o1", "3");
+    s = snapshot();
+    same("redo of connectAttr p1.i1 p2.i1", after, s);
+    free(s);
+  }
+  free(before);
+  free(after);
+}
+
+static void test_array_overwritten(void **state) {
+  (void)state;
+  array_overwrite_run(0, 0);
+  sinew_session_destroy(S);
+  test_alloc_install();
+  for (long k = 1;; k++) {
+    assert_int_equal(sinew_session_create(NULL, &S), 0);
+    test_alloc_reset();
+    array_overwrite_run(k, k);
+    long used = test_alloc_count();
+    sinew_session_destroy(S);
+    S = NULL;
+    if (k > used) break;
+  }
+  assert_int_equal(test_alloc_live(), 0);
+  test_alloc_uninstall();
+  assert_int_equal(sinew_session_create(NULL, &S), 0);
+}
+
+/* Indices of an array plug, ascending and each once. */
+static size_t indices_of(const char *plug, int32_t *out, size_t cap) {
+  sinew_plug_t p;
+  assert_int_equal(sinew_plug_parse(G(), plug, (sinew_node_t){0, 0}, &p), 0);
+  size_t n = sinew_plug_indices(G(), &p, out, cap);
+  assert_true(n <= cap);
+  for (size_t i = 1; i < n; i++) assert_true(out[i - 1] < out[i]);
+  return n;
+}
+
+/* Elements made by evaluation between an undo and a redo (or a command and its undo): a read
+ * of an output element makes it, so a record putting that element back finds it there, or
+ * finds its array without the room the element had. The put gives the record's element its
+ * place (the one made by evaluation goes, and is made again on demand), the indices stay
+ * unique and the saved scene is the one before / after. */
+static void test_elements_made_by_evaluation(void **state) {
+  (void)state;
+  ok("createNode transform -n a; createNode transform -n b; createNode transform -n c; setAttr a.tx 2");
+  expect_res("getAttr -s a.worldMatrix", "0");
+  char *before = snapshot();
+  ok("connectAttr a.worldMatrix[2] b.offsetParentMatrix");
+  ok("connectAttr a.worldMatrix[3] c.offsetParentMatrix");
+  char *after = snapshot();
+  char bw[256];
+  snprintf(bw, sizeof bw, "%s", res("getAttr b.worldMatrix"));
+  int32_t idx[16];
+  for (int round = 0; round < 3; round++) {
+    assert_int_equal(sinew_session_undo(S), 0);
+    assert_int_equal(sinew_session_undo(S), 0);
+    char *s = snapshot();
+    same("undo", before, s);
+    free(s);
+    /* reads that make elements by evaluation, more than the array had room for */
+    for (int k = 1; k < 9; k++) {
+      char cmd[64];
+      snprintf(cmd, sizeof cmd, "getAttr a.worldMatrix[%d]", k);
+      ok(cmd);
+    }
+    assert_int_equal(indices_of("a.worldMatrix", idx, 16), round == 2 ? 10 : 8);
+    assert_int_equal(sinew_session_redo(S), 0);
+    assert_int_equal(sinew_session_redo(S), 0);
+    s = snapshot();
+    same("redo", after, s);
+    free(s);
+    size_t n = indices_of("a.worldMatrix", idx, 16);
+    assert_true(n >= 3);
+    expect_res("getAttr b.worldMatrix", bw);
+    if (round == 1) ok("getAttr a.worldMatrix[9]; getAttr a.worldMatrix[10]");
+  }
+  free(before);
+  free(after);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_each_command, setup, teardown),
@@ -695,6 +817,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_observer, setup, teardown),
       cmocka_unit_test_setup_teardown(test_random_run, setup, teardown),
       cmocka_unit_test_setup_teardown(test_faults, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_array_overwritten, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_elements_made_by_evaluation, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
