@@ -597,6 +597,33 @@ static int32_t local_cell(tc *T, int32_t s, uint8_t kind) {
   return P->local_cell[s];
 }
 
+static bool is_jump(uint8_t op) {
+  return op == OPC_JMP || op == OPC_JF || op == OPC_JT || op == OPC_JFK || op == OPC_JTK;
+}
+
+/* Whether a matrix variable may be read before anything was stored in it: declared in the body
+ * of a branch or a loop that may not run (inside a forward jump's span), or read before its
+ * first declaration or store. The generic VM holds none there and indexing it faults; the
+ * typed VM's cells would read zeros, so such an expression stays on the generic VM. */
+static bool matrix_may_be_none(const chunk *ch) {
+  if (!ch->local_kinds) return false;
+  for (uint32_t s = 0; s < ch->nlocals; s++) {
+    if (ch->local_kinds[s] != SINEW_VALUE_MATRIX) continue;
+    uint32_t def = UINT32_MAX, use = UINT32_MAX;
+    for (uint32_t i = 0; i < ch->n; i++) {
+      const insn *x = &ch->code[i];
+      if (x->a != (int32_t)s) continue;
+      if (def == UINT32_MAX && (x->op == OPC_DECL || x->op == OPC_STORE)) def = i;
+      if (use == UINT32_MAX && x->op == OPC_LOAD) use = i;
+    }
+    if (use == UINT32_MAX) continue;
+    if (def == UINT32_MAX || use < def) return true;
+    for (uint32_t i = 0; i < def; i++)
+      if (is_jump(ch->code[i].op) && ch->code[i].a > (int32_t)def) return true;
+  }
+  return false;
+}
+
 static void store(tc *T, int32_t s) {
   sent *e = &T->st[T->sp - 1];
   int32_t lc = local_cell(T, s, e->kind);
@@ -1012,6 +1039,7 @@ int sinew__typed_compile(const chunk *ch, uint32_t nin, tprog **out) {
           P->in_matrix[x->a] < 0)
         P->in_matrix[x->a] = add_cells(&T, 16), P->matrix_inputs = true;
     }
+    if (!T.status && matrix_may_be_none(ch)) T.status = NO;
     if (!T.status) translate(&T);
   }
   if (!T.status) {

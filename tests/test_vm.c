@@ -249,6 +249,10 @@ static void test_typed_matrices(void **state) {
       "matrix $m[4][4] = .I[0]; .O[0] = $m[(int).I[1]][0];",
       "matrix $m[3][3] = .I[0]; .O[0] = $m[1][1];",
       "matrix $m[4][4] = .I[0]; matrix $n[4][4] = $m * $m; .O[0] = $n[3][0];",
+      /* declared in a body that may not run: none there on the generic VM, and indexing it
+       * faults (fuzz regression expr/34) */
+      "while (.I[1] > 100) matrix $m[4][4] = .I[0]; .O[0] = $m[3][0];",
+      "if (.I[1] > 100) matrix $m[4][4] = .I[0]; .O[0] = $m[3][0];",
   };
   for (size_t k = 0; k < sizeof untyped / sizeof untyped[0]; k++)
     if (same_on_both_mats(untyped[k], in, 3, mats, 0)) fail_msg("the typed VM took: %s", untyped[k]);
