@@ -55,6 +55,25 @@ static const char QUAD[] =
     "connectAttr \"folShape.ot\" \"fol.t\";\n"
     "connectAttr \"folShape.or\" \"fol.r\";\n";
 
+/* The scene saved holds the quad's mu record, and reopened, folShape still sits at its UV
+ * (0.25, 0.5): the point (1, 1, 0). */
+static void reopened_follicle_at_uv(sinew_session_t *s) {
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  assert_non_null(f);
+  assert_int_equal(sinew_session_write_ma(s, f, "test.ma"), 0);
+  fclose(f);
+  if (!strstr(buf, "mu 0 4 0 1 2 3")) fail_msg("the saved faces lost their UVs:\n%s", buf);
+  sinew_session_t *s2 = session();
+  run(s2, buf);
+  double t[3];
+  get3(sinew_session_graph(s2), "folShape.ot", t);
+  near3(t, 1, 1, 0, 1e-6);
+  sinew_session_destroy(s2);
+  free(buf);
+}
+
 /* At (0.25, 0.5) the point is (1, 1, 0); the frame is Z the normal +z, X against U (-x), Y = Z x
  * X (-y): half a turn about z. Moving and turning the plane moves the follicle with it. */
 static void test_follicle_on_quad(void **state) {
@@ -143,20 +162,7 @@ static void test_uv_records(void **state) {
   }
   /* saved and read back (the file's own face lines with their mu records), the follicle still
    * finds its UV */
-  char *buf = NULL;
-  size_t len = 0;
-  FILE *f = open_memstream(&buf, &len);
-  assert_non_null(f);
-  assert_int_equal(sinew_session_write_ma(s, f, "test.ma"), 0);
-  fclose(f);
-  if (!strstr(buf, "mu 0 4 0 1 2 3")) fail_msg("the saved faces lost their UVs:\n%s", buf);
-  sinew_session_t *s2 = session();
-  run(s2, buf);
-  double t2[3];
-  get3(sinew_session_graph(s2), "folShape.ot", t2);
-  near3(t2, 1, 1, 0, 1e-6);
-  sinew_session_destroy(s2);
-  free(buf);
+  reopened_follicle_at_uv(s);
   /* UV indices far sparser than a UV set (here 2^31 - 1, whose (u, v) array would overflow a
    * 32-bit size) are ignored with a warning: the mesh loads, without UVs, and a follicle on it
    * finds none */
@@ -205,20 +211,7 @@ static void test_set_uvs(void **state) {
   sinew_data_unref(mu);
   run(s, "createNode follicle -n folShape; setAttr folShape.pu 0.25; setAttr folShape.pv 0.5;"
          "connectAttr planeShape.o folShape.inm;");
-  char *buf = NULL;
-  size_t len = 0;
-  FILE *f = open_memstream(&buf, &len);
-  assert_non_null(f);
-  assert_int_equal(sinew_session_write_ma(s, f, "test.ma"), 0);
-  fclose(f);
-  if (!strstr(buf, "mu 0 4 0 1 2 3")) fail_msg("no UVs written:\n%s", buf);
-  sinew_session_t *s2 = session();
-  run(s2, buf);
-  double t[3];
-  get3(sinew_session_graph(s2), "folShape.ot", t);
-  near3(t, 1, 1, 0, 1e-6);
-  sinew_session_destroy(s2);
-  free(buf);
+  reopened_follicle_at_uv(s);
   sinew_session_destroy(s);
 }
 
