@@ -558,10 +558,9 @@ void sinew__blend_shape_wire_all(sinew_session_t *s) {
 }
 
 static int cmd_blend_shape(sinew_cmd_t *cmd) {
-  const char *unsupported[] = {"before", "after", "parallel", "remove", "split", "inBetweenType"};
-  for (size_t i = 0; i < COUNT(unsupported); i++)
-    if (sinew_cmd_flag_count(cmd, unsupported[i]))
-      return sinew_cmd_error(cmd, SINEW_EUNSUPPORTED, "-%s is not supported", unsupported[i]);
+  static const char *const unsupported[] = {"before", "after", "parallel", "remove", "split", "inBetweenType"};
+  const char *refused = sinew__cmd_given_flag(cmd, unsupported, COUNT(unsupported));
+  if (refused) return sinew_cmd_error(cmd, SINEW_EUNSUPPORTED, "-%s is not supported", refused);
   if (sinew_cmd_query(cmd)) return bs_query(cmd);
   if (sinew_cmd_edit(cmd)) return bs_edit(cmd);
   return bs_create(cmd);
@@ -714,12 +713,11 @@ static int weighted_nodes(sinew_cmd_t *cmd, sinew_node_t *a, sinew_node_t *b) {
 static int cmd_cluster(sinew_cmd_t *cmd) {
   sinew_graph_t *g = sinew_cmd_graph(cmd);
   sinew_session_t *s = sinew__session(cmd);
-  const char *unsupported[] = {"after", "afterReference", "before", "parallel", "split", "exclusive", "remove",
-                               "prune", "resetGeometry", "geometryIndices", "ignoreSelected",
-                               "includeHiddenSelections", "deformerTools"};
-  for (size_t i = 0; i < COUNT(unsupported); i++)
-    if (sinew_cmd_flag_count(cmd, unsupported[i]))
-      return sinew_cmd_error(cmd, SINEW_EUNSUPPORTED, "-%s is not supported", unsupported[i]);
+  static const char *const unsupported[] = {"after", "afterReference", "before", "parallel", "split", "exclusive",
+                                            "remove", "prune", "resetGeometry", "geometryIndices", "ignoreSelected",
+                                            "includeHiddenSelections", "deformerTools"};
+  const char *refused = sinew__cmd_given_flag(cmd, unsupported, COUNT(unsupported));
+  if (refused) return sinew_cmd_error(cmd, SINEW_EUNSUPPORTED, "-%s is not supported", refused);
   if (sinew_cmd_query(cmd)) return cluster_query(cmd);
   if (sinew_cmd_edit(cmd)) return cluster_edit(cmd);
   if (sinew_cmd_flag_count(cmd, "geometry")) return sinew_cmd_error(cmd, SINEW_EUNSUPPORTED, "-geometry is a query flag here");

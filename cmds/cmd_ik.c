@@ -267,10 +267,10 @@ static int ik_create(sinew_cmd_t *cmd) {
   if (strcmp(sol, "ikRPsolver") != 0 && strcmp(sol, "ikSCsolver") != 0 && !spline)
     return sinew_cmd_error(cmd, SINEW_EUNSUPPORTED,
                            "-solver %s: only ikRPsolver, ikSCsolver and ikSplineSolver are supported", sol);
-  const char *spline_flags[] = {"c", "ccv", "pcv", "roc", "tws", "scv", "ns", "rtm"};
-  for (size_t i = 0; !spline && i < COUNT(spline_flags); i++)
-    if (sinew_cmd_flag_count(cmd, spline_flags[i]))
-      return sinew_cmd_error(cmd, SINEW_EINVAL, "-%s is a spline IK flag (-solver ikSplineSolver)", spline_flags[i]);
+  static const char *const spline_flags[] = {"c", "ccv", "pcv", "roc", "tws", "scv", "ns", "rtm"};
+  const char *spline_only = spline ? NULL : sinew__cmd_given_flag(cmd, spline_flags, COUNT(spline_flags));
+  if (spline_only)
+    return sinew_cmd_error(cmd, SINEW_EINVAL, "-%s is a spline IK flag (-solver ikSplineSolver)", spline_only);
   static const char *const tws_names[] = {"linear", "easeIn", "easeOut", "easeInOut"};
   int tws = 0;
   const char *tw = sinew_cmd_flag_string(cmd, "tws", NULL);

@@ -163,10 +163,10 @@ static int joint_check_flags(sinew_cmd_t *cmd) {
                            sao);
   if (sao && !oj) return sinew_cmd_error(cmd, SINEW_EINVAL, "-secondaryAxisOrient goes with -orientJoint");
   bool edit = sinew_cmd_edit(cmd);
-  const char *edit_only[] = {"orientJoint", "zeroScaleOrient", "children"};
-  for (size_t i = 0; i < COUNT(edit_only) && !edit; i++)
-    if (sinew_cmd_flag_count(cmd, edit_only[i]))
-      return sinew_cmd_error(cmd, SINEW_EINVAL, "-%s is an edit flag (joint -e -%s ...)", edit_only[i], edit_only[i]);
+  static const char *const edit_only[] = {"orientJoint", "zeroScaleOrient", "children"};
+  const char *needs_edit = edit ? NULL : sinew__cmd_given_flag(cmd, edit_only, COUNT(edit_only));
+  if (needs_edit)
+    return sinew_cmd_error(cmd, SINEW_EINVAL, "-%s is an edit flag (joint -e -%s ...)", needs_edit, needs_edit);
   if (sinew_cmd_flag_count(cmd, "radius") && !(sinew_cmd_flag_double(cmd, "radius", 0, 1) >= 0))
     return sinew_cmd_error(cmd, SINEW_ERANGE, "-radius: %g is negative", sinew_cmd_flag_double(cmd, "radius", 0, 1));
   return SINEW_OK;

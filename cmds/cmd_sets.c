@@ -224,10 +224,10 @@ static int cmd_sets(sinew_cmd_t *cmd) {
   sinew_session_t *s = sinew__session(cmd);
   sinew_graph_t *g = sinew_cmd_graph(cmd);
   static const char *const refused[] = {"split", "union", "intersection", "subtract"};
-  for (size_t i = 0; i < COUNT(refused); i++)
-    if (sinew_cmd_flag_count(cmd, refused[i]))
-      return sinew_cmd_error(cmd, SINEW_EUNSUPPORTED, "-%s is not supported (sinew's sets are plain lists of nodes)",
-                             refused[i]);
+  const char *given = sinew__cmd_given_flag(cmd, refused, COUNT(refused));
+  if (given)
+    return sinew_cmd_error(cmd, SINEW_EUNSUPPORTED, "-%s is not supported (sinew's sets are plain lists of nodes)",
+                           given);
   int rc = sinew__finish_current(s);
   if (rc) return sinew__graph_error(cmd, rc);
   if (sinew_cmd_query(cmd)) return sets_query(cmd);

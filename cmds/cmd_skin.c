@@ -328,14 +328,13 @@ static int skin_create(sinew_cmd_t *cmd) {
   sinew_graph_t *g = sinew_cmd_graph(cmd);
   char buf[512];
   int rc;
-  for (size_t i = 0; i < COUNT(unsupported_skin_flags); i++)
-    if (sinew_cmd_flag_count(cmd, unsupported_skin_flags[i]))
-      return sinew_cmd_error(cmd, SINEW_EUNSUPPORTED, "-%s is not supported", unsupported_skin_flags[i]);
-  const char *edit_only[] = {"addInfluence", "removeInfluence", "weight", "lockWeights", "influence",
-                             "weightedInfluence", "unbind", "recacheBindMatrices", "forceNormalizeWeights", "envelope"};
-  for (size_t i = 0; i < COUNT(edit_only); i++)
-    if (sinew_cmd_flag_count(cmd, edit_only[i]))
-      return sinew_cmd_error(cmd, SINEW_EINVAL, "-%s needs -edit (or -query)", edit_only[i]);
+  const char *given = sinew__cmd_given_flag(cmd, unsupported_skin_flags, COUNT(unsupported_skin_flags));
+  if (given) return sinew_cmd_error(cmd, SINEW_EUNSUPPORTED, "-%s is not supported", given);
+  static const char *const edit_only[] = {"addInfluence", "removeInfluence", "weight", "lockWeights", "influence",
+                                          "weightedInfluence", "unbind", "recacheBindMatrices",
+                                          "forceNormalizeWeights", "envelope"};
+  if ((given = sinew__cmd_given_flag(cmd, edit_only, COUNT(edit_only))))
+    return sinew_cmd_error(cmd, SINEW_EINVAL, "-%s needs -edit (or -query)", given);
   sinew_skin_bind_desc_t d;
   sinew_skin_bind_desc_init(&d);
   bool set;
@@ -519,14 +518,12 @@ static int skin_edit(sinew_cmd_t *cmd) {
   sinew_graph_t *g = sinew_cmd_graph(cmd);
   char buf[512];
   int rc;
-  for (size_t i = 0; i < COUNT(unsupported_skin_flags); i++)
-    if (sinew_cmd_flag_count(cmd, unsupported_skin_flags[i]))
-      return sinew_cmd_error(cmd, SINEW_EUNSUPPORTED, "-%s is not supported", unsupported_skin_flags[i]);
-  const char *create_only[] = {"name", "toSelectedBones", "toSkeletonAndTransforms", "bindMethod", "geometry",
+  const char *given = sinew__cmd_given_flag(cmd, unsupported_skin_flags, COUNT(unsupported_skin_flags));
+  if (given) return sinew_cmd_error(cmd, SINEW_EUNSUPPORTED, "-%s is not supported", given);
+  static const char *const create_only[] = {"name", "toSelectedBones", "toSkeletonAndTransforms", "bindMethod", "geometry",
                                "weightedInfluence"};
-  for (size_t i = 0; i < COUNT(create_only); i++)
-    if (sinew_cmd_flag_count(cmd, create_only[i]))
-      return sinew_cmd_error(cmd, SINEW_EINVAL, "-%s cannot be edited", create_only[i]);
+  if ((given = sinew__cmd_given_flag(cmd, create_only, COUNT(create_only))))
+    return sinew_cmd_error(cmd, SINEW_EINVAL, "-%s cannot be edited", given);
   sinew_node_t skin;
   if ((rc = skin_target(cmd, &skin))) return rc;
   if (!sinew_cmd_flag_count(cmd, "unbind") && (rc = sinew_cmd_result_string(cmd, label(g, skin, buf, sizeof buf))))

@@ -287,6 +287,9 @@ static inline sinew_session_t *sinew__session(sinew_cmd_t *cmd) {
 int sinew__cmd_node(sinew_cmd_t *cmd, const char *name, sinew_node_t *out);
 /* Parses a plug ("node.attr[2].child", or ".attr" on the current node); fails naming it. */
 int sinew__cmd_plug(sinew_cmd_t *cmd, const char *text, sinew_plug_t *out);
+/* The first of names[0..count) given as a flag of cmd, or NULL: for the flags a command
+ * refuses in its mode ("-%s is not supported", "-%s needs -edit" ...). */
+const char *sinew__cmd_given_flag(const sinew_cmd_t *cmd, const char *const *names, size_t count);
 /* A node's name as text (for results): its shortest unique name, as Maya's (the fewest
  * trailing levels of its DAG path that name it alone). Borrowed buffer. */
 const char *sinew__node_label(sinew_graph_t *g, sinew_node_t n, char *buf, size_t size);

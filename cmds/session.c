@@ -388,6 +388,12 @@ int sinew__cmd_node(sinew_cmd_t *cmd, const char *name, sinew_node_t *out) {
 
 static int cmd_plug(sinew_cmd_t *cmd, const char *text, sinew_plug_t *out);
 
+const char *sinew__cmd_given_flag(const sinew_cmd_t *cmd, const char *const *names, size_t count) {
+  for (size_t i = 0; i < count; i++)
+    if (sinew_cmd_flag_count(cmd, names[i])) return names[i];
+  return NULL;
+}
+
 int sinew__cmd_plug(sinew_cmd_t *cmd, const char *text, sinew_plug_t *out) {
   int rc = cmd_plug(cmd, text, out);
   if (rc && text && text[0]) { /* the error is about this plug and its node */
