@@ -13,6 +13,10 @@
 
 #include <cmocka.h>
 
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "sinew/graph.h"
 
 static long count, fail_at, live;
@@ -284,4 +288,22 @@ long test_fault_command(const test_fault_desc_t *d) {
 long test_fault(const char *setup, const char *command) {
   test_fault_desc_t d = {.setup = setup, .command = command};
   return test_fault_command(&d);
+}
+
+void test_remove_tree(const char *path) {
+  struct stat st;
+  if (lstat(path, &st)) return;
+  if (!S_ISDIR(st.st_mode)) {
+    unlink(path);
+    return;
+  }
+  DIR *d = opendir(path);
+  for (struct dirent *e; d && (e = readdir(d));) {
+    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+    char child[1024];
+    snprintf(child, sizeof child, "%s/%s", path, e->d_name);
+    test_remove_tree(child);
+  }
+  if (d) closedir(d);
+  rmdir(path);
 }

@@ -40,6 +40,8 @@ double test_num(sinew_session_t *s, const char *text);
  * needle that follows (NULL ends the list), leaving the scene (test_snapshot) and the selection
  * exactly as they were. */
 void test_bad(sinew_session_t *s, const char *text, ...);
+/* Removes a file, or a folder with everything in it (symbolic links are removed, not followed). */
+void test_remove_tree(const char *path);
 /* Prints the lines where two texts differ (at most 30) through cmocka's print_error. */
 void test_print_diff(const char *before, const char *after);
 

@@ -105,24 +105,6 @@ static bool exists(const char *path) {
   return stat(path, &st) == 0;
 }
 
-static void remove_tree(const char *path) {
-  struct stat st;
-  if (lstat(path, &st)) return;
-  if (S_ISDIR(st.st_mode)) {
-    DIR *d = opendir(path);
-    struct dirent *e;
-    while (d && (e = readdir(d))) {
-      if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-      char child[1024];
-      snprintf(child, sizeof child, "%s/%s", path, e->d_name);
-      remove_tree(child);
-    }
-    if (d) closedir(d);
-    rmdir(path);
-  } else {
-    unlink(path);
-  }
-}
 
 /* Entries in a directory (without . and ..); -1 when it cannot be opened. */
 static int count_entries(const char *path) {
@@ -141,7 +123,7 @@ static int setup(void **state) {
 }
 
 static int teardown(void **state) {
-  remove_tree(tmp_dir);
+  test_remove_tree(tmp_dir);
   while (tmp_npaths) free(tmp_paths[--tmp_npaths]);
   return 0;
 }

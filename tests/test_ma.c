@@ -240,26 +240,10 @@ static int make_tmpdir(void **state) {
   return 0;
 }
 
-static void remove_tree(const char *path) {
-  DIR *d = opendir(path);
-  if (!d) {
-    remove(path);
-    return;
-  }
-  struct dirent *e;
-  char p[700];
-  while ((e = readdir(d)))
-    if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-      snprintf(p, sizeof p, "%s/%s", path, e->d_name);
-      remove_tree(p);
-    }
-  closedir(d);
-  rmdir(path);
-}
 
 static int remove_tmpdir(void **state) {
   (void)state;
-  remove_tree(tmpdir);
+  test_remove_tree(tmpdir);
   return 0;
 }
 

@@ -72,23 +72,6 @@ static char *slurp(const char *path) {
   return buf;
 }
 
-static void remove_tree(const char *path) {
-  struct stat st;
-  if (lstat(path, &st)) return;
-  if (S_ISDIR(st.st_mode)) {
-    DIR *d = opendir(path);
-    for (struct dirent *e; d && (e = readdir(d));) {
-      if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-      char child[1024];
-      snprintf(child, sizeof child, "%s/%s", path, e->d_name);
-      remove_tree(child);
-    }
-    if (d) closedir(d);
-    rmdir(path);
-  } else {
-    unlink(path);
-  }
-}
 
 /* Fails when dir holds an entry whose name starts with '.' (a temporary file left behind) or
  * contains "sinew-tmp"; returns the number of entries. */
@@ -118,7 +101,7 @@ static int setup(void **state) {
 static int teardown(void **state) {
   if (mounted[0]) umount2(mounted, MNT_DETACH);
   mounted[0] = 0;
-  remove_tree(tmp_dir);
+  test_remove_tree(tmp_dir);
   return 0;
 }
 
