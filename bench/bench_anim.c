@@ -9,11 +9,11 @@
  * find the span from the last one and evaluate the same cubic. Before the timed rounds both
  * reads are checked against each other (bitwise) and against the C loop.
  *
- * The issue asks for the graph within 2x of the loop; it is not (docs/animation.md#speed):
- * the curve evaluation itself is as fast as the loop's, and the curves come from a list kept
- * between frames; what is left is memory, the lines each curve touches at its own place in the
- * heap (its state, its span's record, its node record and output slot, stored then read back)
- * against the loop's one array walked in order.
+ * The issue asks for the graph within 2x of the loop (docs/animation.md#speed). A time change
+ * reads each curve's record of the span it is in (one line per curve, the records in a row),
+ * moves it on to the next span from the span's own line, and stores the outputs through an
+ * output batch (one write per output, no lookup); what is left is memory the loop does not
+ * touch: each output's slot, written, then its node record and slot read back.
  *
  *   bench_anim [channels [frames]]
  */

@@ -1997,7 +1997,9 @@ int sinew_compute_set_clean(sinew_compute_t *ctx, const sinew_plug_t *p) {
 static sinew__slot *scalar_slot(const sinew_graph_t *g, const sinew_plug_t *p, sinew__node **out_n,
                                 const sinew__attr **out_a) {
   sinew__node *n = sinew__node_get(g, p->node);
-  if (!n || p->nidx || p->attr >= sinew__node_nattrs(n)) return NULL;
+  /* a type attribute always exists: the record's count of dynamic ones (often on its second
+   * cache line) is read only for the others */
+  if (!n || p->nidx || (p->attr >= n->type->nattrs && p->attr >= sinew__node_nattrs(n))) return NULL;
   const sinew__attr *a = sinew__attr_get(g, n, p->attr);
   if (a->parent != SINEW__NO_ATTR || (a->flags & (SINEW_ATTR_ARRAY | SINEW__ATTR_REMOVED)) ||
       !sinew_attr_type_is_numeric(a->type))
@@ -2018,7 +2020,7 @@ static void fetch_ahead(const sinew_graph_t *g, const sinew_plug_t *plugs, size_
     if (p->node.index < g->nnodes) {
       const char *rec = (const char *)g->nodes[p->node.index];
       __builtin_prefetch(rec);
-      __builtin_prefetch(rec + offsetof(sinew__node, ndyn)); /* the fields read, when on two lines */
+      __builtin_prefetch(rec + offsetof(sinew__node, slots) + sizeof(void *) - 1); /* the fields read, when on two lines */
     }
   }
   if (i + AHEAD < count) {
