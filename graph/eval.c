@@ -2178,3 +2178,57 @@ int sinew_output_batch_store(sinew_graph_t *g, sinew_output_batch_t *b, size_t f
   g->pushing--;
   return SINEW_OK;
 }
+
+/* A kept sinew_get_double_many: the plugs, and the slot of each clean-readable one (a numeric,
+ * top-level, non-array attribute; NULL for the others) as found when the graph's structure
+ * and slot tables were what is noted. One allocation. */
+struct sinew_read_batch {
+  size_t count;
+  uint64_t structure, slot_tables;
+  sinew_plug_t *plugs;
+  const sinew__slot **slots;
+};
+
+static void read_batch_find(const sinew_graph_t *g, sinew_read_batch_t *b) {
+  for (size_t i = 0; i < b->count; i++) {
+    fetch_ahead(g, b->plugs, i, b->count);
+    sinew__node *n = NULL;
+    const sinew__attr *a = NULL;
+    b->slots[i] = scalar_slot(g, &b->plugs[i], &n, &a);
+  }
+  b->structure = g->structure;
+  b->slot_tables = g->slot_tables;
+}
+
+int sinew_read_batch_make(sinew_graph_t *g, const sinew_plug_t *plugs, size_t count, sinew_read_batch_t **out) {
+  if (!g || !out || (count && !plugs)) return SINEW_EINVAL;
+  *out = NULL;
+  size_t head = (sizeof(sinew_read_batch_t) + 15) & ~(size_t)15;
+  char *block = sinew__malloc(head + (count ? count : 1) * (sizeof(sinew_plug_t) + sizeof(void *)));
+  if (!block) return sinew_graph_set_error(g, SINEW_ENOMEM, "sinew_read_batch_make: out of memory");
+  sinew_read_batch_t *b = (sinew_read_batch_t *)block;
+  *b = (sinew_read_batch_t){.count = count, .plugs = (sinew_plug_t *)(block + head)};
+  b->slots = (const sinew__slot **)(b->plugs + count);
+  if (count) memcpy(b->plugs, plugs, count * sizeof *plugs);
+  read_batch_find(g, b);
+  *out = b;
+  return SINEW_OK;
+}
+
+void sinew_read_batch_free(sinew_read_batch_t *b) { sinew__free(b); }
+
+int sinew_read_batch_get(sinew_graph_t *g, sinew_read_batch_t *b, double *out) {
+  if (!g || !b || (b->count && !out)) return SINEW_EINVAL;
+  for (size_t i = 0; i < b->count; i++) {
+    if (b->structure != g->structure || b->slot_tables != g->slot_tables) read_batch_find(g, b);
+    if (i + 2 * AHEAD < b->count && b->slots[i + 2 * AHEAD]) __builtin_prefetch(b->slots[i + 2 * AHEAD]);
+    const sinew__slot *s = tl_shared ? NULL : b->slots[i];
+    if (s && !sinew__slot_dirtyish(s)) {
+      out[i] = sinew__slot_num(s);
+      continue;
+    }
+    int rc = sinew_get_double(g, &b->plugs[i], &out[i]); /* a pull may make or delete nodes: checked above */
+    if (rc) return rc;
+  }
+  return SINEW_OK;
+}

@@ -5,7 +5,8 @@
  * output before storing anything, and is refused from inside a compute. An output batch
  * (sinew_output_batch_*) stores as sinew_store_outputs does into the outputs it was made for,
  * finding them again after attributes are added (their slots move), undone or redone, and
- * failing, with nothing stored, when one of its nodes is gone. */
+ * failing, with nothing stored, when one of its nodes is gone. A read batch
+ * (sinew_read_batch_*) reads what sinew_get_double_many reads, through the same changes. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -274,6 +275,86 @@ static void test_output_batch_refuses(void **state) {
   sinew_graph_destroy(g);
 }
 
+/* A kept read batch reads what sinew_get_double_many reads, frame after frame: clean values
+ * from their slots, dirty ones pulled, elements and compound children, the first failure
+ * stopping it; after attributes are added (slots move), undone, and a node deleted. */
+static void test_read_batch(void **state) {
+  (void)state;
+  sinew_graph_t *g = graph();
+  sinew_node_t a, t;
+  assert_int_equal(sinew_node_create(g, "twice", "a", &a), 0);
+  assert_int_equal(sinew_node_create(g, "twice", "b", NULL), 0);
+  assert_int_equal(sinew_node_create(g, "transform", "t", &t), 0);
+  sinew_plug_t ao = P(g, "a.o"), bi = P(g, "b.i"), ai = P(g, "a.i");
+  assert_int_equal(sinew_connect(g, &ao, &bi, 0, NULL), 0);
+  assert_int_equal(sinew_set_double(g, &ai, 1.5), 0);
+  const char *names[] = {"b.o", "a.o", "a.i", "t.tz", "t.t", "t.wm[0]"};
+  sinew_plug_t plugs[6];
+  for (size_t i = 0; i < 6; i++) plugs[i] = P(g, names[i]);
+  plugs[4] = P(g, "t.ty"); /* a compound child */
+  sinew_read_batch_t *rb = NULL;
+  assert_int_equal(sinew_read_batch_make(g, plugs, 5, &rb), 0);
+  double out[6] = {0}, want[6] = {0};
+  for (int round = 0; round < 4; round++) {
+    if (round == 1) { /* a.o and b.o dirty */
+      assert_int_equal(sinew_set_double(g, &ai, 2), 0);
+      sinew_plug_t ty = P(g, "t.ty");
+      assert_int_equal(sinew_set_double(g, &ty, 7), 0);
+    }
+    if (round == 2) { /* t's slots move */
+      assert_int_equal(sinew_graph_begin(g), 0);
+      for (int i = 0; i < 40; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "x%d", i);
+        sinew_attr_desc_t d = {.name = name, .type = SINEW_ATTR_DOUBLE};
+        assert_int_equal(sinew_node_add_attr(g, t, &d, 1), 0);
+        assert_int_equal(sinew_node_add_attr(g, a, &d, 1), 0);
+      }
+      sinew_change_t *step = NULL;
+      assert_int_equal(sinew_graph_commit_step(g, &step), 0);
+      sinew_plug_t tz = P(g, "t.tz");
+      assert_int_equal(sinew_set_double(g, &tz, -2), 0);
+      assert_int_equal(sinew_set_double(g, &ai, 3), 0); /* a.o dirty in its moved slot */
+      assert_int_equal(sinew_read_batch_get(g, rb, out), 0);
+      assert_true(out[3] == -2 && out[1] == 6 && out[0] == 12);
+      assert_int_equal(sinew_set_double(g, &ai, 2), 0);
+      assert_int_equal(sinew_change_undo(g, step), 0);
+      sinew_change_free(g, step);
+    }
+    if (round == 3) assert_int_equal(sinew_node_create(g, "twice", "c", NULL), 0); /* structure moved */
+    assert_int_equal(sinew_read_batch_get(g, rb, out), 0);
+    assert_int_equal(sinew_get_double_many(g, plugs, want, 5), 0);
+    for (size_t i = 0; i < 5; i++)
+      if (out[i] != want[i]) fail_msg("round %d, %s: %g, sinew_get_double_many %g", round, names[i], out[i], want[i]);
+  }
+  assert_true(out[0] == 8 && out[1] == 4 && out[2] == 2 && out[3] == -2 && out[4] == 7);
+  sinew_read_batch_free(rb);
+  /* a plug that is not a number fails when read, after the ones before it */
+  assert_int_equal(sinew_read_batch_make(g, plugs, 6, &rb), 0);
+  out[3] = 99;
+  assert_int_equal(sinew_read_batch_get(g, rb, out), SINEW_ETYPE);
+  assert_true(out[3] == -2);
+  sinew_read_batch_free(rb);
+  /* a deleted node: its plug fails, as sinew_get_double fails */
+  assert_int_equal(sinew_read_batch_make(g, plugs + 1, 2, &rb), 0);
+  int want_rc = 0;
+  assert_int_equal(sinew_node_delete(g, a), 0);
+  double v;
+  want_rc = sinew_get_double(g, &plugs[1], &v);
+  assert_int_not_equal(want_rc, 0);
+  assert_int_equal(sinew_read_batch_get(g, rb, out), want_rc);
+  sinew_read_batch_free(rb);
+  assert_int_equal(sinew_read_batch_make(NULL, plugs, 1, &rb), SINEW_EINVAL);
+  assert_int_equal(sinew_read_batch_make(g, NULL, 1, &rb), SINEW_EINVAL);
+  assert_int_equal(sinew_read_batch_make(g, plugs, 1, NULL), SINEW_EINVAL);
+  assert_int_equal(sinew_read_batch_make(g, NULL, 0, &rb), SINEW_OK);
+  assert_int_equal(sinew_read_batch_get(g, rb, NULL), SINEW_OK);
+  assert_int_equal(sinew_read_batch_get(g, NULL, out), SINEW_EINVAL);
+  sinew_read_batch_free(rb);
+  sinew_read_batch_free(NULL);
+  sinew_graph_destroy(g);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_store_outputs),
@@ -281,6 +362,7 @@ int main(void) {
       cmocka_unit_test(test_get_double_many),
       cmocka_unit_test(test_output_batch),
       cmocka_unit_test(test_output_batch_refuses),
+      cmocka_unit_test(test_read_batch),
   };
   return cmocka_run_group_tests_name("batch", tests, NULL, NULL);
 }
