@@ -1101,9 +1101,8 @@ int sinew__anim_time_changed(sinew_graph_t *g, sinew__anim_time_list **list) {
     for (size_t m = 0; m < nmiss; m++) {
       if (m + AHEAD < nmiss) {
         const anim_dense *d = &dense[miss[m + AHEAD]];
-        const char *st = (const char *)l->states[base + miss[m + AHEAD]];
-        if (d->h) __builtin_prefetch(d->h + 1); /* the next span's line */
-        __builtin_prefetch(st);
+        if (d->h && d->left) __builtin_prefetch(d->h + 1); /* the next span's line */
+        else __builtin_prefetch(l->states[base + miss[m + AHEAD]]);
       }
       size_t i = miss[m];
       if (dense_next(&dense[i], now, &values[i])) continue;
