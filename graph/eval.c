@@ -1997,7 +1997,9 @@ int sinew_compute_set_clean(sinew_compute_t *ctx, const sinew_plug_t *p) {
 static sinew__slot *scalar_slot(const sinew_graph_t *g, const sinew_plug_t *p, sinew__node **out_n,
                                 const sinew__attr **out_a) {
   sinew__node *n = sinew__node_get(g, p->node);
-  if (!n || p->nidx || p->attr >= sinew__node_nattrs(n)) return NULL;
+  /* a type attribute always exists: the record's count of dynamic ones (often on its second
+   * cache line) is read only for the others */
+  if (!n || p->nidx || (p->attr >= n->type->nattrs && p->attr >= sinew__node_nattrs(n))) return NULL;
   const sinew__attr *a = sinew__attr_get(g, n, p->attr);
   if (a->parent != SINEW__NO_ATTR || (a->flags & (SINEW_ATTR_ARRAY | SINEW__ATTR_REMOVED)) ||
       !sinew_attr_type_is_numeric(a->type))
@@ -2018,7 +2020,7 @@ static void fetch_ahead(const sinew_graph_t *g, const sinew_plug_t *plugs, size_
     if (p->node.index < g->nnodes) {
       const char *rec = (const char *)g->nodes[p->node.index];
       __builtin_prefetch(rec);
-      __builtin_prefetch(rec + offsetof(sinew__node, ndyn)); /* the fields read, when on two lines */
+      __builtin_prefetch(rec + offsetof(sinew__node, slots) + sizeof(void *) - 1); /* the fields read, when on two lines */
     }
   }
   if (i + AHEAD < count) {
@@ -2046,21 +2048,54 @@ int sinew_get_double_many(sinew_graph_t *g, const sinew_plug_t *plugs, double *o
   return SINEW_OK;
 }
 
+/* The slot and attribute of p if it is a computed numeric top-level output, else an error
+ * naming it (what: the call). */
+static int output_slot(sinew_graph_t *g, const sinew_plug_t *p, const char *what, sinew__slot **out_s,
+                       const sinew__attr **out_a) {
+  sinew__node *n = NULL;
+  const sinew__attr *a = NULL;
+  sinew__slot *s = scalar_slot(g, p, &n, &a);
+  if (!s || !a->computed) {
+    char buf[256];
+    return sinew_graph_set_error(g, SINEW_EINVAL, "%s: %s is not a numeric scalar output", what,
+                                 sinew__plug_str(g, p, buf, sizeof buf));
+  }
+  *out_s = s;
+  *out_a = a;
+  return SINEW_OK;
+}
+
+/* Refuses a store from inside a compute, an observer or a hook. */
+static int check_store(sinew_graph_t *g, const char *what) {
+  int rc = sinew__check_mutable(g, what);
+  if (rc) return rc;
+  if (g->eval_depth || tl_shared) return sinew_graph_set_error(g, SINEW_EINVAL, "%s: not from inside a compute", what);
+  return SINEW_OK;
+}
+
+/* v into the output p (slot s of attribute a), as its compute would leave it: clean, observers
+ * told it changed, what depends on it dirtied (queued on w). A slot clean already stays so
+ * without touching its node (its maybe_dirty bit stays set: a superset). */
+static void store_output(sinew_graph_t *g, const sinew_plug_t *p, sinew__slot *s, const sinew__attr *a, double v,
+                         push_ctx *w) {
+  sinew__slot_put_num(s, normalise(a, v));
+  if (sinew__slot_dirtyish(s)) {
+    sinew__slot_path path = {.slots = {s}, .n = 1};
+    sinew__slot_mark_clean(g, sinew__node_get(g, p->node), a, false, &path);
+  }
+  if (g->nobservers) notify_dirty(g, p); /* its value changed */
+  if (a->naffects || (s->flags & (SINEW__F_OUT | SINEW__F_SUB_OUT))) spread(g, p, w);
+}
+
 int sinew_store_outputs(sinew_graph_t *g, const sinew_plug_t *plugs, const double *values, size_t count) {
   if (!g || (count && (!plugs || !values))) return SINEW_EINVAL;
-  int rc = sinew__check_mutable(g, "sinew_store_outputs");
+  int rc = check_store(g, "sinew_store_outputs");
   if (rc) return rc;
-  if (g->eval_depth || tl_shared)
-    return sinew_graph_set_error(g, SINEW_EINVAL, "sinew_store_outputs: not from inside a compute");
   for (size_t i = 0; i < count; i++) {
-    sinew__node *n = NULL;
-    const sinew__attr *a = NULL;
+    sinew__slot *s;
+    const sinew__attr *a;
     fetch_ahead(g, plugs, i, count);
-    if (!scalar_slot(g, &plugs[i], &n, &a) || !a->computed) {
-      char buf[256];
-      return sinew_graph_set_error(g, SINEW_EINVAL, "sinew_store_outputs: %s is not a numeric scalar output",
-                                   sinew__plug_str(g, &plugs[i], buf, sizeof buf));
-    }
+    if ((rc = output_slot(g, &plugs[i], "sinew_store_outputs", &s, &a))) return rc;
   }
   push_ctx w;
   if ((rc = begin_push(g, &w))) return rc;
@@ -2069,13 +2104,131 @@ int sinew_store_outputs(sinew_graph_t *g, const sinew_plug_t *plugs, const doubl
     sinew__node *n = NULL;
     const sinew__attr *a = NULL;
     sinew__slot *s = scalar_slot(g, &plugs[i], &n, &a);
-    sinew__slot_put_num(s, normalise(a, values[i]));
-    sinew__slot_path path = {.slots = {s}, .n = 1};
-    sinew__slot_mark_clean(g, n, a, false, &path);
-    if (g->nobservers) notify_dirty(g, &plugs[i]); /* its value changed */
-    if (a->naffects || (s->flags & (SINEW__F_OUT | SINEW__F_SUB_OUT))) spread(g, &plugs[i], &w);
+    store_output(g, &plugs[i], s, a, values[i], &w);
   }
   run_push(g, &w);
   g->pushing--;
+  return SINEW_OK;
+}
+
+/* A kept sinew_store_outputs: the plugs, and their slots and attributes as found when the
+ * graph's structure and slot tables were what is noted (found again when either moved). One
+ * allocation. */
+struct sinew_output_batch {
+  size_t count;
+  uint64_t structure, slot_tables;
+  bool found;
+  sinew_plug_t *plugs;
+  sinew__slot **slots;
+  const sinew__attr **attrs;
+};
+
+static int batch_find(sinew_graph_t *g, sinew_output_batch_t *b, const char *what) {
+  b->found = false;
+  for (size_t i = 0; i < b->count; i++) {
+    fetch_ahead(g, b->plugs, i, b->count);
+    int rc = output_slot(g, &b->plugs[i], what, &b->slots[i], &b->attrs[i]);
+    if (rc) return rc;
+  }
+  b->structure = g->structure;
+  b->slot_tables = g->slot_tables;
+  b->found = true;
+  return SINEW_OK;
+}
+
+int sinew_output_batch_make(sinew_graph_t *g, const sinew_plug_t *plugs, size_t count, sinew_output_batch_t **out) {
+  if (!g || !out || (count && !plugs)) return SINEW_EINVAL;
+  *out = NULL;
+  size_t head = (sizeof(sinew_output_batch_t) + 15) & ~(size_t)15;
+  char *block = sinew__malloc(head + (count ? count : 1) * (sizeof(sinew_plug_t) + 2 * sizeof(void *)));
+  if (!block) return sinew_graph_set_error(g, SINEW_ENOMEM, "sinew_output_batch_make: out of memory");
+  sinew_output_batch_t *b = (sinew_output_batch_t *)block;
+  *b = (sinew_output_batch_t){.count = count, .plugs = (sinew_plug_t *)(block + head)};
+  b->slots = (sinew__slot **)(b->plugs + count);
+  b->attrs = (const sinew__attr **)(b->slots + count);
+  if (count) memcpy(b->plugs, plugs, count * sizeof *plugs);
+  int rc = batch_find(g, b, "sinew_output_batch_make");
+  if (rc) {
+    sinew__free(block);
+    return rc;
+  }
+  *out = b;
+  return SINEW_OK;
+}
+
+void sinew_output_batch_free(sinew_output_batch_t *b) { sinew__free(b); }
+
+int sinew_output_batch_store(sinew_graph_t *g, sinew_output_batch_t *b, size_t first, const double *values,
+                             size_t count) {
+  if (!g || !b || (count && !values) || first > b->count || count > b->count - first) return SINEW_EINVAL;
+  int rc = check_store(g, "sinew_output_batch_store");
+  if (rc) return rc;
+  if ((!b->found || b->structure != g->structure || b->slot_tables != g->slot_tables) &&
+      (rc = batch_find(g, b, "sinew_output_batch_store")))
+    return rc;
+  push_ctx w;
+  if ((rc = begin_push(g, &w))) return rc;
+  g->pushing++;
+  /* The slots are spread over the heap: the one AHEAD on is fetched (to be written) meanwhile. */
+  for (size_t i = first, end = first + count; i < end; i++) {
+    if (i + 2 * AHEAD < end) __builtin_prefetch(b->slots[i + 2 * AHEAD], 1);
+    store_output(g, &b->plugs[i], b->slots[i], b->attrs[i], values[i - first], &w);
+  }
+  run_push(g, &w);
+  g->pushing--;
+  return SINEW_OK;
+}
+
+/* A kept sinew_get_double_many: the plugs, and the slot of each clean-readable one (a numeric,
+ * top-level, non-array attribute; NULL for the others) as found when the graph's structure
+ * and slot tables were what is noted. One allocation. */
+struct sinew_read_batch {
+  size_t count;
+  uint64_t structure, slot_tables;
+  sinew_plug_t *plugs;
+  const sinew__slot **slots;
+};
+
+static void read_batch_find(const sinew_graph_t *g, sinew_read_batch_t *b) {
+  for (size_t i = 0; i < b->count; i++) {
+    fetch_ahead(g, b->plugs, i, b->count);
+    sinew__node *n = NULL;
+    const sinew__attr *a = NULL;
+    b->slots[i] = scalar_slot(g, &b->plugs[i], &n, &a);
+  }
+  b->structure = g->structure;
+  b->slot_tables = g->slot_tables;
+}
+
+int sinew_read_batch_make(sinew_graph_t *g, const sinew_plug_t *plugs, size_t count, sinew_read_batch_t **out) {
+  if (!g || !out || (count && !plugs)) return SINEW_EINVAL;
+  *out = NULL;
+  size_t head = (sizeof(sinew_read_batch_t) + 15) & ~(size_t)15;
+  char *block = sinew__malloc(head + (count ? count : 1) * (sizeof(sinew_plug_t) + sizeof(void *)));
+  if (!block) return sinew_graph_set_error(g, SINEW_ENOMEM, "sinew_read_batch_make: out of memory");
+  sinew_read_batch_t *b = (sinew_read_batch_t *)block;
+  *b = (sinew_read_batch_t){.count = count, .plugs = (sinew_plug_t *)(block + head)};
+  b->slots = (const sinew__slot **)(b->plugs + count);
+  if (count) memcpy(b->plugs, plugs, count * sizeof *plugs);
+  read_batch_find(g, b);
+  *out = b;
+  return SINEW_OK;
+}
+
+void sinew_read_batch_free(sinew_read_batch_t *b) { sinew__free(b); }
+
+int sinew_read_batch_get(sinew_graph_t *g, sinew_read_batch_t *b, double *out) {
+  if (!g || !b || (b->count && !out)) return SINEW_EINVAL;
+  for (size_t i = 0; i < b->count; i++) {
+    if (b->structure != g->structure || b->slot_tables != g->slot_tables) read_batch_find(g, b);
+    if (i + 2 * AHEAD < b->count && b->slots[i + 2 * AHEAD]) __builtin_prefetch(b->slots[i + 2 * AHEAD]);
+    const sinew__slot *s = tl_shared ? NULL : b->slots[i];
+    if (s && !sinew__slot_dirtyish(s)) {
+      out[i] = sinew__slot_num(s);
+      continue;
+    }
+    int rc = sinew_get_double(g, &b->plugs[i], &out[i]); /* a pull may make or delete nodes: checked above */
+    if (rc) return rc;
+  }
   return SINEW_OK;
 }

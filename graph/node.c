@@ -1317,6 +1317,7 @@ void sinew__attr_add_swap(sinew_graph_t *g, sinew__rec *r) {
   if (!node) return;
   sinew__attr *t = node->dyn;
   uint32_t nd = node->ndyn, ns = node->nslots;
+  g->slot_tables++;
   node->dyn = r->u.aa.dyn;
   node->ndyn = r->u.aa.ndyn;
   node->nslots = r->u.aa.nslots;
@@ -1407,6 +1408,7 @@ int sinew_node_add_attr(sinew_graph_t *g, sinew_node_t n, const sinew_attr_desc_
     return sinew_graph_fail(g, SINEW_ENOMEM, "addAttr", "%s: out of memory", node->name);
   }
   node->slots = slots;
+  g->slot_tables++;
   /* Build the new slots aside, then swap tables. */
   sinew__attr *olddyn = node->dyn;
   uint32_t oldndyn = node->ndyn, oldnslots = node->nslots;

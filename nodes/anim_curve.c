@@ -95,6 +95,8 @@ typedef struct curve_state {
   bool stale;             /* a key attribute changed since the last compile */
   size_t hint;            /* the span used last */
   sinew_data_t *mem;      /* holds keys and spans */
+  uint64_t *edits;        /* the time list's count of key edits (edits_mem holds it), or NULL */
+  sinew_data_t *edits_mem;
   sinew_node_t time_node; /* the scene's time node and its outTime */
   uint32_t out_time;
   bool warned_roti;       /* rotationInterpolation >= 3 was reported */
@@ -376,24 +378,31 @@ static double solve_bezier_x(const double px[4], double s) {
   return poly_roots(poly, 3, 0.0, true, 1.0, true, roots) == 1 ? roots[0] : 0.0;
 }
 
+/* A linear span from (t0, v0) to (t1, v1) at t. */
+static double linear_value(double t0, double t1, double v0, double v1, double t) {
+  return v0 + (t - t0) / (t1 - t0) * (v1 - v0);
+}
+
+/* The Bezier span sp from t0 to t1 at t. */
+static double bezier_value(const anim_span *sp, double t0, double t1, double t) {
+  double s;
+  if (near(t, t0, KEY_EPS)) s = 0.0;
+  else if (near(t, t1, KEY_EPS)) s = 1.0;
+  else s = (t - t0) / (t1 - t0);
+  double u = sp->bezier_linear ? s : solve_bezier_x(sp->px, s);
+  return poly3(sp->c, u);
+}
+
 /* Span i (from key i to key i + 1) at t. */
 static double eval_span(const anim_compiled *c, size_t i, double t) {
   const anim_hot *h = &c->hot[i];
   double t0 = h->t, t1 = h->tn;
   switch ((enum span_kind)h->kind) {
-    case SPAN_LINEAR: return h->v + (t - t0) / (t1 - t0) * (h[1].v - h->v);
+    case SPAN_LINEAR: return linear_value(t0, t1, h->v, h[1].v, t);
     case SPAN_STEP: return h->v;
     case SPAN_STEPNEXT: return h[1].v;
     case SPAN_HERMITE: return poly3(h->c, t - t0);
-    case SPAN_BEZIER: {
-      const anim_span *sp = &c->spans[i];
-      double s;
-      if (near(t, t0, KEY_EPS)) s = 0.0;
-      else if (near(t, t1, KEY_EPS)) s = 1.0;
-      else s = (t - t0) / (t1 - t0);
-      double u = sp->bezier_linear ? s : solve_bezier_x(sp->px, s);
-      return poly3(sp->c, u);
-    }
+    case SPAN_BEZIER: return bezier_value(&c->spans[i], t0, t1, t);
   }
   return h->v;
 }
@@ -477,6 +486,91 @@ static double eval_curve(const anim_compiled *c, double t, size_t *hint) {
   if (c->pre != INF_CONSTANT && t < c->keys[0].t) return eval_infinity(c, t, true, hint);
   if (c->post != INF_CONSTANT && t > c->keys[c->n - 1].t) return eval_infinity(c, t, false, hint);
   return eval_inside(c, t, hint);
+}
+
+/* What a time change needs of one curve while time stays in one stretch of it (a span, or a
+ * constant infinity), in one cache line the time list keeps for each curve in a row: the
+ * stretch lo < t < hi (t not near hi) and how to evaluate there, the same arithmetic as
+ * eval_curve; for a span, its line of the compiled curve and how many spans follow, to move on
+ * to the next span without the curve's state. */
+enum dense_kind { DENSE_HERMITE, DENSE_LINEAR, DENSE_BEZIER, DENSE_VALUE };
+typedef struct anim_dense {
+  double lo, hi;
+  union {
+    double c[4];          /* Hermite: the cubic; linear: the two values; value: c[0] */
+    const anim_span *sp;  /* Bezier: the span */
+  } u;
+  const anim_hot *h;      /* the span's line, or NULL (an infinity) */
+  uint32_t kind;          /* enum dense_kind */
+  uint32_t left;          /* spans after this one */
+} anim_dense;
+
+static void dense_forget(anim_dense *d) { *d = (anim_dense){.lo = INFINITY, .hi = -INFINITY, .kind = DENSE_VALUE}; }
+
+static bool dense_holds(const anim_dense *d, double t) { return d->lo < t && t < d->hi && !near(d->hi, t, KEY_EPS); }
+
+static double dense_value(const anim_dense *d, double t) {
+  if (d->kind == DENSE_HERMITE) return poly3(d->u.c, t - d->lo);
+  if (d->kind == DENSE_LINEAR) return linear_value(d->lo, d->hi, d->u.c[0], d->u.c[1], t);
+  if (d->kind == DENSE_BEZIER) return bezier_value(d->u.sp, d->lo, d->hi, t);
+  return d->u.c[0];
+}
+
+/* *d for the span starting at line h (sp: its record, needed for a Bezier span), left spans
+ * after it. */
+static void dense_span(anim_dense *d, const anim_hot *h, const anim_span *sp, size_t left) {
+  *d = (anim_dense){.lo = h->t, .hi = h->tn, .h = h, .left = (uint32_t)left};
+  switch ((enum span_kind)h->kind) {
+    case SPAN_LINEAR: d->kind = DENSE_LINEAR, d->u.c[0] = h->v, d->u.c[1] = h[1].v; break;
+    case SPAN_STEP: d->kind = DENSE_VALUE, d->u.c[0] = h->v; break;
+    case SPAN_STEPNEXT: d->kind = DENSE_VALUE, d->u.c[0] = h[1].v; break;
+    case SPAN_HERMITE: d->kind = DENSE_HERMITE, memcpy(d->u.c, h->c, sizeof d->u.c); break;
+    case SPAN_BEZIER: d->kind = DENSE_BEZIER, d->u.sp = sp; break;
+    default: dense_forget(d);
+  }
+}
+
+/* *d for the stretch of c holding t, just evaluated by eval_curve (which left the span in
+ * hint); on a key, the span the key starts (time moving forward goes there next); forgotten
+ * where eval_curve takes another way (a cycle or linear infinity). */
+static void dense_set(anim_dense *d, const anim_compiled *c, size_t hint, double t) {
+  dense_forget(d);
+  if (c->n == 0) {
+    *d = (anim_dense){.lo = -INFINITY, .hi = INFINITY, .kind = DENSE_VALUE, .u.c = {0.0}};
+    return;
+  }
+  const anim_hot *first = &c->hot[0], *last = &c->hot[c->n - 1];
+  if (t < first->t) {
+    if (c->pre == INF_CONSTANT) *d = (anim_dense){.lo = -INFINITY, .hi = first->t, .kind = DENSE_VALUE, .u.c = {first->v}};
+    return;
+  }
+  if (t > last->t) {
+    if (c->post == INF_CONSTANT) *d = (anim_dense){.lo = last->t, .hi = INFINITY, .kind = DENSE_VALUE, .u.c = {last->v}};
+    return;
+  }
+  if (hint + 1 >= c->n) return;
+  const anim_hot *h = &c->hot[hint];
+  if (hint + 2 < c->n && near(h->tn, t, KEY_EPS)) ++hint; /* on a key: the span it starts */
+  else if (!(h->t < t && t <= h->tn)) return;
+  dense_span(d, &c->hot[hint], &c->spans[hint], c->n - 2 - hint);
+}
+
+/* Time moved forward out of d's span: its value at t from the span's next line, and d moved to
+ * the next span, when that is all it takes (t on the span's end key, or inside the next span,
+ * not a Bezier one); false otherwise (d may have moved: dense_set makes it again). */
+static bool dense_next(anim_dense *d, double t, double *v) {
+  const anim_hot *h = d->h;
+  if (!h || !d->left || !(t > d->lo) || h[1].kind == SPAN_BEZIER) return false;
+  if (t <= d->hi) { /* on the end key, or near it from before: the key's value */
+    if (!near(d->hi, t, KEY_EPS)) return false;
+    *v = h[1].v;
+    dense_span(d, h + 1, NULL, d->left - 1);
+    return true;
+  }
+  dense_span(d, h + 1, NULL, d->left - 1);
+  if (!dense_holds(d, t)) return false;
+  *v = dense_value(d, t);
+  return true;
 }
 
 /* ---- tangents Maya computes (spec 1.6) -------------------------------------------------------- */
@@ -828,9 +922,11 @@ static void curve_input_changed(sinew_graph_t *g, sinew_node_t n, void *state, c
   (void)g;
   (void)n;
   curve_state *st = state;
-  if (plug->attr == A.ktv || plug->attr == A.kt || plug->attr == A.kv) st->stale = true;
-  for (size_t i = 0; i < NKEY_ATTRS; i++)
-    if (plug->attr == A.key[i]) st->stale = true;
+  bool keys = plug->attr == A.ktv || plug->attr == A.kt || plug->attr == A.kv;
+  for (size_t i = 0; i < NKEY_ATTRS; i++) keys |= plug->attr == A.key[i];
+  if (!keys) return;
+  st->stale = true;
+  if (st->edits) ++*st->edits; /* a time change looks at the curves' states again */
 }
 
 static int curve_init(sinew_graph_t *g, sinew_node_t n, void *state) {
@@ -845,6 +941,7 @@ static void curve_destroy(sinew_graph_t *g, sinew_node_t n, void *state) {
   (void)n;
   curve_state *st = state;
   sinew_data_unref(st->mem);
+  sinew_data_unref(st->edits_mem);
 }
 
 /* ---- a time change ---------------------------------------------------------------------------- */
@@ -853,18 +950,31 @@ static void curve_destroy(sinew_graph_t *g, sinew_node_t n, void *state) {
  * evaluates. Kept between time changes in the time node's state, and made again when the
  * graph's structure serial moved (a node made or deleted, a connection made or broken, undo
  * included: what can change which nodes are such curves, or free a state listed here). One
- * block: this header, then the outputs (handed to sinew_store_outputs as they are), then the
- * states. */
+ * block: this header, then the outputs, then the states, then one anim_dense record per curve
+ * (the stretch of the curve the last time change was in); with it an output batch
+ * (sinew_output_batch_make) for the outputs.
+ *
+ * A record is used without looking at the curve's state while no key of any listed curve was
+ * edited since the last time change: a key edit counts in *edits (a counter the list and its
+ * curves' states share, carried over when the list is made again), and when the count moved
+ * every record is forgotten, so the next time change reads each state (stale or not) again. */
 struct sinew__anim_time_list {
   sinew_data_t *mem; /* the block */
   uint64_t serial;   /* sinew_graph_structure_serial when the list was made */
   size_t n;
   sinew_plug_t *outs;
   curve_state **states;
+  anim_dense *dense;
+  sinew_output_batch_t *batch;
+  uint64_t *edits, edits_seen; /* the shared count, and its value when the records were last good */
+  sinew_data_t *edits_mem;
 };
 
 void sinew__anim_time_list_free(sinew__anim_time_list *list) {
-  if (list) sinew_data_unref(list->mem);
+  if (!list) return;
+  sinew_output_batch_free(list->batch);
+  sinew_data_unref(list->edits_mem);
+  sinew_data_unref(list->mem);
 }
 
 /* The next time curve after *n (creation order) whose input is not connected. */
@@ -880,7 +990,8 @@ static bool next_time_curve(sinew_graph_t *g, const sinew_node_type_t *const *ty
   return false;
 }
 
-/* *list, made again when the structure changed since it was made. ENOMEM leaves it as it was. */
+/* *list, made again when the structure changed since it was made. An error (ENOMEM) leaves it
+ * as it was. */
 static int time_list(sinew_graph_t *g, sinew__anim_time_list **list) {
   uint64_t serial = sinew_graph_structure_serial(g);
   if (*list && (*list)->serial == serial) return SINEW_OK;
@@ -894,28 +1005,50 @@ static int time_list(sinew_graph_t *g, sinew__anim_time_list **list) {
   size_t count = 0;
   for (sinew_node_t n = {0, 0}; next_time_curve(g, types, nt, &n);) count++;
   size_t head = (sizeof(sinew__anim_time_list) + 63) & ~(size_t)63;
-  sinew_data_t *mem = NULL;
-  char *block = sinew__scratch(head + count * (sizeof(sinew_plug_t) + sizeof(curve_state *)), &mem);
-  if (!block) return SINEW_ENOMEM;
+  size_t lists = count * (sizeof(sinew_plug_t) + sizeof(curve_state *));
+  sinew_data_t *mem = NULL, *edits_mem = *list ? sinew_data_ref((*list)->edits_mem) : NULL;
+  uint64_t *edits = *list ? (*list)->edits : NULL;
+  if (!edits && (edits = sinew__scratch(sizeof *edits, &edits_mem))) *edits = 0;
+  char *block = edits ? sinew__scratch(head + lists + 64 + count * sizeof(anim_dense), &mem) : NULL;
+  if (!block) {
+    sinew_data_unref(edits_mem);
+    return SINEW_ENOMEM;
+  }
   sinew__anim_time_list *l = (sinew__anim_time_list *)block;
-  *l = (sinew__anim_time_list){.mem = mem, .serial = serial, .n = count, .outs = (sinew_plug_t *)(block + head)};
+  *l = (sinew__anim_time_list){.mem = mem, .serial = serial, .n = count, .outs = (sinew_plug_t *)(block + head),
+                               .edits = edits, .edits_seen = *edits, .edits_mem = edits_mem};
   l->states = (curve_state **)(l->outs + count);
+  l->dense = (anim_dense *)(((uintptr_t)(l->states + count) + 63) & ~(uintptr_t)63);
   size_t k = 0;
   for (sinew_node_t n = {0, 0}; k < count && next_time_curve(g, types, nt, &n); k++) {
+    curve_state *st = sinew_node_state(g, n);
     l->outs[k] = plug0(n, A.output);
-    l->states[k] = sinew_node_state(g, n);
+    l->states[k] = st;
+    dense_forget(&l->dense[k]);
+    if (st->edits != edits) {
+      sinew_data_unref(st->edits_mem);
+      st->edits_mem = sinew_data_ref(edits_mem);
+      st->edits = edits;
+    }
+  }
+  int rc = sinew_output_batch_make(g, l->outs, count, &l->batch);
+  if (rc) {
+    sinew__anim_time_list_free(l);
+    return rc;
   }
   sinew__anim_time_list_free(*list);
   *list = l;
   return SINEW_OK;
 }
 
-/* Stores a run of evaluated time curves; where that cannot be done (the time set from inside
- * a compute, where values are not stored from outside the pull) dirties them as before. */
-static int store_curves(sinew_graph_t *g, const sinew_plug_t *outs, const double *values, size_t k) {
-  if (!k || sinew_store_outputs(g, outs, values, k) == SINEW_OK) return SINEW_OK;
-  for (size_t i = 0; i < k; i++) {
-    int rc = sinew_dirty(g, &outs[i]);
+/* Stores a run of evaluated time curves, outputs first .. first + k - 1 of the list; where
+ * that cannot be done (the time set from inside a compute, where values are not stored from
+ * outside the pull) dirties them as before. */
+static int store_curves(sinew_graph_t *g, const sinew__anim_time_list *l, size_t first, const double *values,
+                        size_t k) {
+  if (!k || sinew_output_batch_store(g, l->batch, first, values, k) == SINEW_OK) return SINEW_OK;
+  for (size_t i = first; i < first + k; i++) {
+    int rc = sinew_dirty(g, &l->outs[i]);
     if (rc) return rc;
   }
   return SINEW_OK;
@@ -923,10 +1056,12 @@ static int store_curves(sinew_graph_t *g, const sinew_plug_t *outs, const double
 
 /* The time changed: every time curve whose input is not connected evaluates at the new time.
  * A compiled curve is evaluated here, in one pass over the kept list, and its output stored
- * clean (sinew_store_outputs, in chunks: what its compute would give, without one pull per
- * curve, as Maya's evaluation manager batches time-driven nodes); a curve whose keys changed
- * since its last compile is dirtied instead and compiles when it is next read. Without memory
- * for the list, every such curve is dirtied (and evaluates when read). */
+ * clean (sinew_output_batch_store, in chunks: what its compute would give, without one pull
+ * per curve, as Maya's evaluation manager batches time-driven nodes); a curve whose keys
+ * changed since its last compile is dirtied instead and compiles when it is next read. While
+ * the time stays in the stretch of a curve its record holds, the record alone is read (the
+ * records are in a row, walked in order); else the curve's state, spread over the heap. Without
+ * memory for the list, every such curve is dirtied (and evaluates when read). */
 int sinew__anim_time_changed(sinew_graph_t *g, sinew__anim_time_list **list) {
   int rc = time_list(g, list);
   if (rc == SINEW_ENOMEM) {
@@ -941,40 +1076,55 @@ int sinew__anim_time_changed(sinew_graph_t *g, sinew__anim_time_list **list) {
     return SINEW_OK;
   }
   if (rc || !(*list)->n) return rc;
-  const sinew__anim_time_list *l = *list;
+  sinew__anim_time_list *l = *list;
   double now = 0;
   if ((rc = sinew_time_get_seconds(g, &now))) return rc;
   now = to_ticks(now);
-  /* The curves' memory is spread over the heap: fetched ahead, the state of curve i + 2 * AHEAD
-   * and the keys curve i + AHEAD will read (from its state, asked for AHEAD steps before) are
-   * on their way while curve i is evaluated. Stored in chunks of CHUNK. */
+  if (*l->edits != l->edits_seen) { /* keys were edited: every state is looked at again */
+    l->edits_seen = *l->edits;
+    for (size_t i = 0; i < l->n; i++) dense_forget(&l->dense[i]);
+  }
+  /* In chunks of CHUNK: first the curves whose record holds (read in a row), then the others
+   * (moved on to the next span from its line, or evaluated from the state, spread over the
+   * heap: fetched AHEAD misses ahead), then the chunk is stored, around the stale ones. */
   enum { CHUNK = 256, AHEAD = 8 };
   double values[CHUNK];
+  uint16_t miss[CHUNK];
   for (size_t base = 0; base < l->n; base += CHUNK) {
-    size_t k = l->n - base < CHUNK ? l->n - base : CHUNK;
-    const sinew_plug_t *outs = l->outs + base;
-    curve_state *const *states = l->states + base;
-    size_t run = 0; /* outs[run .. i) are evaluated, not yet stored */
+    size_t k = l->n - base < CHUNK ? l->n - base : CHUNK, nmiss = 0;
+    anim_dense *dense = l->dense + base;
     for (size_t i = 0; i < k; i++) {
-      if (base + i + 2 * AHEAD < l->n) {
-        const char *st = (const char *)l->states[base + i + 2 * AHEAD];
-        __builtin_prefetch(st);
-        __builtin_prefetch(st + sizeof(curve_state) - 1); /* its end, when it spans two lines */
+      if (dense_holds(&dense[i], now)) values[i] = dense_value(&dense[i], now);
+      else miss[nmiss++] = (uint16_t)i;
+    }
+    bool stale = false;
+    for (size_t m = 0; m < nmiss; m++) {
+      if (m + AHEAD < nmiss) {
+        const anim_dense *d = &dense[miss[m + AHEAD]];
+        if (d->h && d->left) __builtin_prefetch(d->h + 1); /* the next span's line */
+        else __builtin_prefetch(l->states[base + miss[m + AHEAD]]);
       }
-      if (base + i + AHEAD < l->n) {
-        const curve_state *st = l->states[base + i + AHEAD];
-        if (!st->stale && st->curve.n) {
-          __builtin_prefetch(&st->curve.hot[st->hint]); /* the span's line: enough unless it moves on */
-        }
-      }
-      if (states[i]->stale) { /* compiled when it is next read */
-        if ((rc = store_curves(g, outs + run, values + run, i - run)) || (rc = sinew_dirty(g, &outs[i]))) return rc;
-        run = i + 1;
+      size_t i = miss[m];
+      if (dense_next(&dense[i], now, &values[i])) continue;
+      curve_state *st = l->states[base + i];
+      if (st->stale) { /* compiled when it is next read: dirtied below */
+        stale = true;
         continue;
       }
-      values[i] = eval_curve(&states[i]->curve, now, &states[i]->hint);
+      values[i] = eval_curve(&st->curve, now, &st->hint);
+      dense_set(&dense[i], &st->curve, st->hint, now);
     }
-    if ((rc = store_curves(g, outs + run, values + run, k - run))) return rc;
+    if (!stale) {
+      if ((rc = store_curves(g, l, base, values, k))) return rc;
+      continue;
+    }
+    size_t run = 0; /* curves base + run .. base + i - 1 are to be stored */
+    for (size_t i = 0; i <= k; i++) {
+      if (i < k && !l->states[base + i]->stale) continue;
+      if ((rc = store_curves(g, l, base + run, values + run, i - run))) return rc;
+      if (i < k && (rc = sinew_dirty(g, &l->outs[base + i]))) return rc;
+      run = i + 1;
+    }
   }
   return SINEW_OK;
 }

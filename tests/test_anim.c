@@ -861,6 +861,122 @@ static void test_time_list_follows_structure(void **state) {
   sinew_graph_destroy(g);
 }
 
+/* Curve j of test_time_records_follow_edits and its twin "<name>r", pulled through
+ * time1.outTime: span kinds by j (auto, linear, step, step next, spline, flat, clamped,
+ * plateau, mixed), weighted for j % 3 == 1, every infinity, keys on whole frames. */
+static void twin_curves(sinew_graph_t *g, const char *name, int j) {
+  static const int tans[][2] = {{18, 18}, {2, 2}, {5, 5}, {17, 17}, {9, 9}, {3, 3},
+                                {10, 10}, {16, 16}, {2, 18}, {18, 5}, {9, 2}, {17, 9}};
+  static const int inf[] = {0, 1, 3, 4, 5};
+  char twin[32], buf[64];
+  snprintf(twin, sizeof twin, "%sr", name);
+  const char *nm[2] = {name, twin};
+  for (int w = 0; w < 2; w++) {
+    assert_int_equal(sinew_node_create(g, "animCurveTL", nm[w], NULL), 0);
+    for (int k = 0; k < 6; k++)
+      key(g, nm[w], k, (k * 4 + j % 3) / 24.0, sin(k * 1.7 + j) * 2, tans[j % 12][0], tans[j % 12][1]);
+    snprintf(buf, sizeof buf, "%s.wgt", nm[w]);
+    set(g, buf, j % 3 == 1);
+    snprintf(buf, sizeof buf, "%s.pre", nm[w]);
+    set(g, buf, inf[j % 5]);
+    snprintf(buf, sizeof buf, "%s.pst", nm[w]);
+    set(g, buf, inf[(j + 2) % 5]);
+  }
+  snprintf(buf, sizeof buf, "%s.i", twin);
+  connect(g, "time1.o", buf);
+}
+
+/* Sets plug text on curve c and its twin. */
+static void set_twins(sinew_graph_t *g, int c, const char *attr, double v) {
+  char buf[64];
+  snprintf(buf, sizeof buf, "c%d.%s", c, attr);
+  set(g, buf, v);
+  snprintf(buf, sizeof buf, "c%dr.%s", c, attr);
+  set(g, buf, v);
+}
+
+/* A time change evaluates a time curve from a record of the stretch it was in last (kept in a
+ * row for all curves) and moves it to the next span by itself: every such value is the pulled
+ * twin's, bitwise, as time goes forward by steps that land on keys and between them, jumps
+ * back and over spans and into every infinity, while between frames keys are edited (values,
+ * times, tangent types, weights; in an undo step, undone and redone), a curve's output gets a
+ * consumer, a curve gets an attribute (its slots move) and curves are deleted. */
+static void test_time_records_follow_edits(void **state) {
+  (void)state;
+  sinew_graph_t *g = scene();
+  sinew_node_t time1;
+  assert_int_equal(sinew_time_node(g, &time1), 0);
+  enum { NC = 14 };
+  for (int j = 0; j < NC; j++) {
+    char name[16];
+    snprintf(name, sizeof name, "c%d", j);
+    twin_curves(g, name, j);
+  }
+  double frames[200];
+  int nf = 0;
+  for (double f = -3; f <= 12; f += 0.5) frames[nf++] = f;
+  for (double f = 12; f >= 2; f -= 2.5) frames[nf++] = f;
+  for (double f = 2; f <= 26; f += 1) frames[nf++] = f;
+  const double jumps[] = {3, 17, 29, 55, -7, 2.25, 9, 21, 1.0 / 3, 0};
+  for (size_t i = 0; i < sizeof jumps / sizeof *jumps; i++) frames[nf++] = jumps[i];
+  for (double f = 0; f <= 23; f += 1.0 / 3) frames[nf++] = f;
+  assert_true(nf <= 200);
+  assert_int_equal(sinew_node_create(g, "joint", "j", NULL), 0);
+  bool deleted = false, consumer = false;
+  sinew_change_t *step = NULL;
+  for (int i = 0; i < nf; i++) {
+    switch (i) {
+      case 5: set_twins(g, 0, "ktv[2].kv", 5.0), set_twins(g, 1, "ktv[3].kv", -1.0); break;
+      case 12: set_twins(g, 2, "kot[1]", 2), set_twins(g, 2, "kit[2]", 2); break;
+      case 20:
+        assert_int_equal(sinew_graph_begin(g), 0);
+        set_twins(g, 3, "ktv[2].kt", 9.5 / 24.0);
+        set_twins(g, 4, "ktv[0].kv", 3.0);
+        step = step_end(g);
+        break;
+      case 26: assert_int_equal(sinew_change_undo(g, step), 0); break;
+      case 32: assert_int_equal(sinew_change_redo(g, step), 0); break;
+      case 40: connect(g, "c5.o", "j.tx"), consumer = true; break;
+      case 48: {
+        sinew_node_t c6;
+        assert_int_equal(sinew_node_find(g, "c6", &c6), 0);
+        for (int k = 0; k < 30; k++) {
+          char name[16];
+          snprintf(name, sizeof name, "extra%d", k);
+          sinew_attr_desc_t d = {.name = name, .type = SINEW_ATTR_DOUBLE};
+          assert_int_equal(sinew_node_add_attr(g, c6, &d, 1), 0);
+        }
+        break;
+      }
+      case 55: {
+        const char *gone[] = {"c7", "c7r"};
+        for (int k = 0; k < 2; k++) {
+          sinew_node_t n;
+          assert_int_equal(sinew_node_find(g, gone[k], &n), 0);
+          assert_int_equal(sinew_node_delete(g, n), 0);
+        }
+        deleted = true;
+        break;
+      }
+      case 60: set_twins(g, 8, "wgt", 1), set_twins(g, 9, "ktv[6].kt", 30 / 24.0), set_twins(g, 9, "ktv[6].kv", 1); break;
+      case 70: set_twins(g, 10, "pst", 0), set_twins(g, 11, "pre", 0); break;
+      default: break;
+    }
+    assert_int_equal(sinew_time_set_frame(g, frames[i]), 0);
+    for (int c = 0; c < NC; c++) {
+      if (deleted && c == 7) continue;
+      char a[16], b[16];
+      snprintf(a, sizeof a, "c%d.o", c);
+      snprintf(b, sizeof b, "c%dr.o", c);
+      double va = get(g, a), vb = get(g, b);
+      if (va != vb) fail_msg("step %d, frame %g, curve c%d: batch %.17g, pulled %.17g", i, frames[i], c, va, vb);
+    }
+    if (consumer) assert_true(get(g, "j.tx") == get(g, "c5.o"));
+  }
+  sinew_change_free(g, step);
+  sinew_graph_destroy(g);
+}
+
 static void test_no_alloc_on_time(void **state) {
   (void)state;
   test_alloc_install();
@@ -1101,6 +1217,7 @@ int main(void) {
       cmocka_unit_test(test_blend_two_attr),  cmocka_unit_test(test_bad_keys),
       cmocka_unit_test(test_anim_layers),
       cmocka_unit_test(test_time_batch_matches_pull), cmocka_unit_test(test_time_list_follows_structure),
+      cmocka_unit_test(test_time_records_follow_edits),
       cmocka_unit_test(test_no_alloc_on_time), cmocka_unit_test(test_alloc_failures),
       cmocka_unit_test(test_save_reopen),      cmocka_unit_test(test_corpus_cylinder),
       cmocka_unit_test(test_corpus_usd_skeleton),

@@ -2,13 +2,18 @@
  * sinew_get_double_many reads what sinew_get_double reads, plug by plug, pulling what is dirty;
  * sinew_store_outputs puts values in computed outputs as if their compute had run (clean, what
  * depends on them dirtied, observers told), refuses any plug that is not a numeric scalar
- * output before storing anything, and is refused from inside a compute. */
+ * output before storing anything, and is refused from inside a compute. An output batch
+ * (sinew_output_batch_*) stores as sinew_store_outputs does into the outputs it was made for,
+ * finding them again after attributes are added (their slots move), undone or redone, and
+ * failing, with nothing stored, when one of its nodes is gone. A read batch
+ * (sinew_read_batch_*) reads what sinew_get_double_many reads, through the same changes. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "sinew/sinew.h"
@@ -175,11 +180,189 @@ static void test_get_double_many(void **state) {
   sinew_graph_destroy(g);
 }
 
+/* A kept batch of outputs: stores as sinew_store_outputs does (what depends on them dirtied,
+ * observers told), a range of it, after the nodes' slot tables moved (addAttr, its undo and
+ * redo), and not once a node is gone. */
+static void test_output_batch(void **state) {
+  (void)state;
+  sinew_graph_t *g = graph();
+  sinew_node_t a, c;
+  assert_int_equal(sinew_node_create(g, "twice", "a", &a), 0);
+  assert_int_equal(sinew_node_create(g, "twice", "b", NULL), 0);
+  assert_int_equal(sinew_node_create(g, "twice", "c", &c), 0);
+  sinew_plug_t ao = P(g, "a.o"), bi = P(g, "b.i");
+  assert_int_equal(sinew_connect(g, &ao, &bi, 0, NULL), 0);
+  sinew_plug_t outs[2] = {ao, P(g, "c.o")};
+  sinew_output_batch_t *b = NULL;
+  assert_int_equal(sinew_output_batch_make(g, outs, 2, &b), 0);
+  outs[1] = P(g, "b.o"); /* the batch keeps its own copy */
+  int id;
+  sinew_observer_t obs = {.plug_dirtied = on_dirty};
+  assert_int_equal(sinew_graph_add_observer(g, &obs, &id), 0);
+  watched = ao;
+  saw_watched = false;
+  double v[2] = {5, 6};
+  assert_int_equal(sinew_output_batch_store(g, b, 0, v, 2), 0);
+  assert_true(saw_watched);
+  assert_int_equal(sinew_graph_remove_observer(g, id), 0);
+  assert_true(getd(g, "a.o") == 5 && getd(g, "c.o") == 6);
+  assert_int_equal(computes, 0); /* stored, not computed */
+  assert_true(getd(g, "b.o") == 10);
+  assert_int_equal(computes, 1);
+  /* a range: c.o alone */
+  v[0] = 9;
+  assert_int_equal(sinew_output_batch_store(g, b, 1, v, 1), 0);
+  assert_true(getd(g, "c.o") == 9 && getd(g, "a.o") == 5);
+  /* attributes added to a in an undo step: its slots move, the batch finds them again */
+  assert_int_equal(sinew_graph_begin(g), 0);
+  for (int i = 0; i < 40; i++) {
+    char name[16];
+    snprintf(name, sizeof name, "x%d", i);
+    sinew_attr_desc_t d = {.name = name, .type = SINEW_ATTR_DOUBLE};
+    assert_int_equal(sinew_node_add_attr(g, a, &d, 1), 0);
+  }
+  sinew_change_t *step = NULL;
+  assert_int_equal(sinew_graph_commit_step(g, &step), 0);
+  double w[2] = {1, 2};
+  assert_int_equal(sinew_output_batch_store(g, b, 0, w, 2), 0);
+  assert_true(getd(g, "a.o") == 1 && getd(g, "c.o") == 2 && getd(g, "b.o") == 2);
+  assert_int_equal(sinew_change_undo(g, step), 0);
+  w[0] = 3;
+  assert_int_equal(sinew_output_batch_store(g, b, 0, w, 1), 0);
+  assert_true(getd(g, "a.o") == 3 && getd(g, "b.o") == 6);
+  assert_int_equal(sinew_change_redo(g, step), 0);
+  w[0] = 4;
+  assert_int_equal(sinew_output_batch_store(g, b, 0, w, 1), 0);
+  assert_true(getd(g, "a.o") == 4 && getd(g, "b.o") == 8);
+  /* out of range, no values, no batch */
+  assert_int_equal(sinew_output_batch_store(g, b, 1, w, 2), SINEW_EINVAL);
+  assert_int_equal(sinew_output_batch_store(g, b, 3, w, 0), SINEW_EINVAL);
+  assert_int_equal(sinew_output_batch_store(g, b, 0, NULL, 1), SINEW_EINVAL);
+  assert_int_equal(sinew_output_batch_store(g, NULL, 0, w, 1), SINEW_EINVAL);
+  assert_int_equal(sinew_output_batch_store(g, b, 2, NULL, 0), SINEW_OK);
+  /* c deleted: the batch fails naming c.o, and a.o keeps its value */
+  assert_int_equal(sinew_node_delete(g, c), 0);
+  w[0] = 11;
+  assert_int_equal(sinew_output_batch_store(g, b, 0, w, 1), SINEW_EINVAL);
+  assert_non_null(strstr(sinew_graph_errmsg(g), "is not a numeric scalar output"));
+  assert_true(getd(g, "a.o") == 4);
+  sinew_output_batch_free(b);
+  sinew_change_free(g, step);
+  sinew_graph_destroy(g);
+}
+
+/* A batch is made only of numeric scalar outputs; the error names the first other plug. */
+static void test_output_batch_refuses(void **state) {
+  (void)state;
+  sinew_graph_t *g = graph();
+  assert_int_equal(sinew_node_create(g, "twice", "a", NULL), 0);
+  sinew_output_batch_t *b = (sinew_output_batch_t *)&b;
+  const char *names[] = {"a.i", "a.m", "a.s"};
+  for (size_t i = 0; i < 3; i++) {
+    sinew_plug_t plugs[2] = {P(g, "a.o"), P(g, names[i])};
+    assert_int_equal(sinew_output_batch_make(g, plugs, 2, &b), SINEW_EINVAL);
+    assert_null(b);
+    assert_non_null(strstr(sinew_graph_errmsg(g), names[i]));
+  }
+  sinew_plug_t ok = P(g, "a.o");
+  assert_int_equal(sinew_output_batch_make(NULL, &ok, 1, &b), SINEW_EINVAL);
+  assert_int_equal(sinew_output_batch_make(g, NULL, 1, &b), SINEW_EINVAL);
+  assert_int_equal(sinew_output_batch_make(g, &ok, 1, NULL), SINEW_EINVAL);
+  assert_int_equal(sinew_output_batch_make(g, NULL, 0, &b), SINEW_OK); /* empty: stores nothing */
+  assert_int_equal(sinew_output_batch_store(g, b, 0, NULL, 0), SINEW_OK);
+  sinew_output_batch_free(b);
+  sinew_output_batch_free(NULL);
+  sinew_graph_destroy(g);
+}
+
+/* A kept read batch reads what sinew_get_double_many reads, frame after frame: clean values
+ * from their slots, dirty ones pulled, elements and compound children, the first failure
+ * stopping it; after attributes are added (slots move), undone, and a node deleted. */
+static void test_read_batch(void **state) {
+  (void)state;
+  sinew_graph_t *g = graph();
+  sinew_node_t a, t;
+  assert_int_equal(sinew_node_create(g, "twice", "a", &a), 0);
+  assert_int_equal(sinew_node_create(g, "twice", "b", NULL), 0);
+  assert_int_equal(sinew_node_create(g, "transform", "t", &t), 0);
+  sinew_plug_t ao = P(g, "a.o"), bi = P(g, "b.i"), ai = P(g, "a.i");
+  assert_int_equal(sinew_connect(g, &ao, &bi, 0, NULL), 0);
+  assert_int_equal(sinew_set_double(g, &ai, 1.5), 0);
+  const char *names[] = {"b.o", "a.o", "a.i", "t.tz", "t.t", "t.wm[0]"};
+  sinew_plug_t plugs[6];
+  for (size_t i = 0; i < 6; i++) plugs[i] = P(g, names[i]);
+  plugs[4] = P(g, "t.ty"); /* a compound child */
+  sinew_read_batch_t *rb = NULL;
+  assert_int_equal(sinew_read_batch_make(g, plugs, 5, &rb), 0);
+  double out[6] = {0}, want[6] = {0};
+  for (int round = 0; round < 4; round++) {
+    if (round == 1) { /* a.o and b.o dirty */
+      assert_int_equal(sinew_set_double(g, &ai, 2), 0);
+      sinew_plug_t ty = P(g, "t.ty");
+      assert_int_equal(sinew_set_double(g, &ty, 7), 0);
+    }
+    if (round == 2) { /* t's slots move */
+      assert_int_equal(sinew_graph_begin(g), 0);
+      for (int i = 0; i < 40; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "x%d", i);
+        sinew_attr_desc_t d = {.name = name, .type = SINEW_ATTR_DOUBLE};
+        assert_int_equal(sinew_node_add_attr(g, t, &d, 1), 0);
+        assert_int_equal(sinew_node_add_attr(g, a, &d, 1), 0);
+      }
+      sinew_change_t *step = NULL;
+      assert_int_equal(sinew_graph_commit_step(g, &step), 0);
+      sinew_plug_t tz = P(g, "t.tz");
+      assert_int_equal(sinew_set_double(g, &tz, -2), 0);
+      assert_int_equal(sinew_set_double(g, &ai, 3), 0); /* a.o dirty in its moved slot */
+      assert_int_equal(sinew_read_batch_get(g, rb, out), 0);
+      assert_true(out[3] == -2 && out[1] == 6 && out[0] == 12);
+      assert_int_equal(sinew_set_double(g, &ai, 2), 0);
+      assert_int_equal(sinew_change_undo(g, step), 0);
+      sinew_change_free(g, step);
+    }
+    if (round == 3) assert_int_equal(sinew_node_create(g, "twice", "c", NULL), 0); /* structure moved */
+    assert_int_equal(sinew_read_batch_get(g, rb, out), 0);
+    assert_int_equal(sinew_get_double_many(g, plugs, want, 5), 0);
+    for (size_t i = 0; i < 5; i++)
+      if (out[i] != want[i]) fail_msg("round %d, %s: %g, sinew_get_double_many %g", round, names[i], out[i], want[i]);
+  }
+  assert_true(out[0] == 8 && out[1] == 4 && out[2] == 2 && out[3] == -2 && out[4] == 7);
+  sinew_read_batch_free(rb);
+  /* a plug that is not a number fails when read, after the ones before it */
+  assert_int_equal(sinew_read_batch_make(g, plugs, 6, &rb), 0);
+  out[3] = 99;
+  assert_int_equal(sinew_read_batch_get(g, rb, out), SINEW_ETYPE);
+  assert_true(out[3] == -2);
+  sinew_read_batch_free(rb);
+  /* a deleted node: its plug fails, as sinew_get_double fails */
+  assert_int_equal(sinew_read_batch_make(g, plugs + 1, 2, &rb), 0);
+  int want_rc = 0;
+  assert_int_equal(sinew_node_delete(g, a), 0);
+  double v;
+  want_rc = sinew_get_double(g, &plugs[1], &v);
+  assert_int_not_equal(want_rc, 0);
+  assert_int_equal(sinew_read_batch_get(g, rb, out), want_rc);
+  sinew_read_batch_free(rb);
+  assert_int_equal(sinew_read_batch_make(NULL, plugs, 1, &rb), SINEW_EINVAL);
+  assert_int_equal(sinew_read_batch_make(g, NULL, 1, &rb), SINEW_EINVAL);
+  assert_int_equal(sinew_read_batch_make(g, plugs, 1, NULL), SINEW_EINVAL);
+  assert_int_equal(sinew_read_batch_make(g, NULL, 0, &rb), SINEW_OK);
+  assert_int_equal(sinew_read_batch_get(g, rb, NULL), SINEW_OK);
+  assert_int_equal(sinew_read_batch_get(g, NULL, out), SINEW_EINVAL);
+  sinew_read_batch_free(rb);
+  sinew_read_batch_free(NULL);
+  sinew_graph_destroy(g);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_store_outputs),
       cmocka_unit_test(test_store_outputs_refuses),
       cmocka_unit_test(test_get_double_many),
+      cmocka_unit_test(test_output_batch),
+      cmocka_unit_test(test_output_batch_refuses),
+      cmocka_unit_test(test_read_batch),
   };
   return cmocka_run_group_tests_name("batch", tests, NULL, NULL);
 }

@@ -707,6 +707,29 @@ SINEW_API int sinew_get_double_many(sinew_graph_t *graph, const sinew_plug_t *pl
                                     size_t count);
 SINEW_API int sinew_store_outputs(sinew_graph_t *graph, const sinew_plug_t *plugs,
                                   const double *values, size_t count);
+/* sinew_output_batch_*: sinew_store_outputs for the same outputs frame after frame. make checks
+ * the plugs as sinew_store_outputs does and keeps them with where their values go (one
+ * allocation; the plugs are copied); store puts values[i] into output first + i as
+ * sinew_store_outputs would, without looking the nodes up again: the places are found again
+ * when nodes or connections were made or deleted, or attributes added, since (an output that
+ * is no longer one then fails as in make, nothing stored). No allocation. */
+typedef struct sinew_output_batch sinew_output_batch_t;
+SINEW_API int sinew_output_batch_make(sinew_graph_t *graph, const sinew_plug_t *plugs, size_t count,
+                                      sinew_output_batch_t **out);
+SINEW_API int sinew_output_batch_store(sinew_graph_t *graph, sinew_output_batch_t *batch, size_t first,
+                                       const double *values, size_t count);
+SINEW_API void sinew_output_batch_free(sinew_output_batch_t *batch);
+/* sinew_read_batch_*: sinew_get_double_many for the same plugs frame after frame, as a host
+ * reading its channels does. make copies the plugs and keeps the slot of each one a clean value
+ * can be read from (any plug is taken: a wrong one fails when read, as sinew_get_double
+ * fails); get reads plug i into out[i] as sinew_get_double_many would, without looking the
+ * nodes up again (found again when nodes or connections were made or deleted, or attributes
+ * added, since). No allocation. */
+typedef struct sinew_read_batch sinew_read_batch_t;
+SINEW_API int sinew_read_batch_make(sinew_graph_t *graph, const sinew_plug_t *plugs, size_t count,
+                                    sinew_read_batch_t **out);
+SINEW_API int sinew_read_batch_get(sinew_graph_t *graph, sinew_read_batch_t *batch, double *out);
+SINEW_API void sinew_read_batch_free(sinew_read_batch_t *batch);
 
 /* ---------------------------------------------------------------------------------------------
  * Transactions and undo steps (the change journal, docs/graph.md "The change journal").
