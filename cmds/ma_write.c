@@ -571,15 +571,24 @@ static void write_values(writer *w, sinew_node_t n, sinew__extra *e) {
     sinew_plug_t p = sinew_plug_make(n, snsm, 0, NULL);
     stored_mesh = snsm != UINT32_MAX && sinew_plug_has_value(w->g, &p);
   }
+  /* A mesh's points (vrts) go where Maya writes them, after the other values, with the stored
+   * geometry when there is one: one place either way, so a file sinew wrote is written back the
+   * same (a mesh whose faces failed to read is saved with its points only, and opened again it
+   * has no stored geometry). */
+  uint32_t vrts = mesh ? sinew_node_attr(w->g, n, "vrts") : UINT32_MAX;
   for (uint32_t a = 0; a < na && !w->rc; a++) {
     sinew_attr_info_t info;
-    if (sinew_node_attr_info(w->g, n, a, &info) || info.parent != UINT32_MAX) continue;
-    if (stored_mesh && strcmp(info.name, "vrts") == 0) continue;
+    if (a == vrts || sinew_node_attr_info(w->g, n, a, &info) || info.parent != UINT32_MAX) continue;
     sinew_plug_t p = sinew_plug_make(n, a, 0, NULL);
     write_attr(w, &p);
     if (w->b.n > (1u << 20)) flush(w);
   }
-  if (stored_mesh) write_mesh_geometry(w, n);
+  if (stored_mesh) {
+    write_mesh_geometry(w, n);
+  } else if (vrts != UINT32_MAX && !w->rc) {
+    sinew_plug_t p = sinew_plug_make(n, vrts, 0, NULL);
+    write_attr(w, &p);
+  }
   sinew__ma_write_aliases(w->g, n, &w->b);
   if (e)
     for (uint32_t i = 0; i < e->nraws; i++) {
