@@ -25,6 +25,10 @@
 #define BLEND_BY_POINT(j, r0, r1, mode, m) false
 #endif
 
+#ifndef POINTS_BY_POINT
+#define POINTS_BY_POINT(j, r0, r1, in, out, count) false
+#endif
+
 #ifndef PREFETCH_AHEAD
 #define PREFETCH_AHEAD 4 /* blocks */
 #endif
@@ -109,6 +113,9 @@ static inline __attribute__((always_inline)) void body(const sinew__skin_job *j,
     for (size_t h = 0; h < SINEW__SKIN_BLOCK; h += W) {
       const size_t at = (b - b0) * SINEW__SKIN_BLOCK + h; /* in io */
       const size_t pv = b * SINEW__SKIN_BLOCK + h;        /* point index */
+      if (method == SINEW__SKIN_LINEAR && !normals && !lerp &&
+          POINTS_BY_POINT(j, r0, r1, io->in_points + 3 * at, io->out_points + 3 * at, w->count + pv))
+        continue;
       NV3(p);
       NV3(n);
       LOAD3(io->in_points + 3 * at, &px, &py, &pz);
