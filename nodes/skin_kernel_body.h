@@ -38,6 +38,7 @@ typedef struct uniforms {
   float ginv_t[9], g_t[9];     /* upper 3x3, as sinew_mat4_transform_vector reads them */
   float ginv_trans[3];
   float envelope;
+  bool g_identity;             /* G (so G^-1, G^T, G^-T) is exactly the identity: its transforms skipped */
 } uniforms;
 
 static void uniforms_make(const sinew__skin_job *j, uniforms *u) {
@@ -52,6 +53,9 @@ static void uniforms_make(const sinew__skin_job *j, uniforms *u) {
     }
   for (int c = 0; c < 3; c++) u->ginv_trans[c] = (float)j->ginv.m[3][c];
   u->envelope = j->envelope;
+  u->g_identity = true;
+  for (int r = 0; r < 4; r++)
+    for (int c = 0; c < 4; c++) u->g_identity = u->g_identity && j->g.m[r][c] == (r == c ? 1.0 : 0.0);
 }
 
 /* v * M for a row-major 3x3 M (sinew_mat4_transform_vector) */
@@ -195,7 +199,8 @@ static inline __attribute__((always_inline)) void body(const sinew__skin_job *j,
         if (rigid) S[4] = S[8] = S[0];
         /* world point at bind through the blended scale/shear */
         NV3(g);
-        XFORM_PT(u->g, px, py, pz, gx, gy, gz);
+        if (u->g_identity) gx = px, gy = py, gz = pz;
+        else XFORM_PT(u->g, px, py, pz, gx, gy, gz);
         V sx = V_MUL(gx, S[0]), sy = V_MUL(gy, S[0]), sz = V_MUL(gz, S[0]);
         if (!rigid) {
           sx = V_FMA(gx, S[0], V_FMA(gy, S[3], V_MUL(gz, S[6])));
@@ -225,14 +230,15 @@ static inline __attribute__((always_inline)) void body(const sinew__skin_job *j,
         NV3(o);
         ROTATE(sx, sy, sz, ox, oy, oz);
         ox = V_ADD(ox, trx), oy = V_ADD(oy, try_), oz = V_ADD(oz, trz);
-        XFORM_PT(u->ginv, ox, oy, oz, ox, oy, oz);
+        if (!u->g_identity) XFORM_PT(u->ginv, ox, oy, oz, ox, oy, oz);
         dpx = V_SEL(ok, ox, px), dpy = V_SEL(ok, oy, py), dpz = V_SEL(ok, oz, pz);
         if (normals && rigid) { /* S^-T a positive multiple of I: the direction is G^-T's */
           NV3(a);
-          XFORM_VEC(u->ginv_t, nx, ny, nz, ax, ay, az);
+          if (u->g_identity) ax = nx, ay = ny, az = nz;
+          else XFORM_VEC(u->ginv_t, nx, ny, nz, ax, ay, az);
           NV3(c);
           ROTATE(ax, ay, az, cx, cy, cz);
-          XFORM_VEC(u->g_t, cx, cy, cz, cx, cy, cz);
+          if (!u->g_identity) XFORM_VEC(u->g_t, cx, cy, cz, cx, cy, cz);
           normalize3(&cx, &cy, &cz, renormalize ? zero : nx, renormalize ? zero : ny,
                      renormalize ? zero : nz);
           dnx = V_SEL(ok, cx, nx), dny = V_SEL(ok, cy, ny), dnz = V_SEL(ok, cz, nz);
@@ -245,13 +251,14 @@ static inline __attribute__((always_inline)) void body(const sinew__skin_job *j,
           const V sdet = V_FMA(S[0], k0, V_FMA(S[1], k1, V_MUL(S[2], k2)));
           const V sg = V_SEL(V_LT(sdet, zero), V_SET1(-1.0f), one);
           NV3(a);
-          XFORM_VEC(u->ginv_t, nx, ny, nz, ax, ay, az);
+          if (u->g_identity) ax = nx, ay = ny, az = nz;
+          else XFORM_VEC(u->ginv_t, nx, ny, nz, ax, ay, az);
           const V bx = V_MUL(sg, V_FMA(ax, k0, V_FMA(ay, k3, V_MUL(az, k6))));
           const V by = V_MUL(sg, V_FMA(ax, k1, V_FMA(ay, k4, V_MUL(az, k7))));
           const V bz = V_MUL(sg, V_FMA(ax, k2, V_FMA(ay, k5, V_MUL(az, k8))));
           NV3(c);
           ROTATE(bx, by, bz, cx, cy, cz);
-          XFORM_VEC(u->g_t, cx, cy, cz, cx, cy, cz);
+          if (!u->g_identity) XFORM_VEC(u->g_t, cx, cy, cz, cx, cy, cz);
           /* a zero normal is left zero here, then replaced by the input (scalar path) */
           normalize3(&cx, &cy, &cz, renormalize ? zero : nx, renormalize ? zero : ny,
                      renormalize ? zero : nz);
