@@ -26,7 +26,7 @@
 #endif
 
 #ifndef POINTS_BY_POINT
-#define POINTS_BY_POINT(j, r0, r1, in, out, count) false
+#define POINTS_BY_POINT(j, r0, r1, h, in, out, count) false
 #endif
 
 #ifndef PREFETCH_AHEAD
@@ -118,7 +118,7 @@ static inline __attribute__((always_inline)) void body(const sinew__skin_job *j,
       const size_t at = (b - b0) * SINEW__SKIN_BLOCK + h; /* in io */
       const size_t pv = b * SINEW__SKIN_BLOCK + h;        /* point index */
       if (method == SINEW__SKIN_LINEAR && !normals && !lerp &&
-          POINTS_BY_POINT(j, r0, r1, io->in_points + 3 * at, io->out_points + 3 * at, w->count + pv))
+          POINTS_BY_POINT(j, r0, r1, h, io->in_points + 3 * at, io->out_points + 3 * at, w->count + pv))
         continue;
       NV3(p);
       NV3(n);

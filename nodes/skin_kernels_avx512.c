@@ -148,8 +148,9 @@ static const int32_t pack[3][16] = {{0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, 16,
                                     {10, 12, 13, 14, 16, 17, 18, 20, 21, 22, 24, 25, 26, 28, 29, 30}};
 
 static inline __attribute__((always_inline)) bool points_by_point(const sinew__skin_job *j, uint32_t r0,
-                                                                  uint32_t r1, const float *in, float *out,
-                                                                  const uint16_t *count) {
+                                                                  uint32_t r1, size_t h, const float *in,
+                                                                  float *out, const uint16_t *count) {
+  (void)h; /* 16 lanes: the whole block */
   const uint16_t *slots = j->w->slots;
   const float *wts = j->w->weights;
   __m512i c = _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)count));
@@ -181,7 +182,7 @@ static inline __attribute__((always_inline)) bool points_by_point(const sinew__s
   for (int q = 0; q < 3; q++) _mm512_storeu_ps(out + 16 * q, _mm512_permutex2var_ps(o[q], IDX(pack, q), o[q + 1]));
   return true;
 }
-#define POINTS_BY_POINT(j, r0, r1, in, out, count) points_by_point(j, r0, r1, in, out, count)
+#define POINTS_BY_POINT(j, r0, r1, h, in, out, count) points_by_point(j, r0, r1, h, in, out, count)
 #define BLEND_BY_POINT(j, r0, r1, mode, m) blend_by_point(j, r0, r1, mode, m)
 
 #define KERNEL sinew__skin_blocks_avx512
