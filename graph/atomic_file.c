@@ -100,15 +100,20 @@ static int cookie_close(void *cookie) {
 #endif
 
 static FILE *open_stream(sinew_afile_t *af) {
+  /* a buffer of our own: glibc takes setvbuf's size only with one (else 8 KiB, and an OBJ
+   * frame of 20-50 KB would go out in three to six writes instead of one). Not having it is
+   * out of memory like any other allocation here. */
+  if (!(af->buf = sinew__malloc(AFILE_BUFFER))) {
+    errno = ENOMEM;
+    return NULL;
+  }
   FILE *f;
 #ifdef AFILE_COOKIE
   f = fopencookie(af, "wb", (cookie_io_functions_t){.write = cookie_write, .close = cookie_close});
 #else
   f = fdopen(af->fd, "wb");
 #endif
-  /* a buffer of our own: glibc takes setvbuf's size only with one (else 8 KiB, and an OBJ
-   * frame of 20-50 KB would go out in three to six writes instead of one) */
-  if (f && (af->buf = sinew__malloc(AFILE_BUFFER))) setvbuf(f, af->buf, _IOFBF, AFILE_BUFFER);
+  if (f) setvbuf(f, af->buf, _IOFBF, AFILE_BUFFER);
   return f;
 }
 
