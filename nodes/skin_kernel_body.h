@@ -12,6 +12,11 @@
  *   BLEND_BY_POINT(j, r0, r1, mode, m)  optional: blends the block's 12 linear elements into
  *                            m point by point and returns true, or returns false (the lookups
  *                            run); both make the same fused multiply-adds in the same order
+ *   POINTS_BY_POINT(j, r0, r1, h, in, out, count)  optional, linear without normals and with
+ *                            envelope 1: moves the step's W points (interleaved xyz in, out) and
+ *                            returns true, or returns false having written nothing (a point
+ *                            without weights or whose weights do not sum to 1: the general
+ *                            path runs); the same multiply-adds in the same order again
  *
  * Lane by lane it computes what nodes/skin_kernels.c's scalar path computes, in float with
  * fused multiply-adds (so results differ from it by rounding only). One step handles W points;

@@ -1,6 +1,7 @@
 /* nodes/skin_kernels_avx2.c: the skinning kernel for AVX2 with FMA, 8 points a step (CMake
  * compiles this file alone with -mavx2 -mfma; it runs only when the CPU has them). Influence
- * data is gathered. */
+ * data is gathered, but for points without normals, which blend each point's matrix whole
+ * (points_by_point). */
 #include "nodes/skin_kernels.h"
 
 #if defined(__AVX2__) && defined(__FMA__)

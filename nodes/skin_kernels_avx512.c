@@ -1,7 +1,8 @@
 /* nodes/skin_kernels_avx512.c: the skinning kernel for AVX-512F, 16 points a step (CMake
  * compiles this file alone with -mavx512f -mfma; it runs only when the CPU has them).
  * Influence data is looked up with in-register permutes while there are at most 64
- * influences (one to four table rows), with gathers beyond. */
+ * influences (one to four table rows), with gathers beyond; many rows, and points without
+ * normals, blend each point's matrix whole instead (blend_by_point, points_by_point). */
 #include "nodes/skin_kernels.h"
 
 #if defined(__AVX512F__) && defined(__FMA__)
