@@ -315,18 +315,25 @@ static void kdata_free(kdata *d) {
   free(d->blend);
 }
 
-/* The memory floor: the same bytes read (points, normals, the packed rows) and written, no math. */
+/* The memory floor: the same bytes read and written as the kernel (points, normals, the
+ * packed rows' weights and slots, the per-point counts, the blocks' row starts), no math:
+ * memcpy for the streams copied, a vectorised XOR for the ones only read (the compiler
+ * vectorises these loops; the kernel reads nothing more: its tables stay in cache). */
 static volatile uint32_t floor_sink;
+static uint32_t xor_words(const void *p, size_t bytes) {
+  const uint32_t *a = p;
+  uint32_t acc = 0;
+  for (size_t i = 0; i < bytes / 4; i++) acc ^= a[i];
+  return acc;
+}
 static void floor_pass(const kdata *d) {
   size_t n = d->job.npoints_total;
   memcpy(d->out_p, d->in_p, sizeof(float) * 3 * n);
   if (d->out_n) memcpy(d->out_n, d->in_n, sizeof(float) * 3 * n);
-  const uint32_t *a = (const uint32_t *)d->w.weights;
-  const uint32_t *b = (const uint32_t *)d->w.slots;
   size_t cells = (size_t)d->w.nrows * SINEW__SKIN_BLOCK;
-  uint32_t acc = 0;
-  for (size_t i = 0; i < cells; i++) acc ^= a[i];
-  for (size_t i = 0; i < cells / 2; i++) acc ^= b[i];
+  uint32_t acc = xor_words(d->w.weights, cells * sizeof(float)) ^ xor_words(d->w.slots, cells * sizeof(uint16_t)) ^
+                 xor_words(d->w.count, (size_t)d->w.nblocks * SINEW__SKIN_BLOCK * sizeof(uint16_t)) ^
+                 xor_words(d->w.block_row, ((size_t)d->w.nblocks + 1) * sizeof(uint32_t));
   floor_sink = acc;
 }
 
@@ -439,12 +446,16 @@ static int kernel_goals(int best) {
       if (sinew__skin_isa_available(SINEW_SKIN_ISA_AVX2) && best > SINEW_SKIN_ISA_AVX2) nv = 7;
       double rate[7];
       measure(v, nv, 4, rate);
+      /* the floor bounds the kernel: when the floor itself runs below 8x the scalar path, 8x
+       * cannot be reached and the line says so, with the floor's own ratio */
+      double floor_x = rate[4] / rate[0];
       printf("  100k points, %d infl, %-8s linear: scalar %6.1f, %s %6.1f Mpts/s = %4.1fx (goal >= 8: %s);"
              " DQ %6.1f = %.2f of linear (goal >= 0.5: %s), scaled joints %.2f",
              ks[q], nrm ? "normals" : "points", rate[0] / 1e6, sinew_skin_isa_name((sinew_skin_isa_t)best),
-             rate[1] / 1e6, rate[1] / rate[0], verdict(rate[1] / rate[0], 8), rate[2] / 1e6, rate[2] / rate[1],
-             verdict(rate[2] / rate[1], 0.5), rate[3] / rate[1]);
-      printf("; linear = %.2f of the floor", rate[1] / rate[4]);
+             rate[1] / 1e6, rate[1] / rate[0],
+             rate[1] / rate[0] >= 8 ? "met" : floor_x < 8 ? "NOT met, out of reach" : "NOT met", rate[2] / 1e6,
+             rate[2] / rate[1], verdict(rate[2] / rate[1], 0.5), rate[3] / rate[1]);
+      printf("; linear = %.2f of the floor, the floor = %.1fx scalar", rate[1] / rate[4], floor_x);
       if (nv == 7) printf(" [linear sse2 %.1f, avx2 %.1f]", rate[5] / 1e6, rate[6] / 1e6);
       printf("\n");
       missed += rate[1] / rate[0] < 8;

@@ -1,8 +1,8 @@
 /* graph/atomic_file.c: output files written whole or not at all (sinew/io.h): a temporary file
- * made with mkstemp beside the target, checked, fsynced, given the target's mode and renamed
- * over it. A file utility, not graph code; it lives here because every layer above may use it. */
+ * made beside the target (a random name opened exclusively, as mkstemp does), checked, fsynced,
+ * given the target's mode and renamed over it. A file utility, not graph code; it lives here because every layer above may use it. */
 #if defined(__linux__) && !defined(_GNU_SOURCE)
-#define _GNU_SOURCE /* fopencookie, mkostemp */
+#define _GNU_SOURCE /* fopencookie */
 #endif
 #include <errno.h>
 #include <fcntl.h>
@@ -13,6 +13,11 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <stdatomic.h>
+#include <sys/random.h>
+#include <time.h>
+#endif
 
 #include "graph/internal.h"
 #include "sinew/io.h"
@@ -23,15 +28,18 @@
 
 #define AFILE_MAX_LINKS 40      /* symbolic links followed, as the kernel's ELOOP limit */
 #define AFILE_TMP_STEM_MAX 200  /* bytes of the target's name kept in the temporary name */
+#define AFILE_BUFFER (1 << 16)  /* the stream's buffer */
 
 struct sinew_afile {
   char *path;      /* the target as given */
   char *target;    /* the file replaced: path with symbolic links resolved */
   char *tmp;       /* the temporary file; NULL when writing in place */
   FILE *stream;
+  char *buf;       /* the stream's buffer (AFILE_BUFFER bytes), freed after the stream is closed */
   int fd;          /* the stream's descriptor, closed by fclose */
   int err;         /* errno of the first failed write (0: none) */
   bool existed;    /* the target exists (its mode, owner and group are below) */
+  bool set_mode;   /* the temporary file needs `mode` (else it was created with it) */
   mode_t mode;
   uid_t uid;
   gid_t gid;
@@ -92,13 +100,20 @@ static int cookie_close(void *cookie) {
 #endif
 
 static FILE *open_stream(sinew_afile_t *af) {
+  /* a buffer of our own: glibc takes setvbuf's size only with one (else 8 KiB, and an OBJ
+   * frame of 20-50 KB would go out in three to six writes instead of one). Not having it is
+   * out of memory like any other allocation here. */
+  if (!(af->buf = sinew__malloc(AFILE_BUFFER))) {
+    errno = ENOMEM;
+    return NULL;
+  }
   FILE *f;
 #ifdef AFILE_COOKIE
   f = fopencookie(af, "wb", (cookie_io_functions_t){.write = cookie_write, .close = cookie_close});
 #else
   f = fdopen(af->fd, "wb");
 #endif
-  if (f) setvbuf(f, NULL, _IOFBF, 1 << 16);
+  if (f) setvbuf(f, af->buf, _IOFBF, AFILE_BUFFER);
   return f;
 }
 
@@ -108,6 +123,8 @@ static int close_stream(sinew_afile_t *af) {
   if (af->stream) {
     if (fclose(af->stream) != 0) err = errno ? errno : EIO;
     af->stream = NULL;
+    sinew__free(af->buf); /* the stream no longer uses it: a batch keeps closed files */
+    af->buf = NULL;
     af->fd = -1;
   } else if (af->fd >= 0) {
     if (close(af->fd) != 0) err = errno;
@@ -123,6 +140,7 @@ static int stream_errno(const sinew_afile_t *af) {
 }
 
 static void afile_free(sinew_afile_t *af) {
+  sinew__free(af->buf);
   sinew__free(af->path);
   sinew__free(af->target);
   sinew__free(af->tmp);
@@ -225,30 +243,49 @@ static int resolve(sinew_afile_t *af, struct stat *st, char *errbuf, size_t errl
   return SINEW_OK;
 }
 
-/* The mode fopen gives a new file: 0666 less the umask, read without changing it where the
- * system says it (umask() itself would change it for every thread for a moment). */
+#ifndef __linux__
+/* The mode fopen gives a new file: 0666 less the umask (Linux creates the temporary file with
+ * 0666 and lets the system apply it: create_tmp). */
 static mode_t new_file_mode(void) {
-  mode_t mask = 0;
-  bool known = false;
-#ifdef __linux__
-  FILE *f = fopen("/proc/self/status", "r");
-  if (f) {
-    char line[256];
-    while (fgets(line, sizeof line, f))
-      if (!strncmp(line, "Umask:", 6)) {
-        mask = (mode_t)strtoul(line + 6, NULL, 8);
-        known = true;
-        break;
-      }
-    fclose(f);
-  }
-#endif
-  if (!known) {
-    mask = umask(022);
-    umask(mask);
-  }
+  mode_t mask = umask(022);
+  umask(mask);
   return 0666 & ~mask & 07777;
 }
+#endif
+
+#ifdef __linux__
+/* Creates the temporary file: its name's last six characters (XXXXXX) made random, opened with
+ * O_CREAT | O_EXCL (never an existing file, never through a link planted under that name), as
+ * mkstemp does, but with the given mode: 0666 for a new target, so that the system applies the
+ * umask (and a directory's default ACL) at creation as it does for fopen, with no chmod after. The
+ * random source is getrandom once, then a counter mixed by splitmix64. */
+static int create_tmp(char *name, mode_t mode) {
+  static atomic_uint_fast64_t state;
+  static const char chars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+  if (atomic_load(&state) == 0) {
+    uint64_t seed = 0;
+    if (getrandom(&seed, sizeof seed, GRND_NONBLOCK) != (ssize_t)sizeof seed) {
+      struct timespec ts;
+      clock_gettime(CLOCK_REALTIME, &ts);
+      seed = ((uint64_t)ts.tv_sec << 30) ^ (uint64_t)ts.tv_nsec ^ ((uint64_t)getpid() << 17);
+    }
+    uint_fast64_t zero = 0;
+    atomic_compare_exchange_strong(&state, &zero, seed | 1);
+  }
+  char *x = name + strlen(name) - 6;
+  for (int tries = 0; tries < 1000; tries++) {
+    uint64_t z = atomic_fetch_add(&state, 0x9e3779b97f4a7c15u) + 0x9e3779b97f4a7c15u;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+    z ^= z >> 31;
+    for (int i = 0; i < 6; i++, z >>= 8) x[i] = chars[(z & 0xff) % (sizeof chars - 1)];
+    int fd = open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+    if (fd >= 0 || errno != EEXIST) return fd;
+  }
+  errno = EEXIST;
+  return -1;
+}
+#endif
 
 /* ---- the API --------------------------------------------------------------------------------- */
 
@@ -283,8 +320,8 @@ int sinew_afile_open(const char *path, sinew_afile_t **out, char *errbuf, size_t
       return sys_fail(path, NULL, e, errbuf, errlen);
     }
   } else {
-    af->mode = af->existed ? (st.st_mode & 07777) : new_file_mode();
     if (af->existed) {
+      af->mode = st.st_mode & 07777;
       af->uid = st.st_uid;
       af->gid = st.st_gid;
     }
@@ -300,9 +337,12 @@ int sinew_afile_open(const char *path, sinew_afile_t **out, char *errbuf, size_t
     af->tmp[d] = '.';
     memcpy(af->tmp + d + 1, base, b);
     memcpy(af->tmp + d + 1 + b, suffix, sizeof suffix);
-#ifdef AFILE_COOKIE
-    af->fd = mkostemp(af->tmp, O_CLOEXEC);
+#ifdef __linux__
+    af->fd = create_tmp(af->tmp, af->existed ? 0600 : 0666);
+    af->set_mode = af->existed;
 #else
+    af->mode = af->existed ? af->mode : new_file_mode();
+    af->set_mode = true;
     af->fd = mkstemp(af->tmp);
     if (af->fd >= 0) fcntl(af->fd, F_SETFD, FD_CLOEXEC);
 #endif
@@ -348,7 +388,7 @@ static int finish(sinew_afile_t *af, bool sync, char *errbuf, size_t errlen) {
     if (!rc && af->existed && fstat(af->fd, &now) == 0 &&
         (now.st_uid != af->uid || now.st_gid != af->gid) && fchown(af->fd, af->uid, af->gid) != 0)
       (void)!fchown(af->fd, (uid_t)-1, af->gid);
-    if (!rc && fchmod(af->fd, af->mode) != 0)
+    if (!rc && af->set_mode && fchmod(af->fd, af->mode) != 0)
       rc = sys_fail(path, "cannot set its mode", errno, errbuf, errlen);
   }
   if (!rc) {
@@ -430,6 +470,10 @@ static int sync_batch(sinew_afile_batch_t *b, char *errbuf, size_t errlen) {
   dev_t done[8];
   size_t ndone = 0;
   for (size_t i = 0; i < b->n; i++) {
+    /* files in the directory of the one before share its file system: one stat per run of them */
+    size_t d = dir_len(b->files[i]->tmp);
+    if (i > 0 && dir_len(b->files[i - 1]->tmp) == d && !memcmp(b->files[i - 1]->tmp, b->files[i]->tmp, d))
+      continue;
     struct stat st;
     if (stat(b->files[i]->tmp, &st) != 0) return sys_fail(b->files[i]->path, NULL, errno, errbuf, errlen);
     bool seen = false;

@@ -12,6 +12,11 @@
  *   BLEND_BY_POINT(j, r0, r1, mode, m)  optional: blends the block's 12 linear elements into
  *                            m point by point and returns true, or returns false (the lookups
  *                            run); both make the same fused multiply-adds in the same order
+ *   POINTS_BY_POINT(j, r0, r1, h, in, out, count)  optional, linear without normals and with
+ *                            envelope 1: moves the step's W points (interleaved xyz in, out) and
+ *                            returns true, or returns false having written nothing (a point
+ *                            without weights or whose weights do not sum to 1: the general
+ *                            path runs); the same multiply-adds in the same order again
  *
  * Lane by lane it computes what nodes/skin_kernels.c's scalar path computes, in float with
  * fused multiply-adds (so results differ from it by rounding only). One step handles W points;
@@ -25,6 +30,10 @@
 #define BLEND_BY_POINT(j, r0, r1, mode, m) false
 #endif
 
+#ifndef POINTS_BY_POINT
+#define POINTS_BY_POINT(j, r0, r1, h, in, out, count) false
+#endif
+
 #ifndef PREFETCH_AHEAD
 #define PREFETCH_AHEAD 4 /* blocks */
 #endif
@@ -34,6 +43,7 @@ typedef struct uniforms {
   float ginv_t[9], g_t[9];     /* upper 3x3, as sinew_mat4_transform_vector reads them */
   float ginv_trans[3];
   float envelope;
+  bool g_identity;             /* G (so G^-1, G^T, G^-T) is exactly the identity: its transforms skipped */
 } uniforms;
 
 static void uniforms_make(const sinew__skin_job *j, uniforms *u) {
@@ -48,6 +58,9 @@ static void uniforms_make(const sinew__skin_job *j, uniforms *u) {
     }
   for (int c = 0; c < 3; c++) u->ginv_trans[c] = (float)j->ginv.m[3][c];
   u->envelope = j->envelope;
+  u->g_identity = true;
+  for (int r = 0; r < 4; r++)
+    for (int c = 0; c < 4; c++) u->g_identity = u->g_identity && j->g.m[r][c] == (r == c ? 1.0 : 0.0);
 }
 
 /* v * M for a row-major 3x3 M (sinew_mat4_transform_vector) */
@@ -109,6 +122,9 @@ static inline __attribute__((always_inline)) void body(const sinew__skin_job *j,
     for (size_t h = 0; h < SINEW__SKIN_BLOCK; h += W) {
       const size_t at = (b - b0) * SINEW__SKIN_BLOCK + h; /* in io */
       const size_t pv = b * SINEW__SKIN_BLOCK + h;        /* point index */
+      if (method == SINEW__SKIN_LINEAR && !normals && !lerp &&
+          POINTS_BY_POINT(j, r0, r1, h, io->in_points + 3 * at, io->out_points + 3 * at, w->count + pv))
+        continue;
       NV3(p);
       NV3(n);
       LOAD3(io->in_points + 3 * at, &px, &py, &pz);
@@ -188,25 +204,28 @@ static inline __attribute__((always_inline)) void body(const sinew__skin_job *j,
         if (rigid) S[4] = S[8] = S[0];
         /* world point at bind through the blended scale/shear */
         NV3(g);
-        XFORM_PT(u->g, px, py, pz, gx, gy, gz);
+        if (u->g_identity) gx = px, gy = py, gz = pz;
+        else XFORM_PT(u->g, px, py, pz, gx, gy, gz);
         V sx = V_MUL(gx, S[0]), sy = V_MUL(gy, S[0]), sz = V_MUL(gz, S[0]);
         if (!rigid) {
           sx = V_FMA(gx, S[0], V_FMA(gy, S[3], V_MUL(gz, S[6])));
           sy = V_FMA(gx, S[1], V_FMA(gy, S[4], V_MUL(gz, S[7])));
           sz = V_FMA(gx, S[2], V_FMA(gy, S[5], V_MUL(gz, S[8])));
         }
-        /* unit dual quaternion; a zero or non-finite real part leaves the point */
-        const V rl = V_SQRT(V_FMA(q[0], q[0], V_FMA(q[1], q[1], V_FMA(q[2], q[2], V_MUL(q[3], q[3])))));
-        const M ok = M_AND(V_GT(rl, zero), V_LT(rl, V_SET1(__builtin_inff())));
-        const V k = V_DIV(one, rl);
-        const V rx = V_MUL(q[0], k), ry = V_MUL(q[1], k), rz = V_MUL(q[2], k), rw = V_MUL(q[3], k);
-        const V ux = V_MUL(q[4], k), uy = V_MUL(q[5], k), uz = V_MUL(q[6], k), uw = V_MUL(q[7], k);
+        /* The blended dual quaternion is used as it is, not normalised: dividing both parts by
+         * |real| scales every product below by 1 / |real|^2, so `two` (2 / |real|^2 where the
+         * unit form has 2) does it with one division and no square root, which sat on the
+         * critical path. A zero or non-finite real part leaves the point. */
+        const V n2 = V_FMA(q[0], q[0], V_FMA(q[1], q[1], V_FMA(q[2], q[2], V_MUL(q[3], q[3]))));
+        const M ok = M_AND(V_GT(n2, zero), V_LT(n2, V_SET1(__builtin_inff())));
+        const V rx = q[0], ry = q[1], rz = q[2], rw = q[3];
+        const V ux = q[4], uy = q[5], uz = q[6], uw = q[7];
         /* translation 2 * (dual * conj(real)).xyz */
-        const V two = V_SET1(2.0f);
+        const V two = V_DIV(V_SET1(2.0f), n2);
         const V trx = V_MUL(two, V_SUB(V_FMA(rw, ux, V_MUL(uz, ry)), V_FMA(uw, rx, V_MUL(uy, rz))));
         const V try_ = V_MUL(two, V_SUB(V_FMA(rw, uy, V_MUL(ux, rz)), V_FMA(uw, ry, V_MUL(uz, rx))));
         const V trz = V_MUL(two, V_SUB(V_FMA(rw, uz, V_MUL(uy, rx)), V_FMA(uw, rz, V_MUL(ux, ry))));
-/* v + w t + u x t, t = 2 (u x v), u = (rx ry rz) */
+/* v + w t + u x t, t = 2 (u x v), u = (rx ry rz) (for the unit quaternion; see `two`) */
 #define ROTATE(ix, iy, iz, ox, oy, oz)                                                               \
   do {                                                                                             \
     const V t1 = V_MUL(two, V_DIFF(ry, iz, rz, iy)), t2 = V_MUL(two, V_DIFF(rz, ix, rx, iz)),      \
@@ -218,14 +237,15 @@ static inline __attribute__((always_inline)) void body(const sinew__skin_job *j,
         NV3(o);
         ROTATE(sx, sy, sz, ox, oy, oz);
         ox = V_ADD(ox, trx), oy = V_ADD(oy, try_), oz = V_ADD(oz, trz);
-        XFORM_PT(u->ginv, ox, oy, oz, ox, oy, oz);
+        if (!u->g_identity) XFORM_PT(u->ginv, ox, oy, oz, ox, oy, oz);
         dpx = V_SEL(ok, ox, px), dpy = V_SEL(ok, oy, py), dpz = V_SEL(ok, oz, pz);
         if (normals && rigid) { /* S^-T a positive multiple of I: the direction is G^-T's */
           NV3(a);
-          XFORM_VEC(u->ginv_t, nx, ny, nz, ax, ay, az);
+          if (u->g_identity) ax = nx, ay = ny, az = nz;
+          else XFORM_VEC(u->ginv_t, nx, ny, nz, ax, ay, az);
           NV3(c);
           ROTATE(ax, ay, az, cx, cy, cz);
-          XFORM_VEC(u->g_t, cx, cy, cz, cx, cy, cz);
+          if (!u->g_identity) XFORM_VEC(u->g_t, cx, cy, cz, cx, cy, cz);
           normalize3(&cx, &cy, &cz, renormalize ? zero : nx, renormalize ? zero : ny,
                      renormalize ? zero : nz);
           dnx = V_SEL(ok, cx, nx), dny = V_SEL(ok, cy, ny), dnz = V_SEL(ok, cz, nz);
@@ -238,13 +258,14 @@ static inline __attribute__((always_inline)) void body(const sinew__skin_job *j,
           const V sdet = V_FMA(S[0], k0, V_FMA(S[1], k1, V_MUL(S[2], k2)));
           const V sg = V_SEL(V_LT(sdet, zero), V_SET1(-1.0f), one);
           NV3(a);
-          XFORM_VEC(u->ginv_t, nx, ny, nz, ax, ay, az);
+          if (u->g_identity) ax = nx, ay = ny, az = nz;
+          else XFORM_VEC(u->ginv_t, nx, ny, nz, ax, ay, az);
           const V bx = V_MUL(sg, V_FMA(ax, k0, V_FMA(ay, k3, V_MUL(az, k6))));
           const V by = V_MUL(sg, V_FMA(ax, k1, V_FMA(ay, k4, V_MUL(az, k7))));
           const V bz = V_MUL(sg, V_FMA(ax, k2, V_FMA(ay, k5, V_MUL(az, k8))));
           NV3(c);
           ROTATE(bx, by, bz, cx, cy, cz);
-          XFORM_VEC(u->g_t, cx, cy, cz, cx, cy, cz);
+          if (!u->g_identity) XFORM_VEC(u->g_t, cx, cy, cz, cx, cy, cz);
           /* a zero normal is left zero here, then replaced by the input (scalar path) */
           normalize3(&cx, &cy, &cz, renormalize ? zero : nx, renormalize ? zero : ny,
                      renormalize ? zero : nz);

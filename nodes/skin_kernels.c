@@ -104,7 +104,10 @@ bool sinew__skin_tables_fill(const sinew__skin_influence *inf, uint32_t ninfluen
   size_t st = sinew__skin_table_stride(ninfluences);
   memset(table, 0, sinew__skin_table_floats(ninfluences) * sizeof *table);
   float *aos = table + SINEW__SKIN_ELEMENTS * st;
-  for (uint32_t s = 0; s < ninfluences; s++) memcpy(aos + 16 * (size_t)s, inf[s].lin, sizeof inf[s].lin);
+  /* column by column: float 4c + r is lin[4r + c] (rows r 0..2 and a zero, for columns c 0..3) */
+  for (uint32_t s = 0; s < ninfluences; s++)
+    for (int r = 0; r < 3; r++)
+      for (int c = 0; c < 4; c++) aos[16 * (size_t)s + 4 * c + r] = inf[s].lin[4 * r + c];
   for (uint32_t s = 0; s < ninfluences; s++) {
     const sinew__skin_influence *in = &inf[s];
     for (int e = 0; e < 12; e++) table[e * st + s] = in->lin[e];

@@ -54,8 +54,9 @@ typedef struct sinew__skin_influence {
 /* Element tables for the SIMD paths: element e of slot s at table[e * stride + s], stride a
  * multiple of 64 (so a 16-lane lookup can load whole table rows). Elements: 0..11 lin, 12..15
  * dq.real xyzw, 16..19 dq.dual xyzw, 20..28 scale. Then, at table + ELEMENTS * stride, each
- * slot's lin again as 16 floats (12 and 4 zeros: one cache line when the table is 64-byte
- * aligned), which the AVX-512 path blends point by point when there are many influences. */
+ * slot's lin again as 16 floats, column by column (float 4c + r is lin[4r + c], float 4c + 3
+ * is 0: one cache line when the table is 64-byte aligned), which the AVX-512 path blends point
+ * by point when there are many influences, or to move points without normals. */
 #define SINEW__SKIN_ELEMENTS 29
 size_t sinew__skin_table_stride(uint32_t ninfluences);
 size_t sinew__skin_table_floats(uint32_t ninfluences);

@@ -1,7 +1,8 @@
 /* nodes/skin_kernels_avx512.c: the skinning kernel for AVX-512F, 16 points a step (CMake
  * compiles this file alone with -mavx512f -mfma; it runs only when the CPU has them).
  * Influence data is looked up with in-register permutes while there are at most 64
- * influences (one to four table rows), with gathers beyond. */
+ * influences (one to four table rows), with gathers beyond; many rows, and points without
+ * normals, blend each point's matrix whole instead (blend_by_point, points_by_point). */
 #include "nodes/skin_kernels.h"
 
 #if defined(__AVX512F__) && defined(__FMA__)
@@ -43,9 +44,12 @@ static inline __attribute__((always_inline)) V lookup(const float *row, K k, con
   case 1: return _mm512_permutexvar_ps(k.idx, _mm512_loadu_ps(row));
   case 2: return _mm512_permutex2var_ps(_mm512_loadu_ps(row), k.idx, _mm512_loadu_ps(row + 16));
   case 3: {
-    V lo = _mm512_permutex2var_ps(_mm512_loadu_ps(row), k.idx, _mm512_loadu_ps(row + 16));
-    V hi = _mm512_permutex2var_ps(_mm512_loadu_ps(row + 32), k.idx, _mm512_loadu_ps(row + 48));
-    return _mm512_mask_blend_ps(k.hi, lo, hi);
+    /* two merge-masked permutes, no blend: the first writes the lanes of slots 0..31 and leaves
+     * the others holding their index, which the second reads as its index (its low five bits
+     * pick among slots 32..63) for exactly those lanes */
+    V r = _mm512_mask2_permutex2var_ps(_mm512_loadu_ps(row), k.idx, (__mmask16)~k.hi, _mm512_loadu_ps(row + 16));
+    return _mm512_mask2_permutex2var_ps(_mm512_loadu_ps(row + 32), _mm512_castps_si512(r), k.hi,
+                                        _mm512_loadu_ps(row + 48));
   }
   default: return _mm512_i32gather_ps(k.idx, row, 4);
   }
@@ -117,15 +121,69 @@ static inline __attribute__((always_inline)) bool blend_by_point(const sinew__sk
     u[4 * i + 2] = _mm512_shuffle_ps(t[4 * i + 1], t[4 * i + 3], 0x44);
     u[4 * i + 3] = _mm512_shuffle_ps(t[4 * i + 1], t[4 * i + 3], 0xEE);
   }
-  for (int c = 0; c < 4; c++) {
-    V v0 = _mm512_shuffle_f32x4(u[c], u[4 + c], 0x44), v1 = _mm512_shuffle_f32x4(u[c], u[4 + c], 0xEE);
-    V v2 = _mm512_shuffle_f32x4(u[8 + c], u[12 + c], 0x44), v3 = _mm512_shuffle_f32x4(u[8 + c], u[12 + c], 0xEE);
-    m[c] = _mm512_shuffle_f32x4(v0, v2, 0x88);
-    m[4 + c] = _mm512_shuffle_f32x4(v0, v2, 0xDD);
-    m[8 + c] = _mm512_shuffle_f32x4(v1, v3, 0x88);
+  /* column q of the transpose is float q of the lines: lin[4r + c] sits at q = 4c + r */
+  for (int e = 0; e < 3; e++) { /* row e of the 3x4 */
+    V v0 = _mm512_shuffle_f32x4(u[e], u[4 + e], 0x44), v1 = _mm512_shuffle_f32x4(u[e], u[4 + e], 0xEE);
+    V v2 = _mm512_shuffle_f32x4(u[8 + e], u[12 + e], 0x44), v3 = _mm512_shuffle_f32x4(u[8 + e], u[12 + e], 0xEE);
+    m[4 * e] = _mm512_shuffle_f32x4(v0, v2, 0x88);
+    m[4 * e + 1] = _mm512_shuffle_f32x4(v0, v2, 0xDD);
+    m[4 * e + 2] = _mm512_shuffle_f32x4(v1, v3, 0x88);
+    m[4 * e + 3] = _mm512_shuffle_f32x4(v1, v3, 0xDD);
   }
   return true;
 }
+
+/* Points without normals, linear, a block whose 16 points all have weights summing to 1 and
+ * the envelope 1 (else false, nothing written, and the general path runs): each point's
+ * matrix is blended whole, as above, and applied where it stands, four points at a time: the
+ * four lines' 128-bit columns gathered into four vectors (eight lane shuffles), each point's
+ * x, y and z spread over its lane (three permutes), and the result packed to interleaved xyz
+ * (three permutes for 16 points). No transpose of the matrices and none of the points: 47
+ * shuffles a block against 36 + 24 a row for the lookups. The same multiply-adds in the same
+ * order as the general path, so the same bits. */
+static const int32_t spread[3][16] = {{0, 0, 0, 0, 3, 3, 3, 3, 6, 6, 6, 6, 9, 9, 9, 9},
+                                      {1, 1, 1, 1, 4, 4, 4, 4, 7, 7, 7, 7, 10, 10, 10, 10},
+                                      {2, 2, 2, 2, 5, 5, 5, 5, 8, 8, 8, 8, 11, 11, 11, 11}};
+static const int32_t pack[3][16] = {{0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, 16, 17, 18, 20},
+                                    {5, 6, 8, 9, 10, 12, 13, 14, 16, 17, 18, 20, 21, 22, 24, 25},
+                                    {10, 12, 13, 14, 16, 17, 18, 20, 21, 22, 24, 25, 26, 28, 29, 30}};
+
+static inline __attribute__((always_inline)) bool points_by_point(const sinew__skin_job *j, uint32_t r0,
+                                                                  uint32_t r1, size_t h, const float *in,
+                                                                  float *out, const uint16_t *count) {
+  (void)h; /* 16 lanes: the whole block */
+  const uint16_t *slots = j->w->slots;
+  const float *wts = j->w->weights;
+  __m512i c = _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)count));
+  if (_mm512_test_epi32_mask(c, c) != 0xFFFF) return false;
+  V ws = _mm512_setzero_ps();
+  for (uint32_t row = r0; row < r1; row++) ws = _mm512_add_ps(ws, _mm512_loadu_ps(wts + (size_t)row * SINEW__SKIN_BLOCK));
+  if (_mm512_cmp_ps_mask(_mm512_abs_ps(_mm512_sub_ps(_mm512_set1_ps(1.0f), ws)), _mm512_set1_ps(1e-6f), _CMP_GT_OQ))
+    return false;
+  const float *aos = j->table + SINEW__SKIN_ELEMENTS * j->stride;
+  V r[16];
+  for (int l = 0; l < 16; l++) r[l] = _mm512_setzero_ps();
+  for (uint32_t row = r0; row < r1; row++) {
+    const uint16_t *s = slots + (size_t)row * SINEW__SKIN_BLOCK;
+    const float *wt = wts + (size_t)row * SINEW__SKIN_BLOCK;
+    for (int l = 0; l < 16; l++) r[l] = _mm512_fmadd_ps(_mm512_set1_ps(wt[l]), _mm512_loadu_ps(aos + 16 * (size_t)s[l]), r[l]);
+  }
+  V o[4];
+  for (int g = 0; g < 4; g++) {
+    V s0 = _mm512_shuffle_f32x4(r[4 * g], r[4 * g + 1], 0x44), s1 = _mm512_shuffle_f32x4(r[4 * g], r[4 * g + 1], 0xEE);
+    V s2 = _mm512_shuffle_f32x4(r[4 * g + 2], r[4 * g + 3], 0x44), s3 = _mm512_shuffle_f32x4(r[4 * g + 2], r[4 * g + 3], 0xEE);
+    V c0 = _mm512_shuffle_f32x4(s0, s2, 0x88), c1 = _mm512_shuffle_f32x4(s0, s2, 0xDD);
+    V c2 = _mm512_shuffle_f32x4(s1, s3, 0x88), c3 = _mm512_shuffle_f32x4(s1, s3, 0xDD);
+    /* the four points' 12 floats (the last group's load stops at the block's end) */
+    V p = g < 3 ? _mm512_loadu_ps(in + 12 * g) : _mm512_maskz_loadu_ps(0x0FFF, in + 12 * g);
+    V x = _mm512_permutexvar_ps(IDX(spread, 0), p), y = _mm512_permutexvar_ps(IDX(spread, 1), p),
+      z = _mm512_permutexvar_ps(IDX(spread, 2), p);
+    o[g] = _mm512_fmadd_ps(x, c0, _mm512_fmadd_ps(y, c1, _mm512_fmadd_ps(z, c2, c3)));
+  }
+  for (int q = 0; q < 3; q++) _mm512_storeu_ps(out + 16 * q, _mm512_permutex2var_ps(o[q], IDX(pack, q), o[q + 1]));
+  return true;
+}
+#define POINTS_BY_POINT(j, r0, r1, h, in, out, count) points_by_point(j, r0, r1, h, in, out, count)
 #define BLEND_BY_POINT(j, r0, r1, mode, m) blend_by_point(j, r0, r1, mode, m)
 
 #define KERNEL sinew__skin_blocks_avx512
