@@ -483,6 +483,23 @@ typedef enum topcode {
   /* a product and a sum in one instruction, each rounded as MULF then ADDF / SUBF round them:
    * d = a * b + c, c + a * b, a * b - c, c - a * b */
   T_MULADDF, T_ADDMULF, T_MULSUBF, T_SUBMULF,
+  T_OUTHALT,    /* T_OUT, then T_HALT (which stays in the next slot) */
+  /* superinstructions: two neighbours run in one dispatch (made after translating, by
+   * sinew__typed_pairs; the second stays in its slot): the shapes of rig formulas, a product and
+   * a sum, a clamp eased, a result that goes to an output, outputs in a row */
+#define TYPED_PAIRS(X)                                                                           \
+  X(T_PAIR_CLAMP_SMOOTHSTEP, CLAMP, SMOOTHSTEP) X(T_PAIR_CLAMP_LINSTEP, CLAMP, LINSTEP)          \
+  X(T_PAIR_MULF_ADDMULF, MULF, ADDMULF) X(T_PAIR_MULF_SUBMULF, MULF, SUBMULF)                    \
+  X(T_PAIR_MULF_MULADDF, MULF, MULADDF) X(T_PAIR_MULF_MULSUBF, MULF, MULSUBF)                    \
+  X(T_PAIR_MULF_MULF, MULF, MULF) X(T_PAIR_OUT_OUT, OUT, OUT) X(T_PAIR_MOV_OUT, MOV, OUT)        \
+  X(T_PAIR_ADDF_OUT, ADDF, OUT) X(T_PAIR_SUBF_OUT, SUBF, OUT) X(T_PAIR_MULF_OUT, MULF, OUT)      \
+  X(T_PAIR_MULADDF_OUT, MULADDF, OUT) X(T_PAIR_ADDMULF_OUT, ADDMULF, OUT)                        \
+  X(T_PAIR_MULSUBF_OUT, MULSUBF, OUT) X(T_PAIR_SUBMULF_OUT, SUBMULF, OUT)                        \
+  X(T_PAIR_CLAMP_OUT, CLAMP, OUT) X(T_PAIR_LINSTEP_OUT, LINSTEP, OUT)                            \
+  X(T_PAIR_SMOOTHSTEP_OUT, SMOOTHSTEP, OUT)
+#define X(op_, first, second) op_,
+  TYPED_PAIRS(X)
+#undef X
   T_NOPS
 } topcode;
 
@@ -505,6 +522,8 @@ typedef struct tprog {
   int32_t *in_matrix;  /* per input: its 16 cells when the code reads it as a 4x4 matrix, else -1
                           (then an evaluation must give a matrix there, or runs on the generic VM) */
   bool matrix_inputs;  /* any in_matrix */
+  bool loops;          /* a jump counts steps (a loop): the run needs the bounds */
+  bool uses_time;      /* the code reads time or frame */
   uint32_t nlocals;
   int32_t *local_cell; /* per variable slot: its first cell, -1 when the code never uses it */
   uint8_t *local_kind; /* per slot: int, float, vector or matrix (4x4) */
@@ -518,6 +537,19 @@ int sinew__typed_compile(const chunk *c, uint32_t nin, tprog **out);
 void sinew__typed_free(tprog *p);
 /* Runs p on cells (p->ncells, kept between runs) with ex's inputs, outputs and bounds. */
 int sinew__typed_run(const tprog *p, tcell *cells, vm_expr_ctx *ex);
+
+/* What an evaluation on the typed VM needs of its expression (lang/expr.c keeps one in each). */
+typedef struct typed_target {
+  const tprog *prog;
+  tcell *cells;
+  uint64_t *rand_state;
+  sinew__obj_pool *pool;
+} typed_target;
+/* sinew_expr_eval of code without a loop (so without bounds to keep), its variables in the cells
+ * and numbers in: straight to the typed VM in one call (given NULL; sinew__typed_run gives its
+ * context, then out_faults, faultbuf and faultlen are not used). */
+int sinew__typed_eval(const typed_target *to, const sinew_expr_io_t *io, unsigned *out_faults,
+                      char *faultbuf, size_t faultlen, vm_expr_ctx *given);
 
 /* For the tests (tests/test_vm.c): the typed program's length (-1 when the expression runs on
  * the generic VM), and keeping an expression on the generic VM (typed = false). */

@@ -888,6 +888,7 @@ static void translate(tc *T) {
       }
       case OPC_TIME:
       case OPC_FRAME: {
+        T->P->uses_time = true;
         sent *e = push(T, SINEW_VALUE_FLOAT);
         if (e) e->cell = (int32_t)(in->op == OPC_TIME ? T->P->time_cell : T->P->frame_cell);
         break;
@@ -985,6 +986,39 @@ static void invert_loops(tprog *P) {
   }
 }
 
+/* Neighbours that run as one superinstruction (TYPED_PAIRS; an output then the end, T_OUTHALT):
+ * the first slot takes the pair's opcode, the second keeps its own, so that a jump landing on
+ * it still runs it alone. Left to right, each instruction in one pair at most. */
+static void pair_up(tprog *P) {
+  static const uint8_t first[] = {
+#define X(op_, a, b) T_##a,
+      TYPED_PAIRS(X)
+#undef X
+  };
+  static const uint8_t second[] = {
+#define X(op_, a, b) T_##b,
+      TYPED_PAIRS(X)
+#undef X
+  };
+  static const uint8_t fused[] = {
+#define X(op_, a, b) op_,
+      TYPED_PAIRS(X)
+#undef X
+  };
+  for (uint32_t i = 0; i + 1 < P->n; i++) {
+    uint8_t a = P->code[i].op, b = P->code[i + 1].op;
+    if (a == T_OUT && b == T_HALT) {
+      P->code[i++].op = T_OUTHALT;
+      continue;
+    }
+    for (size_t k = 0; k < sizeof fused; k++)
+      if (first[k] == a && second[k] == b) {
+        P->code[i++].op = fused[k];
+        break;
+      }
+  }
+}
+
 void sinew__typed_free(tprog *p) {
   if (!p) return;
   sinew_free(p->code);
@@ -1045,6 +1079,12 @@ int sinew__typed_compile(const chunk *ch, uint32_t nin, tprog **out) {
   if (!T.status) {
     for (uint32_t i = 0; i < T.nfix; i++) P->code[T.fix[i].at].d = (int32_t)T.map[T.fix[i].target_pc];
     invert_loops(P);
+    for (uint32_t i = 0; i < P->n; i++) {
+      uint8_t op = P->code[i].op;
+      bool jump = (op >= T_JMP && op <= T_JNZF) || op == T_JCI || op == T_JCF;
+      if (jump && P->code[i].n) P->loops = true;
+    }
+    pair_up(P);
     /* the temporaries after every other cell */
     int32_t base = add_cells(&T, T.ntmp ? T.ntmp : 1);
     for (uint32_t i = 0; i < P->n && !T.status; i++) {

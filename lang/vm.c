@@ -1105,33 +1105,52 @@ static int64_t f2i(double d) {
   return (int64_t)d;
 }
 
+/* A fault of instruction t: counted, its text kept when it is the first (sinew__fault). */
 #if defined(__GNUC__)
 __attribute__((noinline, cold))
 #endif
-static void tfault(vm *V, const tinsn *t, const char *what) {
-  V->bc.line = t->line;
-  sinew__fault(&V->bc, "%s", what);
+static void tfault(vm_expr_ctx *ex, const tinsn *t, const char *what) {
+  builtin_call bc = {.ex = ex, .rand_state = ex->rand_state, .line = t->line};
+  sinew__fault(&bc, "%s", what);
 }
 
 #if defined(__GNUC__)
 __attribute__((noinline, cold))
 #endif
-static void tfault_out(vm *V, const tinsn *t, double d) {
-  V->bc.line = t->line;
-  sinew__fault(&V->bc, "output %d would be %s; it keeps its value", t->b, d != d ? "NaN" : "infinite");
+static void tfault_out(vm_expr_ctx *ex, const tinsn *t, double d) {
+  builtin_call bc = {.ex = ex, .rand_state = ex->rand_state, .line = t->line};
+  sinew__fault(&bc, "output %d would be %s; it keeps its value", t->b, d != d ? "NaN" : "infinite");
 }
 
-static inline double tdiv(vm *V, const tinsn *t, double a, double b) {
+/* A batch of batch steps is used up (a loop's jump at line): the bounds checked as the
+ * generic loop checks them (vm_check), with a machine of its own made only here, so that a run
+ * that never gets here sets nothing up. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static int tcheck(vm_expr_ctx *ex, uint32_t line, uint32_t batch) {
+  vm V;
+  V.L = NULL;
+  V.cur = NULL;
+  V.ex = ex;
+  V.line = line;
+  V.bounds = &ex->bounds;
+  V.tick = 0;
+  V.batch = batch;
+  return vm_check(&V);
+}
+
+static inline double tdiv(vm_expr_ctx *ex, const tinsn *t, double a, double b) {
   if (b == 0) {
-    tfault(V, t, "division by zero");
+    tfault(ex, t, "division by zero");
     return 0;
   }
   return a / b;
 }
 
-static inline double tmod(vm *V, const tinsn *t, double a, double b) {
+static inline double tmod(vm_expr_ctx *ex, const tinsn *t, double a, double b) {
   if (b == 0) {
-    tfault(V, t, "modulus by zero");
+    tfault(ex, t, "modulus by zero");
     return 0;
   }
   return fmod(a, b);
@@ -1167,9 +1186,9 @@ static inline double tmod(vm *V, const tinsn *t, double a, double b) {
  * its end, where the generic loop jumps back to it unconditionally) */
 #define STEP_AT(when)                                                                            \
   do {                                                                                           \
-    if (t->n == (when) && --V.tick == 0) {                                                       \
-      V.line = t->line;                                                                          \
-      if ((rc = vm_check(&V))) goto done;                                                        \
+    if (t->n == (when) && --tick == 0) {                                                         \
+      if ((rc = tcheck(ex, t->line, batch))) goto done;                                          \
+      tick = batch = next_batch(&ex->bounds);                                                    \
     }                                                                                            \
   } while (0)
 #define BACK() STEP_AT(1)
@@ -1201,6 +1220,43 @@ static inline double tmod(vm *V, const tinsn *t, double a, double b) {
     }                                                                                            \
     NEXT();                                                                                      \
   }
+/* The bodies of the instructions that also run in pairs (T_PAIR_* below): one statement each,
+ * t the instruction. */
+#define BODY_MOV() (*D = *A)
+#define BODY_ADDF() (D->f = A->f + B->f)
+#define BODY_SUBF() (D->f = A->f - B->f)
+#define BODY_MULF() (D->f = A->f * B->f)
+#define BODY_MULADDF() (D->f = product(A, B) + C->f)
+#define BODY_ADDMULF() (D->f = C->f + product(A, B))
+#define BODY_MULSUBF() (D->f = product(A, B) - C->f)
+#define BODY_SUBMULF() (D->f = C->f - product(A, B))
+#define BODY_CLAMP() (D->f = sinew__clamp(A->f, B->f, C->f))
+#define BODY_LINSTEP() (D->f = sinew__linstep(A->f, B->f, C->f))
+#define BODY_SMOOTHSTEP() (D->f = sinew__smoothstep(A->f, B->f, C->f))
+/* an output keeps its value when the new one is not finite (a fault) */
+#define BODY_OUT()                                                                               \
+  do {                                                                                           \
+    double v_ = A->f;                                                                            \
+    uint32_t k_ = (uint32_t)t->b;                                                                \
+    if (k_ < io->noutputs) {                                                                     \
+      if (isfinite(v_)) {                                                                        \
+        io->outputs[k_] = v_;                                                                    \
+        if (ex->written) ex->written[k_] = true;                                                 \
+      } else {                                                                                   \
+        tfault_out(ex, t, v_);                                                                   \
+      }                                                                                          \
+    }                                                                                            \
+  } while (0)
+/* Two instructions in one dispatch: the first's body, then the next instruction's (which stays
+ * in its slot, whole, for a jump that lands on it). */
+#define PAIR(op_, first, second)                                                                 \
+  OP(op_) {                                                                                      \
+    BODY_##first();                                                                              \
+    t++;                                                                                         \
+    BODY_##second();                                                                             \
+    NEXT();                                                                                      \
+  }
+
 /* x and y compared by code 0 to 5: ==, !=, <, <=, >, >= (the order of T_EQF ... T_GEF and of a
  * fused compare-and-jump's c & 7) */
 #define COMPARE(code, x, y)                                                                      \
@@ -1219,32 +1275,46 @@ static inline bool vorder(int code, const tcell *a, const tcell *b) {
   return COMPARE(code, c, 0);
 }
 
-int sinew__typed_run(const tprog *P, tcell *R, vm_expr_ctx *ex) {
-  const sinew_expr_io_t *io = ex->io;
-  if (!P->matrix_inputs) {
-    for (uint32_t k = 0; k < P->nin; k++) R[P->in_base + k].f = k < io->ninputs ? io->inputs[k] : 0.0;
+/* One function for both entries (the labels of the threaded loop cannot be copied into two):
+ * sinew__typed_run gives its context (given), sinew_expr_eval's direct path gives none and the
+ * context is made here, without a call between. */
+int sinew__typed_eval(const typed_target *to, const sinew_expr_io_t *io, unsigned *out_faults,
+                      char *faultbuf, size_t faultlen, vm_expr_ctx *given) {
+  vm_expr_ctx own, *ex = given;
+  if (!ex) { /* no bounds: the code has no loop */
+    own.io = io;
+    own.written = NULL;
+    own.faults = 0;
+    own.rand_state = to->rand_state;
+    own.pool = to->pool;
+    own.faultbuf = faultbuf;
+    own.faultlen = faultlen;
+    if (faultbuf && faultlen) faultbuf[0] = 0;
+    ex = &own;
+  }
+  const tprog *P = to->prog;
+  tcell *R = to->cells;
+  /* what an evaluation sets up is only what its code reads: the bounds for a loop, time and
+   * frame when the text reads them, inputs read one by one when fewer were given */
+  tcell *in = &R[P->in_base];
+  if (!P->matrix_inputs && io->ninputs >= P->nin) {
+    for (uint32_t k = 0; k < P->nin; k++) in[k].f = io->inputs[k];
   } else {
     for (uint32_t k = 0; k < P->nin; k++) {
       if (P->in_matrix[k] < 0) {
-        R[P->in_base + k].f = k < io->ninputs ? io->inputs[k] : 0.0;
+        in[k].f = k < io->ninputs ? io->inputs[k] : 0.0;
       } else { /* the caller checked there is one */
         const sinew_mat4_t *m = io->input_matrices[k];
         for (int c = 0; c < 16; c++) R[P->in_matrix[k] + c].f = m->m[c / 4][c % 4];
       }
     }
   }
-  R[P->time_cell].f = io->time_seconds;
-  R[P->frame_cell].f = io->frame;
-  vm V; /* what vm_check, vm_error and the faults use */
-  V.L = NULL;
-  V.cur = NULL;
-  V.line = 0;
-  V.bc.lang = NULL;
-  V.ex = ex;
-  V.bc.ex = ex;
-  V.bc.rand_state = ex->rand_state;
-  V.bounds = &ex->bounds;
-  V.tick = V.batch = next_batch(V.bounds);
+  if (P->uses_time) {
+    R[P->time_cell].f = io->time_seconds;
+    R[P->frame_cell].f = io->frame;
+  }
+  uint32_t tick = 0, batch = 0; /* steps left in this batch, and its size (loops only) */
+  if (P->loops) tick = batch = next_batch(&ex->bounds);
   int rc = SINEW_OK;
   const tinsn *code = P->code, *t = code;
 #ifdef TYPED_THREADED
@@ -1269,7 +1339,12 @@ int sinew__typed_run(const tprog *P, tcell *R, vm_expr_ctx *ex) {
       [T_MULVF] = &&L_T_MULVF, [T_DIVVF] = &&L_T_DIVVF, [T_JCI] = &&L_T_JCI, [T_JCF] = &&L_T_JCF,
       [T_CALL1] = &&L_T_CALL1, [T_CLAMP] = &&L_T_CLAMP, [T_LINSTEP] = &&L_T_LINSTEP,
       [T_SMOOTHSTEP] = &&L_T_SMOOTHSTEP, [T_MOVM] = &&L_T_MOVM, [T_MULADDF] = &&L_T_MULADDF,
-      [T_ADDMULF] = &&L_T_ADDMULF, [T_MULSUBF] = &&L_T_MULSUBF, [T_SUBMULF] = &&L_T_SUBMULF};
+      [T_ADDMULF] = &&L_T_ADDMULF, [T_MULSUBF] = &&L_T_MULSUBF, [T_SUBMULF] = &&L_T_SUBMULF,
+      [T_OUTHALT] = &&L_T_OUTHALT,
+#define X(op_, first, second) [op_] = &&L_##op_,
+      TYPED_PAIRS(X)
+#undef X
+  };
   goto *labels[t->op];
 #else
   for (;;) switch ((topcode)t->op) {
@@ -1284,7 +1359,7 @@ int sinew__typed_run(const tprog *P, tcell *R, vm_expr_ctx *ex) {
   JUMP_IF(T_JZF, !(A->f != 0))
   JUMP_IF(T_JNZF, A->f != 0)
   OP(T_MOV) {
-    *D = *A;
+    BODY_MOV();
     NEXT();
   }
   OP(T_MOVV) {
@@ -1313,13 +1388,20 @@ int sinew__typed_run(const tprog *P, tcell *R, vm_expr_ctx *ex) {
   SIMPLE(T_ADDMULF, f, C->f + product(A, B))
   SIMPLE(T_MULSUBF, f, product(A, B) - C->f)
   SIMPLE(T_SUBMULF, f, C->f - product(A, B))
+#define X(op_, first, second) PAIR(op_, first, second)
+  TYPED_PAIRS(X)
+#undef X
+  OP(T_OUTHALT) {
+    BODY_OUT();
+    goto done;
+  }
   OP(T_DIVF) {
     double x = A->f, y = B->f;
-    D->f = y != 0 ? x / y : tdiv(&V, t, x, y);
+    D->f = y != 0 ? x / y : tdiv(ex, t, x, y);
     NEXT();
   }
   OP(T_MODF) {
-    D->f = tmod(&V, t, A->f, B->f);
+    D->f = tmod(ex, t, A->f, B->f);
     NEXT();
   }
   SIMPLE(T_ADDI, i, (int64_t)((uint64_t)A->i + (uint64_t)B->i)) /* wraps around */
@@ -1330,7 +1412,7 @@ int sinew__typed_run(const tprog *P, tcell *R, vm_expr_ctx *ex) {
     int64_t x = A->i, y = B->i;
     bool div = t->op == T_DIVI;
     if (y == 0) {
-      tfault(&V, t, div ? "division by zero" : "modulus by zero");
+      tfault(ex, t, div ? "division by zero" : "modulus by zero");
       D->i = 0;
     } else if (y == -1) {
       D->i = div ? (int64_t)(0 - (uint64_t)x) : 0;
@@ -1352,8 +1434,8 @@ int sinew__typed_run(const tprog *P, tcell *R, vm_expr_ctx *ex) {
         case T_ADDV: r[k] = x + y; break;
         case T_SUBV: r[k] = x - y; break;
         case T_MULV: r[k] = x * y; break;
-        case T_DIVV: r[k] = tdiv(&V, t, x, y); break;
-        default: r[k] = tmod(&V, t, x, y); break;
+        case T_DIVV: r[k] = tdiv(ex, t, x, y); break;
+        default: r[k] = tmod(ex, t, x, y); break;
       }
     }
     tcell *d = D;
@@ -1372,7 +1454,7 @@ int sinew__typed_run(const tprog *P, tcell *R, vm_expr_ctx *ex) {
         case T_ADDVF: r[k] = x + y; break;
         case T_SUBVF: r[k] = x - y; break;
         case T_MULVF: r[k] = x * y; break;
-        default: r[k] = tdiv(&V, t, x, y); break;
+        default: r[k] = tdiv(ex, t, x, y); break;
       }
     }
     tcell *d = D;
@@ -1417,16 +1499,7 @@ int sinew__typed_run(const tprog *P, tcell *R, vm_expr_ctx *ex) {
   SIMPLE(T_NOTI, i, !A->i)
   SIMPLE(T_NOTV, i, !vtruth(A))
   OP(T_OUT) {
-    double v = A->f;
-    uint32_t k = (uint32_t)t->b;
-    if (k < io->noutputs) {
-      if (isfinite(v)) {
-        io->outputs[k] = v;
-        if (ex->written) ex->written[k] = true;
-      } else {
-        tfault_out(&V, t, v);
-      }
-    }
+    BODY_OUT();
     NEXT();
   }
   OP(T_OUTLOAD) {
@@ -1437,27 +1510,37 @@ int sinew__typed_run(const tprog *P, tcell *R, vm_expr_ctx *ex) {
   SIMPLE(T_LINSTEP, f, sinew__linstep(A->f, B->f, C->f))
   SIMPLE(T_SMOOTHSTEP, f, sinew__smoothstep(A->f, B->f, C->f))
   OP(T_CALL1) {
-    V.bc.line = t->line;
-    D->f = t->fn(&V.bc, &A->f);
+    builtin_call bc = {.ex = ex, .rand_state = ex->rand_state, .line = t->line};
+    D->f = t->fn(&bc, &A->f);
     NEXT();
   }
   OP(T_CALL) {
     const double x[SINEW_BUILTIN_MAX_SCALAR_ARGS] = {A->f, B->f, C->f};
-    V.bc.line = t->line;
-    D->f = t->fn(&V.bc, x);
+    builtin_call bc = {.ex = ex, .rand_state = ex->rand_state, .line = t->line};
+    D->f = t->fn(&bc, x);
     NEXT();
   }
 #ifndef TYPED_THREADED
   default:
-    V.line = t->line;
-    rc = vm_error(&V, SINEW_EINVAL, "internal: bad typed opcode %d", t->op);
+    if (ex->faultbuf && ex->faultlen)
+      snprintf(ex->faultbuf, ex->faultlen, "line %u: internal: bad typed opcode %d", t->line, t->op);
+    rc = SINEW_EINVAL;
     goto done;
   }
 #endif
 done:
-  if (V.bounds->steps_left != UINT64_MAX) {
-    uint64_t used = V.batch - V.tick;
-    V.bounds->steps_left = used < V.bounds->steps_left ? V.bounds->steps_left - used : 0;
+  if (P->loops && ex->bounds.steps_left != UINT64_MAX) { /* the unfinished batch's steps */
+    uint64_t used = batch - tick;
+    ex->bounds.steps_left = used < ex->bounds.steps_left ? ex->bounds.steps_left - used : 0;
+  }
+  if (!given) {
+    if (rc) own.faults++;
+    if (out_faults) *out_faults = own.faults;
   }
   return rc;
+}
+
+int sinew__typed_run(const tprog *P, tcell *R, vm_expr_ctx *ex) {
+  typed_target to = {P, R, ex->rand_state, ex->pool};
+  return sinew__typed_eval(&to, ex->io, NULL, NULL, 0, ex);
 }
