@@ -296,7 +296,6 @@ static int eval_checked(sinew_expr_t *E, const sinew_expr_io_t *io, unsigned *ou
                         char *faultbuf, size_t faultlen) {
   vm_expr_ctx ex; /* field by field: a memset costs more than the typed VM's whole run */
   ex.io = io;
-  ex.written = NULL;
   ex.faults = 0;
   ex.rand_state = &E->rand_state;
   ex.pool = &E->pool;

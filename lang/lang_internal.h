@@ -368,7 +368,6 @@ void sinew__chunk_free(chunk *c);
 /* Expression evaluation context used by OPC_IN / OPC_OUT / OPC_TIME. */
 typedef struct vm_expr_ctx {
   const sinew_expr_io_t *io;
-  bool *written;  /* per output */
   unsigned faults;
   uint64_t *rand_state; /* the expression's own random sequence */
   sinew__obj_pool *pool; /* the expression's matrices (NULL: none) */
@@ -484,20 +483,22 @@ typedef enum topcode {
    * d = a * b + c, c + a * b, a * b - c, c - a * b */
   T_MULADDF, T_ADDMULF, T_MULSUBF, T_SUBMULF,
   T_OUTHALT,    /* T_OUT, then T_HALT (which stays in the next slot) */
+  T_PAIR_OUT_OUT, /* T_OUT twice */
   /* superinstructions: two neighbours run in one dispatch (made after translating, by
-   * sinew__typed_pairs; the second stays in its slot): the shapes of rig formulas, a product and
-   * a sum, a clamp eased, a result that goes to an output, outputs in a row */
+   * lang/typed.c's pair_up; the second stays in its slot): the shapes of rig formulas, a product
+   * and a sum, a clamp eased, a result that goes to an output. link: the second's operand (a or
+   * c) that is the first's result, passed in a register (n: none) */
 #define TYPED_PAIRS(X)                                                                           \
-  X(T_PAIR_CLAMP_SMOOTHSTEP, CLAMP, SMOOTHSTEP) X(T_PAIR_CLAMP_LINSTEP, CLAMP, LINSTEP)          \
-  X(T_PAIR_MULF_ADDMULF, MULF, ADDMULF) X(T_PAIR_MULF_SUBMULF, MULF, SUBMULF)                    \
-  X(T_PAIR_MULF_MULADDF, MULF, MULADDF) X(T_PAIR_MULF_MULSUBF, MULF, MULSUBF)                    \
-  X(T_PAIR_MULF_MULF, MULF, MULF) X(T_PAIR_OUT_OUT, OUT, OUT) X(T_PAIR_MOV_OUT, MOV, OUT)        \
-  X(T_PAIR_ADDF_OUT, ADDF, OUT) X(T_PAIR_SUBF_OUT, SUBF, OUT) X(T_PAIR_MULF_OUT, MULF, OUT)      \
-  X(T_PAIR_MULADDF_OUT, MULADDF, OUT) X(T_PAIR_ADDMULF_OUT, ADDMULF, OUT)                        \
-  X(T_PAIR_MULSUBF_OUT, MULSUBF, OUT) X(T_PAIR_SUBMULF_OUT, SUBMULF, OUT)                        \
-  X(T_PAIR_CLAMP_OUT, CLAMP, OUT) X(T_PAIR_LINSTEP_OUT, LINSTEP, OUT)                            \
-  X(T_PAIR_SMOOTHSTEP_OUT, SMOOTHSTEP, OUT)
-#define X(op_, first, second) op_,
+  X(T_PAIR_CLAMP_SMOOTHSTEP, CLAMP, SMOOTHSTEP, c) X(T_PAIR_CLAMP_LINSTEP, CLAMP, LINSTEP, c)    \
+  X(T_PAIR_MULF_ADDMULF, MULF, ADDMULF, a) X(T_PAIR_MULF_SUBMULF, MULF, SUBMULF, a)              \
+  X(T_PAIR_MULF_MULADDF, MULF, MULADDF, a) X(T_PAIR_MULF_MULSUBF, MULF, MULSUBF, a)              \
+  X(T_PAIR_MULF_MULF, MULF, MULF, a) X(T_PAIR_MOV_OUT, MOV, OUT, a)                              \
+  X(T_PAIR_ADDF_OUT, ADDF, OUT, a) X(T_PAIR_SUBF_OUT, SUBF, OUT, a)                              \
+  X(T_PAIR_MULF_OUT, MULF, OUT, a) X(T_PAIR_MULADDF_OUT, MULADDF, OUT, a)                        \
+  X(T_PAIR_ADDMULF_OUT, ADDMULF, OUT, a) X(T_PAIR_MULSUBF_OUT, MULSUBF, OUT, a)                  \
+  X(T_PAIR_SUBMULF_OUT, SUBMULF, OUT, a) X(T_PAIR_CLAMP_OUT, CLAMP, OUT, a)                      \
+  X(T_PAIR_LINSTEP_OUT, LINSTEP, OUT, a) X(T_PAIR_SMOOTHSTEP_OUT, SMOOTHSTEP, OUT, a)
+#define X(op_, first, second, link) op_,
   TYPED_PAIRS(X)
 #undef X
   T_NOPS

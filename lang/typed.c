@@ -986,36 +986,30 @@ static void invert_loops(tprog *P) {
   }
 }
 
-/* Neighbours that run as one superinstruction (TYPED_PAIRS; an output then the end, T_OUTHALT):
- * the first slot takes the pair's opcode, the second keeps its own, so that a jump landing on
- * it still runs it alone. Left to right, each instruction in one pair at most. */
+/* Neighbours that run as one superinstruction (TYPED_PAIRS; outputs in a row, T_PAIR_OUT_OUT;
+ * an output then the end, T_OUTHALT): the first slot takes the pair's opcode, the second keeps
+ * its own, so that a jump landing on it still runs it alone. A pair whose second reads the
+ * first's result (its link operand) is made only when it does. Left to right, each instruction
+ * in one pair at most. */
 static void pair_up(tprog *P) {
-  static const uint8_t first[] = {
-#define X(op_, a, b) T_##a,
+  static const struct {
+    uint8_t first, second, fused;
+    char link;
+  } pairs[] = {
+#define X(op_, a, b, link) {T_##a, T_##b, op_, #link[0]},
       TYPED_PAIRS(X)
 #undef X
-  };
-  static const uint8_t second[] = {
-#define X(op_, a, b) T_##b,
-      TYPED_PAIRS(X)
-#undef X
-  };
-  static const uint8_t fused[] = {
-#define X(op_, a, b) op_,
-      TYPED_PAIRS(X)
-#undef X
+      {T_OUT, T_OUT, T_PAIR_OUT_OUT, 'n'},
+      {T_OUT, T_HALT, T_OUTHALT, 'n'},
   };
   for (uint32_t i = 0; i + 1 < P->n; i++) {
-    uint8_t a = P->code[i].op, b = P->code[i + 1].op;
-    if (a == T_OUT && b == T_HALT) {
-      P->code[i++].op = T_OUTHALT;
-      continue;
+    const tinsn *x = &P->code[i], *y = &P->code[i + 1];
+    for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; k++) {
+      if (pairs[k].first != x->op || pairs[k].second != y->op) continue;
+      if ((pairs[k].link == 'a' && y->a != x->d) || (pairs[k].link == 'c' && y->c != x->d)) continue;
+      P->code[i++].op = pairs[k].fused;
+      break;
     }
-    for (size_t k = 0; k < sizeof fused; k++)
-      if (first[k] == a && second[k] == b) {
-        P->code[i++].op = fused[k];
-        break;
-      }
   }
 }
 

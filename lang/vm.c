@@ -793,7 +793,6 @@ static int run(vm *V, sinew_value_t *result) {
         if (k < io->noutputs) {
           if (isfinite(d)) {
             io->outputs[k] = d;
-            if (V->ex->written) V->ex->written[k] = true;
           } else {
             sinew__fault(vbc(V), "output %u would be %s; it keeps its value", k, d != d ? "NaN" : "infinite");
           }
@@ -1093,10 +1092,11 @@ static inline double vmag3(const tcell *v) { return sqrt(v[0].f * v[0].f + v[1].
 static inline bool vtruth(const tcell *v) { return v[0].f != 0 || v[1].f != 0 || v[2].f != 0; }
 /* a * b rounded to a double before anything is added to it (a function of its own, so that no
  * compiler fuses it with the addition into one rounding: the generic VM rounds twice) */
-static inline double product(const tcell *a, const tcell *b) {
-  double p = a->f * b->f;
+static inline double productv(double a, double b) {
+  double p = a * b;
   return p;
 }
+static inline double product(const tcell *a, const tcell *b) { return productv(a->f, b->f); }
 
 static int64_t f2i(double d) {
   if (d != d) return 0;
@@ -1220,40 +1220,48 @@ static inline double tmod(vm_expr_ctx *ex, const tinsn *t, double a, double b) {
     }                                                                                            \
     NEXT();                                                                                      \
   }
-/* The bodies of the instructions that also run in pairs (T_PAIR_* below): one statement each,
- * t the instruction. */
-#define BODY_MOV() (*D = *A)
-#define BODY_ADDF() (D->f = A->f + B->f)
-#define BODY_SUBF() (D->f = A->f - B->f)
-#define BODY_MULF() (D->f = A->f * B->f)
-#define BODY_MULADDF() (D->f = product(A, B) + C->f)
-#define BODY_ADDMULF() (D->f = C->f + product(A, B))
-#define BODY_MULSUBF() (D->f = product(A, B) - C->f)
-#define BODY_SUBMULF() (D->f = C->f - product(A, B))
-#define BODY_CLAMP() (D->f = sinew__clamp(A->f, B->f, C->f))
-#define BODY_LINSTEP() (D->f = sinew__linstep(A->f, B->f, C->f))
-#define BODY_SMOOTHSTEP() (D->f = sinew__smoothstep(A->f, B->f, C->f))
+/* The bodies of the instructions that also run in pairs (T_PAIR_* below), of their operands'
+ * values x, y, z (a, b, c), each an expression whose value is the result it stores. */
+#define BODY_MOV(x, y, z) ((*D = *A), D->f)
+#define BODY_ADDF(x, y, z) (D->f = (x) + (y))
+#define BODY_SUBF(x, y, z) (D->f = (x) - (y))
+#define BODY_MULF(x, y, z) (D->f = (x) * (y))
+#define BODY_MULADDF(x, y, z) (D->f = productv(x, y) + (z))
+#define BODY_ADDMULF(x, y, z) (D->f = (z) + productv(x, y))
+#define BODY_MULSUBF(x, y, z) (D->f = productv(x, y) - (z))
+#define BODY_SUBMULF(x, y, z) (D->f = (z) - productv(x, y))
+#define BODY_CLAMP(x, y, z) (D->f = sinew__clamp(x, y, z))
+#define BODY_LINSTEP(x, y, z) (D->f = sinew__linstep(x, y, z))
+#define BODY_SMOOTHSTEP(x, y, z) (D->f = sinew__smoothstep(x, y, z))
 /* an output keeps its value when the new one is not finite (a fault) */
-#define BODY_OUT()                                                                               \
+#define BODY_OUT(x, y, z)                                                                        \
   do {                                                                                           \
-    double v_ = A->f;                                                                            \
+    double v_ = (x);                                                                             \
     uint32_t k_ = (uint32_t)t->b;                                                                \
     if (k_ < io->noutputs) {                                                                     \
       if (isfinite(v_)) {                                                                        \
         io->outputs[k_] = v_;                                                                    \
-        if (ex->written) ex->written[k_] = true;                                                 \
       } else {                                                                                   \
         tfault_out(ex, t, v_);                                                                   \
       }                                                                                          \
     }                                                                                            \
   } while (0)
 /* Two instructions in one dispatch: the first's body, then the next instruction's (which stays
- * in its slot, whole, for a jump that lands on it). */
-#define PAIR(op_, first, second)                                                                 \
+ * in its slot, whole, for a jump that lands on it). The second's operand link (a or c; n: none)
+ * is the first's result, taken from where the first left it (a register) rather than read back
+ * from its cell. */
+#define LINK_a_a r_
+#define LINK_a_c A->f
+#define LINK_a_n A->f
+#define LINK_c_a C->f
+#define LINK_c_c r_
+#define LINK_c_n C->f
+#define PAIR(op_, first, second, link)                                                           \
   OP(op_) {                                                                                      \
-    BODY_##first();                                                                              \
+    double r_ = BODY_##first(A->f, B->f, C->f);                                                  \
+    (void)r_;                                                                                    \
     t++;                                                                                         \
-    BODY_##second();                                                                             \
+    BODY_##second(LINK_a_##link, B->f, LINK_c_##link);                                           \
     NEXT();                                                                                      \
   }
 
@@ -1281,12 +1289,10 @@ static inline bool vorder(int code, const tcell *a, const tcell *b) {
 int sinew__typed_eval(const typed_target *to, const sinew_expr_io_t *io, unsigned *out_faults,
                       char *faultbuf, size_t faultlen, vm_expr_ctx *given) {
   vm_expr_ctx own, *ex = given;
-  if (!ex) { /* no bounds: the code has no loop */
-    own.io = io;
-    own.written = NULL;
+  if (!ex) { /* no bounds (the code has no loop); what a fault uses (sinew__fault), and the
+                 random sequence of a call */
     own.faults = 0;
     own.rand_state = to->rand_state;
-    own.pool = to->pool;
     own.faultbuf = faultbuf;
     own.faultlen = faultlen;
     if (faultbuf && faultlen) faultbuf[0] = 0;
@@ -1340,8 +1346,8 @@ int sinew__typed_eval(const typed_target *to, const sinew_expr_io_t *io, unsigne
       [T_CALL1] = &&L_T_CALL1, [T_CLAMP] = &&L_T_CLAMP, [T_LINSTEP] = &&L_T_LINSTEP,
       [T_SMOOTHSTEP] = &&L_T_SMOOTHSTEP, [T_MOVM] = &&L_T_MOVM, [T_MULADDF] = &&L_T_MULADDF,
       [T_ADDMULF] = &&L_T_ADDMULF, [T_MULSUBF] = &&L_T_MULSUBF, [T_SUBMULF] = &&L_T_SUBMULF,
-      [T_OUTHALT] = &&L_T_OUTHALT,
-#define X(op_, first, second) [op_] = &&L_##op_,
+      [T_OUTHALT] = &&L_T_OUTHALT, [T_PAIR_OUT_OUT] = &&L_T_PAIR_OUT_OUT,
+#define X(op_, first, second, link) [op_] = &&L_##op_,
       TYPED_PAIRS(X)
 #undef X
   };
@@ -1359,7 +1365,7 @@ int sinew__typed_eval(const typed_target *to, const sinew_expr_io_t *io, unsigne
   JUMP_IF(T_JZF, !(A->f != 0))
   JUMP_IF(T_JNZF, A->f != 0)
   OP(T_MOV) {
-    BODY_MOV();
+    *D = *A;
     NEXT();
   }
   OP(T_MOVV) {
@@ -1388,11 +1394,17 @@ int sinew__typed_eval(const typed_target *to, const sinew_expr_io_t *io, unsigne
   SIMPLE(T_ADDMULF, f, C->f + product(A, B))
   SIMPLE(T_MULSUBF, f, product(A, B) - C->f)
   SIMPLE(T_SUBMULF, f, C->f - product(A, B))
-#define X(op_, first, second) PAIR(op_, first, second)
+#define X(op_, first, second, link) PAIR(op_, first, second, link)
   TYPED_PAIRS(X)
 #undef X
+  OP(T_PAIR_OUT_OUT) {
+    BODY_OUT(A->f, 0, 0);
+    t++;
+    BODY_OUT(A->f, 0, 0);
+    NEXT();
+  }
   OP(T_OUTHALT) {
-    BODY_OUT();
+    BODY_OUT(A->f, 0, 0);
     goto done;
   }
   OP(T_DIVF) {
@@ -1499,7 +1511,7 @@ int sinew__typed_eval(const typed_target *to, const sinew_expr_io_t *io, unsigne
   SIMPLE(T_NOTI, i, !A->i)
   SIMPLE(T_NOTV, i, !vtruth(A))
   OP(T_OUT) {
-    BODY_OUT();
+    BODY_OUT(A->f, 0, 0);
     NEXT();
   }
   OP(T_OUTLOAD) {
