@@ -109,7 +109,7 @@ int sinew_expr_compile(const char *text, sinew_expr_t **out, char *errbuf, size_
     E->cells = sinew_malloc(E->typed->ncells * sizeof *E->cells);
     if (!E->cells) rc = SINEW_ENOMEM;
     else memcpy(E->cells, E->typed->init, E->typed->ncells * sizeof *E->cells);
-    E->to = (typed_target){E->typed, E->cells, &E->rand_state, &E->pool};
+    E->to = (typed_target){E->typed, E->cells, &E->rand_state};
   }
   if (rc) {
     if (rc == SINEW_ENOMEM && !errbuf[0]) snprintf(errbuf, errlen, "out of memory");
@@ -327,8 +327,8 @@ static int eval_checked(sinew_expr_t *E, const sinew_expr_io_t *io, unsigned *ou
 int sinew_expr_eval(sinew_expr_t *E, const sinew_expr_io_t *io, unsigned *out_faults,
                     char *faultbuf, size_t faultlen) {
   if (!E || !io) return SINEW_EINVAL;
-  if (E->direct && !io->input_matrices)
-    return sinew__typed_eval(&E->to, io, out_faults, faultbuf, faultlen, NULL);
+  if (E->direct && !io->input_matrices && io->ninputs >= E->typed->nin && io->noutputs >= E->typed->nout)
+    return sinew__typed_eval(&E->to, io, out_faults, faultbuf, faultlen);
   return eval_checked(E, io, out_faults, faultbuf, faultlen);
 }
 

@@ -523,6 +523,7 @@ typedef struct tprog {
   int32_t *in_matrix;  /* per input: its 16 cells when the code reads it as a 4x4 matrix, else -1
                           (then an evaluation must give a matrix there, or runs on the generic VM) */
   bool matrix_inputs;  /* any in_matrix */
+  uint32_t nout;       /* outputs written: one more than the highest T_OUT's */
   bool loops;          /* a jump counts steps (a loop): the run needs the bounds */
   bool uses_time;      /* the code reads time or frame */
   uint32_t nlocals;
@@ -544,13 +545,12 @@ typedef struct typed_target {
   const tprog *prog;
   tcell *cells;
   uint64_t *rand_state;
-  sinew__obj_pool *pool;
 } typed_target;
-/* sinew_expr_eval of code without a loop (so without bounds to keep), its variables in the cells
- * and numbers in: straight to the typed VM in one call (given NULL; sinew__typed_run gives its
- * context, then out_faults, faultbuf and faultlen are not used). */
+/* sinew_expr_eval straight on the typed VM, in one call, when the code has no loop (so no bounds
+ * to keep) and no matrix input, its variables are in the cells, and the evaluation gives at
+ * least prog->nin inputs, all numbers, and prog->nout outputs; sinew__typed_run otherwise. */
 int sinew__typed_eval(const typed_target *to, const sinew_expr_io_t *io, unsigned *out_faults,
-                      char *faultbuf, size_t faultlen, vm_expr_ctx *given);
+                      char *faultbuf, size_t faultlen);
 
 /* For the tests (tests/test_vm.c): the typed program's length (-1 when the expression runs on
  * the generic VM), and keeping an expression on the generic VM (typed = false). */

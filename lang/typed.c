@@ -1077,6 +1077,7 @@ int sinew__typed_compile(const chunk *ch, uint32_t nin, tprog **out) {
       uint8_t op = P->code[i].op;
       bool jump = (op >= T_JMP && op <= T_JNZF) || op == T_JCI || op == T_JCF;
       if (jump && P->code[i].n) P->loops = true;
+      if (op == T_OUT && (uint32_t)P->code[i].b >= P->nout) P->nout = (uint32_t)P->code[i].b + 1;
     }
     pair_up(P);
     /* the temporaries after every other cell */
