@@ -501,6 +501,15 @@ typedef enum topcode {
 #define X(op_, first, second, link) op_,
   TYPED_PAIRS(X)
 #undef X
+  /* a result that goes to two outputs in a row (one formula for scaleY and scaleZ): the
+   * instruction and both outputs in one dispatch, the value passed in a register */
+#define TYPED_OUT2(X)                                                                            \
+  X(T_OUT2_ADDF, ADDF) X(T_OUT2_SUBF, SUBF) X(T_OUT2_MULF, MULF) X(T_OUT2_MULADDF, MULADDF)      \
+  X(T_OUT2_ADDMULF, ADDMULF) X(T_OUT2_MULSUBF, MULSUBF) X(T_OUT2_SUBMULF, SUBMULF)               \
+  X(T_OUT2_CLAMP, CLAMP) X(T_OUT2_LINSTEP, LINSTEP) X(T_OUT2_SMOOTHSTEP, SMOOTHSTEP)
+#define X(op_, first) op_,
+  TYPED_OUT2(X)
+#undef X
   T_NOPS
 } topcode;
 

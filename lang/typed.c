@@ -986,9 +986,10 @@ static void invert_loops(tprog *P) {
   }
 }
 
-/* Neighbours that run as one superinstruction (TYPED_PAIRS; outputs in a row, T_PAIR_OUT_OUT;
- * an output then the end, T_OUTHALT): the first slot takes the pair's opcode, the second keeps
- * its own, so that a jump landing on it still runs it alone. A pair whose second reads the
+/* Neighbours that run as one superinstruction (a result and the two outputs that take it,
+ * TYPED_OUT2; TYPED_PAIRS; outputs in a row, T_PAIR_OUT_OUT; an output then the end,
+ * T_OUTHALT): the first slot takes the pair's opcode, the others keep
+ * their own, so that a jump landing on one still runs it alone. A pair whose second reads the
  * first's result (its link operand) is made only when it does. Left to right, each instruction
  * in one pair at most. */
 static void pair_up(tprog *P) {
@@ -1002,8 +1003,27 @@ static void pair_up(tprog *P) {
       {T_OUT, T_OUT, T_PAIR_OUT_OUT, 'n'},
       {T_OUT, T_HALT, T_OUTHALT, 'n'},
   };
+  static const uint8_t out2_first[] = {
+#define X(op_, a) T_##a,
+      TYPED_OUT2(X)
+#undef X
+  };
+  static const uint8_t out2[] = {
+#define X(op_, a) op_,
+      TYPED_OUT2(X)
+#undef X
+  };
   for (uint32_t i = 0; i + 1 < P->n; i++) {
     const tinsn *x = &P->code[i], *y = &P->code[i + 1];
+    if (i + 2 < P->n && y[0].op == T_OUT && y[1].op == T_OUT && y[0].a == x->d && y[1].a == x->d) {
+      size_t k = 0;
+      while (k < sizeof out2 && out2_first[k] != x->op) k++;
+      if (k < sizeof out2) {
+        P->code[i].op = out2[k];
+        i += 2;
+        continue;
+      }
+    }
     for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; k++) {
       if (pairs[k].first != x->op || pairs[k].second != y->op) continue;
       if ((pairs[k].link == 'a' && y->a != x->d) || (pairs[k].link == 'c' && y->c != x->d)) continue;

@@ -53,6 +53,9 @@
 #define X(op_, first, second, link) [op_] = &&L_##op_,
       TYPED_PAIRS(X)
 #undef X
+#define X(op_, first) [op_] = &&L_##op_,
+      TYPED_OUT2(X)
+#undef X
   };
   goto *labels[t->op];
 #else
@@ -99,6 +102,9 @@
   SIMPLE(T_SUBMULF, f, C->f - product(A, B))
 #define X(op_, first, second, link) PAIR(op_, first, second, link)
   TYPED_PAIRS(X)
+#undef X
+#define X(op_, first) OUT2(op_, first)
+  TYPED_OUT2(X)
 #undef X
   OP(T_PAIR_OUT_OUT) {
     BODY_OUT(A->f, 0, 0);

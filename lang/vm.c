@@ -1254,6 +1254,16 @@ static inline double tmod(vm_expr_ctx *ex, const tinsn *t, double a, double b) {
     BODY_##second(LINK_a_##link, B->f, LINK_c_##link);                                           \
     NEXT();                                                                                      \
   }
+/* An instruction and the two outputs after it that take its result (TYPED_OUT2). */
+#define OUT2(op_, first)                                                                         \
+  OP(op_) {                                                                                      \
+    double r_ = BODY_##first(A->f, B->f, C->f);                                                  \
+    t++;                                                                                         \
+    BODY_OUT(r_, 0, 0);                                                                          \
+    t++;                                                                                         \
+    BODY_OUT(r_, 0, 0);                                                                          \
+    NEXT();                                                                                      \
+  }
 
 /* x and y compared by code 0 to 5: ==, !=, <, <=, >, >= (the order of T_EQF ... T_GEF and of a
  * fused compare-and-jump's c & 7) */
