@@ -9,8 +9,9 @@
  *   bicep.scaleY = 1 + bicep.bulge * $a;  bicep.scaleZ = 1 + bicep.bulge * $a;
  *   bicep.scaleX = 1 - 0.3 * bicep.bulge * $a;
  * Then the VM alone (sinew_expr_eval) against the formula inlined in C, for the bicep formula
- * and a heavier one, a loop of 16 steps with sin, cos, clamp, smoothstep and vectors (HEAVY;
- * goal <= 3x), on the VM the expression gets (the typed VM for both) and on the generic VM.
+ * (goal <= 3x: the issue's first figure, 29x, was this one) and a heavier one, a loop of 16
+ * steps with sin, cos, clamp, smoothstep and vectors (HEAVY; goal <= 3x), on the VM the
+ * expression gets (the typed VM for both) and on the generic VM.
  *
  *   bench_expr [evaluations [frames|vm]]
  */
@@ -113,6 +114,9 @@ static inline void measure(const char *text, c_fn fn, bool typed, long n, double
     double t1 = now();
     for (long i = 0; i < n; i++) {
       double o[3], ci[2] = {(double)(i % 180), 0.35};
+      /* the inputs are unknown to the compiler, as they are to the VM: nothing of the formula
+       * is computed at compile time (0.3 * bulge, 1 + bulge * a) */
+      __asm__ volatile("" : "+x"(ci[0]), "+x"(ci[1]));
       fn(ci, o);
       sink += o[0];
       __asm__ volatile("" : : "g"(o) : "memory"); /* keep the loop from being folded */
@@ -135,8 +139,8 @@ static inline void measure(const char *text, c_fn fn, bool typed, long n, double
   *c_ns = best_c / (double)n * 1e9;
 }
 
-/* goal: the goal (<= 3x C) applies to this measure (the bicep formula's is its frame's) */
-static void report(const char *name, const char *text, c_fn fn, long n, bool goal) {
+/* the goal, <= 3x C */
+static void report(const char *name, const char *text, c_fn fn, long n) {
   double vm_ns, c_ns, g_ns, gc_ns;
   int len, glen;
   measure(text, fn, true, n, &vm_ns, &c_ns, &len);
@@ -145,11 +149,8 @@ static void report(const char *name, const char *text, c_fn fn, long n, bool goa
   printf("  VM (sinew_expr_eval, %s): %8.1f ns per evaluation\n",
          len > 0 ? "typed" : "generic", vm_ns);
   printf("  the same formula in C:         %8.1f ns per evaluation\n", c_ns);
-  if (goal)
-    printf("  ratio VM / C:                  %8.1f   goal <= 3: %s\n", vm_ns / c_ns,
-           vm_ns / c_ns <= 3 ? "met" : "NOT MET");
-  else
-    printf("  ratio VM / C:                  %8.1f   (the goal is the frame's, above)\n", vm_ns / c_ns);
+  printf("  ratio VM / C:                  %8.1f   goal <= 3: %s\n", vm_ns / c_ns,
+         vm_ns / c_ns <= 3 ? "met" : "NOT MET");
   printf("  generic VM:                    %8.1f ns (ratio to C %.1f, to the VM %.1f)\n", g_ns,
          g_ns / gc_ns, g_ns / vm_ns);
 }
@@ -319,8 +320,8 @@ int main(int argc, char **argv) {
   const char *only = argc > 2 ? argv[2] : ""; /* "frames" or "vm": one part (for a profiler) */
   if (strcmp(only, "vm")) report_frames(n / 40);
   if (!strcmp(only, "frames")) return 0;
-  report("bench_expr: the bicep formula alone (5 statements, 2 inputs, 3 outputs)", TEXT, in_c, n, false);
+  report("bench_expr: the bicep formula alone (5 statements, 2 inputs, 3 outputs)", TEXT, in_c, n);
   report("bench_expr: the heavier loop (16 steps: sin, cos, clamp, smoothstep, vectors)", HEAVY,
-         heavy_c, n / 20, true);
+         heavy_c, n / 20);
   return 0;
 }

@@ -28,6 +28,11 @@ struct sinew_expr {
   bool cells_live;  /* the variables' values are in cells, not in locals */
   bool primed;      /* every variable typed by its first assignment has had it */
   bool generic_only; /* sinew__expr_use_typed(false) */
+  /* the usual case, decided at the first run and kept until one of its reasons changes: the
+   * typed VM with the variables in its cells, code without a loop or a matrix input (then an
+   * evaluation with numbers only goes straight to the typed VM, nothing to check or set up) */
+  bool direct;
+  typed_target to;  /* the typed VM's program and cells, for sinew__typed_eval */
   sinew__obj_pool pool; /* the generic VM's matrices, reused */
 };
 
@@ -104,6 +109,7 @@ int sinew_expr_compile(const char *text, sinew_expr_t **out, char *errbuf, size_
     E->cells = sinew_malloc(E->typed->ncells * sizeof *E->cells);
     if (!E->cells) rc = SINEW_ENOMEM;
     else memcpy(E->cells, E->typed->init, E->typed->ncells * sizeof *E->cells);
+    E->to = (typed_target){E->typed, E->cells, &E->rand_state};
   }
   if (rc) {
     if (rc == SINEW_ENOMEM && !errbuf[0]) snprintf(errbuf, errlen, "out of memory");
@@ -260,6 +266,7 @@ static int locals_from_cells(sinew_expr_t *E) {
     }
   }
   E->cells_live = false;
+  E->direct = false;
   return SINEW_OK;
 }
 
@@ -281,29 +288,32 @@ static bool use_typed(sinew_expr_t *E, const sinew_expr_io_t *io) {
   return true;
 }
 
-int sinew_expr_eval(sinew_expr_t *E, const sinew_expr_io_t *io, unsigned *out_faults,
-                    char *faultbuf, size_t faultlen) {
-  if (!E || !io) return SINEW_EINVAL;
+/* Every other evaluation: the first, a matrix input, a loop (its bounds), the generic VM. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static int eval_checked(sinew_expr_t *E, const sinew_expr_io_t *io, unsigned *out_faults,
+                        char *faultbuf, size_t faultlen) {
   vm_expr_ctx ex; /* field by field: a memset costs more than the typed VM's whole run */
   ex.io = io;
-  ex.written = NULL;
   ex.faults = 0;
-  ex.bounds.deadline = 0;
-  ex.bounds.max_seconds = 0;
-  ex.bounds.flag = NULL;
   ex.rand_state = &E->rand_state;
   ex.pool = &E->pool;
   ex.faultbuf = faultbuf;
   ex.faultlen = faultlen;
+  if (faultbuf && faultlen) faultbuf[0] = 0;
+  int rc;
+  ex.bounds.deadline = 0;
+  ex.bounds.max_seconds = 0;
+  ex.bounds.flag = NULL;
   ex.bounds.steps_left = io->max_steps ? io->max_steps : SINEW_EXPR_DEFAULT_MAX_STEPS;
   ex.bounds.max_steps = ex.bounds.steps_left;
   ex.bounds.should_stop = io->should_stop;
   ex.bounds.stop_data = io->stop_data;
-  if (faultbuf && faultlen) faultbuf[0] = 0;
-  int rc;
   if (use_typed(E, io)) {
     if (!E->cells_live) cells_from_locals(E);
     rc = sinew__typed_run(E->typed, E->cells, &ex);
+    E->direct = !E->typed->loops && !E->typed->matrix_inputs;
   } else if (E->cells_live && (rc = locals_from_cells(E))) {
     if (faultbuf && faultlen) snprintf(faultbuf, faultlen, "out of memory");
   } else {
@@ -314,10 +324,20 @@ int sinew_expr_eval(sinew_expr_t *E, const sinew_expr_io_t *io, unsigned *out_fa
   return rc;
 }
 
+int sinew_expr_eval(sinew_expr_t *E, const sinew_expr_io_t *io, unsigned *out_faults,
+                    char *faultbuf, size_t faultlen) {
+  if (!E || !io) return SINEW_EINVAL;
+  if (E->direct && !io->input_matrices && io->ninputs >= E->typed->nin && io->noutputs >= E->typed->nout)
+    return sinew__typed_eval(&E->to, io, out_faults, faultbuf, faultlen);
+  return eval_checked(E, io, out_faults, faultbuf, faultlen);
+}
+
 int32_t sinew__expr_typed_length(const sinew_expr_t *E) {
   return E && E->typed && !E->generic_only ? (int32_t)E->typed->n : -1;
 }
 
 void sinew__expr_use_typed(sinew_expr_t *E, bool typed) {
-  if (E) E->generic_only = !typed;
+  if (!E) return;
+  E->generic_only = !typed;
+  E->direct = false;
 }

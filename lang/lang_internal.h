@@ -368,7 +368,6 @@ void sinew__chunk_free(chunk *c);
 /* Expression evaluation context used by OPC_IN / OPC_OUT / OPC_TIME. */
 typedef struct vm_expr_ctx {
   const sinew_expr_io_t *io;
-  bool *written;  /* per output */
   unsigned faults;
   uint64_t *rand_state; /* the expression's own random sequence */
   sinew__obj_pool *pool; /* the expression's matrices (NULL: none) */
@@ -483,6 +482,34 @@ typedef enum topcode {
   /* a product and a sum in one instruction, each rounded as MULF then ADDF / SUBF round them:
    * d = a * b + c, c + a * b, a * b - c, c - a * b */
   T_MULADDF, T_ADDMULF, T_MULSUBF, T_SUBMULF,
+  T_OUTHALT,    /* T_OUT, then T_HALT (which stays in the next slot) */
+  T_PAIR_OUT_OUT, /* T_OUT twice */
+  /* superinstructions: two neighbours run in one dispatch (made after translating, by
+   * lang/typed.c's pair_up; the second stays in its slot): the shapes of rig formulas, a product
+   * and a sum, a clamp eased, a result that goes to an output. link: the second's operand (a or
+   * c) that is the first's result, passed in a register (n: none) */
+#define TYPED_PAIRS(X)                                                                           \
+  X(T_PAIR_CLAMP_SMOOTHSTEP, CLAMP, SMOOTHSTEP, c) X(T_PAIR_CLAMP_LINSTEP, CLAMP, LINSTEP, c)    \
+  X(T_PAIR_MULF_ADDMULF, MULF, ADDMULF, a) X(T_PAIR_MULF_SUBMULF, MULF, SUBMULF, a)              \
+  X(T_PAIR_MULF_MULADDF, MULF, MULADDF, a) X(T_PAIR_MULF_MULSUBF, MULF, MULSUBF, a)              \
+  X(T_PAIR_MULF_MULF, MULF, MULF, a) X(T_PAIR_MOV_OUT, MOV, OUT, a)                              \
+  X(T_PAIR_ADDF_OUT, ADDF, OUT, a) X(T_PAIR_SUBF_OUT, SUBF, OUT, a)                              \
+  X(T_PAIR_MULF_OUT, MULF, OUT, a) X(T_PAIR_MULADDF_OUT, MULADDF, OUT, a)                        \
+  X(T_PAIR_ADDMULF_OUT, ADDMULF, OUT, a) X(T_PAIR_MULSUBF_OUT, MULSUBF, OUT, a)                  \
+  X(T_PAIR_SUBMULF_OUT, SUBMULF, OUT, a) X(T_PAIR_CLAMP_OUT, CLAMP, OUT, a)                      \
+  X(T_PAIR_LINSTEP_OUT, LINSTEP, OUT, a) X(T_PAIR_SMOOTHSTEP_OUT, SMOOTHSTEP, OUT, a)
+#define X(op_, first, second, link) op_,
+  TYPED_PAIRS(X)
+#undef X
+  /* a result that goes to two outputs in a row (one formula for scaleY and scaleZ): the
+   * instruction and both outputs in one dispatch, the value passed in a register */
+#define TYPED_OUT2(X)                                                                            \
+  X(T_OUT2_ADDF, ADDF) X(T_OUT2_SUBF, SUBF) X(T_OUT2_MULF, MULF) X(T_OUT2_MULADDF, MULADDF)      \
+  X(T_OUT2_ADDMULF, ADDMULF) X(T_OUT2_MULSUBF, MULSUBF) X(T_OUT2_SUBMULF, SUBMULF)               \
+  X(T_OUT2_CLAMP, CLAMP) X(T_OUT2_LINSTEP, LINSTEP) X(T_OUT2_SMOOTHSTEP, SMOOTHSTEP)
+#define X(op_, first) op_,
+  TYPED_OUT2(X)
+#undef X
   T_NOPS
 } topcode;
 
@@ -505,6 +532,9 @@ typedef struct tprog {
   int32_t *in_matrix;  /* per input: its 16 cells when the code reads it as a 4x4 matrix, else -1
                           (then an evaluation must give a matrix there, or runs on the generic VM) */
   bool matrix_inputs;  /* any in_matrix */
+  uint32_t nout;       /* outputs written: one more than the highest T_OUT's */
+  bool loops;          /* a jump counts steps (a loop): the run needs the bounds */
+  bool uses_time;      /* the code reads time or frame */
   uint32_t nlocals;
   int32_t *local_cell; /* per variable slot: its first cell, -1 when the code never uses it */
   uint8_t *local_kind; /* per slot: int, float, vector or matrix (4x4) */
@@ -518,6 +548,18 @@ int sinew__typed_compile(const chunk *c, uint32_t nin, tprog **out);
 void sinew__typed_free(tprog *p);
 /* Runs p on cells (p->ncells, kept between runs) with ex's inputs, outputs and bounds. */
 int sinew__typed_run(const tprog *p, tcell *cells, vm_expr_ctx *ex);
+
+/* What an evaluation on the typed VM needs of its expression (lang/expr.c keeps one in each). */
+typedef struct typed_target {
+  const tprog *prog;
+  tcell *cells;
+  uint64_t *rand_state;
+} typed_target;
+/* sinew_expr_eval straight on the typed VM, in one call, when the code has no loop (so no bounds
+ * to keep) and no matrix input, its variables are in the cells, and the evaluation gives at
+ * least prog->nin inputs, all numbers, and prog->nout outputs; sinew__typed_run otherwise. */
+int sinew__typed_eval(const typed_target *to, const sinew_expr_io_t *io, unsigned *out_faults,
+                      char *faultbuf, size_t faultlen);
 
 /* For the tests (tests/test_vm.c): the typed program's length (-1 when the expression runs on
  * the generic VM), and keeping an expression on the generic VM (typed = false). */

@@ -888,6 +888,7 @@ static void translate(tc *T) {
       }
       case OPC_TIME:
       case OPC_FRAME: {
+        T->P->uses_time = true;
         sent *e = push(T, SINEW_VALUE_FLOAT);
         if (e) e->cell = (int32_t)(in->op == OPC_TIME ? T->P->time_cell : T->P->frame_cell);
         break;
@@ -985,6 +986,53 @@ static void invert_loops(tprog *P) {
   }
 }
 
+/* Neighbours that run as one superinstruction (a result and the two outputs that take it,
+ * TYPED_OUT2; TYPED_PAIRS; outputs in a row, T_PAIR_OUT_OUT; an output then the end,
+ * T_OUTHALT): the first slot takes the pair's opcode, the others keep
+ * their own, so that a jump landing on one still runs it alone. A pair whose second reads the
+ * first's result (its link operand) is made only when it does. Left to right, each instruction
+ * in one pair at most. */
+static void pair_up(tprog *P) {
+  static const struct {
+    uint8_t first, second, fused;
+    char link;
+  } pairs[] = {
+#define X(op_, a, b, link) {T_##a, T_##b, op_, #link[0]},
+      TYPED_PAIRS(X)
+#undef X
+      {T_OUT, T_OUT, T_PAIR_OUT_OUT, 'n'},
+      {T_OUT, T_HALT, T_OUTHALT, 'n'},
+  };
+  static const uint8_t out2_first[] = {
+#define X(op_, a) T_##a,
+      TYPED_OUT2(X)
+#undef X
+  };
+  static const uint8_t out2[] = {
+#define X(op_, a) op_,
+      TYPED_OUT2(X)
+#undef X
+  };
+  for (uint32_t i = 0; i + 1 < P->n; i++) {
+    const tinsn *x = &P->code[i], *y = &P->code[i + 1];
+    if (i + 2 < P->n && y[0].op == T_OUT && y[1].op == T_OUT && y[0].a == x->d && y[1].a == x->d) {
+      size_t k = 0;
+      while (k < sizeof out2 && out2_first[k] != x->op) k++;
+      if (k < sizeof out2) {
+        P->code[i].op = out2[k];
+        i += 2;
+        continue;
+      }
+    }
+    for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; k++) {
+      if (pairs[k].first != x->op || pairs[k].second != y->op) continue;
+      if ((pairs[k].link == 'a' && y->a != x->d) || (pairs[k].link == 'c' && y->c != x->d)) continue;
+      P->code[i++].op = pairs[k].fused;
+      break;
+    }
+  }
+}
+
 void sinew__typed_free(tprog *p) {
   if (!p) return;
   sinew_free(p->code);
@@ -1045,6 +1093,13 @@ int sinew__typed_compile(const chunk *ch, uint32_t nin, tprog **out) {
   if (!T.status) {
     for (uint32_t i = 0; i < T.nfix; i++) P->code[T.fix[i].at].d = (int32_t)T.map[T.fix[i].target_pc];
     invert_loops(P);
+    for (uint32_t i = 0; i < P->n; i++) {
+      uint8_t op = P->code[i].op;
+      bool jump = (op >= T_JMP && op <= T_JNZF) || op == T_JCI || op == T_JCF;
+      if (jump && P->code[i].n) P->loops = true;
+      if (op == T_OUT && (uint32_t)P->code[i].b >= P->nout) P->nout = (uint32_t)P->code[i].b + 1;
+    }
+    pair_up(P);
     /* the temporaries after every other cell */
     int32_t base = add_cells(&T, T.ntmp ? T.ntmp : 1);
     for (uint32_t i = 0; i < P->n && !T.status; i++) {

@@ -793,7 +793,6 @@ static int run(vm *V, sinew_value_t *result) {
         if (k < io->noutputs) {
           if (isfinite(d)) {
             io->outputs[k] = d;
-            if (V->ex->written) V->ex->written[k] = true;
           } else {
             sinew__fault(vbc(V), "output %u would be %s; it keeps its value", k, d != d ? "NaN" : "infinite");
           }
@@ -1093,10 +1092,11 @@ static inline double vmag3(const tcell *v) { return sqrt(v[0].f * v[0].f + v[1].
 static inline bool vtruth(const tcell *v) { return v[0].f != 0 || v[1].f != 0 || v[2].f != 0; }
 /* a * b rounded to a double before anything is added to it (a function of its own, so that no
  * compiler fuses it with the addition into one rounding: the generic VM rounds twice) */
-static inline double product(const tcell *a, const tcell *b) {
-  double p = a->f * b->f;
+static inline double productv(double a, double b) {
+  double p = a * b;
   return p;
 }
+static inline double product(const tcell *a, const tcell *b) { return productv(a->f, b->f); }
 
 static int64_t f2i(double d) {
   if (d != d) return 0;
@@ -1105,33 +1105,52 @@ static int64_t f2i(double d) {
   return (int64_t)d;
 }
 
+/* A fault of instruction t: counted, its text kept when it is the first (sinew__fault). */
 #if defined(__GNUC__)
 __attribute__((noinline, cold))
 #endif
-static void tfault(vm *V, const tinsn *t, const char *what) {
-  V->bc.line = t->line;
-  sinew__fault(&V->bc, "%s", what);
+static void tfault(vm_expr_ctx *ex, const tinsn *t, const char *what) {
+  builtin_call bc = {.ex = ex, .rand_state = ex->rand_state, .line = t->line};
+  sinew__fault(&bc, "%s", what);
 }
 
 #if defined(__GNUC__)
 __attribute__((noinline, cold))
 #endif
-static void tfault_out(vm *V, const tinsn *t, double d) {
-  V->bc.line = t->line;
-  sinew__fault(&V->bc, "output %d would be %s; it keeps its value", t->b, d != d ? "NaN" : "infinite");
+static void tfault_out(vm_expr_ctx *ex, const tinsn *t, double d) {
+  builtin_call bc = {.ex = ex, .rand_state = ex->rand_state, .line = t->line};
+  sinew__fault(&bc, "output %d would be %s; it keeps its value", t->b, d != d ? "NaN" : "infinite");
 }
 
-static inline double tdiv(vm *V, const tinsn *t, double a, double b) {
+/* A batch of batch steps is used up (a loop's jump at line): the bounds checked as the
+ * generic loop checks them (vm_check), with a machine of its own made only here, so that a run
+ * that never gets here sets nothing up. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static int tcheck(vm_expr_ctx *ex, uint32_t line, uint32_t batch) {
+  vm V;
+  V.L = NULL;
+  V.cur = NULL;
+  V.ex = ex;
+  V.line = line;
+  V.bounds = &ex->bounds;
+  V.tick = 0;
+  V.batch = batch;
+  return vm_check(&V);
+}
+
+static inline double tdiv(vm_expr_ctx *ex, const tinsn *t, double a, double b) {
   if (b == 0) {
-    tfault(V, t, "division by zero");
+    tfault(ex, t, "division by zero");
     return 0;
   }
   return a / b;
 }
 
-static inline double tmod(vm *V, const tinsn *t, double a, double b) {
+static inline double tmod(vm_expr_ctx *ex, const tinsn *t, double a, double b) {
   if (b == 0) {
-    tfault(V, t, "modulus by zero");
+    tfault(ex, t, "modulus by zero");
     return 0;
   }
   return fmod(a, b);
@@ -1162,16 +1181,6 @@ static inline double tmod(vm *V, const tinsn *t, double a, double b) {
 #define A (&R[t->a])
 #define B (&R[t->b])
 #define C (&R[t->c])
-/* a backward jump is a loop iteration: a step, counted as the generic loop counts it (BACK
- * when the jump is taken; PRE before the test of a loop whose test the translator moved to
- * its end, where the generic loop jumps back to it unconditionally) */
-#define STEP_AT(when)                                                                            \
-  do {                                                                                           \
-    if (t->n == (when) && --V.tick == 0) {                                                       \
-      V.line = t->line;                                                                          \
-      if ((rc = vm_check(&V))) goto done;                                                        \
-    }                                                                                            \
-  } while (0)
 #define BACK() STEP_AT(1)
 #define PRE() STEP_AT(2)
 /* The instructions that are one expression of their operands: d (its field f or i) = expr. */
@@ -1201,6 +1210,61 @@ static inline double tmod(vm *V, const tinsn *t, double a, double b) {
     }                                                                                            \
     NEXT();                                                                                      \
   }
+/* The bodies of the instructions that also run in pairs (T_PAIR_* below), of their operands'
+ * values x, y, z (a, b, c), each an expression whose value is the result it stores. */
+#define BODY_MOV(x, y, z) ((*D = *A), D->f)
+#define BODY_ADDF(x, y, z) (D->f = (x) + (y))
+#define BODY_SUBF(x, y, z) (D->f = (x) - (y))
+#define BODY_MULF(x, y, z) (D->f = (x) * (y))
+#define BODY_MULADDF(x, y, z) (D->f = productv(x, y) + (z))
+#define BODY_ADDMULF(x, y, z) (D->f = (z) + productv(x, y))
+#define BODY_MULSUBF(x, y, z) (D->f = productv(x, y) - (z))
+#define BODY_SUBMULF(x, y, z) (D->f = (z) - productv(x, y))
+#define BODY_CLAMP(x, y, z) (D->f = sinew__clamp(x, y, z))
+#define BODY_LINSTEP(x, y, z) (D->f = sinew__linstep(x, y, z))
+#define BODY_SMOOTHSTEP(x, y, z) (D->f = sinew__smoothstep(x, y, z))
+/* an output keeps its value when the new one is not finite (a fault) */
+#define BODY_OUT(x, y, z)                                                                        \
+  do {                                                                                           \
+    double v_ = (x);                                                                             \
+    uint32_t k_ = (uint32_t)t->b;                                                                \
+    if (OUT_IN_RANGE(k_)) {                                                                      \
+      if (isfinite(v_)) {                                                                        \
+        io->outputs[k_] = v_;                                                                    \
+      } else {                                                                                   \
+        tfault_out(ex, t, v_);                                                                   \
+      }                                                                                          \
+    }                                                                                            \
+  } while (0)
+/* Two instructions in one dispatch: the first's body, then the next instruction's (which stays
+ * in its slot, whole, for a jump that lands on it). The second's operand link (a or c; n: none)
+ * is the first's result, taken from where the first left it (a register) rather than read back
+ * from its cell. */
+#define LINK_a_a r_
+#define LINK_a_c A->f
+#define LINK_a_n A->f
+#define LINK_c_a C->f
+#define LINK_c_c r_
+#define LINK_c_n C->f
+#define PAIR(op_, first, second, link)                                                           \
+  OP(op_) {                                                                                      \
+    double r_ = BODY_##first(A->f, B->f, C->f);                                                  \
+    (void)r_;                                                                                    \
+    t++;                                                                                         \
+    BODY_##second(LINK_a_##link, B->f, LINK_c_##link);                                           \
+    NEXT();                                                                                      \
+  }
+/* An instruction and the two outputs after it that take its result (TYPED_OUT2). */
+#define OUT2(op_, first)                                                                         \
+  OP(op_) {                                                                                      \
+    double r_ = BODY_##first(A->f, B->f, C->f);                                                  \
+    t++;                                                                                         \
+    BODY_OUT(r_, 0, 0);                                                                          \
+    t++;                                                                                         \
+    BODY_OUT(r_, 0, 0);                                                                          \
+    NEXT();                                                                                      \
+  }
+
 /* x and y compared by code 0 to 5: ==, !=, <, <=, >, >= (the order of T_EQF ... T_GEF and of a
  * fused compare-and-jump's c & 7) */
 #define COMPARE(code, x, y)                                                                      \
@@ -1219,245 +1283,66 @@ static inline bool vorder(int code, const tcell *a, const tcell *b) {
   return COMPARE(code, c, 0);
 }
 
+/* An evaluation in general: with bounds (a loop), inputs that may be fewer than the code reads
+ * or matrices, outputs that may be fewer than it writes. */
 int sinew__typed_run(const tprog *P, tcell *R, vm_expr_ctx *ex) {
   const sinew_expr_io_t *io = ex->io;
-  if (!P->matrix_inputs) {
-    for (uint32_t k = 0; k < P->nin; k++) R[P->in_base + k].f = k < io->ninputs ? io->inputs[k] : 0.0;
+  /* what an evaluation sets up is only what its code reads: the bounds for a loop, time and
+   * frame when the text reads them, inputs read one by one when fewer were given */
+  tcell *in = &R[P->in_base];
+  if (!P->matrix_inputs && io->ninputs >= P->nin) {
+    for (uint32_t k = 0; k < P->nin; k++) in[k].f = io->inputs[k];
   } else {
     for (uint32_t k = 0; k < P->nin; k++) {
       if (P->in_matrix[k] < 0) {
-        R[P->in_base + k].f = k < io->ninputs ? io->inputs[k] : 0.0;
+        in[k].f = k < io->ninputs ? io->inputs[k] : 0.0;
       } else { /* the caller checked there is one */
         const sinew_mat4_t *m = io->input_matrices[k];
         for (int c = 0; c < 16; c++) R[P->in_matrix[k] + c].f = m->m[c / 4][c % 4];
       }
     }
   }
-  R[P->time_cell].f = io->time_seconds;
-  R[P->frame_cell].f = io->frame;
-  vm V; /* what vm_check, vm_error and the faults use */
-  V.L = NULL;
-  V.cur = NULL;
-  V.line = 0;
-  V.bc.lang = NULL;
-  V.ex = ex;
-  V.bc.ex = ex;
-  V.bc.rand_state = ex->rand_state;
-  V.bounds = &ex->bounds;
-  V.tick = V.batch = next_batch(V.bounds);
+  if (P->uses_time) {
+    R[P->time_cell].f = io->time_seconds;
+    R[P->frame_cell].f = io->frame;
+  }
+  uint32_t tick = 0, batch = 0; /* steps left in this batch, and its size (loops only) */
+  if (P->loops) tick = batch = next_batch(&ex->bounds);
   int rc = SINEW_OK;
-  const tinsn *code = P->code, *t = code;
-#ifdef TYPED_THREADED
-  static const void *const labels[T_NOPS] = {
-      [T_HALT] = &&L_T_HALT, [T_JMP] = &&L_T_JMP, [T_JZI] = &&L_T_JZI, [T_JNZI] = &&L_T_JNZI,
-      [T_JZF] = &&L_T_JZF, [T_JNZF] = &&L_T_JNZF, [T_MOV] = &&L_T_MOV, [T_MOVV] = &&L_T_MOVV,
-      [T_I2F] = &&L_T_I2F, [T_F2I] = &&L_T_F2I, [T_V2F] = &&L_T_V2F, [T_F2V] = &&L_T_F2V,
-      [T_I2V] = &&L_T_I2V, [T_VEC3] = &&L_T_VEC3, [T_ADDF] = &&L_T_ADDF, [T_SUBF] = &&L_T_SUBF,
-      [T_MULF] = &&L_T_MULF, [T_DIVF] = &&L_T_DIVF, [T_MODF] = &&L_T_MODF, [T_ADDI] = &&L_T_ADDI,
-      [T_SUBI] = &&L_T_SUBI, [T_MULI] = &&L_T_MULI, [T_DIVI] = &&L_T_DIVI, [T_MODI] = &&L_T_MODI,
-      [T_ADDV] = &&L_T_ADDV, [T_SUBV] = &&L_T_SUBV, [T_MULV] = &&L_T_MULV, [T_DIVV] = &&L_T_DIVV,
-      [T_MODV] = &&L_T_MODV, [T_DOTV] = &&L_T_DOTV, [T_CROSSV] = &&L_T_CROSSV,
-      [T_NEGF] = &&L_T_NEGF, [T_NEGI] = &&L_T_NEGI, [T_NEGV] = &&L_T_NEGV, [T_EQF] = &&L_T_EQF,
-      [T_NEF] = &&L_T_NEF, [T_LTF] = &&L_T_LTF, [T_LEF] = &&L_T_LEF, [T_GTF] = &&L_T_GTF,
-      [T_GEF] = &&L_T_GEF, [T_EQI] = &&L_T_EQI, [T_NEI] = &&L_T_NEI, [T_LTI] = &&L_T_LTI,
-      [T_LEI] = &&L_T_LEI, [T_GTI] = &&L_T_GTI, [T_GEI] = &&L_T_GEI, [T_EQV] = &&L_T_EQV,
-      [T_NEV] = &&L_T_NEV, [T_LTV] = &&L_T_LTV, [T_LEV] = &&L_T_LEV, [T_GTV] = &&L_T_GTV,
-      [T_GEV] = &&L_T_GEV, [T_TRUTHF] = &&L_T_TRUTHF, [T_TRUTHI] = &&L_T_TRUTHI,
-      [T_TRUTHV] = &&L_T_TRUTHV, [T_NOTF] = &&L_T_NOTF, [T_NOTI] = &&L_T_NOTI,
-      [T_NOTV] = &&L_T_NOTV, [T_OUT] = &&L_T_OUT, [T_OUTLOAD] = &&L_T_OUTLOAD,
-      [T_CALL] = &&L_T_CALL, [T_ADDVF] = &&L_T_ADDVF, [T_SUBVF] = &&L_T_SUBVF,
-      [T_MULVF] = &&L_T_MULVF, [T_DIVVF] = &&L_T_DIVVF, [T_JCI] = &&L_T_JCI, [T_JCF] = &&L_T_JCF,
-      [T_CALL1] = &&L_T_CALL1, [T_CLAMP] = &&L_T_CLAMP, [T_LINSTEP] = &&L_T_LINSTEP,
-      [T_SMOOTHSTEP] = &&L_T_SMOOTHSTEP, [T_MOVM] = &&L_T_MOVM, [T_MULADDF] = &&L_T_MULADDF,
-      [T_ADDMULF] = &&L_T_ADDMULF, [T_MULSUBF] = &&L_T_MULSUBF, [T_SUBMULF] = &&L_T_SUBMULF};
-  goto *labels[t->op];
-#else
-  for (;;) switch ((topcode)t->op) {
-#endif
-  OP(T_HALT) goto done;
-  OP(T_JMP) {
-    BACK();
-    GO(t->d);
+#define TYPED_LOOP_DIRECT 0
+#include "lang/typed_loop.h"
+#undef TYPED_LOOP_DIRECT
+  if (P->loops && ex->bounds.steps_left != UINT64_MAX) { /* the unfinished batch's steps */
+    uint64_t used = batch - tick;
+    ex->bounds.steps_left = used < ex->bounds.steps_left ? ex->bounds.steps_left - used : 0;
   }
-  JUMP_IF(T_JZI, A->i == 0)
-  JUMP_IF(T_JNZI, A->i != 0)
-  JUMP_IF(T_JZF, !(A->f != 0))
-  JUMP_IF(T_JNZF, A->f != 0)
-  OP(T_MOV) {
-    *D = *A;
-    NEXT();
+  return rc;
+}
+
+/* sinew_expr_eval's direct path (the caller checked what sinew__typed_eval says): the same loop
+ * without step counting or output bounds, and with no call between it and the public entry. */
+int sinew__typed_eval(const typed_target *to, const sinew_expr_io_t *io, unsigned *out_faults,
+                      char *faultbuf, size_t faultlen) {
+  vm_expr_ctx own; /* what a fault uses (sinew__fault), and the random sequence of a call */
+  vm_expr_ctx *ex = &own;
+  own.faults = 0;
+  own.rand_state = to->rand_state;
+  own.faultbuf = faultbuf;
+  own.faultlen = faultlen;
+  if (faultbuf && faultlen) faultbuf[0] = 0;
+  const tprog *P = to->prog;
+  tcell *R = to->cells;
+  tcell *in = &R[P->in_base];
+  for (uint32_t k = 0; k < P->nin; k++) in[k].f = io->inputs[k];
+  if (P->uses_time) {
+    R[P->time_cell].f = io->time_seconds;
+    R[P->frame_cell].f = io->frame;
   }
-  OP(T_MOVV) {
-    tcell v0 = A[0], v1 = A[1], v2 = A[2];
-    tcell *d = D;
-    d[0] = v0;
-    d[1] = v1;
-    d[2] = v2;
-    NEXT();
-  }
-  OP(T_MOVM) {
-    memmove(D, A, 16 * sizeof(tcell));
-    NEXT();
-  }
-  SIMPLE(T_I2F, f, (double)A->i)
-  SIMPLE(T_F2I, i, f2i(A->f)) /* truncates, as MEL */
-  SIMPLE(T_V2F, f, vmag3(A))
-  SIMPLE(T_DOTV, f, A[0].f * B[0].f + A[1].f * B[1].f + A[2].f * B[2].f)
-  VECTOR(T_F2V, A->f, A->f, A->f)
-  VECTOR(T_I2V, (double)A->i, (double)A->i, (double)A->i)
-  VECTOR(T_VEC3, A->f, B->f, C->f)
-  SIMPLE(T_ADDF, f, A->f + B->f)
-  SIMPLE(T_SUBF, f, A->f - B->f)
-  SIMPLE(T_MULF, f, A->f * B->f)
-  SIMPLE(T_MULADDF, f, product(A, B) + C->f)
-  SIMPLE(T_ADDMULF, f, C->f + product(A, B))
-  SIMPLE(T_MULSUBF, f, product(A, B) - C->f)
-  SIMPLE(T_SUBMULF, f, C->f - product(A, B))
-  OP(T_DIVF) {
-    double x = A->f, y = B->f;
-    D->f = y != 0 ? x / y : tdiv(&V, t, x, y);
-    NEXT();
-  }
-  OP(T_MODF) {
-    D->f = tmod(&V, t, A->f, B->f);
-    NEXT();
-  }
-  SIMPLE(T_ADDI, i, (int64_t)((uint64_t)A->i + (uint64_t)B->i)) /* wraps around */
-  SIMPLE(T_SUBI, i, (int64_t)((uint64_t)A->i - (uint64_t)B->i))
-  SIMPLE(T_MULI, i, (int64_t)((uint64_t)A->i * (uint64_t)B->i))
-  OP(T_DIVI)
-  OP(T_MODI) {
-    int64_t x = A->i, y = B->i;
-    bool div = t->op == T_DIVI;
-    if (y == 0) {
-      tfault(&V, t, div ? "division by zero" : "modulus by zero");
-      D->i = 0;
-    } else if (y == -1) {
-      D->i = div ? (int64_t)(0 - (uint64_t)x) : 0;
-    } else {
-      D->i = div ? x / y : x % y;
-    }
-    NEXT();
-  }
-  OP(T_ADDV)
-  OP(T_SUBV)
-  OP(T_MULV)
-  OP(T_DIVV)
-  OP(T_MODV) {
-    const tcell *a = A, *b = B;
-    double r[3];
-    for (int k = 0; k < 3; k++) {
-      double x = a[k].f, y = b[k].f;
-      switch (t->op) {
-        case T_ADDV: r[k] = x + y; break;
-        case T_SUBV: r[k] = x - y; break;
-        case T_MULV: r[k] = x * y; break;
-        case T_DIVV: r[k] = tdiv(&V, t, x, y); break;
-        default: r[k] = tmod(&V, t, x, y); break;
-      }
-    }
-    tcell *d = D;
-    for (int k = 0; k < 3; k++) d[k].f = r[k];
-    NEXT();
-  }
-  OP(T_ADDVF)
-  OP(T_SUBVF)
-  OP(T_MULVF)
-  OP(T_DIVVF) {
-    const tcell *a = A;
-    double y = B->f, r[3];
-    for (int k = 0; k < 3; k++) {
-      double x = a[k].f;
-      switch (t->op) {
-        case T_ADDVF: r[k] = x + y; break;
-        case T_SUBVF: r[k] = x - y; break;
-        case T_MULVF: r[k] = x * y; break;
-        default: r[k] = tdiv(&V, t, x, y); break;
-      }
-    }
-    tcell *d = D;
-    for (int k = 0; k < 3; k++) d[k].f = r[k];
-    NEXT();
-  }
-  JUMP_IF(T_JCI, COMPARE(t->c & 7, A->i, B->i) == (t->c >> 3))
-  JUMP_IF(T_JCF, COMPARE(t->c & 7, A->f, B->f) == (t->c >> 3))
-  VECTOR(T_CROSSV, A[1].f * B[2].f - A[2].f * B[1].f, A[2].f * B[0].f - A[0].f * B[2].f,
-         A[0].f * B[1].f - A[1].f * B[0].f)
-  SIMPLE(T_NEGF, f, -A->f)
-  SIMPLE(T_NEGI, i, (int64_t)(0 - (uint64_t)A->i))
-  VECTOR(T_NEGV, -A[0].f, -A[1].f, -A[2].f)
-  SIMPLE(T_EQF, i, COMPARE(0, A->f, B->f))
-  SIMPLE(T_NEF, i, COMPARE(1, A->f, B->f))
-  SIMPLE(T_LTF, i, COMPARE(2, A->f, B->f))
-  SIMPLE(T_LEF, i, COMPARE(3, A->f, B->f))
-  SIMPLE(T_GTF, i, COMPARE(4, A->f, B->f))
-  SIMPLE(T_GEF, i, COMPARE(5, A->f, B->f))
-  SIMPLE(T_EQI, i, COMPARE(0, A->i, B->i))
-  SIMPLE(T_NEI, i, COMPARE(1, A->i, B->i))
-  SIMPLE(T_LTI, i, COMPARE(2, A->i, B->i))
-  SIMPLE(T_LEI, i, COMPARE(3, A->i, B->i))
-  SIMPLE(T_GTI, i, COMPARE(4, A->i, B->i))
-  SIMPLE(T_GEI, i, COMPARE(5, A->i, B->i))
-  OP(T_EQV)
-  OP(T_NEV) {
-    const tcell *a = A, *b = B;
-    bool eq = a[0].f == b[0].f && a[1].f == b[1].f && a[2].f == b[2].f;
-    D->i = eq == (t->op == T_EQV);
-    NEXT();
-  }
-  /* ordering of vectors compares magnitudes, as MEL converts them to floats */
-  SIMPLE(T_LTV, i, vorder(2, A, B))
-  SIMPLE(T_LEV, i, vorder(3, A, B))
-  SIMPLE(T_GTV, i, vorder(4, A, B))
-  SIMPLE(T_GEV, i, vorder(5, A, B))
-  SIMPLE(T_TRUTHF, i, A->f != 0)
-  SIMPLE(T_TRUTHI, i, A->i != 0)
-  SIMPLE(T_TRUTHV, i, vtruth(A))
-  SIMPLE(T_NOTF, i, !(A->f != 0))
-  SIMPLE(T_NOTI, i, !A->i)
-  SIMPLE(T_NOTV, i, !vtruth(A))
-  OP(T_OUT) {
-    double v = A->f;
-    uint32_t k = (uint32_t)t->b;
-    if (k < io->noutputs) {
-      if (isfinite(v)) {
-        io->outputs[k] = v;
-        if (ex->written) ex->written[k] = true;
-      } else {
-        tfault_out(&V, t, v);
-      }
-    }
-    NEXT();
-  }
-  OP(T_OUTLOAD) {
-    D->f = (uint32_t)t->b < io->noutputs ? io->outputs[t->b] : 0.0;
-    NEXT();
-  }
-  SIMPLE(T_CLAMP, f, sinew__clamp(A->f, B->f, C->f))
-  SIMPLE(T_LINSTEP, f, sinew__linstep(A->f, B->f, C->f))
-  SIMPLE(T_SMOOTHSTEP, f, sinew__smoothstep(A->f, B->f, C->f))
-  OP(T_CALL1) {
-    V.bc.line = t->line;
-    D->f = t->fn(&V.bc, &A->f);
-    NEXT();
-  }
-  OP(T_CALL) {
-    const double x[SINEW_BUILTIN_MAX_SCALAR_ARGS] = {A->f, B->f, C->f};
-    V.bc.line = t->line;
-    D->f = t->fn(&V.bc, x);
-    NEXT();
-  }
-#ifndef TYPED_THREADED
-  default:
-    V.line = t->line;
-    rc = vm_error(&V, SINEW_EINVAL, "internal: bad typed opcode %d", t->op);
-    goto done;
-  }
-#endif
-done:
-  if (V.bounds->steps_left != UINT64_MAX) {
-    uint64_t used = V.batch - V.tick;
-    V.bounds->steps_left = used < V.bounds->steps_left ? V.bounds->steps_left - used : 0;
-  }
+  int rc = SINEW_OK;
+#define TYPED_LOOP_DIRECT 1
+#include "lang/typed_loop.h"
+#undef TYPED_LOOP_DIRECT
+  if (rc) own.faults++;
+  if (out_faults) *out_faults = own.faults;
   return rc;
 }

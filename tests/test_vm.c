@@ -177,6 +177,12 @@ static const char *const TYPED_TEXTS[] = {
     /* constants folded, faults of constant operators left to run time */
     ".O[0] = 2 * 3 + sin(0.5) * 4 - 1 / 4; .O[1] = 1 / 0 + .I[0]; .O[2] = 7 % 0;",
     "switch ((int).I[0]) { case 1: .O[0] = 10; break; case 2: .O[0] = 20; default: .O[1] = 5; }",
+    /* superinstructions (pairs): the bicep formula's shapes; a jump landing on a pair's second
+     * instruction (the output after the product), which then runs alone */
+    "float $bend = clamp(0, 150, .I[0] * 60); float $a = smoothstep(15, 120, $bend); .O[0] = 1 + .I[1] * $a; "
+    ".O[1] = 1 + .I[1] * $a; .O[2] = 1 - 0.3 * .I[1] * $a;",
+    "float $y = 0.5; if (.I[0] > 0) $y = .I[1] * 2; .O[0] = $y; .O[1] = linstep(-1, 1, .I[0]); .O[2] = .O[1];",
+    ".O[0] = clamp(-1, 1, .I[0]) * 1e308 * 10; .O[1] = smoothstep(0, 0, .I[1]) - .I[2] * .I[2] * 3;",
 };
 
 static void test_typed_matches_generic(void **state) {
@@ -185,6 +191,41 @@ static void test_typed_matches_generic(void **state) {
   for (size_t i = 0; i < sizeof TYPED_TEXTS / sizeof TYPED_TEXTS[0]; i++)
     for (size_t k = 0; k < sizeof inputs / sizeof inputs[0]; k++)
       if (!same_on_both(TYPED_TEXTS[i], inputs[k], 3, 0)) fail_msg("the typed VM did not take: %s", TYPED_TEXTS[i]);
+}
+
+/* An evaluation giving fewer inputs or outputs than the code uses runs the checked entry of the
+ * typed VM (a missing input reads 0, a missing output is not written), the others its direct
+ * entry: the same expression alternates between the two and must match the generic VM's each
+ * time, its variables carried across. */
+static void test_typed_short_io(void **state) {
+  (void)state;
+  static const char *const texts[] = {
+      "float $s; $s += .I[0]; .O[0] = $s * 2; .O[1] = .I[1] + 1; .O[2] = clamp(0, 1, .I[2]);",
+      "float $bend = clamp(0, 150, .I[0] * 60); float $a = smoothstep(15, 120, $bend); .O[0] = 1 + .I[1] * $a; "
+      ".O[1] = 1 + .I[1] * $a; .O[2] = 1 - 0.3 * .I[1] * $a;",
+  };
+  for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+    sinew_expr_t *e[2] = {compile_or_null(texts[i]), compile_or_null(texts[i])};
+    assert_non_null(e[0]);
+    assert_non_null(e[1]);
+    sinew__expr_use_typed(e[1], false);
+    assert_true(sinew__expr_typed_length(e[0]) > 0);
+    for (int r = 0; r < 12; r++) {
+      size_t nin = (size_t)(r % 4), nout = (size_t)((r / 2) % 4); /* 0 to 3 of each */
+      double got[2][3];
+      for (int v = 0; v < 2; v++) {
+        double in[3] = {0.5 + r, -1.25 * r, 0.3};
+        for (int k = 0; k < 3; k++) got[v][k] = -7.25;
+        sinew_expr_io_t io = {.inputs = in, .ninputs = nin, .outputs = got[v], .noutputs = nout};
+        assert_int_equal(sinew_expr_eval(e[v], &io, NULL, NULL, 0), SINEW_OK);
+      }
+      if (memcmp(got[0], got[1], sizeof got[0]) != 0)
+        fail_msg("%s: round %d (%zu inputs, %zu outputs): typed %.17g %.17g %.17g, generic %.17g %.17g %.17g",
+                 texts[i], r, nin, nout, got[0][0], got[0][1], got[0][2], got[1][0], got[1][1], got[1][2]);
+    }
+    sinew_expr_destroy(e[0]);
+    sinew_expr_destroy(e[1]);
+  }
 }
 
 /* Texts the typed VM leaves to the generic one (strings, arrays, matrices, a type that depends
@@ -436,6 +477,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_rig_frames_do_not_allocate),
       cmocka_unit_test(test_typed_matches_generic),
+      cmocka_unit_test(test_typed_short_io),
       cmocka_unit_test(test_untyped_texts),
       cmocka_unit_test(test_typed_matrices),
       cmocka_unit_test(test_typed_step_limit),
