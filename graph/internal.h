@@ -403,8 +403,9 @@ struct sinew_graph {
   atomic_int interrupt;            /* sinew_graph_interrupt, from any thread */
   uint64_t topology;               /* bumped by every connection made or broken */
   uint64_t structure;              /* and by every node made or deleted too (sinew_graph_structure_serial) */
-  uint64_t slot_tables;            /* bumped whenever a node's slot or attribute table may move (addAttr,
-                                      its undo and redo): with structure, what keeps slot pointers checks */
+  uint64_t slot_tables;            /* bumped whenever a node's slot or attribute table may move or a slot
+                                      goes (addAttr, deleteAttr, their undo and redo): with structure,
+                                      what keeps slot pointers checks */
   /* graph/placeholder.c: what earlier walks found upstream of plugs and attributes, valid
    * while topology is what it was when they were found */
   struct sinew__placeholder_memo *placeholder_memo;

@@ -1576,6 +1576,7 @@ void sinew__attr_del_swap(sinew_graph_t *g, sinew__rec *r) {
   sinew__slot t = node->slots[a->slot_index];
   node->slots[a->slot_index] = r->u.slot;
   r->u.slot = t;
+  g->slot_tables++;                 /* the slot kept by batches is gone or back */
   node->maybe_dirty = ~(uint64_t)0; /* a slot swapped whole, with its dirt */
   r->held = !restore;
   if (restore) sinew__changed(g, &r->plug);
@@ -1619,6 +1620,7 @@ int sinew_node_remove_attr(sinew_graph_t *g, sinew_node_t n, uint32_t attr) {
   }
   sinew__slot_release(g, node, a, false, &node->slots[a->slot_index]);
   memset(&node->slots[a->slot_index], 0, sizeof node->slots[0]);
+  g->slot_tables++;
   uint32_t base = node->type->nattrs;
   for (uint32_t i = 0; i < node->ndyn; i++)
     for (uint32_t x = node->dyn[i].id; x != SINEW__NO_ATTR; x = node->dyn[x - base].parent)

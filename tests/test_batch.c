@@ -344,6 +344,31 @@ static void test_read_batch(void **state) {
   assert_int_not_equal(want_rc, 0);
   assert_int_equal(sinew_read_batch_get(g, rb, out), want_rc);
   sinew_read_batch_free(rb);
+  /* a deleted dynamic attribute (nothing connected to it: the structure does not move) fails as
+   * sinew_get_double fails, and reads again once the deletion is undone */
+  sinew_attr_desc_t dd = {.name = "extra", .type = SINEW_ATTR_DOUBLE};
+  uint32_t extra = UINT32_MAX;
+  assert_int_equal(sinew_node_add_attr(g, t, &dd, 1), 0);
+  extra = sinew_node_attr(g, t, "extra");
+  sinew_plug_t ep = sinew_plug_make(t, extra, 0, NULL);
+  assert_int_equal(sinew_set_double(g, &ep, 5), 0);
+  assert_int_equal(sinew_read_batch_make(g, &ep, 1, &rb), 0);
+  assert_int_equal(sinew_read_batch_get(g, rb, out), 0);
+  assert_true(out[0] == 5);
+  assert_int_equal(sinew_graph_begin(g), 0);
+  assert_int_equal(sinew_node_remove_attr(g, t, extra), 0);
+  sinew_change_t *del = NULL;
+  assert_int_equal(sinew_graph_commit_step(g, &del), 0);
+  want_rc = sinew_get_double(g, &ep, &v);
+  assert_int_not_equal(want_rc, 0);
+  assert_int_equal(sinew_read_batch_get(g, rb, out), want_rc);
+  assert_int_equal(sinew_change_undo(g, del), 0);
+  assert_int_equal(sinew_read_batch_get(g, rb, out), 0);
+  assert_true(out[0] == 5);
+  sinew_change_free(g, del);
+  assert_int_equal(sinew_node_remove_attr(g, t, extra), 0); /* outside a transaction */
+  assert_int_equal(sinew_read_batch_get(g, rb, out), want_rc);
+  sinew_read_batch_free(rb);
   assert_int_equal(sinew_read_batch_make(NULL, plugs, 1, &rb), SINEW_EINVAL);
   assert_int_equal(sinew_read_batch_make(g, NULL, 1, &rb), SINEW_EINVAL);
   assert_int_equal(sinew_read_batch_make(g, plugs, 1, NULL), SINEW_EINVAL);

@@ -711,7 +711,7 @@ SINEW_API int sinew_store_outputs(sinew_graph_t *graph, const sinew_plug_t *plug
  * the plugs as sinew_store_outputs does and keeps them with where their values go (one
  * allocation; the plugs are copied); store puts values[i] into output first + i as
  * sinew_store_outputs would, without looking the nodes up again: the places are found again
- * when nodes or connections were made or deleted, or attributes added, since (an output that
+ * when nodes or connections were made or deleted, or attributes added or removed, since (an output that
  * is no longer one then fails as in make, nothing stored). No allocation. */
 typedef struct sinew_output_batch sinew_output_batch_t;
 SINEW_API int sinew_output_batch_make(sinew_graph_t *graph, const sinew_plug_t *plugs, size_t count,
@@ -724,7 +724,7 @@ SINEW_API void sinew_output_batch_free(sinew_output_batch_t *batch);
  * can be read from (any plug is taken: a wrong one fails when read, as sinew_get_double
  * fails); get reads plug i into out[i] as sinew_get_double_many would, without looking the
  * nodes up again (found again when nodes or connections were made or deleted, or attributes
- * added, since). No allocation. */
+ * added or removed, since). No allocation. */
 typedef struct sinew_read_batch sinew_read_batch_t;
 SINEW_API int sinew_read_batch_make(sinew_graph_t *graph, const sinew_plug_t *plugs, size_t count,
                                     sinew_read_batch_t **out);
