@@ -362,6 +362,38 @@ static void test_two_level_form(void **unused) {
   sinew_plug_t wlm = sinew_plug_make(m, P_WL, 0, NULL);
   assert_int_equal(sinew_plug_indices(g, &wlm, idx, 8), 3);
   assert_true(idx[0] == 5 && idx[1] == 7 && idx[2] == 9);
+  /* a whole two-level weightList feeding another one (two-level too): the destination mirrors
+   * it, and follows a later append to the source */
+  sinew_node_t src = node(g, "src"), dst = node(g, "dst");
+  set_w(g, src, 1, (int32_t[]){0, 2}, (double[]){0.25, 0.75}, 2);
+  set_w(g, src, 4, (int32_t[]){1}, (double[]){1}, 1);
+  set_w(g, dst, 0, (int32_t[]){3}, (double[]){5}, 1);
+  set_w(g, dst, 8, (int32_t[]){3}, (double[]){5}, 1);
+  assert_true(two_level(g, src) && two_level(g, dst));
+  sinew_plug_t wls = sinew_plug_make(src, P_WL, 0, NULL), wld = sinew_plug_make(dst, P_WL, 0, NULL);
+  assert_int_equal(sinew_connect(g, &wls, &wld, 0, NULL), 0);
+  sinew_plug_t sd = sinew_plug_make(dst, P_SUM, 0, NULL);
+  assert_int_equal(sinew_get_double(g, &sd, &d), 0);
+  assert_true(d == (0.25 + 0.75) * 2 + 1 * 5);
+  assert_true(two_level(g, src));
+  set_w(g, src, 6, (int32_t[]){0}, (double[]){2}, 1);
+  assert_true(sinew_plug_is_dirty(g, &sd));
+  assert_int_equal(sinew_get_double(g, &sd, &d), 0);
+  assert_true(d == (0.25 + 0.75) * 2 + 1 * 5 + 2 * 7);
+  int32_t vs[8], vd[8];
+  assert_int_equal(sinew_plug_indices(g, &wls, vs, 8), 3);
+  assert_int_equal(sinew_plug_indices(g, &wld, vd, 8), 3);
+  for (int q = 0; q < 3; q++) { /* the same vertices and numbers (a fed copy is not "set") */
+    assert_int_equal(vs[q], vd[q]);
+    sinew_plug_t ws = weights_of(src, vs[q]), wd = weights_of(dst, vd[q]);
+    int32_t i1[8], i2[8];
+    double v1[8], v2[8];
+    size_t k1 = 0, k2 = 0;
+    assert_int_equal(sinew_get_double_elements(g, &ws, i1, v1, 8, &k1), 0);
+    assert_int_equal(sinew_get_double_elements(g, &wd, i2, v2, 8, &k2), 0);
+    assert_int_equal(k1, k2);
+    for (size_t i = 0; i < k1; i++) assert_true(i1[i] == i2[i] && v1[i] == v2[i]);
+  }
   sinew_graph_destroy(g);
 }
 
