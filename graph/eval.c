@@ -738,7 +738,10 @@ int sinew__pull(sinew_graph_t *g, const sinew_plug_t *p) {
   sinew__node *n;
   const sinew__attr *a = attr_of(g, p, &n);
   if (!a) return SINEW_OK;
-  if (p->nidx > 1 || (p->nidx && a->parent != SINEW__NO_ATTR)) { /* clean, maybe packed: not unpacked */
+  /* inside a multi that may be held packed (not a top-level array in slot form, slot_of's
+   * fast case): read where it is, not unpacked */
+  const sinew__multi *top = p->nidx == 1 && a->parent == SINEW__NO_ATTR ? n->slots[a->slot_index].v.multi : NULL;
+  if (p->nidx > 1 || (p->nidx && a->parent != SINEW__NO_ATTR) || (top && (top->vals || top->csr))) {
     sinew__multi *pm;
     uint32_t pos;
     sinew__slot *v = sinew__slot_peek(g, n, p, NULL, &pm, &pos);
