@@ -908,6 +908,42 @@ static void test_saved_file_is_the_same(void **unused) {
   sinew_session_destroy(c);
 }
 
+/* Binding writes the weights vertex by vertex in ascending order: they are held two-level; a
+ * skinPercent edit gives them slots, and undoing it and the bind restores the saved scene. */
+static void test_bind_is_two_level(void **unused) {
+  (void)unused;
+  sinew_session_t *s = session();
+  run(s, "createNode transform -n geo; createNode mesh -n geoShape -p geo; createNode polyCylinder -n pc;\n"
+         "setAttr pc.sa 6; setAttr pc.sh 4; connectAttr pc.output geoShape.inMesh;\n"
+         "createNode joint -n j1; setAttr j1.ty -1; createNode joint -n j2 -p j1; setAttr j2.ty 2;\n"
+         "select -cl;\n");
+  char *plain = test_scene_text(s);
+  run(s, "skinCluster -n sk -tsb -mi 2 j1 j2 geo;");
+  sinew_graph_t *g = sinew_session_graph(s);
+  sinew_node_t sk;
+  assert_int_equal(sinew_node_find(g, "sk", &sk), 0);
+  sinew__node *n = sinew__node_get(g, sk);
+  const sinew__attr *wl = sinew__attr_get(g, n, sinew_node_attr(g, sk, "wl"));
+  assert_true(sinew__multi_csr(n->slots[wl->slot_index].v.multi));
+  char *bound = test_scene_text(s);
+  assert_true(sinew__multi_csr(n->slots[wl->slot_index].v.multi)); /* saving read it in place */
+  run(s, "skinPercent -tv j1 0.25 sk geo.vtx[3];");
+  test_expect_nums(s, "getAttr sk.wl[3].w", 2, 0.25, 0.75);
+  run(s, "undo;");
+  char *now = test_scene_text(s);
+  assert_string_equal(now, bound);
+  free(now);
+  run(s, "undo;");
+  now = test_scene_text(s);
+  assert_string_equal(now, plain);
+  free(now);
+  run(s, "redo; redo;");
+  test_expect_nums(s, "getAttr sk.wl[3].w", 2, 0.25, 0.75);
+  free(bound);
+  free(plain);
+  sinew_session_destroy(s);
+}
+
 /* Every allocation of the compact set and of an edit over packed weights failing: the scene
  * saved before and after is the same. */
 static void test_fault_harness(void **unused) {
@@ -929,6 +965,7 @@ int main(void) {
       cmocka_unit_test(test_alloc_failures),
       cmocka_unit_test(test_two_level_alloc_failures),
       cmocka_unit_test(test_saved_file_is_the_same),
+      cmocka_unit_test(test_bind_is_two_level),
       cmocka_unit_test(test_fault_harness),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
