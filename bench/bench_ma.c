@@ -8,6 +8,7 @@
  *
  *   bench_ma [rings] [segments] [joints]     (defaults 150 40 24: about 1 MB) */
 #include <math.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -148,6 +149,26 @@ static void quiet(void *ud, sinew_log_level_t level, sinew_log_id_t id, const ch
   if (level >= SINEW_LOG_ERROR) fprintf(stderr, "%s\n", msg);
 }
 
+/* A field of /proc/self/status in kB (-1 when unknown). */
+static long proc_status_kb(const char *field) {
+  FILE *f = fopen("/proc/self/status", "r");
+  if (!f) return -1;
+  char line[256];
+  long kb = -1;
+  while (fgets(line, sizeof line, f))
+    if (strncmp(line, field, strlen(field)) == 0) kb = strtol(line + strlen(field), NULL, 10);
+  fclose(f);
+  return kb;
+}
+
+/* Resets the peak resident size (VmHWM) to the current one (Linux 4.0 and later). */
+static bool reset_peak_rss(void) {
+  FILE *f = fopen("/proc/self/clear_refs", "w");
+  if (!f) return false;
+  bool ok = fputs("5", f) >= 0;
+  return fclose(f) == 0 && ok;
+}
+
 int main(int argc, char **argv) {
   int rings = argc > 1 ? atoi(argv[1]) : 150, segs = argc > 2 ? atoi(argv[2]) : 40,
       joints = argc > 3 ? atoi(argv[3]) : 24;
@@ -173,6 +194,7 @@ int main(int argc, char **argv) {
   char *buf = malloc(t.n + 1);
   size_t saved_bytes = 0;
   sinew_session_desc_t desc = {.logger = quiet};
+  long open_peak = -1, open_kept = -1; /* the first run's: growth of the peak and of what stays */
   for (int r = 0; r < reps; r++) {
     /* a plain read of the same bytes */
     double t0 = now();
@@ -185,9 +207,15 @@ int main(int argc, char **argv) {
     /* load */
     sinew_session_t *s = NULL;
     if (sinew_session_create(&desc, &s)) return 1;
+    long rss0 = r ? -1 : proc_status_kb("VmRSS:");
+    bool peak_reset = !r && reset_peak_rss();
     t0 = now();
     int rc = sinew_session_open(s, in);
     t1 = now();
+    if (peak_reset && rss0 > 0) {
+      open_peak = proc_status_kb("VmHWM:") - rss0;
+      open_kept = proc_status_kb("VmRSS:") - rss0;
+    }
     if (rc) return fprintf(stderr, "open: %s\n", sinew_session_errmsg(s)), 1;
     sinew_session_stats_t st;
     sinew_session_stats(s, &st);
@@ -212,6 +240,9 @@ int main(int argc, char **argv) {
          best_load / best_read);
   printf("save        %8.3f ms  %9.1f MB/s  %7.1fx the plain read (%.2f MB written)\n", best_save * 1e3,
          (double)saved_bytes / 1e6 / best_save, best_save / best_read, (double)saved_bytes / 1e6);
+  if (open_peak >= 0)
+    printf("memory of the open: peak resident growth %.1f MB, %.1f MB still resident after it (first run)\n",
+           open_peak / 1e3, open_kept / 1e3);
   printf("(best of %d runs each; the machine is shared, so figures vary from run to run)\n", reps);
   remove(in);
   remove(out);

@@ -69,7 +69,7 @@ static sinew__slot *slot_of(const sinew_graph_t *g, sinew__node *n, const sinew_
     if (a->array_depth == 1) { /* an element of a top-level array: worldMatrix[0] */
       int64_t pos = sinew__multi_find(s->v.multi, p->idx[0]);
       if (pos < 0) return NULL;
-      if (s->v.multi->vals) return sinew__slot_find(g, n, p, path); /* packed: unpacks it */
+      if (s->v.multi->vals || s->v.multi->csr) return sinew__slot_find(g, n, p, path); /* packed: unpacks it */
       sinew__slot *e = &s->v.multi->elems[pos];
       if (path) {
         path->slots[0] = s;
@@ -122,10 +122,10 @@ static int each_plug_rec(sinew_graph_t *g, sinew__node *n, const uint32_t *chain
     for (uint32_t i = 0; m && i < m->count; i++) {
       p->idx[p->nidx++] = m->idx[i];
       const sinew__attr *c = sinew__attr_get(g, n, chain[level + 1]);
-      int rc = m->elems[i].v.kids
-                   ? each_plug_rec(g, n, chain, len, level + 1, &m->elems[i].v.kids[c->slot_index],
-                                   p, want, fn, ud)
-                   : SINEW_OK;
+      /* two-level: a view of the element (what fn reaches through it, it unpacks) */
+      sinew__slot *e = m->csr ? sinew__multi_csr_view(m, i) : &m->elems[i];
+      int rc = e->v.kids ? each_plug_rec(g, n, chain, len, level + 1, &e->v.kids[c->slot_index], p, want, fn, ud)
+                         : SINEW_OK;
       p->nidx--;
       if (rc) return rc;
       m = s->v.multi; /* fn may not resize, but stay safe */
@@ -213,7 +213,7 @@ static bool requeue_slot(sinew_graph_t *g, sinew__node *n, const sinew__attr *a,
   }
   if ((a->flags & SINEW_ATTR_ARRAY) && !element) {
     sinew__multi *m = s->v.multi;
-    for (uint32_t i = 0; m && !m->vals && i < m->count; i++) { /* packed: never PENDING */
+    for (uint32_t i = 0; m && !m->vals && !m->csr && i < m->count; i++) { /* packed: never PENDING */
       p->idx[p->nidx++] = m->idx[i];
       bool room = requeue_slot(g, n, a, true, &m->elems[i], p, w);
       p->nidx--;
@@ -264,17 +264,18 @@ static void spread(sinew_graph_t *g, const sinew_plug_t *p, push_ctx *w) {
   sinew__multi *pm;
   uint32_t ppos;
   sinew__slot *s = p->nidx ? sinew__slot_peek(g, n, p, NULL, &pm, &ppos) : slot_of(g, n, p, NULL);
-  if (s && (s->flags & SINEW__F_OUT))
+  uint32_t sflags = s ? s->flags : 0; /* s may be a view the next peek reuses */
+  if (sflags & SINEW__F_OUT)
     for (sinew__conn *c = sinew__conn_from(g, p); c; c = c->src_next) push_dirty(g, &c->dst, w);
   sinew_plug_t cur = *p, up;
   while ((cur.nidx || a->parent != SINEW__NO_ATTR) && sinew_plug_parent(g, &cur, &up)) {
     cur = up;
-    sinew__slot *ps = slot_of(g, n, &cur, NULL);
+    sinew__slot *ps = cur.nidx ? sinew__slot_peek(g, n, &cur, NULL, &pm, &ppos) : slot_of(g, n, &cur, NULL);
     if (ps && (ps->flags & SINEW__F_OUT))
       for (sinew__conn *c = sinew__conn_from(g, &cur); c; c = c->src_next) push_dirty(g, &c->dst, w);
   }
   /* Connections leaving a child of p. */
-  if (s && (s->flags & SINEW__F_SUB_OUT)) {
+  if (sflags & SINEW__F_SUB_OUT) {
     for (uint32_t i = 0; i < n->nconns; i++) {
       sinew__conn *c = n->conns[i];
       if (c->src.node.index != node.index || c->src.nidx < p->nidx) continue;
@@ -478,7 +479,10 @@ static sinew__conn *feeding_at(sinew_graph_t *g, sinew__node *n, sinew_plug_t cu
 static sinew__conn *feeding(sinew_graph_t *g, sinew__node *n, const sinew_plug_t *p, sinew_plug_t *dst) {
   sinew__slot_path path;
   sinew_plug_t cur = *p;
-  while (!slot_of(g, n, &cur, &path)) { /* the nearest existing plug decides */
+  sinew__multi *pm;
+  uint32_t pos;
+  /* the nearest existing plug decides (one held packed: the path down to its array) */
+  while (!sinew__slot_peek(g, n, &cur, &path, &pm, &pos) && !pm) {
     sinew_plug_t up;
     if (!sinew_plug_parent(g, &cur, &up)) return NULL;
     cur = up;
@@ -734,6 +738,16 @@ int sinew__pull(sinew_graph_t *g, const sinew_plug_t *p) {
   sinew__node *n;
   const sinew__attr *a = attr_of(g, p, &n);
   if (!a) return SINEW_OK;
+  /* inside a multi that may be held packed (not a top-level array in slot form, slot_of's
+   * fast case): read where it is, not unpacked */
+  const sinew__multi *top = p->nidx == 1 && a->parent == SINEW__NO_ATTR ? n->slots[a->slot_index].v.multi : NULL;
+  if (p->nidx > 1 || (p->nidx && a->parent != SINEW__NO_ATTR) || (top && (top->vals || top->csr))) {
+    sinew__multi *pm;
+    uint32_t pos;
+    sinew__slot *v = sinew__slot_peek(g, n, p, NULL, &pm, &pos);
+    if (pm ? !(pm->eflags & SINEW__F_DIRTY) : v && !sinew__slot_dirtyish(v)) return SINEW_OK;
+    if (!v && !pm && !a->computed && !feeding(g, n, p, &(sinew_plug_t){0})) return SINEW_OK;
+  }
   sinew__slot *s = slot_of(g, n, p, NULL);
   if (s && !sinew__slot_dirtyish(s)) return SINEW_OK; /* the common case: clean */
   if (!s && !a->computed && !feeding(g, n, p, &(sinew_plug_t){0}))
@@ -1405,6 +1419,48 @@ int sinew_set_data(sinew_graph_t *g, const sinew_plug_t *p, sinew_data_t *d) {
   return sinew__changed(g, p);
 }
 
+/* The journal's last record, when it is a whole-multi record of plug arr made inside the
+ * innermost open transaction: a later change of that multi is taken back with it. */
+static bool last_record_holds(const sinew_graph_t *g, const sinew_plug_t *arr) {
+  const sinew__journal *j = &g->jr;
+  if (!j->depth || !j->n || j->n - 1 < j->marks[j->depth - 1]) return false;
+  const sinew__rec *r = &j->recs[j->n - 1];
+  sinew_plug_t key = sinew__plug_key(arr);
+  return r->kind == SINEW__J_MULTI && !memcmp(&r->plug, &key, sizeof key);
+}
+
+/* sinew_set_double_elements into element v of a multi of compounds held two-level
+ * (weightList[v].weights, graph/slot.c), v past its last element: the numbers are appended to
+ * the shared arrays; one journal record keeps the header from before (a run of appends inside
+ * one transaction shares it). 1 when the multi is not held so, or v is not past the end (the
+ * caller goes on with the leaf multi). */
+static int set_csr(sinew_graph_t *g, sinew__node *n, const sinew__attr *a, const sinew_plug_t *arr,
+                   const int32_t *idx, const double *values, size_t count, bool jon, const char *buf) {
+  const sinew__attr *oa = sinew__csr_outer_attr(g, n, a);
+  if (!oa || arr->nidx != oa->array_depth) return 1;
+  sinew_plug_t outer = sinew_plug_make(arr->node, oa->id, arr->nidx - 1, arr->idx);
+  sinew__slot_path path;
+  sinew__created made = {.n = 0};
+  sinew__slot *c = slot_of(g, n, &outer, &path);
+  if (c && ((c->v.multi && !c->v.multi->csr) || sinew__slot_dirtyish(c))) return 1;
+  if (!c && sinew__slot_ensure(g, n, &outer, &c, &path, &made))
+    return sinew_graph_fail(g, SINEW_ENOMEM, "setAttr", "%s: out of memory", buf);
+  bool keep = jon && !last_record_holds(g, &outer);
+  sinew__multi *old = NULL;
+  int rc = sinew__multi_csr_append(a, c, arr->idx[arr->nidx - 1], idx, values, count, normalise, keep, &old);
+  if (rc) {
+    sinew__slot_unensure(g, n, &made);
+    return rc == SINEW_ENOMEM ? sinew_graph_fail(g, rc, "setAttr", "%s: out of memory", buf) : 1;
+  }
+  if (jon) sinew__jrec_created(g, &made);
+  if (keep) {
+    sinew__rec *r = sinew__jpush(g, SINEW__J_MULTI);
+    r->plug = sinew__plug_key(&outer);
+    r->u.multi = old;
+  }
+  return sinew__changed(g, arr);
+}
+
 /* sinew_set_double_elements into a multi that is absent or packed (graph/slot.c) and not dirty:
  * a new packed multi replaces it whole, one journal record keeping the old one. 1 when the multi
  * is in slot form or dirty (the caller sets element by element). */
@@ -1467,6 +1523,8 @@ int sinew_set_double_elements(sinew_graph_t *g, const sinew_plug_t *arr, const i
       (jon && (count > UINT32_MAX / 4 || sinew__jreserve(g, (uint32_t)(2 * count + SINEW_PLUG_MAX_INDICES)))))
     return sinew_graph_fail(g, SINEW_ENOMEM, "setAttr", "%s: out of memory", buf);
   if (count && !a->computed && !(a->flags & SINEW_ATTR_GENERIC_NUMERIC)) {
+    rc = set_csr(g, n, a, arr, idx, values, count, jon, buf);
+    if (rc <= 0) return rc;
     rc = set_packed(g, n, a, arr, idx, values, count, jon, buf);
     if (rc <= 0) return rc;
     rc = SINEW_OK; /* in slot form: element by element */
@@ -1538,7 +1596,15 @@ static int begin_get(sinew_graph_t *g, const sinew_plug_t *p, want_kind k, sinew
   if (!n) return sinew_graph_fail(g, SINEW_ESTALE, "getAttr", "the node was deleted during evaluation");
   *out_n = n;
   *out_a = sinew__attr_get(g, n, p->attr);
-  *out_s = slot_of(g, n, p, NULL);
+  /* an element held packed is read where it is: a slot of its number for the caller */
+  static _Thread_local sinew__slot one;
+  sinew__multi *pm;
+  uint32_t pos;
+  *out_s = p->nidx ? sinew__slot_peek(g, n, p, NULL, &pm, &pos) : slot_of(g, n, p, NULL);
+  if (p->nidx && pm) {
+    one = (sinew__slot){.v.d = pm->vals[pos], .flags = pm->eflags};
+    *out_s = &one;
+  }
   return SINEW_OK;
 }
 
@@ -1631,8 +1697,10 @@ int sinew_get_double_elements(sinew_graph_t *g, const sinew_plug_t *arr, int32_t
                             sinew__plug_str(g, arr, buf, sizeof buf));
   if ((rc = sinew__pull(g, arr))) return rc;
   n = sinew__node_get(g, arr->node);
-  sinew__slot *s = slot_of(g, n, arr, NULL);
-  const sinew__multi *m = s ? s->v.multi : NULL;
+  sinew__multi *pm;
+  uint32_t pos;
+  sinew__slot *s = arr->nidx ? sinew__slot_peek(g, n, arr, NULL, &pm, &pos) : slot_of(g, n, arr, NULL);
+  const sinew__multi *m = s ? s->v.multi : NULL; /* two-level: a view, not unpacked */
   uint32_t count = m ? m->count : 0;
   for (uint32_t i = 0; i < count && i < cap; i++) {
     if (idx) idx[i] = m->idx[i];

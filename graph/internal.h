@@ -163,22 +163,46 @@ uint32_t sinew__slot_vec(const sinew__slot *s, double *out);
  * DIRTY when its array is) and no count below. Reaching an element through a slot walk
  * (sinew__slot_find, _ensure) unpacks the multi into slot form, as a connection, a lock or a
  * read of that one element needs; sinew__multi_set_packed makes the packed form. */
+typedef struct sinew__csr sinew__csr;
+
 struct sinew__multi {
   uint32_t count, cap;
   int32_t *idx;        /* ascending logical indices */
   sinew__slot *elems;  /* parallel to idx; NULL while packed */
   double *vals;        /* packed: the numbers, parallel to idx */
-  uint32_t eflags;     /* packed: every element's flags */
+  uint32_t eflags;     /* packed, two-level: every element's flags */
+  sinew__csr *csr;     /* two-level: the shared arrays (idx is csr->outer) */
+};
+
+/* The two-level packed form of a multi of compounds whose only child is a numeric multi
+ * (weightList[v].weights[i]): element idx[k]'s inner elements are inner[off[k] .. off[k+1])
+ * with numbers vals[..], inner indices ascending. The arrays are shared by the headers that
+ * view them (a journal record keeps the header from before an append: the same arrays with a
+ * smaller count), reference counted; only the owner header whose count is used_outer appends
+ * in place, any other copies first. Every outer element has the flags ELEMENT (| DIRTY from
+ * eflags), its child array none of its own (| DIRTY), every inner element ELEMENT | SET (|
+ * DIRTY). A walk into an element through sinew__slot_peek reads a view of it (no memory); one
+ * through sinew__slot_find or _ensure gives the whole multi slots (sinew__multi_csr_unpack). */
+struct sinew__csr {
+  uint32_t refs;
+  uint32_t cap_outer, cap_inner;
+  uint32_t used_outer;       /* outer elements the owner has written */
+  const sinew__multi *owner; /* the header that may append in place */
+  int32_t *outer;            /* cap_outer */
+  uint32_t *off;             /* cap_outer + 1 */
+  int32_t *inner;            /* cap_inner */
+  double *vals;              /* cap_inner */
 };
 
 static inline bool sinew__multi_packed(const sinew__multi *m) { return m && m->vals; }
+static inline bool sinew__multi_csr(const sinew__multi *m) { return m && m->csr; }
 /* Element i's flags and number, in either form. */
 static inline uint32_t sinew__multi_elem_flags(const sinew__multi *m, uint32_t i) {
-  return m->vals ? m->eflags : m->elems[i].flags;
+  return (m->vals || m->csr) ? m->eflags : m->elems[i].flags;
 }
 static inline bool sinew__multi_elem_dirtyish(const sinew__multi *m, uint32_t i) {
-  return m->vals ? (m->eflags & SINEW__F_DIRTY) != 0
-                 : ((m->elems[i].flags & SINEW__F_DIRTY) || m->elems[i].below > 0);
+  return (m->vals || m->csr) ? (m->eflags & SINEW__F_DIRTY) != 0
+                             : ((m->elems[i].flags & SINEW__F_DIRTY) || m->elems[i].below > 0);
 }
 double sinew__multi_elem_num(const sinew__multi *m, uint32_t i);
 
@@ -593,6 +617,24 @@ int sinew__multi_set_packed(const sinew__attr *a, sinew__slot *container, const 
                             const double *vals, size_t n, double (*norm)(const sinew__attr *, double),
                             sinew__multi **old);
 void sinew__multi_free_packed(sinew__multi *m);
+/* Two-level packed multis (graph/slot.c; see sinew__csr). csr_append: the numbers of element
+ * `index` (its inner indices idx in any order, the last of a repeated one winning, norm
+ * applied) added to the multi of compounds held by container (absent, or two-level, clean),
+ * index past its last element; 1 when the multi cannot take it so (the caller sets in slot
+ * form). With keep_old the header before the change goes to *old for a journal record (NULL
+ * when there was none) and stays as it was; without, it may be changed in place or freed
+ * (*old NULL). csr_unpack: the multi held by container into slot form (ENOMEM leaves it as
+ * it was). csr_view: element pos as slots that read its numbers (valid until the thread's
+ * next view; never written). */
+int sinew__multi_csr_append(const sinew__attr *inner_attr, sinew__slot *container, int32_t index,
+                            const int32_t *idx, const double *vals, size_t n,
+                            double (*norm)(const sinew__attr *, double), bool keep_old, sinew__multi **old);
+int sinew__multi_csr_unpack(const sinew_graph_t *g, const sinew__node *node, const sinew__attr *a,
+                            sinew__slot *container);
+sinew__slot *sinew__multi_csr_view(const sinew__multi *m, uint32_t pos);
+/* The compound array attribute above a numeric array `a` that a two-level multi can hold
+ * (a array compound with a as its only child, a numeric, not computed, not generic), or NULL. */
+const sinew__attr *sinew__csr_outer_attr(const sinew_graph_t *g, const sinew__node *node, const sinew__attr *a);
 void sinew__multi_swap(sinew_graph_t *g, sinew__node *node, const sinew_plug_t *arr, sinew__multi **held);
 sinew__slot *sinew__slot_peek(const sinew_graph_t *g, sinew__node *node, const sinew_plug_t *p,
                               sinew__slot_path *path, sinew__multi **pm, uint32_t *pos);

@@ -331,7 +331,9 @@ int sinew_plug_element(const sinew_graph_t *g, const sinew_plug_t *p, int32_t in
 size_t sinew_plug_indices(const sinew_graph_t *g, const sinew_plug_t *p, int32_t *out, size_t cap) {
   if (!sinew_plug_is_array(g, p)) return 0;
   sinew__node *node = sinew__node_get(g, p->node);
-  sinew__slot *s = sinew__slot_find(g, node, p, NULL);
+  sinew__multi *pm;
+  uint32_t pos;
+  sinew__slot *s = sinew__slot_peek(g, node, p, NULL, &pm, &pos); /* a view inside a two-level multi */
   if (!s || !s->v.multi) return 0;
   const sinew__multi *m = s->v.multi;
   for (uint32_t i = 0; out && i < m->count && i < cap; i++) out[i] = m->idx[i];
@@ -341,7 +343,9 @@ size_t sinew_plug_indices(const sinew_graph_t *g, const sinew_plug_t *p, int32_t
 int32_t sinew_plug_next_index(const sinew_graph_t *g, const sinew_plug_t *p) {
   if (!sinew_plug_is_array(g, p)) return -1;
   sinew__node *node = sinew__node_get(g, p->node);
-  sinew__slot *s = sinew__slot_find(g, node, p, NULL);
+  sinew__multi *pm;
+  uint32_t pos;
+  sinew__slot *s = sinew__slot_peek(g, node, p, NULL, &pm, &pos);
   if (!s || !s->v.multi) return 0;
   const sinew__multi *m = s->v.multi;
   int32_t want = 0;
@@ -378,6 +382,17 @@ int sinew_plug_remove_element(sinew_graph_t *g, const sinew_plug_t *e) {
   if (!sinew__slot_peek(g, node, e, NULL, &pm, &ppos) && !pm) /* one held packed stays so */
     return sinew_graph_fail(g, SINEW_ENOTFOUND, "removeMultiInstance", "%s does not exist",
                             sinew__plug_str(g, e, buf, sizeof buf));
+  /* The element taken out is a slot: a multi held two-level above it gets slots first (the
+   * only allocation, before anything changes). */
+  sinew_plug_t arr = sinew_plug_make(e->node, e->attr, e->nidx - 1, e->idx);
+  sinew__slot_path path;
+  sinew__slot *container = sinew__slot_find(g, node, &arr, &path);
+  if (container && sinew__multi_csr(container->v.multi) &&
+      sinew__multi_csr_unpack(g, node, sinew__attr_get(g, node, arr.attr), container))
+    container = NULL;
+  if (!container)
+    return sinew_graph_fail(g, SINEW_ENOMEM, "removeMultiInstance", "%s: out of memory",
+                            sinew__plug_str(g, e, buf, sizeof buf));
   /* Break connections at or inside the element. Those leaving it go first, while it still has
    * its own source, so that their destinations keep the value it had (as on disconnect); they
    * are brought up to date, and room made for the dirt pushed, before anything changes. */
@@ -406,9 +421,7 @@ int sinew_plug_remove_element(sinew_graph_t *g, const sinew_plug_t *e) {
       else if (pass == 1 && (src_in || dst_in)) sinew__disconnect_conn(g, c, false);
     }
   }
-  sinew_plug_t arr = sinew_plug_make(e->node, e->attr, e->nidx - 1, e->idx);
-  sinew__slot_path path;
-  sinew__slot *container = sinew__slot_find(g, node, &arr, &path);
+  container = sinew__slot_find(g, node, &arr, &path);
   int64_t pos = container ? sinew__multi_find(container->v.multi, e->idx[e->nidx - 1]) : -1;
   if (pos >= 0 && jon) {
     sinew__rec *r = sinew__jpush(g, SINEW__J_ELEM);
@@ -482,6 +495,7 @@ static bool subtree_has_value(const sinew_graph_t *g, sinew__node *node, const s
   if ((a->flags & SINEW_ATTR_ARRAY) && !element) {
     const sinew__multi *m = s->v.multi;
     if (m && m->vals) return m->count && (m->eflags & SINEW__F_SET);
+    if (m && m->csr) return m->count > 0; /* every element holds numbers */
     for (uint32_t i = 0; m && i < m->count; i++)
       if (subtree_has_value(g, node, a, true, &m->elems[i])) return true;
     return false;

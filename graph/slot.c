@@ -119,7 +119,7 @@ void sinew__slot_release(const sinew_graph_t *g, const sinew__node *node, const 
     sinew__multi *m = s->v.multi;
     if (!m) return;
     s->v.multi = NULL;
-    if (m->vals) {
+    if (m->vals || m->csr) {
       sinew__multi_free_packed(m);
       return;
     }
@@ -150,6 +150,14 @@ static sinew__multi *packed_alloc(uint32_t cap);
 static int clone_multi(const sinew_graph_t *g, const sinew__node *node, const sinew__attr *a,
                        const sinew__multi *m, sinew__multi **out) {
   uint32_t cap = m->cap > m->count ? m->cap : m->count ? m->count : 1;
+  if (m->csr) { /* another view of the same arrays, which it never changes in place */
+    sinew__multi *c = sinew__calloc(1, sizeof *c);
+    if (!c) return SINEW_ENOMEM;
+    *c = *m;
+    c->csr->refs++;
+    *out = c;
+    return SINEW_OK;
+  }
   if (m->vals) {
     sinew__multi *c = packed_alloc(cap);
     if (!c) return SINEW_ENOMEM;
@@ -255,8 +263,23 @@ double sinew__multi_elem_num(const sinew__multi *m, uint32_t i) {
   return m->vals ? m->vals[i] : sinew__slot_num(&m->elems[i]);
 }
 
+static void csr_unref(sinew__csr *c, const sinew__multi *m) {
+  if (c->owner == m) c->owner = NULL;
+  if (--c->refs) return;
+  sinew__free(c->outer);
+  sinew__free(c->off);
+  sinew__free(c->inner);
+  sinew__free(c->vals);
+  sinew__free(c);
+}
+
 void sinew__multi_free_packed(sinew__multi *m) {
   if (!m) return;
+  if (m->csr) { /* a two-level header: its share of the arrays */
+    csr_unref(m->csr, m);
+    sinew__free(m);
+    return;
+  }
   if (!m->vals) { /* unpacked since: its elements are plain numbers, owning nothing */
     sinew__free(m->idx);
     sinew__free(m->elems);
@@ -350,7 +373,7 @@ void sinew__multi_swap(sinew_graph_t *g, sinew__node *node, const sinew_plug_t *
   container->v.multi = m;
   uint32_t below = 0;
   bool dirty = (container->flags & SINEW__F_DIRTY) != 0; /* a DIRTY slot's elements are DIRTY */
-  if (m && m->vals) {
+  if (m && (m->vals || m->csr)) {
     if (dirty) m->eflags |= SINEW__F_DIRTY;
     if (m->eflags & SINEW__F_DIRTY) below = m->count;
   } else if (m) {
@@ -365,6 +388,198 @@ void sinew__multi_swap(sinew_graph_t *g, sinew__node *node, const sinew_plug_t *
   sinew__slot_note_dirty(node, path.slots[0]); /* the evaluator's hint: it may be dirty now */
 }
 
+/* ---- two-level packed multis (sinew__csr in internal.h) ------------------------------------------ */
+
+const sinew__attr *sinew__csr_outer_attr(const sinew_graph_t *g, const sinew__node *node, const sinew__attr *a) {
+  if (!(a->flags & SINEW_ATTR_ARRAY) || a->computed || (a->flags & SINEW_ATTR_GENERIC_NUMERIC) ||
+      !sinew_attr_type_is_numeric(a->type) || a->parent == SINEW__NO_ATTR)
+    return NULL;
+  const sinew__attr *o = sinew__attr_get(g, node, a->parent);
+  if (o->type != SINEW_ATTR_COMPOUND || !(o->flags & SINEW_ATTR_ARRAY) || o->nchildren != 1 || o->computed ||
+      a->array_depth != o->array_depth + 1)
+    return NULL;
+  return o;
+}
+
+/* Arrays with room for cap_outer elements and cap_inner numbers, no header viewing them yet. */
+static sinew__csr *csr_alloc(uint32_t cap_outer, uint32_t cap_inner) {
+  sinew__csr *c = sinew__calloc(1, sizeof *c);
+  if (!c) return NULL;
+  c->outer = sinew__malloc((size_t)cap_outer * sizeof *c->outer);
+  c->off = sinew__malloc(((size_t)cap_outer + 1) * sizeof *c->off);
+  c->inner = sinew__malloc((size_t)cap_inner * sizeof *c->inner);
+  c->vals = sinew__malloc((size_t)cap_inner * sizeof *c->vals);
+  if (!c->outer || !c->off || !c->inner || !c->vals) {
+    c->refs = 1;
+    csr_unref(c, NULL);
+    return NULL;
+  }
+  c->cap_outer = cap_outer;
+  c->cap_inner = cap_inner;
+  c->off[0] = 0;
+  return c;
+}
+
+static uint32_t grown(uint32_t cap, size_t need) {
+  size_t c = cap ? cap : 16;
+  while (c < need) c *= 2;
+  return c > UINT32_MAX - 1 ? UINT32_MAX - 1 : (uint32_t)c;
+}
+
+int sinew__multi_csr_append(const sinew__attr *ia, sinew__slot *container, int32_t index, const int32_t *idx,
+                            const double *vals, size_t n, double (*norm)(const sinew__attr *, double),
+                            bool keep_old, sinew__multi **old) {
+  *old = NULL;
+  sinew__multi *om = container->v.multi;
+  if ((om && !om->csr) || sinew__slot_dirtyish(container) || !n) return 1;
+  uint32_t ocount = om ? om->count : 0;
+  if (ocount && om->idx[ocount - 1] >= index) return 1; /* not past the last: slot form */
+  sinew__csr *c = om ? om->csr : NULL;
+  uint32_t w0 = c ? c->off[ocount] : 0;
+  if (n > UINT32_MAX - 1 - w0 || ocount >= UINT32_MAX - 1) return 1;
+  bool tail = c && c->owner == om && c->used_outer == ocount; /* om may write past its count */
+  bool fits = tail && ocount < c->cap_outer && w0 + n <= c->cap_inner;
+  sinew__csr *dc = c;
+  if (!fits && tail && !keep_old && c->refs == 1) { /* the only view: the arrays grow in place */
+    uint32_t co = grown(c->cap_outer, (size_t)ocount + 1), ci = grown(c->cap_inner, (size_t)w0 + n);
+    int32_t *no = sinew__realloc(c->outer, (size_t)co * sizeof *no);
+    if (no) c->outer = no, om->idx = no;
+    uint32_t *nf = no ? sinew__realloc(c->off, ((size_t)co + 1) * sizeof *nf) : NULL;
+    if (nf) c->off = nf, c->cap_outer = co;
+    int32_t *ni = nf ? sinew__realloc(c->inner, (size_t)ci * sizeof *ni) : NULL;
+    if (ni) c->inner = ni;
+    double *nv = ni ? sinew__realloc(c->vals, (size_t)ci * sizeof *nv) : NULL;
+    if (!nv) return SINEW_ENOMEM; /* what grew stays grown, harmless */
+    c->vals = nv;
+    c->cap_inner = ci;
+    fits = true;
+  } else if (!fits) { /* new arrays, the elements so far copied */
+    dc = csr_alloc(grown(c ? c->cap_outer : 0, (size_t)ocount + 1), grown(c ? c->cap_inner : 0, (size_t)w0 + n));
+    if (!dc) return SINEW_ENOMEM;
+    if (c) {
+      memcpy(dc->outer, c->outer, ocount * sizeof *dc->outer);
+      memcpy(dc->off, c->off, ((size_t)ocount + 1) * sizeof *dc->off);
+      memcpy(dc->inner, c->inner, w0 * sizeof *dc->inner);
+      memcpy(dc->vals, c->vals, w0 * sizeof *dc->vals);
+    }
+  }
+  sinew__multi *m = om;
+  if (dc != c || keep_old) {
+    if (!(m = sinew__calloc(1, sizeof *m))) {
+      if (dc != c) csr_unref((dc->refs = 1, dc), NULL);
+      return SINEW_ENOMEM;
+    }
+    m->csr = dc;
+    m->eflags = SINEW__F_ELEMENT; /* the container is clean */
+    dc->refs++;
+  }
+  /* the element's inner indices sorted, the last of a repeated one winning (cannot fail now) */
+  int32_t *ii = dc->inner + w0;
+  double *vv = dc->vals + w0;
+  uint32_t k = 0;
+  for (size_t q = 0; q < n; q++) {
+    double v = norm(ia, vals[q]);
+    if (!k || ii[k - 1] < idx[q]) {
+      ii[k] = idx[q];
+      vv[k++] = v;
+      continue;
+    }
+    uint32_t lo = 0, hi = k;
+    while (lo < hi) {
+      uint32_t mid = lo + (hi - lo) / 2;
+      if (ii[mid] < idx[q]) lo = mid + 1;
+      else hi = mid;
+    }
+    if (ii[lo] != idx[q]) {
+      memmove(ii + lo + 1, ii + lo, (k - lo) * sizeof *ii);
+      memmove(vv + lo + 1, vv + lo, (k - lo) * sizeof *vv);
+      ii[lo] = idx[q];
+      k++;
+    }
+    vv[lo] = v;
+  }
+  dc->outer[ocount] = index;
+  dc->off[ocount + 1] = w0 + k;
+  m->count = m->cap = ocount + 1;
+  m->idx = dc->outer;
+  dc->owner = m;
+  dc->used_outer = m->count;
+  container->v.multi = m;
+  if (m != om && om) {
+    if (keep_old) *old = om;
+    else sinew__multi_free_packed(om);
+  }
+  return 0;
+}
+
+int sinew__multi_csr_unpack(const sinew_graph_t *g, const sinew__node *node, const sinew__attr *a,
+                            sinew__slot *container) {
+  sinew__multi *m = container->v.multi;
+  if (!m || !m->csr) return SINEW_OK;
+  const sinew__csr *c = m->csr;
+  uint32_t n = m->count, cap = n ? n : 1;
+  uint32_t d = m->eflags & SINEW__F_DIRTY;
+  sinew__multi *u = sinew__calloc(1, sizeof *u);
+  int32_t *ui = u ? sinew__malloc(cap * sizeof *ui) : NULL;
+  sinew__slot *ue = ui ? sinew__calloc(cap, sizeof *ue) : NULL;
+  if (!ue) goto oom;
+  u->idx = ui;
+  u->elems = ue;
+  u->cap = cap;
+  memcpy(ui, m->idx, n * sizeof *ui);
+  for (; u->count < n; u->count++) {
+    uint32_t i = u->count, b = c->off[i], k = c->off[i + 1] - b;
+    sinew__slot *kid = sinew__calloc(1, sizeof *kid);
+    sinew__multi *leaf = kid && k ? packed_alloc(k) : NULL;
+    if (!kid || (k && !leaf)) {
+      sinew__free(kid);
+      goto oom;
+    }
+    if (leaf) {
+      memcpy(leaf->idx, c->inner + b, k * sizeof *leaf->idx);
+      memcpy(leaf->vals, c->vals + b, k * sizeof *leaf->vals);
+      leaf->count = k;
+      leaf->eflags = SINEW__F_ELEMENT | SINEW__F_SET | d;
+    }
+    kid->v.multi = leaf;
+    kid->flags = d;
+    kid->below = d ? k : 0;
+    ue[i].v.kids = kid;
+    ue[i].flags = SINEW__F_ELEMENT | d;
+    ue[i].below = d ? 1 : 0;
+  }
+  container->v.multi = u;
+  sinew__multi_free_packed(m);
+  return SINEW_OK;
+oom:
+  if (u && ue) {
+    sinew__slot tmp = {.v.multi = u};
+    sinew__slot_release(g, node, a, false, &tmp);
+  } else {
+    sinew__free(ui);
+    sinew__free(u);
+  }
+  return SINEW_ENOMEM;
+}
+
+/* One view per thread: evaluation threads read their own nodes' multis. */
+typedef struct csr_view {
+  sinew__slot el, kid;
+  sinew__multi leaf;
+} csr_view;
+static _Thread_local csr_view tl_view;
+
+sinew__slot *sinew__multi_csr_view(const sinew__multi *m, uint32_t pos) {
+  csr_view *v = &tl_view;
+  const sinew__csr *c = m->csr;
+  uint32_t b = c->off[pos], k = c->off[pos + 1] - b, d = m->eflags & SINEW__F_DIRTY;
+  v->leaf = (sinew__multi){.count = k, .cap = k, .idx = c->inner + b, .vals = c->vals + b,
+                           .eflags = SINEW__F_ELEMENT | SINEW__F_SET | d};
+  v->kid = (sinew__slot){.v.multi = k ? &v->leaf : NULL, .flags = d, .below = d ? k : 0};
+  v->el = (sinew__slot){.v.kids = &v->kid, .flags = SINEW__F_ELEMENT | d, .below = d ? 1 : 0};
+  return &v->el;
+}
+
 /* Inserts a new element; returns its position or -1 on out-of-memory (nothing changed). The
  * element is born dirty when the attribute is computed or the container is DIRTY (a DIRTY
  * slot's descendants are DIRTY). The container's count is updated; the caller fixes ancestors
@@ -373,6 +588,10 @@ static int64_t multi_insert(const sinew_graph_t *g, const sinew__node *node, con
                             sinew__slot *container, int32_t index) {
   sinew__multi *m = container->v.multi;
   bool made = false;
+  if (m && m->csr) {
+    if (sinew__multi_csr_unpack(g, node, a, container)) return -1;
+    m = container->v.multi;
+  }
   if (m && sinew__multi_unpack(m)) return -1;
   if (!m) {
     m = sinew__calloc(1, sizeof *m);
@@ -490,7 +709,7 @@ bool sinew__multi_make_room(const sinew_graph_t *g, const sinew__node *node, con
                             sinew__slot_path *path, int32_t index) {
   sinew__slot *container = path->slots[path->n - 1];
   sinew__multi *m = container->v.multi;
-  if (!m || m->vals) return false; /* packed: a walk would have unpacked it */
+  if (!m || m->vals || m->csr) return false; /* packed: a walk would have unpacked it */
   int64_t pos = sinew__multi_find(m, index);
   if (pos < 0 && m->count < m->cap) return false;
   const uint32_t keep = SINEW__F_SET | SINEW__F_LOCKED | SINEW__F_IN | SINEW__F_OUT | SINEW__F_SUB_IN |
@@ -546,6 +765,18 @@ static int walk(sinew_graph_t *g, sinew__node *node, const sinew_plug_t *p, bool
       if (k >= p->nidx) break; /* the whole array (only possible for the last attribute) */
       int32_t index = p->idx[k++];
       int64_t pos = sinew__multi_find(s->v.multi, index);
+      if (pos >= 0 && s->v.multi->csr) {
+        if (pm) { /* read through a view of the element, made of nothing */
+          s = sinew__multi_csr_view(s->v.multi, (uint32_t)pos);
+          path->slots[path->n++] = s;
+          if (i + 1 < len) {
+            s = &s->v.kids[0];
+            path->slots[path->n++] = s;
+          }
+          continue;
+        }
+        if (sinew__multi_csr_unpack(g, node, a, s)) return SINEW_ENOMEM;
+      }
       if (pos >= 0 && s->v.multi->vals) {
         if (pm) {
           *pm = s->v.multi;
@@ -638,7 +869,7 @@ static void dirty_subtree(const sinew_graph_t *g, const sinew__node *node, const
   if (is_container(a, element)) {
     sinew__multi *m = s->v.multi;
     s->below = m ? m->count : 0;
-    if (m && m->vals) {
+    if (m && (m->vals || m->csr)) {
       m->eflags |= SINEW__F_DIRTY;
       return;
     }
@@ -657,8 +888,8 @@ static void clean_subtree(const sinew_graph_t *g, const sinew__node *node, const
   if (s->below) {
     if (is_container(a, element)) {
       sinew__multi *m = s->v.multi;
-      if (m && m->vals) m->eflags &= ~(uint32_t)SINEW__F_DIRTY;
-      for (uint32_t i = 0; m && !m->vals && i < m->count; i++) clean_subtree(g, node, a, true, &m->elems[i]);
+      if (m && (m->vals || m->csr)) m->eflags &= ~(uint32_t)SINEW__F_DIRTY;
+      for (uint32_t i = 0; m && !m->vals && !m->csr && i < m->count; i++) clean_subtree(g, node, a, true, &m->elems[i]);
     } else if (a->type == SINEW_ATTR_COMPOUND && s->v.kids) {
       for (uint32_t i = 0; i < a->nchildren; i++)
         clean_subtree(g, node, sinew__attr_get(g, node, a->children[i]), false, &s->v.kids[i]);
@@ -807,13 +1038,16 @@ int sinew__slot_copy(sinew_graph_t *g, sinew__node *dn, const sinew__attr *da, b
    * destination after a complete copy. */
   const sinew__multi *sm = src->v.multi;
   uint32_t scount = sm ? sm->count : 0;
-  if (dst->v.multi && sinew__multi_unpack(dst->v.multi)) return SINEW_ENOMEM; /* written element by element */
+  if (dst->v.multi && (sinew__multi_csr_unpack(g, dn, da, dst) || sinew__multi_unpack(dst->v.multi)))
+    return SINEW_ENOMEM; /* written element by element */
   for (uint32_t i = 0; i < scount; i++) {
     int64_t pos = sinew__multi_find(dst->v.multi, sm->idx[i]);
     if (pos < 0 && (pos = multi_insert(g, dn, da, dst, sm->idx[i])) < 0) return SINEW_ENOMEM;
     sinew__slot one; /* a packed source element, as the slot it would have */
     const sinew__slot *se = &one;
-    if (sm->vals) {
+    if (sm->csr) {
+      se = sinew__multi_csr_view(sm, i); /* read before anything else makes a view */
+    } else if (sm->vals) {
       memset(&one, 0, sizeof one);
       one.v.d = sm->vals[i];
       one.flags = sm->eflags;

@@ -158,10 +158,52 @@ static void *scratch_get(sinew_data_t **block, size_t bytes) {
   return sinew_data_mutable(block);
 }
 
+/* What compile_weights reads point by point (the packing calls back twice per point). */
+typedef struct weight_reader {
+  sinew_graph_t *g;
+  sinew_node_t n;
+  const compiled *c;
+  const int32_t *verts; /* weightList's indices, ascending */
+  size_t nverts, vi;    /* vi: the next of them, as points come in ascending order */
+  int32_t *widx;
+  double *wval;
+  size_t cap;
+} weight_reader;
+
+/* Point v's weights as the kernels take them: indices that are not influences and zero weights
+ * dropped, none when they cancel out (sum 0: the point stays put), divided by their sum for
+ * post normalisation (the stored data untouched). */
+static uint32_t read_point(void *ud, uint32_t v, uint16_t *slots, float *weights) {
+  weight_reader *r = ud;
+  if (!v) r->vi = 0; /* the second pass starts again */
+  while (r->vi < r->nverts && (uint32_t)r->verts[r->vi] < v) r->vi++;
+  if (r->vi >= r->nverts || (uint32_t)r->verts[r->vi] != v) return 0;
+  sinew_plug_t w = sinew_plug_make(r->n, A.weights, 1, &r->verts[r->vi]);
+  size_t k = 0;
+  sinew_get_double_elements(r->g, &w, r->widx, r->wval, r->cap, &k);
+  if (k > r->cap) k = r->cap;
+  uint32_t e = 0;
+  double sum = 0, abs_sum = 0;
+  for (size_t q = 0; q < k; q++) {
+    int s = slot_of(r->c, r->widx[q]);
+    if (s < 0 || r->wval[q] == 0) continue;
+    slots[e] = (uint16_t)s;
+    weights[e] = (float)r->wval[q];
+    sum += r->wval[q];
+    abs_sum += fabs(r->wval[q]);
+    e++;
+  }
+  if (fabs(sum) <= 1e-9 * abs_sum) return 0;
+  if (r->c->normalize == 2)
+    for (uint32_t q = 0; q < e; q++) weights[q] = (float)(weights[q] / sum);
+  return e;
+}
+
 /* Builds the packed arrays from weightList for a mesh of `limit` points. Weights of indices that
  * are not influences, zero weights and weightList elements past the last point are dropped (Maya
  * deforms over matrix[] and the mesh's points only), so a stray weightList[999999999] costs
- * nothing. The weights are first gathered per point (CSR, in scratch), then packed in blocks. */
+ * nothing. The packing reads the weights from the graph point by point (read_point), so no
+ * second copy of them is held while the packed one is made. */
 static int compile_weights(sinew_graph_t *g, sinew_node_t n, skin_state *st, uint32_t limit) {
   int rc = SINEW_OK;
   size_t ninf = influence_indices(g, n, NULL, 0);
@@ -170,77 +212,42 @@ static int compile_weights(sinew_graph_t *g, sinew_node_t n, skin_state *st, uin
                             sinew_node_name(g, n));
   sinew_plug_t wl = sinew_plug_make(n, A.weight_list, 0, NULL);
   size_t nverts = sinew_plug_indices(g, &wl, NULL, 0);
-  sinew_data_t *vblock = NULL, *wblock = NULL, *csr = NULL, *storage = NULL;
+  sinew_data_t *vblock = NULL, *wblock = NULL, *storage = NULL;
   int32_t *verts = scratch_get(&vblock, (nverts + 1) * sizeof(int32_t));
   if (!verts) return SINEW_ENOMEM;
   sinew_plug_indices(g, &wl, verts, nverts);
   uint32_t npoints = nverts ? (uint32_t)verts[nverts - 1] + 1 : 0;
   if (npoints > limit) npoints = limit;
-  /* Count the entries per vertex (an upper bound: non-influence indices are dropped later). */
-  size_t entries = 0, widest = 0;
+  /* the widest point (an upper bound: non-influence indices are dropped later) */
+  size_t widest = 0;
   for (size_t v = 0; v < nverts && (uint32_t)verts[v] < npoints; v++) {
     sinew_plug_t w = sinew_plug_make(n, A.weights, 1, &verts[v]);
     size_t k = sinew_plug_indices(g, &w, NULL, 0);
-    entries += k;
     if (k > widest) widest = k;
   }
   double nw = 1;
   sinew_plug_t pnw = sinew_plug_make(n, A.normalize, 0, NULL);
   sinew_get_double(g, &pnw, &nw);
-  size_t bytes = (npoints + 1) * sizeof(uint32_t) + entries * (sizeof(float) + sizeof(uint16_t)) + 64;
   unsigned char *wbuf = scratch_get(&wblock, (widest + 1) * (sizeof(int32_t) + sizeof(double)));
-  unsigned char *base = wbuf ? scratch_get(&csr, bytes) : NULL;
-  if (!base || (rc = sinew_data_create(&scratch_type, (ninf + 1) * sizeof(int32_t), &storage))) {
+  if (!wbuf || (rc = sinew_data_create(&scratch_type, (ninf + 1) * sizeof(int32_t), &storage))) {
     sinew_data_unref(vblock);
     sinew_data_unref(wblock);
-    sinew_data_unref(csr);
     return rc ? rc : SINEW_ENOMEM;
   }
-  double *wval = (double *)wbuf;
-  int32_t *widx = (int32_t *)(wval + widest + 1);
   compiled c = {.limit = limit, .ninfluences = (uint32_t)ninf, .normalize = (int)nw, .storage = storage};
   c.influences = sinew_data_mutable(&c.storage);
   influence_indices(g, n, c.influences, ninf);
-  uint32_t *offsets = (uint32_t *)base;
-  float *weights = (float *)(offsets + npoints + 1);
-  uint16_t *slots = (uint16_t *)(weights + entries);
-  uint32_t e = 0;
-  size_t vi = 0;
-  for (uint32_t v = 0; v < npoints; v++) {
-    offsets[v] = e;
-    if (vi >= nverts || (uint32_t)verts[vi] != v) continue;
-    sinew_plug_t w = sinew_plug_make(n, A.weights, 1, &verts[vi++]);
-    size_t k = 0;
-    sinew_get_double_elements(g, &w, widx, wval, widest + 1, &k);
-    uint32_t first = e;
-    double sum = 0, abs_sum = 0;
-    for (size_t q = 0; q < k; q++) {
-      int s = slot_of(&c, widx[q]);
-      if (s < 0 || wval[q] == 0) continue;
-      slots[e] = (uint16_t)s;
-      weights[e] = (float)wval[q];
-      sum += wval[q];
-      abs_sum += fabs(wval[q]);
-      e++;
-    }
-    if (fabs(sum) <= 1e-9 * abs_sum) { /* weights that cancel out (sum 0): the point stays put */
-      e = first;
-      continue;
-    }
-    if (c.normalize == 2) /* post: normalised at deform time, stored data untouched */
-      for (uint32_t q = first; q < e; q++) weights[q] = (float)(weights[q] / sum);
-  }
-  offsets[npoints] = e;
-  rc = sinew__skin_weights_build(npoints, offsets, slots, weights, (uint32_t)ninf, &c.w);
+  weight_reader r = {.g = g, .n = n, .c = &c, .verts = verts, .nverts = nverts, .wval = (double *)wbuf,
+                     .cap = widest + 1};
+  r.widx = (int32_t *)(r.wval + widest + 1);
+  /* a point keeps at most one weight per influence (its indices are distinct) */
+  rc = sinew__skin_weights_build_from(npoints, (uint32_t)(widest < ninf ? widest : ninf), read_point, &r,
+                                      (uint32_t)ninf, &c.w);
   sinew_data_unref(vblock);
   sinew_data_unref(wblock);
-  sinew_data_unref(csr);
   if (rc) {
     sinew_data_unref(c.storage);
-    return rc == SINEW_ENOMEM
-               ? rc
-               : sinew_graph_fail(g, rc, "skinCluster", "%s: a point has more than 65535 weights",
-                                  sinew_node_name(g, n));
+    return rc;
   }
   compiled_free(&st->cw);
   st->cw = c;

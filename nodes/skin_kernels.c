@@ -25,31 +25,38 @@ static int ranked_cmp(const void *a, const void *b) {
   return x->pos < y->pos ? -1 : x->pos > y->pos;
 }
 
-int sinew__skin_weights_build(uint32_t npoints, const uint32_t *offsets, const uint16_t *slots,
-                              const float *weights, uint32_t ninfluences, sinew__skin_weights *out) {
+int sinew__skin_weights_build_from(uint32_t npoints, uint32_t cap, sinew__skin_point_fn point, void *ud,
+                                   uint32_t ninfluences, sinew__skin_weights *out) {
+  if (cap > 65535) return SINEW_ERANGE;
   uint32_t nblocks = (npoints + SINEW__SKIN_BLOCK - 1) / SINEW__SKIN_BLOCK;
-  size_t rows = 0, widest = 0;
+  /* the point's entries, then the same ranked; one allocation, freed before the result's */
+  unsigned char *tmp = sinew_malloc((size_t)(cap + 1) * (sizeof(uint16_t) + sizeof(float) + sizeof(ranked)));
+  if (!tmp) return SINEW_ENOMEM;
+  ranked *order = (ranked *)tmp;
+  float *pw = (float *)(order + cap + 1);
+  uint16_t *ps = (uint16_t *)(pw + cap + 1);
+  /* first pass: the rows of each block (its widest point) */
+  size_t rows = 0, entries = 0;
   for (uint32_t b = 0; b < nblocks; b++) {
     uint32_t most = 0;
-    for (uint32_t v = b * SINEW__SKIN_BLOCK; v < npoints && v < (b + 1) * SINEW__SKIN_BLOCK; v++)
-      if (offsets[v + 1] - offsets[v] > most) most = offsets[v + 1] - offsets[v];
+    for (uint32_t v = b * SINEW__SKIN_BLOCK; v < npoints && v < (b + 1) * SINEW__SKIN_BLOCK; v++) {
+      uint32_t k = point(ud, v, ps, pw);
+      entries += k;
+      if (k > most) most = k;
+    }
     rows += most;
-    if (most > widest) widest = most;
   }
-  if (widest > 65535) return SINEW_ERANGE;
   size_t cells = rows * SINEW__SKIN_BLOCK, points = (size_t)nblocks * SINEW__SKIN_BLOCK;
   size_t bytes = (nblocks + 1) * sizeof(uint32_t) + cells * (sizeof(float) + sizeof(uint16_t)) +
                  points * sizeof(uint16_t) + 64;
   unsigned char *base = sinew_malloc(bytes);
-  ranked *order = sinew_malloc((widest + 1) * sizeof *order);
-  if (!base || !order) {
-    sinew_free(base);
-    sinew_free(order);
+  if (!base) {
+    sinew_free(tmp);
     return SINEW_ENOMEM;
   }
   sinew__skin_weights w = {.npoints = npoints, .nblocks = nblocks, .nrows = (uint32_t)rows,
-                           .nentries = npoints ? offsets[npoints] - offsets[0] : 0,
-                           .ninfluences = ninfluences, .storage = base, .storage_bytes = bytes};
+                           .nentries = (uint32_t)entries, .ninfluences = ninfluences, .storage = base,
+                           .storage_bytes = bytes};
   w.weights = (float *)base;
   w.block_row = (uint32_t *)(w.weights + cells);
   w.slots = (uint16_t *)(w.block_row + nblocks + 1);
@@ -57,6 +64,7 @@ int sinew__skin_weights_build(uint32_t npoints, const uint32_t *offsets, const u
   memset(w.weights, 0, cells * sizeof(float));
   memset(w.slots, 0, cells * sizeof(uint16_t));
   memset(w.count, 0, points * sizeof(uint16_t));
+  /* second pass: each point's entries, heaviest first, down its lane of the block */
   uint32_t row = 0;
   for (uint32_t b = 0; b < nblocks; b++) {
     w.block_row[b] = row;
@@ -64,13 +72,13 @@ int sinew__skin_weights_build(uint32_t npoints, const uint32_t *offsets, const u
     for (uint32_t l = 0; l < SINEW__SKIN_BLOCK; l++) {
       uint32_t v = b * SINEW__SKIN_BLOCK + l;
       if (v >= npoints) break;
-      uint32_t k = offsets[v + 1] - offsets[v];
-      for (uint32_t q = 0; q < k; q++) order[q] = (ranked){weights[offsets[v] + q], q};
+      uint32_t k = point(ud, v, ps, pw);
+      for (uint32_t q = 0; q < k; q++) order[q] = (ranked){pw[q], q};
       if (k > 1) qsort(order, k, sizeof *order, ranked_cmp);
       for (uint32_t q = 0; q < k; q++) {
         size_t cell = (size_t)(row + q) * SINEW__SKIN_BLOCK + l;
         w.weights[cell] = order[q].w;
-        w.slots[cell] = slots[offsets[v] + order[q].pos];
+        w.slots[cell] = ps[order[q].pos];
       }
       w.count[v] = (uint16_t)k;
       if (k > most) most = k;
@@ -78,10 +86,34 @@ int sinew__skin_weights_build(uint32_t npoints, const uint32_t *offsets, const u
     row += most;
   }
   w.block_row[nblocks] = row;
-  sinew_free(order);
+  sinew_free(tmp);
   sinew__skin_weights_free(out);
   *out = w;
   return SINEW_OK;
+}
+
+typedef struct csr_points {
+  const uint32_t *offsets;
+  const uint16_t *slots;
+  const float *weights;
+} csr_points;
+
+static uint32_t csr_point(void *ud, uint32_t v, uint16_t *slots, float *weights) {
+  const csr_points *c = ud;
+  uint32_t b = c->offsets[v], k = c->offsets[v + 1] - b;
+  memcpy(slots, c->slots + b, k * sizeof *slots);
+  memcpy(weights, c->weights + b, k * sizeof *weights);
+  return k;
+}
+
+int sinew__skin_weights_build(uint32_t npoints, const uint32_t *offsets, const uint16_t *slots,
+                              const float *weights, uint32_t ninfluences, sinew__skin_weights *out) {
+  uint32_t widest = 0;
+  for (uint32_t v = 0; v < npoints; v++)
+    if (offsets[v + 1] - offsets[v] > widest) widest = offsets[v + 1] - offsets[v];
+  if (widest > 65535) return SINEW_ERANGE;
+  csr_points c = {offsets, slots, weights};
+  return sinew__skin_weights_build_from(npoints, widest, csr_point, &c, ninfluences, out);
 }
 
 void sinew__skin_weights_free(sinew__skin_weights *w) {

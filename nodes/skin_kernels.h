@@ -42,6 +42,13 @@ typedef struct sinew__skin_weights {
  * ordered heaviest first (ties keep their order). SINEW_ENOMEM leaves `out` untouched. */
 int sinew__skin_weights_build(uint32_t npoints, const uint32_t *offsets, const uint16_t *slots,
                               const float *weights, uint32_t ninfluences, sinew__skin_weights *out);
+/* The same from a function giving point v's entries (at most cap, written into slots /
+ * weights; returns how many), called twice per point in ascending order (the rows, then the
+ * cells) and giving the same both times: no copy of every point's weights is held besides
+ * the result. SINEW_ERANGE when cap > 65535. */
+typedef uint32_t (*sinew__skin_point_fn)(void *ud, uint32_t v, uint16_t *slots, float *weights);
+int sinew__skin_weights_build_from(uint32_t npoints, uint32_t cap, sinew__skin_point_fn point, void *ud,
+                                   uint32_t ninfluences, sinew__skin_weights *out);
 void sinew__skin_weights_free(sinew__skin_weights *w);
 
 /* One influence's per-evaluation data, in double for the scalar path. */

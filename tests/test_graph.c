@@ -1746,7 +1746,8 @@ static bool check_slot(const sinew_graph_t *g, const sinew__node *n, const sinew
         count += (m->eflags & SINEW__F_DIRTY) != 0;
         continue;
       }
-      count += check_slot(g, n, a, true, &m->elems[i], dirty, where);
+      /* two-level: checked through the view of the element (the flags its slots would have) */
+      count += check_slot(g, n, a, true, m->csr ? sinew__multi_csr_view(m, i) : &m->elems[i], dirty, where);
     }
   } else if (a->type == SINEW_ATTR_COMPOUND && s->v.kids) {
     for (uint32_t i = 0; i < a->nchildren; i++)
@@ -2659,7 +2660,8 @@ static void dump_slot(sinew_graph_t *g, const sinew__node *n, const sinew__attr 
     for (uint32_t i = 0; m && i < m->count; i++) {
       p->idx[p->nidx++] = m->idx[i];
       sinew__slot one = {.v.d = m->vals ? m->vals[i] : 0, .flags = m->vals ? m->eflags : 0};
-      dump_slot(g, n, a, true, m->vals ? &one : &m->elems[i], p, fed, d); /* packed or not, the same */
+      const sinew__slot *e = m->csr ? sinew__multi_csr_view(m, i) : m->vals ? &one : &m->elems[i];
+      dump_slot(g, n, a, true, e, p, fed, d); /* packed or not, the same */
       p->nidx--;
     }
     return;

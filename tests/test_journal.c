@@ -272,7 +272,7 @@ static void dump_slot(buf *b, sinew_graph_t *g, sinew__node *n, const sinew__att
     for (uint32_t i = 0; m && i < m->count; i++) {
       /* a packed element dumps as the slot it would have: the form does not show */
       sinew__slot one = {.v.d = m->vals ? m->vals[i] : 0, .flags = m->vals ? m->eflags : 0};
-      const sinew__slot *e = m->vals ? &one : &m->elems[i];
+      const sinew__slot *e = m->csr ? sinew__multi_csr_view(m, i) : m->vals ? &one : &m->elems[i];
       if (!stored && !(e->flags & FLAG_MASK)) continue; /* made by a pull or compute */
       snprintf(sub, sizeof sub, "%s[%d]", path, m->idx[i]);
       dump_slot(b, g, n, a, true, e, sub, fed);

@@ -99,16 +99,25 @@ static sinew_plug_t weight_of(sinew_node_t n, int32_t v, int32_t i) {
   return sinew_plug_make(n, P_W, 2, ix);
 }
 
-/* The multi holding a whole-array plug's elements, or NULL (the array plug's own slot: finding
- * it does not unpack anything). */
+/* The multi holding a whole-array plug's elements, or NULL. Looked at without unpacking
+ * anything: inside a two-level multi (wl held whole) it is a view of the element's numbers. */
 static const sinew__multi *multi_of(sinew_graph_t *g, const sinew_plug_t *arr) {
   sinew__node *n = sinew__node_get(g, arr->node);
   assert_non_null(n);
-  sinew__slot *s = sinew__slot_find(g, n, arr, NULL);
+  sinew__multi *pm;
+  uint32_t pos;
+  sinew__slot *s = sinew__slot_peek(g, n, arr, NULL, &pm, &pos);
   return s ? s->v.multi : NULL;
 }
 
+/* Held without element slots: packed, or inside a two-level multi. */
 static bool packed(sinew_graph_t *g, const sinew_plug_t *arr) { return sinew__multi_packed(multi_of(g, arr)); }
+
+/* The node's whole weightList held two-level. */
+static bool two_level(sinew_graph_t *g, sinew_node_t n) {
+  sinew_plug_t wl = sinew_plug_make(n, P_WL, 0, NULL);
+  return sinew__multi_csr(multi_of(g, &wl));
+}
 
 /* Everything the public API says about a node's two multis and its output, as text. */
 static char *state(sinew_graph_t *g, sinew_node_t n) {
@@ -160,10 +169,12 @@ static void set_w(sinew_graph_t *g, sinew_node_t n, int32_t v, const int32_t *id
   if (sinew_set_double_elements(g, &w, idx, val, k)) fail_msg("set wl[%d].w: %s", v, sinew_graph_errmsg(g));
 }
 
-/* Puts a multi into slot form the way a user would: a read of one of its elements. */
+/* Puts the multis above an element into slot form, as something needing the element's own
+ * slot does (a connection, a lock); changes nothing the API reports. */
 static void touch(sinew_graph_t *g, const sinew_plug_t *e) {
-  double d;
-  assert_int_equal(sinew_get_double(g, e, &d), 0);
+  sinew__node *n = sinew__node_get(g, e->node);
+  assert_non_null(n);
+  assert_non_null(sinew__slot_find(g, n, e, NULL));
 }
 
 /* ---- the form ------------------------------------------------------------------------------- */
@@ -211,10 +222,13 @@ static void test_bulk_set_is_packed(void **unused) {
   assert_int_equal(sinew_get_double(g, &sum, &s), 0);
   assert_true(s == (0.75 + 3 + 0.5 - 1 + 2 + 4) * 4);
   assert_true(packed(g, &w3));
-  /* a read of one element gives the multi slots: the same numbers */
+  /* a read of one element reads it where it is; something that needs its slot gives the
+   * multi slots: the same numbers */
   double d = 0;
   assert_int_equal(sinew_get_double(g, &e, &d), 0);
   assert_true(d == -1);
+  assert_true(packed(g, &w3));
+  touch(g, &e);
   assert_false(packed(g, &w3));
   assert_int_equal(sinew_get_double_elements(g, &w3, idx, v, 8, &k), 0);
   for (size_t i = 0; i < 6; i++) assert_true(idx[i] == want_i[i] && v[i] == want_v[i]);
@@ -283,6 +297,236 @@ static void test_packed_matches_slot_form(void **unused) {
     }
     expect_same(g, a, b);
   }
+  sinew_graph_destroy(g);
+}
+
+/* ---- the two-level form -------------------------------------------------------------------- */
+
+/* Vertices set in ascending order are held as one structure for the whole weightList; what
+ * only reads (the bulk reader, indices, one element, queries, the compute) leaves it so. */
+static void test_two_level_form(void **unused) {
+  (void)unused;
+  sinew_graph_t *g = graph();
+  sinew_node_t n = node(g, "n");
+  for (int32_t v = 0; v < 40; v += 3)
+    set_w(g, n, v, (int32_t[]){v % 5, 7, 2, 7}, (double[]){0.5, 0.125, 0.25, 0.375}, 4);
+  assert_true(two_level(g, n));
+  sinew_plug_t wl = sinew_plug_make(n, P_WL, 0, NULL), w6 = weights_of(n, 6), e = weight_of(n, 6, 7);
+  int32_t idx[8];
+  double v[8];
+  size_t k = 0;
+  assert_int_equal(sinew_plug_indices(g, &wl, NULL, 0), 14);
+  assert_int_equal(sinew_get_double_elements(g, &w6, idx, v, 8, &k), 0);
+  assert_int_equal(k, 3); /* 6 % 5 = 1, 2, 7 (the last 7 wins) */
+  assert_true(idx[0] == 1 && idx[1] == 2 && idx[2] == 7);
+  assert_true(v[0] == 0.5 && v[1] == 0.25 && v[2] == 0.375);
+  double d = 0;
+  assert_int_equal(sinew_get_double(g, &e, &d), 0);
+  assert_true(d == 0.375);
+  sinew_plug_t absent = weight_of(n, 6, 3), gap = weights_of(n, 7);
+  assert_int_equal(sinew_get_double(g, &absent, &d), 0);
+  assert_true(d == 0);
+  assert_false(sinew_plug_has_value(g, &absent));
+  assert_true(sinew_plug_has_value(g, &e));
+  assert_int_equal(sinew_plug_indices(g, &gap, NULL, 0), 0);
+  assert_false(sinew_plug_locked(g, &e));
+  assert_false(sinew_plug_is_dirty(g, &e));
+  assert_false(sinew_plug_source(g, &e, NULL));
+  assert_int_equal(sinew_plug_next_index(g, &wl), 0); /* as in slot form: wl[0] holds no value itself */
+  assert_int_equal(sinew_plug_next_index(g, &w6), 0);
+  sinew_plug_t sum = sinew_plug_make(n, P_SUM, 0, NULL);
+  assert_int_equal(sinew_get_double(g, &sum, &d), 0);
+  assert_true(two_level(g, n));
+  char *before = state(g, n);
+  assert_true(two_level(g, n));
+  /* a lock needs the element's slot: the whole multi takes slots, the same state */
+  assert_int_equal(sinew_plug_set_locked(g, &e, true), 0);
+  assert_false(two_level(g, n));
+  assert_int_equal(sinew_plug_set_locked(g, &e, false), 0);
+  char *now = state(g, n);
+  assert_string_equal(now, before);
+  free(now);
+  free(before);
+  /* a multi in slot form takes new vertices element by element */
+  set_w(g, n, 100, (int32_t[]){0}, (double[]){1}, 1);
+  assert_false(two_level(g, n));
+  sinew_plug_t w100 = weights_of(n, 100);
+  assert_int_equal(sinew_plug_indices(g, &w100, NULL, 0), 1);
+  /* a vertex set again, or one before the last, gives the multi slots too */
+  sinew_node_t m = node(g, "m");
+  set_w(g, m, 5, (int32_t[]){0}, (double[]){1}, 1);
+  set_w(g, m, 9, (int32_t[]){0}, (double[]){1}, 1);
+  assert_true(two_level(g, m));
+  set_w(g, m, 7, (int32_t[]){1}, (double[]){2}, 1);
+  assert_false(two_level(g, m));
+  sinew_plug_t wlm = sinew_plug_make(m, P_WL, 0, NULL);
+  assert_int_equal(sinew_plug_indices(g, &wlm, idx, 8), 3);
+  assert_true(idx[0] == 5 && idx[1] == 7 && idx[2] == 9);
+  /* a whole two-level weightList feeding another one (two-level too): the destination mirrors
+   * it, and follows a later append to the source */
+  sinew_node_t src = node(g, "src"), dst = node(g, "dst");
+  set_w(g, src, 1, (int32_t[]){0, 2}, (double[]){0.25, 0.75}, 2);
+  set_w(g, src, 4, (int32_t[]){1}, (double[]){1}, 1);
+  set_w(g, dst, 0, (int32_t[]){3}, (double[]){5}, 1);
+  set_w(g, dst, 8, (int32_t[]){3}, (double[]){5}, 1);
+  assert_true(two_level(g, src) && two_level(g, dst));
+  sinew_plug_t wls = sinew_plug_make(src, P_WL, 0, NULL), wld = sinew_plug_make(dst, P_WL, 0, NULL);
+  assert_int_equal(sinew_connect(g, &wls, &wld, 0, NULL), 0);
+  sinew_plug_t sd = sinew_plug_make(dst, P_SUM, 0, NULL);
+  assert_int_equal(sinew_get_double(g, &sd, &d), 0);
+  assert_true(d == (0.25 + 0.75) * 2 + 1 * 5);
+  assert_true(two_level(g, src));
+  set_w(g, src, 6, (int32_t[]){0}, (double[]){2}, 1);
+  assert_true(sinew_plug_is_dirty(g, &sd));
+  assert_int_equal(sinew_get_double(g, &sd, &d), 0);
+  assert_true(d == (0.25 + 0.75) * 2 + 1 * 5 + 2 * 7);
+  int32_t vs[8], vd[8];
+  assert_int_equal(sinew_plug_indices(g, &wls, vs, 8), 3);
+  assert_int_equal(sinew_plug_indices(g, &wld, vd, 8), 3);
+  for (int q = 0; q < 3; q++) { /* the same vertices and numbers (a fed copy is not "set") */
+    assert_int_equal(vs[q], vd[q]);
+    sinew_plug_t ws = weights_of(src, vs[q]), wd = weights_of(dst, vd[q]);
+    int32_t i1[8], i2[8];
+    double v1[8], v2[8];
+    size_t k1 = 0, k2 = 0;
+    assert_int_equal(sinew_get_double_elements(g, &ws, i1, v1, 8, &k1), 0);
+    assert_int_equal(sinew_get_double_elements(g, &wd, i2, v2, 8, &k2), 0);
+    assert_int_equal(k1, k2);
+    for (size_t i = 0; i < k1; i++) assert_true(i1[i] == i2[i] && v1[i] == v2[i]);
+  }
+  sinew_graph_destroy(g);
+}
+
+/* Random edits, in and out of transactions that are rolled back or kept as steps and then
+ * undone and redone, on a node whose weightList starts two-level (a) and on one kept in slot
+ * form from the start (b): the API reports the same after every edit. */
+static void set_w_rc(sinew_graph_t *g, sinew_node_t n, int32_t v, const int32_t *idx, const double *val, size_t k,
+                     int *rc) {
+  sinew_plug_t w = weights_of(n, v);
+  *rc = sinew_set_double_elements(g, &w, idx, val, k);
+}
+
+static int edit(sinew_graph_t *g, sinew_node_t n, uint32_t seed, int32_t *next) {
+  int rc = 0;
+  int op = (int)((seed >> 8) % 64);
+  int32_t v = (int32_t)((seed >> 16) % (uint32_t)(*next + 1));
+  int32_t idx[6];
+  double val[6];
+  size_t k = 1 + (seed >> 4) % 6;
+  uint32_t s2 = seed;
+  for (size_t i = 0; i < k; i++) {
+    s2 = s2 * 1103515245u + 12345u;
+    idx[i] = (int32_t)((s2 >> 16) % 10);
+    val[i] = (double)((s2 >> 8) % 1000) / 7.0;
+  }
+  if (op < 56) { /* the usual: the next vertex (the file, binding) */
+    set_w_rc(g, n, *next, idx, val, k, &rc);
+  } else if (op < 58) { /* a vertex again or in between */
+    set_w_rc(g, n, v, idx, val, k, &rc);
+  } else if (op == 58) {
+    sinew_plug_t e = weight_of(n, v, idx[0]);
+    rc = sinew_plug_remove_element(g, &e);
+  } else if (op == 59) {
+    sinew_plug_t e = sinew_plug_make(n, P_WL, 1, &v);
+    rc = sinew_plug_remove_element(g, &e);
+  } else if (op == 60) {
+    sinew_plug_t e = weight_of(n, v, idx[0]);
+    rc = sinew_set_double(g, &e, val[0]);
+  } else if (op == 61) {
+    sinew_plug_t e = weight_of(n, v, idx[0]);
+    rc = sinew_plug_set_locked(g, &e, !sinew_plug_locked(g, &e));
+  } else { /* something needs one element's slot, unjournaled */
+    sinew_plug_t e = weight_of(n, v, idx[0]);
+    sinew__node *node = sinew__node_get(g, n);
+    sinew__slot_find(g, node, &e, NULL);
+  }
+  return rc;
+}
+
+static void test_two_level_matches_slot_form(void **unused) {
+  (void)unused;
+  sinew_graph_t *g = graph();
+  sinew_node_t a = node(g, "a"), b = node(g, "b");
+  /* b's weightList in slot form: an element made and removed leaves its table */
+  set_w(g, b, 1000, (int32_t[]){0}, (double[]){1}, 1);
+  sinew_plug_t b1000 = sinew_plug_make(b, P_WL, 1, (int32_t[]){1000});
+  touch(g, &b1000);
+  assert_int_equal(sinew_plug_remove_element(g, &b1000), 0);
+  assert_false(two_level(g, b));
+  uint32_t seed = 11;
+  int32_t next = 0;
+  int was_two_level = 0;
+  for (int round = 0; round < 400; round++) {
+    sinew_change_t *st[4];
+    char *states[5];
+    int mode = round % 3; /* 0: no transaction, 1: rolled back, 2: steps undone and redone */
+    int nsteps = mode == 2 ? 4 : 1;
+    states[0] = state(g, a);
+    int32_t next0 = next;
+    for (int s = 0; s < nsteps; s++) {
+      if (mode) assert_int_equal(sinew_graph_begin(g), 0);
+      for (int e = 0; e < 3; e++) { /* a few edits a step: runs of appends share a record */
+        seed = seed * 1103515245u + 12345u;
+        int ra = edit(g, a, seed, &next), rb = edit(g, b, seed, &next);
+        assert_int_equal(ra, rb); /* refused alike (a locked element), or done alike */
+        if ((seed >> 8) % 64 < 56) next++;
+        was_two_level += two_level(g, a);
+        expect_same(g, a, b);
+      }
+      if (mode == 1) {
+        assert_int_equal(sinew_graph_rollback(g), 0);
+        next = next0;
+      }
+      if (mode == 2) assert_int_equal(sinew_graph_commit_step(g, &st[s]), 0);
+      states[s + 1] = state(g, a);
+      expect_same(g, a, b);
+    }
+    if (mode == 1) {
+      char *now = state(g, a);
+      assert_string_equal(now, states[0]);
+      free(now);
+    }
+    if (mode == 2) {
+      for (int s = nsteps; s-- > 0;) {
+        if (s == 2) { /* slots given between steps, unjournaled */
+          int32_t v = (int32_t)(seed % (uint32_t)(next + 1));
+          sinew_plug_t e = weight_of(a, v, 0);
+          sinew__slot_find(g, sinew__node_get(g, a), &e, NULL); /* may not exist */
+        }
+        assert_int_equal(sinew_change_undo(g, st[s]), 0);
+        char *now = state(g, a);
+        assert_string_equal(now, states[s]);
+        free(now);
+        expect_same(g, a, b);
+      }
+      for (int s = 0; s < nsteps; s++) {
+        assert_int_equal(sinew_change_redo(g, st[s]), 0);
+        char *now = state(g, a);
+        assert_string_equal(now, states[s + 1]);
+        free(now);
+        expect_same(g, a, b);
+      }
+      for (int s = 0; s < nsteps; s++) sinew_change_free(g, st[s]);
+    }
+    for (int s = 0; s <= nsteps; s++) free(states[s]);
+    /* now and then the whole weightList goes, so a starts two-level again */
+    if (round % 4 == 3) {
+      sinew_plug_t wa = sinew_plug_make(a, P_WL, 0, NULL), wb = sinew_plug_make(b, P_WL, 0, NULL);
+      int32_t ix[512];
+      size_t nv = sinew_plug_indices(g, &wa, ix, 512);
+      for (size_t i = 0; i < nv; i++) {
+        sinew_plug_t ea = sinew_plug_make(a, P_WL, 1, &ix[i]), eb = sinew_plug_make(b, P_WL, 1, &ix[i]);
+        assert_int_equal(sinew_plug_remove_element(g, &ea), 0);
+        assert_int_equal(sinew_plug_remove_element(g, &eb), 0);
+      }
+      assert_int_equal(sinew_plug_indices(g, &wb, NULL, 0), 0);
+      sinew__node *na = sinew__node_get(g, a);
+      sinew__slot_release(g, na, sinew__attr_get(g, na, P_WL), false, &na->slots[sinew__attr_get(g, na, P_WL)->slot_index]);
+      next = 0;
+    }
+  }
+  print_message("two-level in %d of the edits\n", was_two_level);
+  assert_true(was_two_level > 600); /* the two-level form was exercised */
   sinew_graph_destroy(g);
 }
 
@@ -529,6 +773,70 @@ static void test_alloc_failures(void **unused) {
         assert_int_equal(test_alloc_live(), 0);
         if (!rc && used < k) break;
       }
+      /* a new vertex appended outside a transaction fits in the arrays' room: no allocation */
+      assert_true(failed || (call == 1 && !tx));
+    }
+  }
+  test_alloc_uninstall();
+}
+
+/* Appends to a two-level multi with every allocation failing: the first vertex, one that
+ * outgrows the arrays (grown in place, or copied when a journal record shares them), one
+ * after another in the same transaction (sharing the record), and the first unpack after
+ * that (rollback must still find the appended vertices). */
+static void test_two_level_alloc_failures(void **unused) {
+  (void)unused;
+  test_alloc_install();
+  int32_t big_i[20];
+  double big_v[20];
+  for (int i = 0; i < 20; i++) big_i[i] = 19 - i, big_v[i] = 1.0 / (i + 1);
+  for (int call = 0; call < 4; call++) {
+    for (int tx = 0; tx < 2; tx++) {
+      bool failed = false;
+      for (long k = 1; k < 400; k++) {
+        test_alloc_reset();
+        sinew_graph_t *g = graph();
+        sinew_node_t n = node(g, "n");
+        if (call) set_w(g, n, 2, (int32_t[]){0, 3}, (double[]){0.5, 0.5}, 2);
+        if (tx) assert_int_equal(sinew_graph_begin(g), 0);
+        if (call >= 2) set_w(g, n, 4, (int32_t[]){1}, (double[]){0.25}, 1);
+        char *before = state(g, n);
+        long start = test_alloc_count();
+        test_alloc_fail_at(start + k);
+        int rc;
+        if (call < 3) {
+          sinew_plug_t w = weights_of(n, 9);
+          rc = sinew_set_double_elements(g, &w, big_i, big_v, call == 0 ? 3 : 20);
+        } else { /* a lock needs the element's slot */
+          sinew_plug_t e = weight_of(n, 4, 1);
+          rc = sinew_plug_set_locked(g, &e, true);
+        }
+        long used = test_alloc_count() - start;
+        test_alloc_fail_at(0);
+        if (rc) {
+          assert_int_equal(rc, SINEW_ENOMEM);
+          failed = true;
+          char *now = state(g, n);
+          assert_string_equal(now, before);
+          free(now);
+        }
+        if (tx) {
+          assert_int_equal(sinew_graph_rollback(g), 0);
+          char *now = state(g, n);
+          sinew_graph_t *g2 = graph(); /* what the rollback must give: the first set only */
+          sinew_node_t n2 = node(g2, "n");
+          if (call) set_w(g2, n2, 2, (int32_t[]){0, 3}, (double[]){0.5, 0.5}, 2);
+          char *want = state(g2, n2);
+          assert_string_equal(now, want);
+          free(want);
+          free(now);
+          sinew_graph_destroy(g2);
+        }
+        free(before);
+        sinew_graph_destroy(g);
+        assert_int_equal(test_alloc_live(), 0);
+        if (!rc && used < k) break;
+      }
       assert_true(failed);
     }
   }
@@ -600,6 +908,42 @@ static void test_saved_file_is_the_same(void **unused) {
   sinew_session_destroy(c);
 }
 
+/* Binding writes the weights vertex by vertex in ascending order: they are held two-level; a
+ * skinPercent edit gives them slots, and undoing it and the bind restores the saved scene. */
+static void test_bind_is_two_level(void **unused) {
+  (void)unused;
+  sinew_session_t *s = session();
+  run(s, "createNode transform -n geo; createNode mesh -n geoShape -p geo; createNode polyCylinder -n pc;\n"
+         "setAttr pc.sa 6; setAttr pc.sh 4; connectAttr pc.output geoShape.inMesh;\n"
+         "createNode joint -n j1; setAttr j1.ty -1; createNode joint -n j2 -p j1; setAttr j2.ty 2;\n"
+         "select -cl;\n");
+  char *plain = test_scene_text(s);
+  run(s, "skinCluster -n sk -tsb -mi 2 j1 j2 geo;");
+  sinew_graph_t *g = sinew_session_graph(s);
+  sinew_node_t sk;
+  assert_int_equal(sinew_node_find(g, "sk", &sk), 0);
+  sinew__node *n = sinew__node_get(g, sk);
+  const sinew__attr *wl = sinew__attr_get(g, n, sinew_node_attr(g, sk, "wl"));
+  assert_true(sinew__multi_csr(n->slots[wl->slot_index].v.multi));
+  char *bound = test_scene_text(s);
+  assert_true(sinew__multi_csr(n->slots[wl->slot_index].v.multi)); /* saving read it in place */
+  run(s, "skinPercent -tv j1 0.25 sk geo.vtx[3];");
+  test_expect_nums(s, "getAttr sk.wl[3].w", 2, 0.25, 0.75);
+  run(s, "undo;");
+  char *now = test_scene_text(s);
+  assert_string_equal(now, bound);
+  free(now);
+  run(s, "undo;");
+  now = test_scene_text(s);
+  assert_string_equal(now, plain);
+  free(now);
+  run(s, "redo; redo;");
+  test_expect_nums(s, "getAttr sk.wl[3].w", 2, 0.25, 0.75);
+  free(bound);
+  free(plain);
+  sinew_session_destroy(s);
+}
+
 /* Every allocation of the compact set and of an edit over packed weights failing: the scene
  * saved before and after is the same. */
 static void test_fault_harness(void **unused) {
@@ -612,12 +956,16 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_bulk_set_is_packed),
       cmocka_unit_test(test_packed_matches_slot_form),
+      cmocka_unit_test(test_two_level_form),
+      cmocka_unit_test(test_two_level_matches_slot_form),
       cmocka_unit_test(test_rollback_undo_redo),
       cmocka_unit_test(test_remove_element),
       cmocka_unit_test(test_connections_and_locks),
       cmocka_unit_test(test_whole_array_connection),
       cmocka_unit_test(test_alloc_failures),
+      cmocka_unit_test(test_two_level_alloc_failures),
       cmocka_unit_test(test_saved_file_is_the_same),
+      cmocka_unit_test(test_bind_is_two_level),
       cmocka_unit_test(test_fault_harness),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
