@@ -352,16 +352,28 @@ static uint32_t xor_words(const void *p, size_t bytes) {
   for (size_t i = 0; i < bytes / 4; i++) acc ^= a[i];
   return acc;
 }
-static void floor_pass(const kdata *d) {
-  size_t n = d->job.npoints_total;
-  memcpy(d->out_p, d->in_p, sizeof(float) * 3 * n);
-  if (d->out_n) memcpy(d->out_n, d->in_n, sizeof(float) * 3 * n);
-  size_t cells = (size_t)d->w.nrows * SINEW__SKIN_BLOCK;
-  uint32_t acc = xor_words(d->w.weights, cells * sizeof(float)) ^ xor_words(d->w.slots, cells * sizeof(uint16_t)) ^
-                 xor_words(d->w.count, (size_t)d->w.nblocks * SINEW__SKIN_BLOCK * sizeof(uint16_t)) ^
-                 xor_words(d->w.block_row, ((size_t)d->w.nblocks + 1) * sizeof(uint32_t));
+/* The floor over blocks [b0, b1) (the points past the last block go with the last range). */
+static void floor_range(const kdata *d, size_t b0, size_t b1) {
+  size_t n = d->job.npoints_total, nb = sinew__skin_job_blocks(&d->job);
+  size_t p0 = b0 * SINEW__SKIN_BLOCK, p1 = b1 >= nb ? n : b1 * SINEW__SKIN_BLOCK;
+  if (p1 > n) p1 = n;
+  if (p0 < p1) {
+    memcpy(d->out_p + 3 * p0, d->in_p + 3 * p0, sizeof(float) * 3 * (p1 - p0));
+    if (d->out_n) memcpy(d->out_n + 3 * p0, d->in_n + 3 * p0, sizeof(float) * 3 * (p1 - p0));
+  }
+  size_t wb1 = b1 < d->w.nblocks ? b1 : d->w.nblocks;
+  uint32_t acc = 0;
+  if (b0 < wb1) {
+    size_t c0 = (size_t)d->w.block_row[b0] * SINEW__SKIN_BLOCK, c1 = (size_t)d->w.block_row[wb1] * SINEW__SKIN_BLOCK;
+    acc = xor_words(d->w.weights + c0, (c1 - c0) * sizeof(float)) ^
+          xor_words(d->w.slots + c0, (c1 - c0) * sizeof(uint16_t)) ^
+          xor_words(d->w.count + b0 * SINEW__SKIN_BLOCK, (wb1 - b0) * SINEW__SKIN_BLOCK * sizeof(uint16_t)) ^
+          xor_words(d->w.block_row + b0, (wb1 - b0 + 1) * sizeof(uint32_t));
+  }
   floor_sink = acc;
 }
+static void floor_pass(const kdata *d) { floor_range(d, 0, sinew__skin_job_blocks(&d->job)); }
+static void floor_chunk(void *ud, size_t begin, size_t end) { floor_range(ud, begin, end); }
 
 typedef struct kernel_run {
   const sinew__skin_job *job;
@@ -399,7 +411,8 @@ static double time_pass(const kdata *d, int isa, int threads, bool wall, int pas
   double (*clock)(void) = wall ? now : cpu_now;
   double t0 = clock();
   for (int p = 0; p < passes; p++) {
-    if (isa < 0) floor_pass(d);
+    if (isa < 0 && threads == 1) floor_pass(d);
+    else if (isa < 0) sinew_pool_run(sinew__skin_job_blocks(&d->job), 256, floor_chunk, (void *)d);
     else if (threads == 1) sinew__skin_run(&d->job, isa, 0, sinew__skin_job_blocks(&d->job));
     else sinew_pool_run(sinew__skin_job_blocks(&d->job), 256, kernel_chunk, &r);
   }
@@ -449,12 +462,17 @@ static int kernel_goals(int best) {
            rate[0] / 1e6, rate[1] / 1e6, rate[1] / rate[0], verdict(rate[1] / rate[0], 0.8), bytes);
     missed += rate[1] / rate[0] < 0.8;
     /* 4. two threads against one */
-    variant t[2] = {{&d, best, 1, true}, {&d, best, 2, true}};
-    measure(t, 2, 1, rate);
+    /* with the floor loop on 1 and 2 threads too: when the floor itself does not double, the
+     * memory system (not the kernel or the pool) bounds the second thread */
+    variant t[4] = {{&d, best, 1, true}, {&d, best, 2, true}, {&d, -1, 1, true}, {&d, -1, 2, true}};
+    double tr[4];
+    measure(t, 4, 1, tr);
     printf("  1M points, linear, 4 infl, normals, wall clock: 1 thread %7.1f, 2 threads %7.1f Mpts/s  ratio %.2f"
-           " (goal >= 1.80: %s; %.1f runnable tasks per core when measured)\n", rate[0] / 1e6, rate[1] / 1e6, rate[1] / rate[0],
-           verdict(rate[1] / rate[0], 1.8), load_per_core());
-    missed += rate[1] / rate[0] < 1.8;
+           " (goal >= 1.80: %s; %.1f runnable tasks per core when measured)\n", tr[0] / 1e6, tr[1] / 1e6, tr[1] / tr[0],
+           verdict(tr[1] / tr[0], 1.8), load_per_core());
+    printf("    the floor loop on the same clock: 1 thread %7.1f, 2 threads %7.1f Mpts/s  ratio %.2f;"
+           " kernel on 2 threads = %.2f of the 2-thread floor\n", tr[2] / 1e6, tr[3] / 1e6, tr[3] / tr[2], tr[1] / tr[3]);
+    missed += tr[1] / tr[0] < 1.8;
     kdata_free(&d);
   }
   /* 2. against the scalar reference, in cache; 3. DQ against linear */
