@@ -751,8 +751,14 @@ int sinew__pull(sinew_graph_t *g, const sinew_plug_t *p) {
     return SINEW_OK;
   }
   (*depth)++;
-  pull_ctx pc = {.st = NULL, .n = 0, .cap = 32, .cur = NO_FRAME, .next_id = 0, .pl = NULL};
+  pull_ctx pc; /* field by field: an initialiser would zero the 32 local frames on every pull */
   pc.st = pc.local;
+  pc.n = 0;
+  pc.cap = 32;
+  pc.cur = NO_FRAME;
+  pc.next_id = 0;
+  pc.pl = NULL;
+  pc.err = 0;
   int rc = frame_push(&pc, p);
   if (!rc) rc = run_stack(g, &pc);
   /* On failure, release the in-progress marks left on the stack. */
