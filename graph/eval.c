@@ -6,7 +6,12 @@
  * then the same from each newly dirtied plug. A plug is marked when it is queued, so each is
  * queued once and propagation stops at plugs already dirty. The queue is reserved before the
  * graph changes, and a plug that finds it full and cannot grow it waits in its slot (PENDING),
- * so propagation itself never fails.
+ * so propagation itself never fails. The queue is worked last in, first out: a change at the
+ * root of a hierarchy goes down one branch to its end before the next, visiting nodes in the
+ * order they were made (parents first, so mostly in address order), where first in, first out
+ * went level by level across every branch and met each node's memory cold
+ * (bench_graph_eval, 10,001 joints: 2.2x -> 1.8x the plain C). Which plugs are dirtied does not
+ * depend on the order; only the order of the observers' plug_dirtied calls does.
  *
  * Pull: an explicit stack (never the C stack), so a 100,000-node chain evaluates. A frame first
  * pushes what its plug needs (its connection's source, or for a computed plug the dirty inputs
@@ -308,8 +313,8 @@ static int reserve_push(sinew_graph_t *g, push_ctx *w) {
 
 static void run_push(sinew_graph_t *g, push_ctx *w) {
   for (;;) {
-    for (uint32_t head = 0; head < w->n; head++) {
-      sinew_plug_t p = w->q[head];
+    while (w->n) { /* last in, first out: see the note at the top */
+      sinew_plug_t p = w->q[--w->n];
       spread(g, &p, w);
     }
     if (!w->overflow) break;
