@@ -89,12 +89,13 @@ static sinew__slot *slot_of(const sinew_graph_t *g, sinew__node *n, const sinew_
 
 /* The connection into exactly plug p of node n. A node's own list of connections is short and
  * warm where the graph-wide index is a hash over every connection; a node with many takes the
- * index. */
+ * index. Only the connections ending on p's attribute are read (conn_ends). */
 static sinew__conn *conn_into(const sinew_graph_t *g, const sinew__node *n, const sinew_plug_t *p) {
   if (n->nconns > 16) return sinew__conn_to(g, p);
   for (uint32_t i = 0; i < n->nconns; i++) {
+    if (sinew__end_dst(n->conn_ends[i]) != p->attr) continue;
     sinew__conn *c = n->conns[i];
-    if (c->dst.node.index == p->node.index && c->dst.attr == p->attr && sinew_plug_equal(&c->dst, p)) return c;
+    if (sinew_plug_equal(&c->dst, p)) return c;
   }
   return NULL;
 }
@@ -281,13 +282,15 @@ static void spread(sinew_graph_t *g, const sinew_plug_t *p, push_ctx *w) {
   /* Connections leaving a child of p. */
   if (s && (s->flags & SINEW__F_SUB_OUT)) {
     for (uint32_t i = 0; i < n->nconns; i++) {
+      /* the source's attribute first (conn_ends): is it p's or one inside p's? */
+      uint32_t x = sinew__end_src(n->conn_ends[i]);
+      while (x != p->attr && x != SINEW__NO_ATTR) x = sinew__attr_get(g, n, x)->parent;
+      if (x == SINEW__NO_ATTR) continue;
       sinew__conn *c = n->conns[i];
-      if (c->src.node.index != node.index || c->src.nidx < p->nidx) continue;
+      if (c->src.nidx < p->nidx) continue;
       bool inside = c->src.attr != p->attr || c->src.nidx > p->nidx;
       for (uint32_t j = 0; inside && j < p->nidx; j++) inside = c->src.idx[j] == p->idx[j];
-      uint32_t x = c->src.attr;
-      while (inside && x != p->attr && x != SINEW__NO_ATTR) x = sinew__attr_get(g, n, x)->parent;
-      if (inside && x == p->attr) push_dirty(g, &c->dst, w);
+      if (inside) push_dirty(g, &c->dst, w);
       n = sinew__node_get(g, node); /* push_dirty never deletes; keep the pointer fresh anyway */
     }
   }

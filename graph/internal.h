@@ -205,6 +205,10 @@ typedef struct sinew__node {
   sinew_node_t *children;
   uint32_t nchildren, capchildren;
   sinew__conn **conns;     /* every connection touching the node */
+  /* Parallel to conns: the node's attribute at the connection's source end (low 32 bits) and
+   * at its destination end (high), SINEW__NO_ATTR for an end on another node, so a search of
+   * the list for one attribute reads only the connections that touch it (graph/eval.c). */
+  uint64_t *conn_ends;
   uint32_t nconns, capconns;
   uint32_t nin;            /* how many of them end on it */
   uint32_t name_next;      /* next node with the same name, index + 1 */
@@ -510,6 +514,14 @@ void sinew__multi_remove(const sinew_graph_t *g, const sinew__node *node, const 
 
 /* Connections (graph/connect.c). */
 sinew__conn *sinew__conn_to(const sinew_graph_t *g, const sinew_plug_t *dst);
+/* The node->conn_ends entry of connection c on the node of that index, and its two halves. */
+static inline uint64_t sinew__conn_ends(uint32_t index, const sinew__conn *c) {
+  uint64_t src = c->src.node.index == index ? c->src.attr : SINEW__NO_ATTR;
+  uint64_t dst = c->dst.node.index == index ? c->dst.attr : SINEW__NO_ATTR;
+  return src | dst << 32;
+}
+static inline uint32_t sinew__end_src(uint64_t ends) { return (uint32_t)ends; }
+static inline uint32_t sinew__end_dst(uint64_t ends) { return (uint32_t)(ends >> 32); }
 sinew__conn *sinew__conn_from(const sinew_graph_t *g, const sinew_plug_t *src);
 /* Attributes a and b of one node are one family: the same, or one an ancestor of the other. */
 bool sinew__attr_family(const sinew_graph_t *g, const sinew__node *n, uint32_t a, uint32_t b);

@@ -76,6 +76,7 @@ static void node_release(sinew_graph_t *g, sinew__node *n) {
   sinew__free(n->name);
   sinew__free(n->children);
   sinew__free(n->conns);
+  sinew__free(n->conn_ends);
   *n = (sinew__node){.gen = n->gen};
 }
 
