@@ -256,12 +256,21 @@ static void node_conn_remove(sinew__node *n, sinew__conn *c) {
     }
 }
 
+/* conns and conn_ends share one block (the pointers, then the ends), so a search reads them
+ * from the same few lines. */
 static int node_conns_reserve(sinew__node *n, uint32_t need) {
   if (need <= n->capconns) return SINEW_OK;
-  uint32_t cap = n->capconns;
-  if (sinew__reserve((void **)&n->conns, &cap, need, sizeof *n->conns)) return SINEW_ENOMEM;
-  uint64_t *ends = sinew__realloc(n->conn_ends, (size_t)cap * sizeof *ends);
-  if (!ends) return SINEW_ENOMEM; /* conns grew, which is harmless */
+  uint32_t cap = n->capconns ? n->capconns : 2;
+  while (cap < need) cap = cap > UINT32_MAX / 2 ? need : cap * 2;
+  sinew__conn **block = sinew__malloc((size_t)cap * (sizeof *n->conns + sizeof *n->conn_ends));
+  if (!block) return SINEW_ENOMEM;
+  uint64_t *ends = (uint64_t *)(block + cap);
+  if (n->nconns) {
+    memcpy(block, n->conns, n->nconns * sizeof *n->conns);
+    memcpy(ends, n->conn_ends, n->nconns * sizeof *n->conn_ends);
+  }
+  sinew__free(n->conns);
+  n->conns = block;
   n->conn_ends = ends;
   n->capconns = cap;
   return SINEW_OK;

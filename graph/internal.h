@@ -207,7 +207,8 @@ typedef struct sinew__node {
   sinew__conn **conns;     /* every connection touching the node */
   /* Parallel to conns: the node's attribute at the connection's source end (low 32 bits) and
    * at its destination end (high), SINEW__NO_ATTR for an end on another node, so a search of
-   * the list for one attribute reads only the connections that touch it (graph/eval.c). */
+   * the list for one attribute reads only the connections that touch it (graph/eval.c). It
+   * lives in conns' block, after capconns pointers. */
   uint64_t *conn_ends;
   uint32_t nconns, capconns;
   uint32_t nin;            /* how many of them end on it */
