@@ -625,15 +625,15 @@ static int need_inputs(sinew_graph_t *g, pull_ctx *pc, sinew__node *n, const sin
   if (!live && !a->inputs_wide) return SINEW_OK;
   need_ctx nc = {pc, SINEW_OK};
   for (uint32_t k = 0; k < a->ninputs && !nc.rc; k++) {
-    const sinew__attr *in = sinew__attr_get(g, n, a->inputs[k]), *top = in;
-    while (top->parent != SINEW__NO_ATTR) top = sinew__attr_get(g, n, top->parent);
-    if (top->slot_index < 64) {
-      if (!(live & ((uint64_t)1 << top->slot_index))) continue; /* clean, known without a look */
+    uint32_t top = a->input_tops[k];
+    if (top < 64) {
+      if (!(live & ((uint64_t)1 << top))) continue; /* clean, known without a look */
     } else {
       st->inputs_checked++;
-      if (!sinew__slot_dirtyish(&n->slots[top->slot_index])) continue;
+      if (!sinew__slot_dirtyish(&n->slots[top])) continue;
     }
-    if (in == top) {
+    const sinew__attr *in = sinew__attr_get(g, n, a->inputs[k]);
+    if (in->parent == SINEW__NO_ATTR) {
       sinew_plug_t q = sinew_plug_make(p->node, in->id, 0, NULL);
       nc.rc = need(g, pc, &q);
     } else {

@@ -74,6 +74,7 @@ typedef struct sinew__attr {
    * maybe_dirty, the evaluator looks only at inputs that may be dirty (graph/eval.c expand). */
   uint64_t input_slots;
   bool inputs_wide;
+  uint32_t *input_tops; /* parallel to inputs: the slot each lives in */
 } sinew__attr;
 
 typedef struct sinew__name_id {
