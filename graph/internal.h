@@ -504,7 +504,9 @@ int sinew__slot_copy(sinew_graph_t *g, sinew__node *dn, const sinew__attr *da, b
                      sinew__slot *dst, sinew__node *sn, const sinew__attr *sa, bool selem,
                      const sinew__slot *src);
 /* Dirty bookkeeping: dirty-ish = DIRTY flag or dirt below. Updates ancestor counts via path. */
-bool sinew__slot_dirtyish(const sinew__slot *s);
+static inline bool sinew__slot_dirtyish(const sinew__slot *s) {
+  return (s->flags & SINEW__F_DIRTY) || s->below > 0;
+}
 void sinew__slot_mark_dirty(const sinew_graph_t *g, const sinew__node *node, const sinew__attr *a,
                             bool element, sinew__slot_path *path);
 void sinew__slot_mark_clean(const sinew_graph_t *g, const sinew__node *node, const sinew__attr *a,
