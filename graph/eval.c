@@ -565,7 +565,8 @@ static int pull_copy(sinew_graph_t *g, const sinew_plug_t *src, const sinew_plug
   }
   if (rc) return rc; /* a copy cut short stays dirty, to be made again on the next read */
   stats_of(g)->copies++;
-  mark_clean(g, dst);
+  /* the copy changed nothing above ds (only inside it), so the path found before still holds */
+  sinew__slot_mark_clean(g, dn, da, !plug_whole(da, dst), &path);
   return SINEW_OK;
 }
 
