@@ -245,13 +245,46 @@ static void clear_conn_flag(sinew_graph_t *g, const sinew_plug_t *p, uint32_t bi
   if (s) s->flags &= ~bit;
 }
 
+/* A node's list of connections and its conn_ends, kept together (same capacity). */
 static void node_conn_remove(sinew__node *n, sinew__conn *c) {
   for (uint32_t i = 0; i < n->nconns; i++)
     if (n->conns[i] == c) {
       memmove(&n->conns[i], &n->conns[i + 1], (n->nconns - i - 1) * sizeof *n->conns);
+      memmove(&n->conn_ends[i], &n->conn_ends[i + 1], (n->nconns - i - 1) * sizeof *n->conn_ends);
       n->nconns--;
       return;
     }
+}
+
+/* conns and conn_ends share one block (the pointers, then the ends), so a search reads them
+ * from the same few lines. */
+static int node_conns_reserve(sinew__node *n, uint32_t need) {
+  if (need <= n->capconns) return SINEW_OK;
+  uint32_t cap = n->capconns ? n->capconns : 2;
+  while (cap < need) cap = cap > UINT32_MAX / 2 ? need : cap * 2;
+  sinew__conn **block = sinew__malloc((size_t)cap * (sizeof *n->conns + sizeof *n->conn_ends));
+  if (!block) return SINEW_ENOMEM;
+  uint64_t *ends = (uint64_t *)(block + cap);
+  if (n->nconns) {
+    memcpy(block, n->conns, n->nconns * sizeof *n->conns);
+    memcpy(ends, n->conn_ends, n->nconns * sizeof *n->conn_ends);
+  }
+  sinew__free(n->conns);
+  n->conns = block;
+  n->conn_ends = ends;
+  n->capconns = cap;
+  return SINEW_OK;
+}
+
+/* Inserts c at pos (at most the count) of the list of node n, whose index is `index`; the room
+ * was reserved. */
+static void node_conn_insert(sinew__node *n, uint32_t index, uint32_t pos, sinew__conn *c) {
+  if (pos > n->nconns) pos = n->nconns;
+  memmove(&n->conns[pos + 1], &n->conns[pos], (n->nconns - pos) * sizeof *n->conns);
+  memmove(&n->conn_ends[pos + 1], &n->conn_ends[pos], (n->nconns - pos) * sizeof *n->conn_ends);
+  n->conns[pos] = c;
+  n->conn_ends[pos] = sinew__conn_ends(index, c);
+  n->nconns++;
 }
 
 void sinew__notify_connect(sinew_graph_t *g, const sinew_plug_t *s, const sinew_plug_t *d, bool on) {
@@ -332,13 +365,6 @@ void sinew__conn_unlink_rec(sinew_graph_t *g, sinew__rec *r) {
   sinew__notify_connect(g, &src, &dst, false);
 }
 
-static void list_insert(sinew__conn **arr, uint32_t *n, uint32_t pos, sinew__conn *c) {
-  if (pos > *n) pos = *n;
-  memmove(&arr[pos + 1], &arr[pos], (*n - pos) * sizeof *arr);
-  arr[pos] = c;
-  (*n)++;
-}
-
 /* Puts c back where the record's unlink took it from: every list it left keeps the room
  * (capacities never shrink) and its neighbours are back in place (records are applied in exact
  * reverse or forward order), so nothing is allocated. */
@@ -361,8 +387,8 @@ void sinew__conn_link_rec(sinew_graph_t *g, sinew__rec *r) {
   if (c->next) c->next->prev = c;
   else g->conn_tail = c;
   sinew__node *sn = sinew__node_get(g, c->src.node), *dn = sinew__node_get(g, c->dst.node);
-  list_insert(sn->conns, &sn->nconns, r->u.conn.spos, c);
-  if (dn != sn) list_insert(dn->conns, &dn->nconns, r->u.conn.dpos, c);
+  node_conn_insert(sn, c->src.node.index, r->u.conn.spos, c);
+  if (dn != sn) node_conn_insert(dn, c->dst.node.index, r->u.conn.dpos, c);
   dn->nin++;
   sinew__order_relink(g, c);
   g->nconnections++;
@@ -430,10 +456,8 @@ int sinew__connect_raw(sinew_graph_t *g, const sinew_plug_t *src, const sinew_pl
   sinew__src_entry *fresh = NULL;
   if (!rc && !c) rc = SINEW_ENOMEM;
   if (!rc && !e && !(fresh = sinew__calloc(1, sizeof *fresh))) rc = SINEW_ENOMEM;
-  if (!rc && sinew__reserve((void **)&sn->conns, &sn->capconns, sn->nconns + 1, sizeof *sn->conns))
-    rc = SINEW_ENOMEM;
-  if (!rc && sinew__reserve((void **)&dn->conns, &dn->capconns, dn->nconns + 1, sizeof *dn->conns))
-    rc = SINEW_ENOMEM;
+  if (!rc && node_conns_reserve(sn, sn->nconns + 1)) rc = SINEW_ENOMEM;
+  if (!rc && node_conns_reserve(dn, dn->nconns + 1)) rc = SINEW_ENOMEM;
   sinew__conn *old = rc ? NULL : sinew__conn_to(g, dst);
   if (!rc) {
     c->src = sinew__plug_key(src);
@@ -479,8 +503,8 @@ int sinew__connect_raw(sinew_graph_t *g, const sinew_plug_t *src, const sinew_pl
   if (g->conn_tail) g->conn_tail->next = c;
   else g->conn_head = c;
   g->conn_tail = c;
-  sn->conns[sn->nconns++] = c;
-  if (dn != sn) dn->conns[dn->nconns++] = c;
+  node_conn_insert(sn, c->src.node.index, sn->nconns, c);
+  if (dn != sn) node_conn_insert(dn, c->dst.node.index, dn->nconns, c);
   dn->nin++;
   sinew__order_place(g, c);
   g->nconnections++;

@@ -6,7 +6,12 @@
  * then the same from each newly dirtied plug. A plug is marked when it is queued, so each is
  * queued once and propagation stops at plugs already dirty. The queue is reserved before the
  * graph changes, and a plug that finds it full and cannot grow it waits in its slot (PENDING),
- * so propagation itself never fails.
+ * so propagation itself never fails. The queue is worked last in, first out: a change at the
+ * root of a hierarchy goes down one branch to its end before the next, visiting nodes in the
+ * order they were made (parents first, so mostly in address order), where first in, first out
+ * went level by level across every branch and met each node's memory cold
+ * (bench_graph_eval, 10,001 joints: 2.2x -> 1.8x the plain C). Which plugs are dirtied does not
+ * depend on the order; only the order of the observers' plug_dirtied calls does.
  *
  * Pull: an explicit stack (never the C stack), so a 100,000-node chain evaluates. A frame first
  * pushes what its plug needs (its connection's source, or for a computed plug the dirty inputs
@@ -84,12 +89,13 @@ static sinew__slot *slot_of(const sinew_graph_t *g, sinew__node *n, const sinew_
 
 /* The connection into exactly plug p of node n. A node's own list of connections is short and
  * warm where the graph-wide index is a hash over every connection; a node with many takes the
- * index. */
+ * index. Only the connections ending on p's attribute are read (conn_ends). */
 static sinew__conn *conn_into(const sinew_graph_t *g, const sinew__node *n, const sinew_plug_t *p) {
   if (n->nconns > 16) return sinew__conn_to(g, p);
   for (uint32_t i = 0; i < n->nconns; i++) {
+    if (sinew__end_dst(n->conn_ends[i]) != p->attr) continue;
     sinew__conn *c = n->conns[i];
-    if (c->dst.node.index == p->node.index && c->dst.attr == p->attr && sinew_plug_equal(&c->dst, p)) return c;
+    if (sinew_plug_equal(&c->dst, p)) return c;
   }
   return NULL;
 }
@@ -277,13 +283,15 @@ static void spread(sinew_graph_t *g, const sinew_plug_t *p, push_ctx *w) {
   /* Connections leaving a child of p. */
   if (sflags & SINEW__F_SUB_OUT) {
     for (uint32_t i = 0; i < n->nconns; i++) {
+      /* the source's attribute first (conn_ends): is it p's or one inside p's? */
+      uint32_t x = sinew__end_src(n->conn_ends[i]);
+      while (x != p->attr && x != SINEW__NO_ATTR) x = sinew__attr_get(g, n, x)->parent;
+      if (x == SINEW__NO_ATTR) continue;
       sinew__conn *c = n->conns[i];
-      if (c->src.node.index != node.index || c->src.nidx < p->nidx) continue;
+      if (c->src.nidx < p->nidx) continue;
       bool inside = c->src.attr != p->attr || c->src.nidx > p->nidx;
       for (uint32_t j = 0; inside && j < p->nidx; j++) inside = c->src.idx[j] == p->idx[j];
-      uint32_t x = c->src.attr;
-      while (inside && x != p->attr && x != SINEW__NO_ATTR) x = sinew__attr_get(g, n, x)->parent;
-      if (inside && x == p->attr) push_dirty(g, &c->dst, w);
+      if (inside) push_dirty(g, &c->dst, w);
       n = sinew__node_get(g, node); /* push_dirty never deletes; keep the pointer fresh anyway */
     }
   }
@@ -309,8 +317,8 @@ static int reserve_push(sinew_graph_t *g, push_ctx *w) {
 
 static void run_push(sinew_graph_t *g, push_ctx *w) {
   for (;;) {
-    for (uint32_t head = 0; head < w->n; head++) {
-      sinew_plug_t p = w->q[head];
+    while (w->n) { /* last in, first out: see the note at the top */
+      sinew_plug_t p = w->q[--w->n];
       spread(g, &p, w);
     }
     if (!w->overflow) break;
@@ -561,7 +569,8 @@ static int pull_copy(sinew_graph_t *g, const sinew_plug_t *src, const sinew_plug
   }
   if (rc) return rc; /* a copy cut short stays dirty, to be made again on the next read */
   stats_of(g)->copies++;
-  mark_clean(g, dst);
+  /* the copy changed nothing above ds (only inside it), so the path found before still holds */
+  sinew__slot_mark_clean(g, dn, da, !plug_whole(da, dst), &path);
   return SINEW_OK;
 }
 
@@ -621,15 +630,15 @@ static int need_inputs(sinew_graph_t *g, pull_ctx *pc, sinew__node *n, const sin
   if (!live && !a->inputs_wide) return SINEW_OK;
   need_ctx nc = {pc, SINEW_OK};
   for (uint32_t k = 0; k < a->ninputs && !nc.rc; k++) {
-    const sinew__attr *in = sinew__attr_get(g, n, a->inputs[k]), *top = in;
-    while (top->parent != SINEW__NO_ATTR) top = sinew__attr_get(g, n, top->parent);
-    if (top->slot_index < 64) {
-      if (!(live & ((uint64_t)1 << top->slot_index))) continue; /* clean, known without a look */
+    uint32_t top = a->input_tops[k];
+    if (top < 64) {
+      if (!(live & ((uint64_t)1 << top))) continue; /* clean, known without a look */
     } else {
       st->inputs_checked++;
-      if (!sinew__slot_dirtyish(&n->slots[top->slot_index])) continue;
+      if (!sinew__slot_dirtyish(&n->slots[top])) continue;
     }
-    if (in == top) {
+    const sinew__attr *in = sinew__attr_get(g, n, a->inputs[k]);
+    if (in->parent == SINEW__NO_ATTR) {
       sinew_plug_t q = sinew_plug_make(p->node, in->id, 0, NULL);
       nc.rc = need(g, pc, &q);
     } else {
@@ -765,8 +774,14 @@ int sinew__pull(sinew_graph_t *g, const sinew_plug_t *p) {
     return SINEW_OK;
   }
   (*depth)++;
-  pull_ctx pc = {.st = NULL, .n = 0, .cap = 32, .cur = NO_FRAME, .next_id = 0, .pl = NULL};
+  pull_ctx pc; /* field by field: an initialiser would zero the 32 local frames on every pull */
   pc.st = pc.local;
+  pc.n = 0;
+  pc.cap = 32;
+  pc.cur = NO_FRAME;
+  pc.next_id = 0;
+  pc.pl = NULL;
+  pc.err = 0;
   int rc = frame_push(&pc, p);
   if (!rc) rc = run_stack(g, &pc);
   /* On failure, release the in-progress marks left on the stack. */

@@ -74,6 +74,7 @@ typedef struct sinew__attr {
    * maybe_dirty, the evaluator looks only at inputs that may be dirty (graph/eval.c expand). */
   uint64_t input_slots;
   bool inputs_wide;
+  uint32_t *input_tops; /* parallel to inputs: the slot each lives in */
 } sinew__attr;
 
 typedef struct sinew__name_id {
@@ -210,33 +211,42 @@ double sinew__multi_elem_num(const sinew__multi *m, uint32_t i);
 typedef struct sinew__conn sinew__conn;
 
 typedef struct sinew__node {
+  /* What every plug operation and evaluation reads comes first, in the first 96 bytes, so a
+   * node met cold costs two cache lines, not three. */
   uint32_t gen;
   bool live;
   bool locked;
-  char *name;
+  uint32_t nslots;
   const sinew_node_type_t *type;
   sinew__slot *slots;      /* top-level slots: type's top attributes, then dynamic ones */
-  uint32_t nslots;
   /* Top-level slots k < 64 that may be dirty-ish: bit k is set whenever slot k can have become
    * DIRTY or gained dirt below (graph/slot.c notes it), and cleared lazily by the evaluator when
    * it finds the slot clean. A superset, so a clear bit means a clean slot without reading it. */
   uint64_t maybe_dirty;
-  sinew__attr *dyn;        /* dynamic attributes, ids type->nattrs + k */
-  uint32_t ndyn;
-  void *state;
-  void *user_data;
+  sinew__conn **conns;     /* every connection touching the node */
+  /* Parallel to conns: the node's attribute at the connection's source end (low 32 bits) and
+   * at its destination end (high), SINEW__NO_ATTR for an end on another node, so a search of
+   * the list for one attribute reads only the connections that touch it (graph/eval.c). It
+   * lives in conns' block, after capconns pointers. */
+  uint64_t *conn_ends;
+  uint32_t nconns, capconns;
   sinew_node_t parent;     /* DAG parent, zero under the world */
+  void *state;
+  uint32_t nin;            /* how many of them end on it */
+  uint32_t ndyn;
+  sinew__attr *dyn;        /* dynamic attributes, ids type->nattrs + k */
+  /* the rest */
+  char *name;
+  void *user_data;
   sinew_node_t *children;
   uint32_t nchildren, capchildren;
-  sinew__conn **conns;     /* every connection touching the node */
-  uint32_t nconns, capconns;
-  uint32_t nin;            /* how many of them end on it */
   uint32_t name_next;      /* next node with the same name, index + 1 */
   uint32_t order_prev, order_next; /* creation order list, index + 1 */
   uint32_t walk;           /* delete_many's marks: (graph's walk_epoch << 4) | bits */
   struct sinew__alias *aliases; /* attribute aliases, in the order made (graph/alias.c) */
   uint32_t naliases;
 } sinew__node;
+_Static_assert(offsetof(sinew__node, name) <= 96, "sinew__node: the hot fields stay in the first 96 bytes");
 
 /* The next number to try for automatic names of one base ("joint" -> 12), so creating many
  * nodes is not quadratic. Lowered again when a node with a smaller number goes. */
@@ -521,7 +531,9 @@ int sinew__slot_copy(sinew_graph_t *g, sinew__node *dn, const sinew__attr *da, b
                      sinew__slot *dst, sinew__node *sn, const sinew__attr *sa, bool selem,
                      const sinew__slot *src);
 /* Dirty bookkeeping: dirty-ish = DIRTY flag or dirt below. Updates ancestor counts via path. */
-bool sinew__slot_dirtyish(const sinew__slot *s);
+static inline bool sinew__slot_dirtyish(const sinew__slot *s) {
+  return (s->flags & SINEW__F_DIRTY) || s->below > 0;
+}
 void sinew__slot_mark_dirty(const sinew_graph_t *g, const sinew__node *node, const sinew__attr *a,
                             bool element, sinew__slot_path *path);
 void sinew__slot_mark_clean(const sinew_graph_t *g, const sinew__node *node, const sinew__attr *a,
@@ -537,6 +549,14 @@ void sinew__multi_remove(const sinew_graph_t *g, const sinew__node *node, const 
 
 /* Connections (graph/connect.c). */
 sinew__conn *sinew__conn_to(const sinew_graph_t *g, const sinew_plug_t *dst);
+/* The node->conn_ends entry of connection c on the node of that index, and its two halves. */
+static inline uint64_t sinew__conn_ends(uint32_t index, const sinew__conn *c) {
+  uint64_t src = c->src.node.index == index ? c->src.attr : SINEW__NO_ATTR;
+  uint64_t dst = c->dst.node.index == index ? c->dst.attr : SINEW__NO_ATTR;
+  return src | dst << 32;
+}
+static inline uint32_t sinew__end_src(uint64_t ends) { return (uint32_t)ends; }
+static inline uint32_t sinew__end_dst(uint64_t ends) { return (uint32_t)(ends >> 32); }
 sinew__conn *sinew__conn_from(const sinew_graph_t *g, const sinew_plug_t *src);
 /* Attributes a and b of one node are one family: the same, or one an ancestor of the other. */
 bool sinew__attr_family(const sinew_graph_t *g, const sinew__node *n, uint32_t a, uint32_t b);

@@ -75,7 +75,7 @@ static void node_release(sinew_graph_t *g, sinew__node *n) {
   sinew__free(n->state);
   sinew__free(n->name);
   sinew__free(n->children);
-  sinew__free(n->conns);
+  sinew__free(n->conns); /* conn_ends with it */
   *n = (sinew__node){.gen = n->gen};
 }
 

@@ -15,10 +15,6 @@
 
 #include "graph/internal.h"
 
-bool sinew__slot_dirtyish(const sinew__slot *s) {
-  return (s->flags & SINEW__F_DIRTY) || s->below > 0;
-}
-
 /* node->maybe_dirty is bookkeeping about the slots, kept by the functions that change them; they
  * receive the node as const because they change none of its other fields. */
 void sinew__slot_note_dirty(const sinew__node *node, const sinew__slot *top) {

@@ -31,6 +31,7 @@ static void attr_free(sinew__attr *a) {
   sinew__free(a->enums);
   sinew__free(a->affects);
   sinew__free(a->inputs);
+  sinew__free(a->input_tops);
 }
 
 /* Parses Maya's "a:b=3:c" enum syntax; values continue from the last explicit one. */
@@ -77,7 +78,7 @@ static int parse_enum(sinew__attr *a, const char *text) {
 static int copy_attr(sinew__attr *dst, const sinew__attr *src) {
   *dst = *src;
   dst->name = dst->short_name = dst->enum_text = NULL;
-  dst->children = dst->affects = dst->inputs = NULL;
+  dst->children = dst->affects = dst->inputs = dst->input_tops = NULL;
   dst->enums = NULL;
   dst->nenums = 0;
   dst->name = sinew__strdup(src->name);
@@ -225,9 +226,14 @@ static int build_closure(sinew__attr *attrs, uint32_t n, const uint32_t *pairs, 
   for (uint32_t a = 0; a < n; a++) {
     attrs[a].input_slots = 0;
     attrs[a].inputs_wide = false;
+    sinew__free(attrs[a].input_tops);
+    attrs[a].input_tops = NULL;
+    if (attrs[a].ninputs && !(attrs[a].input_tops = sinew__malloc(attrs[a].ninputs * sizeof(uint32_t))))
+      return SINEW_ENOMEM;
     for (uint32_t k = 0; k < attrs[a].ninputs; k++) {
       uint32_t top = attrs[a].inputs[k];
       while (attrs[top].parent != SINEW__NO_ATTR) top = attrs[top].parent;
+      attrs[a].input_tops[k] = attrs[top].slot_index;
       if (attrs[top].slot_index < 64) attrs[a].input_slots |= (uint64_t)1 << attrs[top].slot_index;
       else attrs[a].inputs_wide = true;
     }

@@ -1802,6 +1802,8 @@ static void check_graph(const sinew_graph_t *g) {
     for (uint32_t k = 0; k < n->nconns; k++) {
       const sinew__conn *c = n->conns[k];
       if (c->src.node.index != i && c->dst.node.index != i) fail_msg("%s lists a foreign connection", n->name);
+      /* the attributes beside the list are the connection's ends on this node */
+      if (n->conn_ends[k] != sinew__conn_ends(i, c)) fail_msg("%s: conn_ends[%u] is stale", n->name, k);
     }
   }
   assert_int_equal(live, g->live_nodes);
@@ -1828,6 +1830,38 @@ static void check_graph(const sinew_graph_t *g) {
   for (const sinew__src_entry *e = g->conns_by_src; e; e = e->hh.next)
     for (const sinew__conn *c = e->head; c; c = c->src_next) by_src++;
   assert_int_equal(by_src, g->nconnections);
+}
+
+/* A connection from a node to itself: the node lists it once, with both ends in conn_ends, so
+ * dirt from the source reaches the destination on the same node and a pull finds what feeds it;
+ * the lists stay right when it is broken and when the break is undone. */
+static void test_self_connection(void **state) {
+  sinew_graph_t *g = *state;
+  mk(g, "sum", "s");
+  mk(g, "sum", "t");
+  conn(g, "s.len", "s.ins[0]");
+  conn(g, "t.len", "s.ins[1]");
+  check_graph(g);
+  sinew_plug_t vec = P(g, "s.vec"), len = P(g, "s.len"), in0 = P(g, "s.ins[0]");
+  assert_int_equal(sinew_set_doubles(g, &vec, (double[]){3, 4, 0}, 3), 0);
+  assert_true(getd(g, "s.sum") == 6.0); /* 5 from itself, 1 from t (its vector's default z) */
+  setd(g, "s.vy", 0);
+  sinew_plug_t sum = P(g, "s.sum");
+  assert_true(sinew_plug_is_dirty(g, &in0) && sinew_plug_is_dirty(g, &sum));
+  assert_true(getd(g, "s.sum") == 4.0);
+  assert_int_equal(sinew_graph_begin(g), 0);
+  assert_int_equal(sinew_disconnect(g, &len, &in0), 0);
+  sinew_change_t *step = NULL;
+  assert_int_equal(sinew_graph_commit_step(g, &step), 0);
+  check_graph(g);
+  assert_true(getd(g, "s.sum") == 4.0); /* ins[0] keeps the 3 it had */
+  assert_int_equal(sinew_change_undo(g, step), 0);
+  check_graph(g);
+  setd(g, "s.vx", 0);
+  assert_true(getd(g, "s.sum") == 1.0);
+  assert_int_equal(sinew_change_redo(g, step), 0);
+  check_graph(g);
+  sinew_change_free(g, step);
 }
 
 /* ---- compounds, arrays and their connections ------------------------------------------------ */
@@ -4237,6 +4271,7 @@ int main(void) {
       cmocka_unit_test(test_status_names),
       cmocka_unit_test_setup_teardown(test_register_errors, setup, teardown),
       cmocka_unit_test_setup_teardown(test_generic_numeric, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_self_connection, setup, teardown),
       cmocka_unit_test_setup_teardown(test_generic_numeric_journal, setup, teardown),
       cmocka_unit_test(test_generic_alloc_failures),
       cmocka_unit_test_setup_teardown(test_inheritance, setup, teardown),
