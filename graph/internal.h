@@ -99,6 +99,7 @@ struct sinew_node_type {
   size_t state_size;
   int (*init)(sinew_graph_t *, sinew_node_t, void *);
   void (*destroy)(sinew_graph_t *, sinew_node_t, void *);
+  void (*restored)(sinew_graph_t *, sinew_node_t, void *);
   char *dag_parent_output;
   char *dag_child_input;
   void *user_data;
@@ -392,6 +393,11 @@ typedef struct sinew__journal {
   uint32_t *marks; /* record count at each open begin */
   uint32_t depth, capmarks;
   bool applying;
+  /* Nodes whose type has a `restored` hook and which had a value put back by the records
+   * applied, called when they are done: up to 8 noted, beyond that every such node is. */
+  sinew_node_t restored[8];
+  uint32_t nrestored;
+  bool restored_all;
   /* Permanent entries in the three indexes the records relink into, so a delete never frees
    * a table and a re-add (with expansion off) never allocates. */
   sinew__name_entry *sent_name;

@@ -224,9 +224,39 @@ static void swap_flags(sinew_graph_t *g, sinew__rec *r) {
   r->bits = cur;
 }
 
+/* A value of node h was put back: note it when its type wants to hear of it (no allocation). */
+static void note_restored(sinew_graph_t *g, sinew_node_t h) {
+  sinew__node *n = sinew__node_get(g, h);
+  if (!n || !n->type->restored || g->jr.restored_all) return;
+  for (uint32_t i = 0; i < g->jr.nrestored; i++)
+    if (g->jr.restored[i].index == h.index && g->jr.restored[i].gen == h.gen) return;
+  if (g->jr.nrestored < sizeof g->jr.restored / sizeof g->jr.restored[0]) g->jr.restored[g->jr.nrestored++] = h;
+  else g->jr.restored_all = true;
+}
+
+/* The records are applied: the noted nodes' `restored` hooks run (sinew_node_type_desc_t). */
+static void run_restored(sinew_graph_t *g) {
+  if (!g->jr.nrestored && !g->jr.restored_all) return;
+  sinew_node_t noted[sizeof g->jr.restored / sizeof g->jr.restored[0]];
+  uint32_t k = g->jr.nrestored;
+  bool all = g->jr.restored_all;
+  memcpy(noted, g->jr.restored, k * sizeof noted[0]);
+  g->jr.nrestored = 0;
+  g->jr.restored_all = false;
+  for (uint32_t i = 0; i < (all ? g->nnodes : k); i++) {
+    sinew__node *n = all ? g->nodes[i] : sinew__node_get(g, noted[i]);
+    if (!n || !n->type->restored) continue;
+    sinew_node_t h = all ? (sinew_node_t){i, n->gen} : noted[i];
+    n->type->restored(g, h, n->state);
+  }
+}
+
 static void apply(sinew_graph_t *g, sinew__rec *r) {
   switch (r->kind) {
-    case SINEW__J_VALUE: swap_value(g, r); break;
+    case SINEW__J_VALUE:
+      swap_value(g, r);
+      note_restored(g, r->plug.node);
+      break;
     case SINEW__J_ELEM: swap_elem(g, r); break;
     case SINEW__J_FLAGS: swap_flags(g, r); break;
     case SINEW__J_NODE_LOCK: {
@@ -248,6 +278,7 @@ static void apply(sinew_graph_t *g, sinew__rec *r) {
       if (!n) break;
       sinew__multi_swap(g, n, &r->plug, &r->u.multi);
       sinew__changed(g, &r->plug);
+      note_restored(g, r->plug.node);
       break;
     }
     case SINEW__J_HOST:
@@ -509,6 +540,7 @@ void sinew__jundo_to(sinew_graph_t *g, uint32_t mark) {
   for (uint32_t i = g->jr.n; i-- > mark;) apply(g, &g->jr.recs[i]);
   g->jr.applying = was;
   sinew__jtruncate(g, mark); /* the records now hold the changes taken back */
+  if (!was) run_restored(g);
 }
 
 int sinew_graph_rollback(sinew_graph_t *g) {
@@ -574,6 +606,7 @@ static int step_apply(sinew_graph_t *g, sinew_change_t *st, bool undo) {
     for (uint32_t i = 0; i < st->n; i++) apply(g, &st->recs[i]);
   g->jr.applying = false;
   st->undone = undo;
+  run_restored(g);
   return SINEW_OK;
 }
 

@@ -371,6 +371,7 @@ int sinew_register_node_type(sinew_graph_t *g, const sinew_node_type_desc_t *d,
     if (parent && parent->state_size > t->state_size) t->state_size = parent->state_size;
     t->init = d->init ? d->init : (parent ? parent->init : NULL);
     t->destroy = d->destroy ? d->destroy : (parent ? parent->destroy : NULL);
+    t->restored = d->restored ? d->restored : (parent ? parent->restored : NULL);
     t->user_data = d->user_data;
     const char *po = d->dag_parent_output ? d->dag_parent_output
                                           : (parent ? parent->dag_parent_output : NULL);

@@ -169,11 +169,18 @@ static const sinew_attr_desc_t uc_attrs[] = {
     {.name = "conversionFactor", .short_name = "cf", .type = SINEW_ATTR_DOUBLE, .default_value = 1}};
 static const sinew_affects_t uc_affects[] = {{"input", "output"}, {"conversionFactor", "output"}};
 
+/* A rollback, undo or redo put the time back: the time curves stored at the time taken back
+ * follow it (they read the time outside the graph's connections, so nothing else dirties them). */
+static void time_restored(sinew_graph_t *g, sinew_node_t n, void *state) {
+  (void)n;
+  (void)sinew__anim_time_changed(g, &((time_state *)state)->curves);
+}
+
 int sinew__register_time_types(sinew_graph_t *g) {
   const sinew_node_type_t *t;
   sinew_node_type_desc_t td = {.name = "time", .attrs = time_attrs, .attr_count = 2,
                                .state_size = sizeof(time_state), .init = time_init,
-                               .destroy = time_destroy};
+                               .destroy = time_destroy, .restored = time_restored};
   int rc = sinew_register_node_type(g, &td, &t);
   if (rc) return rc;
   OUT_TIME = sinew_node_type_attr(t, "outTime");

@@ -977,6 +977,39 @@ static void test_time_records_follow_edits(void **state) {
   sinew_graph_destroy(g);
 }
 
+/* A time change taken back by a rollback, an undo or a redo: the unconnected time curves follow
+ * the time put back (they read it outside the graph's connections, so only the time node's
+ * `restored` hook brings them back), as the curve pulled through time1.outTime does. */
+static void test_time_taken_back(void **state) {
+  (void)state;
+  sinew_graph_t *g = scene();
+  keyed_curve(g, "ref");
+  connect(g, "time1.o", "ref.i");
+  const char *const curves[] = {"a", "b"};
+  keyed_curve(g, "a");
+  keyed_curve(g, "b");
+  frame_matches(g, 2, curves, 2);
+  double at2 = get(g, "a.o");
+  assert_int_equal(sinew_graph_begin(g), 0);
+  frame_matches(g, 5, curves, 2);
+  assert_true(get(g, "a.o") != at2);
+  assert_int_equal(sinew_graph_rollback(g), 0);
+  double f = 0;
+  assert_int_equal(sinew_time_get_frame(g, &f), 0);
+  assert_true(f == 2);
+  assert_true(get(g, "a.o") == at2 && get(g, "b.o") == get(g, "ref.o"));
+  assert_int_equal(sinew_graph_begin(g), 0);
+  frame_matches(g, 4, curves, 2);
+  double at4 = get(g, "a.o");
+  sinew_change_t *step = step_end(g);
+  assert_int_equal(sinew_change_undo(g, step), 0);
+  assert_true(get(g, "a.o") == at2 && get(g, "b.o") == get(g, "ref.o"));
+  assert_int_equal(sinew_change_redo(g, step), 0);
+  assert_true(get(g, "a.o") == at4 && get(g, "b.o") == get(g, "ref.o"));
+  sinew_change_free(g, step);
+  sinew_graph_destroy(g);
+}
+
 static void test_no_alloc_on_time(void **state) {
   (void)state;
   test_alloc_install();
@@ -1218,6 +1251,7 @@ int main(void) {
       cmocka_unit_test(test_anim_layers),
       cmocka_unit_test(test_time_batch_matches_pull), cmocka_unit_test(test_time_list_follows_structure),
       cmocka_unit_test(test_time_records_follow_edits),
+      cmocka_unit_test(test_time_taken_back),
       cmocka_unit_test(test_no_alloc_on_time), cmocka_unit_test(test_alloc_failures),
       cmocka_unit_test(test_save_reopen),      cmocka_unit_test(test_corpus_cylinder),
       cmocka_unit_test(test_corpus_usd_skeleton),

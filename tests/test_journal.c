@@ -198,6 +198,88 @@ static sinew_node_t mk(sinew_graph_t *g, const char *type, const char *name) {
   return n;
 }
 
+/* The `restored` hook: called once per node whose value a rollback, undo or redo put back,
+ * after the records are applied (the value read there is the one put back), and never for a
+ * node nothing was put back on; the graph notes up to 8 nodes and beyond that looks at all. */
+static int restored_calls[16];
+static double restored_seen[16];
+static uint32_t K_VALUE;
+static void kept_restored(sinew_graph_t *g, sinew_node_t n, void *st) {
+  int k = *(int *)st;
+  restored_calls[k]++;
+  sinew_plug_t p = sinew_plug_make(n, K_VALUE, 0, NULL);
+  assert_int_equal(sinew_get_double(g, &p, &restored_seen[k]), 0);
+  assert_int_equal(sinew_dirty(g, &p), 0); /* it may push dirt */
+}
+static int kept_init(sinew_graph_t *g, sinew_node_t n, void *st) {
+  (void)g;
+  (void)n;
+  static int next;
+  *(int *)st = next++ % 16;
+  return SINEW_OK;
+}
+
+static void test_restored_hook(void **state) {
+  (void)state;
+  sinew_graph_t *g = new_graph();
+  sinew_node_type_desc_t kd = {.name = "kept", .attrs = counted_attrs, .attr_count = 1, .state_size = sizeof(int),
+                               .init = kept_init, .restored = kept_restored};
+  const sinew_node_type_t *kt;
+  assert_int_equal(sinew_register_node_type(g, &kd, &kt), 0);
+  K_VALUE = sinew_node_type_attr(kt, "value");
+  sinew_node_t n[12];
+  for (int k = 0; k < 12; k++) {
+    char name[8];
+    snprintf(name, sizeof name, "k%d", k);
+    n[k] = mk(g, "kept", name);
+  }
+  int first = *(int *)sinew_node_state(g, n[0]);
+  for (int round = 0; round < 2; round++) {
+    int touched = round ? 12 : 3; /* 3: the noted list; 12: more than it holds */
+    for (int k = 0; k < 12; k++) {
+      sinew_plug_t p = sinew_plug_make(n[k], K_VALUE, 0, NULL);
+      assert_int_equal(sinew_set_double(g, &p, k), 0);
+    }
+    memset(restored_calls, 0, sizeof restored_calls);
+    assert_int_equal(sinew_graph_begin(g), 0);
+    for (int k = 0; k < touched; k++)
+      for (int twice = 0; twice < 2; twice++) {
+        sinew_plug_t p = sinew_plug_make(n[k], K_VALUE, 0, NULL);
+        assert_int_equal(sinew_set_double(g, &p, 100 + k + twice), 0);
+      }
+    for (int k = 0; k < 16; k++) assert_int_equal(restored_calls[k], 0); /* not while changing */
+    assert_int_equal(sinew_graph_rollback(g), 0);
+    for (int k = 0; k < 12; k++) {
+      int slot = (first + k) % 16;
+      assert_int_equal(restored_calls[slot], k < touched ? 1 : 0);
+      if (k < touched) assert_true(restored_seen[slot] == k);
+    }
+    /* an undo step: undone and redone, each node once each way */
+    assert_int_equal(sinew_graph_begin(g), 0);
+    for (int k = 0; k < touched; k++) {
+      sinew_plug_t p = sinew_plug_make(n[k], K_VALUE, 0, NULL);
+      assert_int_equal(sinew_set_double(g, &p, 200 + k), 0);
+    }
+    sinew_change_t *step = NULL;
+    assert_int_equal(sinew_graph_commit_step(g, &step), 0);
+    memset(restored_calls, 0, sizeof restored_calls);
+    assert_int_equal(sinew_change_undo(g, step), 0);
+    for (int k = 0; k < 12; k++) {
+      int slot = (first + k) % 16;
+      assert_int_equal(restored_calls[slot], k < touched ? 1 : 0);
+      if (k < touched) assert_true(restored_seen[slot] == k);
+    }
+    assert_int_equal(sinew_change_redo(g, step), 0);
+    for (int k = 0; k < touched; k++) {
+      int slot = (first + k) % 16;
+      assert_int_equal(restored_calls[slot], 2);
+      assert_true(restored_seen[slot] == 200 + k);
+    }
+    sinew_change_free(g, step);
+  }
+  sinew_graph_destroy(g);
+}
+
 static sinew_plug_t P(sinew_graph_t *g, const char *text) {
   sinew_plug_t p;
   int rc = sinew_plug_parse(g, text, (sinew_node_t){0, 0}, &p);
@@ -1582,7 +1664,7 @@ int main(void) {
       cmocka_unit_test(test_nodes),    cmocka_unit_test(test_data_and_names),
       cmocka_unit_test(test_callbacks_refused), cmocka_unit_test(test_scene_commands),
       cmocka_unit_test(test_host_records), cmocka_unit_test(test_random),
-      cmocka_unit_test(test_alloc_failure),
+      cmocka_unit_test(test_alloc_failure), cmocka_unit_test(test_restored_hook),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -297,6 +297,12 @@ typedef struct sinew_node_type_desc {
   const char *dag_parent_output;
   const char *dag_child_input;
   void *user_data;
+  /* Called once a rollback, undo or redo that put back a value of the node is done (the
+   * journal applied, nothing pushing): for a node that keeps values it stored elsewhere in step
+   * with its own (the time node: the time curves it stores on a time change), so they follow
+   * the value put back. It may store outputs and mark plugs dirty, not make journaled changes;
+   * it cannot fail. Inherited from the parent type when NULL. */
+  void (*restored)(sinew_graph_t *graph, sinew_node_t node, void *state);
 } sinew_node_type_desc_t;
 
 /* Registers a node type in the graph. Fails with SINEW_EEXISTS for a known name and
