@@ -718,7 +718,8 @@ SINEW_API int sinew_store_outputs(sinew_graph_t *graph, const sinew_plug_t *plug
  * allocation; the plugs are copied); store puts values[i] into output first + i as
  * sinew_store_outputs would, without looking the nodes up again: the places are found again
  * when nodes or connections were made or deleted, or attributes added or removed, since (an output that
- * is no longer one then fails as in make, nothing stored). No allocation. */
+ * is no longer one then fails as in make, nothing stored). No allocation of its own (the dirt
+ * pushed may grow the graph's queue once, as any change does). */
 typedef struct sinew_output_batch sinew_output_batch_t;
 SINEW_API int sinew_output_batch_make(sinew_graph_t *graph, const sinew_plug_t *plugs, size_t count,
                                       sinew_output_batch_t **out);
