@@ -25,19 +25,9 @@
 #include <time.h>
 
 #include "sinew/sinew.h"
+#include "bench/bench_util.h"
 
 #define KEYS 20
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
 
 static double median(const double *v, int n) {
   double s[16];

@@ -18,12 +18,7 @@
 #include <time.h>
 
 #include "sinew/sinew.h"
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
+#include "bench/bench_util.h"
 
 static void check(int rc, sinew_graph_t *g, const char *what) {
   if (rc == SINEW_OK) return;

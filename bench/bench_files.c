@@ -16,17 +16,7 @@
 #include <unistd.h>
 
 #include "sinew/sinew.h"
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
+#include "bench/bench_util.h"
 
 /* Writes `files` OBJ files into dir, each committed at once or into a batch committed at the
  * end; seconds taken, or a negative number on failure. */

@@ -22,21 +22,11 @@
 #include <time.h>
 
 #include "sinew/sinew.h"
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
+#include "bench/bench_util.h"
 
 static void die(sinew_graph_t *g, const char *what) {
   fprintf(stderr, "bench_graph_edit: %s: %s\n", what, g ? sinew_graph_errmsg(g) : "failed");
   exit(1);
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
 }
 
 static double median(double *v, int n) {

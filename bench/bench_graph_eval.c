@@ -24,21 +24,11 @@
 #include <time.h>
 
 #include "sinew/sinew.h"
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
+#include "bench/bench_util.h"
 
 static void die(const char *what, sinew_graph_t *g) {
   fprintf(stderr, "bench_graph_eval: %s: %s\n", what, g ? sinew_graph_errmsg(g) : "failed");
   exit(1);
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
 }
 
 static double median(double *v, int n) {

@@ -28,16 +28,11 @@
 #include <unistd.h>
 
 #include "sinew/sinew.h"
+#include "bench/bench_util.h"
 
 #define JOINTS 16
 #define INFL 4
 #define RIGS 2
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static void check(int rc, sinew_graph_t *g, const char *what) {
   if (rc == SINEW_OK) return;
@@ -54,11 +49,6 @@ static double cpu_now(void) { /* the process's CPU time, all threads */
 static uint32_t lcg(uint32_t *s) {
   *s = *s * 1664525u + 1013904223u;
   return *s >> 8;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
 }
 
 static double median(double *v, int n) {

@@ -14,12 +14,7 @@
 #include <time.h>
 
 #include "sinew/sinew.h"
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
+#include "bench/bench_util.h"
 
 static void die(const char *what, sinew_session_t *s) {
   fprintf(stderr, "bench_ik: %s: %s\n", what, s ? sinew_session_errmsg(s) : "failed");

@@ -17,12 +17,7 @@
 #include <time.h>
 
 #include "sinew/sinew.h"
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
+#include "bench/bench_util.h"
 
 static void die(sinew_graph_t *g, const char *what) {
   fprintf(stderr, "bench_journal: %s: %s\n", what, g ? sinew_graph_errmsg(g) : "");

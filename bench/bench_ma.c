@@ -18,6 +18,7 @@
 
 #include "sinew/cmds.h"
 #include "sinew/sinew.h"
+#include "bench/bench_util.h"
 
 typedef struct text {
   char *p;
@@ -137,36 +138,10 @@ static void generate(text *t, int rings, int segs, int joints) {
          "connectAttr \"skinCluster1.og[0]\" \"bodyShape.i\";\n// End of bench.ma\n");
 }
 
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 static void quiet(void *ud, sinew_log_level_t level, sinew_log_id_t id, const char *msg) {
   (void)ud;
   (void)id;
   if (level >= SINEW_LOG_ERROR) fprintf(stderr, "%s\n", msg);
-}
-
-/* A field of /proc/self/status in kB (-1 when unknown). */
-static long proc_status_kb(const char *field) {
-  FILE *f = fopen("/proc/self/status", "r");
-  if (!f) return -1;
-  char line[256];
-  long kb = -1;
-  while (fgets(line, sizeof line, f))
-    if (strncmp(line, field, strlen(field)) == 0) kb = strtol(line + strlen(field), NULL, 10);
-  fclose(f);
-  return kb;
-}
-
-/* Resets the peak resident size (VmHWM) to the current one (Linux 4.0 and later). */
-static bool reset_peak_rss(void) {
-  FILE *f = fopen("/proc/self/clear_refs", "w");
-  if (!f) return false;
-  bool ok = fputs("5", f) >= 0;
-  return fclose(f) == 0 && ok;
 }
 
 int main(int argc, char **argv) {

@@ -13,12 +13,7 @@
 #include <time.h>
 
 #include "sinew/sinew.h"
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
+#include "bench/bench_util.h"
 
 /* The writer before this one, kept as the reference. */
 static void write_printf(const sinew_mesh_t *m, FILE *out) {

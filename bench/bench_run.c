@@ -24,6 +24,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench/bench_util.h"
+
 #ifndef SINEW_CLI_PATH
 #error "CMake passes the sinew command's path as SINEW_CLI_PATH"
 #endif
@@ -34,17 +36,6 @@
 /* The old command's run time for 480 frames, recorded in docs/cli.md (e5a48b4^, quiet machine,
  * the median of 5 runs interleaved with the new command). */
 #define RECORDED_OLD_SECONDS 0.93
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
 
 static double median(double *v, int n) {
   qsort(v, (size_t)n, sizeof *v, cmp_double);

@@ -29,15 +29,10 @@
 
 #include "nodes/skin_kernels.h"
 #include "sinew/sinew.h"
+#include "bench/bench_util.h"
 
 #define JOINTS 64
 #define INFL 4
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static void check(int rc, sinew_graph_t *g, const char *what) {
   if (rc == SINEW_OK) return;
@@ -50,26 +45,6 @@ static atomic_long allocations;
 static void *count_malloc(size_t n) { atomic_fetch_add(&allocations, 1); return malloc(n); }
 static void *count_realloc(void *p, size_t n) { atomic_fetch_add(&allocations, 1); return realloc(p, n); }
 static void *count_calloc(size_t c, size_t n) { atomic_fetch_add(&allocations, 1); return calloc(c, n); }
-
-/* A field of /proc/self/status in kB (VmRSS:, VmHWM:), or -1 where there is none. */
-static long proc_status_kb(const char *field) {
-  FILE *f = fopen("/proc/self/status", "r");
-  if (!f) return -1;
-  char line[256];
-  long kb = -1;
-  while (fgets(line, sizeof line, f))
-    if (strncmp(line, field, strlen(field)) == 0) kb = strtol(line + strlen(field), NULL, 10);
-  fclose(f);
-  return kb;
-}
-
-/* Resets the peak resident size (VmHWM) to the current one (Linux 4.0 and later). */
-static bool reset_peak_rss(void) {
-  FILE *f = fopen("/proc/self/clear_refs", "w");
-  if (!f) return false;
-  bool ok = fputs("5", f) >= 0;
-  return fclose(f) == 0 && ok;
-}
 
 static uint32_t lcg(uint32_t *s) {
   *s = *s * 1664525u + 1013904223u;
@@ -248,9 +223,7 @@ static double graph_rate(rig *r, int frames, int threads, int *frame, double *al
   return rate;
 }
 
-
 /* ---- part 1: the kernels ------------------------------------------------------------------- */
-
 
 typedef struct kdata {
   sinew__skin_weights w;
@@ -417,11 +390,6 @@ static double time_pass(const kdata *d, int isa, int threads, bool wall, int pas
     else sinew_pool_run(sinew__skin_job_blocks(&d->job), 256, kernel_chunk, &r);
   }
   return (double)d->job.npoints_total * passes / (clock() - t0);
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
 }
 
 #define REPS 7

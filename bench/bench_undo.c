@@ -15,12 +15,7 @@
 
 #include "sinew/cmds.h"
 #include "sinew/sinew.h"
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
+#include "bench/bench_util.h"
 
 static void die(sinew_session_t *s, const char *what) {
   fprintf(stderr, "bench_undo: %s: %s\n", what, s ? sinew_session_errmsg(s) : "");
