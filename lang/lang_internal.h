@@ -510,6 +510,16 @@ typedef enum topcode {
 #define X(op_, first) op_,
   TYPED_OUT2(X)
 #undef X
+  /* a pair of TYPED_PAIRS whose second's result goes to the output after it (a formula's last
+   * statement, 1 - k * x * y): the pair and the output in one dispatch */
+#define TYPED_PAIR_OUT(X)                                                                        \
+  X(T_PO_CLAMP_SMOOTHSTEP, CLAMP, SMOOTHSTEP, c) X(T_PO_CLAMP_LINSTEP, CLAMP, LINSTEP, c)        \
+  X(T_PO_MULF_ADDMULF, MULF, ADDMULF, a) X(T_PO_MULF_SUBMULF, MULF, SUBMULF, a)                  \
+  X(T_PO_MULF_MULADDF, MULF, MULADDF, a) X(T_PO_MULF_MULSUBF, MULF, MULSUBF, a)                  \
+  X(T_PO_MULF_MULF, MULF, MULF, a)
+#define X(op_, first, second, link) op_,
+  TYPED_PAIR_OUT(X)
+#undef X
   T_NOPS
 } topcode;
 

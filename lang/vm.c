@@ -1254,6 +1254,17 @@ static inline double tmod(vm_expr_ctx *ex, const tinsn *t, double a, double b) {
     BODY_##second(LINK_a_##link, B->f, LINK_c_##link);                                           \
     NEXT();                                                                                      \
   }
+/* A pair and the output after it that takes the second's result (TYPED_PAIR_OUT). */
+#define PAIR_OUT(op_, first, second, link)                                                       \
+  OP(op_) {                                                                                      \
+    double r_ = BODY_##first(A->f, B->f, C->f);                                                  \
+    (void)r_;                                                                                    \
+    t++;                                                                                         \
+    double r2_ = BODY_##second(LINK_a_##link, B->f, LINK_c_##link);                              \
+    t++;                                                                                         \
+    BODY_OUT(r2_, 0, 0);                                                                         \
+    NEXT();                                                                                      \
+  }
 /* An instruction and the two outputs after it that take its result (TYPED_OUT2). */
 #define OUT2(op_, first)                                                                         \
   OP(op_) {                                                                                      \
