@@ -1330,6 +1330,14 @@ int sinew__typed_run(const tprog *P, tcell *R, vm_expr_ctx *ex) {
   return rc;
 }
 
+/* In a loop of a few passes, keeps the compiler from vectorizing it: the checks and the
+ * vector body cost more than the passes themselves. */
+#if defined(__GNUC__)
+#define SCALAR_LOOP(index) __asm__("" : "+r"(index))
+#else
+#define SCALAR_LOOP(index) ((void)0)
+#endif
+
 /* sinew_expr_eval's direct path (the caller checked what sinew__typed_eval says): the same loop
  * without step counting or output bounds, and with no call between it and the public entry. */
 int sinew__typed_eval(const typed_target *to, const sinew_expr_io_t *io, unsigned *out_faults,
@@ -1343,8 +1351,13 @@ int sinew__typed_eval(const typed_target *to, const sinew_expr_io_t *io, unsigne
   if (faultbuf && faultlen) faultbuf[0] = 0;
   const tprog *P = to->prog;
   tcell *R = to->cells;
-  tcell *in = &R[P->in_base];
-  for (uint32_t k = 0; k < P->nin; k++) in[k].f = io->inputs[k];
+  /* the inputs, a few (no overlap to check, nothing to vectorize) */
+  tcell *restrict in = &R[P->in_base];
+  const double *restrict given = io->inputs;
+  for (uint32_t k = 0, n = P->nin; k < n; k++) {
+    in[k].f = given[k];
+    SCALAR_LOOP(k);
+  }
   if (P->uses_time) {
     R[P->time_cell].f = io->time_seconds;
     R[P->frame_cell].f = io->frame;
