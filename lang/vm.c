@@ -1265,6 +1265,25 @@ static inline double tmod(vm_expr_ctx *ex, const tinsn *t, double a, double b) {
     BODY_OUT(r2_, 0, 0);                                                                         \
     NEXT();                                                                                      \
   }
+/* A clamp, the ease of it, an instruction and the two outputs after it (TYPED_EASE_OUT2): the
+ * third's operand link (a or b) is the eased value, taken from where the ease left it. */
+#define EASED_a_a eased_
+#define EASED_a_b A->f
+#define EASED_b_a B->f
+#define EASED_b_b eased_
+#define EASE_OUT2(op_, ease, first, link)                                                        \
+  OP(op_) {                                                                                      \
+    double r_ = BODY_CLAMP(A->f, B->f, C->f);                                                    \
+    t++;                                                                                         \
+    double eased_ = BODY_##ease(A->f, B->f, r_);                                                 \
+    t++;                                                                                         \
+    double w_ = BODY_##first(EASED_a_##link, EASED_b_##link, C->f);                              \
+    t++;                                                                                         \
+    BODY_OUT(w_, 0, 0);                                                                          \
+    t++;                                                                                         \
+    BODY_OUT(w_, 0, 0);                                                                          \
+    NEXT();                                                                                      \
+  }
 /* An instruction and the two outputs after it that take its result (TYPED_OUT2). */
 #define OUT2(op_, first)                                                                         \
   OP(op_) {                                                                                      \
