@@ -510,6 +510,42 @@ typedef enum topcode {
 #define X(op_, first) op_,
   TYPED_OUT2(X)
 #undef X
+  /* a pair of TYPED_PAIRS whose second's result goes to the output after it (a formula's last
+   * statement, 1 - k * x * y): the pair and the output in one dispatch */
+#define TYPED_PAIR_OUT(X)                                                                        \
+  X(T_PO_CLAMP_SMOOTHSTEP, CLAMP, SMOOTHSTEP, c) X(T_PO_CLAMP_LINSTEP, CLAMP, LINSTEP, c)        \
+  X(T_PO_MULF_ADDMULF, MULF, ADDMULF, a) X(T_PO_MULF_SUBMULF, MULF, SUBMULF, a)                  \
+  X(T_PO_MULF_MULADDF, MULF, MULADDF, a) X(T_PO_MULF_MULSUBF, MULF, MULSUBF, a)                  \
+  X(T_PO_MULF_MULF, MULF, MULF, a)
+#define X(op_, first, second, link) op_,
+  TYPED_PAIR_OUT(X)
+#undef X
+  /* a value eased (a clamp then a smoothstep or linstep of it), then a result that reads it and
+   * goes to two outputs (TYPED_OUT2: bicep.scaleY and scaleZ = 1 + bicep.bulge * $a): five
+   * instructions in one dispatch, the eased value passed in a register to the third's operand
+   * link (a or b) */
+#define TYPED_EASE_OUT2(X)                                                                       \
+  X(T_EO2_SMOOTH_ADDF_A, SMOOTHSTEP, ADDF, a) X(T_EO2_SMOOTH_ADDF_B, SMOOTHSTEP, ADDF, b)        \
+  X(T_EO2_SMOOTH_SUBF_A, SMOOTHSTEP, SUBF, a) X(T_EO2_SMOOTH_SUBF_B, SMOOTHSTEP, SUBF, b)        \
+  X(T_EO2_SMOOTH_MULF_A, SMOOTHSTEP, MULF, a) X(T_EO2_SMOOTH_MULF_B, SMOOTHSTEP, MULF, b)        \
+  X(T_EO2_SMOOTH_MULADDF_A, SMOOTHSTEP, MULADDF, a)                                              \
+  X(T_EO2_SMOOTH_MULADDF_B, SMOOTHSTEP, MULADDF, b)                                              \
+  X(T_EO2_SMOOTH_ADDMULF_A, SMOOTHSTEP, ADDMULF, a)                                              \
+  X(T_EO2_SMOOTH_ADDMULF_B, SMOOTHSTEP, ADDMULF, b)                                              \
+  X(T_EO2_SMOOTH_MULSUBF_A, SMOOTHSTEP, MULSUBF, a)                                              \
+  X(T_EO2_SMOOTH_MULSUBF_B, SMOOTHSTEP, MULSUBF, b)                                              \
+  X(T_EO2_SMOOTH_SUBMULF_A, SMOOTHSTEP, SUBMULF, a)                                              \
+  X(T_EO2_SMOOTH_SUBMULF_B, SMOOTHSTEP, SUBMULF, b) X(T_EO2_LIN_ADDF_A, LINSTEP, ADDF, a)        \
+  X(T_EO2_LIN_ADDF_B, LINSTEP, ADDF, b) X(T_EO2_LIN_SUBF_A, LINSTEP, SUBF, a)                    \
+  X(T_EO2_LIN_SUBF_B, LINSTEP, SUBF, b) X(T_EO2_LIN_MULF_A, LINSTEP, MULF, a)                    \
+  X(T_EO2_LIN_MULF_B, LINSTEP, MULF, b) X(T_EO2_LIN_MULADDF_A, LINSTEP, MULADDF, a)              \
+  X(T_EO2_LIN_MULADDF_B, LINSTEP, MULADDF, b) X(T_EO2_LIN_ADDMULF_A, LINSTEP, ADDMULF, a)        \
+  X(T_EO2_LIN_ADDMULF_B, LINSTEP, ADDMULF, b) X(T_EO2_LIN_MULSUBF_A, LINSTEP, MULSUBF, a)        \
+  X(T_EO2_LIN_MULSUBF_B, LINSTEP, MULSUBF, b) X(T_EO2_LIN_SUBMULF_A, LINSTEP, SUBMULF, a)        \
+  X(T_EO2_LIN_SUBMULF_B, LINSTEP, SUBMULF, b)
+#define X(op_, ease, first, link) op_,
+  TYPED_EASE_OUT2(X)
+#undef X
   T_NOPS
 } topcode;
 

@@ -1013,8 +1013,40 @@ static void pair_up(tprog *P) {
       TYPED_OUT2(X)
 #undef X
   };
+  /* the pairs of TYPED_PAIR_OUT, and what each becomes when the output follows */
+  static const uint8_t pair_out[] = {
+#define X(op_, a, b, link) T_PAIR_##a##_##b,
+      TYPED_PAIR_OUT(X)
+#undef X
+  };
+  static const uint8_t pair_out_fused[] = {
+#define X(op_, a, b, link) op_,
+      TYPED_PAIR_OUT(X)
+#undef X
+  };
+  static const struct {
+    uint8_t ease, first, fused;
+    char link;
+  } ease_out2[] = {
+#define X(op_, e, f, link) {T_##e, T_##f, op_, #link[0]},
+      TYPED_EASE_OUT2(X)
+#undef X
+  };
   for (uint32_t i = 0; i + 1 < P->n; i++) {
     const tinsn *x = &P->code[i], *y = &P->code[i + 1];
+    if (x->op == T_CLAMP && i + 4 < P->n && y->c == x->d && y[2].op == T_OUT && y[3].op == T_OUT &&
+        y[2].a == y[1].d && y[3].a == y[1].d && (y[1].a == y->d || y[1].b == y->d)) {
+      char link = y[1].a == y->d ? 'a' : 'b';
+      size_t k = 0;
+      while (k < sizeof ease_out2 / sizeof ease_out2[0] &&
+             (ease_out2[k].ease != y->op || ease_out2[k].first != y[1].op || ease_out2[k].link != link))
+        k++;
+      if (k < sizeof ease_out2 / sizeof ease_out2[0]) {
+        P->code[i].op = ease_out2[k].fused;
+        i += 4;
+        continue;
+      }
+    }
     if (i + 2 < P->n && y[0].op == T_OUT && y[1].op == T_OUT && y[0].a == x->d && y[1].a == x->d) {
       size_t k = 0;
       while (k < sizeof out2 && out2_first[k] != x->op) k++;
@@ -1027,6 +1059,15 @@ static void pair_up(tprog *P) {
     for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; k++) {
       if (pairs[k].first != x->op || pairs[k].second != y->op) continue;
       if ((pairs[k].link == 'a' && y->a != x->d) || (pairs[k].link == 'c' && y->c != x->d)) continue;
+      if (i + 2 < P->n && y[1].op == T_OUT && y[1].a == y->d) { /* and the output after it */
+        size_t j = 0;
+        while (j < sizeof pair_out / sizeof pair_out[0] && pair_out[j] != pairs[k].fused) j++;
+        if (j < sizeof pair_out / sizeof pair_out[0]) {
+          P->code[i].op = pair_out_fused[j];
+          i += 2;
+          break;
+        }
+      }
       P->code[i++].op = pairs[k].fused;
       break;
     }

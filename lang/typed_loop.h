@@ -56,6 +56,12 @@
 #define X(op_, first) [op_] = &&L_##op_,
       TYPED_OUT2(X)
 #undef X
+#define X(op_, first, second, link) [op_] = &&L_##op_,
+      TYPED_PAIR_OUT(X)
+#undef X
+#define X(op_, ease, first, link) [op_] = &&L_##op_,
+      TYPED_EASE_OUT2(X)
+#undef X
   };
   goto *labels[t->op];
 #else
@@ -105,6 +111,12 @@
 #undef X
 #define X(op_, first) OUT2(op_, first)
   TYPED_OUT2(X)
+#undef X
+#define X(op_, first, second, link) PAIR_OUT(op_, first, second, link)
+  TYPED_PAIR_OUT(X)
+#undef X
+#define X(op_, ease, first, link) EASE_OUT2(op_, ease, first, link)
+  TYPED_EASE_OUT2(X)
 #undef X
   OP(T_PAIR_OUT_OUT) {
     BODY_OUT(A->f, 0, 0);

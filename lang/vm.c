@@ -1254,6 +1254,36 @@ static inline double tmod(vm_expr_ctx *ex, const tinsn *t, double a, double b) {
     BODY_##second(LINK_a_##link, B->f, LINK_c_##link);                                           \
     NEXT();                                                                                      \
   }
+/* A pair and the output after it that takes the second's result (TYPED_PAIR_OUT). */
+#define PAIR_OUT(op_, first, second, link)                                                       \
+  OP(op_) {                                                                                      \
+    double r_ = BODY_##first(A->f, B->f, C->f);                                                  \
+    (void)r_;                                                                                    \
+    t++;                                                                                         \
+    double r2_ = BODY_##second(LINK_a_##link, B->f, LINK_c_##link);                              \
+    t++;                                                                                         \
+    BODY_OUT(r2_, 0, 0);                                                                         \
+    NEXT();                                                                                      \
+  }
+/* A clamp, the ease of it, an instruction and the two outputs after it (TYPED_EASE_OUT2): the
+ * third's operand link (a or b) is the eased value, taken from where the ease left it. */
+#define EASED_a_a eased_
+#define EASED_a_b A->f
+#define EASED_b_a B->f
+#define EASED_b_b eased_
+#define EASE_OUT2(op_, ease, first, link)                                                        \
+  OP(op_) {                                                                                      \
+    double r_ = BODY_CLAMP(A->f, B->f, C->f);                                                    \
+    t++;                                                                                         \
+    double eased_ = BODY_##ease(A->f, B->f, r_);                                                 \
+    t++;                                                                                         \
+    double w_ = BODY_##first(EASED_a_##link, EASED_b_##link, C->f);                              \
+    t++;                                                                                         \
+    BODY_OUT(w_, 0, 0);                                                                          \
+    t++;                                                                                         \
+    BODY_OUT(w_, 0, 0);                                                                          \
+    NEXT();                                                                                      \
+  }
 /* An instruction and the two outputs after it that take its result (TYPED_OUT2). */
 #define OUT2(op_, first)                                                                         \
   OP(op_) {                                                                                      \
@@ -1319,6 +1349,14 @@ int sinew__typed_run(const tprog *P, tcell *R, vm_expr_ctx *ex) {
   return rc;
 }
 
+/* In a loop of a few passes, keeps the compiler from vectorizing it: the checks and the
+ * vector body cost more than the passes themselves. */
+#if defined(__GNUC__)
+#define SCALAR_LOOP(index) __asm__("" : "+r"(index))
+#else
+#define SCALAR_LOOP(index) ((void)0)
+#endif
+
 /* sinew_expr_eval's direct path (the caller checked what sinew__typed_eval says): the same loop
  * without step counting or output bounds, and with no call between it and the public entry. */
 int sinew__typed_eval(const typed_target *to, const sinew_expr_io_t *io, unsigned *out_faults,
@@ -1332,8 +1370,13 @@ int sinew__typed_eval(const typed_target *to, const sinew_expr_io_t *io, unsigne
   if (faultbuf && faultlen) faultbuf[0] = 0;
   const tprog *P = to->prog;
   tcell *R = to->cells;
-  tcell *in = &R[P->in_base];
-  for (uint32_t k = 0; k < P->nin; k++) in[k].f = io->inputs[k];
+  /* the inputs, a few (no overlap to check, nothing to vectorize) */
+  tcell *restrict in = &R[P->in_base];
+  const double *restrict given = io->inputs;
+  for (uint32_t k = 0, n = P->nin; k < n; k++) {
+    in[k].f = given[k];
+    SCALAR_LOOP(k);
+  }
   if (P->uses_time) {
     R[P->time_cell].f = io->time_seconds;
     R[P->frame_cell].f = io->frame;

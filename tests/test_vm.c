@@ -183,6 +183,19 @@ static const char *const TYPED_TEXTS[] = {
     ".O[1] = 1 + .I[1] * $a; .O[2] = 1 - 0.3 * .I[1] * $a;",
     "float $y = 0.5; if (.I[0] > 0) $y = .I[1] * 2; .O[0] = $y; .O[1] = linstep(-1, 1, .I[0]); .O[2] = .O[1];",
     ".O[0] = clamp(-1, 1, .I[0]) * 1e308 * 10; .O[1] = smoothstep(0, 0, .I[1]) - .I[2] * .I[2] * 3;",
+    /* a pair and the output after it (TYPED_PAIR_OUT), each shape; an output fault there; the
+     * if's jump landing on the output, which then runs alone */
+    "float $t = 0.5; if (.I[0] > 0) $t = smoothstep(0, 2, clamp(0, 1, .I[0])); .O[0] = $t; "
+    ".O[1] = linstep(-1, 1, clamp(-2, 2, .I[1])); .O[2] = .I[0] * .I[1] * 1e308;",
+    ".O[0] = 1 + 0.3 * .I[1] * .I[0]; .O[1] = 0.3 * .I[1] * .I[2] + 1; .O[2] = 0.7 * .I[0] * .I[2] - 1;",
+    /* a value eased then a result of it to two outputs (TYPED_EASE_OUT2), linked through a or
+     * b; output faults there; the if's jump landing on the third instruction, which then runs
+     * alone with the outputs after it */
+    "float $e = linstep(0, 2, clamp(-1, 3, .I[0])); .O[0] = $e * .I[1] - 0.5; .O[1] = $e * .I[1] - 0.5; .O[2] = $e;",
+    "float $s = smoothstep(-1, 1, clamp(-2, 2, .I[1])); .O[0] = .I[0] + $s; .O[1] = .I[0] + $s; "
+    "float $u = smoothstep(0, 1, clamp(0, 1, .I[0])); .O[2] = 1e308 * 10 * $u; .O[1] = 1e308 * 10 * $u;",
+    "float $s = 0.25; if (.I[0] > 1) $s = smoothstep(0, 4, clamp(0, 3, .I[0])); .O[0] = 1 - .I[1] * $s; "
+    ".O[1] = 1 - .I[1] * $s; .O[2] = $s;",
 };
 
 static void test_typed_matches_generic(void **state) {
