@@ -24,14 +24,10 @@
 #include "lang/lang_internal.h"
 #include "sinew/lang.h"
 #include "sinew/sinew.h"
+#include "bench/bench_util.h"
 
 /* This thread's CPU time: on a shared machine the time other processes take the CPU is not
  * counted against either side of a ratio. */
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static const char *TEXT =
     "float $bend = clamp(0, 150, elbow.rotateZ);\n"
@@ -261,11 +257,6 @@ static double frame_run(frame_rig *r, long frames, double *sink) {
     }
   }
   return (now() - t0) / (double)frames * 1e9;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
 }
 
 static double median(double *v, int n) {
