@@ -282,8 +282,9 @@ static void assign(comp *C, const ast *e) {
     }
     /* $arr[$i] = v on an undeclared $arr declares it, an array of the value's type (the VM
      * makes it at the first store) */
-    local *l = store_target(C, base, nidx == 1 && e->op == OP_ASSIGN);
-    if (!l) return;
+    const local *found = store_target(C, base, nidx == 1 && e->op == OP_ASSIGN);
+    if (!found) return;
+    local kept = *found, *l = &kept; /* the index and value may declare variables and move the table */
     if (nidx == 2) expression(C, lv->a->b);
     expression(C, lv->b);
     if (e->op != OP_ASSIGN) {
@@ -440,8 +441,9 @@ static void call(comp *C, const ast *e, bool command_syntax) {
       cerr(C, last, SINEW_ESYNTAX, "%s needs an array variable as its last argument", name);
       return;
     }
-    local *l = store_target(C, last, !clr);
-    if (!l) return;
+    const local *found = store_target(C, last, !clr);
+    if (!found) return;
+    local kept = *found, *l = &kept; /* the arguments may declare variables and move the table */
     if (tok) {
       int k = 0;
       for (const ast *a = e->a; a != last; a = a->next, k++) expression(C, a);
@@ -669,11 +671,14 @@ static void declare(comp *C, const ast *d) {
     if (!(l = add_local(C, d->v.str.s, d->v.str.len))) return;
     l->slot = new_slot(C, kind);
   }
+  /* the slot, not l: the initializer may declare variables of its own ($a = $b = 1 with $b
+   * new), which can move the table l points into */
+  int32_t slot = l->slot;
   if (d->a && kind != SINEW_VALUE_MATRIX && !lv_is_array(kind)) {
     /* a scalar with a value: the store converts it to the declared kind */
     expression(C, d->a);
     C->line = d->line;
-    emit(C, OPC_STORE, l->slot, 0, 0);
+    emit(C, OPC_STORE, slot, 0, 0);
     emit(C, OPC_POP, 0, 0, 0);
     return;
   }
@@ -688,10 +693,10 @@ static void declare(comp *C, const ast *d) {
   }
   /* In an expression a declaration without a value keeps the variable's value from the last
    * evaluation (b = 1). */
-  emit(C, OPC_DECL, l->slot, C->expr_mode && !d->a ? 1 : 0, kind);
+  emit(C, OPC_DECL, slot, C->expr_mode && !d->a ? 1 : 0, kind);
   if (d->a) {
     expression(C, d->a);
-    emit(C, OPC_STORE, l->slot, 0, 0);
+    emit(C, OPC_STORE, slot, 0, 0);
     emit(C, OPC_POP, 0, 0, 0);
   }
 }

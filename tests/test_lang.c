@@ -503,6 +503,28 @@ static void test_control_flow(void **state) {
   expect_int(f, ";;; 3;", 3);
 }
 
+/* The compiler's table of variables grows while a statement is compiled: an initializer, an
+ * element's index or value, or tokenize's arguments may declare variables of their own. The
+ * variable being stored into is kept by its slot, not by a pointer into the table (a fuzz_expr
+ * finding: a use after free under ASan, a store into the wrong variable without it). */
+static void test_locals_table_moves(void **state) {
+  fx *f = *state;
+  char *text = NULL;
+  size_t len = 0;
+  FILE *m = open_memstream(&text, &len);
+  assert_non_null(m);
+  enum { N = 60 };
+  for (int i = 0; i < N; i++)
+    fprintf(m, "float $a%d = $b%d = %d; int $arr%d[]; $arr%d[$k%d = 1] = ($v%d = 7); string $t%d[];"
+               " tokenize(($s%d = \"x y\"), $t%d);\n", i, i, i, i, i, i, i, i, i, i);
+  fprintf(m, "float $sum = 0;");
+  for (int i = 0; i < N; i++) fprintf(m, " $sum += $a%d + $b%d + $arr%d[1] + size($t%d) + $k%d;", i, i, i, i, i);
+  fprintf(m, " $sum;");
+  assert_int_equal(fclose(m), 0);
+  expect_float(f, text, 2.0 * (N * (N - 1) / 2) + 7.0 * N + 2.0 * N + N);
+  free(text);
+}
+
 static void test_arrays(void **state) {
   fx *f = *state;
   expect_int(f, "int $a[] = {1, 2, 3}; $a[5] = 9; size($a);", 6);
@@ -1675,6 +1697,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_conversions, setup, teardown),
       cmocka_unit_test_setup_teardown(test_operators, setup, teardown),
       cmocka_unit_test_setup_teardown(test_control_flow, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_locals_table_moves, setup, teardown),
       cmocka_unit_test_setup_teardown(test_arrays, setup, teardown),
       cmocka_unit_test_setup_teardown(test_procedures, setup, teardown),
       cmocka_unit_test_setup_teardown(test_globals, setup, teardown),
