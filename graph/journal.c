@@ -244,10 +244,11 @@ static void run_restored(sinew_graph_t *g) {
   g->jr.nrestored = 0;
   g->jr.restored_all = false;
   for (uint32_t i = 0; i < (all ? g->nnodes : k); i++) {
-    sinew__node *n = all ? g->nodes[i] : sinew__node_get(g, noted[i]);
-    if (!n || !n->type->restored) continue;
-    sinew_node_t h = all ? (sinew_node_t){i, n->gen} : noted[i];
-    n->type->restored(g, h, n->state);
+    sinew_node_t h = {0, 0};
+    if (!all) h = noted[i];
+    else if (g->nodes[i]) h = (sinew_node_t){i, g->nodes[i]->gen};
+    sinew__node *n = sinew__node_get(g, h); /* live only: a node the records detached is left */
+    if (n && n->type->restored) n->type->restored(g, h, n->state);
   }
 }
 
