@@ -139,6 +139,10 @@ int sinew_pool_set_threads(int threads) {
   if (threads < 0 || threads > MAX_THREADS + 1) return SINEW_EINVAL;
   uv_once(&once, init_once);
   uv_mutex_lock(&run_lock);
+  if (P.wanted == threads && threads > 0) { /* the same count: the running workers stay */
+    uv_mutex_unlock(&run_lock);
+    return SINEW_OK;
+  }
   stop_workers();
   P.wanted = threads;
   uv_mutex_unlock(&run_lock);
@@ -189,7 +193,7 @@ void sinew_pool_run(size_t n, size_t min_chunk, sinew_pool_fn fn, void *ud) {
     fn(ud, 0, n);
     return;
   }
-  size_t chunk = n / ((size_t)total * 4);
+  size_t chunk = n / ((size_t)total * 16);
   if (chunk < min_chunk) chunk = min_chunk;
   P.n = n;
   P.chunk = chunk;
