@@ -41,6 +41,10 @@ int sinew__skin_weights_build_from(uint32_t npoints, uint32_t cap, sinew__skin_p
     uint32_t most = 0;
     for (uint32_t v = b * SINEW__SKIN_BLOCK; v < npoints && v < (b + 1) * SINEW__SKIN_BLOCK; v++) {
       uint32_t k = point(ud, v, ps, pw);
+      if (k > cap) {
+        sinew_free(tmp);
+        return SINEW_EINVAL;
+      }
       entries += k;
       if (k > most) most = k;
     }
@@ -73,6 +77,11 @@ int sinew__skin_weights_build_from(uint32_t npoints, uint32_t cap, sinew__skin_p
       uint32_t v = b * SINEW__SKIN_BLOCK + l;
       if (v >= npoints) break;
       uint32_t k = point(ud, v, ps, pw);
+      if (k > cap || row + k > rows) { /* not what the first pass counted: write nothing past */
+        sinew_free(base);
+        sinew_free(tmp);
+        return SINEW_EINVAL;
+      }
       for (uint32_t q = 0; q < k; q++) order[q] = (ranked){pw[q], q};
       if (k > 1) qsort(order, k, sizeof *order, ranked_cmp);
       for (uint32_t q = 0; q < k; q++) {

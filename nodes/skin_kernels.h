@@ -45,7 +45,9 @@ int sinew__skin_weights_build(uint32_t npoints, const uint32_t *offsets, const u
 /* The same from a function giving point v's entries (at most cap, written into slots /
  * weights; returns how many), called twice per point in ascending order (the rows, then the
  * cells) and giving the same both times: no copy of every point's weights is held besides
- * the result. SINEW_ERANGE when cap > 65535. */
+ * the result. SINEW_ERANGE when cap > 65535; SINEW_EINVAL (out untouched, nothing written
+ * past what the first pass counted) when a point gives more than cap entries or the second
+ * pass gives more rows than the first. */
 typedef uint32_t (*sinew__skin_point_fn)(void *ud, uint32_t v, uint16_t *slots, float *weights);
 int sinew__skin_weights_build_from(uint32_t npoints, uint32_t cap, sinew__skin_point_fn point, void *ud,
                                    uint32_t ninfluences, sinew__skin_weights *out);

@@ -318,6 +318,40 @@ static void test_packing(void **state) {
   sinew__skin_weights_free(&p);
 }
 
+/* A point function that gives more entries the second time it is asked (a graph changed under
+ * the compile, or a defect in it): the build fails and writes nothing past what it counted. */
+typedef struct growing {
+  uint32_t calls, extra_from; /* calls made; from this call on, one entry more */
+} growing;
+static uint32_t growing_point(void *ud, uint32_t v, uint16_t *slots, float *weights) {
+  growing *g = ud;
+  uint32_t k = 1 + (g->calls++ >= g->extra_from);
+  for (uint32_t q = 0; q < k; q++) slots[q] = (uint16_t)(v % 4 + q), weights[q] = 1.0f / (float)k;
+  return k;
+}
+static uint32_t too_many_point(void *ud, uint32_t v, uint16_t *slots, float *weights) {
+  (void)ud, (void)v;
+  for (uint32_t q = 0; q < 3; q++) slots[q] = (uint16_t)q, weights[q] = 0.25f;
+  return 3; /* more than the cap of 2 it was given room for (the buffers have one spare) */
+}
+
+static void test_packing_trusts_nothing(void **state) {
+  (void)state;
+  sinew__skin_weights p = {0}, keep = {0};
+  assert_int_equal(sinew__skin_weights_build_from(40, 2, growing_point, &(growing){0, UINT32_MAX}, 8, &keep),
+                   SINEW_OK);
+  assert_int_equal(keep.nrows, 3); /* 3 blocks of one row */
+  /* every point of the second pass asks for a second row: the first block already overflows */
+  p = keep;
+  assert_int_equal(sinew__skin_weights_build_from(40, 2, growing_point, &(growing){0, 40}, 8, &p), SINEW_EINVAL);
+  assert_ptr_equal(p.storage, keep.storage); /* untouched */
+  /* only the last point grows: the rows counted for the earlier blocks leave no room either */
+  assert_int_equal(sinew__skin_weights_build_from(40, 2, growing_point, &(growing){0, 79}, 8, &p), SINEW_EINVAL);
+  assert_int_equal(sinew__skin_weights_build_from(40, 2, too_many_point, NULL, 8, &p), SINEW_EINVAL);
+  assert_ptr_equal(p.storage, keep.storage);
+  sinew__skin_weights_free(&keep);
+}
+
 static void test_isa_api(void **state) {
   (void)state;
   assert_int_equal(sinew_skin_set_isa((sinew_skin_isa_t)99), SINEW_EINVAL);
@@ -458,6 +492,7 @@ static void test_graph_each_path(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_packing),
+      cmocka_unit_test(test_packing_trusts_nothing),
       cmocka_unit_test(test_isa_api),
       cmocka_unit_test(test_paths_match_scalar),
       cmocka_unit_test(test_split_independence),
