@@ -32,7 +32,9 @@ typedef void (*sinew_pool_fn)(void *user_data, size_t begin, size_t end);
 SINEW_API int sinew_pool_set_threads(int threads);
 SINEW_API int sinew_pool_threads(void);
 /* Runs fn over [0, n) in chunks of at least min_chunk items and returns when all are done.
- * Jobs no larger than min_chunk run on the calling thread only. */
+ * Jobs no larger than min_chunk run on the calling thread only. A job is cut in about 16
+ * chunks per thread, taken in order by whichever thread is free (the calling thread starts
+ * at once; a worker that wakes late takes fewer), so the threads finish close together. */
 SINEW_API void sinew_pool_run(size_t n, size_t min_chunk, sinew_pool_fn fn, void *user_data);
 /* Stops the worker threads (they start again on the next job). */
 SINEW_API void sinew_pool_shutdown(void);
