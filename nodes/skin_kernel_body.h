@@ -215,13 +215,15 @@ static inline __attribute__((always_inline)) void body(const sinew__skin_job *j,
         /* The blended dual quaternion is used as it is, not normalised: dividing both parts by
          * |real| scales every product below by 1 / |real|^2, so `two` (2 / |real|^2 where the
          * unit form has 2) does it with one division and no square root, which sat on the
-         * critical path. A zero or non-finite real part leaves the point. */
+         * critical path. A zero or non-finite real part leaves the point, and so does one so
+         * small (|real| below about 1e-19, weights of that size) that 2 / |real|^2 overflows. */
         const V n2 = V_FMA(q[0], q[0], V_FMA(q[1], q[1], V_FMA(q[2], q[2], V_MUL(q[3], q[3]))));
-        const M ok = M_AND(V_GT(n2, zero), V_LT(n2, V_SET1(__builtin_inff())));
+        const V two = V_DIV(V_SET1(2.0f), n2);
+        const M ok = M_AND(M_AND(V_GT(n2, zero), V_LT(n2, V_SET1(__builtin_inff()))),
+                           V_LT(two, V_SET1(__builtin_inff())));
         const V rx = q[0], ry = q[1], rz = q[2], rw = q[3];
         const V ux = q[4], uy = q[5], uz = q[6], uw = q[7];
         /* translation 2 * (dual * conj(real)).xyz */
-        const V two = V_DIV(V_SET1(2.0f), n2);
         const V trx = V_MUL(two, V_SUB(V_FMA(rw, ux, V_MUL(uz, ry)), V_FMA(uw, rx, V_MUL(uy, rz))));
         const V try_ = V_MUL(two, V_SUB(V_FMA(rw, uy, V_MUL(ux, rz)), V_FMA(uw, ry, V_MUL(uz, rx))));
         const V trz = V_MUL(two, V_SUB(V_FMA(rw, uz, V_MUL(uy, rx)), V_FMA(uw, rz, V_MUL(ux, ry))));

@@ -237,6 +237,32 @@ static void test_paths_match_scalar(void **state) {
   assert_true(checked > 0);
 }
 
+/* Weights so small (1e-21) that |real|^2 of the blended dual quaternion underflows in float:
+ * no path writes an infinity or a NaN (the SIMD paths once took 2 / |real|^2 = inf). */
+static void test_tiny_weights_stay_finite(void **state) {
+  (void)state;
+  fixture f;
+  fixture_make(&f, 20, 4, true, true, 77);
+  for (size_t c = 0; c < (size_t)f.w.nrows * SINEW__SKIN_BLOCK; c++) f.w.weights[c] *= 1e-21f;
+  int checked = 0;
+  for (int method = SINEW__SKIN_LINEAR; method <= SINEW__SKIN_BLENDED; method++)
+    for (int isa = SINEW_SKIN_ISA_SCALAR; isa < SINEW_SKIN_ISA_MAX; isa++) {
+      if (!sinew__skin_isa_available(isa)) continue;
+      f.job.method = method;
+      float *p, *n;
+      run_all(&f, isa, true, &p, &n);
+      for (uint32_t i = 0; i < 3 * f.total; i++)
+        if (!isfinite(p[i]) || !isfinite(n[i]))
+          fail_msg("%s, method %d: point %u coordinate %u: %g, normal %g", sinew_skin_isa_name((sinew_skin_isa_t)isa),
+                   method, i / 3, i % 3, p[i], n[i]);
+      free(p);
+      free(n);
+      checked++;
+    }
+  fixture_free(&f);
+  assert_true(checked >= 3);
+}
+
 typedef struct split_run {
   const sinew__skin_job *job;
   int isa;
@@ -495,6 +521,7 @@ int main(void) {
       cmocka_unit_test(test_packing_trusts_nothing),
       cmocka_unit_test(test_isa_api),
       cmocka_unit_test(test_paths_match_scalar),
+      cmocka_unit_test(test_tiny_weights_stay_finite),
       cmocka_unit_test(test_split_independence),
       cmocka_unit_test(test_graph_each_path),
   };
