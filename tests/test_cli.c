@@ -320,6 +320,49 @@ static void test_run_mel_writes_frames(void **state) {
   sinew_data_unref(f5);
 }
 
+/* Frames on the worker pool (sinew_evaluate_parallel, taken when a frame is heavy; forced here
+ * with SINEW_RUN_PARALLEL_MS=0) write the same points as the session pulling each mesh. */
+static void test_run_on_the_pool(void **state) {
+  char two[4096];
+  snprintf(two, sizeof two,
+           "%s"
+           "createNode transform -n \"box2\";\n"
+           "createNode mesh -n \"box2Shape\" -p \"box2\";\n"
+           "createNode polyCube -n \"cubeMaker2\";\n"
+           "createNode skinCluster -n \"skin2\";\n"
+           "setAttr \"skin2.wl[0:7].w[0]\" 1 1 1 1 0.5 0.5 0.5 0.5;\n"
+           "connectAttr \"bone.worldMatrix[0]\" \"skin2.matrix[0]\";\n"
+           "connectAttr \"cubeMaker2.output\" \"skin2.input[0].inputGeometry\";\n"
+           "connectAttr \"skin2.outputGeometry[0]\" \"box2Shape.inMesh\";\n"
+           "setAttr \"box2.translateZ\" -2;\n",
+           rig_mel);
+  const char *rig = write_tmp("two.mel", two);
+  static const char *const knobs[] = {"0", "abc", NULL}; /* every frame; a bad value: the default */
+  for (int k = 0; knobs[k]; k++) {
+    const char *out = tmp_path(k ? "pool-default" : "pool-always");
+    assert_int_equal(setenv("SINEW_RUN_PARALLEL_MS", knobs[k], 1), 0);
+    result_t r = run_cli("run", rig, "--frames", "1:4", "-v", "--out", out, NULL);
+    unsetenv("SINEW_RUN_PARALLEL_MS");
+    assert_status(&r, 0);
+    assert_contains(r.out, "4 frames, 2 meshes, 16 vertices per frame, 8 files");
+    if (k == 0) assert_contains(r.out, "4 of 4 frames evaluated on the worker pool");
+    else assert_contains(r.out, " of 4 frames evaluated on the worker pool"); /* as heavy as they come */
+    result_free(&r);
+    char path[600];
+    for (int frame = 1; frame <= 4; frame++)
+      for (int m = 0; m < 2; m++) {
+        snprintf(path, sizeof path, "%s/%s.%04d.obj", out, m ? "box2Shape" : "boxShape", frame);
+        sinew_data_t *written = read_obj(path);
+        sinew_data_t *expected =
+            session_mesh(rig, false, frame, m ? "box2Shape.worldMesh[0]" : "boxShape.worldMesh[0]");
+        assert_same_points(written, expected);
+        sinew_data_unref(expected);
+        sinew_data_unref(written);
+      }
+  }
+  (void)state;
+}
+
 static void test_run_file_names(void **state) {
   /* Two shapes named geoShape under different parents, and a shape with no geometry. */
   const char *dup = write_tmp("dup.mel",
@@ -1082,6 +1125,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_help_and_version),
       cmocka_unit_test(test_run_mel_writes_frames),
+      cmocka_unit_test(test_run_on_the_pool),
       cmocka_unit_test(test_run_file_names),
       cmocka_unit_test(test_run_object_space_matches_maya),
       cmocka_unit_test(test_run_progress_on_terminal),

@@ -423,8 +423,13 @@ static int run_frames(run_opts_t *o, sinew_session_t *s, double load_seconds) {
    * on the pool only when the one before took PARALLEL_UP or more to evaluate (PARALLEL_DOWN
    * once on the pool, so that the choice does not flip each frame); otherwise each mesh is
    * pulled as it is written. Either way the points are the same, bit for bit. */
-  const double PARALLEL_UP = 2e-3, PARALLEL_DOWN = 1e-3;
-  bool parallel = false;
+  double parallel_up = 2e-3, parallel_down = 1e-3;
+  const char *env = getenv("SINEW_RUN_PARALLEL_MS"); /* tuning and tests: 0 = every frame */
+  char *env_end = NULL;
+  double env_ms = env && *env ? strtod(env, &env_end) : -1;
+  if (env_end && !*env_end && env_ms >= 0 && env_ms <= 1e6) parallel_up = parallel_down = env_ms * 1e-3;
+  bool parallel = nplugs > 1 && parallel_up == 0;
+  long pooled = 0;
   /* SIGINT, SIGTERM and --timeout (cli_stop) stop the run between files; the file being written
    * is discarded */
   if (progress) show_progress(0, total, o->first);
@@ -440,12 +445,12 @@ static int run_frames(run_opts_t *o, sinew_session_t *s, double load_seconds) {
     }
     /* a failure here is reported by the mesh's own read below, which tries again */
     double frame_start = cli_now(), written_before = write_seconds;
-    if (!status && parallel) (void)sinew_evaluate_parallel(g, plugs, nplugs);
+    if (!status && parallel) (void)sinew_evaluate_parallel(g, plugs, nplugs), pooled++;
     for (size_t k = 0; k < nmeshes && !status; k++)
       status = cli_stop ? RUN_STOPPED
                         : write_mesh(o, g, &meshes[k], frame, batch, &points, &written, &write_seconds);
     double evaluating = cli_now() - frame_start - (write_seconds - written_before);
-    parallel = nplugs > 1 && evaluating >= (parallel ? PARALLEL_DOWN : PARALLEL_UP);
+    parallel = nplugs > 1 && evaluating >= (parallel ? parallel_down : parallel_up);
     files += written;
     if (status) break;
     if (sinew_afile_batch_count(batch) >= BATCH_FILES || cli_now() - last_commit >= BATCH_SECONDS) {
@@ -479,6 +484,8 @@ static int run_frames(run_opts_t *o, sinew_session_t *s, double load_seconds) {
            "writing %.0f%%)\n",
            done, done == 1 ? "" : "s", written, written == 1 ? "" : "es", points, files, o->out_dir, seconds,
            load_seconds, seconds > 0 ? 100 * write_seconds / seconds : 0);
+    if (o->common.verbose)
+      printf("%ld of %ld frame%s evaluated on the worker pool\n", pooled, done, done == 1 ? "" : "s");
   }
   free_meshes(meshes, nmeshes);
   return status;
