@@ -102,11 +102,59 @@ static uint32_t find_in(const sinew__attr *attrs, uint32_t n, const char *name) 
   return SINEW__NO_ATTR;
 }
 
-/* Appends one attribute built from a descriptor. `lookup` resolves parent names among the
- * attributes known so far (the table itself, and for dynamic attributes the type's too). */
+/* The names of a table being registered, hashed (open addressing; an entry is an attribute's
+ * index + 1, reached by its long and its short name): registering a type derived from a type
+ * of hundreds of attributes looked every new name up linearly among them. */
+typedef struct name_index {
+  uint32_t *slot;
+  uint32_t mask;
+} name_index;
+
+static uint32_t name_hash(const char *s) {
+  uint32_t h = 2166136261u; /* FNV-1a */
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
+  return h;
+}
+
+static int name_index_init(name_index *ix, uint32_t nattrs) {
+  uint32_t cap = 64;
+  while (cap < 4 * (size_t)nattrs + 4) cap *= 2; /* two names an attribute, half full at most */
+  ix->slot = sinew__calloc(cap, sizeof *ix->slot);
+  ix->mask = cap - 1;
+  return ix->slot ? SINEW_OK : SINEW_ENOMEM;
+}
+
+static uint32_t name_index_find(const name_index *ix, const sinew__attr *attrs, const char *name) {
+  for (uint32_t i = name_hash(name) & ix->mask;; i = (i + 1) & ix->mask) {
+    uint32_t e = ix->slot[i];
+    if (!e) return SINEW__NO_ATTR;
+    const sinew__attr *a = &attrs[e - 1];
+    if (strcmp(a->name, name) == 0 || (a->short_name && strcmp(a->short_name, name) == 0)) return e - 1;
+  }
+}
+
+/* Adds attrs[i]'s names (their absence checked by the caller). */
+static void name_index_add(name_index *ix, const sinew__attr *attrs, uint32_t i) {
+  const char *names[2] = {attrs[i].name, attrs[i].short_name};
+  for (int k = 0; k < 2; k++) {
+    if (!names[k]) continue;
+    uint32_t at = name_hash(names[k]) & ix->mask;
+    while (ix->slot[at]) at = (at + 1) & ix->mask;
+    ix->slot[at] = i + 1;
+  }
+}
+
+/* attrs[0..n) by name: through the index when there is one. */
+static uint32_t find_name(const name_index *ix, const sinew__attr *attrs, uint32_t n, const char *name) {
+  return ix ? name_index_find(ix, attrs, name) : find_in(attrs, n, name);
+}
+
+/* Appends one attribute built from a descriptor. Parent names resolve among the attributes
+ * known so far (the table itself); names must be new to it and to `extra` (for dynamic
+ * attributes, the type's). `ix` (or NULL) indexes the table's names and gets the new ones. */
 static int add_attr(sinew_graph_t *g, sinew__attr *attrs, uint32_t *n, uint32_t base_id,
                     const sinew__attr *extra, uint32_t nextra, const sinew_attr_desc_t *d,
-                    uint32_t *ntop) {
+                    uint32_t *ntop, name_index *ix) {
   if (!d->name || !*d->name)
     return sinew_graph_set_error(g, SINEW_EINVAL, "attribute without a name");
   if ((unsigned)d->type == SINEW_ATTR_INVALID || d->type >= SINEW_ATTR_TYPE_MAX)
@@ -117,7 +165,7 @@ static int add_attr(sinew_graph_t *g, sinew__attr *attrs, uint32_t *n, uint32_t 
   const char *names[2] = {d->name, d->short_name};
   for (int k = 0; k < 2; k++) {
     if (!names[k]) continue;
-    if (find_in(attrs, *n, names[k]) != SINEW__NO_ATTR ||
+    if (find_name(ix, attrs, *n, names[k]) != SINEW__NO_ATTR ||
         (extra && find_in(extra, nextra, names[k]) != SINEW__NO_ATTR))
       return sinew_graph_set_error(g, SINEW_EEXISTS, "attribute name '%s' is already used",
                                    names[k]);
@@ -150,7 +198,7 @@ static int add_attr(sinew_graph_t *g, sinew__attr *attrs, uint32_t *n, uint32_t 
   }
   if (d->parent) {
     sinew__attr *p = NULL;
-    uint32_t pi = find_in(attrs, *n, d->parent);
+    uint32_t pi = find_name(ix, attrs, *n, d->parent);
     if (pi != SINEW__NO_ATTR) p = &attrs[pi];
     if (!p || p->type != SINEW_ATTR_COMPOUND) {
       attr_free(a);
@@ -181,42 +229,54 @@ static int add_attr(sinew_graph_t *g, sinew__attr *attrs, uint32_t *n, uint32_t 
     attr_free(a);
     return sinew_graph_set_error(g, SINEW_EINVAL, "attribute %s: too many array levels", d->name);
   }
+  if (ix) name_index_add(ix, attrs, *n);
   (*n)++;
   return SINEW_OK;
 }
 
-/* Adds id to a set kept as a small array. */
+/* Adds id to a set kept as a small array. Its room is implied by its count (4, then each
+ * power of two), so a set of k ids costs log k reallocations, not k. */
 static int set_add(uint32_t **arr, uint32_t *n, uint32_t id) {
   for (uint32_t i = 0; i < *n; i++)
     if ((*arr)[i] == id) return SINEW_OK;
-  uint32_t *p = sinew__realloc(*arr, (*n + 1) * sizeof(uint32_t));
-  if (!p) return SINEW_ENOMEM;
-  p[(*n)++] = id;
-  *arr = p;
+  uint32_t c = *n;
+  if (c == 0 || (c >= 4 && (c & (c - 1)) == 0)) { /* full */
+    if (c > UINT32_MAX / 2) return SINEW_ENOMEM;
+    uint32_t *p = sinew__realloc(*arr, (c ? 2 * (size_t)c : 4) * sizeof(uint32_t));
+    if (!p) return SINEW_ENOMEM;
+    *arr = p;
+  }
+  (*arr)[(*n)++] = id;
   return SINEW_OK;
 }
 
-/* True when b is a, an ancestor of a, or a descendant of a. */
-static bool same_family(const sinew__attr *attrs, uint32_t a, uint32_t b) {
-  for (uint32_t x = a; x != SINEW__NO_ATTR; x = attrs[x].parent)
-    if (x == b) return true;
-  for (uint32_t x = b; x != SINEW__NO_ATTR; x = attrs[x].parent)
-    if (x == a) return true;
-  return false;
+/* Adds id to the affects (or inputs) set of x and of every descendant of x. */
+static int add_below(sinew__attr *attrs, uint32_t x, bool affects, uint32_t id) {
+  sinew__attr *a = &attrs[x];
+  int rc = affects ? set_add(&a->affects, &a->naffects, id) : set_add(&a->inputs, &a->ninputs, id);
+  for (uint32_t c = 0; !rc && c < a->nchildren; c++) rc = add_below(attrs, a->children[c], affects, id);
+  return rc;
 }
 
-/* pairs holds np (input, output) id pairs, flattened. */
+/* Adds id to the set of every attribute in x's family: x, its ancestors, its descendants. */
+static int add_family(sinew__attr *attrs, uint32_t x, bool affects, uint32_t id) {
+  int rc = add_below(attrs, x, affects, id);
+  for (uint32_t p = attrs[x].parent; !rc && p != SINEW__NO_ATTR; p = attrs[p].parent) {
+    sinew__attr *a = &attrs[p];
+    rc = affects ? set_add(&a->affects, &a->naffects, id) : set_add(&a->inputs, &a->ninputs, id);
+  }
+  return rc;
+}
+
+/* pairs holds np (input, output) id pairs, flattened (ids are table indices: a type's base id
+ * is 0). A change of the input or of its family dirties the output; the output and its family
+ * pull the input. Each set gets its ids in the order of the pairs. */
 static int build_closure(sinew__attr *attrs, uint32_t n, const uint32_t *pairs, uint32_t np) {
   for (uint32_t k = 0; k < np; k++) attrs[pairs[2 * k + 1]].computed = true;
-  for (uint32_t a = 0; a < n; a++) {
-    for (uint32_t k = 0; k < np; k++) {
-      int rc = SINEW_OK;
-      if (same_family(attrs, a, pairs[2 * k]))
-        rc = set_add(&attrs[a].affects, &attrs[a].naffects, pairs[2 * k + 1]);
-      if (!rc && same_family(attrs, a, pairs[2 * k + 1]))
-        rc = set_add(&attrs[a].inputs, &attrs[a].ninputs, pairs[2 * k]);
-      if (rc) return rc;
-    }
+  for (uint32_t k = 0; k < np; k++) {
+    int rc = add_family(attrs, pairs[2 * k], true, pairs[2 * k + 1]);
+    if (!rc) rc = add_family(attrs, pairs[2 * k + 1], false, pairs[2 * k]);
+    if (rc) return rc;
   }
   /* Children of computed compounds/arrays are computed too. */
   for (uint32_t a = 0; a < n; a++)
@@ -291,16 +351,16 @@ static int index_names(sinew_node_type_t *t) {
 
 /* Collects the parent's exact affects pairs plus the new ones. */
 static int collect_pairs(sinew_graph_t *g, const sinew_node_type_t *parent, sinew__attr *attrs,
-                         uint32_t n, const sinew_node_type_desc_t *d, uint32_t **out,
-                         uint32_t *np) {
+                         uint32_t n, const name_index *ix, const sinew_node_type_desc_t *d,
+                         uint32_t **out, uint32_t *np) {
   uint32_t inherited = parent ? parent->npairs : 0;
   uint32_t *pairs = sinew__calloc(2 * ((size_t)inherited + d->affects_count) + 2, sizeof *pairs);
   if (!pairs) return SINEW_ENOMEM;
   if (inherited) memcpy(pairs, parent->pairs, 2 * (size_t)inherited * sizeof *pairs);
   uint32_t k = inherited;
   for (size_t i = 0; i < d->affects_count; i++) {
-    uint32_t in = find_in(attrs, n, d->affects[i].input ? d->affects[i].input : "");
-    uint32_t out_id = find_in(attrs, n, d->affects[i].output ? d->affects[i].output : "");
+    uint32_t in = find_name(ix, attrs, n, d->affects[i].input ? d->affects[i].input : "");
+    uint32_t out_id = find_name(ix, attrs, n, d->affects[i].output ? d->affects[i].output : "");
     if (in == SINEW__NO_ATTR || out_id == SINEW__NO_ATTR) {
       sinew__free(pairs);
       return sinew_graph_set_error(g, SINEW_EINVAL,
@@ -338,17 +398,22 @@ int sinew_register_node_type(sinew_graph_t *g, const sinew_node_type_desc_t *d,
   int rc = SINEW_OK;
   t->name = sinew__strdup(d->name);
   t->attrs = sinew__calloc(inherited + d->attr_count + 1, sizeof *t->attrs);
-  if (!t->name || !t->attrs) rc = SINEW_ENOMEM;
+  name_index ix = {NULL, 0};
+  if (!t->name || !t->attrs || d->attr_count > UINT32_MAX / 8 - inherited ||
+      name_index_init(&ix, inherited + (uint32_t)d->attr_count))
+    rc = SINEW_ENOMEM;
   for (uint32_t i = 0; !rc && i < inherited; i++) {
     rc = copy_attr(&t->attrs[i], &parent->attrs[i]);
     t->nattrs = i + 1;
+    if (!rc) name_index_add(&ix, t->attrs, i); /* the parent's names are distinct */
   }
   if (!rc) t->ntop = parent ? parent->ntop : 0;
   for (size_t i = 0; !rc && i < d->attr_count; i++)
-    rc = add_attr(g, t->attrs, &t->nattrs, 0, NULL, 0, &d->attrs[i], &t->ntop);
+    rc = add_attr(g, t->attrs, &t->nattrs, 0, NULL, 0, &d->attrs[i], &t->ntop, &ix);
   uint32_t *pairs = NULL;
   uint32_t np = 0;
-  if (!rc) rc = collect_pairs(g, parent, t->attrs, t->nattrs, d, &pairs, &np);
+  if (!rc) rc = collect_pairs(g, parent, t->attrs, t->nattrs, &ix, d, &pairs, &np);
+  sinew__free(ix.slot);
   if (!rc) {
     for (uint32_t a = 0; a < t->nattrs; a++) {
       t->attrs[a].computed = false;
@@ -419,7 +484,7 @@ int sinew__build_dynamic(sinew_graph_t *g, const sinew_node_type_t *t, sinew__at
                                  descs[i].name);
       break;
     }
-    rc = add_attr(g, all, &n, t->nattrs, t->attrs, t->nattrs, &descs[i], ntop_inout);
+    rc = add_attr(g, all, &n, t->nattrs, t->attrs, t->nattrs, &descs[i], ntop_inout, NULL);
     if (!rc) all[n - 1].flags |= SINEW_ATTR_DYNAMIC;
   }
   /* parent ids inside `all` were assigned relative to base id t->nattrs already. */
