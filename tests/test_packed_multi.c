@@ -352,13 +352,13 @@ static void test_two_level_form(void **unused) {
   assert_false(two_level(g, n));
   sinew_plug_t w100 = weights_of(n, 100);
   assert_int_equal(sinew_plug_indices(g, &w100, NULL, 0), 1);
-  /* a vertex set again, or one before the last, gives the multi slots too */
+  /* a vertex set again, or one before the last, is edited in place: still two-level */
   sinew_node_t m = node(g, "m");
   set_w(g, m, 5, (int32_t[]){0}, (double[]){1}, 1);
   set_w(g, m, 9, (int32_t[]){0}, (double[]){1}, 1);
   assert_true(two_level(g, m));
   set_w(g, m, 7, (int32_t[]){1}, (double[]){2}, 1);
-  assert_false(two_level(g, m));
+  assert_true(two_level(g, m));
   sinew_plug_t wlm = sinew_plug_make(m, P_WL, 0, NULL);
   assert_int_equal(sinew_plug_indices(g, &wlm, idx, 8), 3);
   assert_true(idx[0] == 5 && idx[1] == 7 && idx[2] == 9);
@@ -528,6 +528,274 @@ static void test_two_level_matches_slot_form(void **unused) {
   print_message("two-level in %d of the edits\n", was_two_level);
   assert_true(was_two_level > 600); /* the two-level form was exercised */
   sinew_graph_destroy(g);
+}
+
+/* ---- in-place edits of a two-level multi ---------------------------------------------------- */
+
+/* The existing vertices of n's weightList (up to 512). */
+static size_t verts_of(sinew_graph_t *g, sinew_node_t n, int32_t *out) {
+  sinew_plug_t wl = sinew_plug_make(n, P_WL, 0, NULL);
+  return sinew_plug_indices(g, &wl, out, 512);
+}
+
+/* One edit of the kinds a rigger's script makes (the same on both nodes, chosen from a's
+ * vertices): 0 new values of a vertex's existing weights, 1 a new weight in a vertex, 2 a new
+ * vertex before the last, 3 one weight removed, 4 one vertex removed, 5 one weight set on
+ * its own (existing or new), 6 a vertex past the last (an append). Returns both codes. */
+static void in_place_edit(sinew_graph_t *g, sinew_node_t a, sinew_node_t b, uint32_t seed, int *ra, int *rb) {
+  int32_t vs[512], wi[16];
+  double wv[16];
+  size_t nv = verts_of(g, a, vs), nw = 0;
+  int op = (int)(((seed >> 4) & 0xff) % 7);
+  int32_t v = nv ? vs[(seed >> 12) % nv] : 0;
+  if (nv) {
+    sinew_plug_t w = weights_of(a, v);
+    assert_int_equal(sinew_get_double_elements(g, &w, wi, wv, 16, &nw), 0);
+  }
+  if (!nv || op == 6) op = 6, v = nv ? vs[nv - 1] + 1 + (int32_t)(seed >> 20) % 3 : 0;
+  if (op == 2) { /* a gap below the last vertex, else an append */
+    int32_t lo = 0;
+    for (size_t i = 0; i < nv; i++, lo++)
+      if (vs[i] != lo) break;
+    v = lo;
+  }
+  double x = 1 + (double)((seed >> 14) % 1000) / 8.0;
+  int32_t i0 = nw ? wi[(seed >> 16) % nw] : 0, fresh = 0;
+  for (size_t i = 0; i < nw; i++)
+    if (wi[i] == fresh) fresh++, i = (size_t)-1; /* the smallest weight index not held */
+  sinew_node_t ns[2] = {a, b};
+  for (int k = 0; k < 2; k++) {
+    sinew_node_t n = ns[k];
+    int rc;
+    if (op == 0 && nw) {
+      double nwv[16];
+      for (size_t i = 0; i < nw; i++) nwv[i] = wv[i] * 0.5 + x;
+      sinew_plug_t w = weights_of(n, v);
+      rc = sinew_set_double_elements(g, &w, wi, nwv, nw);
+    } else if (op == 1 || op == 2 || op == 6 || (op == 0 && !nw)) {
+      sinew_plug_t w = weights_of(n, v);
+      rc = sinew_set_double_elements(g, &w, (int32_t[]){fresh, i0, fresh}, (double[]){x, x + 1, x + 2}, 3);
+    } else if (op == 3) {
+      sinew_plug_t e = weight_of(n, v, nw ? i0 : 0);
+      rc = sinew_plug_remove_element(g, &e);
+    } else if (op == 4) {
+      sinew_plug_t e = sinew_plug_make(n, P_WL, 1, &v);
+      rc = sinew_plug_remove_element(g, &e);
+    } else {
+      sinew_plug_t e = weight_of(n, v, (seed >> 24) % 2 ? fresh : i0);
+      rc = sinew_set_double(g, &e, x);
+    }
+    *(k ? rb : ra) = rc;
+  }
+}
+
+/* A whole weightList feeds n for a moment and goes (rolled back): the record of n's multi is
+ * a copy of it (a clone), put back live, which later edits change in place. */
+static void fed_and_rolled_back(sinew_graph_t *g, sinew_node_t src, sinew_node_t n) {
+  sinew_plug_t s = sinew_plug_make(src, P_WL, 0, NULL), d = sinew_plug_make(n, P_WL, 0, NULL);
+  sinew_plug_t sum = sinew_plug_make(n, P_SUM, 0, NULL);
+  double x;
+  assert_int_equal(sinew_graph_begin(g), 0);
+  assert_int_equal(sinew_connect(g, &s, &d, 0, NULL), 0);
+  assert_int_equal(sinew_get_double(g, &sum, &x), 0);
+  assert_int_equal(sinew_graph_rollback(g), 0);
+}
+
+/* Random in-place edits of a two-level weightList (a) and the same on one in slot form (b),
+ * without a transaction, in transactions rolled back (nested ones too, and a command failing
+ * after edits), and as steps undone and redone: the API reports the same after every step,
+ * and a stays two-level throughout. */
+static void test_edits_stay_two_level(void **unused) {
+  (void)unused;
+  sinew_graph_t *g = graph();
+  sinew_node_t a = node(g, "a"), b = node(g, "b"), src = node(g, "src");
+  set_w(g, src, 3, (int32_t[]){1}, (double[]){0.5}, 1);
+  for (int32_t v = 0; v < 24; v += 1 + v % 3) {
+    set_w(g, a, v, (int32_t[]){v % 4, 5, 1}, (double[]){0.25 * v, 1, 2}, 3);
+    set_w(g, b, v, (int32_t[]){v % 4, 5, 1}, (double[]){0.25 * v, 1, 2}, 3);
+  }
+  sinew_plug_t b0 = sinew_plug_make(b, P_WL, 1, (int32_t[]){0});
+  touch(g, &b0);
+  assert_true(two_level(g, a));
+  assert_false(two_level(g, b));
+  expect_same(g, a, b);
+  uint32_t seed = 7;
+  int ops = 0;
+  for (int round = 0; round < 300; round++) {
+    int mode = round % 5; /* none, rolled back, steps, nested, a command failing */
+    int nsteps = mode == 2 ? 3 : 1;
+    sinew_change_t *st[3];
+    char *states[4];
+    states[0] = state(g, a);
+    for (int s = 0; s < nsteps; s++) {
+      if (mode) assert_int_equal(sinew_graph_begin(g), 0);
+      for (int e = 0; e < 4; e++) {
+        if (mode == 3 && e == 2) assert_int_equal(sinew_graph_begin(g), 0);
+        seed = seed * 1103515245u + 12345u;
+        int ra, rb;
+        in_place_edit(g, a, b, seed, &ra, &rb);
+        assert_int_equal(ra, rb);
+        ops++;
+        if (!two_level(g, a)) fail_msg("round %d edit %d: op %d rc %d", round, e, (int)(((seed >> 4) & 0xff) % 7), ra);
+        expect_same(g, a, b);
+      }
+      if (mode == 3) { /* the inner transaction rolled back, the outer kept */
+        assert_int_equal(sinew_graph_rollback(g), 0);
+        expect_same(g, a, b);
+        assert_true(two_level(g, a));
+        assert_int_equal(sinew_graph_commit_step(g, &st[0]), 0);
+      } else if (mode == 4) { /* a command failing after its edits: all taken back */
+        sinew_plug_t w = weights_of(a, 1);
+        int rc = sinew_set_double_elements(g, &w, (int32_t[]){-1}, (double[]){1}, 1);
+        assert_int_equal(sinew_graph_end(g, rc), SINEW_ERANGE);
+      } else if (mode == 1) {
+        assert_int_equal(sinew_graph_rollback(g), 0);
+      } else if (mode == 2) {
+        assert_int_equal(sinew_graph_commit_step(g, &st[s]), 0);
+      }
+      states[s + 1] = state(g, a);
+      assert_true(two_level(g, a));
+      expect_same(g, a, b);
+    }
+    if (mode == 1 || mode == 4) {
+      char *now = state(g, a);
+      assert_string_equal(now, states[0]);
+      free(now);
+    }
+    if (mode == 2 || mode == 3) {
+      for (int s = nsteps; s-- > 0;) {
+        assert_int_equal(sinew_change_undo(g, st[s]), 0);
+        char *now = state(g, a);
+        assert_string_equal(now, states[s]);
+        free(now);
+        assert_true(two_level(g, a));
+        expect_same(g, a, b);
+      }
+      for (int s = 0; s < nsteps; s++) {
+        assert_int_equal(sinew_change_redo(g, st[s]), 0);
+        char *now = state(g, a);
+        assert_string_equal(now, states[s + 1]);
+        free(now);
+        assert_true(two_level(g, a));
+        expect_same(g, a, b);
+      }
+      /* undone again and kept undone now and then: the next edits start from the header a
+       * step put back (steps freed later, as an undo queue drops them) */
+      if (round % 3 == 0)
+        for (int s = nsteps; s-- > 0;) assert_int_equal(sinew_change_undo(g, st[s]), 0);
+      for (int s = 0; s < nsteps; s++) sinew_change_free(g, st[s]);
+      expect_same(g, a, b);
+    }
+    for (int s = 0; s <= nsteps; s++) free(states[s]);
+    /* the budget of shifted elements (test_edit_budget) left aside: a small multi edited this
+     * often would spend it and go to slot form */
+    sinew_plug_t wla = sinew_plug_make(a, P_WL, 0, NULL);
+    ((sinew__multi *)multi_of(g, &wla))->csr->moved = 0;
+    if (round % 7 == 6) {
+      fed_and_rolled_back(g, src, a);
+      fed_and_rolled_back(g, src, b);
+      assert_true(two_level(g, a));
+      expect_same(g, a, b);
+    }
+  }
+  print_message("%d in-place edits\n", ops);
+  sinew_graph_destroy(g);
+}
+
+/* Inserting a weight into every vertex in turn, front first, shifts the arrays' tail each time:
+ * past the budget (8 times the multi's size, plus 64K elements) the multi goes to slot form,
+ * so the loop stays linear; value edits shift nothing and never spend it. */
+static void test_edit_budget(void **unused) {
+  (void)unused;
+  sinew_graph_t *g = graph();
+  sinew_node_t a = node(g, "a");
+  enum { NV = 6000 };
+  for (int32_t v = 0; v < NV; v++) set_w(g, a, v, (int32_t[]){0, 1, 2, 3}, (double[]){0.25, 0.25, 0.25, 0.25}, 4);
+  sinew_plug_t wl = sinew_plug_make(a, P_WL, 0, NULL);
+  for (int round = 0; round < 3; round++)
+    for (int32_t v = 0; v < NV; v++) set_w(g, a, v, (int32_t[]){1, 2}, (double[]){0.125 * round, 0.5}, 2);
+  assert_true(two_level(g, a));
+  assert_true(multi_of(g, &wl)->csr->moved == 0);
+  int32_t v = 0;
+  uint64_t budget = 8 * ((uint64_t)NV * 4 + NV) + 65536, moved = 0;
+  for (; v < NV && two_level(g, a); v++) {
+    moved = multi_of(g, &wl)->csr->moved;
+    set_w(g, a, v, (int32_t[]){9}, (double[]){0.5}, 1);
+  }
+  assert_true(v < NV);      /* it went to slot form before the end */
+  assert_true(v > 3);       /* after a few full-length shifts */
+  assert_true(moved <= budget);
+  for (; v < NV; v++) set_w(g, a, v, (int32_t[]){9}, (double[]){0.5}, 1);
+  sinew_plug_t w = weights_of(a, NV - 1);
+  assert_int_equal(sinew_plug_indices(g, &w, NULL, 0), 5);
+  sinew_graph_destroy(g);
+}
+
+/* Each in-place edit with every allocation failing in turn, outside a transaction and inside
+ * one rolled back, on a multi whose arrays only it views and on one an undo step's record also
+ * views (the edit then copies them, or journals beside them): a failing call changes nothing,
+ * a rollback gives the state from before, and a call that succeeds keeps the multi two-level
+ * with what the slot form shows. */
+static void test_edit_alloc_failures(void **unused) {
+  (void)unused;
+  test_alloc_install();
+  for (int op = 0; op < 7; op++) {
+    for (int variant = 0; variant < 4; variant++) { /* bit 0: in a transaction; bit 1: a step holds a header */
+      bool tx = variant & 1, step = variant & 2, failed = false;
+      for (long k = 1; k < 600; k++) {
+        test_alloc_reset();
+        sinew_graph_t *g = graph();
+        sinew_node_t a = node(g, "a"), b = node(g, "b");
+        sinew_change_t *st = NULL;
+        for (int32_t v = 0; v < 12; v += 2) {
+          if (step && v == 10) assert_int_equal(sinew_graph_begin(g), 0);
+          set_w(g, a, v, (int32_t[]){0, 2, 3}, (double[]){0.5, 0.25, 0.25}, 3);
+          set_w(g, b, v, (int32_t[]){0, 2, 3}, (double[]){0.5, 0.25, 0.25}, 3);
+        }
+        if (step) assert_int_equal(sinew_graph_commit_step(g, &st), 0);
+        sinew_plug_t b0 = sinew_plug_make(b, P_WL, 1, (int32_t[]){0});
+        touch(g, &b0);
+        int rb = 0, ra = 0;
+        uint32_t seed = (uint32_t)op << 4; /* vertex 0, its first weight */
+        char *before = state(g, a);
+        if (tx) assert_int_equal(sinew_graph_begin(g), 0);
+        long start = test_alloc_count();
+        test_alloc_fail_at(start + k);
+        in_place_edit(g, a, b, seed, &ra, &rb);
+        long used = test_alloc_count() - start;
+        test_alloc_fail_at(0);
+        if (ra) {
+          assert_int_equal(ra, SINEW_ENOMEM);
+          failed = true;
+          char *now = state(g, a);
+          assert_string_equal(now, before);
+          free(now);
+        } else if (!rb) {
+          assert_true(two_level(g, a));
+          expect_same(g, a, b);
+        }
+        if (tx) {
+          assert_int_equal(sinew_graph_rollback(g), 0);
+          char *now = state(g, a);
+          assert_string_equal(now, before);
+          free(now);
+          assert_true(two_level(g, a));
+        }
+        if (st) { /* the older step undone and redone around the edit */
+          assert_int_equal(sinew_change_undo(g, st), 0);
+          assert_int_equal(sinew_change_redo(g, st), 0);
+          sinew_change_free(g, st);
+        }
+        free(before);
+        sinew_graph_destroy(g);
+        assert_int_equal(test_alloc_live(), 0);
+        if (!ra && !rb && used < k) break;
+      }
+      /* an append outside a transaction writes into the room the arrays have */
+      if (!failed && (op != 6 || tx)) fail_msg("op %d variant %d never failed", op, variant);
+    }
+  }
+  test_alloc_uninstall();
 }
 
 /* ---- the journal ---------------------------------------------------------------------------- */
@@ -958,6 +1226,9 @@ int main(void) {
       cmocka_unit_test(test_packed_matches_slot_form),
       cmocka_unit_test(test_two_level_form),
       cmocka_unit_test(test_two_level_matches_slot_form),
+      cmocka_unit_test(test_edits_stay_two_level),
+      cmocka_unit_test(test_edit_alloc_failures),
+      cmocka_unit_test(test_edit_budget),
       cmocka_unit_test(test_rollback_undo_redo),
       cmocka_unit_test(test_remove_element),
       cmocka_unit_test(test_connections_and_locks),
