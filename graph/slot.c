@@ -712,7 +712,7 @@ int sinew__multi_csr_edit(const sinew__attr *ia, sinew__slot *container, int32_t
   uint32_t u = m->count, k = multi_lower(m, index);
   bool here = k < u && m->idx[k] == index, present = op != SINEW__CSR_DEL_OUTER;
   uint32_t b = c->off[k], len = here ? c->off[k + 1] - b : 0, end = c->off[u];
-  if ((op != SINEW__CSR_SET && !here) || (op == SINEW__CSR_SET && (!n || n > UINT32_MAX / 4 - end)))
+  if ((op != SINEW__CSR_SET && !here) || (op == SINEW__CSR_SET && (!n || (uint64_t)n + end + len > UINT32_MAX / 4)))
     return 1;
   /* the element's new run, built in the buffer the record keeps (room for either state) */
   uint32_t cap = len + (op == SINEW__CSR_SET ? (uint32_t)n : 0);

@@ -731,6 +731,45 @@ static void test_edit_budget(void **unused) {
   sinew_graph_destroy(g);
 }
 
+/* Steps holding in-place edits of a node deleted outside a transaction: their records let go
+ * of the arrays (nothing leaks, ASan), the steps can no longer apply, and a second node's
+ * steps still do. */
+static void test_edits_of_a_deleted_node(void **unused) {
+  (void)unused;
+  test_alloc_install();
+  sinew_graph_t *g = graph();
+  sinew_node_t a = node(g, "a"), c = node(g, "c");
+  for (int32_t v = 0; v < 8; v++) {
+    set_w(g, a, v, (int32_t[]){0, 1}, (double[]){0.5, 0.5}, 2);
+    set_w(g, c, v, (int32_t[]){0, 1}, (double[]){0.5, 0.5}, 2);
+  }
+  sinew_change_t *st[2];
+  char *before = state(g, c);
+  for (int s = 0; s < 2; s++) {
+    assert_int_equal(sinew_graph_begin(g), 0);
+    set_w(g, a, 3, (int32_t[]){4}, (double[]){0.25}, 1);
+    set_w(g, c, 3, (int32_t[]){4}, (double[]){0.25}, 1);
+    sinew_plug_t e = weight_of(a, 5, s), f = weight_of(c, 5, s);
+    assert_int_equal(sinew_plug_remove_element(g, &e), 0);
+    assert_int_equal(sinew_plug_remove_element(g, &f), 0);
+    assert_int_equal(sinew_graph_commit_step(g, &st[s]), 0);
+  }
+  assert_int_equal(sinew_change_undo(g, st[1]), 0); /* one undone (a redo step), one done */
+  assert_true(two_level(g, a) && two_level(g, c));
+  assert_int_equal(sinew_node_delete(g, a), 0);
+  assert_int_equal(sinew_change_redo(g, st[1]), SINEW_ESTALE);
+  assert_int_equal(sinew_change_undo(g, st[0]), SINEW_ESTALE);
+  char *now = state(g, c);
+  assert_string_not_equal(now, before);
+  free(now);
+  for (int s = 0; s < 2; s++) sinew_change_free(g, st[s]);
+  free(before);
+  assert_true(two_level(g, c));
+  sinew_graph_destroy(g);
+  assert_int_equal(test_alloc_live(), 0);
+  test_alloc_uninstall();
+}
+
 /* Each in-place edit with every allocation failing in turn, outside a transaction and inside
  * one rolled back, on a multi whose arrays only it views and on one an undo step's record also
  * views (the edit then copies them, or journals beside them): a failing call changes nothing,
@@ -1229,6 +1268,7 @@ int main(void) {
       cmocka_unit_test(test_edits_stay_two_level),
       cmocka_unit_test(test_edit_alloc_failures),
       cmocka_unit_test(test_edit_budget),
+      cmocka_unit_test(test_edits_of_a_deleted_node),
       cmocka_unit_test(test_rollback_undo_redo),
       cmocka_unit_test(test_remove_element),
       cmocka_unit_test(test_connections_and_locks),
