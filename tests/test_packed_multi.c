@@ -542,7 +542,8 @@ static size_t verts_of(sinew_graph_t *g, sinew_node_t n, int32_t *out) {
  * vertices): 0 new values of a vertex's existing weights, 1 a new weight in a vertex, 2 a new
  * vertex before the last, 3 one weight removed, 4 one vertex removed, 5 one weight set on
  * its own (existing or new), 6 a vertex past the last (an append). Returns both codes. */
-static void in_place_edit(sinew_graph_t *g, sinew_node_t a, sinew_node_t b, uint32_t seed, int *ra, int *rb) {
+static void in_place_edit_of(sinew_graph_t *g, sinew_node_t a, sinew_node_t b, int nodes, uint32_t seed, int *ra,
+                             int *rb) {
   int32_t vs[512], wi[16];
   double wv[16];
   size_t nv = verts_of(g, a, vs), nw = 0;
@@ -564,7 +565,7 @@ static void in_place_edit(sinew_graph_t *g, sinew_node_t a, sinew_node_t b, uint
   for (size_t i = 0; i < nw; i++)
     if (wi[i] == fresh) fresh++, i = (size_t)-1; /* the smallest weight index not held */
   sinew_node_t ns[2] = {a, b};
-  for (int k = 0; k < 2; k++) {
+  for (int k = 0; k < nodes; k++) {
     sinew_node_t n = ns[k];
     int rc;
     if (op == 0 && nw) {
@@ -589,6 +590,10 @@ static void in_place_edit(sinew_graph_t *g, sinew_node_t a, sinew_node_t b, uint
   }
 }
 
+static void in_place_edit(sinew_graph_t *g, sinew_node_t a, sinew_node_t b, uint32_t seed, int *ra, int *rb) {
+  in_place_edit_of(g, a, b, 2, seed, ra, rb);
+}
+
 /* A whole weightList feeds n for a moment and goes (rolled back): the record of n's multi is
  * a copy of it (a clone), put back live, which later edits change in place. */
 static void fed_and_rolled_back(sinew_graph_t *g, sinew_node_t src, sinew_node_t n) {
@@ -607,6 +612,7 @@ static void fed_and_rolled_back(sinew_graph_t *g, sinew_node_t src, sinew_node_t
  * and a stays two-level throughout. */
 static void test_edits_stay_two_level(void **unused) {
   (void)unused;
+  test_alloc_install();
   sinew_graph_t *g = graph();
   sinew_node_t a = node(g, "a"), b = node(g, "b"), src = node(g, "src");
   set_w(g, src, 3, (int32_t[]){1}, (double[]){0.5}, 1);
@@ -620,7 +626,7 @@ static void test_edits_stay_two_level(void **unused) {
   assert_false(two_level(g, b));
   expect_same(g, a, b);
   uint32_t seed = 7;
-  int ops = 0;
+  int ops = 0, failures = 0;
   for (int round = 0; round < 300; round++) {
     int mode = round % 5; /* none, rolled back, steps, nested, a command failing */
     int nsteps = mode == 2 ? 3 : 1;
@@ -633,6 +639,28 @@ static void test_edits_stay_two_level(void **unused) {
         if (mode == 3 && e == 2) assert_int_equal(sinew_graph_begin(g), 0);
         seed = seed * 1103515245u + 12345u;
         int ra, rb;
+        if (seed % 3 == 0) { /* first on a alone with one of its first allocations failing */
+          char *pre = state(g, a);
+          test_alloc_fail_at(test_alloc_count() + 1 + (seed >> 24) % 3);
+          int r, unused_rb;
+          in_place_edit_of(g, a, b, 1, seed, &r, &unused_rb);
+          test_alloc_fail_at(0);
+          char *post = state(g, a);
+          if (r) { /* refused whole: out of memory, or refused as b will be */
+            assert_string_equal(post, pre);
+            failures += r == SINEW_ENOMEM;
+          }
+          free(pre);
+          free(post);
+          if (!r) { /* made: b follows on its own (the seed picks the same vertex) */
+            in_place_edit_of(g, b, a, 1, seed, &rb, &unused_rb);
+            assert_int_equal(rb, 0);
+            ops++;
+            assert_true(two_level(g, a));
+            expect_same(g, a, b);
+            continue;
+          }
+        }
         in_place_edit(g, a, b, seed, &ra, &rb);
         assert_int_equal(ra, rb);
         ops++;
@@ -698,8 +726,11 @@ static void test_edits_stay_two_level(void **unused) {
       expect_same(g, a, b);
     }
   }
-  print_message("%d in-place edits\n", ops);
+  print_message("%d in-place edits, %d refused by a failing allocation\n", ops, failures);
+  assert_true(failures > 50);
   sinew_graph_destroy(g);
+  assert_int_equal(test_alloc_live(), 0);
+  test_alloc_uninstall();
 }
 
 /* Inserting a weight into every vertex in turn, front first, shifts the arrays' tail each time:
