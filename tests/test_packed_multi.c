@@ -394,6 +394,15 @@ static void test_two_level_form(void **unused) {
     assert_int_equal(k1, k2);
     for (size_t i = 0; i < k1; i++) assert_true(i1[i] == i2[i] && v1[i] == v2[i]);
   }
+  /* in-place edits of the source (a vertex removed, a weight set) reach the destination */
+  sinew_plug_t s4 = sinew_plug_make(src, P_WL, 1, (int32_t[]){4}), s10 = weight_of(src, 1, 0);
+  assert_int_equal(sinew_plug_remove_element(g, &s4), 0);
+  assert_int_equal(sinew_set_double(g, &s10, 0.5), 0);
+  assert_true(two_level(g, src));
+  assert_int_equal(sinew_get_double(g, &sd, &d), 0);
+  assert_true(d == (0.5 + 0.75) * 2 + 2 * 7);
+  assert_int_equal(sinew_plug_indices(g, &wld, vd, 8), 2);
+  assert_true(vd[0] == 1 && vd[1] == 6);
   sinew_graph_destroy(g);
 }
 
