@@ -1256,7 +1256,8 @@ static void test_saved_file_is_the_same(void **unused) {
 }
 
 /* Binding writes the weights vertex by vertex in ascending order: they are held two-level; a
- * skinPercent edit gives them slots, and undoing it and the bind restores the saved scene. */
+ * skinPercent edit of one vertex keeps them so, and undoing it and the bind restores the saved
+ * scene. */
 static void test_bind_is_two_level(void **unused) {
   (void)unused;
   sinew_session_t *s = session();
@@ -1276,7 +1277,9 @@ static void test_bind_is_two_level(void **unused) {
   assert_true(sinew__multi_csr(n->slots[wl->slot_index].v.multi)); /* saving read it in place */
   run(s, "skinPercent -tv j1 0.25 sk geo.vtx[3];");
   test_expect_nums(s, "getAttr sk.wl[3].w", 2, 0.25, 0.75);
+  assert_true(sinew__multi_csr(n->slots[wl->slot_index].v.multi));
   run(s, "undo;");
+  assert_true(sinew__multi_csr(n->slots[wl->slot_index].v.multi));
   char *now = test_scene_text(s);
   assert_string_equal(now, bound);
   free(now);
@@ -1291,12 +1294,71 @@ static void test_bind_is_two_level(void **unused) {
   sinew_session_destroy(s);
 }
 
+/* Per-vertex edits from MEL (skinPercent of single vertices, setAttr of one weight, a weight
+ * and a vertex removed) on two-level weights, and the same on weights given slots first (a
+ * lock set and cleared): the same saved scene, the weights still two-level, and undoing them
+ * all gives the bound scene back. */
+static void test_mel_vertex_edits(void **unused) {
+  (void)unused;
+  const char *rig = "createNode transform -n geo; createNode mesh -n geoShape -p geo; createNode polyCylinder -n pc;\n"
+                    "setAttr pc.sa 6; setAttr pc.sh 4; connectAttr pc.output geoShape.inMesh;\n"
+                    "createNode joint -n j1; setAttr j1.ty -1; createNode joint -n j2 -p j1; setAttr j2.ty 2;\n"
+                    "createNode joint -n j3 -p j2; setAttr j3.ty 2; select -cl;\n"
+                    "skinCluster -n sk -tsb -mi 3 j1 j2 j3 geo;\n";
+  const char *edits = "skinPercent -tv j1 1 sk geo.vtx[12]; skinPercent -tv j3 0.5 sk geo.vtx[2];\n"
+                      "skinPercent -tv j2 0.2 -tv j3 0.3 sk geo.vtx[20]; setAttr sk.wl[5].w[1] 0.125;\n"
+                      "removeMultiInstance sk.wl[7].w[0]; removeMultiInstance sk.wl[9];\n"
+                      "setAttr \"sk.wl[3].w[0:1]\" 0.5 0.5; setAttr sk.wl[40].w[2] 1;\n";
+  sinew_session_t *a = session(), *b = session();
+  run(a, rig);
+  run(b, rig);
+  char *bound = test_scene_text(a);
+  run(b, "setAttr -l on sk.wl[0].w[0]; setAttr -l off sk.wl[0].w[0];");
+  sinew_graph_t *ga = sinew_session_graph(a), *gb = sinew_session_graph(b);
+  sinew_node_t ska, skb;
+  assert_int_equal(sinew_node_find(ga, "sk", &ska), 0);
+  assert_int_equal(sinew_node_find(gb, "sk", &skb), 0);
+  sinew_plug_t wla = sinew_plug_make(ska, sinew_node_attr(ga, ska, "wl"), 0, NULL);
+  sinew_plug_t wlb = sinew_plug_make(skb, sinew_node_attr(gb, skb, "wl"), 0, NULL);
+  assert_true(sinew__multi_csr(multi_of(ga, &wla)));
+  assert_false(sinew__multi_csr(multi_of(gb, &wlb)));
+  run(a, edits);
+  run(b, edits);
+  assert_true(sinew__multi_csr(multi_of(ga, &wla)));
+  char *ta = test_scene_text(a), *tb = test_scene_text(b);
+  if (strcmp(ta, tb)) {
+    test_print_diff(ta, tb);
+    fail_msg("in-place edits save differently from the slot form");
+  }
+  test_expect_nums(a, "getAttr sk.wl[12].w", 1, 1.0);
+  test_expect_nums(a, "getAttr -s sk.wl[9].w", 1, 0.0);
+  for (int i = 0; i < 8; i++) run(a, "undo;"); /* the 8 commands of edits */
+  assert_true(sinew__multi_csr(multi_of(ga, &wla)));
+  char *now = test_scene_text(a);
+  assert_string_equal(now, bound);
+  free(now);
+  for (int i = 0; i < 8; i++) run(a, "redo;");
+  now = test_scene_text(a);
+  assert_string_equal(now, ta);
+  free(now);
+  free(ta);
+  free(tb);
+  free(bound);
+  sinew_session_destroy(a);
+  sinew_session_destroy(b);
+}
+
 /* Every allocation of the compact set and of an edit over packed weights failing: the scene
  * saved before and after is the same. */
 static void test_fault_harness(void **unused) {
   (void)unused;
   assert_true(test_fault(SKIN, COMPACT) > 0);
   assert_true(test_fault(SKIN COMPACT, "setAttr \"sk.wl[1:3].w\" 1 1 0.3 1 2 0.7 2 0 1 9 2;") > 0);
+  /* in-place edits of one vertex: an insert, removals, a value after an earlier step's insert */
+  assert_true(test_fault(SKIN COMPACT, "setAttr sk.wl[1].w[4] 0.5;") > 0);
+  assert_true(test_fault(SKIN COMPACT, "removeMultiInstance sk.wl[0].w[3];") > 0);
+  assert_true(test_fault(SKIN COMPACT, "removeMultiInstance sk.wl[2];") > 0);
+  assert_true(test_fault(SKIN COMPACT "setAttr sk.wl[1].w[4] 0.5;", "setAttr sk.wl[1].w[1] 0.25;") > 0);
 }
 
 int main(void) {
@@ -1317,6 +1379,7 @@ int main(void) {
       cmocka_unit_test(test_two_level_alloc_failures),
       cmocka_unit_test(test_saved_file_is_the_same),
       cmocka_unit_test(test_bind_is_two_level),
+      cmocka_unit_test(test_mel_vertex_edits),
       cmocka_unit_test(test_fault_harness),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
