@@ -627,10 +627,10 @@ sinew__slot *sinew__multi_csr_view(const sinew__multi *m, uint32_t pos) {
  * taken back. A MULTI record holding a header from before comes below the first CSR record of
  * each transaction, so a walk that gave the multi slots since (its slots read the edited
  * numbers) is swapped out again once the runs are back. Inserting or removing moves the arrays'
- * tail; past a budget of shifted elements (8 times the multi's size, plus 64K) an edit leaves the
+ * tail; past a budget of shifted elements (64 times the multi's size, plus 64K) an edit leaves the
  * multi to the slot form, so a script editing every vertex in turn stays linear. */
 
-#define CSR_BUDGET(words, outer) (8 * ((uint64_t)(words) + (outer)) + 65536)
+#define CSR_BUDGET(words, outer) (64 * ((uint64_t)(words) + (outer)) + 65536)
 
 /* Position of outer index v among the elements the arrays hold (the first >= v). */
 static uint32_t csr_lower(const sinew__csr *c, int32_t v) {

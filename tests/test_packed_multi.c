@@ -743,7 +743,7 @@ static void test_edits_stay_two_level(void **unused) {
 }
 
 /* Inserting a weight into every vertex in turn, front first, shifts the arrays' tail each time:
- * past the budget (8 times the multi's size, plus 64K elements) the multi goes to slot form,
+ * past the budget (64 times the multi's size, plus 64K elements) the multi goes to slot form,
  * so the loop stays linear; value edits shift nothing and never spend it. */
 static void test_edit_budget(void **unused) {
   (void)unused;
@@ -757,7 +757,7 @@ static void test_edit_budget(void **unused) {
   assert_true(two_level(g, a));
   assert_true(multi_of(g, &wl)->csr->moved == 0);
   int32_t v = 0;
-  uint64_t budget = 8 * ((uint64_t)NV * 4 + NV) + 65536, moved = 0;
+  uint64_t budget = 64 * ((uint64_t)NV * 4 + NV) + 65536, moved = 0;
   for (; v < NV && two_level(g, a); v++) {
     moved = multi_of(g, &wl)->csr->moved;
     set_w(g, a, v, (int32_t[]){9}, (double[]){0.5}, 1);
