@@ -1286,14 +1286,33 @@ static double normalise(const sinew__attr *a, double v) {
   }
 }
 
+/* sinew_set_double of one inner element of a two-level multi (weightList[v].weights[i]): an
+ * in-place edit. 1 when the plug is not such an element or its multi is not held so. */
+static int set_one_csr(sinew_graph_t *g, sinew__node *n, const sinew__attr *a, const sinew_plug_t *p, double v) {
+  const sinew__attr *oa = p->nidx >= 2 ? sinew__csr_outer_attr(g, n, a) : NULL;
+  if (!oa || p->nidx != a->array_depth || p->nidx != oa->array_depth + 1) return 1;
+  sinew_plug_t outer = sinew_plug_make(p->node, oa->id, p->nidx - 2, p->idx);
+  sinew__slot *c = slot_of(g, n, &outer, NULL);
+  if (!c || !sinew__multi_csr(c->v.multi)) return 1;
+  char buf[256];
+  if (sinew__reserve_push(g) || (sinew__jon(g) && sinew__jreserve(g, 2)))
+    return sinew_graph_fail(g, SINEW_ENOMEM, "setAttr", "%s: out of memory", sinew__plug_str(g, p, buf, sizeof buf));
+  int rc = sinew__edit_csr(g, a, &outer, c, p->idx[p->nidx - 2], SINEW__CSR_SET, &p->idx[p->nidx - 1], &v, 1);
+  if (rc == SINEW_ENOMEM)
+    return sinew_graph_fail(g, rc, "setAttr", "%s: out of memory", sinew__plug_str(g, p, buf, sizeof buf));
+  return rc ? rc : sinew__changed(g, p);
+}
+
 int sinew_set_double(sinew_graph_t *g, const sinew_plug_t *p, double v) {
   sinew__node *n = NULL;
   const sinew__attr *a = NULL;
   sinew__slot *s = NULL;
   int rc = check_set(g, p, WANT_NUMBER, &n, &a);
   if (!rc) rc = check_range(g, a, p, v);
-  if (!rc) rc = prepare_set(g, n, p, &s);
   if (rc) return rc;
+  if (!a->computed && !(a->flags & SINEW_ATTR_GENERIC_NUMERIC) && (rc = set_one_csr(g, n, a, p, v)) <= 0)
+    return rc;
+  if ((rc = prepare_set(g, n, p, &s))) return rc;
   if (sinew__jon(g)) jrec_value(g, p, SINEW__JV_NUMBER, s);
   sinew__slot_put_num(s, normalise(a, v));
   s->flags |= SINEW__F_SET;
@@ -1436,19 +1455,45 @@ int sinew_set_data(sinew_graph_t *g, const sinew_plug_t *p, sinew_data_t *d) {
 
 /* The journal's last record, when it is a whole-multi record of plug arr made inside the
  * innermost open transaction: a later change of that multi is taken back with it. */
-static bool last_record_holds(const sinew_graph_t *g, const sinew_plug_t *arr) {
+static bool last_record_holds(const sinew_graph_t *g, const sinew_plug_t *arr, bool csr_too) {
   const sinew__journal *j = &g->jr;
   if (!j->depth || !j->n || j->n - 1 < j->marks[j->depth - 1]) return false;
   const sinew__rec *r = &j->recs[j->n - 1];
   sinew_plug_t key = sinew__plug_key(arr);
-  return r->kind == SINEW__J_MULTI && !memcmp(&r->plug, &key, sizeof key);
+  return (r->kind == SINEW__J_MULTI || (csr_too && r->kind == SINEW__J_CSR)) &&
+         !memcmp(&r->plug, &key, sizeof key);
+}
+
+/* See internal.h: a MULTI record with the header from before unless the last record of the
+ * innermost transaction already is one of this multi (or a CSR record on top of one), then the
+ * CSR record. */
+int sinew__edit_csr(sinew_graph_t *g, const sinew__attr *ia, const sinew_plug_t *outer, sinew__slot *c,
+                    int32_t index, int op, const int32_t *idx, const double *values, size_t count) {
+  bool jon = sinew__jon(g);
+  sinew__multi *old = NULL;
+  sinew__csr_run run;
+  int rc = sinew__multi_csr_edit(ia, c, index, op, idx, values, count, normalise, jon,
+                                 jon && !last_record_holds(g, outer, true), &old, &run);
+  if (rc) return rc;
+  if (old) {
+    sinew__rec *r = sinew__jpush(g, SINEW__J_MULTI);
+    r->plug = sinew__plug_key(outer);
+    r->u.multi = old;
+  }
+  if (run.c) {
+    sinew__rec *r = sinew__jpush(g, SINEW__J_CSR);
+    r->plug = sinew__plug_key(outer);
+    r->u.run = run;
+  }
+  return 0;
 }
 
 /* sinew_set_double_elements into element v of a multi of compounds held two-level
- * (weightList[v].weights, graph/slot.c), v past its last element: the numbers are appended to
+ * (weightList[v].weights, graph/slot.c). v past its last element: the numbers are appended to
  * the shared arrays; one journal record keeps the header from before (a run of appends inside
- * one transaction shares it). 1 when the multi is not held so, or v is not past the end (the
- * caller goes on with the leaf multi). */
+ * one transaction shares it). Otherwise (v exists, or comes before the last) the element is
+ * edited in place (edit_csr). 1 when the multi is not held so (the caller goes on with the
+ * leaf multi). */
 static int set_csr(sinew_graph_t *g, sinew__node *n, const sinew__attr *a, const sinew_plug_t *arr,
                    const int32_t *idx, const double *values, size_t count, bool jon, const char *buf) {
   const sinew__attr *oa = sinew__csr_outer_attr(g, n, a);
@@ -1460,9 +1505,18 @@ static int set_csr(sinew_graph_t *g, sinew__node *n, const sinew__attr *a, const
   if (c && ((c->v.multi && !c->v.multi->csr) || sinew__slot_dirtyish(c))) return 1;
   if (!c && sinew__slot_ensure(g, n, &outer, &c, &path, &made))
     return sinew_graph_fail(g, SINEW_ENOMEM, "setAttr", "%s: out of memory", buf);
-  bool keep = jon && !last_record_holds(g, &outer);
+  int32_t v = arr->idx[arr->nidx - 1];
+  /* An append writes in place past the end: not while a record would shift the arrays (its
+   * room and positions assume every later change is a record too). */
+  sinew__multi *m = c ? c->v.multi : NULL;
+  if (m && ((m->count && m->idx[m->count - 1] >= v) || m->csr->shifting)) {
+    int rc = sinew__edit_csr(g, a, &outer, c, v, SINEW__CSR_SET, idx, values, count);
+    if (rc == SINEW_ENOMEM) return sinew_graph_fail(g, rc, "setAttr", "%s: out of memory", buf);
+    return rc ? rc : sinew__changed(g, arr);
+  }
+  bool keep = jon && !last_record_holds(g, &outer, false);
   sinew__multi *old = NULL;
-  int rc = sinew__multi_csr_append(a, c, arr->idx[arr->nidx - 1], idx, values, count, normalise, keep, &old);
+  int rc = sinew__multi_csr_append(a, c, v, idx, values, count, normalise, keep, &old);
   if (rc) {
     sinew__slot_unensure(g, n, &made);
     return rc == SINEW_ENOMEM ? sinew_graph_fail(g, rc, "setAttr", "%s: out of memory", buf) : 1;

@@ -190,11 +190,26 @@ struct sinew__csr {
   uint32_t cap_outer, cap_inner;
   uint32_t used_outer;       /* outer elements the owner has written */
   const sinew__multi *owner; /* the header that may append in place */
+  uint64_t moved;            /* elements shifted by in-place inserts and removals (a budget) */
+  uint32_t shifting;         /* journal records whose swap shifts the arrays (then every change
+                              * of them is such a record: no append in place) */
   int32_t *outer;            /* cap_outer */
   uint32_t *off;             /* cap_outer + 1 */
   int32_t *inner;            /* cap_inner */
   double *vals;              /* cap_inner */
 };
+
+/* One outer element of a two-level multi as a journal record holds it: present or not, its
+ * inner indices and numbers (n of them, room for cap: the larger of its two states, so that a
+ * swap never allocates), and a reference to the arrays it was edited in. */
+typedef struct sinew__csr_run {
+  sinew__csr *c;
+  double *buf; /* cap numbers, then cap inner indices */
+  uint32_t n, cap;
+  int32_t index;
+  bool present;
+  bool shifts; /* its swap inserts or removes (counted in c->shifting) */
+} sinew__csr_run;
 
 static inline bool sinew__multi_packed(const sinew__multi *m) { return m && m->vals; }
 static inline bool sinew__multi_csr(const sinew__multi *m) { return m && m->csr; }
@@ -322,6 +337,7 @@ enum {
   SINEW__J_ATTR_ADD,  /* dynamic attributes added: the other attribute table and top slots */
   SINEW__J_HOST,      /* a host's record (sinew_graph_record); held: the change is taken back */
   SINEW__J_MULTI,     /* a packed multi replaced whole (plug: its array): u.multi, the other one */
+  SINEW__J_CSR,       /* one element of a two-level multi edited in place (plug: the outer array) */
   SINEW__J_DEAD       /* its node was deleted outside a transaction: the step cannot be applied */
 };
 enum { SINEW__JV_NUMBER, SINEW__JV_MATRIX, SINEW__JV_STRING, SINEW__JV_DATA };
@@ -345,6 +361,7 @@ typedef struct sinew__rec {
     sinew_data_t *data;
     sinew__slot slot; /* ELEM: the element's subtree while held */
     sinew__multi *multi; /* MULTI: the packed multi (or NULL) not live */
+    sinew__csr_run run;  /* CSR: the element's other state */
     struct {
       sinew__conn *c;
       sinew__src_entry *entry; /* its source's index entry, when unlinking emptied it */
@@ -658,6 +675,28 @@ int sinew__multi_csr_append(const sinew__attr *inner_attr, sinew__slot *containe
 int sinew__multi_csr_unpack(const sinew_graph_t *g, const sinew__node *node, const sinew__attr *a,
                             sinew__slot *container);
 sinew__slot *sinew__multi_csr_view(const sinew__multi *m, uint32_t pos);
+/* In-place edits of one outer element `index` of the two-level multi held by container (clean):
+ * SET merges the n numbers at inner indices idx (any order, the last of a repeated one wins,
+ * norm applied) into the element, making it when absent; DEL_INNER removes inner index idx[0]
+ * of it; DEL_OUTER removes the element. 1 when the multi cannot take it so (not two-level,
+ * dirty, the element or inner index absent for a removal, or the budget of shifted elements
+ * spent: the caller goes on in slot form), SINEW_ENOMEM (nothing changed). With jon the edit
+ * is journaled: *old gets a header for a MULTI record to push before the CSR one when
+ * need_multi is set or the arrays were copied (NULL otherwise), and *run the CSR record's
+ * state (run->c NULL: no record); without, nothing is kept. */
+enum { SINEW__CSR_SET, SINEW__CSR_DEL_INNER, SINEW__CSR_DEL_OUTER };
+int sinew__multi_csr_edit(const sinew__attr *inner_attr, sinew__slot *container, int32_t index, int op,
+                          const int32_t *idx, const double *vals, size_t n,
+                          double (*norm)(const sinew__attr *, double), bool jon, bool need_multi,
+                          sinew__multi **old, sinew__csr_run *run);
+/* A CSR record applied: the element's state in the arrays and the one the record holds swap
+ * (no allocation); free: what the record holds. */
+void sinew__multi_csr_swap(sinew_graph_t *g, sinew__node *node, const sinew_plug_t *arr, sinew__csr_run *run);
+void sinew__csr_run_free(sinew__csr_run *run);
+/* sinew__multi_csr_edit of element `index` of the two-level multi at plug outer (container c),
+ * journaled when the journal is on (graph/eval.c; the caller reserved two records). */
+int sinew__edit_csr(sinew_graph_t *g, const sinew__attr *ia, const sinew_plug_t *outer, sinew__slot *c,
+                    int32_t index, int op, const int32_t *idx, const double *values, size_t count);
 /* The compound array attribute above a numeric array `a` that a two-level multi can hold
  * (a array compound with a as its only child, a numeric, not computed, not generic), or NULL. */
 const sinew__attr *sinew__csr_outer_attr(const sinew_graph_t *g, const sinew__node *node, const sinew__attr *a);

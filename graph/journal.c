@@ -282,6 +282,14 @@ static void apply(sinew_graph_t *g, sinew__rec *r) {
       note_restored(g, r->plug.node);
       break;
     }
+    case SINEW__J_CSR: {
+      sinew__node *n = sinew__node_get(g, r->plug.node);
+      if (!n) break;
+      sinew__multi_csr_swap(g, n, &r->plug, &r->u.run);
+      sinew__changed(g, &r->plug);
+      note_restored(g, r->plug.node);
+      break;
+    }
     case SINEW__J_HOST:
       g->pushing++; /* the host's swap may read the graph, not change it */
       r->u.host.ops->swap(g, r->u.host.data);
@@ -321,6 +329,7 @@ static void rec_free(sinew_graph_t *g, sinew__rec *r) {
       r->u.multi = NULL;
       break;
     }
+    case SINEW__J_CSR: sinew__csr_run_free(&r->u.run); break;
     case SINEW__J_ATTR_ADD: sinew__attr_add_free(g, r); break;
     case SINEW__J_HOST:
       if (r->u.host.ops->release) r->u.host.ops->release(g, r->u.host.data, !r->held);

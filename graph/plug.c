@@ -358,6 +358,53 @@ int32_t sinew_plug_next_index(const sinew_graph_t *g, const sinew_plug_t *p) {
   return want;
 }
 
+/* removeMultiInstance of an outer element of a two-level multi (weightList[v]) or of one inner
+ * element (weightList[v].weights[i]) with no connection or alias inside it: an in-place edit,
+ * the multi stays two-level. 1 when it is not such an element. */
+static int remove_csr(sinew_graph_t *g, sinew__node *node, const sinew__attr *a, const sinew_plug_t *e) {
+  const sinew__attr *ia = a, *oa = NULL;
+  uint32_t outer_n;
+  int op;
+  if (a->type == SINEW_ATTR_COMPOUND && a->nchildren == 1) { /* weightList[v] */
+    ia = sinew__attr_get(g, node, a->children[0]);
+    oa = sinew__csr_outer_attr(g, node, ia) == a ? a : NULL;
+    outer_n = e->nidx - 1;
+    op = SINEW__CSR_DEL_OUTER;
+  } else { /* weightList[v].weights[i] */
+    oa = sinew__csr_outer_attr(g, node, a);
+    outer_n = e->nidx - 2;
+    op = SINEW__CSR_DEL_INNER;
+  }
+  if (!oa || e->nidx < 1 || (op == SINEW__CSR_DEL_INNER && e->nidx < 2)) return 1;
+  sinew_plug_t outer = sinew_plug_make(e->node, oa->id, outer_n, e->idx);
+  sinew__multi *pm;
+  uint32_t pos;
+  sinew__slot *c = sinew__slot_peek(g, node, &outer, NULL, &pm, &pos);
+  if (!c || !sinew__multi_csr(c->v.multi)) return 1;
+  for (uint32_t i = 0; i < node->nconns; i++) /* a connection in it has unpacked it: none */
+    if (sinew__plug_within(g, node, &node->conns[i]->src, e) || sinew__plug_within(g, node, &node->conns[i]->dst, e))
+      return 1;
+  sinew__alias_edit *aliases = NULL;
+  char buf[512];
+  if (sinew__alias_drop_prepare(g, node, e, &aliases))
+    return sinew_graph_fail(g, SINEW_ENOMEM, "removeMultiInstance", "%s: out of memory",
+                            sinew__plug_str(g, e, buf, sizeof buf));
+  if (aliases) { /* the aliases go in the slot form's way */
+    sinew__alias_cancel(aliases);
+    return 1;
+  }
+  if (sinew__reserve_push(g) || (sinew__jon(g) && sinew__jreserve(g, 2)))
+    return sinew_graph_fail(g, SINEW_ENOMEM, "removeMultiInstance", "%s: out of memory",
+                            sinew__plug_str(g, e, buf, sizeof buf));
+  int32_t inner = e->idx[e->nidx - 1];
+  int rc = sinew__edit_csr(g, ia, &outer, c, e->idx[outer_n], op, &inner, NULL, 0);
+  if (rc == SINEW_ENOMEM)
+    return sinew_graph_fail(g, rc, "removeMultiInstance", "%s: out of memory", sinew__plug_str(g, e, buf, sizeof buf));
+  if (rc) return rc;
+  sinew_plug_t arr = sinew_plug_make(e->node, e->attr, e->nidx - 1, e->idx);
+  return sinew__changed(g, &arr);
+}
+
 int sinew_plug_remove_element(sinew_graph_t *g, const sinew_plug_t *e) {
   sinew__node *node = NULL;
   int rc = sinew__plug_check(g, e, "removeMultiInstance", &node);
@@ -383,6 +430,7 @@ int sinew_plug_remove_element(sinew_graph_t *g, const sinew_plug_t *e) {
   if (!sinew__slot_peek(g, node, e, NULL, &pm, &ppos) && !pm) /* one held packed stays so */
     return sinew_graph_fail(g, SINEW_ENOTFOUND, "removeMultiInstance", "%s does not exist",
                             sinew__plug_str(g, e, buf, sizeof buf));
+  if ((rc = remove_csr(g, node, a, e)) <= 0) return rc;
   /* The element taken out is a slot: a multi held two-level above it gets slots first (the
    * only allocation, before anything changes). */
   sinew_plug_t arr = sinew_plug_make(e->node, e->attr, e->nidx - 1, e->idx);

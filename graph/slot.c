@@ -142,15 +142,31 @@ void sinew__slot_release(const sinew_graph_t *g, const sinew__node *node, const 
 }
 
 static sinew__multi *packed_alloc(uint32_t cap);
+static sinew__csr *csr_alloc(uint32_t cap_outer, uint32_t cap_inner);
+static void csr_unref(sinew__csr *c, const sinew__multi *m);
 
 static int clone_multi(const sinew_graph_t *g, const sinew__node *node, const sinew__attr *a,
                        const sinew__multi *m, sinew__multi **out) {
   uint32_t cap = m->cap > m->count ? m->cap : m->count ? m->count : 1;
-  if (m->csr) { /* another view of the same arrays, which it never changes in place */
-    sinew__multi *c = sinew__calloc(1, sizeof *c);
-    if (!c) return SINEW_ENOMEM;
+  if (m->csr) { /* arrays of its own: the live ones are edited in place (sinew__multi_csr_edit) */
+    const sinew__csr *sc = m->csr;
+    uint32_t w = sc->off[m->count];
+    sinew__csr *dc = csr_alloc(cap, w ? w : 1);
+    sinew__multi *c = dc ? sinew__calloc(1, sizeof *c) : NULL;
+    if (!c) {
+      if (dc) csr_unref((dc->refs = 1, dc), NULL);
+      return SINEW_ENOMEM;
+    }
+    memcpy(dc->outer, sc->outer, m->count * sizeof *dc->outer);
+    memcpy(dc->off, sc->off, ((size_t)m->count + 1) * sizeof *dc->off);
+    memcpy(dc->inner, sc->inner, w * sizeof *dc->inner);
+    memcpy(dc->vals, sc->vals, w * sizeof *dc->vals);
     *c = *m;
-    c->csr->refs++;
+    c->csr = dc;
+    c->idx = dc->outer;
+    dc->refs = 1;
+    dc->owner = c;
+    dc->used_outer = m->count;
     *out = c;
     return SINEW_OK;
   }
@@ -367,6 +383,11 @@ void sinew__multi_swap(sinew_graph_t *g, sinew__node *node, const sinew_plug_t *
   sinew__multi *m = *held;
   *held = container->v.multi;
   container->v.multi = m;
+  /* the same arrays and count as the header going out, which owned their tail: this one does
+   * now (so an in-place edit after an undo needs no copy) */
+  sinew__multi *out = *held;
+  if (m && m->csr && out && out->csr == m->csr && m->csr->owner == out && out->count == m->count)
+    m->csr->owner = m;
   uint32_t below = 0;
   bool dirty = (container->flags & SINEW__F_DIRTY) != 0; /* a DIRTY slot's elements are DIRTY */
   if (m && (m->vals || m->csr)) {
@@ -422,57 +443,41 @@ static uint32_t grown(uint32_t cap, size_t need) {
   return c > UINT32_MAX - 1 ? UINT32_MAX - 1 : (uint32_t)c;
 }
 
-int sinew__multi_csr_append(const sinew__attr *ia, sinew__slot *container, int32_t index, const int32_t *idx,
-                            const double *vals, size_t n, double (*norm)(const sinew__attr *, double),
-                            bool keep_old, sinew__multi **old) {
-  *old = NULL;
-  sinew__multi *om = container->v.multi;
-  if ((om && !om->csr) || sinew__slot_dirtyish(container) || !n) return 1;
-  uint32_t ocount = om ? om->count : 0;
-  if (ocount && om->idx[ocount - 1] >= index) return 1; /* not past the last: slot form */
-  sinew__csr *c = om ? om->csr : NULL;
-  uint32_t w0 = c ? c->off[ocount] : 0;
-  if (n > UINT32_MAX - 1 - w0 || ocount >= UINT32_MAX - 1) return 1;
-  bool tail = c && c->owner == om && c->used_outer == ocount; /* om may write past its count */
-  bool fits = tail && ocount < c->cap_outer && w0 + n <= c->cap_inner;
-  sinew__csr *dc = c;
-  if (!fits && tail && !keep_old && c->refs == 1) { /* the only view: the arrays grow in place */
-    uint32_t co = grown(c->cap_outer, (size_t)ocount + 1), ci = grown(c->cap_inner, (size_t)w0 + n);
-    int32_t *no = sinew__realloc(c->outer, (size_t)co * sizeof *no);
-    if (no) c->outer = no, om->idx = no;
-    uint32_t *nf = no ? sinew__realloc(c->off, ((size_t)co + 1) * sizeof *nf) : NULL;
-    if (nf) c->off = nf, c->cap_outer = co;
-    int32_t *ni = nf ? sinew__realloc(c->inner, (size_t)ci * sizeof *ni) : NULL;
-    if (ni) c->inner = ni;
-    double *nv = ni ? sinew__realloc(c->vals, (size_t)ci * sizeof *nv) : NULL;
-    if (!nv) return SINEW_ENOMEM; /* what grew stays grown, harmless */
-    c->vals = nv;
-    c->cap_inner = ci;
-    fits = true;
-  } else if (!fits) { /* new arrays, the elements so far copied */
-    dc = csr_alloc(grown(c ? c->cap_outer : 0, (size_t)ocount + 1), grown(c ? c->cap_inner : 0, (size_t)w0 + n));
-    if (!dc) return SINEW_ENOMEM;
-    if (c) {
-      memcpy(dc->outer, c->outer, ocount * sizeof *dc->outer);
-      memcpy(dc->off, c->off, ((size_t)ocount + 1) * sizeof *dc->off);
-      memcpy(dc->inner, c->inner, w0 * sizeof *dc->inner);
-      memcpy(dc->vals, c->vals, w0 * sizeof *dc->vals);
-    }
-  }
-  sinew__multi *m = om;
-  if (dc != c || keep_old) {
-    if (!(m = sinew__calloc(1, sizeof *m))) {
-      if (dc != c) csr_unref((dc->refs = 1, dc), NULL);
-      return SINEW_ENOMEM;
-    }
-    m->csr = dc;
-    m->eflags = SINEW__F_ELEMENT; /* the container is clean */
-    dc->refs++;
-  }
-  /* the element's inner indices sorted, the last of a repeated one winning (cannot fail now) */
-  int32_t *ii = dc->inner + w0;
-  double *vv = dc->vals + w0;
-  uint32_t k = 0;
+/* The arrays of the only header m viewing them grown in place to hold need_o elements and
+ * need_i numbers (ENOMEM: what grew stays grown, harmless). */
+static int csr_grow(sinew__csr *c, sinew__multi *m, size_t need_o, size_t need_i) {
+  uint32_t co = grown(c->cap_outer, need_o), ci = grown(c->cap_inner, need_i);
+  int32_t *no = sinew__realloc(c->outer, (size_t)co * sizeof *no);
+  if (no) c->outer = no, m->idx = no;
+  uint32_t *nf = no ? sinew__realloc(c->off, ((size_t)co + 1) * sizeof *nf) : NULL;
+  if (nf) c->off = nf, c->cap_outer = co;
+  int32_t *ni = nf ? sinew__realloc(c->inner, (size_t)ci * sizeof *ni) : NULL;
+  if (ni) c->inner = ni;
+  double *nv = ni ? sinew__realloc(c->vals, (size_t)ci * sizeof *nv) : NULL;
+  if (!nv) return SINEW_ENOMEM;
+  c->vals = nv;
+  c->cap_inner = ci;
+  return SINEW_OK;
+}
+
+/* New arrays with room for need_o elements and need_i numbers, holding the first count
+ * elements of c (c may be NULL); no header views them yet. */
+static sinew__csr *csr_copy(const sinew__csr *c, uint32_t count, size_t need_o, size_t need_i) {
+  sinew__csr *dc = csr_alloc(grown(c ? c->cap_outer : 0, need_o), grown(c ? c->cap_inner : 0, need_i));
+  if (!dc || !c) return dc;
+  uint32_t w = c->off[count];
+  memcpy(dc->outer, c->outer, count * sizeof *dc->outer);
+  memcpy(dc->off, c->off, ((size_t)count + 1) * sizeof *dc->off);
+  memcpy(dc->inner, c->inner, w * sizeof *dc->inner);
+  memcpy(dc->vals, c->vals, w * sizeof *dc->vals);
+  dc->moved = c->moved;
+  return dc;
+}
+
+/* Merges n numbers at inner indices idx (any order, the last of a repeated one winning, norm
+ * applied) into the k ascending ones at ii/vv (room for k + n); returns the new count. */
+static uint32_t run_merge(int32_t *ii, double *vv, uint32_t k, const sinew__attr *ia, const int32_t *idx,
+                          const double *vals, size_t n, double (*norm)(const sinew__attr *, double)) {
   for (size_t q = 0; q < n; q++) {
     double v = norm(ia, vals[q]);
     if (!k || ii[k - 1] < idx[q]) {
@@ -494,6 +499,41 @@ int sinew__multi_csr_append(const sinew__attr *ia, sinew__slot *container, int32
     }
     vv[lo] = v;
   }
+  return k;
+}
+
+int sinew__multi_csr_append(const sinew__attr *ia, sinew__slot *container, int32_t index, const int32_t *idx,
+                            const double *vals, size_t n, double (*norm)(const sinew__attr *, double),
+                            bool keep_old, sinew__multi **old) {
+  *old = NULL;
+  sinew__multi *om = container->v.multi;
+  if ((om && !om->csr) || sinew__slot_dirtyish(container) || !n) return 1;
+  uint32_t ocount = om ? om->count : 0;
+  if (ocount && om->idx[ocount - 1] >= index) return 1; /* not past the last: slot form */
+  sinew__csr *c = om ? om->csr : NULL;
+  uint32_t w0 = c ? c->off[ocount] : 0;
+  if (n > UINT32_MAX - 1 - w0 || ocount >= UINT32_MAX - 1) return 1;
+  bool tail = c && c->owner == om && c->used_outer == ocount; /* om may write past its count */
+  bool fits = tail && ocount < c->cap_outer && w0 + n <= c->cap_inner;
+  sinew__csr *dc = c;
+  if (!fits && tail && !keep_old && c->refs == 1) { /* the only view: the arrays grow in place */
+    if (csr_grow(c, om, (size_t)ocount + 1, (size_t)w0 + n)) return SINEW_ENOMEM;
+    fits = true;
+  } else if (!fits) { /* new arrays, the elements so far copied */
+    if (!(dc = csr_copy(c, ocount, (size_t)ocount + 1, (size_t)w0 + n))) return SINEW_ENOMEM;
+  }
+  sinew__multi *m = om;
+  if (dc != c || keep_old) {
+    if (!(m = sinew__calloc(1, sizeof *m))) {
+      if (dc != c) csr_unref((dc->refs = 1, dc), NULL);
+      return SINEW_ENOMEM;
+    }
+    m->csr = dc;
+    m->eflags = SINEW__F_ELEMENT; /* the container is clean */
+    dc->refs++;
+  }
+  /* the element's inner indices sorted, the last of a repeated one winning (cannot fail now) */
+  uint32_t k = run_merge(dc->inner + w0, dc->vals + w0, 0, ia, idx, vals, n, norm);
   dc->outer[ocount] = index;
   dc->off[ocount + 1] = w0 + k;
   m->count = m->cap = ocount + 1;
@@ -574,6 +614,215 @@ sinew__slot *sinew__multi_csr_view(const sinew__multi *m, uint32_t pos) {
   v->kid = (sinew__slot){.v.multi = k ? &v->leaf : NULL, .flags = d, .below = d ? k : 0};
   v->el = (sinew__slot){.v.kids = &v->kid, .flags = SINEW__F_ELEMENT | d, .below = d ? 1 : 0};
   return &v->el;
+}
+
+/* ---- in-place edits of a two-level multi --------------------------------------------------------
+ *
+ * An edit writes the shared arrays in place and a CSR record keeps the element's other state
+ * (its run of inner indices and numbers, or its absence), so undo and redo swap runs and never
+ * allocate. Every other header viewing the arrays is held by a journal record (clones copy,
+ * see clone_multi; without a journal an edit of arrays that another header views copies them
+ * first), and records are applied strictly last-in-first-out on undo and rollback, first-in-
+ * first-out on redo: when an older header is live again, every later in-place change has been
+ * taken back. A MULTI record holding a header from before comes below the first CSR record of
+ * each transaction, so a walk that gave the multi slots since (its slots read the edited
+ * numbers) is swapped out again once the runs are back. Inserting or removing moves the arrays'
+ * tail; past a budget of shifted elements (64 times the multi's size, plus 64K) an edit leaves the
+ * multi to the slot form, so a script editing every vertex in turn stays linear. */
+
+#define CSR_BUDGET(words, outer) (64 * ((uint64_t)(words) + (outer)) + 65536)
+
+/* Position of outer index v among the elements the arrays hold (the first >= v). */
+static uint32_t csr_lower(const sinew__csr *c, int32_t v) {
+  uint32_t lo = 0, hi = c->used_outer;
+  while (lo < hi) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    if (c->outer[mid] < v) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/* Element run->index's state in c's arrays and run's swap; returns the change of the outer
+ * count (-1, 0, 1). The arrays have room: they held the larger state before and never shrink. */
+static int csr_swap_run(sinew__csr *c, sinew__csr_run *run) {
+  uint32_t k = csr_lower(c, run->index), u = c->used_outer;
+  bool here = k < u && c->outer[k] == run->index, was = here;
+  int d = 0;
+  if (!here && run->present) { /* an empty element to fill */
+    memmove(c->outer + k + 1, c->outer + k, (u - k) * sizeof *c->outer);
+    memmove(c->off + k + 2, c->off + k + 1, (u - k) * sizeof *c->off);
+    c->outer[k] = run->index;
+    c->off[k + 1] = c->off[k];
+    c->used_outer = ++u;
+    here = true;
+    d = 1;
+  }
+  if (here) {
+    uint32_t b = c->off[k], m = c->off[k + 1] - b, n = run->n, end = c->off[u], s = m < n ? m : n;
+    double *bv = run->buf;
+    int32_t *bi = (int32_t *)(run->buf + run->cap);
+    for (uint32_t q = 0; q < s; q++) {
+      int32_t ti = c->inner[b + q];
+      double tv = c->vals[b + q];
+      c->inner[b + q] = bi[q], c->vals[b + q] = bv[q];
+      bi[q] = ti, bv[q] = tv;
+    }
+    if (n > m) { /* the run grows: the tail moves up */
+      memmove(c->inner + b + n, c->inner + b + m, (end - b - m) * sizeof *c->inner);
+      memmove(c->vals + b + n, c->vals + b + m, (end - b - m) * sizeof *c->vals);
+      memcpy(c->inner + b + m, bi + m, (n - m) * sizeof *bi);
+      memcpy(c->vals + b + m, bv + m, (n - m) * sizeof *bv);
+    } else if (m > n) {
+      memcpy(bi + n, c->inner + b + n, (m - n) * sizeof *bi);
+      memcpy(bv + n, c->vals + b + n, (m - n) * sizeof *bv);
+      memmove(c->inner + b + n, c->inner + b + m, (end - b - m) * sizeof *c->inner);
+      memmove(c->vals + b + n, c->vals + b + m, (end - b - m) * sizeof *c->vals);
+    }
+    if (n != m)
+      for (uint32_t j = k + 1; j <= u; j++) c->off[j] += n - m; /* modulo 2^32: a shrink too */
+    run->n = m;
+  }
+  if (was && !run->present) { /* its run is out (empty now): the element goes */
+    memmove(c->outer + k, c->outer + k + 1, (u - k - 1) * sizeof *c->outer);
+    memmove(c->off + k + 1, c->off + k + 2, (u - k - 1) * sizeof *c->off);
+    c->used_outer = --u;
+    d = -1;
+  }
+  run->present = was;
+  return d;
+}
+
+void sinew__csr_run_free(sinew__csr_run *run) {
+  sinew__free(run->buf);
+  if (run->c && run->shifts) run->c->shifting--;
+  if (run->c) csr_unref(run->c, NULL);
+  memset(run, 0, sizeof *run);
+}
+
+int sinew__multi_csr_edit(const sinew__attr *ia, sinew__slot *container, int32_t index, int op,
+                          const int32_t *idx, const double *vals, size_t n,
+                          double (*norm)(const sinew__attr *, double), bool jon, bool need_multi,
+                          sinew__multi **old, sinew__csr_run *run) {
+  *old = NULL;
+  memset(run, 0, sizeof *run);
+  sinew__multi *m = container->v.multi;
+  if (!m || !m->csr || sinew__slot_dirtyish(container)) return 1;
+  sinew__csr *c = m->csr;
+  uint32_t u = m->count, k = multi_lower(m, index);
+  bool here = k < u && m->idx[k] == index, present = op != SINEW__CSR_DEL_OUTER;
+  uint32_t b = c->off[k], len = here ? c->off[k + 1] - b : 0, end = c->off[u];
+  if ((op != SINEW__CSR_SET && !here) || (op == SINEW__CSR_SET && (!n || (uint64_t)n + end + len > UINT32_MAX / 4)))
+    return 1;
+  /* the element's new run, built in the buffer the record keeps (room for either state) */
+  uint32_t cap = len + (op == SINEW__CSR_SET ? (uint32_t)n : 0);
+  double *buf = sinew__malloc((size_t)(cap ? cap : 1) * (sizeof(double) + sizeof(int32_t)));
+  if (!buf) return SINEW_ENOMEM;
+  int32_t *bi = (int32_t *)(buf + (cap ? cap : 1));
+  uint32_t nn = 0;
+  if (present) {
+    memcpy(bi, c->inner + b, len * sizeof *bi);
+    memcpy(buf, c->vals + b, len * sizeof *buf);
+    nn = len;
+  }
+  if (op == SINEW__CSR_SET) {
+    nn = run_merge(bi, buf, nn, ia, idx, vals, n, norm);
+  } else if (op == SINEW__CSR_DEL_INNER) {
+    uint32_t q = 0;
+    while (q < nn && bi[q] != idx[0]) q++;
+    if (q == nn) {
+      sinew__free(buf);
+      return 1;
+    }
+    memmove(bi + q, bi + q + 1, (nn - q - 1) * sizeof *bi);
+    memmove(buf + q, buf + q + 1, (nn - q - 1) * sizeof *buf);
+    nn--;
+  }
+  if (!cap) cap = 1;
+  bool structural = present != here || nn != len;
+  uint64_t shift = structural ? (uint64_t)(end - b - len) + (present != here ? u - k : 0) : 0;
+  if (shift && c->moved + shift > CSR_BUDGET(end, u)) { /* the slot form from now on */
+    sinew__free(buf);
+    return 1;
+  }
+  bool tail = c->owner == m && c->used_outer == u;
+  size_t need_o = (size_t)u + (present && !here), need_i = (size_t)end + (nn > len ? nn - len : 0);
+  bool fits = tail && need_o <= c->cap_outer && need_i <= c->cap_inner;
+  bool copy = false;
+  if (structural && !fits) {
+    if (tail && !jon && c->refs == 1) {
+      if (csr_grow(c, m, need_o, need_i)) {
+        sinew__free(buf);
+        return SINEW_ENOMEM;
+      }
+    } else {
+      copy = true;
+    }
+  } else if (!jon && c->refs > 1) { /* records of undo steps view these arrays */
+    copy = true;
+  }
+  if (copy) {
+    sinew__csr *dc = csr_copy(c, u, need_o, need_i);
+    sinew__multi *nm = dc ? sinew__calloc(1, sizeof *nm) : NULL;
+    if (!nm) {
+      if (dc) csr_unref((dc->refs = 1, dc), NULL);
+      sinew__free(buf);
+      return SINEW_ENOMEM;
+    }
+    *nm = *m;
+    nm->csr = dc;
+    nm->idx = dc->outer;
+    dc->refs = 1;
+    dc->owner = nm;
+    dc->used_outer = u;
+    container->v.multi = nm;
+    if (jon) *old = m;
+    else sinew__multi_free_packed(m);
+    m = nm;
+    c = dc;
+  } else if (jon && need_multi) { /* the header from before, viewing the same arrays */
+    sinew__multi *h = sinew__calloc(1, sizeof *h);
+    if (!h) {
+      sinew__free(buf);
+      return SINEW_ENOMEM;
+    }
+    *h = *m;
+    c->refs++;
+    *old = h;
+  }
+  *run = (sinew__csr_run){.buf = buf, .n = nn, .cap = cap, .index = index, .present = present};
+  int d = csr_swap_run(c, run);
+  m->count += (uint32_t)d;
+  m->cap = m->count;
+  m->idx = c->outer;
+  c->moved += shift;
+  if (jon) {
+    run->c = c;
+    run->shifts = structural;
+    c->refs++;
+    c->shifting += structural;
+  } else {
+    sinew__csr_run_free(run);
+  }
+  return 0;
+}
+
+void sinew__multi_csr_swap(sinew_graph_t *g, sinew__node *node, const sinew_plug_t *arr, sinew__csr_run *run) {
+  sinew__slot_path path;
+  sinew__slot *container = sinew__slot_find(g, node, arr, &path);
+  sinew__multi *m = container ? container->v.multi : NULL;
+  if (!m || m->csr != run->c) { /* the live form is another: the MULTI record below swaps it */
+    csr_swap_run(run->c, run);
+    return;
+  }
+  bool was = sinew__slot_dirtyish(container);
+  int d = csr_swap_run(run->c, run);
+  m->count += (uint32_t)d;
+  m->cap = m->count;
+  m->idx = run->c->outer;
+  if (d && (m->eflags & SINEW__F_DIRTY)) container->below += (uint32_t)d;
+  fix_counts(&path, path.n - 1, was, sinew__slot_dirtyish(container), false);
+  sinew__slot_note_dirty(node, path.slots[0]);
 }
 
 /* Inserts a new element; returns its position or -1 on out-of-memory (nothing changed). The

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "graph/internal.h"
 #include "nodes/nodes_internal.h"
 #include "sinew/sinew.h"
 #include "tests/support.h"
@@ -1269,6 +1270,98 @@ static void test_skin_percent(void **unused) {
   free_rig(&r);
 }
 
+/* The skinCluster's weightList held two-level (graph/internal.h, sinew__csr). */
+static bool weights_two_level(sinew_graph_t *g, sinew_node_t skin) {
+  sinew__node *n = sinew__node_get(g, skin);
+  assert_non_null(n);
+  sinew_plug_t wl = P(g, skin, "wl");
+  sinew__multi *pm;
+  uint32_t pos;
+  sinew__slot *s = sinew__slot_peek(g, n, &wl, NULL, &pm, &pos);
+  return s && sinew__multi_csr(s->v.multi);
+}
+
+static void assert_same_skin(rig *a, rig *b) {
+  uint32_t np = sinew_mesh_get(a->input)->npoints;
+  for (uint32_t q = 0; q < np; q++)
+    for (int i = 0; i < 3; i++) {
+      double x = weight(a->g, a->skin, (int32_t)q, a->j[i]), y = weight(b->g, b->skin, (int32_t)q, b->j[i]);
+      if (x != y) fail_msg("vertex %u influence %d: %.17g vs %.17g", q, i, x, y);
+    }
+  sinew_data_t *oa = out_mesh(a->g, a->shape), *ob = out_mesh(b->g, b->shape);
+  assert_points_equal(sinew_mesh_get(oa), sinew_mesh_get(ob), 0);
+  sinew_data_unref(oa);
+  sinew_data_unref(ob);
+}
+
+/* skinPercent of one vertex (skinPercent -tv j1 1 skinCluster1 pCylinder1.vtx[12]), as riggers'
+ * scripts run it vertex by vertex: the bound weightList stays two-level (no slot per vertex),
+ * the deformed mesh is the one a weightList in slot form gives, and undo and redo restore it. */
+static void test_skin_percent_stays_two_level(void **unused) {
+  (void)unused;
+  rig r, s;
+  make_rig(&r, 0);
+  make_rig(&s, 0);
+  for (int k = 0; k < 2; k++) { /* a pose, so that weights move points */
+    rig *x = k ? &s : &r;
+    set3(x->g, x->j[1], "r", 0, 0, 40);
+    set3(x->g, x->j[2], "r", 25, 0, 0);
+  }
+  /* s's weightList in slot form: a lock needs an element's slot */
+  sinew_plug_t e = P(s.g, s.skin, "wl[0].w[0]");
+  assert_int_equal(sinew_plug_set_locked(s.g, &e, true), 0);
+  assert_int_equal(sinew_plug_set_locked(s.g, &e, false), 0);
+  assert_true(weights_two_level(r.g, r.skin));
+  assert_false(weights_two_level(s.g, s.skin));
+  assert_same_skin(&r, &s);
+  sinew_change_t *st[2][4];
+  int32_t verts[4] = {12, 40, 3, 12};
+  for (int step = 0; step < 4; step++) {
+    for (int k = 0; k < 2; k++) {
+      rig *x = k ? &s : &r;
+      assert_int_equal(sinew_graph_begin(x->g), 0);
+      int rc = step == 0   ? percent(x, verts[step], true, false, false, 1, 0, 1.0) /* -tv j1 1 */
+               : step == 1 ? percent(x, verts[step], true, false, false, 2, 0, 0.3, 2, 0.7)
+               : step == 2 ? percent(x, verts[step], true, true, false, 1, 1, 0.2)
+                           : percent(x, verts[step], true, false, false, 3, 0, 0.2, 1, 0.5, 2, 0.3);
+      assert_int_equal(rc, SINEW_OK);
+      assert_int_equal(sinew_graph_commit_step(x->g, &st[k][step]), 0);
+    }
+    assert_true(weights_two_level(r.g, r.skin));
+    assert_same_skin(&r, &s);
+  }
+  size_t n = 0;
+  assert_int_equal(sinew_skin_get_weights(r.g, r.skin, 12, 0, NULL, NULL, 0, &n), SINEW_OK);
+  assert_int_equal(n, 3);
+  for (int step = 4; step-- > 0;) {
+    assert_int_equal(sinew_change_undo(r.g, st[0][step]), 0);
+    assert_int_equal(sinew_change_undo(s.g, st[1][step]), 0);
+    assert_true(weights_two_level(r.g, r.skin));
+    assert_same_skin(&r, &s);
+  }
+  rig fresh; /* all undone: the bind-time weights */
+  make_rig(&fresh, 0);
+  uint32_t np = sinew_mesh_get(r.input)->npoints;
+  for (uint32_t q = 0; q < np; q++)
+    for (int i = 0; i < 3; i++)
+      assert_true(weight(r.g, r.skin, (int32_t)q, r.j[i]) == weight(fresh.g, fresh.skin, (int32_t)q, fresh.j[i]));
+  free_rig(&fresh);
+  for (int step = 0; step < 4; step++) {
+    assert_int_equal(sinew_change_redo(r.g, st[0][step]), 0);
+    assert_int_equal(sinew_change_redo(s.g, st[1][step]), 0);
+    assert_true(weights_two_level(r.g, r.skin));
+    assert_same_skin(&r, &s);
+  }
+  assert_int_equal(sinew_skin_get_weights(r.g, r.skin, 12, 0, NULL, NULL, 0, &n), SINEW_OK);
+  assert_int_equal(n, 3);
+  for (int step = 0; step < 4; step++) {
+    sinew_change_free(r.g, st[0][step]);
+    sinew_change_free(s.g, st[1][step]);
+  }
+  free_rig(&r);
+  free_rig(&s);
+}
+
 static void test_skin_edits(void **unused) {
   (void)unused;
   rig r;
@@ -1522,6 +1615,7 @@ int main(void) {
       cmocka_unit_test(test_bind_weight_formula),
       cmocka_unit_test(test_bind_failures),
       cmocka_unit_test(test_skin_percent),
+      cmocka_unit_test(test_skin_percent_stays_two_level),
       cmocka_unit_test(test_skin_edits),
       cmocka_unit_test(test_reset_weights_oom),
       cmocka_unit_test(test_bind_large),
