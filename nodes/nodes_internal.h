@@ -49,6 +49,9 @@ int sinew__geometry_input(sinew_graph_t *g, const sinew_plug_t *dst, sinew_data_
  * through) from the geometry at `input` (its input[k].inputGeometry): a mesh as it is; for a
  * curve, the input curve with out's points as its CVs (CVs that did not move keep their exact
  * double values; when none moved, the input curve block itself). */
+/* How many of a skinCluster's weight compiles (sinew_skin_cluster_stats) packed only the points
+ * whose weights changed, in place (for tests). */
+uint64_t sinew__skin_cluster_point_updates(sinew_graph_t *g, sinew_node_t n);
 int sinew__deformer_set_output(sinew_compute_t *ctx, const sinew_plug_t *plug, const sinew_plug_t *input,
                                sinew_data_t *out);
 /* Deformers deform meshes and curves: given input geometry `in` of another kind (a surface, a

@@ -110,8 +110,12 @@ typedef struct compiled {
   sinew_data_t *storage;     /* holds influences */
 } compiled;
 
+enum { DIRTY_POINTS = 32 };
+
 typedef struct skin_state {
-  bool weights_dirty;
+  bool weights_dirty;        /* pack every point again */
+  uint32_t ndirty;           /* else these points' weights changed (input_changed), up to DIRTY_POINTS */
+  int32_t dirty[DIRTY_POINTS];
   bool blend_dirty;
   compiled cw;
   sinew_data_t *blend;       /* dense blendWeights (floats), the mesh's points rounded up to a block */
@@ -120,7 +124,8 @@ typedef struct skin_state {
   uint32_t blend_limit;      /* the point count the blend weights were compiled for */
   sinew_data_t *out[2];      /* double-buffered outputs (one geometry) */
   sinew_data_t *members;     /* the set's membership mask (sinew__deformer_restore_nonmembers) */
-  uint64_t compiles;         /* for tests: how often weights were compiled */
+  uint64_t compiles;         /* for tests: how often weights were compiled (whole or point by point) */
+  uint64_t point_updates;    /* of those, updates of single points in place */
   bool warned_not_mesh;      /* sinew__deformer_check_mesh */
   uint64_t evaluations;
 } skin_state;
@@ -173,12 +178,8 @@ typedef struct weight_reader {
 /* Point v's weights as the kernels take them: indices that are not influences and zero weights
  * dropped, none when they cancel out (sum 0: the point stays put), divided by their sum for
  * post normalisation (the stored data untouched). */
-static uint32_t read_point(void *ud, uint32_t v, uint16_t *slots, float *weights) {
-  weight_reader *r = ud;
-  if (!v) r->vi = 0; /* the second pass starts again */
-  while (r->vi < r->nverts && (uint32_t)r->verts[r->vi] < v) r->vi++;
-  if (r->vi >= r->nverts || (uint32_t)r->verts[r->vi] != v) return 0;
-  sinew_plug_t w = sinew_plug_make(r->n, A.weights, 1, &r->verts[r->vi]);
+static uint32_t vertex_weights(weight_reader *r, int32_t v, uint16_t *slots, float *weights) {
+  sinew_plug_t w = sinew_plug_make(r->n, A.weights, 1, &v);
   size_t k = 0;
   sinew_get_double_elements(r->g, &w, r->widx, r->wval, r->cap, &k);
   if (k > r->cap) k = r->cap;
@@ -197,6 +198,14 @@ static uint32_t read_point(void *ud, uint32_t v, uint16_t *slots, float *weights
   if (r->c->normalize == 2)
     for (uint32_t q = 0; q < e; q++) weights[q] = (float)(weights[q] / sum);
   return e;
+}
+
+static uint32_t read_point(void *ud, uint32_t v, uint16_t *slots, float *weights) {
+  weight_reader *r = ud;
+  if (!v) r->vi = 0; /* the second pass starts again */
+  while (r->vi < r->nverts && (uint32_t)r->verts[r->vi] < v) r->vi++;
+  if (r->vi >= r->nverts || (uint32_t)r->verts[r->vi] != v) return 0;
+  return vertex_weights(r, r->verts[r->vi], slots, weights);
 }
 
 /* Builds the packed arrays from weightList for a mesh of `limit` points. Weights of indices that
@@ -252,8 +261,34 @@ static int compile_weights(sinew_graph_t *g, sinew_node_t n, skin_state *st, uin
   compiled_free(&st->cw);
   st->cw = c;
   st->weights_dirty = false;
+  st->ndirty = 0;
   st->compiles++;
   return SINEW_OK;
+}
+
+/* The points input_changed noted, packed again in place (sinew__skin_weights_set_point): a
+ * skinPercent of one vertex costs that vertex, not the mesh. 1 when one does not fit its
+ * block (more influences than the block's widest point) or lies past the packed points: the
+ * caller packs every point again. */
+static int update_points(sinew_graph_t *g, sinew_node_t n, skin_state *st) {
+  compiled *c = &st->cw;
+  uint16_t slots[64];
+  float weights[64];
+  int32_t widx[65];
+  double wval[65];
+  weight_reader r = {.g = g, .n = n, .c = c, .widx = widx, .wval = wval, .cap = 65};
+  for (uint32_t i = 0; i < st->ndirty; i++) {
+    int32_t v = st->dirty[i];
+    if ((uint32_t)v >= c->limit) continue; /* past the mesh: never deformed */
+    sinew_plug_t w = sinew_plug_make(n, A.weights, 1, &v);
+    if (sinew_plug_indices(g, &w, NULL, 0) > 64) return 1;
+    uint32_t k = vertex_weights(&r, v, slots, weights);
+    if (sinew__skin_weights_set_point(&c->w, (uint32_t)v, slots, weights, k)) return 1;
+  }
+  st->compiles++;
+  st->point_updates++;
+  st->ndirty = 0;
+  return 0;
 }
 
 /* Dense per-point blend weights for the weight-blended method (for a mesh of `limit` points:
@@ -385,7 +420,7 @@ static int skin_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
   /* Recompile only when weights, nw or the influence set changed (input_changed notes
    * weights and new influence indices; the count catches removals). */
   if (st->weights_dirty || !st->cw.storage || ninf != st->cw.ninfluences || (int)nw != st->cw.normalize ||
-      st->cw.limit != mesh->npoints)
+      st->cw.limit != mesh->npoints || (st->ndirty && update_points(g, n, st)))
     rc = compile_weights(g, n, st, mesh->npoints);
   if (!rc && method == 2 && (st->blend_dirty || !st->blend || st->blend_limit != mesh->npoints)) {
     rc = compile_blend(g, n, st, mesh->npoints);
@@ -453,7 +488,15 @@ static int skin_compute(sinew_compute_t *ctx, const sinew_plug_t *plug) {
 
 static void skin_input_changed(sinew_graph_t *g, sinew_node_t n, void *state, const sinew_plug_t *p) {
   skin_state *st = state;
-  if (p->attr == A.weight_list || p->attr == A.weights || p->attr == A.normalize) st->weights_dirty = true;
+  if ((p->attr == A.weight_list || p->attr == A.weights) && p->nidx >= 1 && !st->weights_dirty) {
+    /* one vertex's weights (wl[v], wl[v].w, wl[v].w[i]): noted, packed again alone */
+    uint32_t i = 0;
+    while (i < st->ndirty && st->dirty[i] != p->idx[0]) i++;
+    if (i == st->ndirty && st->ndirty < DIRTY_POINTS) st->dirty[st->ndirty++] = p->idx[0];
+    else if (i == st->ndirty) st->weights_dirty = true; /* many: every point again */
+  } else if (p->attr == A.weight_list || p->attr == A.weights || p->attr == A.normalize) {
+    st->weights_dirty = true;
+  }
   else if (p->attr == A.blend_weights) st->blend_dirty = true;
   else if (p->attr == A.matrix && (p->nidx == 0 || slot_of(&st->cw, p->idx[0]) < 0))
     st->weights_dirty = true; /* a new influence (moving an existing one changes nothing here) */
@@ -506,6 +549,11 @@ int sinew__register_skin_types(sinew_graph_t *g) {
 }
 
 /* For tests and tools: how often the node compiled its weights and evaluated. */
+uint64_t sinew__skin_cluster_point_updates(sinew_graph_t *g, sinew_node_t n) {
+  if (!sinew_node_type_is_a(sinew_node_type(g, n), "skinCluster")) return 0;
+  return ((skin_state *)sinew_node_state(g, n))->point_updates;
+}
+
 int sinew_skin_cluster_stats(sinew_graph_t *g, sinew_node_t n, uint64_t *compiles, uint64_t *evaluations) {
   if (!sinew_node_type_is_a(sinew_node_type(g, n), "skinCluster")) return SINEW_ETYPE;
   skin_state *st = sinew_node_state(g, n);

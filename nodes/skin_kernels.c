@@ -25,6 +25,33 @@ static int ranked_cmp(const void *a, const void *b) {
   return x->pos < y->pos ? -1 : x->pos > y->pos;
 }
 
+/* Writes point v's k entries (slots / weights, any order) down its lane of the block whose
+ * rows start at `row`, heaviest first, and zeroes the lane's cells from k to `rows`. order:
+ * room for k. */
+static void place_point(sinew__skin_weights *w, uint32_t v, uint32_t row, uint32_t rows, uint32_t k,
+                        const uint16_t *ps, const float *pw, ranked *order) {
+  uint32_t l = v % SINEW__SKIN_BLOCK;
+  for (uint32_t q = 0; q < k; q++) order[q] = (ranked){pw[q], q};
+  if (k > 1) qsort(order, k, sizeof *order, ranked_cmp);
+  for (uint32_t q = 0; q < rows; q++) {
+    size_t cell = (size_t)(row + q) * SINEW__SKIN_BLOCK + l;
+    w->weights[cell] = q < k ? order[q].w : 0.0f;
+    w->slots[cell] = q < k ? ps[order[q].pos] : 0;
+  }
+  w->count[v] = (uint16_t)k;
+}
+
+int sinew__skin_weights_set_point(sinew__skin_weights *w, uint32_t v, const uint16_t *slots,
+                                  const float *weights, uint32_t k) {
+  if (v >= w->npoints) return k ? 1 : 0; /* past the packed points: not deformed before either */
+  uint32_t b = v / SINEW__SKIN_BLOCK, row = w->block_row[b], rows = w->block_row[b + 1] - row;
+  ranked order[64];
+  if (k > rows || k > sizeof order / sizeof *order) return 1;
+  w->nentries = w->nentries - w->count[v] + k;
+  place_point(w, v, row, rows, k, slots, weights, order);
+  return 0;
+}
+
 int sinew__skin_weights_build_from(uint32_t npoints, uint32_t cap, sinew__skin_point_fn point, void *ud,
                                    uint32_t ninfluences, sinew__skin_weights *out) {
   if (cap > 65535) return SINEW_ERANGE;
@@ -82,14 +109,7 @@ int sinew__skin_weights_build_from(uint32_t npoints, uint32_t cap, sinew__skin_p
         sinew_free(tmp);
         return SINEW_EINVAL;
       }
-      for (uint32_t q = 0; q < k; q++) order[q] = (ranked){pw[q], q};
-      if (k > 1) qsort(order, k, sizeof *order, ranked_cmp);
-      for (uint32_t q = 0; q < k; q++) {
-        size_t cell = (size_t)(row + q) * SINEW__SKIN_BLOCK + l;
-        w.weights[cell] = order[q].w;
-        w.slots[cell] = ps[order[q].pos];
-      }
-      w.count[v] = (uint16_t)k;
+      place_point(&w, v, row, k, k, ps, pw, order);
       if (k > most) most = k;
     }
     row += most;

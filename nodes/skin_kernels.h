@@ -51,6 +51,11 @@ int sinew__skin_weights_build(uint32_t npoints, const uint32_t *offsets, const u
 typedef uint32_t (*sinew__skin_point_fn)(void *ud, uint32_t v, uint16_t *slots, float *weights);
 int sinew__skin_weights_build_from(uint32_t npoints, uint32_t cap, sinew__skin_point_fn point, void *ud,
                                    uint32_t ninfluences, sinew__skin_weights *out);
+/* Replaces point v's entries (k of them, any order) in place, in its lane of its block: 0, or
+ * 1 when they do not fit (more than the block's rows or than 64, or v past the packed points
+ * with k > 0), nothing changed: the caller packs again. */
+int sinew__skin_weights_set_point(sinew__skin_weights *w, uint32_t v, const uint16_t *slots,
+                                  const float *weights, uint32_t k);
 void sinew__skin_weights_free(sinew__skin_weights *w);
 
 /* One influence's per-evaluation data, in double for the scalar path. */

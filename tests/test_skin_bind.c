@@ -1362,6 +1362,84 @@ static void test_skin_percent_stays_two_level(void **unused) {
   free_rig(&s);
 }
 
+static uint64_t rng_next(uint64_t *s) {
+  *s = *s * 6364136223846793005ull + 1442695040888963407ull;
+  return *s >> 33;
+}
+
+/* A skinCluster packs only the points whose weights changed again, in place; a point that no
+ * longer fits its block (more influences than the block's widest point) makes it pack every
+ * point. After every edit, undo and redo the deformed mesh is, bit for bit, the one a twin gets
+ * by packing every point (its whole weightList dirtied before each pull). */
+static void test_point_updates_match_full_compile(void **unused) {
+  (void)unused;
+  rig r, s;
+  make_rig(&r, 2); /* at most 2 influences a point: a third makes a point wider than its block */
+  make_rig(&s, 2);
+  for (int k = 0; k < 2; k++) {
+    rig *x = k ? &s : &r;
+    set3(x->g, x->j[1], "r", 0, 0, 40);
+    set3(x->g, x->j[2], "r", 25, 0, 0);
+  }
+  uint32_t np = sinew_mesh_get(r.input)->npoints;
+  sinew_plug_t swl = P(s.g, s.skin, "wl");
+  uint64_t seed = 7;
+  enum { STEPS = 60 };
+  sinew_change_t *st[2][STEPS];
+  int done = 0; /* steps made and not undone */
+  uint64_t c0 = 0, c1 = 0;
+  assert_int_equal(sinew_skin_cluster_stats(r.g, r.skin, &c0, NULL), SINEW_OK);
+  for (int step = 0; step < STEPS; step++) {
+    int32_t v = (int32_t)(rng_next(&seed) % np);
+    int kind = (int)(rng_next(&seed) % 5);
+    int a = (int)(rng_next(&seed) % 3), b = (a + 1) % 3;
+    double x1 = (double)(rng_next(&seed) % 100) / 100.0;
+    for (int k = 0; k < 2; k++) {
+      rig *x = k ? &s : &r;
+      assert_int_equal(sinew_graph_begin(x->g), 0);
+      int rc = kind == 0   ? percent(x, v, true, false, false, 1, a, x1)                 /* -tv a x1 */
+               : kind == 1 ? percent(x, v, true, false, true, 1, a, 1.0)                 /* -zri: a alone */
+               : kind == 2 ? percent(x, v, false, false, false, 2, a, x1, b, 1.0 - x1)  /* two, new ones too */
+               : kind == 3 ? percent(x, v, false, false, false, 3, 0, 0.2, 1, 0.3, 2, 0.5) /* three: wider */
+                           : percent(x, v, true, true, false, 1, a, 0.1);                /* relative */
+      assert_int_equal(rc, SINEW_OK);
+      assert_int_equal(sinew_graph_commit_step(x->g, &st[k][done]), 0);
+    }
+    done++;
+    /* now and then take the last steps back and make them again */
+    int back = step % 7 == 6 ? 3 : 0;
+    for (int u = 0; u <= 2 * back; u++) {
+      if (u > 0 && u <= back) {
+        done--;
+        assert_int_equal(sinew_change_undo(r.g, st[0][done]), 0);
+        assert_int_equal(sinew_change_undo(s.g, st[1][done]), 0);
+      } else if (u > back) {
+        assert_int_equal(sinew_change_redo(r.g, st[0][done]), 0);
+        assert_int_equal(sinew_change_redo(s.g, st[1][done]), 0);
+        done++;
+      }
+      assert_int_equal(sinew_dirty(s.g, &swl), 0); /* the twin packs every point */
+      sinew_data_t *oa = out_mesh(r.g, r.shape), *ob = out_mesh(s.g, s.shape);
+      const sinew_mesh_t *ma = sinew_mesh_get(oa), *mb = sinew_mesh_get(ob);
+      if (memcmp(ma->points, mb->points, sizeof(float) * 3 * np))
+        fail_msg("step %d (vertex %d, kind %d, undo/redo %d): the points differ from a whole packing", step, v,
+                 kind, u);
+      sinew_data_unref(oa);
+      sinew_data_unref(ob);
+    }
+  }
+  assert_int_equal(sinew_skin_cluster_stats(r.g, r.skin, &c1, NULL), SINEW_OK);
+  uint64_t updates = sinew__skin_cluster_point_updates(r.g, r.skin);
+  /* most pulls packed only the edited point; the wider points packed everything */
+  assert_true(updates >= STEPS / 2);
+  assert_true(c1 - c0 > updates); /* some full packings too: the fallback ran */
+  assert_int_equal(sinew__skin_cluster_point_updates(s.g, s.skin), 0);
+  for (int k = 0; k < 2; k++)
+    for (int i = 0; i < done; i++) sinew_change_free(k ? s.g : r.g, st[k][i]);
+  free_rig(&r);
+  free_rig(&s);
+}
+
 static void test_skin_edits(void **unused) {
   (void)unused;
   rig r;
@@ -1616,6 +1694,7 @@ int main(void) {
       cmocka_unit_test(test_bind_failures),
       cmocka_unit_test(test_skin_percent),
       cmocka_unit_test(test_skin_percent_stays_two_level),
+      cmocka_unit_test(test_point_updates_match_full_compile),
       cmocka_unit_test(test_skin_edits),
       cmocka_unit_test(test_reset_weights_oom),
       cmocka_unit_test(test_bind_large),

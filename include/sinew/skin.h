@@ -9,8 +9,9 @@
 extern "C" {
 #endif
 
-/* How often a skinCluster compiled its weights into packed arrays and how often it deformed:
- * moving a joint must not recompile, editing weights must. */
+/* How often a skinCluster compiled its weights into packed arrays (all of them, or only the
+ * points an edit named, in place) and how often it deformed: moving a joint must not
+ * recompile, editing weights must. */
 SINEW_API int sinew_skin_cluster_stats(sinew_graph_t *graph, sinew_node_t skin_cluster,
                                        uint64_t *compiles, uint64_t *evaluations);
 
