@@ -35,7 +35,7 @@
 #endif
 
 #ifndef PREFETCH_AHEAD
-#define PREFETCH_AHEAD 4 /* blocks */
+#define PREFETCH_AHEAD 8 /* blocks */
 #endif
 
 typedef struct uniforms {
