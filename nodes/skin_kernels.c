@@ -128,7 +128,7 @@ size_t sinew__skin_table_stride(uint32_t ninfluences) {
 }
 
 size_t sinew__skin_table_floats(uint32_t ninfluences) {
-  return (SINEW__SKIN_ELEMENTS + 16) * sinew__skin_table_stride(ninfluences) + 16 * (size_t)ninfluences;
+  return (SINEW__SKIN_ELEMENTS + 48) * sinew__skin_table_stride(ninfluences) + 16 * (size_t)ninfluences;
 }
 
 bool sinew__skin_tables_fill(const sinew__skin_influence *inf, uint32_t ninfluences, float *table) {
@@ -147,6 +147,13 @@ bool sinew__skin_tables_fill(const sinew__skin_influence *inf, uint32_t ninfluen
       odd[16 * (size_t)s + 4 * c] = inf[s].lin[8 + c];
       odd[16 * (size_t)s + 4 * c + 2] = inf[s].lin[c];
       odd[16 * (size_t)s + 4 * c + 3] = inf[s].lin[4 + c];
+    }
+  /* both again with the line's halves swapped (columns 2, 3, 0, 1) */
+  for (int k = 0; k < 2; k++)
+    for (uint32_t s = 0; s < ninfluences; s++) {
+      const float *from = aos + k * 16 * st + 16 * (size_t)s;
+      float *to = aos + (2 + k) * 16 * st + 16 * (size_t)s;
+      for (int f = 0; f < 16; f++) to[f] = from[(f + 8) % 16];
     }
   for (uint32_t s = 0; s < ninfluences; s++) {
     const sinew__skin_influence *in = &inf[s];
