@@ -157,7 +157,7 @@ size_t sinew__skin_table_stride(uint32_t ninfluences) {
 }
 
 size_t sinew__skin_table_floats(uint32_t ninfluences) {
-  return SINEW__SKIN_ELEMENTS * sinew__skin_table_stride(ninfluences) + 16 * (size_t)ninfluences;
+  return (SINEW__SKIN_ELEMENTS + 48) * sinew__skin_table_stride(ninfluences) + 16 * (size_t)ninfluences;
 }
 
 bool sinew__skin_tables_fill(const sinew__skin_influence *inf, uint32_t ninfluences, float *table) {
@@ -169,6 +169,21 @@ bool sinew__skin_tables_fill(const sinew__skin_influence *inf, uint32_t ninfluen
   for (uint32_t s = 0; s < ninfluences; s++)
     for (int r = 0; r < 3; r++)
       for (int c = 0; c < 4; c++) aos[16 * (size_t)s + 4 * c + r] = inf[s].lin[4 * r + c];
+  /* the same lines for odd lanes: column c's floats ordered (row 2, 0, row 0, row 1) */
+  float *odd = aos + 16 * st;
+  for (uint32_t s = 0; s < ninfluences; s++)
+    for (int c = 0; c < 4; c++) {
+      odd[16 * (size_t)s + 4 * c] = inf[s].lin[8 + c];
+      odd[16 * (size_t)s + 4 * c + 2] = inf[s].lin[c];
+      odd[16 * (size_t)s + 4 * c + 3] = inf[s].lin[4 + c];
+    }
+  /* both again with the line's halves swapped (columns 2, 3, 0, 1) */
+  for (int k = 0; k < 2; k++)
+    for (uint32_t s = 0; s < ninfluences; s++) {
+      const float *from = aos + k * 16 * st + 16 * (size_t)s;
+      float *to = aos + (2 + k) * 16 * st + 16 * (size_t)s;
+      for (int f = 0; f < 16; f++) to[f] = from[(f + 8) % 16];
+    }
   for (uint32_t s = 0; s < ninfluences; s++) {
     const sinew__skin_influence *in = &inf[s];
     for (int e = 0; e < 12; e++) table[e * st + s] = in->lin[e];

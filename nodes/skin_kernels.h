@@ -70,7 +70,11 @@ typedef struct sinew__skin_influence {
  * dq.real xyzw, 16..19 dq.dual xyzw, 20..28 scale. Then, at table + ELEMENTS * stride, each
  * slot's lin again as 16 floats, column by column (float 4c + r is lin[4r + c], float 4c + 3
  * is 0: one cache line when the table is 64-byte aligned), which the AVX-512 path blends point
- * by point when there are many influences, or to move points without normals. */
+ * by point when there are many influences, or to move points without normals; then, at
+ * table + (ELEMENTS + 16) * stride, every slot's line again with each column's floats in the
+ * order (lin[8 + c], 0, lin[c], lin[4 + c]); then, at + 32 and + 48 strides, both of those
+ * with the line's halves swapped (columns 2, 3, 0, 1). The AVX-512 path blends lanes from these
+ * copies so that two stages of its transpose are blends, not shuffles (skin_kernels_avx512.c). */
 #define SINEW__SKIN_ELEMENTS 29
 size_t sinew__skin_table_stride(uint32_t ninfluences);
 size_t sinew__skin_table_floats(uint32_t ninfluences);
