@@ -75,6 +75,9 @@ typedef struct sinew__attr {
   uint64_t input_slots;
   bool inputs_wide;
   uint32_t *input_tops; /* parallel to inputs: the slot each lives in */
+  /* An attribute a type inherits points at its parent type's names and enum fields (types
+   * never change them, and every type lives as long as its graph): not freed with it. */
+  bool borrowed;
 } sinew__attr;
 
 typedef struct sinew__name_id {
@@ -93,7 +96,8 @@ struct sinew_node_type {
   uint32_t *pairs;        /* declared affects, (input, output) flattened, inherited first */
   uint32_t ncomputed;     /* attributes some input affects */
   uint32_t npairs;
-  sinew__name_id *names;  /* long and short names -> id */
+  sinew__name_id *names;  /* long and short names -> id (the entries: name_ids) */
+  sinew__name_id *name_ids;
   sinew_compute_fn compute;
   void (*input_changed)(sinew_graph_t *, sinew_node_t, void *, const sinew_plug_t *);
   size_t state_size;

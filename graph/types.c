@@ -23,12 +23,14 @@ bool sinew_attr_type_is_numeric(sinew_attr_type_t t) {
 }
 
 static void attr_free(sinew__attr *a) {
-  sinew__free(a->name);
-  sinew__free(a->short_name);
+  if (!a->borrowed) {
+    sinew__free(a->name);
+    sinew__free(a->short_name);
+    sinew__free(a->enum_text);
+    for (uint32_t i = 0; i < a->nenums; i++) sinew__free(a->enums[i].name);
+    sinew__free(a->enums);
+  }
   sinew__free(a->children);
-  sinew__free(a->enum_text);
-  for (uint32_t i = 0; i < a->nenums; i++) sinew__free(a->enums[i].name);
-  sinew__free(a->enums);
   sinew__free(a->affects);
   sinew__free(a->inputs);
   sinew__free(a->input_tops);
@@ -75,18 +77,25 @@ static int parse_enum(sinew__attr *a, const char *text) {
   return SINEW_OK;
 }
 
-static int copy_attr(sinew__attr *dst, const sinew__attr *src) {
+/* dst becomes a copy of src with a list of children of its own and no affects closure;
+ * borrow: it points at src's names and enum fields (a type inheriting src) instead of copies
+ * (a node's dynamic attributes, which renameAttr changes). */
+static int copy_attr(sinew__attr *dst, const sinew__attr *src, bool borrow) {
   *dst = *src;
-  dst->name = dst->short_name = dst->enum_text = NULL;
   dst->children = dst->affects = dst->inputs = dst->input_tops = NULL;
-  dst->enums = NULL;
-  dst->nenums = 0;
-  dst->name = sinew__strdup(src->name);
-  if (src->short_name) dst->short_name = sinew__strdup(src->short_name);
-  if (src->nchildren) dst->children = sinew__malloc(src->nchildren * sizeof(uint32_t));
-  if (!dst->name || (src->short_name && !dst->short_name) || (src->nchildren && !dst->children))
+  dst->borrowed = borrow;
+  if (!borrow) { /* nothing of src's is dst's until copied */
+    dst->name = dst->short_name = dst->enum_text = NULL;
+    dst->enums = NULL;
+    dst->nenums = 0;
+  }
+  if (src->nchildren && !(dst->children = sinew__malloc(src->nchildren * sizeof(uint32_t))))
     return SINEW_ENOMEM;
   if (src->nchildren) memcpy(dst->children, src->children, src->nchildren * sizeof(uint32_t));
+  if (borrow) return SINEW_OK;
+  dst->name = sinew__strdup(src->name);
+  if (src->short_name) dst->short_name = sinew__strdup(src->short_name);
+  if (!dst->name || (src->short_name && !dst->short_name)) return SINEW_ENOMEM;
   if (src->enum_text) return parse_enum(dst, src->enum_text);
   return SINEW_OK;
 }
@@ -303,11 +312,8 @@ static int build_closure(sinew__attr *attrs, uint32_t n, const uint32_t *pairs, 
 
 static void type_free(sinew_node_type_t *t) {
   if (!t) return;
-  sinew__name_id *e, *tmp;
-  HASH_ITER(hh, t->names, e, tmp) {
-    HASH_DELETE(hh, t->names, e);
-    sinew__free(e);
-  }
+  HASH_CLEAR(hh, t->names);
+  sinew__free(t->name_ids);
   for (uint32_t i = 0; i < t->nattrs; i++) attr_free(&t->attrs[i]);
   sinew__free(t->attrs);
   sinew__free(t->pairs);
@@ -329,21 +335,21 @@ void sinew__types_destroy(sinew_graph_t *g) {
   g->types_first = g->types_last = NULL;
 }
 
+/* The hash of long and short names, its entries in one block (t->name_ids). */
 static int index_names(sinew_node_type_t *t) {
+  t->name_ids = sinew__calloc(2 * (size_t)t->nattrs + 1, sizeof *t->name_ids);
+  if (!t->name_ids) return SINEW_ENOMEM;
+  size_t used = 0;
   for (uint32_t i = 0; i < t->nattrs; i++) {
     const char *keys[2] = {t->attrs[i].name, t->attrs[i].short_name};
     for (int k = 0; k < 2; k++) {
       if (!keys[k]) continue;
-      sinew__name_id *e = sinew__calloc(1, sizeof *e);
-      if (!e) return SINEW_ENOMEM;
+      sinew__name_id *e = &t->name_ids[used++];
       e->key = keys[k];
       e->id = i;
       sinew__uthash_oom = 0;
       HASH_ADD_KEYPTR(hh, t->names, e->key, strlen(e->key), e);
-      if (sinew__uthash_oom) {
-        sinew__free(e);
-        return SINEW_ENOMEM;
-      }
+      if (sinew__uthash_oom) return SINEW_ENOMEM; /* e is not in the hash; the block goes with t */
     }
   }
   return SINEW_OK;
@@ -403,7 +409,7 @@ int sinew_register_node_type(sinew_graph_t *g, const sinew_node_type_desc_t *d,
       name_index_init(&ix, inherited + (uint32_t)d->attr_count))
     rc = SINEW_ENOMEM;
   for (uint32_t i = 0; !rc && i < inherited; i++) {
-    rc = copy_attr(&t->attrs[i], &parent->attrs[i]);
+    rc = copy_attr(&t->attrs[i], &parent->attrs[i], true);
     t->nattrs = i + 1;
     if (!rc) name_index_add(&ix, t->attrs, i); /* the parent's names are distinct */
   }
@@ -474,7 +480,7 @@ int sinew__build_dynamic(sinew_graph_t *g, const sinew_node_type_t *t, sinew__at
   if (!all) return SINEW_ENOMEM;
   uint32_t n = 0;
   int rc = SINEW_OK;
-  for (; n < nexisting && !rc; n++) rc = copy_attr(&all[n], &existing[n]);
+  for (; n < nexisting && !rc; n++) rc = copy_attr(&all[n], &existing[n], false);
   for (uint32_t i = 0; i < n && !rc; i++) all[i].flags |= SINEW_ATTR_DYNAMIC;
   for (size_t i = 0; i < count && !rc; i++) {
     if (descs[i].parent && find_in(all, n, descs[i].parent) == SINEW__NO_ATTR &&
