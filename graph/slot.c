@@ -240,30 +240,27 @@ int sinew__slot_clone(const sinew_graph_t *g, const sinew__node *node, const sin
   return SINEW_OK;
 }
 
-int64_t sinew__multi_find(const sinew__multi *m, int32_t index) {
-  if (!m || !m->count) return -1;
-  if (m->idx[m->count - 1] == index) return m->count - 1;
-  if (m->idx[m->count - 1] < index) return -1;
-  uint32_t lo = 0, hi = m->count;
+/* The first of n ascending indices a[] that is >= v (n when none is). */
+static uint32_t lower_index(const int32_t *a, uint32_t n, int32_t v) {
+  if (!n || a[n - 1] < v) return n;
+  uint32_t lo = 0, hi = n;
   while (lo < hi) {
     uint32_t mid = lo + (hi - lo) / 2;
-    if (m->idx[mid] < index) lo = mid + 1;
-    else hi = mid;
-  }
-  return (lo < m->count && m->idx[lo] == index) ? (int64_t)lo : -1;
-}
-
-/* Position where index would be inserted (first idx >= index). */
-static uint32_t multi_lower(const sinew__multi *m, int32_t index) {
-  if (!m->count || m->idx[m->count - 1] < index) return m->count;
-  uint32_t lo = 0, hi = m->count;
-  while (lo < hi) {
-    uint32_t mid = lo + (hi - lo) / 2;
-    if (m->idx[mid] < index) lo = mid + 1;
+    if (a[mid] < v) lo = mid + 1;
     else hi = mid;
   }
   return lo;
 }
+
+int64_t sinew__multi_find(const sinew__multi *m, int32_t index) {
+  if (!m || !m->count) return -1;
+  if (m->idx[m->count - 1] == index) return m->count - 1;
+  uint32_t lo = lower_index(m->idx, m->count, index);
+  return (lo < m->count && m->idx[lo] == index) ? (int64_t)lo : -1;
+}
+
+/* Position where index would be inserted (first idx >= index). */
+static uint32_t multi_lower(const sinew__multi *m, int32_t index) { return lower_index(m->idx, m->count, index); }
 
 /* ---- packed multis ---------------------------------------------------------------------------- */
 
@@ -485,12 +482,7 @@ static uint32_t run_merge(int32_t *ii, double *vv, uint32_t k, const sinew__attr
       vv[k++] = v;
       continue;
     }
-    uint32_t lo = 0, hi = k;
-    while (lo < hi) {
-      uint32_t mid = lo + (hi - lo) / 2;
-      if (ii[mid] < idx[q]) lo = mid + 1;
-      else hi = mid;
-    }
+    uint32_t lo = lower_index(ii, k, idx[q]);
     if (ii[lo] != idx[q]) {
       memmove(ii + lo + 1, ii + lo, (k - lo) * sizeof *ii);
       memmove(vv + lo + 1, vv + lo, (k - lo) * sizeof *vv);
@@ -633,15 +625,7 @@ sinew__slot *sinew__multi_csr_view(const sinew__multi *m, uint32_t pos) {
 #define CSR_BUDGET(words, outer) (64 * ((uint64_t)(words) + (outer)) + 65536)
 
 /* Position of outer index v among the elements the arrays hold (the first >= v). */
-static uint32_t csr_lower(const sinew__csr *c, int32_t v) {
-  uint32_t lo = 0, hi = c->used_outer;
-  while (lo < hi) {
-    uint32_t mid = lo + (hi - lo) / 2;
-    if (c->outer[mid] < v) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
+static uint32_t csr_lower(const sinew__csr *c, int32_t v) { return lower_index(c->outer, c->used_outer, v); }
 
 /* Element run->index's state in c's arrays and run's swap; returns the change of the outer
  * count (-1, 0, 1). The arrays have room: they held the larger state before and never shrink. */
