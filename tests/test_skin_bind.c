@@ -1440,6 +1440,124 @@ static void test_point_updates_match_full_compile(void **unused) {
   free_rig(&s);
 }
 
+/* The twin packs every point (its weightList dirtied before each pull); the points of both
+ * must be the same bits. */
+static void expect_whole_packing(rig *r, rig *s, const char *what) {
+  uint32_t np = sinew_mesh_get(r->input)->npoints;
+  sinew_plug_t swl = P(s->g, s->skin, "wl");
+  assert_int_equal(sinew_dirty(s->g, &swl), 0);
+  sinew_data_t *oa = out_mesh(r->g, r->shape), *ob = out_mesh(s->g, s->shape);
+  if (memcmp(sinew_mesh_get(oa)->points, sinew_mesh_get(ob)->points, sizeof(float) * 3 * np))
+    fail_msg("%s: the points differ from a whole packing", what);
+  sinew_data_unref(oa);
+  sinew_data_unref(ob);
+}
+
+static sinew_plug_t weight_plug(rig *x, int32_t v, int32_t i) {
+  char buf[64];
+  snprintf(buf, sizeof buf, "wl[%d].w[%d]", v, i);
+  return P(x->g, x->skin, buf);
+}
+
+/* Weight edits other than skinPercent's -tv, each pulled and as steps undone and redone
+ * (pulled after each): setAttr and removeMultiInstance of one weight, removal of a vertex, a
+ * connection into one weight whose source changes (twice between pulls too), normalizeWeights,
+ * -prw of a few vertices and of all, an influence added and removed, -fnw. Bit for bit as a
+ * twin packing every point. */
+static void test_point_updates_other_edits(void **unused) {
+  (void)unused;
+  rig r, s;
+  make_rig(&r, 2);
+  make_rig(&s, 2);
+  rig *xs[2] = {&r, &s};
+  sinew_node_t up[2], extra[2];
+  for (int k = 0; k < 2; k++) {
+    set3(xs[k]->g, xs[k]->j[1], "r", 0, 0, 40);
+    set3(xs[k]->g, xs[k]->j[2], "r", 25, 0, 0);
+    up[k] = node(xs[k]->g, "transform", "up", WORLD);
+    extra[k] = joint(xs[k]->g, "extra", xs[k]->j[2], 2, 0, 0);
+  }
+  expect_whole_packing(&r, &s, "bound");
+  uint64_t u0 = sinew__skin_cluster_point_updates(r.g, r.skin);
+  for (int k = 0; k < 2; k++) {
+    sinew_plug_t p = weight_plug(xs[k], 7, 0);
+    assert_int_equal(sinew_set_double(xs[k]->g, &p, 0.3), 0);
+  }
+  expect_whole_packing(&r, &s, "setAttr of one weight");
+  for (int k = 0; k < 2; k++) {
+    sinew_plug_t p = weight_plug(xs[k], 7, 0);
+    assert_int_equal(sinew_plug_remove_element(xs[k]->g, &p), 0);
+  }
+  expect_whole_packing(&r, &s, "removeMultiInstance of one weight");
+  for (int k = 0; k < 2; k++) {
+    sinew_plug_t p = P(xs[k]->g, xs[k]->skin, "wl[9]");
+    assert_int_equal(sinew_plug_remove_element(xs[k]->g, &p), 0);
+  }
+  expect_whole_packing(&r, &s, "removeMultiInstance of a vertex");
+  for (int k = 0; k < 2; k++) {
+    sinew_plug_t src = P(xs[k]->g, up[k], "tx"), dst = weight_plug(xs[k], 11, 1);
+    set1(xs[k]->g, up[k], "tx", 0.25);
+    assert_int_equal(sinew_connect(xs[k]->g, &src, &dst, 0, NULL), 0);
+  }
+  expect_whole_packing(&r, &s, "connected");
+  for (int round = 0; round < 3; round++) {
+    for (int k = 0; k < 2; k++) set1(xs[k]->g, up[k], "tx", 0.1 + 0.2 * round);
+    expect_whole_packing(&r, &s, "the source changed");
+  }
+  for (int k = 0; k < 2; k++) set1(xs[k]->g, up[k], "tx", 0.05);
+  for (int k = 0; k < 2; k++) set1(xs[k]->g, up[k], "tx", 0.95);
+  expect_whole_packing(&r, &s, "the source changed twice");
+  for (int k = 0; k < 2; k++) {
+    sinew_plug_t src = P(xs[k]->g, up[k], "tx"), dst = weight_plug(xs[k], 11, 1);
+    assert_int_equal(sinew_disconnect(xs[k]->g, &src, &dst), 0);
+  }
+  expect_whole_packing(&r, &s, "disconnected");
+  assert_true(sinew__skin_cluster_point_updates(r.g, r.skin) - u0 >= 5);
+  enum { N = 8 };
+  sinew_change_t *st[2][N];
+  for (int q = 0; q < N; q++) {
+    for (int k = 0; k < 2; k++) {
+      rig *x = xs[k];
+      assert_int_equal(sinew_graph_begin(x->g), 0);
+      int32_t vs[3] = {5, 17, 40};
+      sinew_skin_percent_desc_t d;
+      sinew_skin_percent_desc_init(&d);
+      int rc = 0;
+      switch (q) {
+        case 0: /* -prw of three vertices */
+          d.vertices = vs, d.vertex_count = 3, d.prune = true, d.prune_below = 0.3;
+          rc = sinew_skin_percent(x->g, x->skin, &d);
+          break;
+        case 1: rc = sinew_skin_add_influence(x->g, x->skin, extra[k], NULL, NULL); break;
+        case 2: rc = percent(x, 17, true, false, false, 1, 0, 0.5); break;
+        case 3: rc = sinew_skin_remove_influence(x->g, x->skin, x->j[2]); break;
+        case 4: set1(x->g, x->skin, "nw", 2); break;
+        case 5: rc = percent(x, 30, false, false, false, 1, 1, 0.25); break;
+        case 6: /* -prw of every vertex */
+          d.prune = true, d.prune_below = 0.45;
+          rc = sinew_skin_percent(x->g, x->skin, &d);
+          break;
+        default: rc = sinew_skin_force_normalize(x->g, x->skin); break;
+      }
+      if (rc) fail_msg("step %d: %s", q, sinew_graph_errmsg(x->g));
+      assert_int_equal(sinew_graph_commit_step(x->g, &st[k][q]), 0);
+    }
+    expect_whole_packing(&r, &s, "a step");
+  }
+  for (int q = N; q-- > 0;) {
+    for (int k = 0; k < 2; k++) assert_int_equal(sinew_change_undo(xs[k]->g, st[k][q]), 0);
+    expect_whole_packing(&r, &s, "undone");
+  }
+  for (int q = 0; q < N; q++) {
+    for (int k = 0; k < 2; k++) assert_int_equal(sinew_change_redo(xs[k]->g, st[k][q]), 0);
+    expect_whole_packing(&r, &s, "redone");
+  }
+  for (int k = 0; k < 2; k++)
+    for (int q = 0; q < N; q++) sinew_change_free(xs[k]->g, st[k][q]);
+  free_rig(&r);
+  free_rig(&s);
+}
+
 static void test_skin_edits(void **unused) {
   (void)unused;
   rig r;
@@ -1695,6 +1813,7 @@ int main(void) {
       cmocka_unit_test(test_skin_percent),
       cmocka_unit_test(test_skin_percent_stays_two_level),
       cmocka_unit_test(test_point_updates_match_full_compile),
+      cmocka_unit_test(test_point_updates_other_edits),
       cmocka_unit_test(test_skin_edits),
       cmocka_unit_test(test_reset_weights_oom),
       cmocka_unit_test(test_bind_large),
