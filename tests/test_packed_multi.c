@@ -1706,6 +1706,53 @@ static void test_mel_edits_read_back(void **unused) {
   sinew_session_destroy(b);
 }
 
+/* The undo and redo of in-place edits (which report the edited vertex, not the whole array)
+ * reach what the weightList feeds: a node fed the whole array, and the node's own output. */
+static void test_undo_of_edits_reaches_downstream(void **unused) {
+  (void)unused;
+  sinew_graph_t *g = graph();
+  sinew_node_t a = node(g, "a"), d = node(g, "d");
+  for (int32_t v = 0; v < 12; v++) set_w(g, a, v, (int32_t[]){0, 2}, (double[]){0.5, 0.25}, 2);
+  sinew_plug_t wa = sinew_plug_make(a, P_WL, 0, NULL), wd = sinew_plug_make(d, P_WL, 0, NULL);
+  assert_int_equal(sinew_connect(g, &wa, &wd, 0, NULL), 0);
+  sinew_plug_t sa = sinew_plug_make(a, P_SUM, 0, NULL), sd = sinew_plug_make(d, P_SUM, 0, NULL);
+  double x, y, sums[5];
+  assert_int_equal(sinew_get_double(g, &sa, &sums[0]), 0);
+  assert_int_equal(sinew_get_double(g, &sd, &y), 0);
+  assert_true(y == sums[0]);
+  sinew_change_t *st[4];
+  for (int q = 0; q < 4; q++) {
+    assert_int_equal(sinew_graph_begin(g), 0);
+    if (q == 0) set_w(g, a, 3, (int32_t[]){0}, (double[]){0.75}, 1); /* a value */
+    if (q == 1) set_w(g, a, 5, (int32_t[]){4}, (double[]){0.125}, 1); /* one more */
+    if (q == 2) { /* one fewer */
+      sinew_plug_t e = weight_of(a, 7, 2);
+      assert_int_equal(sinew_plug_remove_element(g, &e), 0);
+    }
+    if (q == 3) { /* a vertex gone */
+      sinew_plug_t e = sinew_plug_make(a, P_WL, 1, (int32_t[]){9});
+      assert_int_equal(sinew_plug_remove_element(g, &e), 0);
+    }
+    assert_int_equal(sinew_graph_commit_step(g, &st[q]), 0);
+    assert_true(two_level(g, a));
+    assert_int_equal(sinew_get_double(g, &sa, &sums[q + 1]), 0);
+    assert_int_equal(sinew_get_double(g, &sd, &y), 0);
+    assert_true(y == sums[q + 1] && sums[q + 1] != sums[q]);
+  }
+  for (int dir = 0; dir < 2; dir++)
+    for (int i = 0; i < 4; i++) {
+      int q = dir ? i : 3 - i;
+      assert_int_equal((dir ? sinew_change_redo : sinew_change_undo)(g, st[q]), 0);
+      assert_int_equal(sinew_get_double(g, &sa, &x), 0);
+      assert_int_equal(sinew_get_double(g, &sd, &y), 0);
+      double want = sums[dir ? q + 1 : q];
+      if (x != want || y != want) fail_msg("%s of step %d: sums %g and %g, want %g", dir ? "redo" : "undo", q, x, y, want);
+      assert_true(two_level(g, a));
+    }
+  for (int q = 0; q < 4; q++) sinew_change_free(g, st[q]);
+  sinew_graph_destroy(g);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_bulk_set_is_packed),
@@ -1731,6 +1778,7 @@ int main(void) {
       cmocka_unit_test(test_undo_redo_allocate_nothing),
       cmocka_unit_test(test_edits_under_an_undo_queue),
       cmocka_unit_test(test_mel_edits_read_back),
+      cmocka_unit_test(test_undo_of_edits_reaches_downstream),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

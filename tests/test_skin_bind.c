@@ -1558,6 +1558,65 @@ static void test_point_updates_other_edits(void **unused) {
   free_rig(&s);
 }
 
+/* The undo and redo of a single-vertex edit of a bound (two-level) weightList pack just that
+ * vertex again, as the edit did; the points are a whole packing's. */
+static void test_undo_of_a_vertex_edit_packs_that_vertex(void **unused) {
+  (void)unused;
+  rig r, s;
+  make_rig(&r, 2);
+  make_rig(&s, 2);
+  rig *xs[2] = {&r, &s};
+  for (int k = 0; k < 2; k++) {
+    set3(xs[k]->g, xs[k]->j[1], "r", 0, 0, 40);
+    set3(xs[k]->g, xs[k]->j[2], "r", 25, 0, 0);
+  }
+  expect_whole_packing(&r, &s, "bound");
+  assert_true(weights_two_level(r.g, r.skin));
+  /* a vertex with two weights (the block's width): edits that keep within it */
+  int32_t v = -1, wi[2] = {0, 0};
+  for (int32_t c = 0; c < 100 && v < 0; c++) {
+    sinew_plug_t w = P(r.g, r.skin, "wl");
+    sinew_plug_t e, ew;
+    assert_int_equal(sinew_plug_element(r.g, &w, c, &e), 0);
+    assert_int_equal(sinew_plug_child(r.g, &e, sinew_node_attr(r.g, r.skin, "w"), &ew), 0);
+    if (sinew_plug_indices(r.g, &ew, wi, 2) == 2) v = c;
+  }
+  assert_true(v >= 0);
+  int32_t fresh = 0;
+  while (fresh == wi[0] || fresh == wi[1]) fresh++;
+  sinew_change_t *st[2][3];
+  for (int q = 0; q < 3; q++)
+    for (int k = 0; k < 2; k++) {
+      rig *x = xs[k];
+      assert_int_equal(sinew_graph_begin(x->g), 0);
+      sinew_plug_t p = weight_plug(x, v, q == 0 ? wi[1] : q == 1 ? wi[0] : fresh);
+      if (q == 1) assert_int_equal(sinew_plug_remove_element(x->g, &p), 0); /* one fewer */
+      else assert_int_equal(sinew_set_double(x->g, &p, q ? 0.25 : 0.5), 0); /* a value, one more */
+      assert_int_equal(sinew_graph_commit_step(x->g, &st[k][q]), 0);
+    }
+  expect_whole_packing(&r, &s, "edited");
+  assert_true(weights_two_level(r.g, r.skin));
+  for (int dir = 0; dir < 2; dir++)
+    for (int i = 0; i < 3; i++) {
+      int q = dir ? i : 2 - i;
+      for (int k = 0; k < 2; k++)
+        assert_int_equal((dir ? sinew_change_redo : sinew_change_undo)(xs[k]->g, st[k][q]), 0);
+      uint64_t c0, c1, u0 = sinew__skin_cluster_point_updates(r.g, r.skin);
+      assert_int_equal(sinew_skin_cluster_stats(r.g, r.skin, &c0, NULL), SINEW_OK);
+      expect_whole_packing(&r, &s, dir ? "redone" : "undone");
+      assert_int_equal(sinew_skin_cluster_stats(r.g, r.skin, &c1, NULL), SINEW_OK);
+      if (c1 - c0 != 1 || sinew__skin_cluster_point_updates(r.g, r.skin) - u0 != 1)
+        fail_msg("%s of step %d: %llu packings, %llu of one vertex", dir ? "redo" : "undo", q,
+                 (unsigned long long)(c1 - c0),
+                 (unsigned long long)(sinew__skin_cluster_point_updates(r.g, r.skin) - u0));
+      assert_true(weights_two_level(r.g, r.skin));
+    }
+  for (int k = 0; k < 2; k++)
+    for (int q = 0; q < 3; q++) sinew_change_free(xs[k]->g, st[k][q]);
+  free_rig(&r);
+  free_rig(&s);
+}
+
 static void test_skin_edits(void **unused) {
   (void)unused;
   rig r;
@@ -1814,6 +1873,7 @@ int main(void) {
       cmocka_unit_test(test_skin_percent_stays_two_level),
       cmocka_unit_test(test_point_updates_match_full_compile),
       cmocka_unit_test(test_point_updates_other_edits),
+      cmocka_unit_test(test_undo_of_a_vertex_edit_packs_that_vertex),
       cmocka_unit_test(test_skin_edits),
       cmocka_unit_test(test_reset_weights_oom),
       cmocka_unit_test(test_bind_large),
