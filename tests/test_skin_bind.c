@@ -1617,6 +1617,90 @@ static void test_undo_of_a_vertex_edit_packs_that_vertex(void **unused) {
   free_rig(&s);
 }
 
+/* Random single-vertex edits of every kind, several between pulls (up to and past the 32
+ * vertices noted), as steps undone and redone in stack order, with normalizeWeights changed
+ * now and then: each pull bit for bit a whole packing. */
+static void test_point_updates_between_pulls(void **unused) {
+  (void)unused;
+  rig r, s;
+  make_rig(&r, 3);
+  make_rig(&s, 3);
+  rig *xs[2] = {&r, &s};
+  for (int k = 0; k < 2; k++) {
+    set3(xs[k]->g, xs[k]->j[1], "r", 0, 0, 40);
+    set3(xs[k]->g, xs[k]->j[2], "r", 25, 0, 0);
+  }
+  uint32_t np = sinew_mesh_get(r.input)->npoints;
+  uint64_t seed = 11, u0 = sinew__skin_cluster_point_updates(r.g, r.skin);
+  enum { CAP = 64 };
+  sinew_change_t *done[2][CAP], *undone[2][CAP];
+  int nd = 0, nu = 0;
+  expect_whole_packing(&r, &s, "bound");
+  for (int it = 0; it < 400; it++) {
+    int act = (int)(rng_next(&seed) % 10);
+    if (act < 6 && nd < CAP) {
+      int32_t v = (int32_t)(rng_next(&seed) % np);
+      int kind = (int)(rng_next(&seed) % 5), a = (int)(rng_next(&seed) % 3);
+      double x = (double)(rng_next(&seed) % 100) / 100.0;
+      for (int k = 0; k < 2; k++) {
+        rig *y = xs[k];
+        for (int i = 0; i < nu; i++) sinew_change_free(y->g, undone[k][i]);
+        assert_int_equal(sinew_graph_begin(y->g), 0);
+        int rc = 0;
+        if (kind == 0) rc = percent(y, v, true, false, false, 1, a, x);
+        else if (kind == 1) rc = percent(y, v, false, false, false, 2, a, x, (a + 1) % 3, 1 - x);
+        else if (kind == 2) {
+          sinew_plug_t p = weight_plug(y, v, a);
+          rc = sinew_set_double(y->g, &p, x);
+        } else {
+          char buf[64];
+          if (kind == 3) snprintf(buf, sizeof buf, "wl[%d].w[%d]", v, a);
+          else snprintf(buf, sizeof buf, "wl[%d]", v);
+          sinew_plug_t p = P(y->g, y->skin, buf);
+          rc = sinew_plug_remove_element(y->g, &p);
+          if (rc == SINEW_ENOTFOUND) rc = 0;
+        }
+        if (rc) fail_msg("it %d kind %d: %s", it, kind, sinew_graph_errmsg(y->g));
+        assert_int_equal(sinew_graph_commit_step(y->g, &done[k][nd]), 0);
+      }
+      nd++;
+      nu = 0;
+    } else if (act < 8 && nd) {
+      nd--;
+      for (int k = 0; k < 2; k++) {
+        assert_int_equal(sinew_change_undo(xs[k]->g, done[k][nd]), 0);
+        undone[k][nu] = done[k][nd];
+      }
+      nu++;
+    } else if (act < 9 && nu) {
+      nu--;
+      for (int k = 0; k < 2; k++) {
+        assert_int_equal(sinew_change_redo(xs[k]->g, undone[k][nu]), 0);
+        done[k][nd] = undone[k][nu];
+      }
+      nd++;
+    } else if (rng_next(&seed) % 8 == 0) { /* normalizeWeights, outside the steps: flush them */
+      double nwv = (double)(rng_next(&seed) % 3);
+      for (int k = 0; k < 2; k++) {
+        for (int i = 0; i < nd; i++) sinew_change_free(xs[k]->g, done[k][i]);
+        for (int i = 0; i < nu; i++) sinew_change_free(xs[k]->g, undone[k][i]);
+        set1(xs[k]->g, xs[k]->skin, "nw", nwv);
+      }
+      nd = nu = 0;
+    }
+    if (rng_next(&seed) % 4 == 0 && (it < 200 || it >= 300)) /* a stretch of 100 without */
+      expect_whole_packing(&r, &s, "a pull");
+  }
+  expect_whole_packing(&r, &s, "the end");
+  assert_true(sinew__skin_cluster_point_updates(r.g, r.skin) - u0 > 20);
+  for (int k = 0; k < 2; k++) {
+    for (int i = 0; i < nd; i++) sinew_change_free(xs[k]->g, done[k][i]);
+    for (int i = 0; i < nu; i++) sinew_change_free(xs[k]->g, undone[k][i]);
+  }
+  free_rig(&r);
+  free_rig(&s);
+}
+
 static void test_skin_edits(void **unused) {
   (void)unused;
   rig r;
@@ -1874,6 +1958,7 @@ int main(void) {
       cmocka_unit_test(test_point_updates_match_full_compile),
       cmocka_unit_test(test_point_updates_other_edits),
       cmocka_unit_test(test_undo_of_a_vertex_edit_packs_that_vertex),
+      cmocka_unit_test(test_point_updates_between_pulls),
       cmocka_unit_test(test_skin_edits),
       cmocka_unit_test(test_reset_weights_oom),
       cmocka_unit_test(test_bind_large),
