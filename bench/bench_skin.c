@@ -503,8 +503,8 @@ static int kernel_goals(int best) {
  * not have at weight 1 (an inner insert) and its other weights removed (zeroed weights are not
  * stored). The resident growth it causes (goal: under 1 MB; a weightList given slots would grow
  * by about 150 bytes a vertex) and its time, then the pull that recompiles the weights. Returns
- * the goals missed. */
-static size_t percent_one(rig *r, int32_t v) {
+ * the goals missed. With step, the transaction is kept as an undo step. */
+static size_t percent_one(rig *r, int32_t v, sinew_change_t **step) {
   int32_t idx[JOINTS];
   double w[JOINTS];
   size_t k = 0;
@@ -525,7 +525,8 @@ static size_t percent_one(rig *r, int32_t v) {
     memcpy(e.idx, ix, sizeof ix);
     check(sinew_plug_remove_element(r->g, &e), r->g, "remove a zeroed weight");
   }
-  check(sinew_graph_commit(r->g), r->g, "commit");
+  if (step) check(sinew_graph_commit_step(r->g, step), r->g, "commit");
+  else check(sinew_graph_commit(r->g), r->g, "commit");
   return k;
 }
 
@@ -537,7 +538,7 @@ static int single_vertex_edit(rig *r, int *frame) {
   sinew_data_unref(hold);
   long rss0 = proc_status_kb("VmRSS:");
   double t0 = now();
-  size_t k = percent_one(r, v);
+  size_t k = percent_one(r, v, NULL);
   double edit_s = now() - t0;
   long rss1 = proc_status_kb("VmRSS:");
   t0 = now();
@@ -550,12 +551,29 @@ static int single_vertex_edit(rig *r, int *frame) {
          " growth %.2f MB (goal < 1 MB: %s; the next pull, recompiling, %.1f ms)\n",
          v, k, edit_s * 1e3, grew / 1e6, grew < 1e6 ? "met" : "NOT met", pull_s * 1e3);
   printf("  goal: single-vertex edit keeps the weights compact: %s\n", grew < 1e6 ? "met" : "NOT met");
+  /* the same edit of another vertex as an undo step: its undo and redo, each with the next pull
+   * (which packs just that vertex again, as after the edit) */
+  sinew_change_t *step = NULL;
+  percent_one(r, v + 1, &step);
+  pull(r, &hold); /* no change outside the step between it and its undo */
+  sinew_data_unref(hold);
+  double undo_s[2];
+  for (int d = 0; d < 2; d++) {
+    t0 = now();
+    check(d ? sinew_change_redo(r->g, step) : sinew_change_undo(r->g, step), r->g, d ? "redo" : "undo");
+    pull(r, &hold);
+    undo_s[d] = now() - t0;
+    sinew_data_unref(hold);
+  }
+  sinew_change_free(r->g, step);
+  printf("  its undo with the next pull %.1f ms, its redo with the next pull %.1f ms\n", undo_s[0] * 1e3,
+         undo_s[1] * 1e3);
   /* more of them, at vertices spread over the mesh, until the budget of shifted elements sends
    * the weightList to slot form (seen as a jump of the resident size) */
   int more = 0;
   t0 = now();
   for (; more < 100; more++) {
-    percent_one(r, (int32_t)(((uint64_t)(more + 1) * 7919u * 127u) % r->npoints));
+    percent_one(r, (int32_t)(((uint64_t)(more + 1) * 7919u * 127u) % r->npoints), NULL);
     long rss = proc_status_kb("VmRSS:");
     if (rss > 0 && rss1 > 0 && (double)(rss - rss1) * 1024 > 50e6) break;
   }

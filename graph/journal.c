@@ -277,16 +277,28 @@ static void apply(sinew_graph_t *g, sinew__rec *r) {
     case SINEW__J_MULTI: {
       sinew__node *n = sinew__node_get(g, r->plug.node);
       if (!n) break;
+      /* The header an in-place edit keeps below its CSR records views the same arrays and
+       * count as the live one once those records are taken back (undo), or before they are
+       * applied again (redo): the swap changes nothing a reader sees, and the CSR records
+       * report their elements, so a skinCluster packs just those vertices again. */
+      sinew__slot *s = sinew__slot_find(g, n, &r->plug, NULL);
+      const sinew__multi *live = s ? s->v.multi : NULL, *held = r->u.multi;
+      bool same = live && held && live->csr && live->csr == held->csr && live->count == held->count;
       sinew__multi_swap(g, n, &r->plug, &r->u.multi);
-      sinew__changed(g, &r->plug);
+      if (!same) sinew__changed(g, &r->plug);
       note_restored(g, r->plug.node);
       break;
     }
     case SINEW__J_CSR: {
       sinew__node *n = sinew__node_get(g, r->plug.node);
       if (!n) break;
+      bool present = r->u.run.present;
       sinew__multi_csr_swap(g, n, &r->plug, &r->u.run);
-      sinew__changed(g, &r->plug);
+      /* one element's weights changed: that element is reported; one that came or went, the
+       * whole array (as its removal is) */
+      sinew_plug_t p = r->plug;
+      if (present == r->u.run.present && p.nidx < SINEW_PLUG_MAX_INDICES) p.idx[p.nidx++] = r->u.run.index;
+      sinew__changed(g, &p);
       note_restored(g, r->plug.node);
       break;
     }

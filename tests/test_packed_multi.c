@@ -1361,6 +1361,398 @@ static void test_fault_harness(void **unused) {
   assert_true(test_fault(SKIN COMPACT "setAttr sk.wl[1].w[4] 0.5;", "setAttr sk.wl[1].w[1] 0.25;") > 0);
 }
 
+/* ---- review of the in-place edits (issue 16) ------------------------------------------------ */
+
+/* Edits refused for a bad or absent index change nothing and leave the weightList two-level. */
+static void test_refused_edits_keep_two_level(void **unused) {
+  (void)unused;
+  sinew_graph_t *g = graph();
+  sinew_node_t a = node(g, "a");
+  for (int32_t v = 0; v < 12; v++) set_w(g, a, v, (int32_t[]){0, 2}, (double[]){0.5, 0.25}, 2);
+  char *before = state(g, a);
+  sinew_plug_t p = weight_of(a, 3, -1);
+  assert_int_equal(sinew_set_double(g, &p, 1), SINEW_ERANGE);
+  p = weight_of(a, -2, 0);
+  assert_int_equal(sinew_set_double(g, &p, 1), SINEW_ERANGE);
+  p = weight_of(a, 3, -1);
+  assert_int_equal(sinew_plug_remove_element(g, &p), SINEW_ERANGE);
+  p = weight_of(a, 3, 7);
+  assert_int_equal(sinew_plug_remove_element(g, &p), SINEW_ENOTFOUND);
+  assert_non_null(strstr(sinew_graph_errmsg(g), "a.weightList[3].weights[7] does not exist"));
+  p = sinew_plug_make(a, P_WL, 1, (int32_t[]){40});
+  assert_int_equal(sinew_plug_remove_element(g, &p), SINEW_ENOTFOUND);
+  assert_true(two_level(g, a));
+  char *after = state(g, a);
+  assert_string_equal(after, before);
+  free(before);
+  free(after);
+  sinew_graph_destroy(g);
+}
+
+/* In-place edits as a step, then a whole weightList connected as the next step: undone before
+ * and after the pull (the pull puts the multi in slot form; the record holds a copy), redone,
+ * and edited again on what the undo put back: each state exactly as it was, as the slot form. */
+static void test_feed_as_a_step(void **unused) {
+  (void)unused;
+  sinew_graph_t *g = graph();
+  sinew_node_t a = node(g, "a"), b = node(g, "b"), src = node(g, "src");
+  sinew_node_t ns[2] = {a, b};
+  for (int32_t v = 0; v < 12; v++) {
+    set_w(g, a, v, (int32_t[]){0, 2}, (double[]){0.5, 0.25}, 2);
+    set_w(g, b, v, (int32_t[]){0, 2}, (double[]){0.5, 0.25}, 2);
+    set_w(g, src, v, (int32_t[]){1}, (double[]){0.125 * v}, 1);
+  }
+  sinew_plug_t b0 = sinew_plug_make(b, P_WL, 1, (int32_t[]){0});
+  touch(g, &b0);
+  assert_true(two_level(g, a));
+  sinew_change_t *st[3];
+  char *s0 = state(g, a);
+  assert_int_equal(sinew_graph_begin(g), 0);
+  for (int k = 0; k < 2; k++) {
+    set_w(g, ns[k], 4, (int32_t[]){1, 3}, (double[]){0.1, 0.2}, 2);
+    sinew_plug_t e = weight_of(ns[k], 6, 0);
+    assert_int_equal(sinew_plug_remove_element(g, &e), 0);
+    sinew_plug_t o = sinew_plug_make(ns[k], P_WL, 1, (int32_t[]){8});
+    assert_int_equal(sinew_plug_remove_element(g, &o), 0);
+  }
+  assert_int_equal(sinew_graph_commit_step(g, &st[0]), 0);
+  assert_true(two_level(g, a));
+  expect_same(g, a, b);
+  char *s1 = state(g, a);
+  assert_int_equal(sinew_graph_begin(g), 0);
+  for (int k = 0; k < 2; k++) {
+    sinew_plug_t s = sinew_plug_make(src, P_WL, 0, NULL), d = sinew_plug_make(ns[k], P_WL, 0, NULL);
+    assert_int_equal(sinew_connect(g, &s, &d, 0, NULL), 0);
+  }
+  assert_int_equal(sinew_graph_commit_step(g, &st[1]), 0);
+  char *expect[] = {s1, s0};
+  for (int pulled = 0; pulled < 2; pulled++) {
+    if (pulled) { /* redone, and pulled: a mirrors src (wl[8], removed before, comes back) */
+      assert_int_equal(sinew_change_redo(g, st[0]), 0);
+      assert_int_equal(sinew_change_redo(g, st[1]), 0);
+      for (int k = 0; k < 2; k++) {
+        double x;
+        sinew_plug_t sum = sinew_plug_make(ns[k], P_SUM, 0, NULL);
+        assert_int_equal(sinew_get_double(g, &sum, &x), 0);
+        assert_true(x == 71.5);
+      }
+      assert_int_equal(verts_of(g, a, (int32_t[512]){0}), 12);
+      expect_same(g, a, b);
+    }
+    for (int s = 1; s >= 0; s--) {
+      assert_int_equal(sinew_change_undo(g, st[s]), 0);
+      char *now = state(g, a);
+      assert_string_equal(now, expect[1 - s]);
+      free(now);
+      expect_same(g, a, b);
+    }
+    assert_true(two_level(g, a)); /* the header from before the edits */
+  }
+  /* redo the edits, edit what the undo of the feed puts back, take it all back (an undone
+   * feed that was never pulled leaves the weightList dirty, so the first read of it above gave
+   * it slots: the header the feed's record holds by now is in slot form) */
+  assert_int_equal(sinew_change_redo(g, st[0]), 0);
+  assert_int_equal(sinew_change_redo(g, st[1]), 0);
+  assert_int_equal(sinew_change_undo(g, st[1]), 0);
+  sinew_change_free(g, st[1]);
+  assert_int_equal(sinew_graph_begin(g), 0);
+  for (int k = 0; k < 2; k++) set_w(g, ns[k], 2, (int32_t[]){5, 9, 1}, (double[]){0.3, 0.4, 0.5}, 3);
+  assert_int_equal(sinew_graph_commit_step(g, &st[2]), 0);
+  expect_same(g, a, b);
+  assert_int_equal(sinew_change_undo(g, st[2]), 0);
+  char *now = state(g, a);
+  assert_string_equal(now, s1);
+  free(now);
+  assert_int_equal(sinew_change_undo(g, st[0]), 0);
+  now = state(g, a);
+  assert_string_equal(now, s0);
+  free(now);
+  expect_same(g, a, b);
+  sinew_change_free(g, st[0]);
+  sinew_change_free(g, st[2]);
+  free(s0);
+  free(s1);
+  sinew_graph_destroy(g);
+}
+
+/* Undo and redo of in-place edits (values, inserts, removals of weights and of vertices)
+ * allocate nothing: counted, and with every allocation failing. */
+static void test_undo_redo_allocate_nothing(void **unused) {
+  (void)unused;
+  test_alloc_install();
+  sinew_graph_t *g = graph();
+  sinew_node_t a = node(g, "a");
+  for (int32_t v = 0; v < 12; v++) set_w(g, a, v, (int32_t[]){0, 2}, (double[]){0.5, 0.25}, 2);
+  char *s0 = state(g, a);
+  enum { N = 6 };
+  sinew_change_t *st[N];
+  for (int i = 0; i < N; i++) {
+    assert_int_equal(sinew_graph_begin(g), 0);
+    if (i % 3 == 0) {
+      set_w(g, a, i, (int32_t[]){1, 3}, (double[]){0.1, 0.2}, 2);
+    } else if (i % 3 == 1) {
+      sinew_plug_t e = weight_of(a, i, 0);
+      assert_int_equal(sinew_plug_remove_element(g, &e), 0);
+    } else {
+      sinew_plug_t o = sinew_plug_make(a, P_WL, 1, (int32_t[]){i});
+      assert_int_equal(sinew_plug_remove_element(g, &o), 0);
+    }
+    sinew_plug_t e = weight_of(a, 11, 0);
+    assert_int_equal(sinew_set_double(g, &e, 0.01 * i), 0);
+    assert_int_equal(sinew_graph_commit_step(g, &st[i]), 0);
+  }
+  assert_true(two_level(g, a));
+  char *s6 = state(g, a);
+  for (int round = 0; round < 2; round++) {
+    long c0 = test_alloc_count();
+    for (int i = N; i-- > 0;) assert_int_equal(sinew_change_undo(g, st[i]), 0);
+    long c1 = test_alloc_count();
+    for (int i = 0; i < N; i++) assert_int_equal(sinew_change_redo(g, st[i]), 0);
+    long c2 = test_alloc_count();
+    if (round) { /* the first round may size the propagation queue */
+      assert_int_equal(c1 - c0, 0);
+      assert_int_equal(c2 - c1, 0);
+    }
+    assert_true(two_level(g, a));
+  }
+  test_alloc_fail_at(test_alloc_count() + 1);
+  for (int i = N; i-- > 0;) assert_int_equal(sinew_change_undo(g, st[i]), 0);
+  test_alloc_fail_at(0);
+  char *now = state(g, a);
+  assert_string_equal(now, s0);
+  free(now);
+  test_alloc_fail_at(test_alloc_count() + 1);
+  for (int i = 0; i < N; i++) assert_int_equal(sinew_change_redo(g, st[i]), 0);
+  test_alloc_fail_at(0);
+  now = state(g, a);
+  assert_string_equal(now, s6);
+  free(now);
+  assert_true(two_level(g, a));
+  for (int i = 0; i < N; i++) sinew_change_free(g, st[i]);
+  free(s0);
+  free(s6);
+  sinew_graph_destroy(g);
+  assert_int_equal(test_alloc_live(), 0);
+  test_alloc_uninstall();
+}
+
+/* Random in-place edits kept as an undo queue keeps its steps: a new step drops the undone
+ * ones, the oldest go past a history of 6, steps undo and redo in stack order; nested
+ * transactions rolled back, commands failing, feeds rolled back; the budget of shifted
+ * elements is left to run out; at the end both nodes deleted as a step and restored, every
+ * step undone. The two-level node reports what the slot-form one does throughout. */
+static void test_edits_under_an_undo_queue(void **unused) {
+  (void)unused;
+  for (uint32_t base = 1; base <= 3; base++) {
+    sinew_graph_t *g = graph();
+    sinew_node_t a = node(g, "a"), b = node(g, "b"), src = node(g, "src");
+    set_w(g, src, 3, (int32_t[]){1}, (double[]){0.5}, 1);
+    for (int32_t v = 0; v < 10; v++) {
+      set_w(g, a, v, (int32_t[]){v % 4, 5, 1}, (double[]){0.25 * v, 1, 2}, 3);
+      set_w(g, b, v, (int32_t[]){v % 4, 5, 1}, (double[]){0.25 * v, 1, 2}, 3);
+    }
+    sinew_plug_t b0 = sinew_plug_make(b, P_WL, 1, (int32_t[]){0});
+    touch(g, &b0);
+    sinew_change_t *done[8], *undone[8];
+    int nd = 0, nu = 0, edits_two_level = 0;
+    uint32_t seed = base * 7919u;
+    for (int it = 0; it < 300; it++) {
+      seed = seed * 1103515245u + 12345u;
+      int act = (int)((seed >> 8) % 10), ra, rb;
+      if (act < 5) { /* a step of edits */
+        for (int i = 0; i < nu; i++) sinew_change_free(g, undone[i]);
+        nu = 0;
+        assert_int_equal(sinew_graph_begin(g), 0);
+        int ne = 1 + (int)((seed >> 16) % 3);
+        for (int e = 0; e < ne; e++) {
+          seed = seed * 1103515245u + 12345u;
+          edits_two_level += two_level(g, a);
+          in_place_edit(g, a, b, seed, &ra, &rb);
+          assert_int_equal(ra, rb);
+        }
+        if ((seed >> 20) % 5 == 0) { /* a nested transaction rolled back */
+          assert_int_equal(sinew_graph_begin(g), 0);
+          seed = seed * 1103515245u + 12345u;
+          in_place_edit(g, a, b, seed, &ra, &rb);
+          assert_int_equal(ra, rb);
+          assert_int_equal(sinew_graph_rollback(g), 0);
+        }
+        assert_int_equal(sinew_graph_commit_step(g, &done[nd++]), 0);
+        if (nd > 6) {
+          sinew_change_free(g, done[0]);
+          memmove(done, done + 1, (size_t)--nd * sizeof *done);
+        }
+      } else if (act < 7 && nd) {
+        assert_int_equal(sinew_change_undo(g, done[--nd]), 0);
+        undone[nu++] = done[nd];
+      } else if (act < 8 && nu) {
+        assert_int_equal(sinew_change_redo(g, undone[--nu]), 0);
+        done[nd++] = undone[nu];
+      } else if (act < 9) { /* a command failing after an edit */
+        assert_int_equal(sinew_graph_begin(g), 0);
+        in_place_edit(g, a, b, seed, &ra, &rb);
+        assert_int_equal(ra, rb);
+        sinew_plug_t w = weights_of(a, 1);
+        int rc = sinew_set_double_elements(g, &w, (int32_t[]){-1}, (double[]){1}, 1);
+        assert_int_equal(sinew_graph_end(g, rc), SINEW_ERANGE);
+      } else {
+        fed_and_rolled_back(g, src, a);
+        fed_and_rolled_back(g, src, b);
+      }
+      expect_same(g, a, b);
+    }
+    assert_true(edits_two_level > 100);
+    while (nd) {
+      assert_int_equal(sinew_change_undo(g, done[--nd]), 0);
+      undone[nu++] = done[nd];
+      expect_same(g, a, b);
+    }
+    while (nu) {
+      assert_int_equal(sinew_change_redo(g, undone[--nu]), 0);
+      done[nd++] = undone[nu];
+      expect_same(g, a, b);
+    }
+    sinew_change_t *del;
+    assert_int_equal(sinew_graph_begin(g), 0);
+    assert_int_equal(sinew_node_delete(g, a), 0);
+    assert_int_equal(sinew_node_delete(g, b), 0);
+    assert_int_equal(sinew_graph_commit_step(g, &del), 0);
+    assert_int_equal(sinew_change_undo(g, del), 0);
+    sinew_change_free(g, del);
+    expect_same(g, a, b);
+    while (nd) {
+      assert_int_equal(sinew_change_undo(g, done[--nd]), 0);
+      expect_same(g, a, b);
+      sinew_change_free(g, done[nd]);
+    }
+    sinew_graph_destroy(g);
+  }
+}
+
+/* MEL edits that empty a vertex's weights and fill it again, remove vertices and make new
+ * ones around them, prune and change normalizeWeights: each saves as the slot form does,
+ * reads back to the same file, and undo and redo give each file again. */
+static void test_mel_edits_read_back(void **unused) {
+  (void)unused;
+  const char *rig = "createNode transform -n geo; createNode mesh -n geoShape -p geo; createNode polyCylinder -n pc;\n"
+                    "setAttr pc.sa 6; setAttr pc.sh 4; connectAttr pc.output geoShape.inMesh;\n"
+                    "createNode joint -n j1; setAttr j1.ty -1; createNode joint -n j2 -p j1; setAttr j2.ty 2;\n"
+                    "createNode joint -n j3 -p j2; setAttr j3.ty 2; select -cl;\n"
+                    "skinCluster -n sk -tsb -mi 3 j1 j2 j3 geo;\n";
+  const char *edits[] = {
+      "removeMultiInstance sk.wl[4].w[0]; removeMultiInstance sk.wl[4].w[1]; removeMultiInstance sk.wl[4].w[2];",
+      "setAttr sk.wl[4].w[2] 0.5;",
+      "removeMultiInstance sk.wl[6]; setAttr sk.wl[6].w[1] 0.25;",
+      "removeMultiInstance sk.wl[0]; removeMultiInstance sk.wl[1];",
+      "setAttr \"sk.wl[0].w[0:2]\" 0.1 0.2 0.7;",
+      "removeMultiInstance sk.wl[29]; setAttr sk.wl[35].w[0] 1; setAttr sk.wl[33].w[1] 1;",
+      "setAttr sk.wl[10].w[2] 0; skinPercent -prw 0.3 sk geo.vtx[10:12];",
+      "setAttr sk.nw 0; skinPercent -tv j1 0.9 sk geo.vtx[14];",
+  };
+  enum { NE = sizeof edits / sizeof *edits };
+  sinew_session_t *a = session(), *b = session();
+  run(a, rig);
+  run(b, rig);
+  run(b, "setAttr -l on sk.wl[0].w[0]; setAttr -l off sk.wl[0].w[0];"); /* slot form */
+  sinew_graph_t *ga = sinew_session_graph(a);
+  sinew_node_t ska;
+  assert_int_equal(sinew_node_find(ga, "sk", &ska), 0);
+  sinew_plug_t wla = sinew_plug_make(ska, sinew_node_attr(ga, ska, "wl"), 0, NULL);
+  char *texts[NE + 1];
+  texts[0] = test_scene_text(a);
+  for (int e = 0; e < NE; e++) {
+    run(a, edits[e]);
+    run(b, edits[e]);
+    char *ta = test_scene_text(a), *tb = test_scene_text(b);
+    if (strcmp(ta, tb)) {
+      test_print_diff(ta, tb);
+      fail_msg("edit %d saves differently from the slot form", e);
+    }
+    sinew_session_t *c = session();
+    assert_int_equal(sinew_session_run(c, ta, strlen(ta), "scene.ma", NULL), 0);
+    char *tc = test_scene_text(c);
+    if (strcmp(tc, ta)) {
+      test_print_diff(ta, tc);
+      fail_msg("edit %d: the file read back saves differently", e);
+    }
+    free(tc);
+    free(tb);
+    sinew_session_destroy(c);
+    texts[e + 1] = ta;
+  }
+  assert_true(sinew__multi_csr(multi_of(ga, &wla)));
+  for (int e = NE; e-- > 0;) {
+    for (const char *c = edits[e]; *c; c++)
+      if (*c == ';') run(a, "undo;");
+    char *now = test_scene_text(a);
+    if (strcmp(now, texts[e])) {
+      test_print_diff(texts[e], now);
+      fail_msg("undo of edit %d", e);
+    }
+    free(now);
+  }
+  for (int e = 0; e < NE; e++) {
+    for (const char *c = edits[e]; *c; c++)
+      if (*c == ';') run(a, "redo;");
+    char *now = test_scene_text(a);
+    if (strcmp(now, texts[e + 1])) {
+      test_print_diff(texts[e + 1], now);
+      fail_msg("redo of edit %d", e);
+    }
+    free(now);
+  }
+  for (int e = 0; e <= NE; e++) free(texts[e]);
+  sinew_session_destroy(a);
+  sinew_session_destroy(b);
+}
+
+/* The undo and redo of in-place edits (which report the edited vertex, not the whole array)
+ * reach what the weightList feeds: a node fed the whole array, and the node's own output. */
+static void test_undo_of_edits_reaches_downstream(void **unused) {
+  (void)unused;
+  sinew_graph_t *g = graph();
+  sinew_node_t a = node(g, "a"), d = node(g, "d");
+  for (int32_t v = 0; v < 12; v++) set_w(g, a, v, (int32_t[]){0, 2}, (double[]){0.5, 0.25}, 2);
+  sinew_plug_t wa = sinew_plug_make(a, P_WL, 0, NULL), wd = sinew_plug_make(d, P_WL, 0, NULL);
+  assert_int_equal(sinew_connect(g, &wa, &wd, 0, NULL), 0);
+  sinew_plug_t sa = sinew_plug_make(a, P_SUM, 0, NULL), sd = sinew_plug_make(d, P_SUM, 0, NULL);
+  double x, y, sums[5];
+  assert_int_equal(sinew_get_double(g, &sa, &sums[0]), 0);
+  assert_int_equal(sinew_get_double(g, &sd, &y), 0);
+  assert_true(y == sums[0]);
+  sinew_change_t *st[4];
+  for (int q = 0; q < 4; q++) {
+    assert_int_equal(sinew_graph_begin(g), 0);
+    if (q == 0) set_w(g, a, 3, (int32_t[]){0}, (double[]){0.75}, 1); /* a value */
+    if (q == 1) set_w(g, a, 5, (int32_t[]){4}, (double[]){0.125}, 1); /* one more */
+    if (q == 2) { /* one fewer */
+      sinew_plug_t e = weight_of(a, 7, 2);
+      assert_int_equal(sinew_plug_remove_element(g, &e), 0);
+    }
+    if (q == 3) { /* a vertex gone */
+      sinew_plug_t e = sinew_plug_make(a, P_WL, 1, (int32_t[]){9});
+      assert_int_equal(sinew_plug_remove_element(g, &e), 0);
+    }
+    assert_int_equal(sinew_graph_commit_step(g, &st[q]), 0);
+    assert_true(two_level(g, a));
+    assert_int_equal(sinew_get_double(g, &sa, &sums[q + 1]), 0);
+    assert_int_equal(sinew_get_double(g, &sd, &y), 0);
+    assert_true(y == sums[q + 1] && sums[q + 1] != sums[q]);
+  }
+  for (int dir = 0; dir < 2; dir++)
+    for (int i = 0; i < 4; i++) {
+      int q = dir ? i : 3 - i;
+      assert_int_equal((dir ? sinew_change_redo : sinew_change_undo)(g, st[q]), 0);
+      assert_int_equal(sinew_get_double(g, &sa, &x), 0);
+      assert_int_equal(sinew_get_double(g, &sd, &y), 0);
+      double want = sums[dir ? q + 1 : q];
+      if (x != want || y != want) fail_msg("%s of step %d: sums %g and %g, want %g", dir ? "redo" : "undo", q, x, y, want);
+      assert_true(two_level(g, a));
+    }
+  for (int q = 0; q < 4; q++) sinew_change_free(g, st[q]);
+  sinew_graph_destroy(g);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_bulk_set_is_packed),
@@ -1381,6 +1773,12 @@ int main(void) {
       cmocka_unit_test(test_bind_is_two_level),
       cmocka_unit_test(test_mel_vertex_edits),
       cmocka_unit_test(test_fault_harness),
+      cmocka_unit_test(test_refused_edits_keep_two_level),
+      cmocka_unit_test(test_feed_as_a_step),
+      cmocka_unit_test(test_undo_redo_allocate_nothing),
+      cmocka_unit_test(test_edits_under_an_undo_queue),
+      cmocka_unit_test(test_mel_edits_read_back),
+      cmocka_unit_test(test_undo_of_edits_reaches_downstream),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

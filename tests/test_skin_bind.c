@@ -1440,6 +1440,267 @@ static void test_point_updates_match_full_compile(void **unused) {
   free_rig(&s);
 }
 
+/* The twin packs every point (its weightList dirtied before each pull); the points of both
+ * must be the same bits. */
+static void expect_whole_packing(rig *r, rig *s, const char *what) {
+  uint32_t np = sinew_mesh_get(r->input)->npoints;
+  sinew_plug_t swl = P(s->g, s->skin, "wl");
+  assert_int_equal(sinew_dirty(s->g, &swl), 0);
+  sinew_data_t *oa = out_mesh(r->g, r->shape), *ob = out_mesh(s->g, s->shape);
+  if (memcmp(sinew_mesh_get(oa)->points, sinew_mesh_get(ob)->points, sizeof(float) * 3 * np))
+    fail_msg("%s: the points differ from a whole packing", what);
+  sinew_data_unref(oa);
+  sinew_data_unref(ob);
+}
+
+static sinew_plug_t weight_plug(rig *x, int32_t v, int32_t i) {
+  char buf[64];
+  snprintf(buf, sizeof buf, "wl[%d].w[%d]", v, i);
+  return P(x->g, x->skin, buf);
+}
+
+/* Weight edits other than skinPercent's -tv, each pulled and as steps undone and redone
+ * (pulled after each): setAttr and removeMultiInstance of one weight, removal of a vertex, a
+ * connection into one weight whose source changes (twice between pulls too), normalizeWeights,
+ * -prw of a few vertices and of all, an influence added and removed, -fnw. Bit for bit as a
+ * twin packing every point. */
+static void test_point_updates_other_edits(void **unused) {
+  (void)unused;
+  rig r, s;
+  make_rig(&r, 2);
+  make_rig(&s, 2);
+  rig *xs[2] = {&r, &s};
+  sinew_node_t up[2], extra[2];
+  for (int k = 0; k < 2; k++) {
+    set3(xs[k]->g, xs[k]->j[1], "r", 0, 0, 40);
+    set3(xs[k]->g, xs[k]->j[2], "r", 25, 0, 0);
+    up[k] = node(xs[k]->g, "transform", "up", WORLD);
+    extra[k] = joint(xs[k]->g, "extra", xs[k]->j[2], 2, 0, 0);
+  }
+  expect_whole_packing(&r, &s, "bound");
+  uint64_t u0 = sinew__skin_cluster_point_updates(r.g, r.skin);
+  for (int k = 0; k < 2; k++) {
+    sinew_plug_t p = weight_plug(xs[k], 7, 0);
+    assert_int_equal(sinew_set_double(xs[k]->g, &p, 0.3), 0);
+  }
+  expect_whole_packing(&r, &s, "setAttr of one weight");
+  for (int k = 0; k < 2; k++) {
+    sinew_plug_t p = weight_plug(xs[k], 7, 0);
+    assert_int_equal(sinew_plug_remove_element(xs[k]->g, &p), 0);
+  }
+  expect_whole_packing(&r, &s, "removeMultiInstance of one weight");
+  for (int k = 0; k < 2; k++) {
+    sinew_plug_t p = P(xs[k]->g, xs[k]->skin, "wl[9]");
+    assert_int_equal(sinew_plug_remove_element(xs[k]->g, &p), 0);
+  }
+  expect_whole_packing(&r, &s, "removeMultiInstance of a vertex");
+  for (int k = 0; k < 2; k++) {
+    sinew_plug_t src = P(xs[k]->g, up[k], "tx"), dst = weight_plug(xs[k], 11, 1);
+    set1(xs[k]->g, up[k], "tx", 0.25);
+    assert_int_equal(sinew_connect(xs[k]->g, &src, &dst, 0, NULL), 0);
+  }
+  expect_whole_packing(&r, &s, "connected");
+  for (int round = 0; round < 3; round++) {
+    for (int k = 0; k < 2; k++) set1(xs[k]->g, up[k], "tx", 0.1 + 0.2 * round);
+    expect_whole_packing(&r, &s, "the source changed");
+  }
+  for (int k = 0; k < 2; k++) set1(xs[k]->g, up[k], "tx", 0.05);
+  for (int k = 0; k < 2; k++) set1(xs[k]->g, up[k], "tx", 0.95);
+  expect_whole_packing(&r, &s, "the source changed twice");
+  for (int k = 0; k < 2; k++) {
+    sinew_plug_t src = P(xs[k]->g, up[k], "tx"), dst = weight_plug(xs[k], 11, 1);
+    assert_int_equal(sinew_disconnect(xs[k]->g, &src, &dst), 0);
+  }
+  expect_whole_packing(&r, &s, "disconnected");
+  assert_true(sinew__skin_cluster_point_updates(r.g, r.skin) - u0 >= 5);
+  enum { N = 8 };
+  sinew_change_t *st[2][N];
+  for (int q = 0; q < N; q++) {
+    for (int k = 0; k < 2; k++) {
+      rig *x = xs[k];
+      assert_int_equal(sinew_graph_begin(x->g), 0);
+      int32_t vs[3] = {5, 17, 40};
+      sinew_skin_percent_desc_t d;
+      sinew_skin_percent_desc_init(&d);
+      int rc = 0;
+      switch (q) {
+        case 0: /* -prw of three vertices */
+          d.vertices = vs, d.vertex_count = 3, d.prune = true, d.prune_below = 0.3;
+          rc = sinew_skin_percent(x->g, x->skin, &d);
+          break;
+        case 1: rc = sinew_skin_add_influence(x->g, x->skin, extra[k], NULL, NULL); break;
+        case 2: rc = percent(x, 17, true, false, false, 1, 0, 0.5); break;
+        case 3: rc = sinew_skin_remove_influence(x->g, x->skin, x->j[2]); break;
+        case 4: set1(x->g, x->skin, "nw", 2); break;
+        case 5: rc = percent(x, 30, false, false, false, 1, 1, 0.25); break;
+        case 6: /* -prw of every vertex */
+          d.prune = true, d.prune_below = 0.45;
+          rc = sinew_skin_percent(x->g, x->skin, &d);
+          break;
+        default: rc = sinew_skin_force_normalize(x->g, x->skin); break;
+      }
+      if (rc) fail_msg("step %d: %s", q, sinew_graph_errmsg(x->g));
+      assert_int_equal(sinew_graph_commit_step(x->g, &st[k][q]), 0);
+    }
+    expect_whole_packing(&r, &s, "a step");
+  }
+  for (int q = N; q-- > 0;) {
+    for (int k = 0; k < 2; k++) assert_int_equal(sinew_change_undo(xs[k]->g, st[k][q]), 0);
+    expect_whole_packing(&r, &s, "undone");
+  }
+  for (int q = 0; q < N; q++) {
+    for (int k = 0; k < 2; k++) assert_int_equal(sinew_change_redo(xs[k]->g, st[k][q]), 0);
+    expect_whole_packing(&r, &s, "redone");
+  }
+  for (int k = 0; k < 2; k++)
+    for (int q = 0; q < N; q++) sinew_change_free(xs[k]->g, st[k][q]);
+  free_rig(&r);
+  free_rig(&s);
+}
+
+/* The undo and redo of a single-vertex edit of a bound (two-level) weightList pack just that
+ * vertex again, as the edit did; the points are a whole packing's. */
+static void test_undo_of_a_vertex_edit_packs_that_vertex(void **unused) {
+  (void)unused;
+  rig r, s;
+  make_rig(&r, 2);
+  make_rig(&s, 2);
+  rig *xs[2] = {&r, &s};
+  for (int k = 0; k < 2; k++) {
+    set3(xs[k]->g, xs[k]->j[1], "r", 0, 0, 40);
+    set3(xs[k]->g, xs[k]->j[2], "r", 25, 0, 0);
+  }
+  expect_whole_packing(&r, &s, "bound");
+  assert_true(weights_two_level(r.g, r.skin));
+  /* a vertex with two weights (the block's width): edits that keep within it */
+  int32_t v = -1, wi[2] = {0, 0};
+  for (int32_t c = 0; c < 100 && v < 0; c++) {
+    sinew_plug_t w = P(r.g, r.skin, "wl");
+    sinew_plug_t e, ew;
+    assert_int_equal(sinew_plug_element(r.g, &w, c, &e), 0);
+    assert_int_equal(sinew_plug_child(r.g, &e, sinew_node_attr(r.g, r.skin, "w"), &ew), 0);
+    if (sinew_plug_indices(r.g, &ew, wi, 2) == 2) v = c;
+  }
+  assert_true(v >= 0);
+  int32_t fresh = 0;
+  while (fresh == wi[0] || fresh == wi[1]) fresh++;
+  sinew_change_t *st[2][3];
+  for (int q = 0; q < 3; q++)
+    for (int k = 0; k < 2; k++) {
+      rig *x = xs[k];
+      assert_int_equal(sinew_graph_begin(x->g), 0);
+      sinew_plug_t p = weight_plug(x, v, q == 0 ? wi[1] : q == 1 ? wi[0] : fresh);
+      if (q == 1) assert_int_equal(sinew_plug_remove_element(x->g, &p), 0); /* one fewer */
+      else assert_int_equal(sinew_set_double(x->g, &p, q ? 0.25 : 0.5), 0); /* a value, one more */
+      assert_int_equal(sinew_graph_commit_step(x->g, &st[k][q]), 0);
+    }
+  expect_whole_packing(&r, &s, "edited");
+  assert_true(weights_two_level(r.g, r.skin));
+  for (int dir = 0; dir < 2; dir++)
+    for (int i = 0; i < 3; i++) {
+      int q = dir ? i : 2 - i;
+      for (int k = 0; k < 2; k++)
+        assert_int_equal((dir ? sinew_change_redo : sinew_change_undo)(xs[k]->g, st[k][q]), 0);
+      uint64_t c0, c1, u0 = sinew__skin_cluster_point_updates(r.g, r.skin);
+      assert_int_equal(sinew_skin_cluster_stats(r.g, r.skin, &c0, NULL), SINEW_OK);
+      expect_whole_packing(&r, &s, dir ? "redone" : "undone");
+      assert_int_equal(sinew_skin_cluster_stats(r.g, r.skin, &c1, NULL), SINEW_OK);
+      if (c1 - c0 != 1 || sinew__skin_cluster_point_updates(r.g, r.skin) - u0 != 1)
+        fail_msg("%s of step %d: %llu packings, %llu of one vertex", dir ? "redo" : "undo", q,
+                 (unsigned long long)(c1 - c0),
+                 (unsigned long long)(sinew__skin_cluster_point_updates(r.g, r.skin) - u0));
+      assert_true(weights_two_level(r.g, r.skin));
+    }
+  for (int k = 0; k < 2; k++)
+    for (int q = 0; q < 3; q++) sinew_change_free(xs[k]->g, st[k][q]);
+  free_rig(&r);
+  free_rig(&s);
+}
+
+/* Random single-vertex edits of every kind, several between pulls (up to and past the 32
+ * vertices noted), as steps undone and redone in stack order, with normalizeWeights changed
+ * now and then: each pull bit for bit a whole packing. */
+static void test_point_updates_between_pulls(void **unused) {
+  (void)unused;
+  rig r, s;
+  make_rig(&r, 3);
+  make_rig(&s, 3);
+  rig *xs[2] = {&r, &s};
+  for (int k = 0; k < 2; k++) {
+    set3(xs[k]->g, xs[k]->j[1], "r", 0, 0, 40);
+    set3(xs[k]->g, xs[k]->j[2], "r", 25, 0, 0);
+  }
+  uint32_t np = sinew_mesh_get(r.input)->npoints;
+  uint64_t seed = 11, u0 = sinew__skin_cluster_point_updates(r.g, r.skin);
+  enum { CAP = 64 };
+  sinew_change_t *done[2][CAP], *undone[2][CAP];
+  int nd = 0, nu = 0;
+  expect_whole_packing(&r, &s, "bound");
+  for (int it = 0; it < 400; it++) {
+    int act = (int)(rng_next(&seed) % 10);
+    if (act < 6 && nd < CAP) {
+      int32_t v = (int32_t)(rng_next(&seed) % np);
+      int kind = (int)(rng_next(&seed) % 5), a = (int)(rng_next(&seed) % 3);
+      double x = (double)(rng_next(&seed) % 100) / 100.0;
+      for (int k = 0; k < 2; k++) {
+        rig *y = xs[k];
+        for (int i = 0; i < nu; i++) sinew_change_free(y->g, undone[k][i]);
+        assert_int_equal(sinew_graph_begin(y->g), 0);
+        int rc = 0;
+        if (kind == 0) rc = percent(y, v, true, false, false, 1, a, x);
+        else if (kind == 1) rc = percent(y, v, false, false, false, 2, a, x, (a + 1) % 3, 1 - x);
+        else if (kind == 2) {
+          sinew_plug_t p = weight_plug(y, v, a);
+          rc = sinew_set_double(y->g, &p, x);
+        } else {
+          char buf[64];
+          if (kind == 3) snprintf(buf, sizeof buf, "wl[%d].w[%d]", v, a);
+          else snprintf(buf, sizeof buf, "wl[%d]", v);
+          sinew_plug_t p = P(y->g, y->skin, buf);
+          rc = sinew_plug_remove_element(y->g, &p);
+          if (rc == SINEW_ENOTFOUND) rc = 0;
+        }
+        if (rc) fail_msg("it %d kind %d: %s", it, kind, sinew_graph_errmsg(y->g));
+        assert_int_equal(sinew_graph_commit_step(y->g, &done[k][nd]), 0);
+      }
+      nd++;
+      nu = 0;
+    } else if (act < 8 && nd) {
+      nd--;
+      for (int k = 0; k < 2; k++) {
+        assert_int_equal(sinew_change_undo(xs[k]->g, done[k][nd]), 0);
+        undone[k][nu] = done[k][nd];
+      }
+      nu++;
+    } else if (act < 9 && nu) {
+      nu--;
+      for (int k = 0; k < 2; k++) {
+        assert_int_equal(sinew_change_redo(xs[k]->g, undone[k][nu]), 0);
+        done[k][nd] = undone[k][nu];
+      }
+      nd++;
+    } else if (rng_next(&seed) % 8 == 0) { /* normalizeWeights, outside the steps: flush them */
+      double nwv = (double)(rng_next(&seed) % 3);
+      for (int k = 0; k < 2; k++) {
+        for (int i = 0; i < nd; i++) sinew_change_free(xs[k]->g, done[k][i]);
+        for (int i = 0; i < nu; i++) sinew_change_free(xs[k]->g, undone[k][i]);
+        set1(xs[k]->g, xs[k]->skin, "nw", nwv);
+      }
+      nd = nu = 0;
+    }
+    if (rng_next(&seed) % 4 == 0 && (it < 200 || it >= 300)) /* a stretch of 100 without */
+      expect_whole_packing(&r, &s, "a pull");
+  }
+  expect_whole_packing(&r, &s, "the end");
+  assert_true(sinew__skin_cluster_point_updates(r.g, r.skin) - u0 > 20);
+  for (int k = 0; k < 2; k++) {
+    for (int i = 0; i < nd; i++) sinew_change_free(xs[k]->g, done[k][i]);
+    for (int i = 0; i < nu; i++) sinew_change_free(xs[k]->g, undone[k][i]);
+  }
+  free_rig(&r);
+  free_rig(&s);
+}
+
 static void test_skin_edits(void **unused) {
   (void)unused;
   rig r;
@@ -1695,6 +1956,9 @@ int main(void) {
       cmocka_unit_test(test_skin_percent),
       cmocka_unit_test(test_skin_percent_stays_two_level),
       cmocka_unit_test(test_point_updates_match_full_compile),
+      cmocka_unit_test(test_point_updates_other_edits),
+      cmocka_unit_test(test_undo_of_a_vertex_edit_packs_that_vertex),
+      cmocka_unit_test(test_point_updates_between_pulls),
       cmocka_unit_test(test_skin_edits),
       cmocka_unit_test(test_reset_weights_oom),
       cmocka_unit_test(test_bind_large),
