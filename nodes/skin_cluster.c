@@ -496,10 +496,11 @@ static void skin_input_changed(sinew_graph_t *g, sinew_node_t n, void *state, co
     else if (i == st->ndirty) st->weights_dirty = true; /* many: every point again */
   } else if (p->attr == A.weight_list || p->attr == A.weights || p->attr == A.normalize) {
     st->weights_dirty = true;
-  }
-  else if (p->attr == A.blend_weights) st->blend_dirty = true;
-  else if (p->attr == A.matrix && (p->nidx == 0 || slot_of(&st->cw, p->idx[0]) < 0))
+  } else if (p->attr == A.blend_weights) {
+    st->blend_dirty = true;
+  } else if (p->attr == A.matrix && (p->nidx == 0 || slot_of(&st->cw, p->idx[0]) < 0)) {
     st->weights_dirty = true; /* a new influence (moving an existing one changes nothing here) */
+  }
 }
 
 static void skin_destroy(sinew_graph_t *g, sinew_node_t n, void *state) {
@@ -548,12 +549,13 @@ int sinew__register_skin_types(sinew_graph_t *g) {
   return SINEW_OK;
 }
 
-/* For tests and tools: how often the node compiled its weights and evaluated. */
+/* For tests: how many compiles packed only the points an edit named. */
 uint64_t sinew__skin_cluster_point_updates(sinew_graph_t *g, sinew_node_t n) {
   if (!sinew_node_type_is_a(sinew_node_type(g, n), "skinCluster")) return 0;
   return ((skin_state *)sinew_node_state(g, n))->point_updates;
 }
 
+/* For tests and tools: how often the node compiled its weights and evaluated. */
 int sinew_skin_cluster_stats(sinew_graph_t *g, sinew_node_t n, uint64_t *compiles, uint64_t *evaluations) {
   if (!sinew_node_type_is_a(sinew_node_type(g, n), "skinCluster")) return SINEW_ETYPE;
   skin_state *st = sinew_node_state(g, n);
