@@ -1294,24 +1294,28 @@ static void test_bind_is_two_level(void **unused) {
   sinew_session_destroy(s);
 }
 
+/* A 6 x 4 cylinder bound to a chain of three joints, at most 3 weights a vertex (the MEL
+ * per-vertex edit tests). */
+static const char three_joint_rig[] =
+    "createNode transform -n geo; createNode mesh -n geoShape -p geo; createNode polyCylinder -n pc;\n"
+    "setAttr pc.sa 6; setAttr pc.sh 4; connectAttr pc.output geoShape.inMesh;\n"
+    "createNode joint -n j1; setAttr j1.ty -1; createNode joint -n j2 -p j1; setAttr j2.ty 2;\n"
+    "createNode joint -n j3 -p j2; setAttr j3.ty 2; select -cl;\n"
+    "skinCluster -n sk -tsb -mi 3 j1 j2 j3 geo;\n";
+
 /* Per-vertex edits from MEL (skinPercent of single vertices, setAttr of one weight, a weight
  * and a vertex removed) on two-level weights, and the same on weights given slots first (a
  * lock set and cleared): the same saved scene, the weights still two-level, and undoing them
  * all gives the bound scene back. */
 static void test_mel_vertex_edits(void **unused) {
   (void)unused;
-  const char *rig = "createNode transform -n geo; createNode mesh -n geoShape -p geo; createNode polyCylinder -n pc;\n"
-                    "setAttr pc.sa 6; setAttr pc.sh 4; connectAttr pc.output geoShape.inMesh;\n"
-                    "createNode joint -n j1; setAttr j1.ty -1; createNode joint -n j2 -p j1; setAttr j2.ty 2;\n"
-                    "createNode joint -n j3 -p j2; setAttr j3.ty 2; select -cl;\n"
-                    "skinCluster -n sk -tsb -mi 3 j1 j2 j3 geo;\n";
   const char *edits = "skinPercent -tv j1 1 sk geo.vtx[12]; skinPercent -tv j3 0.5 sk geo.vtx[2];\n"
                       "skinPercent -tv j2 0.2 -tv j3 0.3 sk geo.vtx[20]; setAttr sk.wl[5].w[1] 0.125;\n"
                       "removeMultiInstance sk.wl[7].w[0]; removeMultiInstance sk.wl[9];\n"
                       "setAttr \"sk.wl[3].w[0:1]\" 0.5 0.5; setAttr sk.wl[40].w[2] 1;\n";
   sinew_session_t *a = session(), *b = session();
-  run(a, rig);
-  run(b, rig);
+  run(a, three_joint_rig);
+  run(b, three_joint_rig);
   char *bound = test_scene_text(a);
   run(b, "setAttr -l on sk.wl[0].w[0]; setAttr -l off sk.wl[0].w[0];");
   sinew_graph_t *ga = sinew_session_graph(a), *gb = sinew_session_graph(b);
@@ -1634,11 +1638,6 @@ static void test_edits_under_an_undo_queue(void **unused) {
  * reads back to the same file, and undo and redo give each file again. */
 static void test_mel_edits_read_back(void **unused) {
   (void)unused;
-  const char *rig = "createNode transform -n geo; createNode mesh -n geoShape -p geo; createNode polyCylinder -n pc;\n"
-                    "setAttr pc.sa 6; setAttr pc.sh 4; connectAttr pc.output geoShape.inMesh;\n"
-                    "createNode joint -n j1; setAttr j1.ty -1; createNode joint -n j2 -p j1; setAttr j2.ty 2;\n"
-                    "createNode joint -n j3 -p j2; setAttr j3.ty 2; select -cl;\n"
-                    "skinCluster -n sk -tsb -mi 3 j1 j2 j3 geo;\n";
   const char *edits[] = {
       "removeMultiInstance sk.wl[4].w[0]; removeMultiInstance sk.wl[4].w[1]; removeMultiInstance sk.wl[4].w[2];",
       "setAttr sk.wl[4].w[2] 0.5;",
@@ -1651,8 +1650,8 @@ static void test_mel_edits_read_back(void **unused) {
   };
   enum { NE = sizeof edits / sizeof *edits };
   sinew_session_t *a = session(), *b = session();
-  run(a, rig);
-  run(b, rig);
+  run(a, three_joint_rig);
+  run(b, three_joint_rig);
   run(b, "setAttr -l on sk.wl[0].w[0]; setAttr -l off sk.wl[0].w[0];"); /* slot form */
   sinew_graph_t *ga = sinew_session_graph(a);
   sinew_node_t ska;
