@@ -1294,19 +1294,23 @@ static void assert_same_skin(rig *a, rig *b) {
   sinew_data_unref(ob);
 }
 
+/* Two equal rigs (make_rig), posed so that weights move points: one to edit, one its twin. */
+static void make_posed_pair(rig *r, rig *s, int max_inf) {
+  rig *xs[2] = {r, s};
+  for (int k = 0; k < 2; k++) {
+    make_rig(xs[k], max_inf);
+    set3(xs[k]->g, xs[k]->j[1], "r", 0, 0, 40);
+    set3(xs[k]->g, xs[k]->j[2], "r", 25, 0, 0);
+  }
+}
+
 /* skinPercent of one vertex (skinPercent -tv j1 1 skinCluster1 pCylinder1.vtx[12]), as riggers'
  * scripts run it vertex by vertex: the bound weightList stays two-level (no slot per vertex),
  * the deformed mesh is the one a weightList in slot form gives, and undo and redo restore it. */
 static void test_skin_percent_stays_two_level(void **unused) {
   (void)unused;
   rig r, s;
-  make_rig(&r, 0);
-  make_rig(&s, 0);
-  for (int k = 0; k < 2; k++) { /* a pose, so that weights move points */
-    rig *x = k ? &s : &r;
-    set3(x->g, x->j[1], "r", 0, 0, 40);
-    set3(x->g, x->j[2], "r", 25, 0, 0);
-  }
+  make_posed_pair(&r, &s, 0);
   /* s's weightList in slot form: a lock needs an element's slot */
   sinew_plug_t e = P(s.g, s.skin, "wl[0].w[0]");
   assert_int_equal(sinew_plug_set_locked(s.g, &e, true), 0);
@@ -1367,6 +1371,19 @@ static uint64_t rng_next(uint64_t *s) {
   return *s >> 33;
 }
 
+/* r's deformed points are, bit for bit, those s gets packing every point (its whole weightList
+ * dirtied first). */
+static void expect_whole_packing(rig *r, rig *s, const char *what) {
+  uint32_t np = sinew_mesh_get(r->input)->npoints;
+  sinew_plug_t swl = P(s->g, s->skin, "wl");
+  assert_int_equal(sinew_dirty(s->g, &swl), 0);
+  sinew_data_t *oa = out_mesh(r->g, r->shape), *ob = out_mesh(s->g, s->shape);
+  if (memcmp(sinew_mesh_get(oa)->points, sinew_mesh_get(ob)->points, sizeof(float) * 3 * np))
+    fail_msg("%s: the points differ from a whole packing", what);
+  sinew_data_unref(oa);
+  sinew_data_unref(ob);
+}
+
 /* A skinCluster packs only the points whose weights changed again, in place; a point that no
  * longer fits its block (more influences than the block's widest point) makes it pack every
  * point. After every edit, undo and redo the deformed mesh is, bit for bit, the one a twin gets
@@ -1374,15 +1391,8 @@ static uint64_t rng_next(uint64_t *s) {
 static void test_point_updates_match_full_compile(void **unused) {
   (void)unused;
   rig r, s;
-  make_rig(&r, 2); /* at most 2 influences a point: a third makes a point wider than its block */
-  make_rig(&s, 2);
-  for (int k = 0; k < 2; k++) {
-    rig *x = k ? &s : &r;
-    set3(x->g, x->j[1], "r", 0, 0, 40);
-    set3(x->g, x->j[2], "r", 25, 0, 0);
-  }
+  make_posed_pair(&r, &s, 2); /* at most 2 influences a point: a third makes a point wider than its block */
   uint32_t np = sinew_mesh_get(r.input)->npoints;
-  sinew_plug_t swl = P(s.g, s.skin, "wl");
   uint64_t seed = 7;
   enum { STEPS = 60 };
   sinew_change_t *st[2][STEPS];
@@ -1418,14 +1428,9 @@ static void test_point_updates_match_full_compile(void **unused) {
         assert_int_equal(sinew_change_redo(s.g, st[1][done]), 0);
         done++;
       }
-      assert_int_equal(sinew_dirty(s.g, &swl), 0); /* the twin packs every point */
-      sinew_data_t *oa = out_mesh(r.g, r.shape), *ob = out_mesh(s.g, s.shape);
-      const sinew_mesh_t *ma = sinew_mesh_get(oa), *mb = sinew_mesh_get(ob);
-      if (memcmp(ma->points, mb->points, sizeof(float) * 3 * np))
-        fail_msg("step %d (vertex %d, kind %d, undo/redo %d): the points differ from a whole packing", step, v,
-                 kind, u);
-      sinew_data_unref(oa);
-      sinew_data_unref(ob);
+      char what[96];
+      snprintf(what, sizeof what, "step %d (vertex %d, kind %d, undo/redo %d)", step, v, kind, u);
+      expect_whole_packing(&r, &s, what);
     }
   }
   assert_int_equal(sinew_skin_cluster_stats(r.g, r.skin, &c1, NULL), SINEW_OK);
@@ -1442,17 +1447,6 @@ static void test_point_updates_match_full_compile(void **unused) {
 
 /* The twin packs every point (its weightList dirtied before each pull); the points of both
  * must be the same bits. */
-static void expect_whole_packing(rig *r, rig *s, const char *what) {
-  uint32_t np = sinew_mesh_get(r->input)->npoints;
-  sinew_plug_t swl = P(s->g, s->skin, "wl");
-  assert_int_equal(sinew_dirty(s->g, &swl), 0);
-  sinew_data_t *oa = out_mesh(r->g, r->shape), *ob = out_mesh(s->g, s->shape);
-  if (memcmp(sinew_mesh_get(oa)->points, sinew_mesh_get(ob)->points, sizeof(float) * 3 * np))
-    fail_msg("%s: the points differ from a whole packing", what);
-  sinew_data_unref(oa);
-  sinew_data_unref(ob);
-}
-
 static sinew_plug_t weight_plug(rig *x, int32_t v, int32_t i) {
   char buf[64];
   snprintf(buf, sizeof buf, "wl[%d].w[%d]", v, i);
@@ -1467,13 +1461,10 @@ static sinew_plug_t weight_plug(rig *x, int32_t v, int32_t i) {
 static void test_point_updates_other_edits(void **unused) {
   (void)unused;
   rig r, s;
-  make_rig(&r, 2);
-  make_rig(&s, 2);
+  make_posed_pair(&r, &s, 2);
   rig *xs[2] = {&r, &s};
   sinew_node_t up[2], extra[2];
   for (int k = 0; k < 2; k++) {
-    set3(xs[k]->g, xs[k]->j[1], "r", 0, 0, 40);
-    set3(xs[k]->g, xs[k]->j[2], "r", 25, 0, 0);
     up[k] = node(xs[k]->g, "transform", "up", WORLD);
     extra[k] = joint(xs[k]->g, "extra", xs[k]->j[2], 2, 0, 0);
   }
@@ -1563,13 +1554,8 @@ static void test_point_updates_other_edits(void **unused) {
 static void test_undo_of_a_vertex_edit_packs_that_vertex(void **unused) {
   (void)unused;
   rig r, s;
-  make_rig(&r, 2);
-  make_rig(&s, 2);
+  make_posed_pair(&r, &s, 2);
   rig *xs[2] = {&r, &s};
-  for (int k = 0; k < 2; k++) {
-    set3(xs[k]->g, xs[k]->j[1], "r", 0, 0, 40);
-    set3(xs[k]->g, xs[k]->j[2], "r", 25, 0, 0);
-  }
   expect_whole_packing(&r, &s, "bound");
   assert_true(weights_two_level(r.g, r.skin));
   /* a vertex with two weights (the block's width): edits that keep within it */
@@ -1623,13 +1609,8 @@ static void test_undo_of_a_vertex_edit_packs_that_vertex(void **unused) {
 static void test_point_updates_between_pulls(void **unused) {
   (void)unused;
   rig r, s;
-  make_rig(&r, 3);
-  make_rig(&s, 3);
+  make_posed_pair(&r, &s, 3);
   rig *xs[2] = {&r, &s};
-  for (int k = 0; k < 2; k++) {
-    set3(xs[k]->g, xs[k]->j[1], "r", 0, 0, 40);
-    set3(xs[k]->g, xs[k]->j[2], "r", 25, 0, 0);
-  }
   uint32_t np = sinew_mesh_get(r.input)->npoints;
   uint64_t seed = 11, u0 = sinew__skin_cluster_point_updates(r.g, r.skin);
   enum { CAP = 64 };
